@@ -1,0 +1,126 @@
+/* The tuning database (SQLite): devices, variants, problems, runs, trials and the best
+ * verified config per (device, op, problem).
+ *
+ * The schema lives in db/migrations/NNNN_*.sql, embedded into the library at build time;
+ * PRAGMA user_version holds the number of migrations applied. Opening read-write applies
+ * the missing ones in one transaction each; a database from a newer cutune (user_version
+ * larger than the migrations we know) is refused, never touched.
+ *
+ * Every trial is committed when it is inserted: an interrupted run loses nothing. The
+ * database is in WAL mode so that readers (applications) never block a tuning run. */
+#ifndef CUTUNE_DB_H
+#define CUTUNE_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cutune/cutune.h"
+
+typedef struct CutuneDb CutuneDb;
+
+enum { CUTUNE_DB_READONLY = 1 };
+
+/* Open (creating the file and its directory when read-write) and migrate. */
+int cutune_db_open(const char *path, int flags, CutuneDb **out, CutuneError *err);
+/* Close and set *db to NULL; NULL and *db == NULL are fine. */
+void cutune_db_close(CutuneDb **db);
+
+/* The default location: $CUTUNE_DB if set, else $XDG_DATA_HOME/cutune/cutune.db, else
+ * $HOME/.local/share/cutune/cutune.db. */
+int cutune_db_default_path(char *buf, size_t len, CutuneError *err);
+
+/* Number of migrations this build knows (the schema version it writes). */
+int cutune_db_schema_latest(void);
+/* The database's PRAGMA user_version. */
+int cutune_db_schema_version(CutuneDb *db);
+
+/* Get-or-create rows; *id receives the row id. Devices are keyed by UUID (other fields
+ * are refreshed), variants by (name, version, source_hash), problems by (op, size). */
+int cutune_db_device(CutuneDb *db, const CutuneDeviceInfo *d, int64_t *id, CutuneError *err);
+int cutune_db_variant(CutuneDb *db, const char *op, const char *name, const char *version,
+                      const char *source_hash, int64_t *id, CutuneError *err);
+int cutune_db_problem(CutuneDb *db, const char *op, const char *size, int64_t *id,
+                      CutuneError *err);
+
+typedef struct CutuneRunInfo {
+    const char *argv;     /* the command line, joined by spaces */
+    const char *op;
+    const char *strategy;
+    int64_t budget;       /* evaluations; 0 = none */
+    double time_limit_s;  /* 0 = none */
+    uint64_t seed;
+    int64_t device_id;
+} CutuneRunInfo;
+
+/* A run starts with status 'running'; end it with 'done', 'interrupted' or 'failed'. */
+int cutune_db_run_begin(CutuneDb *db, const CutuneRunInfo *r, int64_t *run_id, CutuneError *err);
+int cutune_db_run_end(CutuneDb *db, int64_t run_id, const char *status, CutuneError *err);
+/* The most recent run's id, CUTUNE_ERR_NOT_FOUND if there is none. */
+int cutune_db_last_run(CutuneDb *db, int64_t *run_id, CutuneError *err);
+
+typedef struct CutuneTrialRecord {
+    int64_t run_id, device_id, variant_id, problem_id;
+    const char *config;   /* canonical "TILE=16,PAD=1" */
+    CutuneStatus status;
+    double median_ms, min_ms, mean_ms, stddev_ms; /* 0 unless status is ok */
+    int samples;
+    double gflops, gbps;  /* 0 when not applicable */
+    double error;         /* the check's error measure; 0 when not checked */
+    double compile_ms, measure_ms;
+    const char *message;  /* why it failed; may be NULL */
+    uint64_t seed;
+} CutuneTrialRecord;
+
+/* Insert a trial and, in the same transaction, make it the best of its (device, op,
+ * problem) when its status is ok and it is faster than the current best (or there is
+ * none). *is_best (may be NULL) tells whether it became the best. */
+int cutune_db_trial_insert(CutuneDb *db, const CutuneTrialRecord *t, int64_t *trial_id,
+                           int *is_best, CutuneError *err);
+
+typedef struct CutuneBest {
+    int64_t trial_id;
+    char device_uuid[64];
+    char device_name[256];
+    char op[64];
+    char size[64];
+    char variant[64];
+    char variant_version[32];
+    char config[512];
+    double median_ms, min_ms, gflops, gbps, error;
+    int samples;
+    char updated_at[32]; /* "YYYY-MM-DD HH:MM:SS" UTC */
+} CutuneBest;
+
+/* The best verified trial for (device uuid, op, size); CUTUNE_ERR_NOT_FOUND if none. */
+int cutune_db_best(CutuneDb *db, const char *device_uuid, const char *op, const char *size,
+                   CutuneBest *out, CutuneError *err);
+
+/* Resolve a device recorded in the database by UUID (exact) or by a case-insensitive
+ * substring of its name; CUTUNE_ERR_NOT_FOUND, or CUTUNE_ERR_INVALID when the pattern
+ * matches several devices (the message lists them). */
+int cutune_db_find_device(CutuneDb *db, const char *pattern, char *uuid, size_t uuid_len,
+                          CutuneError *err);
+
+typedef struct CutuneTrialRow {
+    int64_t id, run_id;
+    const char *variant, *variant_version, *op, *size, *config, *status, *message;
+    double median_ms, min_ms, mean_ms, stddev_ms, gflops, gbps, error, compile_ms, measure_ms;
+    int samples;
+    uint64_t seed;
+    const char *created_at;
+} CutuneTrialRow;
+
+/* Call fn for each trial of a run, in insertion order; fn returns non-zero to stop.
+ * The row's strings live only for the call. */
+int cutune_db_trials_foreach(CutuneDb *db, int64_t run_id,
+                             int (*fn)(const CutuneTrialRow *row, void *user), void *user,
+                             CutuneError *err);
+
+/* Ids of the configs already measured for (device, variant, problem) with any status,
+ * for resuming; fn is called once per distinct config text. */
+int cutune_db_configs_done(CutuneDb *db, int64_t device_id, int64_t variant_id, int64_t problem_id,
+                           int (*fn)(const char *config, const char *status, double median_ms,
+                                     void *user),
+                           void *user, CutuneError *err);
+
+#endif

@@ -1,0 +1,97 @@
+/* Tuning spaces: parameters with value lists, constraints, default problems.
+ * Read from tuning_spaces/<variant>.ini (see spaceini.c for the format) and
+ * enumerated into the list of valid configs for a device (and optionally a problem). */
+#ifndef CUTUNE_SPACE_H
+#define CUTUNE_SPACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cutune/cutune.h"
+#include "expr.h"
+
+#define CUTUNE_NAME_MAX 64
+
+/* Device limits a constraint may name. Order fixed: it is the symbol order after the
+ * parameters and the problem dimensions. */
+#define CUTUNE_LIMIT_TABLE(X)                                                        \
+    X(MAX_THREADS_PER_BLOCK, max_threads_per_block)                                  \
+    X(MAX_SHARED_PER_BLOCK, max_shared_per_block)                                    \
+    X(MAX_SHARED_PER_SM, max_shared_per_sm)                                          \
+    X(MAX_REGS_PER_BLOCK, max_regs_per_block)                                        \
+    X(WARP_SIZE, warp_size)                                                          \
+    X(SM_COUNT, sm_count)                                                            \
+    X(CC, cc)
+
+typedef struct CutuneLimits {
+#define CUTUNE_X_LIMIT_FIELD(NAME, field) int64_t field;
+    CUTUNE_LIMIT_TABLE(CUTUNE_X_LIMIT_FIELD)
+#undef CUTUNE_X_LIMIT_FIELD
+} CutuneLimits;
+
+/* Limits of an H100 SXM (sm_90), used when no device is present (CI, `cutune list`). */
+void cutune_limits_sm90(CutuneLimits *out);
+/* Limits read off a device. */
+void cutune_limits_from_device(const CutuneDeviceInfo *d, CutuneLimits *out);
+
+typedef struct CutuneParam {
+    char name[CUTUNE_NAME_MAX];
+    int64_t *values;
+    size_t nvalues;
+    int line; /* line of its section header in the space file */
+} CutuneParam;
+
+typedef struct CutuneConstraint {
+    char name[CUTUNE_NAME_MAX];
+    char *text;
+    CutuneExpr *expr;
+    int line;
+    int uses_problem; /* reads a problem dimension: only checked when a problem is given */
+} CutuneConstraint;
+
+typedef struct CutuneSpace {
+    char *path;     /* the file it was read from */
+    char *variant;  /* [variant] name */
+    CutuneParam *params;
+    size_t nparams;
+    char **dim_names; /* the problem dimensions constraints may use (from the plugin) */
+    size_t ndims;
+    CutuneConstraint *constraints;
+    size_t nconstraints;
+    char **problems;  /* default problem size strings, as written */
+    size_t nproblems;
+} CutuneSpace;
+
+/* Read a space file. dim_names: comma-separated problem dimension names ("M,N,K"),
+ * may be NULL or "". On failure returns a negative code and err says
+ * "<path>:<line>: <what>; <how to fix>" (with the column and token for expressions). */
+int cutune_space_load(const char *path, const char *dim_names, CutuneSpace **out,
+                      CutuneError *err);
+void cutune_space_free(CutuneSpace *s);
+
+/* Number of points of the full cartesian product (before constraints), saturating
+ * at SIZE_MAX. */
+size_t cutune_space_cardinality(const CutuneSpace *s);
+
+/* The valid configs: nconfigs rows of nparams values each, row-major. */
+typedef struct CutuneConfigList {
+    size_t nparams;
+    size_t nconfigs;
+    int64_t *values;
+    size_t *rejected_by; /* per constraint: points it was the first to reject */
+} CutuneConfigList;
+
+/* Enumerate the points that satisfy every constraint under `lim`. When `dims` is NULL,
+ * constraints that read a problem dimension are not checked; otherwise dims holds
+ * s->ndims values. A constraint that fails to evaluate (division by zero...) is an
+ * error naming the file, line, constraint and config. */
+int cutune_space_enumerate(const CutuneSpace *s, const CutuneLimits *lim, const int64_t *dims,
+                           CutuneConfigList *out, CutuneError *err);
+void cutune_config_list_free(CutuneConfigList *l);
+
+/* Canonical text of a config, "TILE=16,PAD=1,UNROLL=4": what the database stores. */
+int cutune_config_format(const CutuneSpace *s, const int64_t *values, char *buf, size_t len);
+/* Parse the canonical text back into values (every parameter must be present once). */
+int cutune_config_parse(const CutuneSpace *s, const char *text, int64_t *values, CutuneError *err);
+
+#endif

@@ -1,0 +1,1 @@
+/* placeholder */ typedef int cutune_placeholder_spaceini;
