@@ -1,1 +1,805 @@
-/* placeholder */ typedef int cutune_placeholder_db;
+/* The tuning database: one SQLite file in WAL mode, its schema built by the migrations
+ * embedded from db/migrations (see db.h for the contract).
+ *
+ * Style: every statement is prepared with bound parameters; every sqlite3 return code is
+ * checked; each function has one `fail:` path that finalizes what it prepared. */
+#include "db.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+/* Generated from db/migrations/NNNN_*.sql by tools/embed.c. */
+extern const char *const cutune_migrations[];
+extern const char *const cutune_migrations_names[];
+extern const int cutune_migrations_count;
+
+struct CutuneDb {
+    sqlite3 *h;
+    char *path;
+};
+
+enum { BUSY_TIMEOUT_MS = 10000, BUSY_RETRIES = 4 };
+
+/* ---- errors ---------------------------------------------------------------------- */
+
+/* What a person can do about a failure, by SQLite's primary result code. */
+static const char *hint(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return "; another process kept it locked for more than 10 s: retry when it is done";
+    case SQLITE_READONLY:
+        return "; it is open read-only, or the file or its directory is not writable";
+    case SQLITE_FULL:
+        return "; the disk is full: free some space and retry";
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+        return "; the file is damaged: move it away or pass --db with another path";
+    case SQLITE_IOERR:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+        return "; check that the file and its directory exist and are readable and writable";
+    case SQLITE_CONSTRAINT:
+        return "; a row id or value given to cutune_db is invalid (a bug in the caller)";
+    }
+    return "";
+}
+
+/* Record the last SQLite failure on db: call it before anything else touches the
+ * connection (a ROLLBACK or finalize would replace the message). */
+static int db_error(CutuneDb *db, CutuneError *err, int rc, const char *what)
+{
+    int code = (rc & 0xff) == SQLITE_NOMEM ? CUTUNE_ERR_NOMEM : CUTUNE_ERR_DB;
+    return cutune_error(err, code, "database %s: %s: %s%s", db->path, what,
+                        db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc), hint(rc));
+}
+
+/* ---- small statement helpers -------------------------------------------------------- */
+
+/* Bind parameters 1, 2, ... by a format: 't' const char * (NULL binds NULL), 'i' int64_t,
+ * 'I' int64_t bound as NULL when <= 0 (an optional id or count), 'd' double, 'D' double
+ * bound as NULL when 0 (not applicable). Strings are not copied: they must outlive the
+ * statement's last step. Returns a SQLite result code. */
+static int bind(sqlite3_stmt *st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = SQLITE_OK;
+    for (int i = 1; *fmt && rc == SQLITE_OK; fmt++, i++) {
+        switch (*fmt) {
+        case 't': {
+            const char *s = va_arg(ap, const char *);
+            rc = s ? sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
+            break;
+        }
+        case 'i':
+        case 'I': {
+            int64_t v = va_arg(ap, int64_t);
+            rc = (*fmt == 'I' && v <= 0) ? sqlite3_bind_null(st, i) : sqlite3_bind_int64(st, i, v);
+            break;
+        }
+        default: {
+            double v = va_arg(ap, double);
+            rc = (*fmt == 'D' && v == 0) ? sqlite3_bind_null(st, i) : sqlite3_bind_double(st, i, v);
+        }
+        }
+    }
+    va_end(ap);
+    return rc;
+}
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+    const unsigned char *s = sqlite3_column_text(st, i);
+    return s ? (const char *)s : "";
+}
+
+/* Copy column i into dst[n]; -1 if it does not fit. */
+static int col_copy(char *dst, size_t n, sqlite3_stmt *st, int i)
+{
+    const char *s = col_text(st, i);
+    size_t len = strlen(s);
+    if (len >= n)
+        return -1;
+    memcpy(dst, s, len + 1);
+    return 0;
+}
+
+/* The integer in the first row of a fixed query (no user data). Returns a SQLite code. */
+static int query_int(CutuneDb *db, const char *sql, int *value)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db->h, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        *value = sqlite3_column_int(st, 0);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st); /* its result only repeats the step's */
+    return rc;
+}
+
+static int read_version(CutuneDb *db, int *version)
+{
+    return query_int(db, "PRAGMA user_version", version);
+}
+
+/* Roll back the open transaction, if any, after a failure already reported. */
+static void rollback(CutuneDb *db)
+{
+    if (!sqlite3_get_autocommit(db->h))
+        (void)sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL); /* nothing more to report */
+}
+
+/* ---- open, migrate, close ------------------------------------------------------------- */
+
+/* mkdir -p dir (mode 0755). On failure, dir is cut at the component that failed. */
+static int mkdir_p(char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    for (char *p = dir + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        if (!(stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) && mkdir(dir, 0755) != 0 &&
+            errno != EEXIST)
+            return -1;
+        if (c == '\0')
+            return 0;
+        *p = c;
+    }
+}
+
+/* Create the database's directory if missing and check that we can write in it. */
+static int prepare_dir(const char *path, CutuneError *err)
+{
+    char *dir = strdup(path);
+    if (!dir)
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    int code = 0;
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        strcpy(dir, ".");
+    else
+        slash[slash == dir] = '\0'; /* "/x.db" keeps "/" */
+    if (mkdir_p(dir) != 0)
+        code = cutune_error(err, CUTUNE_ERR_IO,
+                            "cannot create directory %s for the database %s: %s; create it "
+                            "yourself or pass --db with another path",
+                            dir, path, strerror(errno));
+    else if (access(dir, W_OK | X_OK) != 0)
+        code = cutune_error(err, CUTUNE_ERR_IO,
+                            "cannot write in directory %s (for the database %s): %s; fix its "
+                            "permissions or pass --db with another path",
+                            dir, path, strerror(errno));
+    free(dir);
+    return code;
+}
+
+/* Apply migrations from..count-1, each in its own transaction that re-reads the version
+ * (another process may have migrated meanwhile). */
+static int migrate(CutuneDb *db, int from, CutuneError *err)
+{
+    for (int i = from; i < cutune_migrations_count; i++) {
+        char what[160], pragma[48];
+        snprintf(what, sizeof what, "applying migration %s", cutune_migrations_names[i]);
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", i + 1);
+        int v = 0;
+        int rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+        if (rc == SQLITE_OK)
+            rc = read_version(db, &v);
+        if (rc == SQLITE_OK && v <= i) {
+            rc = sqlite3_exec(db->h, cutune_migrations[i], NULL, NULL, NULL);
+            if (rc == SQLITE_OK)
+                rc = sqlite3_exec(db->h, pragma, NULL, NULL, NULL);
+        }
+        if (rc == SQLITE_OK)
+            rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
+        if (rc != SQLITE_OK) {
+            db_error(db, err, rc, what);
+            rollback(db);
+            return err ? err->code : CUTUNE_ERR_DB;
+        }
+    }
+    return 0;
+}
+
+/* After the file has been read: refuse what is not ours, or newer than us. */
+static int check_version(CutuneDb *db, int ro, int *version, CutuneError *err)
+{
+    int latest = cutune_db_schema_latest();
+    int rc = read_version(db, version);
+    if ((rc & 0xff) == SQLITE_NOTADB)
+        return cutune_error(err, CUTUNE_ERR_DB,
+                            "%s is not a cutune database (file is not a database); move it "
+                            "away or pass --db with another path",
+                            db->path);
+    if (rc != SQLITE_OK)
+        return db_error(db, err, rc, "reading the schema version");
+    if (*version > latest)
+        return cutune_error(err, CUTUNE_ERR_DB,
+                            "database %s has schema version %d, newer than the %d this cutune "
+                            "(%s) knows; upgrade cutune, or pass --db with another path "
+                            "(the database was not modified)",
+                            db->path, *version, latest, CUTUNE_VERSION);
+    int objects = 0; /* a SQLite file with tables of its own is someone else's */
+    if (*version == 0 &&
+        (rc = query_int(db, "SELECT count(*) FROM sqlite_schema", &objects)) != SQLITE_OK)
+        return db_error(db, err, rc, "reading the schema");
+    if (objects > 0)
+        return cutune_error(err, CUTUNE_ERR_DB,
+                            "%s is not a cutune database (it has tables but no cutune schema "
+                            "version); move it away or pass --db with another path",
+                            db->path);
+    if (ro && *version < latest)
+        return cutune_error(err, CUTUNE_ERR_DB,
+                            "database %s has schema version %d, older than the %d this cutune "
+                            "reads; run any cutune command that records results (it opens the "
+                            "database read-write and upgrades it) once, then retry",
+                            db->path, *version, latest);
+    return 0;
+}
+
+int cutune_db_open(const char *path, int flags, CutuneDb **out, CutuneError *err)
+{
+    if (out)
+        *out = NULL;
+    if (!path || !*path || !out)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_open: no database path given");
+    int ro = (flags & CUTUNE_DB_READONLY) != 0;
+    int memory = strcmp(path, ":memory:") == 0;
+    int code = CUTUNE_ERR_NOMEM, rc, version = 0;
+    CutuneDb *db = calloc(1, sizeof *db);
+    if (!db || !(db->path = strdup(path))) {
+        cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory opening the database %s", path);
+        goto fail;
+    }
+    struct stat st;
+    if (ro && !memory && stat(path, &st) != 0) {
+        code = cutune_error(err, errno == ENOENT ? CUTUNE_ERR_NOT_FOUND : CUTUNE_ERR_IO,
+                            "cannot open the database %s: %s; record some results first "
+                            "(cutune tune) or pass --db with another path",
+                            path, strerror(errno));
+        goto fail;
+    }
+    if (!ro && !memory && (code = prepare_dir(path, err)) != 0)
+        goto fail;
+    code = CUTUNE_ERR_DB;
+    rc = sqlite3_open_v2(path, &db->h,
+                         ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                         NULL);
+    if (rc != SQLITE_OK) {
+        code = db_error(db, err, rc, "opening");
+        goto fail;
+    }
+    if ((rc = sqlite3_extended_result_codes(db->h, 1)) != SQLITE_OK ||
+        (rc = sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS)) != SQLITE_OK) {
+        code = db_error(db, err, rc, "configuring the connection");
+        goto fail;
+    }
+    if (!ro && sqlite3_db_readonly(db->h, "main") == 1) {
+        code = cutune_error(err, CUTUNE_ERR_DB,
+                            "database %s is not writable; fix its permissions or pass --db "
+                            "with another path",
+                            path);
+        goto fail;
+    }
+    /* Nothing is written before the version check: a newer database stays untouched. */
+    if ((code = check_version(db, ro, &version, err)) != 0)
+        goto fail;
+    code = CUTUNE_ERR_DB;
+    if (!ro) {
+        sqlite3_stmt *wal = NULL;
+        rc = sqlite3_prepare_v2(db->h, "PRAGMA journal_mode=WAL", -1, &wal, NULL);
+        if (rc == SQLITE_OK && (rc = sqlite3_step(wal)) == SQLITE_ROW)
+            rc = SQLITE_OK; /* a filesystem without WAL support keeps the old mode: still works */
+        if (rc != SQLITE_OK)
+            db_error(db, err, rc, "switching to WAL journal mode");
+        sqlite3_finalize(wal);
+        if (rc != SQLITE_OK)
+            goto fail;
+    }
+    rc = sqlite3_exec(db->h, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL", NULL, NULL,
+                      NULL);
+    if (rc != SQLITE_OK) {
+        code = db_error(db, err, rc, "setting pragmas");
+        goto fail;
+    }
+    if (!ro && (code = migrate(db, version, err)) != 0)
+        goto fail;
+    *out = db;
+    return 0;
+fail:
+    cutune_db_close(&db);
+    return code;
+}
+
+void cutune_db_close(CutuneDb **db)
+{
+    if (!db || !*db)
+        return;
+    /* Every statement is finalized, so the close cannot be refused as busy. */
+    (void)sqlite3_close((*db)->h);
+    free((*db)->path);
+    free(*db);
+    *db = NULL;
+}
+
+int cutune_db_default_path(char *buf, size_t len, CutuneError *err)
+{
+    if (!buf || len == 0)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_default_path: no buffer");
+    const char *env;
+    int n;
+    if ((env = getenv("CUTUNE_DB")) && *env)
+        n = snprintf(buf, len, "%s", env);
+    else if ((env = getenv("XDG_DATA_HOME")) && *env == '/') /* relative: ignored (XDG) */
+        n = snprintf(buf, len, "%s/cutune/cutune.db", env);
+    else if ((env = getenv("HOME")) && *env)
+        n = snprintf(buf, len, "%s/.local/share/cutune/cutune.db", env);
+    else
+        return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                            "no place for the tuning database: HOME is not set; set "
+                            "CUTUNE_DB or HOME, or pass --db with a path");
+    if (n < 0 || (size_t)n >= len)
+        return cutune_error(err, CUTUNE_ERR_RANGE,
+                            "the database path from the environment is longer than %zu bytes; "
+                            "set CUTUNE_DB to a shorter path or pass --db",
+                            len - 1);
+    return 0;
+}
+
+int cutune_db_schema_latest(void)
+{
+    return cutune_migrations_count;
+}
+
+int cutune_db_schema_version(CutuneDb *db)
+{
+    int v = -1;
+    if (!db || read_version(db, &v) != SQLITE_OK)
+        return -1;
+    return v;
+}
+
+/* ---- rows ------------------------------------------------------------------------------ */
+
+/* Run one statement that returns the id wanted in its first column (0 rows: NOT_FOUND). */
+static int step_id(CutuneDb *db, sqlite3_stmt *st, int64_t *id, const char *what,
+                   CutuneError *err)
+{
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+        return 0;
+    }
+    if (rc == SQLITE_DONE)
+        return cutune_error(err, CUTUNE_ERR_NOT_FOUND, "database %s: %s: no row", db->path, what);
+    return db_error(db, err, rc, what);
+}
+
+int cutune_db_device(CutuneDb *db, const CutuneDeviceInfo *d, int64_t *id, CutuneError *err)
+{
+    if (!db || !d || !id || !d->uuid[0])
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_device: no device or no UUID");
+    sqlite3_stmt *st = NULL;
+    int code, rc = sqlite3_prepare_v2(
+        db->h,
+        "INSERT INTO devices (uuid, name, cc_major, cc_minor, sm_count, total_mem,"
+        " driver_version, runtime_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (uuid) DO UPDATE SET name = excluded.name, cc_major = excluded.cc_major,"
+        " cc_minor = excluded.cc_minor, sm_count = excluded.sm_count,"
+        " total_mem = excluded.total_mem, driver_version = excluded.driver_version,"
+        " runtime_version = excluded.runtime_version, last_seen = datetime('now')"
+        " RETURNING id",
+        -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = bind(st, "ttiiiiii", d->uuid, d->name, (int64_t)d->cc_major, (int64_t)d->cc_minor,
+                  (int64_t)d->sm_count, (int64_t)d->total_mem, (int64_t)d->driver_version,
+                  (int64_t)d->runtime_version);
+    code = rc == SQLITE_OK ? step_id(db, st, id, "recording the device", err)
+                           : db_error(db, err, rc, "recording the device");
+    sqlite3_finalize(st);
+    return code;
+}
+
+/* Insert-if-missing then look up: rows are never deleted, so no transaction is needed.
+ * Both statements take the same text parameters; the lookup returns (id, op). */
+static int get_or_create(CutuneDb *db, const char *insert, const char *select, const char *fmt,
+                         const char *a, const char *b, const char *c, const char *d,
+                         const char *what, int64_t *id, const char **op_out, CutuneError *err)
+{
+    sqlite3_stmt *ins = NULL, *sel = NULL;
+    int code = 0;
+    int rc = sqlite3_prepare_v2(db->h, insert, -1, &ins, NULL);
+    if (rc == SQLITE_OK && (rc = bind(ins, fmt, a, b, c, d)) == SQLITE_OK &&
+        (rc = sqlite3_step(ins)) == SQLITE_DONE &&
+        (rc = sqlite3_prepare_v2(db->h, select, -1, &sel, NULL)) == SQLITE_OK &&
+        (rc = bind(sel, fmt, a, b, c, d)) == SQLITE_OK) {
+        if ((code = step_id(db, sel, id, what, err)) == 0 && op_out)
+            *op_out = strdup(col_text(sel, 1));
+    } else {
+        code = db_error(db, err, rc, what);
+    }
+    sqlite3_finalize(ins);
+    sqlite3_finalize(sel);
+    return code;
+}
+
+int cutune_db_variant(CutuneDb *db, const char *op, const char *name, const char *version,
+                      const char *source_hash, int64_t *id, CutuneError *err)
+{
+    if (!db || !op || !name || !id)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_variant: no op or name");
+    const char *have = NULL;
+    int code = get_or_create( /* the lookup ignores ?1 (op): checked below */
+        db,
+        "INSERT INTO variants (op, name, version, source_hash) VALUES (?1, ?2, ?3, ?4)"
+        " ON CONFLICT DO NOTHING",
+        "SELECT id, op FROM variants WHERE name = ?2 AND version = ?3 AND source_hash = ?4",
+        "tttt", op, name, version ? version : "", source_hash ? source_hash : "",
+        "recording the variant", id, &have, err);
+    if (code == 0 && !have)
+        code = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    else if (code == 0 && strcmp(have, op) != 0)
+        code = cutune_error(err, CUTUNE_ERR_INVALID,
+                            "database %s: variant %s version %s (same source) is recorded for "
+                            "op %s, not %s; give the variant another name or version",
+                            db->path, name, version ? version : "", have, op);
+    free((char *)have);
+    return code;
+}
+
+int cutune_db_problem(CutuneDb *db, const char *op, const char *size, int64_t *id,
+                      CutuneError *err)
+{
+    if (!db || !op || !size || !id)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_problem: no op or size");
+    return get_or_create(db,
+                         "INSERT INTO problems (op, size) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+                         "SELECT id, op FROM problems WHERE op = ?1 AND size = ?2", "tt", op,
+                         size, NULL, NULL, "recording the problem", id, NULL, err);
+}
+
+int cutune_db_run_begin(CutuneDb *db, const CutuneRunInfo *r, int64_t *run_id, CutuneError *err)
+{
+    if (!db || !r || !run_id)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_run_begin: no run");
+    sqlite3_stmt *st = NULL;
+    int code, rc = sqlite3_prepare_v2(
+        db->h,
+        "INSERT INTO runs (argv, op, strategy, budget, time_limit_s, seed, device_id, status)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, 'running') RETURNING id",
+        -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = bind(st, "tttidiI", r->argv ? r->argv : "", r->op, r->strategy, r->budget,
+                  r->time_limit_s, (int64_t)r->seed, r->device_id);
+    code = rc == SQLITE_OK ? step_id(db, st, run_id, "recording the run", err)
+                           : db_error(db, err, rc, "recording the run");
+    sqlite3_finalize(st);
+    return code;
+}
+
+int cutune_db_run_end(CutuneDb *db, int64_t run_id, const char *status, CutuneError *err)
+{
+    if (!db || !status ||
+        (strcmp(status, "done") && strcmp(status, "interrupted") && strcmp(status, "failed")))
+        return cutune_error(err, CUTUNE_ERR_INVALID,
+                            "cutune_db_run_end: status '%s' is not done, interrupted or failed",
+                            status ? status : "(null)");
+    sqlite3_stmt *st = NULL;
+    int code = 0, rc = sqlite3_prepare_v2(
+        db->h, "UPDATE runs SET status = ?, finished_at = datetime('now') WHERE id = ?", -1, &st,
+        NULL);
+    if (rc == SQLITE_OK && (rc = bind(st, "ti", status, run_id)) == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE)
+        code = db_error(db, err, rc, "ending the run");
+    else if (sqlite3_changes(db->h) == 0)
+        code = cutune_error(err, CUTUNE_ERR_NOT_FOUND, "database %s has no run %lld", db->path,
+                            (long long)run_id);
+    sqlite3_finalize(st);
+    return code;
+}
+
+int cutune_db_last_run(CutuneDb *db, int64_t *run_id, CutuneError *err)
+{
+    if (!db || !run_id)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_last_run: no output");
+    sqlite3_stmt *st = NULL;
+    int code = 0, rc = sqlite3_prepare_v2(db->h, "SELECT id FROM runs ORDER BY id DESC LIMIT 1",
+                                          -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *run_id = sqlite3_column_int64(st, 0);
+    else if (rc == SQLITE_DONE)
+        code = cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                            "database %s has no runs yet; run cutune tune first", db->path);
+    else
+        code = db_error(db, err, rc, "finding the last run");
+    sqlite3_finalize(st);
+    return code;
+}
+
+/* ---- trials and the best ---------------------------------------------------------------- */
+
+/* One attempt: the whole transaction. Returns a SQLite code; the message goes to e. */
+static int trial_once(CutuneDb *db, const CutuneTrialRecord *t, int64_t *id, int *is_best,
+                      CutuneError *e)
+{
+    int ok = t->status == CUTUNE_STATUS_OK;
+    sqlite3_stmt *ins = NULL, *best = NULL;
+    const char *what = "starting a transaction";
+    int rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        goto fail;
+    what = "inserting a trial";
+    rc = sqlite3_prepare_v2(
+        db->h,
+        "INSERT INTO trials (run_id, device_id, variant_id, problem_id, config, status,"
+        " median_ms, min_ms, mean_ms, stddev_ms, samples, gflops, gbps, error, compile_ms,"
+        " measure_ms, message, seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        -1, &ins, NULL);
+    if (rc != SQLITE_OK)
+        goto fail;
+    rc = bind(ins, "Iiiittddddi" "DDdddti", t->run_id, t->device_id, t->variant_id,
+              t->problem_id, t->config, cutune_status_name(t->status), t->median_ms, t->min_ms,
+              t->mean_ms, t->stddev_ms, (int64_t)t->samples, t->gflops, t->gbps, t->error,
+              t->compile_ms, t->measure_ms, t->message, (int64_t)t->seed);
+    /* The timings of a failed trial mean nothing: NULL (read back as 0). */
+    for (int i = 7; i <= 13 && !ok && rc == SQLITE_OK; i++)
+        rc = sqlite3_bind_null(ins, i);
+    if (rc != SQLITE_OK || (rc = sqlite3_step(ins)) != SQLITE_DONE)
+        goto fail;
+    *id = sqlite3_last_insert_rowid(db->h);
+    *is_best = 0;
+    if (ok && t->median_ms > 0 && isfinite(t->median_ms)) {
+        what = "updating the best config";
+        rc = sqlite3_prepare_v2(
+            db->h,
+            "INSERT INTO best (device_id, problem_id, trial_id) VALUES (?1, ?2, ?3)"
+            " ON CONFLICT (device_id, problem_id) DO UPDATE SET trial_id = excluded.trial_id,"
+            " updated_at = datetime('now')"
+            " WHERE ?4 < (SELECT median_ms FROM trials WHERE id = best.trial_id)",
+            -1, &best, NULL);
+        if (rc != SQLITE_OK ||
+            (rc = bind(best, "iiid", t->device_id, t->problem_id, *id, t->median_ms)) !=
+                SQLITE_OK ||
+            (rc = sqlite3_step(best)) != SQLITE_DONE)
+            goto fail;
+        *is_best = sqlite3_changes(db->h) > 0;
+    }
+    what = "committing a trial";
+    if ((rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
+        goto fail;
+    sqlite3_finalize(ins);
+    sqlite3_finalize(best);
+    return SQLITE_OK;
+fail:
+    db_error(db, e, rc, what);
+    sqlite3_finalize(ins);
+    sqlite3_finalize(best);
+    rollback(db);
+    return rc;
+}
+
+int cutune_db_trial_insert(CutuneDb *db, const CutuneTrialRecord *t, int64_t *trial_id,
+                           int *is_best, CutuneError *err)
+{
+    if (!db || !t || !t->config || (int)t->status < 0 || t->status >= CUTUNE_STATUS_COUNT)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_trial_insert: no config or "
+                                                     "an unknown status");
+    for (int attempt = 0;; attempt++) {
+        CutuneError e = {0};
+        int64_t id = 0;
+        int best = 0;
+        int rc = trial_once(db, t, &id, &best, &e);
+        if (rc == SQLITE_OK) {
+            if (trial_id)
+                *trial_id = id;
+            if (is_best)
+                *is_best = best;
+            return 0;
+        }
+        if ((rc & 0xff) == SQLITE_BUSY && attempt < BUSY_RETRIES) {
+            sqlite3_sleep(50 << attempt);
+            continue;
+        }
+        return cutune_error(err, e.code, "%s", e.msg);
+    }
+}
+
+int cutune_db_best(CutuneDb *db, const char *device_uuid, const char *op, const char *size,
+                   CutuneBest *out, CutuneError *err)
+{
+    if (!db || !device_uuid || !op || !size || !out)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_best: missing argument");
+    sqlite3_stmt *st = NULL;
+    int code = 0, rc = sqlite3_prepare_v2(
+        db->h,
+        "SELECT t.id, d.uuid, d.name, p.op, p.size, v.name, v.version, t.config,"
+        " t.median_ms, t.min_ms, t.gflops, t.gbps, t.error, t.samples, b.updated_at"
+        " FROM best b JOIN devices d ON d.id = b.device_id"
+        " JOIN problems p ON p.id = b.problem_id JOIN trials t ON t.id = b.trial_id"
+        " JOIN variants v ON v.id = t.variant_id"
+        " WHERE d.uuid = ? AND p.op = ? AND p.size = ?",
+        -1, &st, NULL);
+    if (rc == SQLITE_OK && (rc = bind(st, "ttt", device_uuid, op, size)) == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        code = cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                            "database %s has no verified config for %s %s on device %s; tune "
+                            "that op and size on that device first",
+                            db->path, op, size, device_uuid);
+    } else if (rc != SQLITE_ROW) {
+        code = db_error(db, err, rc, "reading the best config");
+    } else {
+        memset(out, 0, sizeof *out);
+        out->trial_id = sqlite3_column_int64(st, 0);
+        if (col_copy(out->device_uuid, sizeof out->device_uuid, st, 1) ||
+            col_copy(out->device_name, sizeof out->device_name, st, 2) ||
+            col_copy(out->op, sizeof out->op, st, 3) ||
+            col_copy(out->size, sizeof out->size, st, 4) ||
+            col_copy(out->variant, sizeof out->variant, st, 5) ||
+            col_copy(out->variant_version, sizeof out->variant_version, st, 6) ||
+            col_copy(out->config, sizeof out->config, st, 7) ||
+            col_copy(out->updated_at, sizeof out->updated_at, st, 14))
+            code = cutune_error(err, CUTUNE_ERR_RANGE,
+                                "database %s: the best config for %s %s (trial %lld) has a field "
+                                "too long for CutuneBest",
+                                db->path, op, size, (long long)out->trial_id);
+        out->median_ms = sqlite3_column_double(st, 8);
+        out->min_ms = sqlite3_column_double(st, 9);
+        out->gflops = sqlite3_column_double(st, 10);
+        out->gbps = sqlite3_column_double(st, 11);
+        out->error = sqlite3_column_double(st, 12);
+        out->samples = sqlite3_column_int(st, 13);
+    }
+    sqlite3_finalize(st);
+    return code;
+}
+
+int cutune_db_find_device(CutuneDb *db, const char *pattern, char *uuid, size_t uuid_len,
+                          CutuneError *err)
+{
+    if (!db || !pattern || !uuid || uuid_len == 0)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_find_device: missing argument");
+    sqlite3_stmt *st = NULL;
+    char list[640] = "";
+    size_t used = 0;
+    int n = 0, code = 0;
+    int rc = sqlite3_prepare_v2(db->h,
+                                "SELECT uuid, name, uuid = ?1 AS exact FROM devices"
+                                " WHERE uuid = ?1 OR instr(lower(name), lower(?1)) > 0"
+                                " ORDER BY exact DESC, id",
+                                -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = bind(st, "t", pattern);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        rc = SQLITE_OK;
+        if (n == 0 && col_copy(uuid, uuid_len, st, 0) != 0) {
+            code = cutune_error(err, CUTUNE_ERR_RANGE, "device UUID %s is too long",
+                                col_text(st, 0));
+            goto out;
+        }
+        if (n == 0 && sqlite3_column_int(st, 2)) /* an exact UUID wins */
+            goto out;
+        if (used < sizeof list) {
+            int w = snprintf(list + used, sizeof list - used, "%s%s (%s)", n ? ", " : "",
+                             col_text(st, 1), col_text(st, 0));
+            used += w > 0 ? (size_t)w : 0;
+        }
+        n++;
+    }
+    if (rc != SQLITE_DONE)
+        code = db_error(db, err, rc, "looking up the device");
+    else if (n == 0)
+        code = cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                            "database %s has no device with UUID or name matching '%s'; list "
+                            "them with: sqlite3 %s 'SELECT name, uuid FROM devices'",
+                            db->path, pattern, db->path);
+    else if (n > 1)
+        code = cutune_error(err, CUTUNE_ERR_INVALID,
+                            "'%s' matches %d devices in %s: %s%s; give the UUID or more of "
+                            "the name",
+                            pattern, n, db->path, list, used >= sizeof list ? "..." : "");
+out:
+    if (code != 0 || n > 1)
+        uuid[0] = '\0';
+    sqlite3_finalize(st);
+    return code;
+}
+
+int cutune_db_trials_foreach(CutuneDb *db, int64_t run_id,
+                             int (*fn)(const CutuneTrialRow *row, void *user), void *user,
+                             CutuneError *err)
+{
+    if (!db || !fn)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_trials_foreach: no callback");
+    sqlite3_stmt *st = NULL;
+    int code = 0, rc = sqlite3_prepare_v2(
+        db->h,
+        "SELECT t.id, t.run_id, v.name, v.version, p.op, p.size, t.config, t.status, t.message,"
+        " t.median_ms, t.min_ms, t.mean_ms, t.stddev_ms, t.gflops, t.gbps, t.error,"
+        " t.compile_ms, t.measure_ms, t.samples, t.seed, t.created_at"
+        " FROM trials t JOIN variants v ON v.id = t.variant_id"
+        " JOIN problems p ON p.id = t.problem_id WHERE t.run_id = ? ORDER BY t.id",
+        -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = bind(st, "i", run_id);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        CutuneTrialRow r = {
+            .id = sqlite3_column_int64(st, 0),
+            .run_id = sqlite3_column_int64(st, 1),
+            .variant = col_text(st, 2),
+            .variant_version = col_text(st, 3),
+            .op = col_text(st, 4),
+            .size = col_text(st, 5),
+            .config = col_text(st, 6),
+            .status = col_text(st, 7),
+            .message = sqlite3_column_type(st, 8) == SQLITE_NULL ? NULL : col_text(st, 8),
+            .median_ms = sqlite3_column_double(st, 9),
+            .min_ms = sqlite3_column_double(st, 10),
+            .mean_ms = sqlite3_column_double(st, 11),
+            .stddev_ms = sqlite3_column_double(st, 12),
+            .gflops = sqlite3_column_double(st, 13),
+            .gbps = sqlite3_column_double(st, 14),
+            .error = sqlite3_column_double(st, 15),
+            .compile_ms = sqlite3_column_double(st, 16),
+            .measure_ms = sqlite3_column_double(st, 17),
+            .samples = sqlite3_column_int(st, 18),
+            .seed = (uint64_t)sqlite3_column_int64(st, 19),
+            .created_at = col_text(st, 20),
+        };
+        if (fn(&r, user) != 0) {
+            rc = SQLITE_DONE;
+            break;
+        }
+        rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_DONE)
+        code = db_error(db, err, rc, "reading the trials");
+    sqlite3_finalize(st);
+    return code;
+}
+
+int cutune_db_configs_done(CutuneDb *db, int64_t device_id, int64_t variant_id, int64_t problem_id,
+                           int (*fn)(const char *config, const char *status, double median_ms,
+                                     void *user),
+                           void *user, CutuneError *err)
+{
+    if (!db || !fn)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_configs_done: no callback");
+    sqlite3_stmt *st = NULL;
+    int code = 0, rc = sqlite3_prepare_v2(
+        db->h,
+        "SELECT config, status, median_ms FROM trials WHERE id IN"
+        " (SELECT max(id) FROM trials WHERE device_id = ? AND variant_id = ? AND problem_id = ?"
+        " GROUP BY config) ORDER BY id",
+        -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = bind(st, "iii", device_id, variant_id, problem_id);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (fn(col_text(st, 0), col_text(st, 1), sqlite3_column_double(st, 2), user) != 0) {
+            rc = SQLITE_DONE;
+            break;
+        }
+        rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_DONE)
+        code = db_error(db, err, rc, "reading the configs already measured");
+    sqlite3_finalize(st);
+    return code;
+}

@@ -1,1 +1,219 @@
-/* placeholder */ typedef int cutune_placeholder_host;
+/* Host services for plugins: device memory, copies, seeded random inputs, reference kernels. */
+#include "host.h"
+#include "compile.h"
+#include "device.h"
+
+#include <cuda_runtime.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static CutuneHostCtx *ctx_of(void *ctx)
+{
+    return ctx;
+}
+
+static int h_dev_alloc(void *ctx, size_t bytes, void **dptr)
+{
+    CutuneHostCtx *c = ctx_of(ctx);
+    *dptr = NULL;
+    if (c->nallocs == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 8;
+        void **grown = realloc(c->allocs, cap * sizeof *grown);
+        if (!grown)
+            return cutune_error(c->err, CUTUNE_ERR_NOMEM, "out of host memory");
+        c->allocs = grown;
+        c->cap = cap;
+    }
+    char what[80];
+    snprintf(what, sizeof what, "cudaMalloc(%zu bytes)", bytes);
+    int rc = cutune_cuda_check(cudaMalloc(dptr, bytes ? bytes : 1), what, c->err);
+    if (rc)
+        return rc;
+    c->allocs[c->nallocs++] = *dptr;
+    return 0;
+}
+
+static void h_dev_free(void *ctx, void *dptr)
+{
+    CutuneHostCtx *c = ctx_of(ctx);
+    for (size_t i = 0; i < c->nallocs; i++)
+        if (c->allocs[i] == dptr) {
+            cudaFree(dptr);
+            c->allocs[i] = c->allocs[--c->nallocs];
+            return;
+        }
+}
+
+static int h_copy_to_device(void *ctx, void *dst, const void *src, size_t bytes)
+{
+    return cutune_cuda_check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
+                             "cudaMemcpy to device", ctx_of(ctx)->err);
+}
+
+static int h_copy_to_host(void *ctx, void *dst, const void *src, size_t bytes)
+{
+    return cutune_cuda_check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost),
+                             "cudaMemcpy to host", ctx_of(ctx)->err);
+}
+
+static int h_dev_memset(void *ctx, void *dptr, int byte, size_t bytes)
+{
+    return cutune_cuda_check(cudaMemset(dptr, byte, bytes), "cudaMemset", ctx_of(ctx)->err);
+}
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+void cutune_random_uniform(uint64_t seed, uint64_t stream, float *dst, size_t n, float lo, float hi)
+{
+    /* xoshiro256** seeded through splitmix64 from (seed, stream) */
+    uint64_t sm = seed ^ (0xd1b54a32d192ed03ULL * (stream + 1)), s[4];
+    for (int i = 0; i < 4; i++)
+        s[i] = splitmix64(&sm);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = s[1] * 5;
+        r = ((r << 7) | (r >> 57)) * 9;
+        uint64_t t = s[1] << 17;
+        s[2] ^= s[0];
+        s[3] ^= s[1];
+        s[1] ^= s[2];
+        s[0] ^= s[3];
+        s[2] ^= t;
+        s[3] = (s[3] << 45) | (s[3] >> 19);
+        double u = (double)(r >> 11) * 0x1.0p-53; /* [0, 1) */
+        float v = (float)(lo + (hi - lo) * u);
+        dst[i] = v < hi ? v : lo; /* rounding to float must not reach hi */
+    }
+}
+
+int cutune_cuda_error_is_sticky(int status)
+{
+    switch ((cudaError_t)status) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int cutune_kernel_load(const void *cubin, const char *name, CutuneLoadedKernel *k, CutuneError *err)
+{
+    cudaLibrary_t lib = NULL;
+    cudaKernel_t kern = NULL;
+    memset(k, 0, sizeof *k);
+    int rc = cutune_cuda_check(cudaLibraryLoadData(&lib, cubin, NULL, NULL, 0, NULL, NULL, 0),
+                               "cudaLibraryLoadData", err);
+    if (rc)
+        return rc;
+    rc = cutune_cuda_check(cudaLibraryGetKernel(&kern, lib, name), "cudaLibraryGetKernel", err);
+    if (rc) {
+        cudaLibraryUnload(lib);
+        return rc;
+    }
+    k->library = lib;
+    k->kernel = kern;
+    return 0;
+}
+
+void cutune_kernel_unload(CutuneLoadedKernel *k)
+{
+    if (k->library)
+        cudaLibraryUnload((cudaLibrary_t)k->library);
+    memset(k, 0, sizeof *k);
+}
+
+int cutune_kernel_launch(const CutuneLoadedKernel *k, const CutuneLaunch *l, void **args,
+                         void *stream, CutuneError *err)
+{
+    dim3 grid = {l->grid[0], l->grid[1], l->grid[2]};
+    dim3 block = {l->block[0], l->block[1], l->block[2]};
+    return cutune_cuda_check(cudaLaunchKernel((const void *)k->kernel, grid, block, args,
+                                              l->shared_bytes, (cudaStream_t)stream),
+                             "cudaLaunchKernel", err);
+}
+
+static int h_run_kernel(void *ctx, const char *source, const char *name, const CutuneLaunch *l,
+                        void **args)
+{
+    CutuneHostCtx *c = ctx_of(ctx);
+    CutuneKernelBinary bin;
+    int rc = cutune_nvrtc_compile(source, name, NULL, 0, c->arch, c->cache_dir, &bin, c->err);
+    if (rc) {
+        cutune_kernel_binary_free(&bin);
+        return rc;
+    }
+    CutuneLoadedKernel k;
+    rc = cutune_kernel_load(bin.cubin, name, &k, c->err);
+    cutune_kernel_binary_free(&bin);
+    if (rc)
+        return rc;
+    if (l->shared_bytes > 48 * 1024)
+        rc = cutune_cuda_check(cudaFuncSetAttribute((const void *)k.kernel,
+                                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                    (int)l->shared_bytes),
+                               "cudaFuncSetAttribute", c->err);
+    if (!rc)
+        rc = cutune_kernel_launch(&k, l, args, NULL, c->err);
+    if (!rc)
+        rc = cutune_cuda_check(cudaDeviceSynchronize(), "reference kernel", c->err);
+    cutune_kernel_unload(&k);
+    return rc;
+}
+
+static int h_fail(void *ctx, int code, const char *fmt, ...)
+{
+    CutuneHostCtx *c = ctx_of(ctx);
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return cutune_error(c->err, code, "%s", msg);
+}
+
+void cutune_host_init(CutuneHostCtx *c, int arch, const char *cache_dir, CutuneError *err)
+{
+    memset(c, 0, sizeof *c);
+    c->err = err;
+    c->arch = arch;
+    c->cache_dir = cache_dir;
+    c->host = (CutuneHost){
+        .abi_major = CUTUNE_PLUGIN_ABI_MAJOR,
+        .abi_minor = CUTUNE_PLUGIN_ABI_MINOR,
+        .struct_size = sizeof(CutuneHost),
+        .ctx = c,
+        .dev_alloc = h_dev_alloc,
+        .dev_free = h_dev_free,
+        .copy_to_device = h_copy_to_device,
+        .copy_to_host = h_copy_to_host,
+        .dev_memset = h_dev_memset,
+        .random_uniform = cutune_random_uniform,
+        .run_kernel = h_run_kernel,
+        .fail = h_fail,
+    };
+}
+
+void cutune_host_release(CutuneHostCtx *c)
+{
+    for (size_t i = 0; i < c->nallocs; i++)
+        cudaFree(c->allocs[i]);
+    free(c->allocs);
+    c->allocs = NULL;
+    c->nallocs = c->cap = 0;
+}

@@ -1,1 +1,51 @@
-/* placeholder */ typedef int cutune_placeholder_kcache;
+/* On-disk kernel cache. */
+#include "kcache.h"
+#include "util.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int cutune_kcache_get(const char *cache_dir, const char *key, void **data, size_t *size)
+{
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/kernels/%s.cubin", cache_dir, key) >= sizeof path)
+        return -1;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    void *buf = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)n)) && fread(buf, 1, (size_t)n, f) == (size_t)n) {
+        fclose(f);
+        *data = buf;
+        *size = (size_t)n;
+        return 0;
+    }
+    free(buf);
+    fclose(f);
+    return -1;
+}
+
+int cutune_kcache_put(const char *cache_dir, const char *key, const void *data, size_t size)
+{
+    char dir[PATH_MAX], tmp[PATH_MAX + 64], path[PATH_MAX + 64];
+    if ((size_t)snprintf(dir, sizeof dir, "%s/kernels", cache_dir) >= sizeof dir)
+        return -1;
+    if (cutune_mkdir_p(dir, NULL) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/%s.cubin", dir, key);
+    snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", dir, key, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return -1;
+    int ok = fwrite(data, 1, size, f) == size;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}

@@ -1,1 +1,75 @@
-/* placeholder */ typedef int cutune_placeholder_paths;
+/* Where things live: the library's own folder, the kernel cache, directory creation. */
+#include "util.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+int cutune_lib_dir(char *buf, size_t len)
+{
+    Dl_info info;
+    if (!dladdr((void *)cutune_lib_dir, &info) || !info.dli_fname)
+        return CUTUNE_ERR_NOT_FOUND;
+    char resolved[PATH_MAX];
+    if (!realpath(info.dli_fname, resolved))
+        return CUTUNE_ERR_NOT_FOUND;
+    if ((size_t)snprintf(buf, len, "%s", dirname(resolved)) >= len)
+        return CUTUNE_ERR_RANGE;
+    return 0;
+}
+
+int cutune_cache_dir(char *buf, size_t len, CutuneError *err)
+{
+    const char *env = getenv("CUTUNE_CACHE_DIR");
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    int n;
+    if (env && *env)
+        n = snprintf(buf, len, "%s", env);
+    else if (xdg && *xdg)
+        n = snprintf(buf, len, "%s/cutune", xdg);
+    else if (home && *home)
+        n = snprintf(buf, len, "%s/.cache/cutune", home);
+    else
+        return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                            "no kernel cache folder: HOME is not set; set CUTUNE_CACHE_DIR");
+    if (n < 0 || (size_t)n >= len)
+        return cutune_error(err, CUTUNE_ERR_RANGE, "kernel cache path is too long");
+    return 0;
+}
+
+int cutune_mkdir_p(const char *path, CutuneError *err)
+{
+    char tmp[PATH_MAX];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s", path) >= sizeof tmp)
+        return cutune_error(err, CUTUNE_ERR_RANGE, "path too long: %s", path);
+    for (char *p = tmp + 1; ; p++) {
+        if (*p == '/' || *p == '\0') {
+            char saved = *p;
+            *p = '\0';
+            if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+                return cutune_error(err, CUTUNE_ERR_IO, "cannot create folder %s: %s", tmp,
+                                    strerror(errno));
+            *p = saved;
+            if (saved == '\0')
+                break;
+        }
+    }
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return cutune_error(err, CUTUNE_ERR_IO, "%s exists and is not a folder", path);
+    return 0;
+}
+
+double cutune_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

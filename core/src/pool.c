@@ -1,1 +1,111 @@
-/* placeholder */ typedef int cutune_placeholder_pool;
+/* Fixed thread pool with a FIFO queue. */
+#include "pool.h"
+
+#include "cutune/cutune.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct CutunePool {
+    pthread_mutex_t lock;
+    pthread_cond_t work;  /* a job was queued, or stop */
+    pthread_cond_t done;  /* a job finished */
+    CutuneJob *head, *tail;
+    int stop;
+    int nthreads;
+    pthread_t threads[];
+};
+
+static void *worker(void *arg)
+{
+    CutunePool *p = arg;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (!p->head && !p->stop)
+            pthread_cond_wait(&p->work, &p->lock);
+        if (!p->head)
+            break; /* stop, and the queue is drained */
+        CutuneJob *job = p->head;
+        p->head = job->next;
+        if (!p->head)
+            p->tail = NULL;
+        pthread_mutex_unlock(&p->lock);
+        job->run(job);
+        pthread_mutex_lock(&p->lock);
+        job->done = 1;
+        pthread_cond_broadcast(&p->done);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+int cutune_pool_create(int nthreads, CutunePool **out)
+{
+    if (nthreads <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        nthreads = n > 0 ? (int)n : 1;
+    }
+    CutunePool *p = calloc(1, sizeof *p + (size_t)nthreads * sizeof(pthread_t));
+    if (!p)
+        return CUTUNE_ERR_NOMEM;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->work, NULL);
+    pthread_cond_init(&p->done, NULL);
+    for (int i = 0; i < nthreads; i++) {
+        if (pthread_create(&p->threads[i], NULL, worker, p) != 0)
+            break;
+        p->nthreads++;
+    }
+    if (p->nthreads == 0) {
+        cutune_pool_destroy(&p);
+        return CUTUNE_ERR_NOMEM;
+    }
+    *out = p;
+    return 0;
+}
+
+void cutune_pool_submit(CutunePool *p, CutuneJob *job)
+{
+    job->next = NULL;
+    job->done = 0;
+    pthread_mutex_lock(&p->lock);
+    if (p->tail)
+        p->tail->next = job;
+    else
+        p->head = job;
+    p->tail = job;
+    pthread_cond_signal(&p->work);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void cutune_pool_wait(CutunePool *p, CutuneJob *job)
+{
+    pthread_mutex_lock(&p->lock);
+    while (!job->done)
+        pthread_cond_wait(&p->done, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void cutune_pool_destroy(CutunePool **pp)
+{
+    CutunePool *p = *pp;
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < p->nthreads; i++)
+        pthread_join(p->threads[i], NULL);
+    pthread_cond_destroy(&p->done);
+    pthread_cond_destroy(&p->work);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+    *pp = NULL;
+}
+
+int cutune_pool_threads(const CutunePool *p)
+{
+    return p->nthreads;
+}

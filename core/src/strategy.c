@@ -1,1 +1,18 @@
-/* placeholder */ typedef int cutune_placeholder_strategy;
+/* The table of strategies. A new strategy is one file under strategies/ and one line here. */
+#include "strategy.h"
+
+#include <string.h>
+
+const CutuneStrategyOps *const cutune_strategy_list[] = {
+    &cutune_strategy_exhaustive,
+    &cutune_strategy_random,
+    NULL,
+};
+
+const CutuneStrategyOps *cutune_strategy_find(const char *name)
+{
+    for (size_t i = 0; cutune_strategy_list[i]; i++)
+        if (strcmp(cutune_strategy_list[i]->name, name) == 0)
+            return cutune_strategy_list[i];
+    return NULL;
+}

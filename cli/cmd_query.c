@@ -1,0 +1,168 @@
+/* cutune query: the best verified config for (device, op, size). */
+#include "cli.h"
+#include "db.h"
+#include "device.h"
+#include "registry.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char help[] =
+    "usage: cutune query <op> --size S [--device D] [--db PATH] [--json]\n"
+    "\n"
+    "Print the best verified config recorded for <op> at size S on device D: its variant,\n"
+    "config, median time and rate. D is a CUDA ordinal (default 0; needs the device), or\n"
+    "a UUID or part of a device name recorded in the database (works without a GPU).\n"
+    "Exits 4 when nothing is recorded for that key.\n"
+    "\n"
+    "  --json   one JSON object on stdout\n";
+
+/* The canonical size text: what `cutune run` stored (plugins may normalise, e.g. "N"). */
+static int canonical_size(const char *op, const char *text, char *out, size_t len, CutuneError *err)
+{
+    CutuneProblem p;
+    int rc = cutune_problem_parse(text, &p, err);
+    if (rc)
+        return rc;
+    CutuneRegistry reg;
+    if (cutune_registry_load(&reg, NULL) == 0) {
+        for (size_t i = 0; i < reg.count; i++)
+            if (!strcmp(reg.plugins[i].v->op, op)) {
+                char msg[256] = "";
+                if (reg.plugins[i].v->check_problem(&p, msg, sizeof msg) != 0) {
+                    cutune_registry_free(&reg);
+                    return cutune_error(err, CUTUNE_ERR_INVALID, "size '%s' is not valid for %s: %s",
+                                        text, op, msg);
+                }
+                break;
+            }
+        cutune_registry_free(&reg);
+    }
+    cutune_problem_format(&p, out, len);
+    return 0;
+}
+
+static void print_config_json(const char *config)
+{
+    /* "A=1,B=2" -> {"A": 1, "B": 2} */
+    printf("{");
+    char *copy = strdup(config), *save = NULL;
+    int first = 1;
+    for (char *kv = copy ? strtok_r(copy, ",", &save) : NULL; kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        printf("%s", first ? "" : ", ");
+        cli_json_string(stdout, kv);
+        printf(": %s", eq + 1);
+        first = 0;
+    }
+    printf("}");
+    free(copy);
+}
+
+int cmd_query(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"device", required_argument, 0, 'd'}, {"size", required_argument, 0, 's'},
+        {"db", required_argument, 0, 'D'},     {"json", no_argument, 0, 'j'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
+    };
+    const char *device = "0", *size = NULL, *db_path = NULL;
+    int json = 0, c;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': device = optarg; break;
+        case 's': size = optarg; break;
+        case 'D': db_path = optarg; break;
+        case 'j': json = 1; break;
+        case 'h': fputs(help, stdout); return EXIT_OK;
+        default: return cli_usage_error("query", "unknown option");
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("query", "expected one op, e.g. cutune query matmul --size 4096x4096x4096");
+    if (!size)
+        return cli_usage_error("query", "--size is required");
+    const char *op = argv[optind];
+
+    CutuneError err = {0};
+    char path[4096], canon[64], uuid[64];
+    CutuneDb *db = NULL;
+    int rc;
+    if ((rc = canonical_size(op, size, canon, sizeof canon, &err)))
+        return cli_fail("query", &err);
+    if (!db_path) {
+        if ((rc = cutune_db_default_path(path, sizeof path, &err)))
+            return cli_fail("query", &err);
+        db_path = path;
+    }
+    if ((rc = cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err)))
+        return cli_fail("query", &err);
+
+    char *end;
+    long ordinal = strtol(device, &end, 10);
+    if (*device && !*end) {
+        CutuneDeviceInfo d;
+        if ((rc = cutune_device_open((int)ordinal, &d, &err))) {
+            if (rc == CUTUNE_ERR_NO_DEVICE) {
+                cutune_error_clear(&err);
+                cutune_error(&err, CUTUNE_ERR_NO_DEVICE,
+                             "device %ld needs a CUDA device to resolve, and there is none here; "
+                             "pass --device with a name or UUID recorded in %s",
+                             ordinal, db_path);
+            }
+            goto fail;
+        }
+        snprintf(uuid, sizeof uuid, "%s", d.uuid);
+    } else if ((rc = cutune_db_find_device(db, device, uuid, sizeof uuid, &err))) {
+        goto fail;
+    }
+
+    CutuneBest b;
+    if ((rc = cutune_db_best(db, uuid, op, canon, &b, &err)))
+        goto fail;
+    if (json) {
+        printf("{\"op\": ");
+        cli_json_string(stdout, b.op);
+        printf(", \"size\": ");
+        cli_json_string(stdout, b.size);
+        printf(", \"device\": {\"name\": ");
+        cli_json_string(stdout, b.device_name);
+        printf(", \"uuid\": ");
+        cli_json_string(stdout, b.device_uuid);
+        printf("}, \"variant\": ");
+        cli_json_string(stdout, b.variant);
+        printf(", \"variant_version\": ");
+        cli_json_string(stdout, b.variant_version);
+        printf(", \"config\": ");
+        print_config_json(b.config);
+        printf(", \"config_text\": ");
+        cli_json_string(stdout, b.config);
+        printf(", \"median_ms\": %.6g, \"min_ms\": %.6g, \"samples\": %d, \"gflops\": %.6g, "
+               "\"gbps\": %.6g, \"error\": %.3g, \"trial_id\": %lld, \"updated_at\": ",
+               b.median_ms, b.min_ms, b.samples, b.gflops, b.gbps, b.error, (long long)b.trial_id);
+        cli_json_string(stdout, b.updated_at);
+        printf("}\n");
+    } else {
+        printf("%s %s on %s (%s)\n", b.op, b.size, b.device_name, b.device_uuid);
+        printf("  variant  %s (version %s)\n", b.variant, b.variant_version);
+        printf("  config   %s\n", b.config);
+        printf("  median   %.4f ms over %d samples (min %.4f ms)", b.median_ms, b.samples, b.min_ms);
+        if (b.gflops > 0)
+            printf(", %.1f GFLOP/s", b.gflops);
+        else if (b.gbps > 0)
+            printf(", %.1f GB/s", b.gbps);
+        printf("\n  checked  relative error %.3g\n", b.error);
+        printf("  trial    #%lld, recorded %s UTC\n", (long long)b.trial_id, b.updated_at);
+    }
+    cutune_db_close(&db);
+    return EXIT_OK;
+fail:
+    cutune_db_close(&db);
+    return cli_fail("query", &err);
+}

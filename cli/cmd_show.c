@@ -1,0 +1,98 @@
+/* cutune show: the trials of a run. */
+#include "cli.h"
+#include "db.h"
+
+#include <getopt.h>
+#include <string.h>
+
+static const char help[] =
+    "usage: cutune show [RUN] [--db PATH] [--status S]\n"
+    "\n"
+    "Print the trials of run RUN (default: the latest run), one line each: variant, size,\n"
+    "config, status, median time, rate, and the reason for a failure. --status keeps one\n"
+    "status (ok, wrong_result, compile_error, launch_error, skipped_resources, timeout,\n"
+    "crashed).\n";
+
+typedef struct {
+    const char *status;
+    size_t shown;
+} Show;
+
+static int row(const CutuneTrialRow *r, void *user)
+{
+    Show *s = user;
+    if (s->status && strcmp(s->status, r->status))
+        return 0;
+    if (s->shown++ == 0)
+        printf("%-8s %-14s %-16s %-18s %10s %10s  %s\n", "trial", "variant", "size", "status",
+               "median_ms", "rate", "config / message");
+    char rate[32] = "-";
+    if (r->gflops > 0)
+        snprintf(rate, sizeof rate, "%.1fGF/s", r->gflops);
+    else if (r->gbps > 0)
+        snprintf(rate, sizeof rate, "%.1fGB/s", r->gbps);
+    char med[32] = "-";
+    if (r->median_ms > 0)
+        snprintf(med, sizeof med, "%.4f", r->median_ms);
+    printf("%-8lld %-14s %-16s %-18s %10s %10s  %s", (long long)r->id, r->variant, r->size,
+           r->status, med, rate, r->config);
+    if (r->message && *r->message) {
+        const char *nl = strchr(r->message, '\n');
+        printf("  (%.*s)", nl ? (int)(nl - r->message) : 200, r->message);
+    }
+    printf("\n");
+    return 0;
+}
+
+int cmd_show(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"db", required_argument, 0, 'D'}, {"status", required_argument, 0, 's'},
+        {"help", no_argument, 0, 'h'},     {0, 0, 0, 0},
+    };
+    const char *db_path = NULL;
+    Show s = {0};
+    int c;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'D': db_path = optarg; break;
+        case 's':
+            if (cutune_status_parse(optarg) < 0)
+                return cli_usage_error("show", "unknown status '%s'", optarg);
+            s.status = optarg;
+            break;
+        case 'h': fputs(help, stdout); return EXIT_OK;
+        default: return cli_usage_error("show", "unknown option");
+        }
+    }
+    if (argc - optind > 1)
+        return cli_usage_error("show", "expected at most one run id");
+    unsigned long long run = 0;
+    if (optind < argc && cli_parse_u64("show", "RUN", argv[optind], &run))
+        return EXIT_USAGE;
+
+    CutuneError err = {0};
+    char path[4096];
+    CutuneDb *db = NULL;
+    if (!db_path) {
+        if (cutune_db_default_path(path, sizeof path, &err))
+            return cli_fail("show", &err);
+        db_path = path;
+    }
+    int64_t run_id = (int64_t)run;
+    if (cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err) ||
+        (run_id == 0 && cutune_db_last_run(db, &run_id, &err)) ||
+        cutune_db_trials_foreach(db, run_id, row, &s, &err)) {
+        cutune_db_close(&db);
+        return cli_fail("show", &err);
+    }
+    cutune_db_close(&db);
+    if (s.shown == 0) {
+        fprintf(stderr, "cutune show: run %lld has no trials%s%s\n", (long long)run_id,
+                s.status ? " with status " : "", s.status ? s.status : "");
+        return EXIT_NOT_FOUND;
+    }
+    printf("(%zu trials of run %lld)\n", s.shown, (long long)run_id);
+    return EXIT_OK;
+}

@@ -1,0 +1,30 @@
+/* Run-time compilation of kernel sources with NVRTC, with an on-disk cache of cubins. */
+#ifndef CUTUNE_COMPILE_H
+#define CUTUNE_COMPILE_H
+
+#include <stddef.h>
+
+#include "cutune/cutune.h"
+
+typedef struct CutuneKernelBinary {
+    void *cubin;      /* malloc'd; NULL when compilation failed */
+    size_t size;
+    char *log;        /* malloc'd compiler log (may be NULL); the error text on failure */
+    double compile_ms;/* wall time of the NVRTC call, 0 when it came from the cache */
+    int from_cache;
+} CutuneKernelBinary;
+
+/* Compile `source` for sm_<arch> (e.g. 90) with `defines` (each "NAME=value", passed as
+ * -D) into a cubin. With cache_dir non-NULL the cubin is looked up and stored there,
+ * keyed by the source, kernel name, options, architecture and NVRTC version.
+ * Returns 0 with out->cubin set, CUTUNE_ERR_COMPILE with out->log holding the compiler's
+ * messages, or another error. Thread-safe. */
+int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char *const *defines,
+                         size_t ndefines, int arch, const char *cache_dir,
+                         CutuneKernelBinary *out, CutuneError *err);
+void cutune_kernel_binary_free(CutuneKernelBinary *b);
+
+/* "13.0", for messages and the database. */
+void cutune_nvrtc_version(char *buf, size_t len);
+
+#endif

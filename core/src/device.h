@@ -1,0 +1,18 @@
+/* CUDA devices through the runtime API (which loads the driver at run time: on a machine
+ * without one, cutune still starts and reports CUTUNE_ERR_NO_DEVICE). */
+#ifndef CUTUNE_DEVICE_H
+#define CUTUNE_DEVICE_H
+
+#include "cutune/cutune.h"
+
+/* Number of CUDA devices. No driver or no device: CUTUNE_ERR_NO_DEVICE with a plain
+ * message (the CUDA error text in parentheses). */
+int cutune_device_count(int *count, CutuneError *err);
+
+/* Make device `index` current for this thread and describe it. */
+int cutune_device_open(int index, CutuneDeviceInfo *info, CutuneError *err);
+
+/* Check a CUDA runtime return code; on failure record "<what>: <cuda error name>: <text>". */
+int cutune_cuda_check(int cuda_status, const char *what, CutuneError *err);
+
+#endif

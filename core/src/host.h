@@ -1,0 +1,39 @@
+/* The host-services table handed to plugins, and the state behind it for one problem. */
+#ifndef CUTUNE_HOST_H
+#define CUTUNE_HOST_H
+
+#include <stddef.h>
+
+#include "cutune/cutune.h"
+#include "cutune/plugin.h"
+
+typedef struct CutuneHostCtx {
+    CutuneHost host;       /* host.ctx points back here */
+    CutuneError *err;      /* where plugin failures are reported */
+    const char *cache_dir; /* kernel cache for reference kernels (may be NULL) */
+    int arch;              /* e.g. 90 */
+    void **allocs;         /* device allocations still live: freed by cutune_host_release */
+    size_t nallocs, cap;
+} CutuneHostCtx;
+
+void cutune_host_init(CutuneHostCtx *c, int arch, const char *cache_dir, CutuneError *err);
+/* Free every device allocation the plugin did not free itself. */
+void cutune_host_release(CutuneHostCtx *c);
+
+/* The seeded generator behind host->random_uniform, exposed for tests. */
+void cutune_random_uniform(uint64_t seed, uint64_t stream, float *dst, size_t n, float lo, float hi);
+
+/* Load a cubin and get its kernel; launch it; free it. Used by run_kernel and measure. */
+typedef struct CutuneLoadedKernel {
+    void *library; /* cudaLibrary_t */
+    void *kernel;  /* cudaKernel_t */
+} CutuneLoadedKernel;
+int cutune_kernel_load(const void *cubin, const char *name, CutuneLoadedKernel *k, CutuneError *err);
+void cutune_kernel_unload(CutuneLoadedKernel *k);
+/* Asynchronous launch on `stream` (NULL: the default stream); checks the launch itself. */
+int cutune_kernel_launch(const CutuneLoadedKernel *k, const CutuneLaunch *l, void **args,
+                         void *stream, CutuneError *err);
+/* 1 if a CUDA error leaves the context unusable (illegal address, launch failure...). */
+int cutune_cuda_error_is_sticky(int cuda_status);
+
+#endif

@@ -1,0 +1,55 @@
+/* Evaluating one config: resource checks, a checked launch on a poisoned output, then timing
+ * with CUDA events. This is the boundary a worker process will sit behind: everything it
+ * needs comes in CutuneEvalInput and everything it learns goes out in CutuneEvalResult. */
+#ifndef CUTUNE_MEASURE_H
+#define CUTUNE_MEASURE_H
+
+#include "cutune/cutune.h"
+#include "cutune/plugin.h"
+
+typedef struct CutuneMeasureSettings {
+    int warmup;           /* launches after the check, before timing */
+    int min_samples;      /* never fewer samples than this (unless stopped early) */
+    int max_samples;      /* never more */
+    double max_seconds;   /* timing cap for one config */
+    double target_rse;    /* stop when stddev/sqrt(n)/mean falls under this */
+    double early_stop;    /* stop sampling when the fastest sample is this many times slower
+                             than the best median so far: it cannot win (0 = never) */
+    double min_sample_ms; /* launches are batched so that one sample lasts at least this */
+} CutuneMeasureSettings;
+
+void cutune_measure_defaults(CutuneMeasureSettings *s);
+
+typedef struct CutuneEvalInput {
+    const CutuneVariant *variant;
+    const CutuneHost *host;
+    void *state;                 /* the plugin's problem state (from setup) */
+    const CutuneProblem *problem;
+    const CutuneConfig *config;
+    const void *cubin;           /* compiled kernel for this config */
+    const CutuneDeviceInfo *device;
+    double best_ms;              /* best median so far for this problem (0: none) */
+} CutuneEvalInput;
+
+#define CUTUNE_MAX_SAMPLES 1000
+
+typedef struct CutuneEvalResult {
+    CutuneStatus status;
+    double median_ms, min_ms, mean_ms, stddev_ms;
+    int samples;
+    int launches_per_sample;
+    int stopped_early;
+    double error, tolerance;     /* from the check */
+    double measure_ms;           /* wall time of the whole evaluation */
+    int context_lost;            /* a sticky CUDA error: nothing more can run in this process */
+    char message[512];
+} CutuneEvalResult;
+
+/* Evaluate. Always fills *out; returns 0, or < 0 when the process can no longer use the GPU
+ * (out->context_lost is then set and out->status is crashed). */
+int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s, CutuneEvalResult *out);
+
+/* Median, mean, standard deviation and minimum of n samples (sorts them in place). */
+void cutune_stats(double *samples, int n, double *median, double *mean, double *stddev, double *min);
+
+#endif

@@ -1,1 +1,0 @@
-/* placeholder */ typedef int cutune_placeholder_nvrtc;

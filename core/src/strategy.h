@@ -1,0 +1,41 @@
+/* Search strategies: each proposes configs (indices into the enumerated list of valid
+ * configs) and learns from the results. One file per strategy under strategies/. */
+#ifndef CUTUNE_STRATEGY_H
+#define CUTUNE_STRATEGY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cutune/cutune.h"
+#include "space.h"
+
+typedef struct CutuneStrategyArgs {
+    const CutuneSpace *space;
+    const CutuneConfigList *configs; /* the valid configs */
+    uint64_t seed;
+    size_t budget;                   /* evaluations the tuner will allow (<= nconfigs) */
+} CutuneStrategyArgs;
+
+enum { CUTUNE_NEXT_DONE = -1, CUTUNE_NEXT_WAIT = 0, CUTUNE_NEXT_READY = 1 };
+
+typedef struct CutuneStrategyOps {
+    const char *name;
+    const char *summary;
+    int (*create)(const CutuneStrategyArgs *a, void **state);
+    /* CUTUNE_NEXT_READY with *index set; CUTUNE_NEXT_WAIT when it needs feedback on the
+     * configs already proposed before it can propose more; CUTUNE_NEXT_DONE when it has
+     * nothing more to propose. Never proposes the same index twice. */
+    int (*next)(void *state, size_t *index);
+    /* The result of a proposed config: median_ms > 0 only for status ok. */
+    void (*feedback)(void *state, size_t index, CutuneStatus status, double median_ms);
+    void (*destroy)(void *state);
+} CutuneStrategyOps;
+
+/* The registered strategies, NULL-terminated. */
+extern const CutuneStrategyOps *const cutune_strategy_list[];
+const CutuneStrategyOps *cutune_strategy_find(const char *name);
+
+extern const CutuneStrategyOps cutune_strategy_exhaustive;
+extern const CutuneStrategyOps cutune_strategy_random;
+
+#endif
