@@ -101,9 +101,6 @@ int cmd_query(int argc, char **argv)
             return cli_fail("query", &err);
         db_path = path;
     }
-    if ((rc = cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err)))
-        return cli_fail("query", &err);
-
     char *end;
     long ordinal = strtol(device, &end, 10);
     if (*device && !*end) {
@@ -119,7 +116,10 @@ int cmd_query(int argc, char **argv)
             goto fail;
         }
         snprintf(uuid, sizeof uuid, "%s", d.uuid);
-    } else if ((rc = cutune_db_find_device(db, device, uuid, sizeof uuid, &err))) {
+        if ((rc = cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err)))
+            goto fail;
+    } else if ((rc = cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err)) ||
+               (rc = cutune_db_find_device(db, device, uuid, sizeof uuid, &err))) {
         goto fail;
     }
 

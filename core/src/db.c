@@ -269,7 +269,7 @@ int cutune_db_open(const char *path, int flags, CutuneDb **out, CutuneError *err
     if (ro && !memory && stat(path, &st) != 0) {
         code = cutune_error(err, errno == ENOENT ? CUTUNE_ERR_NOT_FOUND : CUTUNE_ERR_IO,
                             "cannot open the database %s: %s; record some results first "
-                            "(cutune tune) or pass --db with another path",
+                            "(cutune run) or pass --db with another path",
                             path, strerror(errno));
         goto fail;
     }
@@ -526,7 +526,7 @@ int cutune_db_last_run(CutuneDb *db, int64_t *run_id, CutuneError *err)
         *run_id = sqlite3_column_int64(st, 0);
     else if (rc == SQLITE_DONE)
         code = cutune_error(err, CUTUNE_ERR_NOT_FOUND,
-                            "database %s has no runs yet; run cutune tune first", db->path);
+                            "database %s has no runs yet; tune with `cutune run <op>` first", db->path);
     else
         code = db_error(db, err, rc, "finding the last run");
     sqlite3_finalize(st);

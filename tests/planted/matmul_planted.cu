@@ -1,0 +1,29 @@
+// A matmul "variant" with planted bugs, for the GPU tests only. BUG selects one:
+//   0  correct (one thread per element)
+//   1  skips the last k term: off by one, and faster
+//   2  leaves the last row of C unwritten, and faster
+//   3  uses half of K: much faster and very wrong
+// The tuner must record 1..3 as wrong_result and never pick them as best, though they
+// time faster than 0.
+extern "C" __global__ void matmul_planted(const float *__restrict__ A, const float *__restrict__ B,
+                                          float *__restrict__ C, int M, int N, int K)
+{
+    int col = blockIdx.x * 16 + threadIdx.x, row = blockIdx.y * 16 + threadIdx.y;
+    if (row >= M || col >= N)
+        return;
+#if BUG == 2
+    if (row == M - 1)
+        return;
+#endif
+#if BUG == 1
+    int kend = K - 1;
+#elif BUG == 3
+    int kend = K / 2;
+#else
+    int kend = K;
+#endif
+    float acc = 0.0f;
+    for (int k = 0; k < kend; k++)
+        acc += A[(size_t)row * K + k] * B[(size_t)k * N + col];
+    C[(size_t)row * N + col] = acc;
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The cutune command as a user meets it: help, usage errors, exit codes, list, and the
+# no-GPU path. Usage: test_cli.sh PATH_TO_CUTUNE
+set -u
+exe=$1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+expect() { # expect CODE PHRASE -- command...
+    local want=$1 phrase=$2
+    shift 3
+    "$@" >"$tmp/out" 2>&1
+    local got=$?
+    if [ "$got" != "$want" ]; then
+        echo "FAIL: '$*' exited $got, expected $want"; cat "$tmp/out"; fail=1
+    elif ! grep -qF -- "$phrase" "$tmp/out"; then
+        echo "FAIL: '$*' did not print '$phrase'"; cat "$tmp/out"; fail=1
+    fi
+}
+
+expect 0 "run <op>" -- "$exe" --help
+expect 2 "usage: cutune" -- "$exe"
+expect 2 "unknown command 'frobnicate'" -- "$exe" frobnicate
+for c in run list devices query show; do
+    expect 0 "usage: cutune $c" -- "$exe" $c --help
+done
+expect 2 "which op?" -- "$exe" run
+expect 2 "--budget needs a non-negative integer, got 'lots'" -- "$exe" run matmul --budget lots
+expect 2 "--time needs a non-negative number" -- "$exe" run matmul --time -1
+expect 2 "--size is required" -- "$exe" query matmul
+expect 2 "unknown status 'great'" -- "$exe" show --status great
+expect 0 "matmul_tiled" -- "$exe" list
+expect 0 "configs: 132 valid of 224" -- "$exe" list matmul
+expect 4 "no plugin implements op 'nosuchop'" -- "$exe" list nosuchop
+
+# database errors need no GPU
+expect 4 "cannot open the database" -- "$exe" query matmul --size 64 --device H100 --db "$tmp/none.db"
+echo "not a database at all, just text" > "$tmp/garbage.db"
+expect 1 "not a cutune database" -- "$exe" show --db "$tmp/garbage.db"
+
+if "$exe" devices >/dev/null 2>&1; then
+    echo "a CUDA device is present: the no-device checks are skipped"
+else
+    expect 3 "no CUDA driver or device" -- "$exe" devices
+    expect 3 "no CUDA driver or device" -- "$exe" run matmul --device 0 --db "$tmp/t.db"
+    expect 4 "no plugin implements op 'nosuchop'" -- "$exe" run nosuchop --db "$tmp/t.db"
+    expect 3 "needs a CUDA device to resolve" -- "$exe" query matmul --size 64 --device 0 --db "$tmp/t.db"
+fi
+exit $fail

@@ -1,0 +1,151 @@
+/* Every shipped plugin's space loads, has the hand-counted number of valid configs, and
+ * every valid config compiles with NVRTC for sm_90. Needs no GPU. */
+#include "check.h"
+#include "compile.h"
+#include "pool.h"
+#include "registry.h"
+#include "space.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Valid configs under sm_90 limits, before problem-size constraints, counted by hand:
+ * matmul_naive: BLOCK_X in {8..1024} (8), BLOCK_Y in {1..32} (6), 32 <= X*Y <= 1024:
+ *   X=8: Y 4..32 (4); 16: 2..32 (5); 32: 1..32 (6); 64: 1..16 (5); 128: 1..8 (4);
+ *   256: 1..4 (3); 512: 1..2 (2); 1024: 1 (1) -> 30 shapes. INDEXING 0 keeps all 30, INDEXING 1
+ *   keeps Y == 1: X in {32..1024} -> 6. (30 + 6) * UNROLL{1,4} = 72.
+ * matmul_tiled: TILE {8,16,32,64}, PAD {0,1}, WPT {1,2,4,8}, UNROLL {1..64} (7):
+ *   TILE 8: threads 64/WPT >= 32 -> WPT {1,2}; UNROLL | 8 -> 4; 2*4*2 = 16
+ *   TILE 16: WPT all 4 (256..32 threads); UNROLL 5; 4*5*2 = 40
+ *   TILE 32: WPT all 4 (1024..128); UNROLL 6; 48
+ *   TILE 64: threads 4096/WPT <= 1024 -> WPT {4,8}; UNROLL 7; 2*7*2 = 28  -> 132
+ *   (shared 2*64*65*4 = 33280 bytes fits 48 KiB for every TILE)
+ * axpy_template: BLOCK {64..1024} (5) x ITEMS (4) = 20. */
+static const struct {
+    const char *variant;
+    size_t valid, product;
+} expected[] = {
+    {"matmul_naive", 72, 8 * 6 * 2 * 2},
+    {"matmul_tiled", 132, 4 * 2 * 4 * 7},
+    {"axpy_template", 20, 5 * 4},
+};
+
+typedef struct Job {
+    CutuneJob job;
+    const char *source, *name;
+    char defs[16][96];
+    const char *defp[16];
+    size_t ndefs;
+    int rc;
+    CutuneError err;
+} Job;
+
+static void run_job(CutuneJob *j)
+{
+    Job *c = (Job *)j;
+    CutuneKernelBinary b;
+    c->rc = cutune_nvrtc_compile(c->source, c->name, c->defp, c->ndefs, 90, NULL, &b, &c->err);
+    if (c->rc == 0 && (b.size < 64 || !b.cubin))
+        c->rc = -1;
+    cutune_kernel_binary_free(&b);
+}
+
+static void check_plugin(const CutunePlugin *p, CutunePool *pool)
+{
+    char path[PATH_MAX];
+    CutuneError err = {0};
+    CutuneSpace *sp = NULL;
+    CHECK_MSG(cutune_space_path(p->v->name, path, sizeof path, &err) == 0, "%s", err.msg);
+    CHECK_MSG(cutune_space_load(path, p->v->dim_names, &sp, &err) == 0, "%s", err.msg);
+    if (!sp)
+        return;
+    CutuneLimits lim;
+    cutune_limits_sm90(&lim);
+    CutuneConfigList cl = {0};
+    CHECK_MSG(cutune_space_enumerate(sp, &lim, NULL, &cl, &err) == 0, "%s", err.msg);
+    int known = 0;
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
+        if (!strcmp(expected[i].variant, p->v->name)) {
+            known = 1;
+            CHECK_MSG(cl.nconfigs == expected[i].valid, "%s: %zu valid configs, counted %zu by hand",
+                      p->v->name, cl.nconfigs, expected[i].valid);
+            CHECK_EQ_INT(cutune_space_cardinality(sp), expected[i].product);
+        }
+    CHECK_MSG(known, "shipped plugin %s has no hand count in this test: add one", p->v->name);
+    CHECK_MSG(sp->nproblems > 0, "%s has no default problem sizes", p->v->name);
+
+    /* Compile them all, two per core in flight. */
+    Job *jobs = calloc(cl.nconfigs, sizeof *jobs);
+    CHECK(jobs != NULL);
+    for (size_t i = 0; jobs && i < cl.nconfigs; i++) {
+        jobs[i].job.run = run_job;
+        jobs[i].source = p->v->kernel_source;
+        jobs[i].name = p->v->kernel_name;
+        for (size_t k = 0; k < sp->nparams && k < 16; k++) {
+            snprintf(jobs[i].defs[k], sizeof jobs[i].defs[k], "%s=%lld", sp->params[k].name,
+                     (long long)cl.values[i * cl.nparams + k]);
+            jobs[i].defp[k] = jobs[i].defs[k];
+            jobs[i].ndefs++;
+        }
+        cutune_pool_submit(pool, &jobs[i].job);
+    }
+    size_t failed = 0;
+    for (size_t i = 0; jobs && i < cl.nconfigs; i++) {
+        cutune_pool_wait(pool, &jobs[i].job);
+        if (jobs[i].rc != 0 && failed++ < 3)
+            fprintf(stderr, "%s config %zu does not compile: %s\n", p->v->name, i, jobs[i].err.msg);
+    }
+    CHECK_MSG(failed == 0, "%s: %zu of %zu configs failed to compile", p->v->name, failed, cl.nconfigs);
+    printf("%s: %zu configs compiled for sm_90\n", p->v->name, cl.nconfigs);
+    free(jobs);
+    cutune_config_list_free(&cl);
+    cutune_space_free(sp);
+}
+
+/* The plugin-side sources compiled through host->run_kernel (references, comparison). */
+static void check_common_sources(void)
+{
+    const char *root = getenv("CUTUNE_SOURCE_ROOT");
+    CHECK(root != NULL);
+    const char *files[][2] = {{"plugins/common/compare.cu", "cutune_compare_f32"},
+                              {"plugins/common/matmul_ref.cu", "cutune_matmul_ref"}};
+    for (size_t i = 0; root && i < 2; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", root, files[i][0]);
+        FILE *f = fopen(path, "rb");
+        CHECK_MSG(f != NULL, "cannot open %s", path);
+        if (!f)
+            continue;
+        static char src[1 << 16];
+        size_t n = fread(src, 1, sizeof src - 1, f);
+        src[n] = '\0';
+        fclose(f);
+        CutuneKernelBinary b;
+        CutuneError err = {0};
+        CHECK_MSG(cutune_nvrtc_compile(src, files[i][1], NULL, 0, 90, NULL, &b, &err) == 0, "%s: %s",
+                  path, err.msg);
+        cutune_kernel_binary_free(&b);
+    }
+}
+
+int main(void)
+{
+    CutuneRegistry reg;
+    CutuneError err = {0};
+    CHECK_MSG(cutune_registry_load(&reg, &err) == 0, "%s", err.msg);
+    CHECK_MSG(reg.nrejected == 0, "a shipped plugin was refused: %s",
+              reg.nrejected ? reg.rejected[0].reason : "");
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
+        CHECK_MSG(cutune_registry_find(&reg, expected[i].variant) != NULL, "plugin %s not found",
+                  expected[i].variant);
+    CutunePool *pool = NULL;
+    CHECK(cutune_pool_create(0, &pool) == 0);
+    for (size_t i = 0; pool && i < reg.count; i++)
+        check_plugin(&reg.plugins[i], pool);
+    check_common_sources();
+    cutune_pool_destroy(&pool);
+    cutune_registry_free(&reg);
+    return check_result("shipped_spaces");
+}

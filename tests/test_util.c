@@ -1,0 +1,207 @@
+/* Problem sizes, hashing, the seeded generator, strategies, the thread pool and the kernel
+ * cache. Needs no GPU. */
+#include "check.h"
+#include "host.h"
+#include "kcache.h"
+#include "pool.h"
+#include "strategy.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void problem_sizes(void)
+{
+    CutuneProblem p;
+    CutuneError err = {0};
+    char buf[64];
+    CHECK(cutune_problem_parse("4096x1024x8192", &p, &err) == 0);
+    CHECK(p.ndims == 3 && p.dim[0] == 4096 && p.dim[1] == 1024 && p.dim[2] == 8192);
+    cutune_problem_format(&p, buf, sizeof buf);
+    CHECK(strcmp(buf, "4096x1024x8192") == 0);
+    CHECK(cutune_problem_parse("7", &p, &err) == 0 && p.ndims == 1 && p.dim[0] == 7);
+    CHECK(cutune_problem_parse("2147483647x1", &p, &err) == 0);
+    static const struct {
+        const char *text, *phrase;
+        int code;
+    } bad[] = {
+        {"", "empty problem size", CUTUNE_ERR_PARSE},
+        {"0x5", "dimension 1 is zero", CUTUNE_ERR_RANGE},
+        {"5x-3", "dimension 2 is negative", CUTUNE_ERR_PARSE},
+        {"2147483648", "larger than 2147483647", CUTUNE_ERR_RANGE},
+        {"99999999999999999999999", "larger than", CUTUNE_ERR_RANGE},
+        {"12xab", "expected a number at 'ab'", CUTUNE_ERR_PARSE},
+        {"12x", "expected a number", CUTUNE_ERR_PARSE},
+        {"12*4", "unexpected '*'", CUTUNE_ERR_PARSE},
+        {"1x2x3x4x5", "more than 4 dimensions", CUTUNE_ERR_PARSE},
+        {" 12", "expected a number", CUTUNE_ERR_PARSE},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cutune_error_clear(&err);
+        int rc = cutune_problem_parse(bad[i].text, &p, &err);
+        CHECK_MSG(rc == bad[i].code, "'%s': rc %d", bad[i].text, rc);
+        CHECK_STR_CONTAINS(err.msg, bad[i].phrase);
+    }
+}
+
+static void hashing(void)
+{
+    CutuneHash a, b;
+    char ha[33], hb[33];
+    cutune_hash_init(&a);
+    cutune_hash_str(&a, "ab");
+    cutune_hash_str(&a, "c");
+    cutune_hash_init(&b);
+    cutune_hash_str(&b, "a");
+    cutune_hash_str(&b, "bc");
+    cutune_hash_hex(&a, ha);
+    cutune_hash_hex(&b, hb);
+    CHECK(strlen(ha) == 32 && strcmp(ha, hb) != 0);
+    cutune_hash_init(&b);
+    cutune_hash_str(&b, "ab");
+    cutune_hash_str(&b, "c");
+    cutune_hash_hex(&b, hb);
+    CHECK(strcmp(ha, hb) == 0);
+}
+
+static void random_inputs(void)
+{
+    enum { N = 100000 };
+    float *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y), *z = malloc(N * sizeof *z);
+    CHECK(x && y && z);
+    if (!x || !y || !z)
+        goto out;
+    cutune_random_uniform(42, 0, x, N, -1.0f, 1.0f);
+    cutune_random_uniform(42, 0, y, N, -1.0f, 1.0f);
+    cutune_random_uniform(42, 1, z, N, -1.0f, 1.0f);
+    CHECK(memcmp(x, y, N * sizeof *x) == 0); /* same seed and stream: same values */
+    CHECK(memcmp(x, z, N * sizeof *x) != 0); /* another stream: other values */
+    double sum = 0, lo = 1, hi = -1;
+    size_t zeros = 0;
+    for (int i = 0; i < N; i++) {
+        sum += x[i];
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+        zeros += x[i] == 0.0f;
+    }
+    CHECK(lo >= -1.0 && hi < 1.0);
+    CHECK(lo < -0.999 && hi > 0.999);
+    CHECK(sum / N > -0.01 && sum / N < 0.01); /* mean of U(-1,1): 0, sd of the mean 0.0018 */
+    CHECK(zeros < 5);
+out:
+    free(x), free(y), free(z);
+}
+
+static void strategies(void)
+{
+    enum { N = 57 };
+    int64_t values[N];
+    for (int i = 0; i < N; i++)
+        values[i] = i;
+    CutuneConfigList cl = {1, N, values, NULL};
+    CutuneStrategyArgs a = {NULL, &cl, 7, N};
+    for (int s = 0; cutune_strategy_list[s]; s++) {
+        const CutuneStrategyOps *ops = cutune_strategy_list[s];
+        int seen[N] = {0}, order1[N], order2[N];
+        for (int rep = 0; rep < 2; rep++) {
+            void *st = NULL;
+            CHECK(ops->create(&a, &st) == 0);
+            size_t idx;
+            int n = 0;
+            while (st && ops->next(st, &idx) == CUTUNE_NEXT_READY && n < N + 1) {
+                CHECK(idx < N);
+                (rep ? order2 : order1)[n++] = (int)idx;
+                if (rep == 0 && idx < N)
+                    seen[idx]++;
+                ops->feedback(st, idx, CUTUNE_STATUS_OK, 1.0);
+            }
+            CHECK_MSG(n == N, "%s proposed %d of %d", ops->name, n, N);
+            if (st)
+                ops->destroy(st);
+        }
+        for (int i = 0; i < N; i++)
+            CHECK_MSG(seen[i] == 1, "%s proposed %d %d times", ops->name, i, seen[i]);
+        CHECK_MSG(memcmp(order1, order2, sizeof order1) == 0, "%s is not reproducible", ops->name);
+    }
+    /* random is a permutation that differs from enumeration order and depends on the seed */
+    void *s1, *s2;
+    CutuneStrategyArgs b = a;
+    b.seed = 8;
+    CHECK(cutune_strategy_random.create(&a, &s1) == 0 && cutune_strategy_random.create(&b, &s2) == 0);
+    int same = 0, in_order = 0;
+    for (int i = 0; i < N; i++) {
+        size_t x, y;
+        cutune_strategy_random.next(s1, &x);
+        cutune_strategy_random.next(s2, &y);
+        same += x == y;
+        in_order += x == (size_t)i;
+    }
+    CHECK(same < N / 2 && in_order < N / 2);
+    cutune_strategy_random.destroy(s1);
+    cutune_strategy_random.destroy(s2);
+    CHECK(cutune_strategy_find("exhaustive") == &cutune_strategy_exhaustive);
+    CHECK(cutune_strategy_find("nope") == NULL);
+}
+
+typedef struct {
+    CutuneJob job;
+    int in, out;
+} Square;
+
+static void square(CutuneJob *j)
+{
+    Square *s = (Square *)j;
+    s->out = s->in * s->in;
+}
+
+static void pool(void)
+{
+    CutunePool *p = NULL;
+    CHECK(cutune_pool_create(3, &p) == 0);
+    CHECK(cutune_pool_threads(p) == 3);
+    Square jobs[100];
+    for (int i = 0; i < 100; i++) {
+        jobs[i] = (Square){{square, NULL, 0}, i, -1};
+        cutune_pool_submit(p, &jobs[i].job);
+    }
+    int ok = 1;
+    for (int i = 99; i >= 0; i--) {
+        cutune_pool_wait(p, &jobs[i].job);
+        ok &= jobs[i].out == i * i;
+    }
+    CHECK(ok);
+    cutune_pool_destroy(&p);
+    CHECK(p == NULL);
+}
+
+static void kernel_cache(void)
+{
+    char dir[] = "/tmp/cutune-kcache-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    const char key[] = "0123456789abcdef0123456789abcdef";
+    void *data = NULL;
+    size_t size = 0;
+    CHECK(cutune_kcache_get(dir, key, &data, &size) == -1);
+    CHECK(cutune_kcache_put(dir, key, "cubin!", 6) == 0);
+    CHECK(cutune_kcache_get(dir, key, &data, &size) == 0);
+    CHECK(size == 6 && data && memcmp(data, "cubin!", 6) == 0);
+    free(data);
+    char path[256];
+    snprintf(path, sizeof path, "%s/kernels/%s.cubin", dir, key);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/kernels", dir);
+    rmdir(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    problem_sizes();
+    hashing();
+    random_inputs();
+    strategies();
+    pool();
+    kernel_cache();
+    return check_result("util");
+}
