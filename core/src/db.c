@@ -621,52 +621,90 @@ int cutune_db_trial_insert(CutuneDb *db, const CutuneTrialRecord *t, int64_t *tr
     }
 }
 
+/* Columns read by read_best, in this order. */
+#define BEST_COLUMNS                                                                        \
+    "t.id, d.uuid, d.name, p.op, p.size, v.name, v.version, t.config, t.median_ms, "       \
+    "t.min_ms, t.gflops, t.gbps, t.error, t.samples"
+
+/* Step a prepared best-config query and copy its row (updated_at in column 14). */
+static int read_best(CutuneDb *db, sqlite3_stmt *st, const char *what, CutuneBest *out,
+                     CutuneError *err)
+{
+    int code = 0, rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE)
+        return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                            "database %s has no verified config for %s; tune it on that device "
+                            "first",
+                            db->path, what);
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, rc, "reading the best config");
+    memset(out, 0, sizeof *out);
+    out->trial_id = sqlite3_column_int64(st, 0);
+    if (col_copy(out->device_uuid, sizeof out->device_uuid, st, 1) ||
+        col_copy(out->device_name, sizeof out->device_name, st, 2) ||
+        col_copy(out->op, sizeof out->op, st, 3) || col_copy(out->size, sizeof out->size, st, 4) ||
+        col_copy(out->variant, sizeof out->variant, st, 5) ||
+        col_copy(out->variant_version, sizeof out->variant_version, st, 6) ||
+        col_copy(out->config, sizeof out->config, st, 7) ||
+        col_copy(out->updated_at, sizeof out->updated_at, st, 14))
+        code = cutune_error(err, CUTUNE_ERR_RANGE,
+                            "database %s: the best config for %s (trial %lld) has a field too "
+                            "long for CutuneBest",
+                            db->path, what, (long long)out->trial_id);
+    out->median_ms = sqlite3_column_double(st, 8);
+    out->min_ms = sqlite3_column_double(st, 9);
+    out->gflops = sqlite3_column_double(st, 10);
+    out->gbps = sqlite3_column_double(st, 11);
+    out->error = sqlite3_column_double(st, 12);
+    out->samples = sqlite3_column_int(st, 13);
+    return code;
+}
+
 int cutune_db_best(CutuneDb *db, const char *device_uuid, const char *op, const char *size,
                    CutuneBest *out, CutuneError *err)
 {
     if (!db || !device_uuid || !op || !size || !out)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_best: missing argument");
     sqlite3_stmt *st = NULL;
-    int code = 0, rc = sqlite3_prepare_v2(
+    char what[256];
+    snprintf(what, sizeof what, "%s %s on device %s", op, size, device_uuid);
+    int code, rc = sqlite3_prepare_v2(
         db->h,
-        "SELECT t.id, d.uuid, d.name, p.op, p.size, v.name, v.version, t.config,"
-        " t.median_ms, t.min_ms, t.gflops, t.gbps, t.error, t.samples, b.updated_at"
+        "SELECT " BEST_COLUMNS ", b.updated_at"
         " FROM best b JOIN devices d ON d.id = b.device_id"
         " JOIN problems p ON p.id = b.problem_id JOIN trials t ON t.id = b.trial_id"
         " JOIN variants v ON v.id = t.variant_id"
         " WHERE d.uuid = ? AND p.op = ? AND p.size = ?",
         -1, &st, NULL);
-    if (rc == SQLITE_OK && (rc = bind(st, "ttt", device_uuid, op, size)) == SQLITE_OK)
-        rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE) {
-        code = cutune_error(err, CUTUNE_ERR_NOT_FOUND,
-                            "database %s has no verified config for %s %s on device %s; tune "
-                            "that op and size on that device first",
-                            db->path, op, size, device_uuid);
-    } else if (rc != SQLITE_ROW) {
-        code = db_error(db, err, rc, "reading the best config");
-    } else {
-        memset(out, 0, sizeof *out);
-        out->trial_id = sqlite3_column_int64(st, 0);
-        if (col_copy(out->device_uuid, sizeof out->device_uuid, st, 1) ||
-            col_copy(out->device_name, sizeof out->device_name, st, 2) ||
-            col_copy(out->op, sizeof out->op, st, 3) ||
-            col_copy(out->size, sizeof out->size, st, 4) ||
-            col_copy(out->variant, sizeof out->variant, st, 5) ||
-            col_copy(out->variant_version, sizeof out->variant_version, st, 6) ||
-            col_copy(out->config, sizeof out->config, st, 7) ||
-            col_copy(out->updated_at, sizeof out->updated_at, st, 14))
-            code = cutune_error(err, CUTUNE_ERR_RANGE,
-                                "database %s: the best config for %s %s (trial %lld) has a field "
-                                "too long for CutuneBest",
-                                db->path, op, size, (long long)out->trial_id);
-        out->median_ms = sqlite3_column_double(st, 8);
-        out->min_ms = sqlite3_column_double(st, 9);
-        out->gflops = sqlite3_column_double(st, 10);
-        out->gbps = sqlite3_column_double(st, 11);
-        out->error = sqlite3_column_double(st, 12);
-        out->samples = sqlite3_column_int(st, 13);
-    }
+    if (rc == SQLITE_OK)
+        rc = bind(st, "ttt", device_uuid, op, size);
+    code = rc == SQLITE_OK ? read_best(db, st, what, out, err)
+                           : db_error(db, err, rc, "reading the best config");
+    sqlite3_finalize(st);
+    return code;
+}
+
+int cutune_db_best_of_variant(CutuneDb *db, const char *device_uuid, const char *op,
+                              const char *size, const char *variant, CutuneBest *out,
+                              CutuneError *err)
+{
+    if (!db || !device_uuid || !op || !size || !variant || !out)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_best_of_variant: missing argument");
+    sqlite3_stmt *st = NULL;
+    char what[320];
+    snprintf(what, sizeof what, "%s %s variant %s on device %s", op, size, variant, device_uuid);
+    int code, rc = sqlite3_prepare_v2(
+        db->h,
+        "SELECT " BEST_COLUMNS ", t.created_at"
+        " FROM trials t JOIN devices d ON d.id = t.device_id"
+        " JOIN problems p ON p.id = t.problem_id JOIN variants v ON v.id = t.variant_id"
+        " WHERE d.uuid = ? AND p.op = ? AND p.size = ? AND v.name = ? AND t.status = 'ok'"
+        " AND t.median_ms > 0 ORDER BY t.median_ms, t.id LIMIT 1",
+        -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = bind(st, "tttt", device_uuid, op, size, variant);
+    code = rc == SQLITE_OK ? read_best(db, st, what, out, err)
+                           : db_error(db, err, rc, "reading the best config of a variant");
     sqlite3_finalize(st);
     return code;
 }

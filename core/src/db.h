@@ -95,6 +95,12 @@ typedef struct CutuneBest {
 int cutune_db_best(CutuneDb *db, const char *device_uuid, const char *op, const char *size,
                    CutuneBest *out, CutuneError *err);
 
+/* The fastest verified trial of one variant for (device uuid, op, size), from any run;
+ * CUTUNE_ERR_NOT_FOUND if none. updated_at is the trial's time. */
+int cutune_db_best_of_variant(CutuneDb *db, const char *device_uuid, const char *op,
+                              const char *size, const char *variant, CutuneBest *out,
+                              CutuneError *err);
+
 /* Resolve a device recorded in the database by UUID (exact) or by a case-insensitive
  * substring of its name; CUTUNE_ERR_NOT_FOUND, or CUTUNE_ERR_INVALID when the pattern
  * matches several devices (the message lists them). */

@@ -1,0 +1,237 @@
+/* bench_matmul: for each size, the best tuned config of each matmul variant (from the
+ * database) re-checked and re-timed in this process, next to cuBLAS SGEMM (FP32, TF32 off)
+ * on the same inputs (same generator, seed and streams as the plugins), on the same GPU.
+ *
+ *   bench_matmul --db PATH [--device N] [--seed N] SIZE...
+ *
+ * Prints a table; the ratio column is tuned rate / cuBLAS rate. */
+#include "compile.h"
+#include "db.h"
+#include "device.h"
+#include "host.h"
+#include "measure.h"
+#include "registry.h"
+#include "space.h"
+#include "util.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CK(call)                                                                            \
+    do {                                                                                    \
+        cudaError_t e_ = (call);                                                            \
+        if (e_ != cudaSuccess) {                                                            \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                 \
+                    cudaGetErrorString(e_));                                                \
+            exit(1);                                                                        \
+        }                                                                                   \
+    } while (0)
+#define CKB(call)                                                                           \
+    do {                                                                                    \
+        cublasStatus_t s_ = (call);                                                         \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                  \
+            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call,    \
+                    (int)s_);                                                               \
+            exit(1);                                                                        \
+        }                                                                                   \
+    } while (0)
+
+/* cuBLAS SGEMM on row-major A (MxK), B (KxN): C^T = B^T A^T in column-major terms. Median of
+ * samples of `reps` back-to-back calls. */
+static double time_cublas(cublasHandle_t h, const CutuneProblem *p, uint64_t seed, int *samples_out)
+{
+    int M = (int)p->dim[0], N = (int)p->dim[1], K = (int)p->dim[2];
+    size_t mk = (size_t)M * K, kn = (size_t)K * N, mn = (size_t)M * N;
+    float *hA = malloc(mk * sizeof *hA), *hB = malloc(kn * sizeof *hB);
+    float *A, *B, *C;
+    if (!hA || !hB)
+        exit(1);
+    cutune_random_uniform(seed, 0, hA, mk, -1.0f, 1.0f); /* as plugins/common/matmul_op.c */
+    cutune_random_uniform(seed, 1, hB, kn, -1.0f, 1.0f);
+    CK(cudaMalloc((void **)&A, mk * 4));
+    CK(cudaMalloc((void **)&B, kn * 4));
+    CK(cudaMalloc((void **)&C, mn * 4));
+    CK(cudaMemcpy(A, hA, mk * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(B, hB, kn * 4, cudaMemcpyHostToDevice));
+    const float one = 1.0f, zero = 0.0f;
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    for (int i = 0; i < 3; i++)
+        CKB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, C, N));
+    CK(cudaEventRecord(e0, 0));
+    CKB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, C, N));
+    CK(cudaEventRecord(e1, 0));
+    CK(cudaEventSynchronize(e1));
+    float once;
+    CK(cudaEventElapsedTime(&once, e0, e1));
+    int reps = once > 0 ? (int)(0.5 / once) + 1 : 1;
+    reps = reps > 1000 ? 1000 : reps;
+    double v[31];
+    int n = 31;
+    for (int s = 0; s < n; s++) {
+        CK(cudaEventRecord(e0, 0));
+        for (int r = 0; r < reps; r++)
+            CKB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, C, N));
+        CK(cudaEventRecord(e1, 0));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        v[s] = ms / reps;
+    }
+    double med, mean, sd, mn_;
+    cutune_stats(v, n, &med, &mean, &sd, &mn_);
+    *samples_out = n;
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    CK(cudaFree(A));
+    CK(cudaFree(B));
+    CK(cudaFree(C));
+    free(hA);
+    free(hB);
+    return med;
+}
+
+/* Re-check and re-time a variant's best config for this problem. */
+static int time_variant(const CutunePlugin *pl, const CutuneDeviceInfo *dev, CutuneDb *db,
+                        const CutuneProblem *prob, const char *size, uint64_t seed,
+                        char *config, size_t config_len, double *ms, CutuneError *err)
+{
+    CutuneBest b;
+    int rc = cutune_db_best_of_variant(db, dev->uuid, "matmul", size, pl->v->name, &b, err);
+    if (rc)
+        return rc;
+    snprintf(config, config_len, "%s", b.config);
+    char path[PATH_MAX], cache[PATH_MAX];
+    CutuneSpace *sp = NULL;
+    if ((rc = cutune_space_path(pl->v->name, path, sizeof path, err)) ||
+        (rc = cutune_space_load(path, pl->v->dim_names, &sp, err)) ||
+        (rc = cutune_cache_dir(cache, sizeof cache, err)))
+        goto out;
+    int64_t values[64];
+    if (sp->nparams > 64 || (rc = cutune_config_parse(sp, b.config, values, err)))
+        goto out;
+    char defs[64][96];
+    const char *defp[64], *names[64];
+    for (size_t i = 0; i < sp->nparams; i++) {
+        snprintf(defs[i], sizeof defs[i], "%s=%lld", sp->params[i].name, (long long)values[i]);
+        defp[i] = defs[i];
+        names[i] = sp->params[i].name;
+    }
+    CutuneKernelBinary bin;
+    if ((rc = cutune_nvrtc_compile(pl->v->kernel_source, pl->v->kernel_name, defp, sp->nparams,
+                                   10 * dev->cc_major + dev->cc_minor, cache, &bin, err)))
+        goto out;
+    CutuneHostCtx hc;
+    cutune_host_init(&hc, 10 * dev->cc_major + dev->cc_minor, cache, err);
+    void *state = NULL;
+    CutuneProblem p = *prob;
+    if ((rc = pl->v->setup(&hc.host, &p, seed, &state)) == 0) {
+        CutuneConfig cfg = {sp->nparams, names, values};
+        CutuneMeasureSettings ms_set;
+        cutune_measure_defaults(&ms_set);
+        ms_set.min_samples = 31;
+        ms_set.max_samples = 31;
+        ms_set.max_seconds = 30;
+        ms_set.target_rse = 0;
+        CutuneEvalInput in = {pl->v, &hc.host, state, &p, &cfg, bin.cubin, dev, 0};
+        CutuneEvalResult res;
+        cutune_evaluate(&in, &ms_set, &res);
+        if (res.status != CUTUNE_STATUS_OK)
+            rc = cutune_error(err, CUTUNE_ERR_WRONG_RESULT, "%s %s: %s: %s", pl->v->name, b.config,
+                              cutune_status_name(res.status), res.message);
+        *ms = res.median_ms;
+        pl->v->teardown(&hc.host, state);
+    }
+    cutune_host_release(&hc);
+    cutune_kernel_binary_free(&bin);
+out:
+    cutune_space_free(sp);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char *db_path = NULL;
+    int device = 0, first_size = 0;
+    uint64_t seed = 12345;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--db") && i + 1 < argc)
+            db_path = argv[++i];
+        else if (!strcmp(argv[i], "--device") && i + 1 < argc)
+            device = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            seed = strtoull(argv[++i], NULL, 10);
+        else if (argv[i][0] == '-') {
+            fprintf(stderr, "usage: bench_matmul --db PATH [--device N] [--seed N] SIZE...\n");
+            return 2;
+        } else if (!first_size)
+            first_size = i;
+    }
+    if (!db_path || !first_size) {
+        fprintf(stderr, "usage: bench_matmul --db PATH [--device N] [--seed N] SIZE...\n");
+        return 2;
+    }
+    CutuneError err = {0};
+    CutuneDeviceInfo dev;
+    CutuneRegistry reg;
+    CutuneDb *db = NULL;
+    if (cutune_device_open(device, &dev, &err) || cutune_registry_load(&reg, &err) ||
+        cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err)) {
+        fprintf(stderr, "bench_matmul: %s\n", err.msg);
+        return err.code == CUTUNE_ERR_NO_DEVICE ? 77 : 1;
+    }
+    cublasHandle_t h;
+    CKB(cublasCreate(&h));
+    /* FP32 SGEMM: the default math mode uses no TF32 (the script also sets
+     * NVIDIA_TF32_OVERRIDE=0 so that nothing turns it on behind our back) */
+    CKB(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+    printf("device: %s (%s), seed %llu\n", dev.name, dev.uuid, (unsigned long long)seed);
+    printf("%-16s %-14s %10s %9s %10s %9s %7s  %s\n", "size", "variant", "tuned_ms", "TFLOP/s",
+           "cublas_ms", "TFLOP/s", "ratio", "config");
+    int failures = 0;
+    for (int i = first_size; i < argc; i++) {
+        if (argv[i][0] == '-') {
+            i++;
+            continue;
+        }
+        CutuneProblem p;
+        char size[64];
+        cutune_error_clear(&err);
+        if (cutune_problem_parse(argv[i], &p, &err)) {
+            fprintf(stderr, "bench_matmul: %s\n", err.msg);
+            return 2;
+        }
+        if (p.ndims == 1)
+            p.ndims = 3, p.dim[1] = p.dim[2] = p.dim[0];
+        cutune_problem_format(&p, size, sizeof size);
+        int samples;
+        double cub = time_cublas(h, &p, seed, &samples);
+        double flops = 2.0 * p.dim[0] * p.dim[1] * p.dim[2];
+        for (size_t k = 0; k < reg.count; k++) {
+            const CutunePlugin *pl = &reg.plugins[k];
+            if (strcmp(pl->v->op, "matmul"))
+                continue;
+            char config[512] = "";
+            double ms = 0;
+            cutune_error_clear(&err);
+            if (time_variant(pl, &dev, db, &p, size, seed, config, sizeof config, &ms, &err)) {
+                printf("%-16s %-14s %10s %9s %10.4f %9.2f %7s  (%s)\n", size, pl->v->name, "-", "-",
+                       cub, flops / cub / 1e9, "-", err.msg);
+                failures += err.code != CUTUNE_ERR_NOT_FOUND;
+                continue;
+            }
+            printf("%-16s %-14s %10.4f %9.2f %10.4f %9.2f %6.1f%%  %s\n", size, pl->v->name, ms,
+                   flops / ms / 1e9, cub, flops / cub / 1e9, 100.0 * cub / ms, config);
+            fflush(stdout);
+        }
+    }
+    cublasDestroy(h);
+    cutune_db_close(&db);
+    cutune_registry_free(&reg);
+    return failures ? 1 : 0;
+}
