@@ -1,1 +1,870 @@
-/* placeholder */ typedef int cutune_placeholder_expr;
+/* Integer constraint expressions: a recursive-descent parser into a small tree and an
+ * evaluator over int64 with overflow checks. See expr.h for the grammar.
+ *
+ * Hostile input is bounded two ways: the parser's nesting (parentheses, unary chains,
+ * ternaries) and the height of the tree (long left-associative chains such as
+ * 1+1+...+1 build deep trees without deep parsing), so that neither the parser nor the
+ * recursive evaluator and destructor can run out of stack. */
+#include "expr.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cutune/cutune.h"
+
+#define EXPR_MAX_NESTING 200 /* parser recursion levels */
+#define EXPR_MAX_HEIGHT 1000 /* tree height */
+
+typedef enum {
+    N_NUM,
+    N_VAR,
+    N_NEG,
+    N_NOT,
+    N_BIN,
+    N_TERN,
+    N_CALL,
+} NodeKind;
+
+typedef enum {
+    OP_ADD,
+    OP_SUB,
+    OP_MUL,
+    OP_DIV,
+    OP_MOD,
+    OP_EQ,
+    OP_NE,
+    OP_LT,
+    OP_LE,
+    OP_GT,
+    OP_GE,
+    OP_AND,
+    OP_OR,
+} BinOp;
+
+typedef enum {
+    F_MIN,
+    F_MAX,
+    F_ABS,
+    F_CEIL_DIV,
+    F_IS_POW2,
+    F_LOG2,
+} Func;
+
+static const struct {
+    const char *name;
+    int min_args, max_args; /* max_args < 0: no upper bound */
+} funcs[] = {
+    [F_MIN] = {"min", 1, -1},     [F_MAX] = {"max", 1, -1},         [F_ABS] = {"abs", 1, 1},
+    [F_CEIL_DIV] = {"ceil_div", 2, 2}, [F_IS_POW2] = {"is_pow2", 1, 1}, [F_LOG2] = {"log2", 1, 1},
+};
+#define NFUNCS (sizeof funcs / sizeof funcs[0])
+
+static const char *const binop_text[] = {
+    [OP_ADD] = "+",  [OP_SUB] = "-",  [OP_MUL] = "*",  [OP_DIV] = "/", [OP_MOD] = "%",
+    [OP_EQ] = "==", [OP_NE] = "!=", [OP_LT] = "<",  [OP_LE] = "<=", [OP_GT] = ">",
+    [OP_GE] = ">=", [OP_AND] = "&&", [OP_OR] = "||",
+};
+
+struct CutuneExpr {
+    NodeKind kind;
+    int op;     /* BinOp for N_BIN, Func for N_CALL */
+    int column; /* of the operator / function name / literal */
+    int height;
+    int64_t num;
+    size_t slot;
+    struct CutuneExpr *a, *b, *c; /* operands; N_TERN: a ? b : c */
+    struct CutuneExpr **args;
+    size_t nargs;
+};
+
+/* ------------------------------------------------------------------------------------ */
+/* Tokens */
+
+typedef enum {
+    T_END,
+    T_INT,
+    T_IDENT,
+    T_LPAREN,
+    T_RPAREN,
+    T_COMMA,
+    T_QUESTION,
+    T_COLON,
+    T_NOT,
+    T_BINOP, /* op in tok.op */
+} TokKind;
+
+typedef struct {
+    TokKind kind;
+    int op;
+    size_t start, len;
+    int64_t value;
+} Token;
+
+typedef struct {
+    const char *text;
+    size_t pos;
+    Token tok;
+    const CutuneSymbols *syms;
+    CutuneExprError *err;
+    int nesting;
+    int failed;
+} Parser;
+
+static void set_err(CutuneExprError *err, int column, const char *tok, size_t toklen,
+                    const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static void set_err(CutuneExprError *err, int column, const char *tok, size_t toklen,
+                    const char *fmt, ...)
+{
+    if (!err)
+        return;
+    err->column = column;
+    if (toklen >= sizeof err->token)
+        toklen = sizeof err->token - 1;
+    if (tok && toklen)
+        memcpy(err->token, tok, toklen);
+    else
+        toklen = 0;
+    err->token[toklen] = '\0';
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+}
+
+/* Report a parse error at the current token. Only the first error is kept. */
+#define PERR(p, ...)                                                                     \
+    do {                                                                                 \
+        if (!(p)->failed) {                                                              \
+            (p)->failed = 1;                                                             \
+            set_err((p)->err, (int)(p)->tok.start + 1, (p)->text + (p)->tok.start,       \
+                    (p)->tok.len, __VA_ARGS__);                                          \
+        }                                                                                \
+    } while (0)
+
+static int is_ident_start(int c) { return isalpha(c) || c == '_'; }
+static int is_ident_char(int c) { return isalnum(c) || c == '_'; }
+
+/* Read the next token into p->tok. Returns 0, or -1 after reporting a lexical error. */
+static int next_token(Parser *p)
+{
+    const char *s = p->text;
+    size_t i = p->pos;
+    while (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n' || s[i] == '\v' ||
+           s[i] == '\f')
+        i++;
+    Token *t = &p->tok;
+    t->start = i;
+    t->len = 1;
+    t->op = 0;
+    t->value = 0;
+    unsigned char c = (unsigned char)s[i];
+    if (c == '\0') {
+        t->kind = T_END;
+        t->len = 0;
+        p->pos = i;
+        return 0;
+    }
+    if (isdigit(c)) {
+        size_t j = i;
+        while (isdigit((unsigned char)s[j]))
+            j++;
+        size_t digits_end = j;
+        while (is_ident_char((unsigned char)s[j]) || s[j] == '.')
+            j++;
+        t->kind = T_INT;
+        t->len = j - i;
+        p->pos = j;
+        if (j != digits_end) {
+            PERR(p, "bad integer '%.*s' (integers are decimal digits only)", (int)(j - i),
+                 s + i);
+            return -1;
+        }
+        int64_t v = 0;
+        for (size_t k = i; k < j; k++) {
+            if (__builtin_mul_overflow(v, 10, &v) ||
+                __builtin_add_overflow(v, (int64_t)(s[k] - '0'), &v)) {
+                PERR(p, "integer '%.*s' is out of the int64 range", (int)(j - i), s + i);
+                return -1;
+            }
+        }
+        t->value = v;
+        return 0;
+    }
+    if (is_ident_start(c)) {
+        size_t j = i;
+        while (is_ident_char((unsigned char)s[j]))
+            j++;
+        t->kind = T_IDENT;
+        t->len = j - i;
+        p->pos = j;
+        return 0;
+    }
+    char d = s[i + 1];
+    p->pos = i + 1;
+    switch (c) {
+    case '(': t->kind = T_LPAREN; return 0;
+    case ')': t->kind = T_RPAREN; return 0;
+    case ',': t->kind = T_COMMA; return 0;
+    case '?': t->kind = T_QUESTION; return 0;
+    case ':': t->kind = T_COLON; return 0;
+    case '+': t->kind = T_BINOP; t->op = OP_ADD; return 0;
+    case '-': t->kind = T_BINOP; t->op = OP_SUB; return 0;
+    case '*': t->kind = T_BINOP; t->op = OP_MUL; return 0;
+    case '/': t->kind = T_BINOP; t->op = OP_DIV; return 0;
+    case '%': t->kind = T_BINOP; t->op = OP_MOD; return 0;
+    case '!':
+        if (d == '=') {
+            t->kind = T_BINOP; t->op = OP_NE; t->len = 2; p->pos++;
+        } else {
+            t->kind = T_NOT;
+        }
+        return 0;
+    case '<':
+    case '>':
+        t->kind = T_BINOP;
+        if (d == '=') {
+            t->op = c == '<' ? OP_LE : OP_GE; t->len = 2; p->pos++;
+        } else {
+            t->op = c == '<' ? OP_LT : OP_GT;
+        }
+        return 0;
+    case '=':
+        if (d == '=') {
+            t->kind = T_BINOP; t->op = OP_EQ; t->len = 2; p->pos++;
+            return 0;
+        }
+        t->kind = T_END;
+        PERR(p, "unexpected '=' (write '==' to compare)");
+        return -1;
+    case '&':
+    case '|':
+        if (d == (char)c) {
+            t->kind = T_BINOP; t->op = c == '&' ? OP_AND : OP_OR; t->len = 2; p->pos++;
+            return 0;
+        }
+        t->kind = T_END;
+        PERR(p, "unexpected '%c' (bitwise operators are not supported; '%c%c' is logical)",
+             c, c, c);
+        return -1;
+    default:
+        break;
+    }
+    t->kind = T_END;
+    if (c >= 0x80) {
+        /* show the whole UTF-8 sequence, not half a character */
+        size_t j = i + 1;
+        while ((unsigned char)s[j] >= 0x80 && (unsigned char)s[j] < 0xC0 && j - i < 4)
+            j++;
+        t->len = j - i;
+        p->pos = j;
+    }
+    if (isprint(c))
+        PERR(p, "unexpected character '%c'", c);
+    else
+        PERR(p, "unexpected character (byte 0x%02x)", c);
+    return -1;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Tree */
+
+static void node_free(struct CutuneExpr *n)
+{
+    if (!n)
+        return;
+    node_free(n->a);
+    node_free(n->b);
+    node_free(n->c);
+    for (size_t i = 0; i < n->nargs; i++)
+        node_free(n->args[i]);
+    free(n->args);
+    free(n);
+}
+
+void cutune_expr_free(CutuneExpr *e) { node_free(e); }
+
+static struct CutuneExpr *node_new(Parser *p, NodeKind kind, int column)
+{
+    struct CutuneExpr *n = calloc(1, sizeof *n);
+    if (!n) {
+        PERR(p, "out of memory");
+        return NULL;
+    }
+    n->kind = kind;
+    n->column = column;
+    n->height = 1;
+    return n;
+}
+
+static int height_of(const struct CutuneExpr *n) { return n ? n->height : 0; }
+
+/* Set n's height from its children; report an error if the tree grows too tall. */
+static int node_fix_height(Parser *p, struct CutuneExpr *n)
+{
+    int h = height_of(n->a);
+    if (height_of(n->b) > h)
+        h = height_of(n->b);
+    if (height_of(n->c) > h)
+        h = height_of(n->c);
+    for (size_t i = 0; i < n->nargs; i++)
+        if (height_of(n->args[i]) > h)
+            h = height_of(n->args[i]);
+    n->height = h + 1;
+    if (n->height > EXPR_MAX_HEIGHT) {
+        PERR(p, "expression is too long or nested too deeply (more than %d levels)",
+             EXPR_MAX_HEIGHT);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Parser */
+
+static struct CutuneExpr *parse_ternary(Parser *p);
+
+static int levenshtein(const char *a, size_t la, const char *b, size_t lb)
+{
+    /* names are short; anything long is simply not a near miss */
+    if (la > 63 || lb > 63)
+        return 1000;
+    int row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j];
+            int cost = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
+            int best = diag + cost;
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* "unknown name 'X' (did you mean 'Y'?)" or "(known: A, B, C, ...)" */
+static void unknown_name(Parser *p, const char *name, size_t len)
+{
+    const CutuneSymbols *sy = p->syms;
+    size_t n = sy ? sy->count : 0;
+    int best = 1000;
+    const char *best_name = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!sy->names[i])
+            continue;
+        int d = levenshtein(name, len, sy->names[i], strlen(sy->names[i]));
+        if (d < best) {
+            best = d;
+            best_name = sy->names[i];
+        }
+    }
+    for (size_t f = 0; f < NFUNCS; f++) {
+        if (strlen(funcs[f].name) == len && strncmp(funcs[f].name, name, len) == 0) {
+            PERR(p, "'%s' is a function: write %s(...)", funcs[f].name, funcs[f].name);
+            return;
+        }
+    }
+    int threshold = len <= 3 ? 1 : 2;
+    if (!best_name || best > threshold)
+        best_name = NULL;
+    char known[96];
+    size_t k = 0;
+    known[0] = '\0';
+    size_t shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!sy->names[i])
+            continue;
+        size_t l = strlen(sy->names[i]);
+        if (k + l + 8 >= sizeof known)
+            break;
+        k += (size_t)snprintf(known + k, sizeof known - k, "%s%s", shown ? ", " : "",
+                              sy->names[i]);
+        shown++;
+    }
+    if (shown < n)
+        snprintf(known + k, sizeof known - k, "%s...", shown ? ", " : "");
+    int shown_len = len > 40 ? 40 : (int)len; /* the message has 160 bytes */
+    if (n == 0)
+        PERR(p, "unknown name '%.*s' (no names are defined here)", shown_len, name);
+    else if (best_name)
+        PERR(p, "unknown name '%.*s' (did you mean '%s'? known: %s)", shown_len, name,
+             best_name, known);
+    else
+        PERR(p, "unknown name '%.*s' (known: %s)", shown_len, name, known);
+}
+
+static struct CutuneExpr *parse_call(Parser *p, size_t name_start, size_t name_len)
+{
+    const char *name = p->text + name_start;
+    int column = (int)name_start + 1;
+    int f = -1;
+    for (size_t i = 0; i < NFUNCS; i++)
+        if (strlen(funcs[i].name) == name_len && strncmp(funcs[i].name, name, name_len) == 0)
+            f = (int)i;
+    if (f < 0) {
+        /* point at the name, not at the '(' */
+        p->tok.start = name_start;
+        p->tok.len = name_len;
+        PERR(p, "unknown function '%.*s' (known: min, max, abs, ceil_div, is_pow2, log2)",
+             (int)name_len, name);
+        return NULL;
+    }
+    struct CutuneExpr *n = node_new(p, N_CALL, column);
+    if (!n)
+        return NULL;
+    n->op = f;
+    if (next_token(p)) /* skip '(' */
+        goto fail;
+    size_t cap = 0;
+    if (p->tok.kind != T_RPAREN) {
+        for (;;) {
+            struct CutuneExpr *arg = parse_ternary(p);
+            if (!arg)
+                goto fail;
+            if (n->nargs == cap) {
+                size_t ncap = cap ? 2 * cap : 4;
+                struct CutuneExpr **na = realloc(n->args, ncap * sizeof *na);
+                if (!na) {
+                    node_free(arg);
+                    PERR(p, "out of memory");
+                    goto fail;
+                }
+                n->args = na;
+                cap = ncap;
+            }
+            n->args[n->nargs++] = arg;
+            if (p->tok.kind == T_COMMA) {
+                if (next_token(p))
+                    goto fail;
+                continue;
+            }
+            break;
+        }
+    }
+    if (p->tok.kind != T_RPAREN) {
+        PERR(p, "expected ',' or ')' in the arguments of %s()", funcs[f].name);
+        goto fail;
+    }
+    size_t nargs = n->nargs;
+    if ((int)nargs < funcs[f].min_args || (funcs[f].max_args >= 0 && (int)nargs > funcs[f].max_args)) {
+        p->tok.start = name_start;
+        p->tok.len = name_len;
+        if (funcs[f].max_args < 0)
+            PERR(p, "%s() takes at least %d argument%s, got %zu", funcs[f].name,
+                 funcs[f].min_args, funcs[f].min_args == 1 ? "" : "s", nargs);
+        else
+            PERR(p, "%s() takes %d argument%s, got %zu", funcs[f].name, funcs[f].max_args,
+                 funcs[f].max_args == 1 ? "" : "s", nargs);
+        goto fail;
+    }
+    if (next_token(p)) /* skip ')' */
+        goto fail;
+    if (node_fix_height(p, n))
+        goto fail;
+    return n;
+fail:
+    node_free(n);
+    return NULL;
+}
+
+static struct CutuneExpr *parse_primary(Parser *p)
+{
+    Token t = p->tok;
+    int column = (int)t.start + 1;
+    switch (t.kind) {
+    case T_INT: {
+        struct CutuneExpr *n = node_new(p, N_NUM, column);
+        if (!n)
+            return NULL;
+        n->num = t.value;
+        if (next_token(p)) {
+            node_free(n);
+            return NULL;
+        }
+        return n;
+    }
+    case T_IDENT: {
+        if (next_token(p))
+            return NULL;
+        if (p->tok.kind == T_LPAREN)
+            return parse_call(p, t.start, t.len);
+        const char *name = p->text + t.start;
+        const CutuneSymbols *sy = p->syms;
+        size_t n = sy ? sy->count : 0;
+        for (size_t i = 0; i < n; i++) {
+            const char *s = sy->names[i];
+            if (s && strlen(s) == t.len && strncmp(s, name, t.len) == 0) {
+                struct CutuneExpr *v = node_new(p, N_VAR, column);
+                if (v)
+                    v->slot = i;
+                return v;
+            }
+        }
+        p->tok = t; /* report at the name */
+        unknown_name(p, name, t.len);
+        return NULL;
+    }
+    case T_LPAREN: {
+        if (next_token(p))
+            return NULL;
+        struct CutuneExpr *n = parse_ternary(p);
+        if (!n)
+            return NULL;
+        if (p->tok.kind != T_RPAREN) {
+            PERR(p, "missing ')' (the '(' at column %d is not closed)", column);
+            node_free(n);
+            return NULL;
+        }
+        if (next_token(p)) {
+            node_free(n);
+            return NULL;
+        }
+        return n;
+    }
+    case T_END:
+        PERR(p, "unexpected end of expression (expected a number, a name or '(')");
+        return NULL;
+    default:
+        PERR(p, "expected a number, a name or '(', found '%.*s'", (int)t.len, p->text + t.start);
+        return NULL;
+    }
+}
+
+static struct CutuneExpr *parse_unary(Parser *p)
+{
+    if (++p->nesting > EXPR_MAX_NESTING) {
+        PERR(p, "expression is nested too deeply (more than %d levels)", EXPR_MAX_NESTING);
+        p->nesting--;
+        return NULL;
+    }
+    struct CutuneExpr *r = NULL;
+    Token t = p->tok;
+    if (t.kind == T_NOT || (t.kind == T_BINOP && (t.op == OP_SUB || t.op == OP_ADD))) {
+        if (next_token(p))
+            goto out;
+        struct CutuneExpr *operand = parse_unary(p);
+        if (!operand)
+            goto out;
+        if (t.kind == T_BINOP && t.op == OP_ADD) {
+            r = operand;
+            goto out;
+        }
+        r = node_new(p, t.kind == T_NOT ? N_NOT : N_NEG, (int)t.start + 1);
+        if (!r) {
+            node_free(operand);
+            goto out;
+        }
+        r->a = operand;
+        if (node_fix_height(p, r)) {
+            node_free(r);
+            r = NULL;
+        }
+        goto out;
+    }
+    r = parse_primary(p);
+out:
+    p->nesting--;
+    return r;
+}
+
+/* One left-associative binary level: operand (op operand)* for ops in [lo, hi]. */
+typedef struct CutuneExpr *(*ParseFn)(Parser *);
+
+static struct CutuneExpr *parse_binary_level(Parser *p, ParseFn operand, int lo, int hi)
+{
+    struct CutuneExpr *left = operand(p);
+    if (!left)
+        return NULL;
+    while (p->tok.kind == T_BINOP && p->tok.op >= lo && p->tok.op <= hi) {
+        Token t = p->tok;
+        if (next_token(p))
+            goto fail;
+        struct CutuneExpr *right = operand(p);
+        if (!right)
+            goto fail;
+        struct CutuneExpr *n = node_new(p, N_BIN, (int)t.start + 1);
+        if (!n) {
+            node_free(right);
+            goto fail;
+        }
+        n->op = t.op;
+        n->a = left;
+        n->b = right;
+        left = n;
+        if (node_fix_height(p, n))
+            goto fail;
+    }
+    return left;
+fail:
+    node_free(left);
+    return NULL;
+}
+
+static struct CutuneExpr *parse_prod(Parser *p) { return parse_binary_level(p, parse_unary, OP_MUL, OP_MOD); }
+static struct CutuneExpr *parse_sum(Parser *p) { return parse_binary_level(p, parse_prod, OP_ADD, OP_SUB); }
+static struct CutuneExpr *parse_cmp(Parser *p) { return parse_binary_level(p, parse_sum, OP_EQ, OP_GE); }
+static struct CutuneExpr *parse_and(Parser *p) { return parse_binary_level(p, parse_cmp, OP_AND, OP_AND); }
+static struct CutuneExpr *parse_or(Parser *p) { return parse_binary_level(p, parse_and, OP_OR, OP_OR); }
+
+static struct CutuneExpr *parse_ternary(Parser *p)
+{
+    if (++p->nesting > EXPR_MAX_NESTING) {
+        PERR(p, "expression is nested too deeply (more than %d levels)", EXPR_MAX_NESTING);
+        p->nesting--;
+        return NULL;
+    }
+    struct CutuneExpr *n = NULL, *cond = parse_or(p);
+    if (!cond)
+        goto out;
+    if (p->tok.kind != T_QUESTION) {
+        n = cond;
+        goto out;
+    }
+    int column = (int)p->tok.start + 1;
+    n = node_new(p, N_TERN, column);
+    if (!n) {
+        node_free(cond);
+        goto out;
+    }
+    n->a = cond;
+    if (next_token(p))
+        goto fail;
+    n->b = parse_ternary(p);
+    if (!n->b)
+        goto fail;
+    if (p->tok.kind != T_COLON) {
+        PERR(p, "expected ':' to complete the '?' at column %d", column);
+        goto fail;
+    }
+    if (next_token(p))
+        goto fail;
+    n->c = parse_ternary(p);
+    if (!n->c)
+        goto fail;
+    if (node_fix_height(p, n))
+        goto fail;
+    goto out;
+fail:
+    node_free(n);
+    n = NULL;
+out:
+    p->nesting--;
+    return n;
+}
+
+int cutune_expr_compile(const char *text, const CutuneSymbols *syms, CutuneExpr **out,
+                        CutuneExprError *err)
+{
+    if (out)
+        *out = NULL;
+    if (err) {
+        err->column = 0;
+        err->token[0] = '\0';
+        err->message[0] = '\0';
+    }
+    if (!text || !out) {
+        set_err(err, 1, NULL, 0, "no expression given");
+        return CUTUNE_ERR_PARSE;
+    }
+    Parser p = {.text = text, .syms = syms, .err = err};
+    if (next_token(&p))
+        return CUTUNE_ERR_PARSE;
+    if (p.tok.kind == T_END) {
+        PERR(&p, "empty expression");
+        return CUTUNE_ERR_PARSE;
+    }
+    struct CutuneExpr *e = parse_ternary(&p);
+    if (!e)
+        return CUTUNE_ERR_PARSE;
+    if (p.tok.kind != T_END) {
+        PERR(&p, "unexpected '%.*s' after the end of the expression (missing operator?)",
+             (int)p.tok.len, text + p.tok.start);
+        node_free(e);
+        return CUTUNE_ERR_PARSE;
+    }
+    *out = e;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Evaluation */
+
+static int eval_fail(const struct CutuneExpr *n, const char *tok, CutuneExprError *err,
+                     const char *msg)
+{
+    set_err(err, n->column, tok, strlen(tok), "%s", msg);
+    return CUTUNE_ERR_RANGE;
+}
+
+static int eval(const struct CutuneExpr *n, const int64_t *v, int64_t *r, CutuneExprError *err)
+{
+    int64_t x, y;
+    int rc;
+    switch (n->kind) {
+    case N_NUM:
+        *r = n->num;
+        return 0;
+    case N_VAR:
+        *r = v[n->slot];
+        return 0;
+    case N_NEG:
+        if ((rc = eval(n->a, v, &x, err)))
+            return rc;
+        if (__builtin_sub_overflow((int64_t)0, x, r))
+            return eval_fail(n, "-", err, "integer overflow");
+        return 0;
+    case N_NOT:
+        if ((rc = eval(n->a, v, &x, err)))
+            return rc;
+        *r = !x;
+        return 0;
+    case N_TERN:
+        if ((rc = eval(n->a, v, &x, err)))
+            return rc;
+        return eval(x ? n->b : n->c, v, r, err);
+    case N_BIN:
+        if ((rc = eval(n->a, v, &x, err)))
+            return rc;
+        if (n->op == OP_AND && !x) {
+            *r = 0;
+            return 0;
+        }
+        if (n->op == OP_OR && x) {
+            *r = 1;
+            return 0;
+        }
+        if ((rc = eval(n->b, v, &y, err)))
+            return rc;
+        switch ((BinOp)n->op) {
+        case OP_ADD:
+            if (__builtin_add_overflow(x, y, r))
+                return eval_fail(n, binop_text[n->op], err, "integer overflow");
+            return 0;
+        case OP_SUB:
+            if (__builtin_sub_overflow(x, y, r))
+                return eval_fail(n, binop_text[n->op], err, "integer overflow");
+            return 0;
+        case OP_MUL:
+            if (__builtin_mul_overflow(x, y, r))
+                return eval_fail(n, binop_text[n->op], err, "integer overflow");
+            return 0;
+        case OP_DIV:
+            if (y == 0)
+                return eval_fail(n, binop_text[n->op], err, "division by zero");
+            if (x == INT64_MIN && y == -1)
+                return eval_fail(n, binop_text[n->op], err, "integer overflow");
+            *r = x / y;
+            return 0;
+        case OP_MOD:
+            if (y == 0)
+                return eval_fail(n, binop_text[n->op], err, "modulo by zero");
+            *r = (y == -1) ? 0 : x % y; /* INT64_MIN % -1 traps on x86; the answer is 0 */
+            return 0;
+        case OP_EQ: *r = x == y; return 0;
+        case OP_NE: *r = x != y; return 0;
+        case OP_LT: *r = x < y; return 0;
+        case OP_LE: *r = x <= y; return 0;
+        case OP_GT: *r = x > y; return 0;
+        case OP_GE: *r = x >= y; return 0;
+        case OP_AND:
+        case OP_OR: *r = y != 0; return 0;
+        }
+        return eval_fail(n, "?", err, "internal error: bad operator");
+    case N_CALL: {
+        const char *fname = funcs[n->op].name;
+        switch ((Func)n->op) {
+        case F_MIN:
+        case F_MAX: {
+            int64_t best = 0;
+            for (size_t i = 0; i < n->nargs; i++) {
+                if ((rc = eval(n->args[i], v, &x, err)))
+                    return rc;
+                if (i == 0 || (n->op == F_MIN ? x < best : x > best))
+                    best = x;
+            }
+            *r = best;
+            return 0;
+        }
+        case F_ABS:
+            if ((rc = eval(n->args[0], v, &x, err)))
+                return rc;
+            if (x == INT64_MIN)
+                return eval_fail(n, fname, err, "integer overflow in abs()");
+            *r = x < 0 ? -x : x;
+            return 0;
+        case F_CEIL_DIV: {
+            if ((rc = eval(n->args[0], v, &x, err)) || (rc = eval(n->args[1], v, &y, err)))
+                return rc;
+            if (y == 0)
+                return eval_fail(n, fname, err, "division by zero in ceil_div()");
+            if (x == INT64_MIN && y == -1)
+                return eval_fail(n, fname, err, "integer overflow in ceil_div()");
+            int64_t q = x / y, m = x % y;
+            if (m != 0 && ((m < 0) == (y < 0)))
+                q++; /* |q| < |x| here, so this cannot overflow */
+            *r = q;
+            return 0;
+        }
+        case F_IS_POW2:
+            if ((rc = eval(n->args[0], v, &x, err)))
+                return rc;
+            *r = x > 0 && (x & (x - 1)) == 0;
+            return 0;
+        case F_LOG2:
+            if ((rc = eval(n->args[0], v, &x, err)))
+                return rc;
+            if (x <= 0)
+                return eval_fail(n, fname, err, "log2() of a value <= 0");
+            *r = 63 - __builtin_clzll((unsigned long long)x);
+            return 0;
+        }
+        return eval_fail(n, fname, err, "internal error: bad function");
+    }
+    }
+    return eval_fail(n, "?", err, "internal error: bad node");
+}
+
+int cutune_expr_eval(const CutuneExpr *e, const int64_t *values, int64_t *result,
+                     CutuneExprError *err)
+{
+    if (!e || !result) {
+        set_err(err, 0, NULL, 0, "no expression given");
+        return CUTUNE_ERR_INVALID;
+    }
+    int64_t r = 0;
+    int rc = eval(e, values, &r, err);
+    if (rc == 0)
+        *result = r;
+    return rc;
+}
+
+int cutune_expr_uses(const CutuneExpr *e, size_t slot)
+{
+    if (!e)
+        return 0;
+    if (e->kind == N_VAR)
+        return e->slot == slot;
+    if (cutune_expr_uses(e->a, slot) || cutune_expr_uses(e->b, slot) ||
+        cutune_expr_uses(e->c, slot))
+        return 1;
+    for (size_t i = 0; i < e->nargs; i++)
+        if (cutune_expr_uses(e->args[i], slot))
+            return 1;
+    return 0;
+}

@@ -1,1 +1,382 @@
-/* placeholder */ typedef int cutune_placeholder_space;
+/* Tuning spaces in memory: device limits, enumeration of the valid configs, and the
+ * canonical config text. Reading a space file is in spaceini.c. */
+#include "space.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+#define CUTUNE_X_LIMIT_COUNT(NAME, field) LIMIT_##NAME,
+    CUTUNE_LIMIT_TABLE(CUTUNE_X_LIMIT_COUNT)
+#undef CUTUNE_X_LIMIT_COUNT
+    NLIMITS
+};
+
+void cutune_limits_sm90(CutuneLimits *out)
+{
+    if (!out)
+        return;
+    out->max_threads_per_block = 1024;
+    out->max_shared_per_block = 232448; /* 227 KiB, opt-in */
+    out->max_shared_per_sm = 233472;    /* 228 KiB */
+    out->max_regs_per_block = 65536;
+    out->warp_size = 32;
+    out->sm_count = 132;
+    out->cc = 90;
+}
+
+void cutune_limits_from_device(const CutuneDeviceInfo *d, CutuneLimits *out)
+{
+    if (!out)
+        return;
+    if (!d) {
+        cutune_limits_sm90(out);
+        return;
+    }
+    out->max_threads_per_block = d->max_threads_per_block;
+    out->max_shared_per_block = d->max_shared_per_block;
+    out->max_shared_per_sm = d->max_shared_per_sm;
+    out->max_regs_per_block = d->max_regs_per_block;
+    out->warp_size = d->warp_size;
+    out->sm_count = d->sm_count;
+    out->cc = 10 * (int64_t)d->cc_major + d->cc_minor;
+}
+
+void cutune_space_free(CutuneSpace *s)
+{
+    if (!s)
+        return;
+    free(s->path);
+    free(s->variant);
+    for (size_t i = 0; i < s->nparams; i++)
+        free(s->params[i].values);
+    free(s->params);
+    for (size_t i = 0; i < s->ndims; i++)
+        free(s->dim_names[i]);
+    free(s->dim_names);
+    for (size_t i = 0; i < s->nconstraints; i++) {
+        free(s->constraints[i].text);
+        cutune_expr_free(s->constraints[i].expr);
+    }
+    free(s->constraints);
+    for (size_t i = 0; i < s->nproblems; i++)
+        free(s->problems[i]);
+    free(s->problems);
+    free(s);
+}
+
+size_t cutune_space_cardinality(const CutuneSpace *s)
+{
+    if (!s)
+        return 0;
+    size_t n = 1;
+    for (size_t i = 0; i < s->nparams; i++)
+        if (__builtin_mul_overflow(n, s->params[i].nvalues, &n))
+            return SIZE_MAX;
+    return n;
+}
+
+void cutune_config_list_free(CutuneConfigList *l)
+{
+    if (!l)
+        return;
+    free(l->values);
+    free(l->rejected_by);
+    l->values = NULL;
+    l->rejected_by = NULL;
+    l->nconfigs = 0;
+    l->nparams = 0;
+}
+
+int cutune_config_format(const CutuneSpace *s, const int64_t *values, char *buf, size_t len)
+{
+    if (!s || !buf || len == 0 || (s->nparams && !values))
+        return CUTUNE_ERR_INVALID;
+    size_t k = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < s->nparams; i++) {
+        int n = snprintf(buf + k, len - k, "%s%s=%lld", i ? "," : "", s->params[i].name,
+                         (long long)values[i]);
+        if (n < 0 || (size_t)n >= len - k) {
+            buf[0] = '\0';
+            return CUTUNE_ERR_RANGE;
+        }
+        k += (size_t)n;
+    }
+    return 0;
+}
+
+/* Strict decimal int64: optional sign, then digits only. */
+static int parse_i64(const char *s, size_t len, int64_t *out)
+{
+    size_t i = 0;
+    int neg = 0;
+    if (i < len && (s[i] == '+' || s[i] == '-')) {
+        neg = s[i] == '-';
+        i++;
+    }
+    if (i == len)
+        return -1;
+    int64_t v = 0;
+    for (; i < len; i++) {
+        if (!isdigit((unsigned char)s[i]))
+            return -1;
+        int d = s[i] - '0';
+        if (__builtin_mul_overflow(v, 10, &v) ||
+            (neg ? __builtin_sub_overflow(v, d, &v) : __builtin_add_overflow(v, d, &v)))
+            return -2;
+    }
+    *out = v;
+    return 0;
+}
+
+static void trim(const char **s, size_t *len)
+{
+    while (*len && isspace((unsigned char)**s)) {
+        (*s)++;
+        (*len)--;
+    }
+    while (*len && isspace((unsigned char)(*s)[*len - 1]))
+        (*len)--;
+}
+
+#define CONFIG_FIX "write NAME=value pairs separated by commas, e.g. TILE=16,PAD=1"
+
+int cutune_config_parse(const CutuneSpace *s, const char *text, int64_t *values, CutuneError *err)
+{
+    if (!s || !text || (s->nparams && !values))
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_config_parse: NULL argument");
+    unsigned char *seen = calloc(s->nparams ? s->nparams : 1, 1);
+    int64_t *tmp = calloc(s->nparams ? s->nparams : 1, sizeof *tmp);
+    int rc = 0;
+    if (!seen || !tmp) {
+        rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    const char *p = text;
+    size_t all = strlen(text);
+    const char *q = text;
+    size_t qlen = all;
+    trim(&q, &qlen);
+    if (qlen > 0) {
+        for (;;) {
+            const char *comma = strchr(p, ',');
+            size_t ilen = comma ? (size_t)(comma - p) : strlen(p);
+            const char *item = p;
+            trim(&item, &ilen);
+            if (ilen == 0) {
+                rc = cutune_error(err, CUTUNE_ERR_PARSE, "config '%s': empty item; " CONFIG_FIX,
+                                  text);
+                goto out;
+            }
+            const char *eq = memchr(item, '=', ilen);
+            if (!eq) {
+                rc = cutune_error(err, CUTUNE_ERR_PARSE,
+                                  "config '%s': '%.*s' is not NAME=value; " CONFIG_FIX, text,
+                                  (int)ilen, item);
+                goto out;
+            }
+            const char *name = item;
+            size_t nlen = (size_t)(eq - item);
+            trim(&name, &nlen);
+            const char *val = eq + 1;
+            size_t vlen = ilen - (size_t)(eq + 1 - item);
+            trim(&val, &vlen);
+            size_t idx = s->nparams;
+            for (size_t i = 0; i < s->nparams; i++)
+                if (strlen(s->params[i].name) == nlen &&
+                    strncmp(s->params[i].name, name, nlen) == 0)
+                    idx = i;
+            if (idx == s->nparams) {
+                char known[512];
+                size_t k = 0;
+                known[0] = '\0';
+                for (size_t i = 0; i < s->nparams && k < sizeof known; i++)
+                    k += (size_t)snprintf(known + k, sizeof known - k, "%s%s", i ? ", " : "",
+                                          s->params[i].name);
+                rc = cutune_error(err, CUTUNE_ERR_PARSE,
+                                  "config '%s': unknown parameter '%.*s'; the parameters of %s "
+                                  "are: %s",
+                                  text, (int)nlen, name, s->variant ? s->variant : "this space",
+                                  s->nparams ? known : "(none)");
+                goto out;
+            }
+            if (seen[idx]) {
+                rc = cutune_error(err, CUTUNE_ERR_PARSE,
+                                  "config '%s': parameter '%s' is set twice; set each "
+                                  "parameter once",
+                                  text, s->params[idx].name);
+                goto out;
+            }
+            int pr = parse_i64(val, vlen, &tmp[idx]);
+            if (pr) {
+                rc = cutune_error(err, CUTUNE_ERR_PARSE,
+                                  "config '%s': value '%.*s' of %s is %s; " CONFIG_FIX, text,
+                                  (int)vlen, val, s->params[idx].name,
+                                  pr == -2 ? "out of the int64 range" : "not an integer");
+                goto out;
+            }
+            seen[idx] = 1;
+            if (!comma)
+                break;
+            p = comma + 1;
+        }
+    }
+    for (size_t i = 0; i < s->nparams; i++) {
+        if (!seen[i]) {
+            rc = cutune_error(err, CUTUNE_ERR_PARSE,
+                              "config '%s': parameter '%s' is missing; " CONFIG_FIX, text,
+                              s->params[i].name);
+            goto out;
+        }
+    }
+    if (s->nparams)
+        memcpy(values, tmp, s->nparams * sizeof *values);
+out:
+    free(seen);
+    free(tmp);
+    return rc;
+}
+
+/* "TILE=8,PAD=0" plus " with M=1024,N=..." when a problem is given. */
+static void describe_point(const CutuneSpace *s, const int64_t *vals, const int64_t *dims,
+                           char *buf, size_t len)
+{
+    if (cutune_config_format(s, vals, buf, len) != 0)
+        snprintf(buf, len, "(config too long to show)");
+    if (s->nparams == 0)
+        snprintf(buf, len, "the empty config");
+    if (dims && s->ndims) {
+        size_t k = strlen(buf);
+        int n = snprintf(buf + k, len - k, " with ");
+        for (size_t i = 0; i < s->ndims && n >= 0 && (size_t)n < len - k; i++) {
+            k += (size_t)n;
+            n = snprintf(buf + k, len - k, "%s%s=%lld", i ? "," : "", s->dim_names[i],
+                         (long long)dims[i]);
+        }
+    }
+}
+
+int cutune_space_enumerate(const CutuneSpace *s, const CutuneLimits *lim, const int64_t *dims,
+                           CutuneConfigList *out, CutuneError *err)
+{
+    if (!out)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_space_enumerate: no output");
+    memset(out, 0, sizeof *out);
+    if (!s || !lim)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_space_enumerate: NULL argument");
+    const size_t np = s->nparams, nd = s->ndims, nc = s->nconstraints;
+    out->nparams = np;
+
+    size_t nsyms = np + nd + NLIMITS;
+    int64_t *sym = calloc(nsyms, sizeof *sym);
+    size_t *idx = calloc(np ? np : 1, sizeof *idx);
+    size_t *rej = calloc(nc ? nc : 1, sizeof *rej);
+    int64_t *rows = NULL;
+    size_t nrows = 0, cap = 0;
+    int rc = 0;
+    if (!sym || !idx || !rej) {
+        rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < np; i++) {
+        if (s->params[i].nvalues == 0)
+            goto done; /* an empty parameter: no points at all */
+        sym[i] = s->params[i].values[0];
+    }
+    for (size_t i = 0; i < nd; i++)
+        sym[np + i] = dims ? dims[i] : 0;
+    {
+        size_t k = np + nd;
+#define CUTUNE_X_LIMIT_VALUE(NAME, field) sym[k++] = lim->field;
+        CUTUNE_LIMIT_TABLE(CUTUNE_X_LIMIT_VALUE)
+#undef CUTUNE_X_LIMIT_VALUE
+    }
+
+    for (;;) {
+        int ok = 1;
+        for (size_t c = 0; c < nc && ok; c++) {
+            const CutuneConstraint *con = &s->constraints[c];
+            if (con->uses_problem && !dims)
+                continue;
+            int64_t r = 0;
+            CutuneExprError ee;
+            memset(&ee, 0, sizeof ee);
+            if (cutune_expr_eval(con->expr, sym, &r, &ee) != 0) {
+                char where[512];
+                describe_point(s, sym, dims ? sym + np : NULL, where, sizeof where);
+                rc = cutune_error(err, CUTUNE_ERR_RANGE,
+                                  "%s:%d: constraint '%s' failed to evaluate for %s: %s at "
+                                  "column %d near '%s'; guard the expression so that it is "
+                                  "defined for every config, e.g. PAD != 0 && TILE %% PAD == 0",
+                                  s->path ? s->path : "(space)", con->line, con->name, where,
+                                  ee.message, ee.column, ee.token);
+                goto fail;
+            }
+            if (r == 0) {
+                rej[c]++;
+                ok = 0;
+            }
+        }
+        if (ok) {
+            if (nrows == cap) {
+                size_t ncap = cap ? 2 * cap : 64;
+                size_t bytes;
+                if (__builtin_mul_overflow(ncap, (np ? np : 1) * sizeof *rows, &bytes)) {
+                    rc = cutune_error(err, CUTUNE_ERR_NOMEM, "too many configs");
+                    goto fail;
+                }
+                int64_t *nr = realloc(rows, bytes);
+                if (!nr) {
+                    rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory (%zu configs)",
+                                      nrows);
+                    goto fail;
+                }
+                rows = nr;
+                cap = ncap;
+            }
+            if (np)
+                memcpy(rows + nrows * np, sym, np * sizeof *rows);
+            nrows++;
+        }
+        /* odometer: the last parameter turns fastest */
+        size_t i = np;
+        while (i > 0) {
+            i--;
+            if (++idx[i] < s->params[i].nvalues) {
+                sym[i] = s->params[i].values[idx[i]];
+                break;
+            }
+            idx[i] = 0;
+            sym[i] = s->params[i].values[0];
+            if (i == 0)
+                goto done;
+        }
+        if (np == 0)
+            break;
+    }
+done:
+    free(sym);
+    free(idx);
+    if (!rows) {
+        rows = malloc(sizeof *rows); /* a non-NULL array even when empty */
+        if (!rows) {
+            free(rej);
+            return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+        }
+    }
+    out->values = rows;
+    out->nconfigs = nrows;
+    out->rejected_by = rej;
+    return 0;
+fail:
+    free(sym);
+    free(idx);
+    free(rej);
+    free(rows);
+    memset(out, 0, sizeof *out);
+    return rc;
+}
