@@ -207,6 +207,14 @@ static void progress(const Tuner *t, const CutuneTuneRow *row, size_t total, dou
     fflush(t->o->log);
 }
 
+static void copy_str(char *dst, size_t len, const char *src)
+{
+    size_t n = strlen(src);
+    n = n < len - 1 ? n : len - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 static CutuneTuneRow *add_row(Tuner *t, const char *variant, const char *size)
 {
     CutuneTuneSummary *s = t->sum;
@@ -216,8 +224,8 @@ static CutuneTuneRow *add_row(Tuner *t, const char *variant, const char *size)
     s->rows = rows;
     CutuneTuneRow *r = &rows[s->nrows++];
     memset(r, 0, sizeof *r);
-    snprintf(r->variant, sizeof r->variant, "%s", variant);
-    snprintf(r->size, sizeof r->size, "%s", size);
+    copy_str(r->variant, sizeof r->variant, variant);
+    copy_str(r->size, sizeof r->size, size);
     return r;
 }
 
