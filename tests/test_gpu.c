@@ -43,7 +43,7 @@ static void tune_matmul(const char *const *sizes, size_t nsizes, int resume, Cut
 typedef struct {
     const char *size;
     double best_ok;
-    size_t planted_wrong, ok;
+    size_t planted_wrong, ok, messages;
 } Scan;
 
 static int scan(const CutuneTrialRow *r, void *user)
@@ -58,6 +58,12 @@ static int scan(const CutuneTrialRow *r, void *user)
     }
     if (!strcmp(r->variant, "matmul_planted") && !strcmp(r->status, "wrong_result"))
         s->planted_wrong++;
+    /* every failure says why: the planted ones name the wrong element, the thread count,
+     * and the compiler's #error */
+    if (strcmp(r->status, "ok") && r->message &&
+        (strstr(r->message, "elements wrong; first at C[") || strstr(r->message, "2048 threads") ||
+         strstr(r->message, "planted compile error")))
+        s->messages++;
     return 0;
 }
 
@@ -81,6 +87,8 @@ static void first_run(const char *uuid)
         /* the planted bugs are caught */
         CHECK_EQ_INT(p->count[CUTUNE_STATUS_OK], 1);
         CHECK_EQ_INT(p->count[CUTUNE_STATUS_WRONG_RESULT], 3);
+        CHECK_EQ_INT(p->count[CUTUNE_STATUS_SKIPPED_RESOURCES], 1);
+        CHECK_EQ_INT(p->count[CUTUNE_STATUS_COMPILE_ERROR], 1);
         CHECK(n->compiled + n->cached == 72 && t->compiled + t->cached == 132);
 
         CutuneDb *db = NULL;
@@ -90,9 +98,10 @@ static void first_run(const char *uuid)
         CHECK_MSG(cutune_db_best(db, uuid, "matmul", sizes[i], &b, &err) == 0, "%s", err.msg);
         CHECK_MSG(strcmp(b.variant, "matmul_planted") != 0 || strcmp(b.config, "BUG=0") == 0,
                   "a planted wrong config became best: %s %s", b.variant, b.config);
-        Scan s = {sizes[i], 0, 0, 0};
+        Scan s = {sizes[i], 0, 0, 0, 0};
         CHECK(cutune_db_trials_foreach(db, sum.run_id, scan, &s, &err) == 0);
         CHECK_EQ_INT(s.planted_wrong, 3);
+        CHECK_EQ_INT(s.messages, 5);
         CHECK_EQ_INT(s.ok, 72 + 132 + 1);
         CHECK_MSG(b.median_ms == s.best_ok, "best %.6f ms is not the fastest ok trial %.6f ms",
                   b.median_ms, s.best_ok);
@@ -139,7 +148,10 @@ static void second_run_compiles_nothing(void)
     for (size_t i = 0; i < sum.nrows; i++) {
         CHECK_MSG(sum.rows[i].compiled == 0, "%s compiled %zu kernels again", sum.rows[i].variant,
                   sum.rows[i].compiled);
-        CHECK(sum.rows[i].cached == sum.rows[i].evaluated && sum.rows[i].evaluated > 0);
+        /* compile errors are not cached: they fail again, and are counted as such */
+        CHECK(sum.rows[i].cached + sum.rows[i].count[CUTUNE_STATUS_COMPILE_ERROR] ==
+                  sum.rows[i].evaluated &&
+              sum.rows[i].evaluated > 0);
     }
     cutune_tune_summary_free(&sum);
 }

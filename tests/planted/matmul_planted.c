@@ -5,9 +5,9 @@ extern const char matmul_planted_cu[];
 
 static int geometry(const CutuneConfig *cfg, const CutuneProblem *p, CutuneLaunch *out)
 {
-    (void)cfg;
+    unsigned by = cutune_config_get(cfg, "BUG", 0) == 4 ? 128 : 16; /* 16 x 128 = 2048 threads */
     *out = (CutuneLaunch){{matmul_ceil_div(p->dim[1], 16), matmul_ceil_div(p->dim[0], 16), 1},
-                          {16, 16, 1}, 0};
+                          {16, by, 1}, 0};
     return 0;
 }
 

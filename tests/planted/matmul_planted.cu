@@ -3,8 +3,13 @@
 //   1  skips the last k term: off by one, and faster
 //   2  leaves the last row of C unwritten, and faster
 //   3  uses half of K: much faster and very wrong
+//   4  asks for 2048 threads a block: must be recorded as skipped_resources
+//   5  does not compile: must be recorded as compile_error
 // The tuner must record 1..3 as wrong_result and never pick them as best, though they
 // time faster than 0.
+#if BUG == 5
+#error "planted compile error"
+#endif
 extern "C" __global__ void matmul_planted(const float *__restrict__ A, const float *__restrict__ B,
                                           float *__restrict__ C, int M, int N, int K)
 {
