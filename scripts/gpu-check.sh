@@ -5,6 +5,7 @@
 #   scripts/gpu-check.sh [tests] [smoke] [tune] [bench] ...
 #
 #   tests  every test program (CPU and GPU), as `meson test` would run them
+#          (scripts/run-tests.py; their output goes to $OUT/tests.log)
 #   smoke  `cutune run matmul` on one size, and bench_matmul on it
 #   tune   `cutune run matmul --device 0` on the default sizes from a fresh database, then
 #          the identical command again (it must compile nothing), then `cutune query`
@@ -36,29 +37,8 @@ if ldd "$b/cli/cutune" "$b/bench/bench_matmul" | grep "not found"; then
 fi
 
 run_tests() {
-    local pass=0 fail=0 skip=0
-    export CUTUNE_PLUGIN_PATH=$b/plugins CUTUNE_TEST_BROKEN_PLUGINS=$b/tests/plugins
-    export CUTUNE_SPACE_PATH=$root/tuning_spaces CUTUNE_SOURCE_ROOT=$root
-    export CUTUNE_TEST_DATA=$root/tests/data CUTUNE_EXE=$b/cli/cutune CUTUNE_DB=$out/no-default.db
-    for t in expr space db util plugins shipped_spaces cli gpu; do
-        local cmd=("$b/tests/test_$t")
-        [ "$t" = cli ] && cmd=("$root/tests/test_cli.sh" "$b/cli/cutune")
-        if [ "$t" = gpu ]; then
-            export CUTUNE_PLUGIN_PATH=$b/plugins:$b/tests/planted
-            export CUTUNE_SPACE_PATH=$root/tuning_spaces:$root/tests/planted
-        fi
-        local t0=$(date +%s.%N)
-        "${cmd[@]}" > "$out/test_$t.log" 2>&1
-        local rc=$? t1=$(date +%s.%N)
-        case $rc in
-        0) pass=$((pass + 1)); r=pass ;;
-        77) skip=$((skip + 1)); r=SKIP ;;
-        *) fail=$((fail + 1)); r=FAIL; tail -20 "$out/test_$t.log" ;;
-        esac
-        note "$(printf 'test %-16s %-5s %6.1fs  %s' "$t" "$r" "$(awk "BEGIN{print $t1 - $t0}")" "$(tail -1 "$out/test_$t.log")")"
-    done
-    unset CUTUNE_PLUGIN_PATH CUTUNE_SPACE_PATH CUTUNE_DB
-    note "tests: $pass passed, $fail failed, $skip skipped"
+    rm -f "$out/tests.log"
+    python3 "$root/scripts/run-tests.py" "$b" "$out/tests.log" | tee -a "$summary"
 }
 
 timed() { # timed LABEL LOG command...
