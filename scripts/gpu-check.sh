@@ -10,6 +10,9 @@
 #   tune   `cutune run matmul --device 0` on the default sizes from a fresh database, then
 #          the identical command again (it must compile nothing), then `cutune query`
 #   bench  bench_matmul on the default sizes against the database of `tune`
+#   sgemm  the register-blocked variants (issue 4): random search with a budget and a time
+#          cap per variant and size on the smaller sizes; sgemm-large: the same for 8192^3
+#          and the non-square shapes; sgemm-bench: bench_matmul on all of them
 #
 # Logs and the database go to $OUT (or ./gpu-out); a short table comes last.
 set -u
@@ -77,6 +80,35 @@ for step in $steps; do
         [ -f "$db" ] || db=$root/.carry/tune.db
         timed "bench_matmul" "$out/bench.log" "$b/bench/bench_matmul" --db "$db" $sizes
         ;;
+    sgemm | sgemm-large)
+        # One invocation a variant over all its sizes: with one seed the random order is the
+        # same for every size, so each config compiles once. Budgets are per size.
+        if [ "$step" = sgemm ]; then
+            ssizes="1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096"
+            budgets="matmul_reg1d:184 matmul_reg2d:200 matmul_warptile:160"; cap=60
+        else
+            ssizes="8192x8192x8192 4096x1024x8192 128x4096x4096"
+            budgets="matmul_reg1d:40 matmul_reg2d:60 matmul_warptile:80"; cap=60
+        fi
+        db=$out/sgemm.db
+        [ -f "$db" ] || { [ -f "$root/.carry/sgemm.db" ] && cp "$root/.carry/sgemm.db" "$db"; }
+        sizeargs=$(for s_ in $ssizes; do printf -- '--size %s ' "$s_"; done)
+        for v in $budgets; do
+            timed "${v%%:*} ($step)" "$out/sgemm_run.log.tmp" "$b/cli/cutune" run matmul \
+                --variant "${v%%:*}" $sizeargs --strategy random --seed 7 --budget "${v##*:}" \
+                --time $cap --db "$db" --no-progress
+            sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
+            cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
+        done
+        rm -f "$out/sgemm_run.log.tmp"
+        ;;
+    sgemm-bench)
+        db=$out/sgemm.db
+        [ -f "$db" ] || db=$root/.carry/sgemm.db
+        timed "bench_matmul sgemm" "$out/bench.log" "$b/bench/bench_matmul" --db "$db" \
+            1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x8192x8192 \
+            4096x1024x8192 128x4096x4096
+        ;;
     *) echo "unknown step $step"; exit 2 ;;
     esac
 done
@@ -87,5 +119,6 @@ cat "$summary"
 for f in tune_run1 tune_run2; do
     [ -f "$out/$f.log" ] && { echo "--- $f"; sed -n '/^device:/,$p' "$out/$f.log"; }
 done
+[ -f "$out/sgemm_runs.log" ] && { echo "--- sgemm runs"; cat "$out/sgemm_runs.log"; }
 [ -f "$out/bench.log" ] && { echo "--- bench"; cat "$out/bench.log"; }
 exit 0
