@@ -196,9 +196,14 @@ typedef struct Candidate {
  * dimensions in order, then the device UUID. */
 static int better(const Candidate *c, double d, const CutuneProblem *p, const char *uuid)
 {
-    if (!c->found || d < c->distance)
+    if (!c->found)
         return 1;
-    if (d > c->distance)
+    /* Equal within rounding: ln 2048 - ln 1024 and ln 4096 - ln 2048 may differ in the
+     * last bit, and a tie must not be decided by that. */
+    double tol = 1e-12 * (d > c->distance ? d : c->distance);
+    if (d < c->distance - tol)
+        return 1;
+    if (d > c->distance + tol)
         return 0;
     for (int i = 0; i < p->ndims; i++)
         if (p->dim[i] != c->p.dim[i])

@@ -26,7 +26,8 @@
  *   3. CUTUNE_MATCH_SAME_ARCH another device with the same compute capability (cc_major,
  *                             cc_minor), its exact size or else its nearest tuned size;
  *   4. CUTUNE_MATCH_NONE      nothing: the call returns CUTUNE_ERR_NOT_FOUND.
- * Ties (equal distances) go to the smaller dimensions in order (M, then N, ...), then to
+ * Ties (distances equal within 1e-12 relative) go to the smaller dimensions in order
+ * (M, then N, ...), then to
  * the device UUID in byte order: the same database always gives the same answer.
  *
  * The cache. Every answer, misses included, is kept in memory per handle, keyed by
