@@ -160,4 +160,21 @@ int cutune_db_requests_pending(CutuneDb *db, const char *device_uuid, const char
 int cutune_db_request_done(CutuneDb *db, const char *device_uuid, const char *op,
                            const char *size, int64_t run_id, CutuneError *err);
 
+/* ---- every best config, for `cutune export` ---------------------------------------- */
+
+typedef struct CutuneBestRow {
+    const char *device_uuid, *device_name;
+    int cc_major, cc_minor;
+    const char *op, *size, *variant, *variant_version, *config, *updated_at;
+    double median_ms, min_ms, gflops, gbps, error;
+    int samples;
+    int64_t trial_id;
+} CutuneBestRow;
+
+/* Call fn for each best config (of one device UUID and/or one op when non-NULL), ordered
+ * by device UUID, op and size; fn returns non-zero to stop. Strings live for the call. */
+int cutune_db_best_foreach(CutuneDb *db, const char *device_uuid, const char *op,
+                           int (*fn)(const CutuneBestRow *row, void *user), void *user,
+                           CutuneError *err);
+
 #endif
