@@ -10,6 +10,8 @@
 #   tune   `cutune run matmul --device 0` on the default sizes from a fresh database, then
 #          the identical command again (it must compile nothing), then `cutune query`
 #   bench  bench_matmul on the default sizes against the database of `tune`
+#   lookup bench_lookup (CPU only: the cost of an application's lookup on 10^5 trials),
+#          on this quieter machine
 #
 # Logs and the database go to $OUT (or ./gpu-out); a short table comes last.
 set -u
@@ -76,6 +78,10 @@ for step in $steps; do
         db=$out/tune.db
         [ -f "$db" ] || db=$root/.carry/tune.db
         timed "bench_matmul" "$out/bench.log" "$b/bench/bench_matmul" --db "$db" $sizes
+        ;;
+    lookup)
+        timed "bench_lookup" "$out/bench_lookup.log" "$b/bench/bench_lookup" --db /tmp/cutune-bench-lookup.db
+        cat "$out/bench_lookup.log"
         ;;
     *) echo "unknown step $step"; exit 2 ;;
     esac
