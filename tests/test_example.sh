@@ -101,7 +101,7 @@ if ! installed devices >/dev/null 2>&1; then
 fi
 db=$tmp/t.db
 export CUTUNE_CACHE_DIR=$tmp/cache # the example compiles its kernel on first use, or reads it
-expect 0 "matmul_tiled 256x256x256" -- installed run matmul --device 0 --variant matmul_tiled \
+expect 0 "256x256x256" -- installed run matmul --device 0 --variant matmul_tiled \
     --size 256x256x256 --budget 40 --db "$db" --no-progress
 expect 0 "answered by exact" -- "$ex/matmul_app" --db "$db" --size 256x256x256
 grep -q "correct" "$tmp/out" && grep -q "same result" "$tmp/out" || bad "exact: $(cat "$tmp/out")"
