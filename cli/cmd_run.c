@@ -10,6 +10,7 @@
 
 static const char help[] =
     "usage: cutune run <op> [options]\n"
+    "       cutune run [<op>] --pending [options]\n"
     "\n"
     "Tune every variant of <op> (or the one named with --variant) on one device, for each\n"
     "problem size. Every config is compiled (NVRTC, cached), launched once on a poisoned\n"
@@ -28,6 +29,9 @@ static const char help[] =
     "  --db PATH         database file (default: $CUTUNE_DB or ~/.local/share/cutune/cutune.db)\n"
     "  --resume          skip configs the database already holds for this device, variant\n"
     "                    version and size (e.g. after an interrupted run)\n"
+    "  --pending         tune exactly the sizes that applications looked up on this device\n"
+    "                    without an exact answer (the database's `requests`, see\n"
+    "                    cutune/lookup.h), then mark them done; <op> is optional (all ops)\n"
     "  --jobs N          compile threads (default: one per CPU)\n"
     "  --max-seconds S   timing cap per config (default 1)\n"
     "  --no-progress     no progress line (it is drawn only on a terminal anyway)\n"
@@ -76,6 +80,7 @@ int cmd_run(int argc, char **argv)
         {"budget", required_argument, 0, 'b'}, {"time", required_argument, 0, 't'},
         {"seed", required_argument, 0, 'r'}, {"db", required_argument, 0, 'D'},
         {"resume", no_argument, 0, 'R'}, {"jobs", required_argument, 0, 'j'},
+        {"pending", no_argument, 0, 'p'},
         {"max-seconds", required_argument, 0, 'm'}, {"no-progress", no_argument, 0, 'P'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
@@ -124,6 +129,9 @@ int cmd_run(int argc, char **argv)
         case 'R':
             o.resume = 1;
             break;
+        case 'p':
+            o.pending = 1;
+            break;
         case 'j':
             if ((rc = cli_parse_u64("run", "--jobs", optarg, &u)))
                 goto out;
@@ -144,13 +152,20 @@ int cmd_run(int argc, char **argv)
             goto out;
         }
     }
-    if (optind != argc - 1) {
+    if (o.pending && o.nsizes) {
+        rc = cli_usage_error("run", "--pending tunes the requested sizes: leave out --size");
+        goto out;
+    }
+    if (o.pending && optind == argc) {
+        o.op = NULL; /* every op with pending requests */
+    } else if (optind != argc - 1) {
         rc = cli_usage_error("run", optind >= argc ? "which op? e.g. cutune run matmul --device 0"
                                                    : "expected one op, got '%s' and more",
                              optind < argc ? argv[optind] : "");
         goto out;
+    } else {
+        o.op = argv[optind];
     }
-    o.op = argv[optind];
     o.sizes = o.nsizes ? sizes : NULL;
 
     /* the command line, recorded with the run */

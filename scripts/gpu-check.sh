@@ -13,6 +13,8 @@
 #   sgemm  the register-blocked variants (issue 4): random search with a budget and a time
 #          cap per variant and size on the smaller sizes; sgemm-large: the same for 8192^3
 #          and the non-square shapes; sgemm-bench: bench_matmul on all of them
+#   lookup bench_lookup (CPU only: the cost of an application's lookup on 10^5 trials),
+#          on this quieter machine
 #
 # Logs and the database go to $OUT (or ./gpu-out); a short table comes last.
 set -u
@@ -108,6 +110,10 @@ for step in $steps; do
         timed "bench_matmul sgemm" "$out/bench.log" "$b/bench/bench_matmul" --db "$db" \
             1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x8192x8192 \
             4096x1024x8192 128x4096x4096
+        ;;
+    lookup)
+        timed "bench_lookup" "$out/bench_lookup.log" "$b/bench/bench_lookup" --db /tmp/cutune-bench-lookup.db
+        cat "$out/bench_lookup.log"
         ;;
     *) echo "unknown step $step"; exit 2 ;;
     esac

@@ -22,7 +22,7 @@ expect() { # expect CODE PHRASE -- command...
 expect 0 "run <op>" -- "$exe" --help
 expect 2 "usage: cutune" -- "$exe"
 expect 2 "unknown command 'frobnicate'" -- "$exe" frobnicate
-for c in run list devices query show; do
+for c in run list devices query show export; do
     expect 0 "usage: cutune $c" -- "$exe" $c --help
 done
 expect 2 "which op?" -- "$exe" run
@@ -30,6 +30,8 @@ expect 2 "--budget needs a non-negative integer, got 'lots'" -- "$exe" run matmu
 expect 2 "--time needs a non-negative number" -- "$exe" run matmul --time -1
 expect 2 "--size is required" -- "$exe" query matmul
 expect 2 "unknown status 'great'" -- "$exe" show --status great
+expect 2 "leave out --size" -- "$exe" run --pending --size 64
+expect 2 "unknown format 'yaml'" -- "$exe" export --format yaml
 expect 0 "matmul_tiled" -- "$exe" list
 expect 0 "configs: 132 valid of 224" -- "$exe" list matmul
 expect 4 "no plugin implements op 'nosuchop'" -- "$exe" list nosuchop
@@ -45,6 +47,7 @@ else
     expect 3 "no CUDA driver or device" -- "$exe" devices
     expect 3 "no CUDA driver or device" -- "$exe" run matmul --device 0 --db "$tmp/t.db"
     expect 4 "no plugin implements op 'nosuchop'" -- "$exe" run nosuchop --db "$tmp/t.db"
+    expect 3 "no CUDA driver or device" -- "$exe" run --pending --db "$tmp/t.db"
     expect 3 "needs a CUDA device to resolve" -- "$exe" query matmul --size 64 --device 0 --db "$tmp/t.db"
 fi
 exit $fail

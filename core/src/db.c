@@ -841,3 +841,20 @@ int cutune_db_configs_done(CutuneDb *db, int64_t device_id, int64_t variant_id, 
     sqlite3_finalize(st);
     return code;
 }
+
+/* ---- for the other files of the database layer (lookup.c, requests.c) ------------------ */
+
+struct sqlite3 *cutune_db_sqlite(CutuneDb *db)
+{
+    return db ? db->h : NULL;
+}
+
+const char *cutune_db_path(const CutuneDb *db)
+{
+    return db ? db->path : "";
+}
+
+int cutune_db_fail(CutuneDb *db, CutuneError *err, int rc, const char *what)
+{
+    return db_error(db, err, rc, what);
+}

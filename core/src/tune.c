@@ -469,15 +469,15 @@ out:
     return rc;
 }
 
-static int tune_variant(Tuner *t, const CutunePlugin *p, CutuneError *err)
+/* Tune a variant for the given sizes (NULL: its space's default problems). */
+static int tune_variant(Tuner *t, const CutunePlugin *p, const char *const *sizes, size_t nsizes,
+                        CutuneError *err)
 {
     char path[PATH_MAX];
     CutuneSpace *sp = NULL;
     int rc = cutune_space_path(p->v->name, path, sizeof path, err);
     if (rc || (rc = cutune_space_load(path, p->v->dim_names, &sp, err)))
         return rc;
-    const char *const *sizes = t->o->sizes;
-    size_t nsizes = t->o->nsizes;
     if (!sizes || nsizes == 0) {
         sizes = (const char *const *)sp->problems;
         nsizes = sp->nproblems;
@@ -493,6 +493,111 @@ static int tune_variant(Tuner *t, const CutunePlugin *p, CutuneError *err)
         rc = tune_problem(t, p, sp, sizes[i], err);
     }
     cutune_space_free(sp);
+    return rc;
+}
+
+/* The plugins of an op (only `variant` when given), in registry order. */
+static size_t choose(const Tuner *t, const char *op, const char *variant,
+                     const CutunePlugin **chosen, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->reg.count && n < max; i++) {
+        const CutuneVariant *v = t->reg.plugins[i].v;
+        if (strcmp(v->op, op) == 0 && (!variant || strcmp(v->name, variant) == 0))
+            chosen[n++] = &t->reg.plugins[i];
+    }
+    return n;
+}
+
+/* The pending requests of the device, as parallel lists. */
+typedef struct Pending {
+    char **op, **size;
+    size_t n;
+} Pending;
+
+static int pending_add(const char *op, const char *size, void *user)
+{
+    Pending *p = user;
+    char **o = realloc(p->op, (p->n + 1) * sizeof *o);
+    if (o)
+        p->op = o;
+    char **s = realloc(p->size, (p->n + 1) * sizeof *s);
+    if (s)
+        p->size = s;
+    if (!o || !s)
+        return 1;
+    p->op[p->n] = strdup(op);
+    p->size[p->n] = strdup(size);
+    if (!p->op[p->n] || !p->size[p->n]) {
+        free(p->op[p->n]);
+        free(p->size[p->n]);
+        return 1;
+    }
+    p->n++;
+    return 0;
+}
+
+static void pending_free(Pending *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->op[i]);
+        free(p->size[i]);
+    }
+    free(p->op);
+    free(p->size);
+    memset(p, 0, sizeof *p);
+}
+
+/* `cutune run --pending`: tune exactly the keys applications asked for on this device
+ * (the requests table), op by op, and mark each done once every variant has run on it. */
+static int tune_pending(Tuner *t, CutuneError *err)
+{
+    const CutuneTuneOptions *o = t->o;
+    Pending pend = {0};
+    int rc = cutune_db_requests_pending(t->db, t->dev.uuid, o->op, pending_add, &pend, err);
+    if (rc == 0 && pend.n == 0 && o->log)
+        fprintf(o->log, "no pending requests for %s (%s)%s%s\n", t->dev.name, t->dev.uuid,
+                o->op ? " and op " : "", o->op ? o->op : "");
+    for (size_t first = 0, end; rc == 0 && first < pend.n; first = end) {
+        for (end = first; end < pend.n && strcmp(pend.op[end], pend.op[first]) == 0; end++)
+            ;
+        const char *op = pend.op[first];
+        const CutunePlugin *chosen[256];
+        size_t nchosen = choose(t, op, o->variant, chosen, 256);
+        if (nchosen == 0) {
+            if (o->log)
+                fprintf(o->log, "%zu pending request(s) for op %s: no plugin%s%s implements it; "
+                                "left pending\n",
+                        end - first, op, o->variant ? " named " : "", o->variant ? o->variant : "");
+            continue;
+        }
+        /* keep the sizes the op accepts; a size it refuses stays pending, with a note */
+        const char **sizes = calloc(end - first, sizeof *sizes);
+        size_t nsizes = 0;
+        if (!sizes) {
+            rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+            break;
+        }
+        for (size_t i = first; i < end; i++) {
+            CutuneProblem p;
+            char why[256] = "";
+            if (cutune_problem_parse(pend.size[i], &p, NULL) == 0 &&
+                chosen[0]->v->check_problem(&p, why, sizeof why) == 0)
+                sizes[nsizes++] = pend.size[i];
+            else if (o->log)
+                fprintf(o->log, "pending %s %s: not a valid size for %s (%s); left pending\n", op,
+                        pend.size[i], chosen[0]->v->name, why);
+        }
+        for (size_t v = 0; v < nchosen && rc == 0 && nsizes > 0; v++) {
+            if (o->stop && *o->stop)
+                break;
+            rc = tune_variant(t, chosen[v], sizes, nsizes, err);
+        }
+        for (size_t i = 0; i < nsizes && rc == 0 && !(o->stop && *o->stop); i++)
+            rc = cutune_db_request_done(t->db, t->dev.uuid, op, sizes[i], t->run_id, err);
+        free(sizes);
+    }
+    pending_free(&pend);
     return rc;
 }
 
@@ -521,13 +626,8 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
     if ((rc = cutune_registry_load(&t.reg, err)))
         return rc;
     const CutunePlugin *chosen[256];
-    size_t nchosen = 0;
-    for (size_t i = 0; i < t.reg.count && nchosen < 256; i++) {
-        const CutuneVariant *v = t.reg.plugins[i].v;
-        if (strcmp(v->op, o->op) == 0 && (!o->variant || strcmp(v->name, o->variant) == 0))
-            chosen[nchosen++] = &t.reg.plugins[i];
-    }
-    if (nchosen == 0) {
+    size_t nchosen = o->op ? choose(&t, o->op, o->variant, chosen, 256) : 0;
+    if (nchosen == 0 && !(o->pending && !o->op)) {
         char known[512] = "";
         for (size_t i = 0; i < t.reg.count; i++) {
             const CutuneVariant *v = t.reg.plugins[i].v;
@@ -572,10 +672,12 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
         cutune_error(err, rc, "cannot start compile threads");
         goto end_run;
     }
-    for (size_t i = 0; i < nchosen && rc == 0; i++) {
+    if (o->pending)
+        rc = tune_pending(&t, err);
+    for (size_t i = 0; i < nchosen && rc == 0 && !o->pending; i++) {
         if (o->stop && *o->stop)
             break;
-        rc = tune_variant(&t, chosen[i], err);
+        rc = tune_variant(&t, chosen[i], o->sizes, o->nsizes, err);
     }
 end_run:
     sum->interrupted = o->stop && *o->stop;

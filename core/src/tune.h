@@ -24,6 +24,8 @@ typedef struct CutuneTuneOptions {
     const char *db_path;            /* NULL: the default location */
     const char *argv_text;          /* recorded with the run */
     int resume;                     /* skip configs the database already holds for the key */
+    int pending;                    /* tune the device's pending requests (sizes ignored;
+                                       op may be NULL: every op), then mark them done */
     int progress;                   /* draw a progress line on `log` */
     int compile_threads;            /* 0: one per CPU */
     CutuneMeasureSettings measure;
