@@ -17,6 +17,7 @@ static const char usage[] =
     "  devices         the CUDA devices of this machine\n"
     "  query <op>      the best verified config for a device and size\n"
     "  show [run]      the trials of a run (the latest by default)\n"
+    "  replay FILE     replay search strategies against a recorded exhaustive run (no GPU)\n"
     "\n"
     "`cutune <command> --help` describes each command's options.\n"
     "\n"
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
         int (*fn)(int, char **);
     } cmds[] = {
         {"run", cmd_run}, {"list", cmd_list}, {"devices", cmd_devices},
-        {"query", cmd_query}, {"show", cmd_show},
+        {"query", cmd_query}, {"show", cmd_show}, {"replay", cmd_replay},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))

@@ -6,6 +6,10 @@
 const CutuneStrategyOps *const cutune_strategy_list[] = {
     &cutune_strategy_exhaustive,
     &cutune_strategy_random,
+    &cutune_strategy_annealing,
+    &cutune_strategy_genetic,
+    &cutune_strategy_ils,
+    &cutune_strategy_tpe,
     NULL,
 };
 

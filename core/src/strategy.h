@@ -37,5 +37,9 @@ const CutuneStrategyOps *cutune_strategy_find(const char *name);
 
 extern const CutuneStrategyOps cutune_strategy_exhaustive;
 extern const CutuneStrategyOps cutune_strategy_random;
+extern const CutuneStrategyOps cutune_strategy_annealing;
+extern const CutuneStrategyOps cutune_strategy_genetic;
+extern const CutuneStrategyOps cutune_strategy_ils;
+extern const CutuneStrategyOps cutune_strategy_tpe;
 
 #endif

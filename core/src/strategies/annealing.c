@@ -1,0 +1,144 @@
+/* Simulated annealing on the parameter grid.
+ *
+ * A walk from config to config, one parameter one level at a time. A move to a faster
+ * config is always taken; a move to a slower one with probability exp(-d / T), where d is
+ * the log of the ratio of the times (so the schedule does not depend on the scale of the
+ * times) and T falls geometrically from T0 to T1 over the budget. A neighbour measured
+ * before is judged for free; only an unmeasured one is proposed, one at a time, since
+ * the next move depends on it. When the walk has wandered for long among measured
+ * configs, it goes back to the best config found, or on rare occasions to a random new
+ * one. Failed configs cost +inf and are never moved onto. */
+#include "search.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define SA_T0 0.25
+#define SA_T1 0.002
+enum { SA_FREE_MOVES = 64 };
+
+typedef struct {
+    SearchGrid g;
+    SearchBook b;
+    SearchRng rng;
+    size_t budget;
+    long cur;   /* where the walk stands; -1 before the start */
+    long cand;  /* the proposed neighbour whose time decides the next move; -1 if none */
+    size_t *nb;
+} Anneal;
+
+static void sa_destroy(void *state)
+{
+    Anneal *s = state;
+    if (!s)
+        return;
+    search_grid_free(&s->g);
+    search_book_free(&s->b);
+    free(s->nb);
+    free(s);
+}
+
+static int sa_create(const CutuneStrategyArgs *a, void **state)
+{
+    Anneal *s = calloc(1, sizeof *s);
+    if (!s)
+        return CUTUNE_ERR_NOMEM;
+    s->rng.x = a->seed ^ 0x5a000000ULL;
+    s->budget = a->budget ? a->budget : a->configs->nconfigs;
+    s->cur = s->cand = -1;
+    int rc = search_grid_build(a->configs, &s->g);
+    if (!rc)
+        rc = search_book_init(&s->b, a->configs->nconfigs, &s->rng);
+    if (!rc && !(s->nb = malloc((2 * a->configs->nparams + 1) * sizeof *s->nb)))
+        rc = CUTUNE_ERR_NOMEM;
+    if (rc) {
+        sa_destroy(s);
+        return rc;
+    }
+    *state = s;
+    return 0;
+}
+
+static double temperature(const Anneal *s)
+{
+    double t = (double)s->b.proposed / (double)(s->budget > 1 ? s->budget : 1);
+    return SA_T0 * pow(SA_T1 / SA_T0, t < 1 ? t : 1);
+}
+
+/* Metropolis: move from cur to x? */
+static int accept(Anneal *s, long x)
+{
+    double cx = s->b.cost[x], cc = s->b.cost[s->cur];
+    if (!isfinite(cx))
+        return 0;
+    if (cx <= cc)
+        return 1;
+    return search_rng_unit(&s->rng) < exp(-log(cx / cc) / temperature(s));
+}
+
+static void sa_step(void *state)
+{
+    Anneal *s = state;
+    SearchBook *b = &s->b;
+    if (s->cand >= 0) {
+        if (s->cur < 0 || !isfinite(b->cost[s->cur]) || accept(s, s->cand))
+            s->cur = s->cand;
+        s->cand = -1;
+    }
+    if (s->cur < 0 || !isfinite(b->cost[s->cur])) {
+        long r = search_book_random_new(b);
+        if (r >= 0 && search_book_queue(b, (size_t)r))
+            s->cand = r;
+        return;
+    }
+    for (int moves = 0; moves < SA_FREE_MOVES; moves++) {
+        size_t m = search_grid_neighbours(&s->g, (size_t)s->cur, s->nb);
+        if (m == 0)
+            break;
+        long x = (long)s->nb[search_rng_below(&s->rng, m)];
+        if (b->state[x] == SEARCH_NEW) {
+            search_book_queue(b, (size_t)x);
+            s->cand = x;
+            return;
+        }
+        if (accept(s, x))
+            s->cur = x;
+    }
+    /* every config near the walk is measured: jump */
+    long r = search_book_random_new(b);
+    if (b->best >= 0 && search_rng_unit(&s->rng) < 0.8) {
+        s->cur = b->best;
+        size_t m = search_grid_neighbours(&s->g, (size_t)s->cur, s->nb);
+        for (size_t k = 0; k < m; k++)
+            if (search_book_queue(b, s->nb[k])) {
+                s->cand = (long)s->nb[k];
+                return;
+            }
+    }
+    if (r >= 0 && search_book_queue(b, (size_t)r)) {
+        s->cur = -1;
+        s->cand = r;
+    }
+}
+
+static int sa_next(void *state, size_t *index)
+{
+    Anneal *s = state;
+    return search_next(&s->b, index, sa_step, s);
+}
+
+static void sa_feedback(void *state, size_t index, CutuneStatus status, double median_ms)
+{
+    Anneal *s = state;
+    search_book_feedback(&s->b, index, status, median_ms);
+}
+
+const CutuneStrategyOps cutune_strategy_annealing = {
+    .name = "annealing",
+    .summary = "simulated annealing over neighbours (one parameter one step), geometric "
+               "cooling over the budget",
+    .create = sa_create,
+    .next = sa_next,
+    .feedback = sa_feedback,
+    .destroy = sa_destroy,
+};
