@@ -214,6 +214,8 @@ static int load_csv(const char *path, Entries *es, CutuneRecording *r, CutuneErr
                 snprintf(r->variant, sizeof r->variant, "%s", val);
             else if (!strcmp(key, "size"))
                 snprintf(r->size, sizeof r->size, "%s", val);
+            else if (!strcmp(key, "source"))
+                snprintf(r->origin, sizeof r->origin, "%s", val);
             continue;
         }
         char *fields[66], *save = NULL;
@@ -417,8 +419,9 @@ int cutune_recording_write_csv(const CutuneRecording *r, const char *path, Cutun
     FILE *f = fopen(path, "w");
     if (!f)
         return cutune_error(err, CUTUNE_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    fprintf(f, "# cutune recording\n# device: %s\n# date: %s\n# variant: %s\n# size: %s\n",
-            r->device, r->date, r->variant, r->size);
+    fprintf(f, "# cutune recording\n# device: %s\n# date: %s\n# variant: %s\n# size: %s\n"
+               "# source: %s\n# median_ms: the median of the medians of the config's trials\n",
+            r->device, r->date, r->variant, r->size, r->origin[0] ? r->origin : r->source);
     for (size_t j = 0; j < r->nparams; j++)
         fprintf(f, "%s,", r->param_names[j]);
     fprintf(f, "status,median_ms\n");
@@ -428,7 +431,7 @@ int cutune_recording_write_csv(const CutuneRecording *r, const char *path, Cutun
         for (size_t j = 0; j < r->nparams; j++)
             fprintf(f, "%lld,", (long long)r->configs.values[i * r->nparams + j]);
         if (r->status[i] == CUTUNE_STATUS_OK)
-            fprintf(f, "ok,%.17g\n", r->median_ms[i]);
+            fprintf(f, "ok,%.9g\n", r->median_ms[i]);
         else
             fprintf(f, "%s,\n", cutune_status_name((CutuneStatus)r->status[i]));
     }

@@ -30,7 +30,9 @@ typedef struct CutuneRecording {
     double best_ms;             /* the fastest ok config; 0 if there is none */
     size_t nok, nfailed, nmissing;
     size_t nunmatched;          /* recorded configs that are not in the space (ignored) */
-    char device[256], date[32], variant[CUTUNE_NAME_MAX], size[64], source[512];
+    char device[256], date[32], variant[CUTUNE_NAME_MAX], size[64];
+    char source[512];  /* the file it was loaded from */
+    char origin[512];  /* a CSV's "# source:": the database it was extracted from */
 } CutuneRecording;
 
 void cutune_recording_free(CutuneRecording *r);

@@ -1,6 +1,6 @@
 /* Simulated annealing on the parameter grid.
  *
- * A walk from config to config, one parameter one level at a time. A move to a faster
+ * The walk starts at the best of a few random configs (measured as one batch). A walk from config to config, one parameter one level at a time. A move to a faster
  * config is always taken; a move to a slower one with probability exp(-d / T), where d is
  * the log of the ratio of the times (so the schedule does not depend on the scale of the
  * times) and T falls geometrically from T0 to T1 over the budget. A neighbour measured
@@ -13,9 +13,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define SA_T0 0.25
+#define SA_T0 0.1
 #define SA_T1 0.002
-enum { SA_FREE_MOVES = 64 };
+enum { SA_FREE_MOVES = 64, SA_START_SAMPLE = 8 };
 
 typedef struct {
     SearchGrid g;
@@ -25,6 +25,7 @@ typedef struct {
     long cur;   /* where the walk stands; -1 before the start */
     long cand;  /* the proposed neighbour whose time decides the next move; -1 if none */
     size_t *nb;
+    size_t sample[SA_START_SAMPLE], nsample;
 } Anneal;
 
 static void sa_destroy(void *state)
@@ -80,6 +81,23 @@ static void sa_step(void *state)
 {
     Anneal *s = state;
     SearchBook *b = &s->b;
+    if (s->nsample) { /* the start: the best of a random sample */
+        for (size_t k = 0; k < s->nsample; k++)
+            if (isfinite(b->cost[s->sample[k]]) &&
+                (s->cur < 0 || b->cost[s->sample[k]] < b->cost[s->cur]))
+                s->cur = (long)s->sample[k];
+        s->nsample = 0;
+    }
+    if (b->proposed == 0) {
+        while (s->nsample < SA_START_SAMPLE) {
+            long r = search_book_random_new(b);
+            if (r < 0)
+                break;
+            search_book_queue(b, (size_t)r);
+            s->sample[s->nsample++] = (size_t)r;
+        }
+        return;
+    }
     if (s->cand >= 0) {
         if (s->cur < 0 || !isfinite(b->cost[s->cur]) || accept(s, s->cand))
             s->cur = s->cand;

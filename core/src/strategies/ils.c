@@ -1,8 +1,11 @@
 /* Greedy iterated local search on the parameter grid.
  *
- * Local search: measure every unmeasured neighbour of the current config (one parameter
- * one level away) as one batch, so the tuner compiles them in parallel, then move to the
- * best neighbour if it is faster; a neighbour measured before costs nothing. At a local
+ * Each start is the best of a few random configs (so that the search begins in a good
+ * basin more often than not).
+ * Local search: measure the unmeasured neighbours of the current config (one parameter
+ * one level away) in random order, a few at a time so that the tuner compiles them in
+ * parallel, and move to the best neighbour known to be faster as soon as there is one
+ * (first improvement); a neighbour measured before costs nothing. At a local
  * optimum, perturb: a short random walk from the best local optimum found so far, and
  * search locally from there. After a few perturbations that find nothing better, restart
  * from a random config, so that one basin cannot hold the search for ever. Failed
@@ -12,7 +15,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-enum { ILS_WALK = 3, ILS_PATIENCE = 4, ILS_FREE_MOVES = 10000 };
+enum { ILS_WALK = 2, ILS_PATIENCE = 2, ILS_FREE_MOVES = 10000, ILS_BATCH = 4,
+       ILS_START_SAMPLE = 8, ILS_RESTART_SAMPLE = 4 };
 
 typedef struct {
     SearchGrid g;
@@ -21,6 +25,7 @@ typedef struct {
     long cur;     /* the config local search stands on, -1 before a start */
     long home;    /* the best local optimum of this restart */
     int misses;   /* perturbations since home last improved */
+    size_t sample[ILS_START_SAMPLE], nsample; /* random configs to start from the best of */
     size_t *nb;
 } Ils;
 
@@ -73,31 +78,48 @@ static void ils_step(void *state)
     Ils *s = state;
     SearchBook *b = &s->b;
     for (int moves = 0; moves < ILS_FREE_MOVES; moves++) {
-        if (s->cur < 0 || !isfinite(b->cost[s->cur])) {
-            /* start, or the start failed: a random new config */
-            long r = search_book_random_new(b);
-            if (r < 0)
-                return;
-            s->cur = r;
+        if (s->nsample) { /* a start: from the best of the random sample */
+            long best = -1;
+            for (size_t k = 0; k < s->nsample; k++)
+                if (isfinite(b->cost[s->sample[k]]) && (best < 0 || b->cost[s->sample[k]] < b->cost[best]))
+                    best = (long)s->sample[k];
+            s->nsample = 0;
+            s->cur = best;
             s->home = -1;
             s->misses = 0;
-            search_book_queue(b, (size_t)r);
+        }
+        if (s->cur < 0 || !isfinite(b->cost[s->cur])) {
+            /* start, or a start where every sample failed: sample random new configs */
+            size_t want = b->proposed ? ILS_RESTART_SAMPLE : ILS_START_SAMPLE;
+            while (s->nsample < want) {
+                long r = search_book_random_new(b);
+                if (r < 0)
+                    break;
+                search_book_queue(b, (size_t)r);
+                s->sample[s->nsample++] = (size_t)r;
+            }
             return;
         }
         size_t m = search_grid_neighbours(&s->g, (size_t)s->cur, s->nb);
-        for (size_t k = 0; k < m; k++)
-            search_book_queue(b, s->nb[k]);
-        if (b->blen)
-            return; /* measure them, then come back here */
         long best = -1;
         for (size_t k = 0; k < m; k++)
-            if (b->cost[s->nb[k]] < b->cost[s->cur] &&
+            if (b->state[s->nb[k]] == SEARCH_DONE && b->cost[s->nb[k]] < b->cost[s->cur] &&
                 (best < 0 || b->cost[s->nb[k]] < b->cost[best]))
                 best = (long)s->nb[k];
-        if (best >= 0) {
+        if (best >= 0) { /* first improvement: move as soon as one is known */
             s->cur = best;
             continue;
         }
+        /* measure up to ILS_BATCH unmeasured neighbours, in random order */
+        for (size_t k = m; k > 1; k--) {
+            size_t j = search_rng_below(&s->rng, k), t = s->nb[k - 1];
+            s->nb[k - 1] = s->nb[j];
+            s->nb[j] = t;
+        }
+        for (size_t k = 0; k < m && b->blen < ILS_BATCH; k++)
+            search_book_queue(b, s->nb[k]);
+        if (b->blen)
+            return; /* measure them, then come back here */
         /* a local optimum */
         if (s->home < 0 || b->cost[s->cur] < b->cost[s->home]) {
             s->home = s->cur;

@@ -7,8 +7,10 @@
  * (times vary smoothly along a parameter). The model's score of a config is the product
  * over its parameters of l/g: high where the fast configs cluster and the slow or failed
  * ones do not. Each step proposes the BATCH unmeasured configs of highest score (scoring
- * every valid config is cheap: nconfigs x nparams products), so failed regions are
- * learned and avoided. The first configs are random, to give the model something to
+ * every valid config is cheap: nconfigs x nparams sums), so failed regions are learned
+ * and avoided. (Adding the best-scoring neighbours of the fastest configs to each batch,
+ * as local refinement, did worse on the synthetic landscapes: it held the search in the
+ * first basin it found.) The first configs are random, to give the model something to
  * learn from. */
 #include "search.h"
 
@@ -90,6 +92,36 @@ static void deposit(double *h, size_t nl, size_t v, double w)
         h[v + 1] += 0.5 * w;
 }
 
+/* The (at most) want new configs of highest score among list[0..n), best first; ties go
+ * to the earlier in the list. */
+static size_t best_scored(Tpe *s, const size_t *list, size_t n, size_t *top, size_t want)
+{
+    const SearchBook *b = &s->b;
+    size_t p = s->g.nparams, ntop = 0;
+    double topv[TPE_BATCH];
+    if (want > TPE_BATCH)
+        want = TPE_BATCH;
+    for (size_t k = 0; k < n && want; k++) {
+        size_t i = list[k];
+        if (b->state[i] != SEARCH_NEW)
+            continue;
+        double sc = 0;
+        for (size_t j = 0; j < p; j++)
+            sc += s->lg[s->off[j] + s->g.level[i * p + j]];
+        if (ntop == want && sc <= topv[ntop - 1])
+            continue;
+        size_t at = ntop < want ? ntop++ : ntop - 1;
+        while (at > 0 && topv[at - 1] < sc) {
+            top[at] = top[at - 1];
+            topv[at] = topv[at - 1];
+            at--;
+        }
+        top[at] = i;
+        topv[at] = sc;
+    }
+    return ntop;
+}
+
 static void tpe_step(void *state)
 {
     Tpe *s = state;
@@ -123,30 +155,11 @@ static void tpe_step(void *state)
         for (size_t v = 0; v < nl; v++)
             s->lg[s->off[j] + v] = log(gd[v] / sg) - log(bd[v] / sb);
     }
-    /* the BATCH best-scoring new configs; ties broken by the seeded order */
-    size_t top[TPE_BATCH];
-    double topv[TPE_BATCH];
-    size_t ntop = 0;
-    for (size_t k = 0; k < n; k++) {
-        size_t i = b->order[k];
-        if (b->state[i] != SEARCH_NEW)
-            continue;
-        double sc = 0;
-        for (size_t j = 0; j < p; j++)
-            sc += s->lg[s->off[j] + s->g.level[i * p + j]];
-        if (ntop == TPE_BATCH && sc <= topv[ntop - 1])
-            continue;
-        size_t at = ntop < TPE_BATCH ? ntop++ : ntop - 1;
-        while (at > 0 && topv[at - 1] < sc) {
-            top[at] = top[at - 1];
-            topv[at] = topv[at - 1];
-            at--;
-        }
-        top[at] = i;
-        topv[at] = sc;
-    }
-    for (size_t k = 0; k < ntop; k++)
-        search_book_queue(b, top[k]);
+    /* the best-scoring new configs; ties go to the earlier in the seeded order */
+    size_t pick[TPE_BATCH];
+    size_t np = best_scored(s, b->order, n, pick, TPE_BATCH);
+    for (size_t k = 0; k < np; k++)
+        search_book_queue(b, pick[k]);
 }
 
 static int tpe_next(void *state, size_t *index)
