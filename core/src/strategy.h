@@ -31,6 +31,10 @@ typedef struct CutuneStrategyOps {
     void (*destroy)(void *state);
 } CutuneStrategyOps;
 
+/* The strategy `cutune run` uses when the budget cannot cover the space and none was
+ * named: the best in the replays of recorded and synthetic spaces (see README). */
+extern const char *const cutune_strategy_default_search;
+
 /* The registered strategies, NULL-terminated. */
 extern const CutuneStrategyOps *const cutune_strategy_list[];
 const CutuneStrategyOps *cutune_strategy_find(const char *name);

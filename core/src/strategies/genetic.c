@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { GA_POP = 12, GA_CHILDREN = 4, GA_TOURNAMENT = 3, GA_TRIES = 50 };
+enum { GA_POP = 8, GA_CHILDREN = 4, GA_TOURNAMENT = 3, GA_TRIES = 50 };
 
 typedef struct {
     SearchGrid g;
