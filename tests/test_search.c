@@ -475,8 +475,25 @@ static void replay_catches_repeats(void)
     cutune_recording_free(&r);
 }
 
+static void choosing(void)
+{
+    char why[512];
+    CHECK(strcmp(cutune_strategy_choose("random", 10, 0, 100, why, sizeof why), "random") == 0);
+    CHECK(why[0] == '\0');
+    CHECK(strcmp(cutune_strategy_choose(NULL, 0, 0, 100, why, sizeof why), "exhaustive") == 0);
+    CHECK(strcmp(cutune_strategy_choose(NULL, 100, 0, 100, why, sizeof why), "exhaustive") == 0);
+    CHECK(why[0] == '\0');
+    const char *s = cutune_strategy_choose(NULL, 99, 0, 100, why, sizeof why);
+    CHECK(strcmp(s, cutune_strategy_default_search) == 0 && cutune_strategy_find(s));
+    CHECK_STR_CONTAINS(why, "budget of 99 evaluations is less than the 100 valid configs");
+    s = cutune_strategy_choose(NULL, 0, 60, 100, why, sizeof why);
+    CHECK(strcmp(s, cutune_strategy_default_timed) == 0 && cutune_strategy_find(s));
+    CHECK_STR_CONTAINS(why, "time limit");
+}
+
 int main(void)
 {
+    choosing();
     setvbuf(stdout, NULL, _IOLBF, 0);
     grid_neighbours();
     replay_catches_repeats();
