@@ -135,8 +135,11 @@ static void print_json(const Opts *o, const CutuneRecording *r, const char *cons
 static void print_table(const Opts *o, const CutuneRecording *r, const char *const *names,
                         const CutuneReplayStat *const *stats, size_t ns)
 {
-    printf("recording: %s %s on %s (%s), from %s\n", r->variant, r->size,
-           r->device[0] ? r->device : "?", r->date[0] ? r->date : "date unknown", r->source);
+    if (o->synthetic)
+        printf("recording: %s\n", r->device);
+    else
+        printf("recording: %s %s on %s (%s), from %s\n", r->variant, r->size,
+               r->device[0] ? r->device : "?", r->date[0] ? r->date : "date unknown", r->source);
     printf("space: %zu configs: %zu ok, %zu failed, %zu not recorded; optimum %.6g ms\n",
            r->configs.nconfigs, r->nok, r->nfailed, r->nmissing, r->best_ms);
     if (r->nunmatched)
@@ -162,6 +165,9 @@ static void print_table(const Opts *o, const CutuneRecording *r, const char *con
         }
         printf("  %.3f\n", 1e3 * stats[s][o->nbudgets - 1].seconds);
     }
+    if (o->budgets[o->nbudgets - 1] >= r->configs.nconfigs)
+        printf("(a budget of %zu or more covers the whole space: every strategy reaches 1)\n",
+               r->configs.nconfigs);
 }
 
 static int write_csv(const Opts *o, const CutuneRecording *r, const char *const *names,
@@ -364,8 +370,11 @@ int cmd_replay(int argc, char **argv)
         goto out;
     if (o.svg) {
         char title[512];
-        snprintf(title, sizeof title, "%s %s on %s (%s): median over %llu seeds", rec.variant,
-                 rec.size, rec.device, rec.date[0] ? rec.date : "-", o.seeds);
+        if (o.synthetic)
+            snprintf(title, sizeof title, "%s: median over %llu seeds", rec.device, o.seeds);
+        else
+            snprintf(title, sizeof title, "%s %s on %s (%s): median over %llu seeds",
+                     rec.variant, rec.size, rec.device, rec.date[0] ? rec.date : "-", o.seeds);
         if (replay_svg_write(o.svg, title, names, stats, ns, o.nbudgets, &err))
             rc = cli_fail("replay", &err);
     }

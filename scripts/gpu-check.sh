@@ -10,6 +10,10 @@
 #   tune   `cutune run matmul --device 0` on the default sizes from a fresh database, then
 #          the identical command again (it must compile nothing), then `cutune query`
 #   bench  bench_matmul on the default sizes against the database of `tune`
+#   record exhaustive runs to replay: for each op:variant:size in $RECORD (default
+#          matmul:matmul_tiled:512x512x512 axpy:axpy_template:16777216), `cutune run`
+#          with --strategy exhaustive, then the recording as CSV (to commit under
+#          tests/data/recordings/) and `cutune replay` of it (table, JSON, SVG)
 #
 # Logs and the database go to $OUT (or ./gpu-out); a short table comes last.
 set -u
@@ -76,6 +80,22 @@ for step in $steps; do
         db=$out/tune.db
         [ -f "$db" ] || db=$root/.carry/tune.db
         timed "bench_matmul" "$out/bench.log" "$b/bench/bench_matmul" --db "$db" $sizes
+        ;;
+    record)
+        for ovs in ${RECORD:-matmul:matmul_tiled:512x512x512 axpy:axpy_template:16777216}; do
+            op=${ovs%%:*} vs=${ovs#*:}
+            v=${vs%%:*} s=${vs#*:}
+            tag=$v-${s%%x*}
+            timed "record $v $s" "$out/record-$tag.log" "$b/cli/cutune" run "$op" --variant "$v" \
+                --size "$s" --strategy exhaustive --device 0 --db "$out/record.db" --no-progress
+            tail -4 "$out/record-$tag.log"
+            dev=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 | awk '{print tolower($NF)}')
+            "$b/cli/cutune" replay "$out/record.db" --variant "$v" --size "$s" \
+                --export-csv "$out/$dev-$tag.csv"
+            "$b/cli/cutune" replay "$out/$dev-$tag.csv" --svg "$out/replay-$tag.svg" \
+                --json > "$out/replay-$tag.json"
+            "$b/cli/cutune" replay "$out/$dev-$tag.csv" | tee "$out/replay-$tag.txt" | tee -a "$summary"
+        done
         ;;
     *) echo "unknown step $step"; exit 2 ;;
     esac
