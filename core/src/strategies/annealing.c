@@ -4,8 +4,11 @@
  * config is always taken; a move to a slower one with probability exp(-d / T), where d is
  * the log of the ratio of the times (so the schedule does not depend on the scale of the
  * times) and T falls geometrically from T0 to T1 over the budget. A neighbour measured
- * before is judged for free; only an unmeasured one is proposed, one at a time, since
- * the next move depends on it. When the walk has wandered for long among measured
+ * before is judged for free. Unmeasured neighbours are proposed SA_BATCH at a time (so
+ * that the tuner compiles them in parallel), all neighbours of the same config, and
+ * judged in the order proposed once all are measured: on the synthetic landscapes this
+ * reached the same fractions of the optimum from 100 evaluations on as one at a time,
+ * and about 0.02 less at 25. When the walk has wandered for long among measured
  * configs, it goes back to the best config found, or on rare occasions to a random new
  * one. Failed configs cost +inf and are never moved onto. */
 #include "search.h"
@@ -15,7 +18,7 @@
 
 #define SA_T0 0.1
 #define SA_T1 0.002
-enum { SA_FREE_MOVES = 64, SA_START_SAMPLE = 8 };
+enum { SA_FREE_MOVES = 64, SA_START_SAMPLE = 8, SA_BATCH = 4 };
 
 typedef struct {
     SearchGrid g;
@@ -23,7 +26,7 @@ typedef struct {
     SearchRng rng;
     size_t budget;
     long cur;   /* where the walk stands; -1 before the start */
-    long cand;  /* the proposed neighbour whose time decides the next move; -1 if none */
+    size_t cand[SA_BATCH], ncand; /* proposed neighbours whose times decide the next moves */
     size_t *nb;
     size_t sample[SA_START_SAMPLE], nsample;
 } Anneal;
@@ -46,7 +49,7 @@ static int sa_create(const CutuneStrategyArgs *a, void **state)
         return CUTUNE_ERR_NOMEM;
     s->rng.x = a->seed ^ 0x5a000000ULL;
     s->budget = a->budget ? a->budget : a->configs->nconfigs;
-    s->cur = s->cand = -1;
+    s->cur = -1;
     int rc = search_grid_build(a->configs, &s->g);
     if (!rc)
         rc = search_book_init(&s->b, a->configs->nconfigs, &s->rng);
@@ -98,15 +101,15 @@ static void sa_step(void *state)
         }
         return;
     }
-    if (s->cand >= 0) {
-        if (s->cur < 0 || !isfinite(b->cost[s->cur]) || accept(s, s->cand))
-            s->cur = s->cand;
-        s->cand = -1;
-    }
+    /* judge the candidates in the order they were proposed */
+    for (size_t k = 0; k < s->ncand; k++)
+        if (s->cur < 0 || !isfinite(b->cost[s->cur]) || accept(s, (long)s->cand[k]))
+            s->cur = (long)s->cand[k];
+    s->ncand = 0;
     if (s->cur < 0 || !isfinite(b->cost[s->cur])) {
         long r = search_book_random_new(b);
         if (r >= 0 && search_book_queue(b, (size_t)r))
-            s->cand = r;
+            s->cand[s->ncand++] = (size_t)r;
         return;
     }
     for (int moves = 0; moves < SA_FREE_MOVES; moves++) {
@@ -115,8 +118,18 @@ static void sa_step(void *state)
             break;
         long x = (long)s->nb[search_rng_below(&s->rng, m)];
         if (b->state[x] == SEARCH_NEW) {
+            /* this one, and a few more new neighbours of the same config, in random order,
+             * so that the tuner can compile them at once */
             search_book_queue(b, (size_t)x);
-            s->cand = x;
+            s->cand[s->ncand++] = (size_t)x;
+            for (size_t k = m; k > 1; k--) {
+                size_t j = search_rng_below(&s->rng, k), t = s->nb[k - 1];
+                s->nb[k - 1] = s->nb[j];
+                s->nb[j] = t;
+            }
+            for (size_t k = 0; k < m && s->ncand < SA_BATCH; k++)
+                if (search_book_queue(b, s->nb[k]))
+                    s->cand[s->ncand++] = s->nb[k];
             return;
         }
         if (accept(s, x))
@@ -129,13 +142,13 @@ static void sa_step(void *state)
         size_t m = search_grid_neighbours(&s->g, (size_t)s->cur, s->nb);
         for (size_t k = 0; k < m; k++)
             if (search_book_queue(b, s->nb[k])) {
-                s->cand = (long)s->nb[k];
+                s->cand[s->ncand++] = s->nb[k];
                 return;
             }
     }
     if (r >= 0 && search_book_queue(b, (size_t)r)) {
         s->cur = -1;
-        s->cand = r;
+        s->cand[s->ncand++] = (size_t)r;
     }
 }
 
