@@ -1,16 +1,17 @@
 /* Simulated annealing on the parameter grid.
  *
- * The walk starts at the best of a few random configs (measured as one batch). A walk from config to config, one parameter one level at a time. A move to a faster
- * config is always taken; a move to a slower one with probability exp(-d / T), where d is
- * the log of the ratio of the times (so the schedule does not depend on the scale of the
- * times) and T falls geometrically from T0 to T1 over the budget. A neighbour measured
- * before is judged for free. Unmeasured neighbours are proposed SA_BATCH at a time (so
- * that the tuner compiles them in parallel), all neighbours of the same config, and
- * judged in the order proposed once all are measured: on the synthetic landscapes this
- * reached the same fractions of the optimum from 100 evaluations on as one at a time,
- * and about 0.02 less at 25. When the walk has wandered for long among measured
- * configs, it goes back to the best config found, or on rare occasions to a random new
- * one. Failed configs cost +inf and are never moved onto. */
+ * A walk from config to config, one parameter one level at a time, starting at the best
+ * of a few random configs (measured as one batch). A move to a faster config is always
+ * taken; a move to a slower one with probability exp(-d / T), where d is the log of the
+ * ratio of the times (so the schedule does not depend on the scale of the times) and T
+ * falls geometrically from T0 to T1 over the budget. A neighbour measured before is
+ * judged for free. Unmeasured neighbours are proposed SA_BATCH at a time (so that the
+ * tuner compiles them in parallel), all neighbours of the same config, and judged in the
+ * order proposed once all are measured: on the synthetic landscapes this reached the
+ * same fractions of the optimum from 100 evaluations on as one at a time, and about 0.02
+ * less at 25. When the walk has wandered for long among measured configs, it goes back
+ * to the best config found, or now and then to a random new one. Failed configs cost
+ * +inf and are never moved onto. */
 #include "search.h"
 
 #include <math.h>
