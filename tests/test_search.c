@@ -349,6 +349,8 @@ static void load_from_db(void)
     if (!db)
         return;
     CHECK(cutune_db_device(db, &h200, &d1, &e) == 0 && cutune_db_device(db, &h100, &d2, &e) == 0);
+    int64_t old;
+    CHECK(cutune_db_variant(db, "matmul", "matmul_tiled", "0", "oldhash", &old, &e) == 0);
     CHECK(cutune_db_variant(db, "matmul", "matmul_tiled", "1", "hash", &var, &e) == 0);
     CHECK(cutune_db_problem(db, "matmul", "64x64x64", &prob, &e) == 0);
     ri.device_id = d1;
@@ -362,6 +364,7 @@ static void load_from_db(void)
     add(db, run, d1, var, prob, b, CUTUNE_STATUS_WRONG_RESULT, 0); /* once wrong: failed */
     add(db, run, d1, var, prob, c, CUTUNE_STATUS_COMPILE_ERROR, 0);
     add(db, run, d2, var, prob, x, CUTUNE_STATUS_OK, 0.1); /* another device */
+    add(db, run, d1, old, prob, a, CUTUNE_STATUS_OK, 0.01); /* an older kernel: not read */
     cutune_db_close(&db);
 
     CutuneRecording r;

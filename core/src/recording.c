@@ -123,7 +123,9 @@ static int load_db(const char *path, const char *variant, const char *size, cons
         "SELECT t.config, t.status, t.median_ms, d.name, d.uuid, t.created_at "
         "FROM trials t JOIN variants v ON v.id = t.variant_id "
         "JOIN problems p ON p.id = t.problem_id JOIN devices d ON d.id = t.device_id "
-        "WHERE v.name = ?1 AND p.size = ?2 ORDER BY t.id";
+        "WHERE v.name = ?1 AND p.size = ?2 AND v.id = (SELECT max(t2.variant_id) FROM trials t2 "
+        "JOIN variants v2 ON v2.id = t2.variant_id JOIN problems p2 ON p2.id = t2.problem_id "
+        "WHERE v2.name = ?1 AND p2.size = ?2) ORDER BY t.id";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
         rc = cutune_error(err, CUTUNE_ERR_DB, "%s is not a cutune database (%s)", path,
                           sqlite3_errmsg(db));

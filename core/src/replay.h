@@ -44,8 +44,9 @@ void cutune_recording_free(CutuneRecording *r);
  * database holds one device for that variant and size. space: when not NULL, the
  * strategies search its valid configs under sm_90 limits for this size (configs it has
  * but the recording lacks are MISSING); when NULL, the recorded configs are the space.
- * A config measured several times gets the median of its medians, and counts as ok
- * only if every trial was ok. Errors name the file and what is missing. */
+ * From a database, only the newest version of the variant (another kernel source is a
+ * new version) that has trials at that size is read. A config measured several times
+ * gets the median of its medians, and counts as ok only if every trial was ok. Errors name the file and what is missing. */
 int cutune_recording_load(const char *path, const char *variant, const char *size,
                           const char *device, const CutuneSpace *space, CutuneRecording *out,
                           CutuneError *err);
