@@ -49,6 +49,8 @@ int search_grid_build(const CutuneConfigList *cl, SearchGrid *g)
 {
     memset(g, 0, sizeof *g);
     size_t n = cl->nconfigs, p = cl->nparams;
+    if (p > SEARCH_MAX_PARAMS)
+        return CUTUNE_ERR_RANGE;
     int rc = CUTUNE_ERR_NOMEM;
     int64_t *col = malloc((n ? n : 1) * sizeof *col);
     g->n = n;
@@ -117,9 +119,7 @@ long search_grid_find(const SearchGrid *g, const uint16_t *levels)
 size_t search_grid_neighbours(const SearchGrid *g, size_t i, size_t *out)
 {
     size_t p = g->nparams, m = 0;
-    uint16_t lv[256];
-    if (p > sizeof lv / sizeof lv[0])
-        return 0;
+    uint16_t lv[SEARCH_MAX_PARAMS];
     memcpy(lv, &g->level[i * p], p * sizeof *lv);
     for (size_t j = 0; j < p; j++) {
         uint16_t v = lv[j];

@@ -33,8 +33,10 @@ typedef struct SearchGrid {
     size_t tmask;
 } SearchGrid;
 
-/* Build from a config list. Returns 0, CUTUNE_ERR_NOMEM, or CUTUNE_ERR_RANGE when a
- * parameter has more than 65535 distinct values. */
+enum { SEARCH_MAX_PARAMS = 256 };
+
+/* Build from a config list. Returns 0, CUTUNE_ERR_NOMEM, or CUTUNE_ERR_RANGE when there
+ * are more than SEARCH_MAX_PARAMS parameters or one has more than 65535 distinct values. */
 int search_grid_build(const CutuneConfigList *cl, SearchGrid *g);
 void search_grid_free(SearchGrid *g);
 /* The config at these levels, or -1 when it is not a valid config. */
