@@ -89,7 +89,7 @@ for step in $steps; do
             timed "record $v $s" "$out/record-$tag.log" "$b/cli/cutune" run "$op" --variant "$v" \
                 --size "$s" --strategy exhaustive --device 0 --db "$out/record.db" --no-progress
             tail -4 "$out/record-$tag.log"
-            dev=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 | awk '{print tolower($NF)}')
+            dev=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 | awk '{print tolower($2)}')
             "$b/cli/cutune" replay "$out/record.db" --variant "$v" --size "$s" \
                 --export-csv "$out/$dev-$tag.csv"
             "$b/cli/cutune" replay "$out/$dev-$tag.csv" --svg "$out/replay-$tag.svg" \
