@@ -22,7 +22,10 @@ static const char help[] =
     "  --size S          problem size, e.g. 4096x4096x4096 (repeatable; default: the sizes\n"
     "                    listed under [problems] in each variant's tuning space)\n"
     "  --variant NAME    tune only this variant\n"
-    "  --strategy S      exhaustive (default) or random\n"
+    "  --strategy S      exhaustive, random, annealing, genetic, ils (greedy iterated local\n"
+    "                    search) or tpe (model-based); default: exhaustive, unless --budget\n"
+    "                    is less than the valid configs of a space (then annealing) or --time\n"
+    "                    is set (then ils): the best in `cutune replay` of recorded spaces\n"
     "  --budget N        at most N configs per variant and size (default: all)\n"
     "  --time SECONDS    at most this long per variant and size (default: no limit)\n"
     "  --seed N          seed of the random inputs and of the strategy (default 1)\n"
@@ -70,6 +73,11 @@ static void print_summary(const CutuneTuneSummary *s)
     }
     printf("(compiled: NVRTC compilations / cubins taken from the cache; 'other': compile or "
            "launch errors, skipped for resources)\n");
+    for (size_t i = 0; i < s->nrows; i++)
+        if (s->rows[i].strategy[0] && strcmp(s->rows[i].strategy, "exhaustive") != 0)
+            printf("%s %s: searched with strategy %s, %zu of %zu valid configs\n",
+                   s->rows[i].variant, s->rows[i].size, s->rows[i].strategy,
+                   s->rows[i].evaluated, s->rows[i].nvalid);
 }
 
 int cmd_run(int argc, char **argv)

@@ -18,6 +18,7 @@ static const char usage[] =
     "  query <op>      the best verified config for a device and size\n"
     "  show [run]      the trials of a run (the latest by default)\n"
     "  export          the best configs as JSON, CSV or a C header\n"
+    "  replay FILE     replay search strategies against a recorded exhaustive run (no GPU)\n"
     "\n"
     "`cutune <command> --help` describes each command's options.\n"
     "\n"
@@ -52,6 +53,7 @@ int main(int argc, char **argv)
     } cmds[] = {
         {"run", cmd_run}, {"list", cmd_list}, {"devices", cmd_devices},
         {"query", cmd_query}, {"show", cmd_show}, {"export", cmd_export},
+        {"replay", cmd_replay},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))

@@ -15,6 +15,10 @@
 #          and the non-square shapes; sgemm-bench: bench_matmul on all of them
 #   lookup bench_lookup (CPU only: the cost of an application's lookup on 10^5 trials),
 #          on this quieter machine
+#   record exhaustive runs to replay: for each op:variant:size in $RECORD (default
+#          matmul:matmul_tiled:512x512x512 axpy:axpy_template:16777216), `cutune run`
+#          with --strategy exhaustive, then the recording as CSV (to commit under
+#          tests/data/recordings/) and `cutune replay` of it (table, JSON, SVG)
 #
 # Logs and the database go to $OUT (or ./gpu-out); a short table comes last.
 set -u
@@ -114,6 +118,22 @@ for step in $steps; do
     lookup)
         timed "bench_lookup" "$out/bench_lookup.log" "$b/bench/bench_lookup" --db /tmp/cutune-bench-lookup.db
         cat "$out/bench_lookup.log"
+        ;;
+    record)
+        for ovs in ${RECORD:-matmul:matmul_tiled:512x512x512 axpy:axpy_template:16777216}; do
+            op=${ovs%%:*} vs=${ovs#*:}
+            v=${vs%%:*} s=${vs#*:}
+            tag=$v-${s%%x*}
+            timed "record $v $s" "$out/record-$tag.log" "$b/cli/cutune" run "$op" --variant "$v" \
+                --size "$s" --strategy exhaustive --device 0 --db "$out/record.db" --no-progress
+            tail -4 "$out/record-$tag.log"
+            dev=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 | awk '{print tolower($2)}')
+            "$b/cli/cutune" replay "$out/record.db" --variant "$v" --size "$s" \
+                --export-csv "$out/$dev-$tag.csv"
+            "$b/cli/cutune" replay "$out/$dev-$tag.csv" --svg "$out/replay-$tag.svg" \
+                --json > "$out/replay-$tag.json"
+            "$b/cli/cutune" replay "$out/$dev-$tag.csv" | tee "$out/replay-$tag.txt" | tee -a "$summary"
+        done
         ;;
     *) echo "unknown step $step"; exit 2 ;;
     esac

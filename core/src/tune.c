@@ -21,7 +21,7 @@
 void cutune_tune_defaults(CutuneTuneOptions *o)
 {
     memset(o, 0, sizeof *o);
-    o->strategy = "exhaustive";
+    o->strategy = NULL; /* chosen per space and budget: see tune.h */
     o->seed = 1;
     cutune_measure_defaults(&o->measure);
     o->log = stderr;
@@ -369,7 +369,13 @@ static int tune_problem(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
     CutuneHostCtx hc;
     cutune_host_init(&hc, t->arch, t->cache_dir, err);
     void *state = NULL;
-    const CutuneStrategyOps *ops = cutune_strategy_find(o->strategy);
+    char why[512];
+    const char *sname = cutune_strategy_choose(o->strategy, o->budget, o->time_limit_s,
+                                               cl.nconfigs, why, sizeof why);
+    if (why[0] && o->log)
+        fprintf(o->log, "  %s %s: %s\n", p->v->name, size, why);
+    snprintf(row->strategy, sizeof row->strategy, "%s", sname);
+    const CutuneStrategyOps *ops = cutune_strategy_find(sname);
     void *st = NULL;
     size_t budget = o->budget && o->budget < cl.nconfigs ? o->budget : cl.nconfigs;
     CutuneStrategyArgs sa = {sp, &cl, o->seed, budget};
@@ -609,8 +615,9 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
     t.o = o;
     t.sum = sum;
     int rc;
-    const char *strategy = o->strategy ? o->strategy : "exhaustive";
-    if (!cutune_strategy_find(strategy)) {
+    const char *strategy = o->strategy ? o->strategy
+                           : o->budget || o->time_limit_s > 0 ? "auto" : "exhaustive";
+    if (o->strategy && !cutune_strategy_find(strategy)) {
         char names[256] = "";
         for (size_t i = 0; cutune_strategy_list[i]; i++) {
             strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
@@ -620,7 +627,6 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
                             strategy, names);
     }
     CutuneTuneOptions oo = *o;
-    oo.strategy = strategy;
     t.o = &oo;
 
     if ((rc = cutune_registry_load(&t.reg, err)))

@@ -16,7 +16,9 @@ typedef struct CutuneTuneOptions {
     const char *variant;            /* NULL: every variant of the op */
     const char *const *sizes;       /* NULL: each space's default problems */
     size_t nsizes;
-    const char *strategy;           /* NULL: "exhaustive" */
+    const char *strategy;           /* NULL: "exhaustive", unless a budget smaller than the
+                                     * space or a time limit is set: then the default search
+                                     * strategy (strategy.h), announced on `log` */
     size_t budget;                  /* evaluations per (variant, size); 0: no limit */
     double time_limit_s;            /* per (variant, size); 0: no limit */
     uint64_t seed;                  /* inputs and the strategy */
@@ -47,6 +49,7 @@ typedef struct CutuneTuneRow {
     double wall_s;
     double best_ms, best_gflops, best_gbps;  /* this run's best verified trial */
     char best_config[512];
+    char strategy[32];    /* the strategy used */
 } CutuneTuneRow;
 
 typedef struct CutuneTuneSummary {
