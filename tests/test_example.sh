@@ -52,6 +52,15 @@ if [ "$mode" = build ]; then
         echo "build made in $made_in, carried here: skipped (the example built there is kept)"
         exit 77
     fi
+    # The same path on another machine (the GPU machine mirrors it) with another Meson: its
+    # install cannot read this build's install data.
+    made_with=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["meson_version"]["full"])' \
+        "$build/meson-info/meson-info.json" 2>/dev/null)
+    if [ "$made_with" != "$(meson --version 2>/dev/null)" ]; then
+        echo "build made with Meson $made_with, this is $(meson --version 2>/dev/null): skipped" \
+            "(the example built with the build is kept)"
+        exit 77
+    fi
     rm -rf "$root" "$ex"
     mkdir -p "$ex"
     if ! meson install -C "$build" --no-rebuild --destdir "$root" >"$tmp/install.log" 2>&1; then
