@@ -9,6 +9,7 @@
 #include "space.h"
 #include "strategy.h"
 #include "util.h"
+#include "worker_client.h"
 
 #include <limits.h>
 #include <math.h>
@@ -24,6 +25,7 @@ void cutune_tune_defaults(CutuneTuneOptions *o)
     o->strategy = "exhaustive";
     o->seed = 1;
     cutune_measure_defaults(&o->measure);
+    cutune_worker_limits_defaults(&o->worker);
     o->log = stderr;
 }
 
@@ -43,7 +45,7 @@ typedef struct Tuner {
     char cache_dir[PATH_MAX];
     int64_t run_id, device_id;
     int arch;
-    int context_lost;
+    CutuneWorker *worker;           /* the process the kernels run in */
     CutuneTuneSummary *sum;
 } Tuner;
 
@@ -231,8 +233,8 @@ static CutuneTuneRow *add_row(Tuner *t, const char *variant, const char *size)
 
 /* Record one finished compile job as a trial: evaluate it on the GPU when it compiled. */
 static int finish_job(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
-                      const CutuneConfigList *cl, CompileJob *c, const CutuneHostCtx *hc,
-                      void *state, const CutuneProblem *prob, int64_t variant_id,
+                      const CutuneConfigList *cl, CompileJob *c,
+                      const CutuneProblem *prob, int64_t variant_id,
                       int64_t problem_id, double *best_ms, CutuneTuneRow *row,
                       const CutuneStrategyOps *ops, void *st, CutuneError *err)
 {
@@ -250,6 +252,8 @@ static int finish_job(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
         .compile_ms = c->bin.compile_ms,
     };
     CutuneEvalResult res;
+    CutuneError werr = {0};
+    int wrc = 0;
     memset(&res, 0, sizeof res);
     if (c->bin.from_cache)
         row->cached++;
@@ -260,12 +264,10 @@ static int finish_job(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
         rec.status = CUTUNE_STATUS_COMPILE_ERROR;
         rec.message = c->err.msg;
     } else {
-        CutuneEvalInput in = {
-            .variant = p->v, .host = &hc->host, .state = state, .problem = prob,
-            .config = &cfg, .cubin = c->bin.cubin, .device = &t->dev, .best_ms = *best_ms,
-        };
-        if (cutune_evaluate(&in, &t->o->measure, &res) != 0)
-            t->context_lost = res.context_lost;
+        /* in the worker process: a kernel that faults or hangs is recorded as crashed or
+         * timeout there, and the worker is replaced; only a failed replacement stops us */
+        wrc = cutune_worker_eval(t->worker, &cfg, c->bin.cubin, c->bin.size, *best_ms,
+                                 &t->o->measure, &res, &werr);
         rec.status = res.status;
         rec.median_ms = res.median_ms;
         rec.min_ms = res.min_ms;
@@ -299,12 +301,12 @@ static int finish_job(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
         }
     }
     ops->feedback(st, c->index, rec.status, rec.status == CUTUNE_STATUS_OK ? rec.median_ms : 0);
-    if (t->context_lost)
-        return cutune_error(err, CUTUNE_ERR_CUDA,
-                            "%s %s config %s broke the CUDA context (%s); the run stops here. "
-                            "Every trial so far is saved: run the same command with --resume "
-                            "to go on after it",
-                            p->v->name, row->size, text, res.message);
+    if (wrc)
+        return cutune_error(err, wrc,
+                            "%s %s config %s: %s (%s); no fresh worker process could be set up "
+                            "after it: %s. Every trial so far is saved: run the same command "
+                            "with --resume to go on", p->v->name, row->size, text,
+                            cutune_status_name(res.status), res.message, werr.msg);
     return 0;
 }
 
@@ -366,9 +368,7 @@ static int tune_problem(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
     if (cutune_db_best(t->db, t->dev.uuid, p->v->op, size, &prev, NULL) == 0)
         best_ms = prev.median_ms;
 
-    CutuneHostCtx hc;
-    cutune_host_init(&hc, t->arch, t->cache_dir, err);
-    void *state = NULL;
+    int set_up = 0;
     const CutuneStrategyOps *ops = cutune_strategy_find(o->strategy);
     void *st = NULL;
     size_t budget = o->budget && o->budget < cl.nconfigs ? o->budget : cl.nconfigs;
@@ -387,10 +387,12 @@ static int tune_problem(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
         rc = cutune_error(err, rc, "strategy %s could not start", ops->name);
         goto out;
     }
-    if ((rc = p->v->setup(&hc.host, &prob, o->seed, &state))) {
+    if ((rc = cutune_worker_setup(t->worker, p->path, &prob, o->seed, t->arch, t->cache_dir,
+                                  err))) {
         cutune_error(err, rc, "%s: setting up problem %s failed", p->v->name, size);
         goto out;
     }
+    set_up = 1;
 
     progress(t, row, budget, started);
     for (;;) {
@@ -436,8 +438,8 @@ static int tune_problem(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
             compile_job_clear(c);
             continue;
         }
-        rc = finish_job(t, p, sp, &cl, c, &hc, state, &prob, variant_id, problem_id, &best_ms,
-                        row, ops, st, err);
+        rc = finish_job(t, p, sp, &cl, c, &prob, variant_id, problem_id, &best_ms, row, ops, st,
+                        err);
         compile_job_clear(c);
         progress(t, row, budget, started);
         if (rc)
@@ -455,12 +457,8 @@ out:
     if (o->progress && o->log)
         fprintf(o->log, "\r\033[K");
     row->wall_s = cutune_now() - started;
-    if (state && !t->context_lost)
-        p->v->teardown(&hc.host, state);
-    if (!t->context_lost)
-        cutune_host_release(&hc);
-    else
-        free(hc.allocs);
+    if (set_up)
+        cutune_worker_teardown(t->worker);
     if (st)
         ops->destroy(st);
     free(ring);
@@ -546,7 +544,8 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
         goto out;
     }
 
-    if ((rc = cutune_device_open(o->device, &t.dev, err)))
+    /* the GPU is used only in the worker process; it describes the device */
+    if ((rc = cutune_worker_start(o->device, &o->worker, &t.worker, &t.dev, err)))
         goto out;
     snprintf(sum->device_name, sizeof sum->device_name, "%s", t.dev.name);
     t.arch = 10 * t.dev.cc_major + t.dev.cc_minor;
@@ -583,6 +582,7 @@ end_run:
                       NULL);
 out:
     cutune_pool_destroy(&t.pool);
+    cutune_worker_stop(&t.worker);
     cutune_db_close(&t.db);
     cutune_registry_free(&t.reg);
     return rc;
