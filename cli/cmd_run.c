@@ -30,10 +30,19 @@ static const char help[] =
     "                    version and size (e.g. after an interrupted run)\n"
     "  --jobs N          compile threads (default: one per CPU)\n"
     "  --max-seconds S   timing cap per config (default 1)\n"
+    "  --timeout-factor F  a config is killed and recorded as 'timeout' when one launch\n"
+    "                    may have taken longer than max(F x the best time so far, the floor);\n"
+    "                    its whole evaluation may take (warm-up + 4) x that + the timing\n"
+    "                    cap + 1 s (default 10)\n"
+    "  --timeout-floor S   the floor of that limit, in seconds (default 2)\n"
     "  --no-progress     no progress line (it is drawn only on a terminal anyway)\n"
     "  -h, --help        this text\n"
     "\n"
-    "Ctrl-C stops after the trial in flight; what was measured is kept.\n";
+    "Kernels run in a separate worker process (cutune-worker): a config that faults or\n"
+    "breaks its CUDA context is recorded as 'crashed', one that runs past its time limit\n"
+    "as 'timeout', and the run goes on in a fresh worker.\n"
+    "Ctrl-C or SIGTERM stops after the trial in flight; what was measured is kept (exit\n"
+    "130), and --resume goes on from there, also after kill -9.\n";
 
 static volatile sig_atomic_t stop_flag;
 
@@ -77,6 +86,8 @@ int cmd_run(int argc, char **argv)
         {"seed", required_argument, 0, 'r'}, {"db", required_argument, 0, 'D'},
         {"resume", no_argument, 0, 'R'}, {"jobs", required_argument, 0, 'j'},
         {"max-seconds", required_argument, 0, 'm'}, {"no-progress", no_argument, 0, 'P'},
+        {"timeout-factor", required_argument, 0, 'F'},
+        {"timeout-floor", required_argument, 0, 'L'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     CutuneTuneOptions o;
@@ -135,6 +146,14 @@ int cmd_run(int argc, char **argv)
             break;
         case 'P':
             o.progress = 0;
+            break;
+        case 'F':
+            if ((rc = cli_parse_double("run", "--timeout-factor", optarg, &o.worker.timeout_factor)))
+                goto out;
+            break;
+        case 'L':
+            if ((rc = cli_parse_double("run", "--timeout-floor", optarg, &o.worker.timeout_floor_s)))
+                goto out;
             break;
         case 'h':
             fputs(help, stdout);

@@ -371,6 +371,7 @@ int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cub
         }
         rc = CUTUNE_ERR_IO;
     }
+    int malformed = rc == 0 || (rc == CUTUNE_ERR_IO && w->buf.bad);
     char why[160] = "";
     reap(w, 1, why, sizeof why);
     memset(out, 0, sizeof *out);
@@ -382,8 +383,12 @@ int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cub
                  w->lim.timeout_factor, best_ms, w->lim.timeout_floor_s, s->max_seconds);
     } else {
         out->status = CUTUNE_STATUS_CRASHED;
-        snprintf(out->message, sizeof out->message, "%s during the evaluation",
-                 *why ? why : "the worker sent a malformed answer");
+        if (malformed)
+            snprintf(out->message, sizeof out->message, "the worker sent a malformed answer "
+                     "during the evaluation and was replaced");
+        else
+            snprintf(out->message, sizeof out->message, "%s during the evaluation",
+                     *why ? why : "the worker could not be reached");
     }
     out->measure_ms = 1e3 * (cutune_now() - t0);
     return restart(w, err);
