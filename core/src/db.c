@@ -219,7 +219,19 @@ static int migrate(CutuneDb *db, int from, CutuneError *err)
 static int check_version(CutuneDb *db, int ro, int *version, CutuneError *err)
 {
     int latest = cutune_db_schema_latest();
-    int rc = read_version(db, version);
+    /* The version and the table count are read in one transaction: another process may
+     * commit the first migration between two separate reads, and tables without a version
+     * would look like someone else's database. */
+    int rc = sqlite3_exec(db->h, "BEGIN", NULL, NULL, NULL);
+    int objects = 0; /* a SQLite file with tables of its own is someone else's */
+    if (rc == SQLITE_OK)
+        rc = read_version(db, version);
+    if (rc == SQLITE_OK && *version == 0)
+        rc = query_int(db, "SELECT count(*) FROM sqlite_schema", &objects);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
+    else
+        rollback(db);
     if ((rc & 0xff) == SQLITE_NOTADB)
         return cutune_error(err, CUTUNE_ERR_DB,
                             "%s is not a cutune database (file is not a database); move it "
@@ -233,10 +245,6 @@ static int check_version(CutuneDb *db, int ro, int *version, CutuneError *err)
                             "(%s) knows; upgrade cutune, or pass --db with another path "
                             "(the database was not modified)",
                             db->path, *version, latest, CUTUNE_VERSION);
-    int objects = 0; /* a SQLite file with tables of its own is someone else's */
-    if (*version == 0 &&
-        (rc = query_int(db, "SELECT count(*) FROM sqlite_schema", &objects)) != SQLITE_OK)
-        return db_error(db, err, rc, "reading the schema");
     if (objects > 0)
         return cutune_error(err, CUTUNE_ERR_DB,
                             "%s is not a cutune database (it has tables but no cutune schema "
