@@ -1,6 +1,7 @@
 /* cutune run: tune every variant of an op. */
 #include "cli.h"
 #include "tune.h"
+#include "util.h"
 
 #include <getopt.h>
 #include <signal.h>
@@ -171,6 +172,14 @@ int cmd_run(int argc, char **argv)
     }
     o.op = argv[optind];
     o.sizes = o.nsizes ? sizes : NULL;
+    for (size_t i = 0; i < o.nsizes; i++) { /* a bad size is a usage error: say so at once */
+        CutuneProblem p;
+        CutuneError perr = {0};
+        if (cutune_problem_parse(sizes[i], &p, &perr) != 0) {
+            rc = cli_usage_error("run", "--size: %s", perr.msg);
+            goto out;
+        }
+    }
 
     /* the command line, recorded with the run */
     size_t len = 8;

@@ -47,7 +47,8 @@ static const char *hint(int rc)
     case SQLITE_IOERR:
     case SQLITE_CANTOPEN:
     case SQLITE_PERM:
-        return "; check that the file and its directory exist and are readable and writable";
+        return "; check that the file and its directory exist and are readable and writable, "
+               "and that the disk is not full";
     case SQLITE_CONSTRAINT:
         return "; a row id or value given to cutune_db is invalid (a bug in the caller)";
     }
@@ -59,8 +60,15 @@ static const char *hint(int rc)
 static int db_error(CutuneDb *db, CutuneError *err, int rc, const char *what)
 {
     int code = (rc & 0xff) == SQLITE_NOMEM ? CUTUNE_ERR_NOMEM : CUTUNE_ERR_DB;
-    return cutune_error(err, code, "database %s: %s: %s%s", db->path, what,
-                        db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc), hint(rc));
+    /* a write that failed for lack of room reads as a plain I/O error: say what it was */
+    int sys = db->h ? sqlite3_system_errno(db->h) : 0;
+    const char *h = (rc & 0xff) == SQLITE_IOERR && (sys == ENOSPC || sys == EFBIG || sys == EDQUOT)
+                        ? "; the disk is full (or a quota or file size limit was reached): free "
+                          "some space and retry; every trial committed so far is kept"
+                        : hint(rc);
+    return cutune_error(err, code, "database %s: %s: %s%s%s%s%s", db->path, what,
+                        db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc), sys ? " (" : "",
+                        sys ? strerror(sys) : "", sys ? ")" : "", h);
 }
 
 /* ---- small statement helpers -------------------------------------------------------- */

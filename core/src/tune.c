@@ -494,6 +494,65 @@ static int tune_variant(Tuner *t, const CutunePlugin *p, CutuneError *err)
     return rc;
 }
 
+/* Check every space and size of the run before the database is touched, so that a mistake
+ * in them fails at once and leaves no trace: the space loads, each size is valid for the
+ * plugin and the space, its constraints evaluate for every point, and something is left to
+ * tune. Returns 0 or an error naming the file, line and problem. */
+static int preflight(const Tuner *t, const CutunePlugin *const *chosen, size_t nchosen,
+                     CutuneError *err)
+{
+    size_t nvalid = 0;
+    int rc = 0;
+    for (size_t i = 0; i < nchosen && rc == 0; i++) {
+        const CutuneVariant *v = chosen[i]->v;
+        char path[PATH_MAX];
+        CutuneSpace *sp = NULL;
+        if ((rc = cutune_space_path(v->name, path, sizeof path, err)) ||
+            (rc = cutune_space_load(path, v->dim_names, &sp, err)))
+            break;
+        const char *const *sizes = t->o->sizes;
+        size_t nsizes = t->o->nsizes;
+        if (!sizes || nsizes == 0) {
+            sizes = (const char *const *)sp->problems;
+            nsizes = sp->nproblems;
+        }
+        for (size_t k = 0; k < nsizes && rc == 0; k++) {
+            CutuneProblem prob;
+            char perr[256] = "";
+            int64_t dims[CUTUNE_MAX_DIMS] = {0};
+            CutuneConfigList cl = {0};
+            if ((rc = cutune_problem_parse(sizes[k], &prob, err)))
+                break;
+            if (v->check_problem(&prob, perr, sizeof perr) != 0) {
+                rc = cutune_error(err, CUTUNE_ERR_INVALID, "%s: problem size '%s' is not valid: %s",
+                                  v->name, sizes[k], perr);
+                break;
+            }
+            if ((size_t)prob.ndims != sp->ndims) {
+                rc = cutune_error(err, CUTUNE_ERR_INVALID,
+                                  "%s: problem '%s' has %d dimensions but the space names %zu",
+                                  sp->path, sizes[k], prob.ndims, sp->ndims);
+                break;
+            }
+            for (int d = 0; d < prob.ndims; d++)
+                dims[d] = prob.dim[d];
+            if ((rc = cutune_space_enumerate(sp, &t->limits, dims, &cl, err)))
+                break;
+            nvalid += cl.nconfigs;
+            cutune_config_list_free(&cl);
+        }
+        cutune_space_free(sp);
+    }
+    if (rc == 0 && nvalid == 0)
+        rc = cutune_error(err, CUTUNE_ERR_INVALID,
+                          "nothing to tune: no config of %s%s satisfies its space's constraints "
+                          "for this device and the sizes asked for; check the [constraints] of "
+                          "its tuning space (`cutune list %s` shows the valid counts)",
+                          t->o->variant ? "variant " : "op ",
+                          t->o->variant ? t->o->variant : t->o->op, t->o->op);
+    return rc;
+}
+
 int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError *err)
 {
     Tuner t;
@@ -534,13 +593,19 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
             strncat(known, *known ? ", " : "", sizeof known - strlen(known) - 1);
             strncat(known, o->variant ? v->name : v->op, sizeof known - strlen(known) - 1);
         }
+        /* a plugin that was refused may be the one meant: say which and why */
+        char refused[640] = "";
+        for (size_t i = 0; i < t.reg.nrejected; i++) {
+            strncat(refused, i ? "; " : ". Refused plugin files: ", sizeof refused - strlen(refused) - 1);
+            strncat(refused, t.reg.rejected[i].reason, sizeof refused - strlen(refused) - 1);
+        }
         rc = o->variant
                  ? cutune_error(err, CUTUNE_ERR_NOT_FOUND,
-                                "op '%s' has no variant '%s'; its variants: %s (see `cutune list`)",
-                                o->op, o->variant, *known ? known : "none")
+                                "op '%s' has no variant '%s'; its variants: %s (see `cutune list`)%s",
+                                o->op, o->variant, *known ? known : "none", refused)
                  : cutune_error(err, CUTUNE_ERR_NOT_FOUND,
-                                "no plugin implements op '%s'; known ops: %s (see `cutune list`)",
-                                o->op, *known ? known : "none");
+                                "no plugin implements op '%s'; known ops: %s (see `cutune list`)%s",
+                                o->op, *known ? known : "none", refused);
         goto out;
     }
 
@@ -550,6 +615,8 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
     snprintf(sum->device_name, sizeof sum->device_name, "%s", t.dev.name);
     t.arch = 10 * t.dev.cc_major + t.dev.cc_minor;
     cutune_limits_from_device(&t.dev, &t.limits);
+    if ((rc = preflight(&t, chosen, nchosen, err)))
+        goto out;
     if ((rc = cutune_cache_dir(t.cache_dir, sizeof t.cache_dir, err)))
         goto out;
     if (o->db_path)
