@@ -10,6 +10,8 @@
 #   tune   `cutune run matmul --device 0` on the default sizes from a fresh database, then
 #          the identical command again (it must compile nothing), then `cutune query`
 #   bench  bench_matmul on the default sizes against the database of `tune`
+#   faulty the faulting matmul variant (tests/faulty/): configs that fault, hang or are
+#          wrong are recorded and the run goes on in fresh worker processes ($OUT/faulty.log)
 #
 # Logs and the database go to $OUT (or ./gpu-out); a short table comes last.
 set -u
@@ -76,6 +78,11 @@ for step in $steps; do
         db=$out/tune.db
         [ -f "$db" ] || db=$root/.carry/tune.db
         timed "bench_matmul" "$out/bench.log" "$b/bench/bench_matmul" --db "$db" $sizes
+        ;;
+    faulty)
+        timed "faulting variant" "$out/faulty.log" env CUTUNE_PLUGIN_PATH="$b/tests/faulty" \
+            CUTUNE_SPACE_PATH="$root/tests/faulty" "$b/tests/test_faulty_gpu"
+        cat "$out/faulty.log"
         ;;
     *) echo "unknown step $step"; exit 2 ;;
     esac

@@ -187,8 +187,12 @@ int main(int argc, char **argv)
             break;
         }
     }
-    if (lost)
-        return 3; /* the context is gone: freeing anything through CUDA would fail */
+    if (lost) { /* the context is gone: free host memory only, nothing through CUDA */
+        free(w.hc.allocs);
+        cutune_buf_free(&w.in);
+        cutune_buf_free(&w.out);
+        return 3;
+    }
     teardown(&w);
     cutune_buf_free(&w.in);
     cutune_buf_free(&w.out);
