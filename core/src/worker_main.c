@@ -139,7 +139,11 @@ static int on_eval(Worker *w, int *lost)
         .config = &cfg, .cubin = image, .device = &w->dev, .best_ms = best_ms,
     };
     CutuneEvalResult res;
-    cutune_evaluate(&in, &s, &res);
+    /* a failure return means this process can no longer trust the GPU (a sticky error, or
+     * the plugin's poison or check failing through CUDA): answer, then exit, so that the
+     * tuner replaces us rather than blaming the next configs */
+    if (cutune_evaluate(&in, &s, &res) != 0)
+        res.context_lost = 1;
     free(image);
     *lost = res.context_lost;
     cutune_buf_reset(&w->out);
