@@ -268,6 +268,13 @@ static int finish_job(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
          * timeout there, and the worker is replaced; only a failed replacement stops us */
         wrc = cutune_worker_eval(t->worker, &cfg, c->bin.cubin, c->bin.size, *best_ms,
                                  &t->o->measure, &res, &werr);
+        if ((res.status == CUTUNE_STATUS_CRASHED || res.status == CUTUNE_STATUS_TIMEOUT) &&
+            t->o->log) {
+            fprintf(t->o->log, "%s  %s %s %s: %s: %s%s\n", t->o->progress ? "\r\033[K" : "",
+                    p->v->name, row->size, text, cutune_status_name(res.status), res.message,
+                    wrc ? "" : "; going on in a fresh worker");
+            fflush(t->o->log);
+        }
         rec.status = res.status;
         rec.median_ms = res.median_ms;
         rec.min_ms = res.min_ms;
