@@ -75,7 +75,7 @@ static void print_summary(const CutuneTuneSummary *s)
                r->measure_s, best, rate, r->best_config[0] ? r->best_config : "-");
     }
     printf("(compiled: NVRTC compilations / cubins taken from the cache; 'other': compile or "
-           "launch errors, skipped for resources)\n");
+           "launch errors, skipped for resources, crashed, timeout)\n");
 }
 
 int cmd_run(int argc, char **argv)
