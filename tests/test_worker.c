@@ -4,6 +4,7 @@
  * worker life cycle is tested through the cutune command in test_isolation.sh.) */
 #include "check.h"
 #include "proto.h"
+#include "util.h"
 #include "worker_client.h"
 
 #include <math.h>
@@ -134,11 +135,40 @@ static void path_override(void)
     unsetenv("CUTUNE_WORKER");
 }
 
+/* The real cutune-worker (found beside libcutune): it answers hello with the device, or
+ * on a machine without a GPU with the CUDA error. A program that is not a worker is
+ * reported as such, not waited on. */
+static void real_worker(void)
+{
+    CutuneWorker *w = NULL;
+    CutuneDeviceInfo dev;
+    CutuneError err = {0};
+    int rc = cutune_worker_start(0, NULL, &w, &dev, &err);
+    if (rc == 0) {
+        CHECK_MSG(!strncmp(dev.uuid, "GPU-", 4), "device uuid '%s'", dev.uuid);
+        CHECK_EQ_INT(cutune_worker_starts(w), 1);
+        cutune_worker_stop(&w);
+        CHECK(w == NULL);
+    } else {
+        CHECK_EQ_INT(rc, CUTUNE_ERR_NO_DEVICE);
+        CHECK_STR_CONTAINS(err.msg, "no CUDA driver or device");
+        CHECK(w == NULL);
+    }
+    setenv("CUTUNE_WORKER", "/bin/true", 1);
+    cutune_error_clear(&err);
+    double t0 = cutune_now();
+    CHECK(cutune_worker_start(0, NULL, &w, &dev, &err) == CUTUNE_ERR_IO && w == NULL);
+    CHECK_STR_CONTAINS(err.msg, "starting the worker process: the worker process exited with status 0");
+    CHECK(cutune_now() - t0 < 30);
+    unsetenv("CUTUNE_WORKER");
+}
+
 int main(void)
 {
     fields();
     messages();
     deadlines();
     path_override();
+    real_worker();
     return check_result("worker");
 }
