@@ -276,10 +276,15 @@ int cutune_worker_start(int device, const CutuneWorkerLimits *lim, CutuneWorker 
     w->pid = -1;
     w->fd = -1;
     w->device = device;
-    if (lim)
-        w->lim = *lim;
-    else
-        cutune_worker_limits_defaults(&w->lim);
+    /* unset (zero) limits take the defaults: a caller that did not start from
+     * cutune_tune_defaults must not get a deadline of nothing */
+    cutune_worker_limits_defaults(&w->lim);
+    if (lim && lim->timeout_factor > 0)
+        w->lim.timeout_factor = lim->timeout_factor;
+    if (lim && lim->timeout_floor_s > 0)
+        w->lim.timeout_floor_s = lim->timeout_floor_s;
+    if (lim && lim->setup_timeout_s > 0)
+        w->lim.setup_timeout_s = lim->setup_timeout_s;
     int rc = spawn(w, err);
     if (rc == 0)
         rc = hello(w, &w->dev, err);

@@ -25,7 +25,7 @@ typedef struct CutuneWorkerLimits {
     double timeout_factor;  /* default 10 */
     double timeout_floor_s; /* default 2 */
     double setup_timeout_s; /* problem setup (inputs, reference); default 300 */
-} CutuneWorkerLimits;
+} CutuneWorkerLimits;       /* a field <= 0 takes its default in cutune_worker_start */
 
 void cutune_worker_limits_defaults(CutuneWorkerLimits *l);
 /* The evaluation deadline in seconds for these settings (the formula above). */
