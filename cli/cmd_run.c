@@ -1,6 +1,7 @@
 /* cutune run: tune every variant of an op. */
 #include "cli.h"
 #include "tune.h"
+#include "util.h"
 
 #include <getopt.h>
 #include <signal.h>
@@ -37,10 +38,19 @@ static const char help[] =
     "                    cutune/lookup.h), then mark them done; <op> is optional (all ops)\n"
     "  --jobs N          compile threads (default: one per CPU)\n"
     "  --max-seconds S   timing cap per config (default 1)\n"
+    "  --timeout-factor F  a config is killed and recorded as 'timeout' when one launch\n"
+    "                    may have taken longer than max(F x the best time so far, the floor);\n"
+    "                    its whole evaluation may take (warm-up + 4) x that + the timing\n"
+    "                    cap + 1 s (default 10)\n"
+    "  --timeout-floor S   the floor of that limit, in seconds (default 2)\n"
     "  --no-progress     no progress line (it is drawn only on a terminal anyway)\n"
     "  -h, --help        this text\n"
     "\n"
-    "Ctrl-C stops after the trial in flight; what was measured is kept.\n";
+    "Kernels run in a separate worker process (cutune-worker): a config that faults or\n"
+    "breaks its CUDA context is recorded as 'crashed', one that runs past its time limit\n"
+    "as 'timeout', and the run goes on in a fresh worker.\n"
+    "Ctrl-C or SIGTERM stops after the trial in flight; what was measured is kept (exit\n"
+    "130), and --resume goes on from there, also after kill -9.\n";
 
 static volatile sig_atomic_t stop_flag;
 
@@ -72,7 +82,7 @@ static void print_summary(const CutuneTuneSummary *s)
                r->measure_s, best, rate, r->best_config[0] ? r->best_config : "-");
     }
     printf("(compiled: NVRTC compilations / cubins taken from the cache; 'other': compile or "
-           "launch errors, skipped for resources)\n");
+           "launch errors, skipped for resources, crashed, timeout)\n");
     for (size_t i = 0; i < s->nrows; i++)
         if (s->rows[i].strategy[0] && strcmp(s->rows[i].strategy, "exhaustive") != 0)
             printf("%s %s: searched with strategy %s, %zu of %zu valid configs\n",
@@ -90,6 +100,8 @@ int cmd_run(int argc, char **argv)
         {"resume", no_argument, 0, 'R'}, {"jobs", required_argument, 0, 'j'},
         {"pending", no_argument, 0, 'p'},
         {"max-seconds", required_argument, 0, 'm'}, {"no-progress", no_argument, 0, 'P'},
+        {"timeout-factor", required_argument, 0, 'F'},
+        {"timeout-floor", required_argument, 0, 'L'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     CutuneTuneOptions o;
@@ -152,6 +164,14 @@ int cmd_run(int argc, char **argv)
         case 'P':
             o.progress = 0;
             break;
+        case 'F':
+            if ((rc = cli_parse_double("run", "--timeout-factor", optarg, &o.worker.timeout_factor)))
+                goto out;
+            break;
+        case 'L':
+            if ((rc = cli_parse_double("run", "--timeout-floor", optarg, &o.worker.timeout_floor_s)))
+                goto out;
+            break;
         case 'h':
             fputs(help, stdout);
             goto out;
@@ -175,6 +195,14 @@ int cmd_run(int argc, char **argv)
         o.op = argv[optind];
     }
     o.sizes = o.nsizes ? sizes : NULL;
+    for (size_t i = 0; i < o.nsizes; i++) { /* a bad size is a usage error: say so at once */
+        CutuneProblem p;
+        CutuneError perr = {0};
+        if (cutune_problem_parse(sizes[i], &p, &perr) != 0) {
+            rc = cli_usage_error("run", "--size: %s", perr.msg);
+            goto out;
+        }
+    }
 
     /* the command line, recorded with the run */
     size_t len = 8;

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,9 @@ static const char usage[] =
 
 int main(int argc, char **argv)
 {
+    /* past a file size limit (ulimit -f) a write fails like on a full disk and the
+     * database layer says so; by default the signal would kill us without a word */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         fputs(usage, stderr);
         return EXIT_USAGE;

@@ -19,6 +19,8 @@
 #          matmul:matmul_tiled:512x512x512 axpy:axpy_template:16777216), `cutune run`
 #          with --strategy exhaustive, then the recording as CSV (to commit under
 #          tests/data/recordings/) and `cutune replay` of it (table, JSON, SVG)
+#   faulty the faulting matmul variant (tests/faulty/): configs that fault, hang or are
+#          wrong are recorded and the run goes on in fresh worker processes ($OUT/faulty.log)
 #
 # Logs and the database go to $OUT (or ./gpu-out); a short table comes last.
 set -u
@@ -134,6 +136,11 @@ for step in $steps; do
                 --json > "$out/replay-$tag.json"
             "$b/cli/cutune" replay "$out/$dev-$tag.csv" | tee "$out/replay-$tag.txt" | tee -a "$summary"
         done
+        ;;
+    faulty)
+        timed "faulting variant" "$out/faulty.log" env CUTUNE_PLUGIN_PATH="$b/tests/faulty" \
+            CUTUNE_SPACE_PATH="$root/tests/faulty" "$b/tests/test_faulty_gpu"
+        cat "$out/faulty.log"
         ;;
     *) echo "unknown step $step"; exit 2 ;;
     esac

@@ -10,6 +10,7 @@
 
 #include "cutune/cutune.h"
 #include "measure.h"
+#include "worker_client.h"
 
 typedef struct CutuneTuneOptions {
     const char *op;
@@ -31,6 +32,7 @@ typedef struct CutuneTuneOptions {
     int progress;                   /* draw a progress line on `log` */
     int compile_threads;            /* 0: one per CPU */
     CutuneMeasureSettings measure;
+    CutuneWorkerLimits worker;      /* evaluation deadlines in the worker process */
     FILE *log;                      /* progress and notes (stderr) */
     volatile sig_atomic_t *stop;    /* set asynchronously (SIGINT) to stop after the trial */
 } CutuneTuneOptions;
