@@ -70,12 +70,22 @@ if [ "$mode" = build ]; then
     for f in "$libdir/libcutune.so" "$includedir/cutune/cutune.h" "$includedir/cutune/plugin.h" \
         "$includedir/cutune/lookup.h" "$bindir/cutune" "$libdir/cutune/plugins/matmul_tiled.so" \
         "$libdir/cutune/plugins/matmul_naive.so" "$datadir/cutune/tuning_spaces/matmul_tiled.ini" \
-        "$datadir/cutune/db/0002_requests.sql" "$libdir/pkgconfig/cutune.pc"; do
+        "$datadir/cutune/db/0002_requests.sql" "$libdir/pkgconfig/cutune.pc" \
+        "$(meson introspect --buildoptions "$build" | python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "libexecdir"][0])')/cutune-worker"; do
         [ -e "$p/$f" ] || bad "the installed tree has no $f"
     done
     # The installed command finds its plugins and spaces with no environment variables.
     expect 0 "configs: 132 valid of 224" -- installed list matmul
     expect 0 "export" -- installed --help
+    # ... and its worker: without a GPU the worker itself answers "no device" (exit 3), which
+    # it can only do once the installed command has found and started it.
+    if ! installed devices >/dev/null 2>&1; then
+        env -u CUTUNE_WORKER "$root$prefix/$bindir/cutune" run matmul --size 64 --db "$tmp/w.db" \
+            >"$tmp/w.out" 2>&1
+        rc=$?
+        { [ $rc = 3 ] && grep -q "no CUDA driver or device" "$tmp/w.out"; } ||
+            { bad "the installed cutune did not start its worker (exit $rc)"; cat "$tmp/w.out"; }
+    fi
 
     export PKG_CONFIG_PATH=$p/$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root
     flags=$(pkg-config --cflags --libs cutune) || bad "pkg-config --cflags --libs cutune failed"

@@ -147,7 +147,10 @@ for s in 1024 2048 4096 8192 16384 32768; do
     "$exe" run axpy --size $s --db "$db" --no-progress >"$tmp/many.$s" 2>&1 &
     pids+=($!)
 done
-for p in "${pids[@]}"; do wait "$p" || bad "a concurrent run exited $?"; done
+sizes=(1024 2048 4096 8192 16384 32768)
+for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || { bad "a concurrent run exited $?"; cat "$tmp/many.${sizes[$i]}"; }
+done
 total=0
 for r in 1 2 3 4 5 6; do total=$((total + $(rows "$db" $r | grep -c " ok "))); done
 [ "$total" = 120 ] || bad "6 concurrent runs recorded $total ok trials, want 120"

@@ -199,26 +199,29 @@ static int prepare_dir(const char *path, CutuneError *err)
  * (another process may have migrated meanwhile). */
 static int migrate(CutuneDb *db, int from, CutuneError *err)
 {
-    for (int i = from; i < cutune_migrations_count; i++) {
-        char what[160], pragma[48];
+    /* Every pending migration in ONE transaction: a database appears whole or not at all, so
+     * a reader never meets a half-migrated schema, and two processes creating the same file
+     * cannot both apply a step (the version is read again under the write lock). */
+    if (from >= cutune_migrations_count)
+        return 0;
+    char what[160] = "applying migrations", pragma[48];
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", cutune_migrations_count);
+    int v = 0;
+    int rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = read_version(db, &v);
+    for (int i = v; rc == SQLITE_OK && i < cutune_migrations_count; i++) {
         snprintf(what, sizeof what, "applying migration %s", cutune_migrations_names[i]);
-        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", i + 1);
-        int v = 0;
-        int rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-        if (rc == SQLITE_OK)
-            rc = read_version(db, &v);
-        if (rc == SQLITE_OK && v <= i) {
-            rc = sqlite3_exec(db->h, cutune_migrations[i], NULL, NULL, NULL);
-            if (rc == SQLITE_OK)
-                rc = sqlite3_exec(db->h, pragma, NULL, NULL, NULL);
-        }
-        if (rc == SQLITE_OK)
-            rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
-        if (rc != SQLITE_OK) {
-            db_error(db, err, rc, what);
-            rollback(db);
-            return err ? err->code : CUTUNE_ERR_DB;
-        }
+        rc = sqlite3_exec(db->h, cutune_migrations[i], NULL, NULL, NULL);
+    }
+    if (rc == SQLITE_OK && v < cutune_migrations_count)
+        rc = sqlite3_exec(db->h, pragma, NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        db_error(db, err, rc, what);
+        rollback(db);
+        return err ? err->code : CUTUNE_ERR_DB;
     }
     return 0;
 }

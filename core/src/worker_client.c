@@ -67,9 +67,15 @@ int cutune_worker_path(char *buf, size_t len, CutuneError *err)
         return 0;
     }
     char dir[PATH_MAX] = "";
-    if (cutune_lib_dir(dir, sizeof dir) == 0 &&
-        (size_t)snprintf(buf, len, "%s/cutune-worker", dir) < len && access(buf, X_OK) == 0)
-        return 0;
+    if (cutune_lib_dir(dir, sizeof dir) == 0) {
+        if ((size_t)snprintf(buf, len, "%s/cutune-worker", dir) < len && access(buf, X_OK) == 0)
+            return 0; /* build tree: beside libcutune */
+#ifdef CUTUNE_LIBDIR_TO_WORKER
+        if ((size_t)snprintf(buf, len, "%s/%s", dir, CUTUNE_LIBDIR_TO_WORKER) < len &&
+            access(buf, X_OK) == 0)
+            return 0; /* an installed tree, wherever it was put */
+#endif
+    }
 #ifdef CUTUNE_INSTALL_WORKER
     if ((size_t)snprintf(buf, len, "%s", CUTUNE_INSTALL_WORKER) < len && access(buf, X_OK) == 0)
         return 0;
