@@ -12,7 +12,8 @@
 #   bench  bench_matmul on the default sizes against the database of `tune`
 #   sgemm  the register-blocked variants (issue 4): random search with a budget and a time
 #          cap per variant and size on the smaller sizes; sgemm-large: the same for 8192^3
-#          and the non-square shapes; sgemm-bench: bench_matmul on all of them
+#          and the non-square shapes; sgemm-bench: bench_matmul on all of them;
+#          sgemm-anneal: warptile searched by annealing (300 evaluations) at 4096^3, 8192^3
 #   lookup bench_lookup (CPU only: the cost of an application's lookup on 10^5 trials),
 #          on this quieter machine
 #   record exhaustive runs to replay: for each op:variant:size in $RECORD (default
@@ -108,6 +109,17 @@ for step in $steps; do
             sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
             cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
         done
+        rm -f "$out/sgemm_run.log.tmp"
+        ;;
+    sgemm-anneal)
+        # issue 5's default strategy on issue 4's largest space, at the sizes that matter most
+        db=$out/sgemm.db
+        [ -f "$db" ] || { [ -f "$root/.carry/sgemm.db" ] && cp "$root/.carry/sgemm.db" "$db"; }
+        timed "warptile annealing" "$out/sgemm_run.log.tmp" "$b/cli/cutune" run matmul \
+            --variant matmul_warptile --size 4096x4096x4096 --size 8192x8192x8192 \
+            --strategy annealing --seed 11 --budget 300 --time 150 --db "$db" --no-progress
+        sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
+        cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
         rm -f "$out/sgemm_run.log.tmp"
         ;;
     sgemm-bench)
