@@ -4,6 +4,7 @@
 #
 #   scripts/setup.sh                      # build/
 #   scripts/setup.sh build-asan -Db_sanitize=address,undefined
+#   scripts/setup.sh --deps               # only install what is missing
 #
 # Needs the CUDA Toolkit (12 or newer: nvcc, NVRTC, cudart) installed already, normally
 # at /usr/local/cuda; a GPU is not needed to build.
@@ -26,6 +27,7 @@ if [ ${#need[@]} -gt 0 ]; then
     $sudo apt-get update -qq >&2
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
 fi
+[ "$dir" = --deps ] && exit 0
 cuda=${CUDA_PATH:-/usr/local/cuda}
 if [ ! -f "$cuda/include/nvrtc.h" ]; then
     echo "cutune: no CUDA Toolkit at $cuda (nvrtc.h missing). Install the CUDA Toolkit 12 or" \
