@@ -7,6 +7,27 @@
 // the tile column is in range) a thread moves 4 floats with one 16-byte load; otherwise it
 // falls back to single floats. The stride test is uniform across the block.
 
+// 4 consecutive floats of row r of a rows x cols row-major matrix, from column c (a
+// multiple of 4); zeros outside the matrix. vec: the row stride is a multiple of 4, so an
+// in-range group is one aligned 16-byte load.
+__device__ __forceinline__ float4 load4(const float *__restrict__ X, int rows, int cols, int r,
+                                        int c, bool vec)
+{
+    float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (r < rows) {
+        const float *p = X + (size_t)r * cols + c;
+        if (vec && c + 3 < cols) {
+            v = *reinterpret_cast<const float4 *>(p);
+        } else {
+            if (c + 0 < cols) v.x = p[0];
+            if (c + 1 < cols) v.y = p[1];
+            if (c + 2 < cols) v.z = p[2];
+            if (c + 3 < cols) v.w = p[3];
+        }
+    }
+    return v;
+}
+
 // A tile of BM_ rows x BK_ columns, stored TRANSPOSED: As[k * LDA + m].
 template <int BM_, int BK_, int NT_, int LDA>
 __device__ __forceinline__ void load_a_transposed(const float *__restrict__ A, float *As, int M, int K,
@@ -16,19 +37,7 @@ __device__ __forceinline__ void load_a_transposed(const float *__restrict__ A, f
 #pragma unroll
     for (int e = tid; e < BM_ * BK_ / 4; e += NT_) {
         int r = e / (BK_ / 4), c = (e % (BK_ / 4)) * 4;
-        int gr = row0 + r, gc = k0 + c;
-        float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-        if (gr < M) {
-            const float *p = A + (size_t)gr * K + gc;
-            if (vec && gc + 3 < K) {
-                v = *reinterpret_cast<const float4 *>(p);
-            } else {
-                if (gc + 0 < K) v.x = p[0];
-                if (gc + 1 < K) v.y = p[1];
-                if (gc + 2 < K) v.z = p[2];
-                if (gc + 3 < K) v.w = p[3];
-            }
-        }
+        float4 v = load4(A, M, K, row0 + r, k0 + c, vec);
         As[(c + 0) * LDA + r] = v.x;
         As[(c + 1) * LDA + r] = v.y;
         As[(c + 2) * LDA + r] = v.z;
@@ -45,19 +54,7 @@ __device__ __forceinline__ void load_b(const float *__restrict__ B, float *Bs, i
 #pragma unroll
     for (int e = tid; e < BK_ * BN_ / 4; e += NT_) {
         int r = e / (BN_ / 4), c = (e % (BN_ / 4)) * 4;
-        int gr = k0 + r, gc = col0 + c;
-        float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-        if (gr < K) {
-            const float *p = B + (size_t)gr * N + gc;
-            if (vec && gc + 3 < N) {
-                v = *reinterpret_cast<const float4 *>(p);
-            } else {
-                if (gc + 0 < N) v.x = p[0];
-                if (gc + 1 < N) v.y = p[1];
-                if (gc + 2 < N) v.z = p[2];
-                if (gc + 3 < N) v.w = p[3];
-            }
-        }
+        float4 v = load4(B, K, N, k0 + r, col0 + c, vec);
         *reinterpret_cast<float4 *>(&Bs[r * LDB + c]) = v;
     }
 }

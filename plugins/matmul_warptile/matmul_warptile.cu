@@ -29,38 +29,12 @@ __device__ __forceinline__ void fetch(const float *__restrict__ A, const float *
 #pragma unroll
     for (int i = 0; i < A_PER_THREAD; i++) {
         int e = tid + i * NT, r = e / (BK / 4), c = (e % (BK / 4)) * 4;
-        int gr = row0 + r, gc = k0 + c;
-        float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-        if (gr < M) {
-            const float *p = A + (size_t)gr * K + gc;
-            if (veca && gc + 3 < K) {
-                v = *reinterpret_cast<const float4 *>(p);
-            } else {
-                if (gc + 0 < K) v.x = p[0];
-                if (gc + 1 < K) v.y = p[1];
-                if (gc + 2 < K) v.z = p[2];
-                if (gc + 3 < K) v.w = p[3];
-            }
-        }
-        ra[i] = v;
+        ra[i] = load4(A, M, K, row0 + r, k0 + c, veca);
     }
 #pragma unroll
     for (int i = 0; i < B_PER_THREAD; i++) {
         int e = tid + i * NT, r = e / (BN / 4), c = (e % (BN / 4)) * 4;
-        int gr = k0 + r, gc = col0 + c;
-        float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-        if (gr < K) {
-            const float *p = B + (size_t)gr * N + gc;
-            if (vecb && gc + 3 < N) {
-                v = *reinterpret_cast<const float4 *>(p);
-            } else {
-                if (gc + 0 < N) v.x = p[0];
-                if (gc + 1 < N) v.y = p[1];
-                if (gc + 2 < N) v.z = p[2];
-                if (gc + 3 < N) v.w = p[3];
-            }
-        }
-        rb[i] = v;
+        rb[i] = load4(B, K, N, k0 + r, col0 + c, vecb);
     }
 }
 
