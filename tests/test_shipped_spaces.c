@@ -22,7 +22,18 @@
  *   TILE 32: WPT all 4 (1024..128); UNROLL 6; 48
  *   TILE 64: threads 4096/WPT <= 1024 -> WPT {4,8}; UNROLL 7; 2*7*2 = 28  -> 132
  *   (shared 2*64*65*4 = 33280 bytes fits 48 KiB for every TILE)
- * axpy_template: BLOCK {64..1024} (5) x ITEMS (4) = 20. */
+ * axpy_template: BLOCK {64..1024} (5) x ITEMS (4) = 20.
+ * matadd_2d: BLOCK_X = 2^a, BLOCK_Y = 2^b, a, b in 0..10, 4 <= 2^(a+b) <= 1024, i.e.
+ *   2 <= a+b <= 10: pairs with a+b <= 10 are 11+10+...+1 = 66, less (0,0), (1,0), (0,1)
+ *   -> 63 shapes, x VEC {1,4} = 126.
+ * transpose_naive: BLOCK_X {8..128} (5), BLOCK_Y {1..32} (6), 32 <= X*Y <= 1024:
+ *   X=8: Y 4..32 (4); 16: 2..32 (5); 32: 1..32 (6); 64: 1..16 (5); 128: 1..8 (4) -> 24,
+ *   x ORDER {0,1} = 48.
+ * transpose_tiled: block (TILE/VEC) x ROWS threads, 32..1024 of them, ROWS <= TILE:
+ *   TILE 16: VEC 1 (x=16): ROWS 2..16 (4); VEC 2 (x=8): 4..16 (3); VEC 4 (x=4): 8..16 (2) -> 9
+ *   TILE 32: VEC 1 (x=32): 1..32 (6); VEC 2 (x=16): 2..32 (5); VEC 4 (x=8): 4..32 (4) -> 15
+ *   TILE 64: VEC 1 (x=64): 1..16 (5); VEC 2 (x=32): 1..32 (6); VEC 4 (x=16): 2..32 (5) -> 16
+ *   40 x PAD {0,1} = 80 (the largest tile, 64*65*4 bytes, fits 48 KiB). */
 static const struct {
     const char *variant;
     size_t valid, product;
@@ -30,6 +41,9 @@ static const struct {
     {"matmul_naive", 72, 8 * 6 * 2 * 2},
     {"matmul_tiled", 132, 4 * 2 * 4 * 7},
     {"axpy_template", 20, 5 * 4},
+    {"matadd_2d", 126, 11 * 11 * 2},
+    {"transpose_naive", 48, 5 * 6 * 2},
+    {"transpose_tiled", 80, 3 * 6 * 2 * 3},
 };
 
 typedef struct Job {
@@ -110,8 +124,11 @@ static void check_common_sources(void)
     const char *root = getenv("CUTUNE_SOURCE_ROOT");
     CHECK(root != NULL);
     const char *files[][2] = {{"plugins/common/compare.cu", "cutune_compare_f32"},
-                              {"plugins/common/matmul_ref.cu", "cutune_matmul_ref"}};
-    for (size_t i = 0; root && i < 2; i++) {
+                              {"plugins/common/matmul_ref.cu", "cutune_matmul_ref"},
+                              {"plugins/common/exact.cu", "cutune_compare_exact"},
+                              {"plugins/common/exact.cu", "cutune_ref_transpose"},
+                              {"plugins/common/exact.cu", "cutune_ref_add"}};
+    for (size_t i = 0; root && i < sizeof files / sizeof files[0]; i++) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", root, files[i][0]);
         FILE *f = fopen(path, "rb");
