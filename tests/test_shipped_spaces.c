@@ -33,7 +33,19 @@
  *   TILE 16: VEC 1 (x=16): ROWS 2..16 (4); VEC 2 (x=8): 4..16 (3); VEC 4 (x=4): 8..16 (2) -> 9
  *   TILE 32: VEC 1 (x=32): 1..32 (6); VEC 2 (x=16): 2..32 (5); VEC 4 (x=8): 4..32 (4) -> 15
  *   TILE 64: VEC 1 (x=64): 1..16 (5); VEC 2 (x=32): 1..32 (6); VEC 4 (x=16): 2..32 (5) -> 16
- *   40 x PAD {0,1} = 80 (the largest tile, 64*65*4 bytes, fits 48 KiB). */
+ *   40 x PAD {0,1} = 80 (the largest tile, 64*65*4 bytes, fits 48 KiB).
+ * reduce_neighbored: BLOCK {64..1024} (5) x LESS_DIV (2) = 10.
+ * reduce_interleaved: BLOCK (5) x UNROLL (5) x LAST_WARP (2) x COMPLETE (2) = 100, less
+ *   COMPLETE=1 with LAST_WARP=0 (5*5 = 25) -> 75.
+ * reduce_shuffle: BLOCK {128..1024} with BLOCK * BLOCKS_PER_SM <= 2048, BLOCKS_PER_SM {1..8}:
+ *   128: 4; 256: 4; 512: {1,2,4} 3; 1024: {1,2} 2 -> 13, x ITEMS {1..8} (4) x VEC (2) = 104.
+ * histogram_global: (BLOCK, BLOCKS_PER_SM) with BLOCK * BLOCKS_PER_SM <= 2048: 13, as above.
+ * histogram_shared: the same 13 pairs; COPIES 32 needs BLOCKS_PER_SM * 33792 <= 233472, so
+ *   BLOCKS_PER_SM <= 6: drops (128, 8) and (256, 8) -> 11; COPIES 1 and 8 keep all 13
+ *   (8 * 9216 fits); (13 + 13 + 11) x ITEMS (2) x RLE (2) = 148.
+ * topk_filter: BLOCK {128..1024}, ITEMS {1..8}, BLOCK * ITEMS <= 4096: 128: 4; 256: 4;
+ *   512: 4; 1024: {1,2,4} 3. BLOCKS_PER_SM {1,2,4}, BLOCK * BLOCKS_PER_SM <= 2048: 3, 3, 3, 2.
+ *   4*3 + 4*3 + 4*3 + 3*2 = 42 (the shared-memory constraints read K: not counted here). */
 static const struct {
     const char *variant;
     size_t valid, product;
@@ -44,6 +56,12 @@ static const struct {
     {"matadd_2d", 126, 11 * 11 * 2},
     {"transpose_naive", 48, 5 * 6 * 2},
     {"transpose_tiled", 80, 3 * 6 * 2 * 3},
+    {"reduce_neighbored", 10, 5 * 2},
+    {"reduce_interleaved", 75, 5 * 5 * 2 * 2},
+    {"reduce_shuffle", 104, 4 * 4 * 2 * 4},
+    {"histogram_global", 13, 4 * 4},
+    {"histogram_shared", 148, 4 * 4 * 2 * 3 * 2},
+    {"topk_filter", 42, 4 * 4 * 3},
 };
 
 typedef struct Job {
