@@ -183,3 +183,8 @@ const void *histogram_device_input(void *state)
     HistogramState *s = state;
     return s->is_float ? (const void *)s->f32 : (const void *)s->u8;
 }
+
+const unsigned *histogram_reference(void *state)
+{
+    return ((HistogramState *)state)->ref;
+}

@@ -46,6 +46,8 @@ double histogram_flops(const CutuneProblem *p); /* 0: no arithmetic worth counti
 double histogram_bytes(const CutuneProblem *p);
 /* The device input of a state from histogram_setup (bytes or floats, as T says). */
 const void *histogram_device_input(void *state);
+/* The reference counts of that state (HISTOGRAM_BINS of them). */
+const unsigned *histogram_reference(void *state);
 
 #define HISTOGRAM_OP_FIELDS                                                                 \
     .abi_major = CUTUNE_PLUGIN_ABI_MAJOR, .abi_minor = CUTUNE_PLUGIN_ABI_MINOR,             \

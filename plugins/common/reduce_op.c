@@ -122,3 +122,8 @@ const float *reduce_device_input(void *state)
 {
     return ((ReduceState *)state)->x;
 }
+
+double reduce_reference(void *state)
+{
+    return ((ReduceState *)state)->ref;
+}

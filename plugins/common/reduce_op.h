@@ -39,6 +39,8 @@ double reduce_flops(const CutuneProblem *p);
 double reduce_bytes(const CutuneProblem *p);
 /* The device input x of a state from reduce_setup (for benchmarks on the same data). */
 const float *reduce_device_input(void *state);
+/* The double-precision reference sum of that state. */
+double reduce_reference(void *state);
 
 /* The most blocks a variant may launch for n elements: the length of `partials`. */
 static inline int64_t reduce_max_blocks(int64_t n)

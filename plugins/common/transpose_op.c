@@ -114,3 +114,8 @@ void transpose_teardown(const CutuneHost *host, void *state)
     host->dev_free(host->ctx, s->ref);
     free(s);
 }
+
+const float *transpose_device_input(void *state)
+{
+    return ((TransposeState *)state)->A;
+}

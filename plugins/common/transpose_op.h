@@ -21,6 +21,8 @@ int transpose_check(const CutuneHost *host, void *state, CutuneCheck *out);
 void transpose_teardown(const CutuneHost *host, void *state);
 double transpose_bytes(const CutuneProblem *p);
 double transpose_flops(const CutuneProblem *p); /* 0: no arithmetic */
+/* The device input A of a state from transpose_setup (for benchmarks on the same data). */
+const float *transpose_device_input(void *state);
 
 #define TRANSPOSE_OP_FIELDS                                                                 \
     .abi_major = CUTUNE_PLUGIN_ABI_MAJOR, .abi_minor = CUTUNE_PLUGIN_ABI_MINOR,             \
