@@ -10,6 +10,9 @@
 #   tune   `cutune run matmul --device 0` on the default sizes from a fresh database, then
 #          the identical command again (it must compile nothing), then `cutune query`
 #   bench  bench_matmul on the default sizes against the database of `tune`
+#   memory `cutune run OP --device 0` for transpose, matadd, reduce_sum, histogram and topk
+#          on their default sizes (8192x8192, 2^28 elements, k = 1024: the issue's) into
+#          a fresh memory.db, then bench_memory (CUB and cudaMemcpy) against it
 #
 # Logs and the database go to $OUT (or ./gpu-out); a short table comes last.
 set -u
@@ -77,6 +80,15 @@ for step in $steps; do
         [ -f "$db" ] || db=$root/.carry/tune.db
         timed "bench_matmul" "$out/bench.log" "$b/bench/bench_matmul" --db "$db" $sizes
         ;;
+    memory)
+        rm -f "$out/memory.db"*
+        for op in transpose matadd reduce_sum histogram topk; do
+            timed "run $op" "$out/memory_$op.log" \
+                "$b/cli/cutune" run $op --device 0 --db "$out/memory.db" --no-progress
+            sed -n '/^device:/,$p' "$out/memory_$op.log"
+        done
+        timed "bench_memory" "$out/bench_memory.log" "$b/bench/bench_memory" --db "$out/memory.db"
+        ;;
     *) echo "unknown step $step"; exit 2 ;;
     esac
 done
@@ -88,4 +100,5 @@ for f in tune_run1 tune_run2; do
     [ -f "$out/$f.log" ] && { echo "--- $f"; sed -n '/^device:/,$p' "$out/$f.log"; }
 done
 [ -f "$out/bench.log" ] && { echo "--- bench"; cat "$out/bench.log"; }
+[ -f "$out/bench_memory.log" ] && { echo "--- bench_memory"; cat "$out/bench_memory.log"; }
 exit 0
