@@ -35,7 +35,7 @@ for lib in libcublas.so.13 libcublasLt.so.13; do
     fi
 done
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader | tee -a "$summary"
-if ldd "$b/cli/cutune" "$b/bench/bench_matmul" | grep "not found"; then
+if ldd "$b/cli/cutune" "$b/bench/bench_matmul" "$b/bench/bench_memory" | grep "not found"; then
     note "missing libraries (above)"
 fi
 

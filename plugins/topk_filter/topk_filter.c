@@ -10,9 +10,9 @@ static int geometry(const CutuneConfig *cfg, const CutuneProblem *p, CutuneLaunc
     int64_t per_sm = cutune_config_get(cfg, "BLOCKS_PER_SM", 2);
     if (block < 32 || items < 1 || per_sm < 1)
         return -1;
-    int64_t tile = block * items, cap = 1; /* the kernel's cap_for(k) */
-    while (cap < p->dim[1] + tile)
-        cap <<= 1;
+    int64_t tile = block * items, cap = tile <= 1024 ? 4096 : 4 * tile; /* the kernel's CAP */
+    if (cap < TOPK_MAX_K + tile + 2048)
+        return -1;
     int64_t grid = per_sm * MEMOP_SMS, need = memop_ceil_div(p->dim[0], tile);
     grid = grid < need ? grid : need;
     if (grid > TOPK_MAX_BLOCKS)

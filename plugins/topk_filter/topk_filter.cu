@@ -2,24 +2,27 @@
 // in one launch (seed 001, section 0.5: partial selection per block, then a merge; see
 // plugins/common/topk_op.h for the contract).
 //
-// Each block keeps a candidate buffer of `cap` (value, index) pairs in shared memory,
-// cap = the power of two >= k + BLOCK * ITEMS. It reads its tiles of BLOCK * ITEMS
-// elements (a grid-stride loop) and appends every element above the block's threshold.
-// Before a tile that might not fit, it sorts the buffer (bitonic, descending), keeps the
-// best k, and raises the threshold to the k-th value: after the first few tiles almost
-// nothing passes, so the block streams x at memory speed. Elements equal to the threshold
-// may be dropped: the buffer already holds k values at least as large, so the multiset of
-// the k largest values is unchanged. Each block writes its best k (padded with -inf,
-// index -1) to the candidate arrays; the block with the last ticket runs the same
-// selection over all candidates and writes the answer.
+// Each block keeps a candidate buffer of CAP (value, index) pairs in shared memory. It
+// reads its tiles of BLOCK * ITEMS elements (a grid-stride loop) and appends every element
+// above the block's threshold. Before a tile that might not fit, it sorts the buffer
+// (bitonic, descending), keeps the best k, and raises the threshold to the k-th value:
+// after the first few tiles almost nothing passes, so the block streams x at memory speed.
+// CAP leaves room for at least 2048 appends between two sorts (k <= 1024), so sorts are
+// rare. Elements equal to the threshold may be dropped: the buffer already holds k values
+// at least as large, so the multiset of the k largest values is unchanged. Each block
+// writes its best k (padded with -inf, index -1) to the candidate arrays; the block with
+// the last ticket runs the same selection over all candidates and writes the answer. It
+// starts from the largest of the blocks' k-th values, T: one block alone has k values >= T,
+// so no value below T can be among the k largest, and only candidates >= T are appended.
 //
 // Parameters (-D macros):
 //   BLOCK          threads per block
 //   ITEMS          elements per thread per tile (loads in flight)
 //   BLOCKS_PER_SM  the grid is BLOCKS_PER_SM * 132 blocks (set by the plugin)
-// The plugin sizes dynamic shared memory as cap * 8 bytes with the same cap.
+// The plugin sizes dynamic shared memory as CAP * 8 bytes with the same CAP.
 #define TILE (BLOCK * ITEMS)
 #define NEG_INF __int_as_float(0xff800000) // -infinity (NVRTC has no math.h)
+#define CAP (TILE <= 1024 ? 4096 : 4 * TILE) // >= 1024 + TILE + 2048, a power of two
 
 struct Sel {
     float *val;
@@ -29,12 +32,17 @@ struct Sel {
     float *thr; // elements must be above this to enter
 };
 
-__device__ __forceinline__ int cap_for(int k)
+// The largest float below t (t finite or -inf): v > below(t) means v >= t.
+__device__ __forceinline__ float below(float t)
 {
-    int c = 1;
-    while (c < k + TILE)
-        c <<= 1;
-    return c;
+    if (t == NEG_INF)
+        return t;
+    int b = __float_as_int(t);
+    if (t > 0.0f)
+        return __int_as_float(b - 1);
+    if (t < 0.0f)
+        return __int_as_float(b + 1);
+    return __int_as_float(0x80000001); // the negative denormal next to zero
 }
 
 // Sort the buffer descending and keep the best k; every thread calls it.
@@ -108,8 +116,8 @@ topk_filter(const float *__restrict__ x, float *__restrict__ out_val, int *__res
     __shared__ int count;
     __shared__ float thr;
     __shared__ bool last;
-    const int cap = cap_for(k);
-    const Sel s = {smem, reinterpret_cast<int *>(smem + cap), cap, k, &count, &thr};
+    __shared__ float block_max[BLOCK / 32];
+    const Sel s = {smem, reinterpret_cast<int *>(smem + CAP), CAP, k, &count, &thr};
     const int tid = threadIdx.x;
     if (tid == 0) {
         count = 0;
@@ -133,9 +141,19 @@ topk_filter(const float *__restrict__ x, float *__restrict__ out_val, int *__res
     if (!last)
         return;
     __threadfence();
+    float t = NEG_INF; // T: the largest of the blocks' k-th values
+    for (unsigned b = tid; b < gridDim.x; b += BLOCK)
+        t = fmaxf(t, __ldcg(&part_val[(size_t)b * k + k - 1]));
+    for (int off = 16; off > 0; off >>= 1)
+        t = fmaxf(t, __shfl_down_sync(0xffffffffu, t, off));
+    if ((tid & 31) == 0)
+        block_max[tid >> 5] = t;
+    __syncthreads();
     if (tid == 0) {
+        for (int w = 1; w < BLOCK / 32; w++)
+            t = fmaxf(t, block_max[w]);
         count = 0;
-        thr = NEG_INF;
+        thr = below(t);
     }
     __syncthreads();
     consume(s, part_val, part_idx, (long long)gridDim.x * k, 0, 1);
