@@ -23,6 +23,9 @@
 #define TILE (BLOCK * ITEMS)
 #define NEG_INF __int_as_float(0xff800000) // -infinity (NVRTC has no math.h)
 #define CAP (TILE <= 1024 ? 4096 : 4 * TILE) // >= 1024 + TILE + 2048, a power of two
+#ifndef DYNAMIC_SHARED // tests/kemu (kernels run on the CPU) brings its own
+#define DYNAMIC_SHARED(type, name) extern __shared__ type name[]
+#endif
 
 struct Sel {
     float *val;
@@ -112,7 +115,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 topk_filter(const float *__restrict__ x, float *__restrict__ out_val, int *__restrict__ out_idx,
             float *part_val, int *part_idx, unsigned int *counter, long long n, int k)
 {
-    extern __shared__ float smem[];
+    DYNAMIC_SHARED(float, smem);
     __shared__ int count;
     __shared__ float thr;
     __shared__ bool last;
