@@ -1,6 +1,6 @@
 /* bench_memory: the memory-bound ops (transpose, matadd, reduce_sum, histogram, topk). For
  * each op and size: the best tuned config of each variant from the database, re-checked
- * and re-timed in this process (cutune_replay), next to the vendor baseline on the same
+ * and re-timed in this process (cutune_reevaluate), next to the vendor baseline on the same
  * data (the op's own setup with the same seed) and cudaMemcpy device-to-device of the op's
  * input, on the same GPU:
  *   transpose, matadd  cudaMemcpy D2D (read + write counted)
@@ -19,7 +19,7 @@
 #include "host.h"
 #include "measure.h"
 #include "registry.h"
-#include "replay.h"
+#include "reeval.h"
 #include "util.h"
 #include "vendor_baselines.h"
 
@@ -186,7 +186,7 @@ static int bench_case(const char *text, const CutuneRegistry *reg, CutuneDb *db,
         ms.target_rse = 0;
         CutuneEvalResult res;
         cutune_error_clear(&err);
-        if (cutune_replay(pl, dev, b.config, &p, seed, &ms, 1, &res, &err) ||
+        if (cutune_reevaluate(pl, dev, b.config, &p, seed, &ms, 1, &res, &err) ||
             res.status != CUTUNE_STATUS_OK) {
             printf("   %-20s %9s  %s: %s %s\n", pl->v->name, "FAILED", b.config,
                    err.msg[0] ? err.msg : cutune_status_name(res.status), err.msg[0] ? "" : res.message);

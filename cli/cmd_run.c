@@ -1,6 +1,7 @@
 /* cutune run: tune every variant of an op. */
 #include "cli.h"
 #include "tune.h"
+#include "util.h"
 
 #include <getopt.h>
 #include <signal.h>
@@ -10,6 +11,7 @@
 
 static const char help[] =
     "usage: cutune run <op> [options]\n"
+    "       cutune run [<op>] --pending [options]\n"
     "\n"
     "Tune every variant of <op> (or the one named with --variant) on one device, for each\n"
     "problem size. Every config is compiled (NVRTC, cached), launched once on a poisoned\n"
@@ -21,19 +23,34 @@ static const char help[] =
     "  --size S          problem size, e.g. 4096x4096x4096 (repeatable; default: the sizes\n"
     "                    listed under [problems] in each variant's tuning space)\n"
     "  --variant NAME    tune only this variant\n"
-    "  --strategy S      exhaustive (default) or random\n"
+    "  --strategy S      exhaustive, random, annealing, genetic, ils (greedy iterated local\n"
+    "                    search) or tpe (model-based); default: exhaustive, unless --budget\n"
+    "                    is less than the valid configs of a space (then annealing) or --time\n"
+    "                    is set (then ils): the best in `cutune replay` of recorded spaces\n"
     "  --budget N        at most N configs per variant and size (default: all)\n"
     "  --time SECONDS    at most this long per variant and size (default: no limit)\n"
     "  --seed N          seed of the random inputs and of the strategy (default 1)\n"
     "  --db PATH         database file (default: $CUTUNE_DB or ~/.local/share/cutune/cutune.db)\n"
     "  --resume          skip configs the database already holds for this device, variant\n"
     "                    version and size (e.g. after an interrupted run)\n"
+    "  --pending         tune exactly the sizes that applications looked up on this device\n"
+    "                    without an exact answer (the database's `requests`, see\n"
+    "                    cutune/lookup.h), then mark them done; <op> is optional (all ops)\n"
     "  --jobs N          compile threads (default: one per CPU)\n"
     "  --max-seconds S   timing cap per config (default 1)\n"
+    "  --timeout-factor F  a config is killed and recorded as 'timeout' when one launch\n"
+    "                    may have taken longer than max(F x the best time so far, the floor);\n"
+    "                    its whole evaluation may take (warm-up + 4) x that + the timing\n"
+    "                    cap + 1 s (default 10)\n"
+    "  --timeout-floor S   the floor of that limit, in seconds (default 2)\n"
     "  --no-progress     no progress line (it is drawn only on a terminal anyway)\n"
     "  -h, --help        this text\n"
     "\n"
-    "Ctrl-C stops after the trial in flight; what was measured is kept.\n";
+    "Kernels run in a separate worker process (cutune-worker): a config that faults or\n"
+    "breaks its CUDA context is recorded as 'crashed', one that runs past its time limit\n"
+    "as 'timeout', and the run goes on in a fresh worker.\n"
+    "Ctrl-C or SIGTERM stops after the trial in flight; what was measured is kept (exit\n"
+    "130), and --resume goes on from there, also after kill -9.\n";
 
 static volatile sig_atomic_t stop_flag;
 
@@ -67,7 +84,12 @@ static void print_summary(const CutuneTuneSummary *s)
                r->measure_s, best, rate, bw, r->best_config[0] ? r->best_config : "-");
     }
     printf("(compiled: NVRTC compilations / cubins taken from the cache; 'other': compile or "
-           "launch errors, skipped for resources)\n");
+           "launch errors, skipped for resources, crashed, timeout)\n");
+    for (size_t i = 0; i < s->nrows; i++)
+        if (s->rows[i].strategy[0] && strcmp(s->rows[i].strategy, "exhaustive") != 0)
+            printf("%s %s: searched with strategy %s, %zu of %zu valid configs\n",
+                   s->rows[i].variant, s->rows[i].size, s->rows[i].strategy,
+                   s->rows[i].evaluated, s->rows[i].nvalid);
 }
 
 int cmd_run(int argc, char **argv)
@@ -78,7 +100,10 @@ int cmd_run(int argc, char **argv)
         {"budget", required_argument, 0, 'b'}, {"time", required_argument, 0, 't'},
         {"seed", required_argument, 0, 'r'}, {"db", required_argument, 0, 'D'},
         {"resume", no_argument, 0, 'R'}, {"jobs", required_argument, 0, 'j'},
+        {"pending", no_argument, 0, 'p'},
         {"max-seconds", required_argument, 0, 'm'}, {"no-progress", no_argument, 0, 'P'},
+        {"timeout-factor", required_argument, 0, 'F'},
+        {"timeout-floor", required_argument, 0, 'L'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     CutuneTuneOptions o;
@@ -126,6 +151,9 @@ int cmd_run(int argc, char **argv)
         case 'R':
             o.resume = 1;
             break;
+        case 'p':
+            o.pending = 1;
+            break;
         case 'j':
             if ((rc = cli_parse_u64("run", "--jobs", optarg, &u)))
                 goto out;
@@ -138,6 +166,14 @@ int cmd_run(int argc, char **argv)
         case 'P':
             o.progress = 0;
             break;
+        case 'F':
+            if ((rc = cli_parse_double("run", "--timeout-factor", optarg, &o.worker.timeout_factor)))
+                goto out;
+            break;
+        case 'L':
+            if ((rc = cli_parse_double("run", "--timeout-floor", optarg, &o.worker.timeout_floor_s)))
+                goto out;
+            break;
         case 'h':
             fputs(help, stdout);
             goto out;
@@ -146,14 +182,29 @@ int cmd_run(int argc, char **argv)
             goto out;
         }
     }
-    if (optind != argc - 1) {
+    if (o.pending && o.nsizes) {
+        rc = cli_usage_error("run", "--pending tunes the requested sizes: leave out --size");
+        goto out;
+    }
+    if (o.pending && optind == argc) {
+        o.op = NULL; /* every op with pending requests */
+    } else if (optind != argc - 1) {
         rc = cli_usage_error("run", optind >= argc ? "which op? e.g. cutune run matmul --device 0"
                                                    : "expected one op, got '%s' and more",
                              optind < argc ? argv[optind] : "");
         goto out;
+    } else {
+        o.op = argv[optind];
     }
-    o.op = argv[optind];
     o.sizes = o.nsizes ? sizes : NULL;
+    for (size_t i = 0; i < o.nsizes; i++) { /* a bad size is a usage error: say so at once */
+        CutuneProblem p;
+        CutuneError perr = {0};
+        if (cutune_problem_parse(sizes[i], &p, &perr) != 0) {
+            rc = cli_usage_error("run", "--size: %s", perr.msg);
+            goto out;
+        }
+    }
 
     /* the command line, recorded with the run */
     size_t len = 8;

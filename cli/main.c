@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@ static const char usage[] =
     "  devices         the CUDA devices of this machine\n"
     "  query <op>      the best verified config for a device and size\n"
     "  show [run]      the trials of a run (the latest by default)\n"
+    "  export          the best configs as JSON, CSV or a C header\n"
+    "  replay FILE     replay search strategies against a recorded exhaustive run (no GPU)\n"
     "\n"
     "`cutune <command> --help` describes each command's options.\n"
     "\n"
@@ -32,6 +35,9 @@ static const char usage[] =
 
 int main(int argc, char **argv)
 {
+    /* past a file size limit (ulimit -f) a write fails like on a full disk and the
+     * database layer says so; by default the signal would kill us without a word */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         fputs(usage, stderr);
         return EXIT_USAGE;
@@ -50,7 +56,8 @@ int main(int argc, char **argv)
         int (*fn)(int, char **);
     } cmds[] = {
         {"run", cmd_run}, {"list", cmd_list}, {"devices", cmd_devices},
-        {"query", cmd_query}, {"show", cmd_show},
+        {"query", cmd_query}, {"show", cmd_show}, {"export", cmd_export},
+        {"replay", cmd_replay},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))

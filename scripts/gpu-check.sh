@@ -10,6 +10,17 @@
 #   tune   `cutune run matmul --device 0` on the default sizes from a fresh database, then
 #          the identical command again (it must compile nothing), then `cutune query`
 #   bench  bench_matmul on the default sizes against the database of `tune`
+#   sgemm  the register-blocked variants (issue 4): random search with a budget and a time
+#          cap per variant and size on the smaller sizes; sgemm-large: the same for 8192^3
+#          and the non-square shapes; sgemm-bench: bench_matmul on all of them
+#   lookup bench_lookup (CPU only: the cost of an application's lookup on 10^5 trials),
+#          on this quieter machine
+#   record exhaustive runs to replay: for each op:variant:size in $RECORD (default
+#          matmul:matmul_tiled:512x512x512 axpy:axpy_template:16777216), `cutune run`
+#          with --strategy exhaustive, then the recording as CSV (to commit under
+#          tests/data/recordings/) and `cutune replay` of it (table, JSON, SVG)
+#   faulty the faulting matmul variant (tests/faulty/): configs that fault, hang or are
+#          wrong are recorded and the run goes on in fresh worker processes ($OUT/faulty.log)
 #   memory `cutune run OP --device 0` for transpose, matadd, reduce_sum, histogram and topk
 #          on their default sizes (8192x8192, 2^28 elements, k = 1024: the issue's) into
 #          a fresh memory.db, then bench_memory (CUB and cudaMemcpy) against it
@@ -89,6 +100,60 @@ for step in $steps; do
         done
         timed "bench_memory" "$out/bench_memory.log" "$b/bench/bench_memory" --db "$out/memory.db"
         ;;
+    sgemm | sgemm-large)
+        # One invocation a variant over all its sizes: with one seed the random order is the
+        # same for every size, so each config compiles once. Budgets are per size.
+        if [ "$step" = sgemm ]; then
+            ssizes="1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096"
+            budgets="matmul_reg1d:184 matmul_reg2d:200 matmul_warptile:160"; cap=60
+        else
+            ssizes="8192x8192x8192 4096x1024x8192 128x4096x4096"
+            budgets="matmul_reg1d:40 matmul_reg2d:60 matmul_warptile:80"; cap=60
+        fi
+        db=$out/sgemm.db
+        [ -f "$db" ] || { [ -f "$root/.carry/sgemm.db" ] && cp "$root/.carry/sgemm.db" "$db"; }
+        sizeargs=$(for s_ in $ssizes; do printf -- '--size %s ' "$s_"; done)
+        for v in $budgets; do
+            timed "${v%%:*} ($step)" "$out/sgemm_run.log.tmp" "$b/cli/cutune" run matmul \
+                --variant "${v%%:*}" $sizeargs --strategy random --seed 7 --budget "${v##*:}" \
+                --time $cap --db "$db" --no-progress
+            sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
+            cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
+        done
+        rm -f "$out/sgemm_run.log.tmp"
+        ;;
+    sgemm-bench)
+        db=$out/sgemm.db
+        [ -f "$db" ] || db=$root/.carry/sgemm.db
+        timed "bench_matmul sgemm" "$out/bench.log" "$b/bench/bench_matmul" --db "$db" \
+            1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x8192x8192 \
+            4096x1024x8192 128x4096x4096
+        ;;
+    lookup)
+        timed "bench_lookup" "$out/bench_lookup.log" "$b/bench/bench_lookup" --db /tmp/cutune-bench-lookup.db
+        cat "$out/bench_lookup.log"
+        ;;
+    record)
+        for ovs in ${RECORD:-matmul:matmul_tiled:512x512x512 axpy:axpy_template:16777216}; do
+            op=${ovs%%:*} vs=${ovs#*:}
+            v=${vs%%:*} s=${vs#*:}
+            tag=$v-${s%%x*}
+            timed "record $v $s" "$out/record-$tag.log" "$b/cli/cutune" run "$op" --variant "$v" \
+                --size "$s" --strategy exhaustive --device 0 --db "$out/record.db" --no-progress
+            tail -4 "$out/record-$tag.log"
+            dev=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 | awk '{print tolower($2)}')
+            "$b/cli/cutune" replay "$out/record.db" --variant "$v" --size "$s" \
+                --export-csv "$out/$dev-$tag.csv"
+            "$b/cli/cutune" replay "$out/$dev-$tag.csv" --svg "$out/replay-$tag.svg" \
+                --json > "$out/replay-$tag.json"
+            "$b/cli/cutune" replay "$out/$dev-$tag.csv" | tee "$out/replay-$tag.txt" | tee -a "$summary"
+        done
+        ;;
+    faulty)
+        timed "faulting variant" "$out/faulty.log" env CUTUNE_PLUGIN_PATH="$b/tests/faulty" \
+            CUTUNE_SPACE_PATH="$root/tests/faulty" "$b/tests/test_faulty_gpu"
+        cat "$out/faulty.log"
+        ;;
     *) echo "unknown step $step"; exit 2 ;;
     esac
 done
@@ -99,6 +164,7 @@ cat "$summary"
 for f in tune_run1 tune_run2; do
     [ -f "$out/$f.log" ] && { echo "--- $f"; sed -n '/^device:/,$p' "$out/$f.log"; }
 done
+[ -f "$out/sgemm_runs.log" ] && { echo "--- sgemm runs"; cat "$out/sgemm_runs.log"; }
 [ -f "$out/bench.log" ] && { echo "--- bench"; cat "$out/bench.log"; }
 [ -f "$out/bench_memory.log" ] && { echo "--- bench_memory"; cat "$out/bench_memory.log"; }
 exit 0

@@ -9,6 +9,7 @@ test with its environment and timeout, and prints one line per test, then
 "N passed, N failed, N skipped". Exit code 77 counts as skipped."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -36,6 +37,8 @@ def main():
         env = dict(os.environ)
         env.update({k: fix(v) for k, v in t["env"].items()})
         cmd = [fix(c) for c in t["cmd"]]
+        if not os.path.exists(cmd[0]):  # an interpreter found elsewhere at configure time
+            cmd[0] = shutil.which(os.path.basename(cmd[0])) or cmd[0]
         t0 = time.time()
         try:
             p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -44,6 +47,8 @@ def main():
             rc, out = p.returncode, p.stdout.decode(errors="replace")
         except subprocess.TimeoutExpired as e:
             rc, out = -1, (e.stdout or b"").decode(errors="replace") + "\nTIMEOUT"
+        except OSError as e:
+            rc, out = -2, "cannot run %s: %s" % (cmd[0], e)
         result = "pass" if rc == 0 else "SKIP" if rc == 77 else "FAIL"
         counts[result] += 1
         if logs:  # one file for all: the GPU machine sends back only a few files

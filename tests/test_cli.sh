@@ -22,7 +22,7 @@ expect() { # expect CODE PHRASE -- command...
 expect 0 "run <op>" -- "$exe" --help
 expect 2 "usage: cutune" -- "$exe"
 expect 2 "unknown command 'frobnicate'" -- "$exe" frobnicate
-for c in run list devices query show; do
+for c in run list devices query show export replay; do
     expect 0 "usage: cutune $c" -- "$exe" $c --help
 done
 expect 2 "which op?" -- "$exe" run
@@ -30,9 +30,25 @@ expect 2 "--budget needs a non-negative integer, got 'lots'" -- "$exe" run matmu
 expect 2 "--time needs a non-negative number" -- "$exe" run matmul --time -1
 expect 2 "--size is required" -- "$exe" query matmul
 expect 2 "unknown status 'great'" -- "$exe" show --status great
+expect 2 "leave out --size" -- "$exe" run --pending --size 64
+expect 2 "unknown format 'yaml'" -- "$exe" export --format yaml
 expect 0 "matmul_tiled" -- "$exe" list
 expect 0 "configs: 132 valid of 224" -- "$exe" list matmul
 expect 4 "no plugin implements op 'nosuchop'" -- "$exe" list nosuchop
+
+# replay needs no GPU: a recorded H200 space, with the tuning space found through the plugin
+rec=$CUTUNE_TEST_DATA/recordings/h200-matmul_tiled-4096.csv
+expect 2 "which recording?" -- "$exe" replay
+expect 2 "unknown strategy 'nope'" -- "$exe" replay "$rec" --strategy nope
+expect 2 "--budgets must be positive and increasing" -- "$exe" replay "$rec" --budgets 50,25
+expect 4 "cannot open" -- "$exe" replay "$tmp/none.csv"
+expect 0 "space: 132 configs: 132 ok, 0 failed, 0 not recorded" -- "$exe" replay "$rec" --seeds 5 \
+    --svg "$tmp/plot.svg" --csv "$tmp/out.csv"
+expect 0 "<polyline" -- cat "$tmp/plot.svg"
+expect 0 "matmul_tiled,4096x4096x4096,\"NVIDIA H200\",annealing,400,132,5," -- cat "$tmp/out.csv"
+expect 0 '"name": "tpe"' -- "$exe" replay "$rec" --seeds 3 --budgets 10,20 --json
+expect 2 "give a FILE or --synthetic, not both" -- "$exe" replay "$rec" --synthetic 1
+expect 0 "space: " -- "$exe" replay --synthetic 4 --seeds 2 --budgets 25 --strategy ils
 
 # database errors need no GPU
 expect 4 "cannot open the database" -- "$exe" query matmul --size 64 --device H100 --db "$tmp/none.db"
@@ -45,6 +61,7 @@ else
     expect 3 "no CUDA driver or device" -- "$exe" devices
     expect 3 "no CUDA driver or device" -- "$exe" run matmul --device 0 --db "$tmp/t.db"
     expect 4 "no plugin implements op 'nosuchop'" -- "$exe" run nosuchop --db "$tmp/t.db"
+    expect 3 "no CUDA driver or device" -- "$exe" run --pending --db "$tmp/t.db"
     expect 3 "needs a CUDA device to resolve" -- "$exe" query matmul --size 64 --device 0 --db "$tmp/t.db"
 fi
 exit $fail

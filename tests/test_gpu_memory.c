@@ -1,14 +1,14 @@
 /* The memory-bound ops on a GPU (exit 77 without one): tune transpose, matadd, reduce_sum,
  * histogram and topk at small awkward sizes (1, primes, sizes that are no multiple of any
  * tile, more rows than a grid's 65535 blocks) and require every valid config of every
- * variant to be verified correct. Then replay each variant's best config twice on one
+ * variant to be verified correct. Then re-evaluate each variant's best config twice on one
  * state: the second checked launch runs after the first one's timed launches, so a kernel
  * that leaves its scratch counters dirty fails it. */
 #include "check.h"
 #include "db.h"
 #include "device.h"
 #include "registry.h"
-#include "replay.h"
+#include "reeval.h"
 #include "tune.h"
 #include "util.h"
 
@@ -77,7 +77,7 @@ static void tune_op(const OpSizes *c, CutuneTuneSummary *sum)
 }
 
 /* Each variant's best config at `size`, evaluated twice on one state: both must be ok. */
-static void replay_best(const char *op, const char *size, const CutuneDeviceInfo *dev,
+static void reevaluate_best(const char *op, const char *size, const CutuneDeviceInfo *dev,
                         const CutuneRegistry *reg)
 {
     CutuneDb *db = NULL;
@@ -101,8 +101,8 @@ static void replay_best(const char *op, const char *size, const CutuneDeviceInfo
         cutune_measure_defaults(&ms);
         ms.max_seconds = 0.05;
         CutuneEvalResult res[2];
-        int rc = cutune_replay(pl, dev, b.config, &p, 777, &ms, 2, res, &err);
-        CHECK_MSG(rc == 0, "replay %s %s: %s", pl->v->name, b.config, err.msg);
+        int rc = cutune_reevaluate(pl, dev, b.config, &p, 777, &ms, 2, res, &err);
+        CHECK_MSG(rc == 0, "re-evaluating %s %s: %s", pl->v->name, b.config, err.msg);
         for (int t = 0; rc == 0 && t < 2; t++)
             CHECK_MSG(res[t].status == CUTUNE_STATUS_OK, "%s %s %s, evaluation %d: %s: %s",
                       pl->v->name, canon, b.config, t + 1, cutune_status_name(res[t].status),
@@ -132,11 +132,11 @@ int main(void)
     }
     CutuneRegistry reg;
     CHECK_MSG(cutune_registry_load(&reg, &err) == 0, "%s", err.msg);
-    replay_best("matadd", "97x61", &dev, &reg);
-    replay_best("transpose", "131x257", &dev, &reg);
-    replay_best("reduce_sum", "1000003", &dev, &reg);
-    replay_best("histogram", "1000003x1x2", &dev, &reg);
-    replay_best("topk", "1000003x1024", &dev, &reg);
+    reevaluate_best("matadd", "97x61", &dev, &reg);
+    reevaluate_best("transpose", "131x257", &dev, &reg);
+    reevaluate_best("reduce_sum", "1000003", &dev, &reg);
+    reevaluate_best("histogram", "1000003x1x2", &dev, &reg);
+    reevaluate_best("topk", "1000003x1024", &dev, &reg);
     cutune_registry_free(&reg);
     char cmd[PATH_MAX + 16];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

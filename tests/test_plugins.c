@@ -27,8 +27,8 @@ static void expect_refused(const char *file, const char *phrase)
 
 static void refused_one_by_one(void)
 {
-    expect_refused("broken_abi_major.so", "plugin ABI 99.0, but this cutune speaks ABI 1.0");
-    expect_refused("broken_abi_minor.so", "plugin ABI 1.99 is newer than this cutune's ABI 1.0");
+    expect_refused("broken_abi_major.so", "plugin ABI 99.1, but this cutune speaks ABI 1.1");
+    expect_refused("broken_abi_minor.so", "plugin ABI 1.99 is newer than this cutune's ABI 1.1");
     expect_refused("broken_short_struct.so", "struct_size is 16 bytes");
     expect_refused("broken_missing_field.so", "'kernel_source' is NULL");
     expect_refused("broken_no_symbol.so", "no symbol 'cutune_plugin_variant'");

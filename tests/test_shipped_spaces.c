@@ -1,5 +1,8 @@
-/* Every shipped plugin's space loads, has the hand-counted number of valid configs, and
- * every valid config compiles with NVRTC for sm_90. Needs no GPU. */
+/* Every shipped plugin's space loads, has the expected number of valid configs (counted by
+ * hand, or for the large spaces by an independent brute force over the same rules written
+ * here in C), and its configs compile with NVRTC for sm_90: all of them in spaces of up to
+ * EXHAUSTIVE_MAX configs, a seeded sample of SAMPLE (plus the first and last) in larger
+ * ones. Needs no GPU. */
 #include "check.h"
 #include "compile.h"
 #include "pool.h"
@@ -7,6 +10,7 @@
 #include "space.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +26,8 @@
  *   TILE 32: WPT all 4 (1024..128); UNROLL 6; 48
  *   TILE 64: threads 4096/WPT <= 1024 -> WPT {4,8}; UNROLL 7; 2*7*2 = 28  -> 132
  *   (shared 2*64*65*4 = 33280 bytes fits 48 KiB for every TILE)
- * axpy_template: BLOCK {64..1024} (5) x ITEMS (4) = 20.
+ * axpy_template: BLOCK {64..1024} (5) x ITEMS (4) = 20. */
+/* The memory-bound ops (issue 3):
  * matadd_2d: BLOCK_X = 2^a, BLOCK_Y = 2^b, a, b in 0..10, 4 <= 2^(a+b) <= 1024, i.e.
  *   2 <= a+b <= 10: pairs with a+b <= 10 are 11+10+...+1 = 66, less (0,0), (1,0), (0,1)
  *   -> 63 shapes, x VEC {1,4} = 126.
@@ -50,23 +55,109 @@
  *   BLOCK 128: T 128..1024, 4 x 3 = 12; 256: T 256..1024 3 x 3, T 2048 2 -> 11;
  *   512: T 512, 1024 2 x 3, T 2048 2, T 4096 1 -> 9; 1024 (at most 2 blocks): T 1024 2,
  *   T 2048 2, T 4096 1 -> 5. 12 + 11 + 9 + 5 = 37. */
+/* matmul_reg1d: BM, BN in {32,64,128}, BK {4..32} (4), TM {4,8,16}, PAD {0,1}:
+ *   BM=32: TM 4,8,16 all divide. threads 32*BN/TM >= 64: BN=32: TM 4,8 (256/TM: 8->128... )
+ *   computed in brute_reg1d() below; the shared-memory rule never binds ((32*129+32*128)*4
+ *   = 32896 bytes at most). By hand: pairs (BM,BN,TM) with BM%TM==0, 64 <= BM*BN/TM <= 1024:
+ *   BM=32: BN=32: TM 4,8 (256,128; TM 16 gives 64: ok) -> 3; BN=64: 3; BN=128: TM 4 gives
+ *   1024 ok, 8, 16 -> 3. BM=64: BN=32: 3; BN=64: TM 4 (1024) 8 16 -> 3; BN=128: TM 4 gives
+ *   2048 (no), 8, 16 -> 2. BM=128: BN=32: 3; BN=64: TM 4 = 2048 no -> 2; BN=128: TM 16
+ *   only (1024) -> 1. Total 23 triples x BK 4 x PAD 2 = 184. */
+static size_t brute_reg1d(void);
+static size_t brute_reg2d(void);
+static size_t brute_warptile(void);
+
 static const struct {
     const char *variant;
     size_t valid, product;
+    size_t (*brute)(void); /* an independent count, or NULL when counted by hand above */
 } expected[] = {
-    {"matmul_naive", 72, 8 * 6 * 2 * 2},
-    {"matmul_tiled", 132, 4 * 2 * 4 * 7},
-    {"axpy_template", 20, 5 * 4},
-    {"matadd_2d", 126, 11 * 11 * 2},
-    {"transpose_naive", 48, 5 * 6 * 2},
-    {"transpose_tiled", 80, 3 * 6 * 2 * 3},
-    {"reduce_neighbored", 10, 5 * 2},
-    {"reduce_interleaved", 75, 5 * 5 * 2 * 2},
-    {"reduce_shuffle", 104, 4 * 4 * 2 * 4},
-    {"histogram_global", 13, 4 * 4},
-    {"histogram_shared", 148, 4 * 4 * 2 * 3 * 2},
-    {"topk_filter", 37, 4 * 4 * 3},
+    {"matmul_naive", 72, 8 * 6 * 2 * 2, NULL},
+    {"matmul_tiled", 132, 4 * 2 * 4 * 7, NULL},
+    {"matmul_reg1d", 184, 3 * 3 * 4 * 3 * 2, brute_reg1d},
+    {"matmul_reg2d", 0, 4 * 4 * 3 * 4 * 4 * 2 * 2, brute_reg2d},
+    {"matmul_warptile", 0, 3 * 3 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 2, brute_warptile},
+    {"axpy_template", 20, 5 * 4, NULL},
+    {"matadd_2d", 126, 11 * 11 * 2, NULL},
+    {"transpose_naive", 48, 5 * 6 * 2, NULL},
+    {"transpose_tiled", 80, 3 * 6 * 2 * 3, NULL},
+    {"reduce_neighbored", 10, 5 * 2, NULL},
+    {"reduce_interleaved", 75, 5 * 5 * 2 * 2, NULL},
+    {"reduce_shuffle", 104, 4 * 4 * 2 * 4, NULL},
+    {"histogram_global", 13, 4 * 4, NULL},
+    {"histogram_shared", 148, 4 * 4 * 2 * 3 * 2, NULL},
+    {"topk_filter", 37, 4 * 4 * 3, NULL},
 };
+
+enum { EXHAUSTIVE_MAX = 600, SAMPLE = 60 }; /* a warptile kernel takes seconds to compile */
+
+/* The rules of tuning_spaces/matmul_*.ini, written again as plain loops. */
+static size_t brute_reg1d(void)
+{
+    size_t n = 0;
+    for (int bm = 32; bm <= 128; bm *= 2)
+        for (int bn = 32; bn <= 128; bn *= 2)
+            for (int bk = 4; bk <= 32; bk *= 2)
+                for (int tm = 4; tm <= 16; tm *= 2)
+                    for (int pad = 0; pad <= 1; pad++)
+                        n += bm % tm == 0 && bm * bn / tm >= 64 && bm * bn / tm <= 1024 &&
+                             (bk * (bm + pad) + bk * bn) * 4 <= 48 * 1024;
+    return n;
+}
+
+static size_t brute_reg2d(void)
+{
+    size_t n = 0;
+    for (int bm = 32; bm <= 256; bm *= 2)
+        for (int bn = 32; bn <= 256; bn *= 2)
+            for (int bk = 8; bk <= 32; bk *= 2)
+                for (int tm = 2; tm <= 16; tm *= 2)
+                    for (int tn = 2; tn <= 16; tn *= 2)
+                        for (int pad = 0; pad <= 4; pad += 4)
+                            for (int vec = 0; vec <= 1; vec++) {
+                                int threads = (bm / tm) * (bn / tn);
+                                n += threads >= 64 && threads <= 1024 && tm * tn <= 64 &&
+                                     (!vec || (tm % 4 == 0 && tn % 4 == 0)) &&
+                                     bk * (bm + pad + bn) * 4 <= 48 * 1024;
+                            }
+    return n;
+}
+
+static size_t brute_warptile(void)
+{
+    size_t n = 0;
+    for (int bm = 64; bm <= 256; bm *= 2)
+        for (int bn = 64; bn <= 256; bn *= 2)
+            for (int bk = 8; bk <= 32; bk *= 2)
+                for (int wm = 32; wm <= 128; wm *= 2)
+                    for (int wn = 32; wn <= 128; wn *= 2)
+                        for (int wni = 1; wni <= 4; wni *= 2)
+                            for (int tm = 4; tm <= 8; tm *= 2)
+                                for (int tn = 4; tn <= 8; tn *= 2)
+                                    for (int dbuf = 0; dbuf <= 1; dbuf++)
+                                        for (int pad = 0; pad <= 4; pad += 4) {
+                                            if (bm % wm || bn % wn)
+                                                continue;
+                                            int nt = (bm / wm) * (bn / wn) * 32;
+                                            if (nt < 64 || nt > 512)
+                                                continue;
+                                            int per_lane = 32 * tm * tn * wni;
+                                            if ((wm * wn) % per_lane)
+                                                continue;
+                                            int wmi = wm * wn / per_lane;
+                                            if (wm % wmi || (wm / wmi) % tm || wn % wni ||
+                                                (wn / wni) % tn)
+                                                continue;
+                                            if ((wm / wmi / tm) * (wn / wni / tn) != 32)
+                                                continue;
+                                            if ((bm * bk / 4) % nt || (bk * bn / 4) % nt)
+                                                continue;
+                                            if (wmi * tm * wni * tn > 128)
+                                                continue;
+                                            n += (dbuf + 1) * bk * (bm + pad + bn) * 4 <= 232448;
+                                        }
+    return n;
+}
 
 typedef struct Job {
     CutuneJob job;
@@ -105,37 +196,61 @@ static void check_plugin(const CutunePlugin *p, CutunePool *pool)
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
         if (!strcmp(expected[i].variant, p->v->name)) {
             known = 1;
-            CHECK_MSG(cl.nconfigs == expected[i].valid, "%s: %zu valid configs, counted %zu by hand",
-                      p->v->name, cl.nconfigs, expected[i].valid);
+            size_t want = expected[i].brute ? expected[i].brute() : expected[i].valid;
+            if (expected[i].brute && expected[i].valid)
+                CHECK_MSG(want == expected[i].valid, "%s: brute force %zu, by hand %zu",
+                          p->v->name, want, expected[i].valid);
+            CHECK_MSG(cl.nconfigs == want, "%s: %zu valid configs, expected %zu", p->v->name,
+                      cl.nconfigs, want);
             CHECK_EQ_INT(cutune_space_cardinality(sp), expected[i].product);
         }
     CHECK_MSG(known, "shipped plugin %s has no hand count in this test: add one", p->v->name);
     CHECK_MSG(sp->nproblems > 0, "%s has no default problem sizes", p->v->name);
 
-    /* Compile them all, two per core in flight. */
-    Job *jobs = calloc(cl.nconfigs, sizeof *jobs);
-    CHECK(jobs != NULL);
-    for (size_t i = 0; jobs && i < cl.nconfigs; i++) {
-        jobs[i].job.run = run_job;
-        jobs[i].source = p->v->kernel_source;
-        jobs[i].name = p->v->kernel_name;
-        for (size_t k = 0; k < sp->nparams && k < 16; k++) {
-            snprintf(jobs[i].defs[k], sizeof jobs[i].defs[k], "%s=%lld", sp->params[k].name,
-                     (long long)cl.values[i * cl.nparams + k]);
-            jobs[i].defp[k] = jobs[i].defs[k];
-            jobs[i].ndefs++;
+    /* Compile them all, or a seeded sample with the first and last config of a large space. */
+    size_t n = cl.nconfigs <= EXHAUSTIVE_MAX ? cl.nconfigs : SAMPLE;
+    size_t *pick = malloc((n ? n : 1) * sizeof *pick);
+    CHECK(pick != NULL);
+    if (!pick)
+        return;
+    for (size_t i = 0; i < n; i++)
+        pick[i] = i;
+    if (n < cl.nconfigs) {
+        uint64_t x = 0x9e3779b97f4a7c15ULL;
+        pick[0] = 0;
+        pick[1] = cl.nconfigs - 1;
+        for (size_t i = 2; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            pick[i] = (size_t)(x % cl.nconfigs);
         }
-        cutune_pool_submit(pool, &jobs[i].job);
+    }
+    Job *jobs = calloc(n, sizeof *jobs);
+    CHECK(jobs != NULL);
+    for (size_t j = 0; jobs && j < n; j++) {
+        size_t i = pick[j];
+        jobs[j].job.run = run_job;
+        jobs[j].source = p->v->kernel_source;
+        jobs[j].name = p->v->kernel_name;
+        for (size_t k = 0; k < sp->nparams && k < 16; k++) {
+            snprintf(jobs[j].defs[k], sizeof jobs[j].defs[k], "%s=%lld", sp->params[k].name,
+                     (long long)cl.values[i * cl.nparams + k]);
+            jobs[j].defp[k] = jobs[j].defs[k];
+            jobs[j].ndefs++;
+        }
+        cutune_pool_submit(pool, &jobs[j].job);
     }
     size_t failed = 0;
-    for (size_t i = 0; jobs && i < cl.nconfigs; i++) {
-        cutune_pool_wait(pool, &jobs[i].job);
-        if (jobs[i].rc != 0 && failed++ < 3)
-            fprintf(stderr, "%s config %zu does not compile: %s\n", p->v->name, i, jobs[i].err.msg);
+    for (size_t j = 0; jobs && j < n; j++) {
+        cutune_pool_wait(pool, &jobs[j].job);
+        if (jobs[j].rc != 0 && failed++ < 3)
+            fprintf(stderr, "%s config %zu does not compile: %.600s\n", p->v->name, pick[j],
+                    jobs[j].err.msg);
     }
-    CHECK_MSG(failed == 0, "%s: %zu of %zu configs failed to compile", p->v->name, failed, cl.nconfigs);
-    printf("%s: %zu configs compiled for sm_90\n", p->v->name, cl.nconfigs);
+    CHECK_MSG(failed == 0, "%s: %zu of %zu configs failed to compile", p->v->name, failed, n);
+    printf("%s: %zu of %zu configs compiled for sm_90%s\n", p->v->name, n, cl.nconfigs,
+           n < cl.nconfigs ? " (a seeded sample)" : "");
     free(jobs);
+    free(pick);
     cutune_config_list_free(&cl);
     cutune_space_free(sp);
 }

@@ -32,7 +32,7 @@ static void problem_sizes(void)
         {"2147483648", "larger than 2147483647", CUTUNE_ERR_RANGE},
         {"99999999999999999999999", "larger than", CUTUNE_ERR_RANGE},
         {"12xab", "expected a number at 'ab'", CUTUNE_ERR_PARSE},
-        {"12x", "expected a number", CUTUNE_ERR_PARSE},
+        {"12x", "dimension 2 is missing", CUTUNE_ERR_PARSE},
         {"12*4", "unexpected '*'", CUTUNE_ERR_PARSE},
         {"1x2x3x4x5", "more than 4 dimensions", CUTUNE_ERR_PARSE},
         {" 12", "expected a number", CUTUNE_ERR_PARSE},

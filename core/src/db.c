@@ -47,7 +47,8 @@ static const char *hint(int rc)
     case SQLITE_IOERR:
     case SQLITE_CANTOPEN:
     case SQLITE_PERM:
-        return "; check that the file and its directory exist and are readable and writable";
+        return "; check that the file and its directory exist and are readable and writable, "
+               "and that the disk is not full";
     case SQLITE_CONSTRAINT:
         return "; a row id or value given to cutune_db is invalid (a bug in the caller)";
     }
@@ -59,8 +60,15 @@ static const char *hint(int rc)
 static int db_error(CutuneDb *db, CutuneError *err, int rc, const char *what)
 {
     int code = (rc & 0xff) == SQLITE_NOMEM ? CUTUNE_ERR_NOMEM : CUTUNE_ERR_DB;
-    return cutune_error(err, code, "database %s: %s: %s%s", db->path, what,
-                        db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc), hint(rc));
+    /* a write that failed for lack of room reads as a plain I/O error: say what it was */
+    int sys = db->h ? sqlite3_system_errno(db->h) : 0;
+    const char *h = (rc & 0xff) == SQLITE_IOERR && (sys == ENOSPC || sys == EFBIG || sys == EDQUOT)
+                        ? "; the disk is full (or a quota or file size limit was reached): free "
+                          "some space and retry; every trial committed so far is kept"
+                        : hint(rc);
+    return cutune_error(err, code, "database %s: %s: %s%s%s%s%s", db->path, what,
+                        db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc), sys ? " (" : "",
+                        sys ? strerror(sys) : "", sys ? ")" : "", h);
 }
 
 /* ---- small statement helpers -------------------------------------------------------- */
@@ -219,7 +227,19 @@ static int migrate(CutuneDb *db, int from, CutuneError *err)
 static int check_version(CutuneDb *db, int ro, int *version, CutuneError *err)
 {
     int latest = cutune_db_schema_latest();
-    int rc = read_version(db, version);
+    /* The version and the table count are read in one transaction: another process may
+     * commit the first migration between two separate reads, and tables without a version
+     * would look like someone else's database. */
+    int rc = sqlite3_exec(db->h, "BEGIN", NULL, NULL, NULL);
+    int objects = 0; /* a SQLite file with tables of its own is someone else's */
+    if (rc == SQLITE_OK)
+        rc = read_version(db, version);
+    if (rc == SQLITE_OK && *version == 0)
+        rc = query_int(db, "SELECT count(*) FROM sqlite_schema", &objects);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
+    else
+        rollback(db);
     if ((rc & 0xff) == SQLITE_NOTADB)
         return cutune_error(err, CUTUNE_ERR_DB,
                             "%s is not a cutune database (file is not a database); move it "
@@ -233,10 +253,6 @@ static int check_version(CutuneDb *db, int ro, int *version, CutuneError *err)
                             "(%s) knows; upgrade cutune, or pass --db with another path "
                             "(the database was not modified)",
                             db->path, *version, latest, CUTUNE_VERSION);
-    int objects = 0; /* a SQLite file with tables of its own is someone else's */
-    if (*version == 0 &&
-        (rc = query_int(db, "SELECT count(*) FROM sqlite_schema", &objects)) != SQLITE_OK)
-        return db_error(db, err, rc, "reading the schema");
     if (objects > 0)
         return cutune_error(err, CUTUNE_ERR_DB,
                             "%s is not a cutune database (it has tables but no cutune schema "
@@ -840,4 +856,21 @@ int cutune_db_configs_done(CutuneDb *db, int64_t device_id, int64_t variant_id, 
         code = db_error(db, err, rc, "reading the configs already measured");
     sqlite3_finalize(st);
     return code;
+}
+
+/* ---- for the other files of the database layer (lookup.c, requests.c) ------------------ */
+
+struct sqlite3 *cutune_db_sqlite(CutuneDb *db)
+{
+    return db ? db->h : NULL;
+}
+
+const char *cutune_db_path(const CutuneDb *db)
+{
+    return db ? db->path : "";
+}
+
+int cutune_db_fail(CutuneDb *db, CutuneError *err, int rc, const char *what)
+{
+    return db_error(db, err, rc, what);
 }

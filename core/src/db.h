@@ -129,4 +129,52 @@ int cutune_db_configs_done(CutuneDb *db, int64_t device_id, int64_t variant_id, 
                                      void *user),
                            void *user, CutuneError *err);
 
+/* ---- for the other files of the database layer (lookup.c, requests.c) ---------------- */
+
+struct sqlite3;
+/* The connection and the file path; both owned by db. */
+struct sqlite3 *cutune_db_sqlite(CutuneDb *db);
+const char *cutune_db_path(const CutuneDb *db);
+/* Record a SQLite failure (rc) of `what` on db in err, with a hint; returns the code. */
+int cutune_db_fail(CutuneDb *db, CutuneError *err, int rc, const char *what);
+
+/* ---- requests: keys applications looked up without an exact answer (migration 0002) -- */
+
+typedef struct CutuneRequest {
+    const char *device_uuid;
+    const char *device_name; /* may be NULL */
+    int cc_major, cc_minor;  /* 0: unknown (stored as NULL) */
+    const char *op, *size;
+    const char *answered_by; /* "nearest", "same_arch" or "none" */
+} CutuneRequest;
+
+/* Add the key, or count one more lookup of it (its answer and time are refreshed; a done
+ * request stays done). */
+int cutune_db_request_add(CutuneDb *db, const CutuneRequest *r, CutuneError *err);
+/* Call fn(op, size) for each pending request of a device (of one op, or all when op is
+ * NULL), ordered by op then size; fn returns non-zero to stop. */
+int cutune_db_requests_pending(CutuneDb *db, const char *device_uuid, const char *op,
+                               int (*fn)(const char *op, const char *size, void *user),
+                               void *user, CutuneError *err);
+/* Mark a pending request done by run_id. Not an error when there is none. */
+int cutune_db_request_done(CutuneDb *db, const char *device_uuid, const char *op,
+                           const char *size, int64_t run_id, CutuneError *err);
+
+/* ---- every best config, for `cutune export` ---------------------------------------- */
+
+typedef struct CutuneBestRow {
+    const char *device_uuid, *device_name;
+    int cc_major, cc_minor;
+    const char *op, *size, *variant, *variant_version, *config, *updated_at;
+    double median_ms, min_ms, gflops, gbps, error;
+    int samples;
+    int64_t trial_id;
+} CutuneBestRow;
+
+/* Call fn for each best config (of one device UUID and/or one op when non-NULL), ordered
+ * by device UUID, op and size; fn returns non-zero to stop. Strings live for the call. */
+int cutune_db_best_foreach(CutuneDb *db, const char *device_uuid, const char *op,
+                           int (*fn)(const CutuneBestRow *row, void *user), void *user,
+                           CutuneError *err);
+
 #endif

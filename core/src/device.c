@@ -1,5 +1,6 @@
 /* Device discovery and description. */
 #include "device.h"
+#include "cutune/lookup.h"
 
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -43,6 +44,14 @@ static void format_uuid(const unsigned char b[16], char *out, size_t len)
 
 int cutune_device_open(int index, CutuneDeviceInfo *info, CutuneError *err)
 {
+    int rc = cutune_device_describe(index, info, err);
+    if (rc)
+        return rc;
+    return cutune_cuda_check(cudaSetDevice(index), "cudaSetDevice", err);
+}
+
+int cutune_device_describe(int index, CutuneDeviceInfo *info, CutuneError *err)
+{
     int count = 0;
     int rc = cutune_device_count(&count, err);
     if (rc)
@@ -51,8 +60,6 @@ int cutune_device_open(int index, CutuneDeviceInfo *info, CutuneError *err)
         return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
                             "no CUDA device %d: this machine has %d (0 to %d); see `cutune devices`",
                             index, count, count - 1);
-    if ((rc = cutune_cuda_check(cudaSetDevice(index), "cudaSetDevice", err)))
-        return rc;
     struct cudaDeviceProp p;
     if ((rc = cutune_cuda_check(cudaGetDeviceProperties(&p, index), "cudaGetDeviceProperties", err)))
         return rc;

@@ -16,6 +16,9 @@
 #ifndef CUTUNE_INSTALL_SPACE_DIR
 #define CUTUNE_INSTALL_SPACE_DIR ""
 #endif
+#ifndef CUTUNE_LIBDIR_TO_SPACES
+#define CUTUNE_LIBDIR_TO_SPACES "../share/cutune/tuning_spaces"
+#endif
 
 /* Size of the descriptor as ABI 1.0 defined it: through the last field of that minor. */
 #define VARIANT_SIZE_1_0 (offsetof(CutuneVariant, bytes) + sizeof(((CutuneVariant *)0)->bytes))
@@ -50,6 +53,12 @@ static int validate(const char *path, const CutuneVariant *v, CutuneError *err)
                             "%s: descriptor struct_size is %u bytes but ABI %u.%u needs at least "
                             "%zu; set .struct_size = sizeof(CutuneVariant)",
                             path, v->struct_size, v->abi_major, v->abi_minor, VARIANT_SIZE_1_0);
+    size_t size_1_1 = offsetof(CutuneVariant, problem_distance) + sizeof v->problem_distance;
+    if (v->abi_minor >= 1 && v->struct_size < size_1_1)
+        return cutune_error(err, CUTUNE_ERR_PLUGIN,
+                            "%s: descriptor struct_size is %u bytes but ABI %u.%u needs at least "
+                            "%zu; set .struct_size = sizeof(CutuneVariant)",
+                            path, v->struct_size, v->abi_major, v->abi_minor, size_1_1);
     struct {
         const char *name;
         const void *ptr;
@@ -123,6 +132,16 @@ int cutune_plugin_open(const char *path, CutunePlugin *out, CutuneError *err)
     cutune_hash_str(&hash, v->kernel_name);
     cutune_hash_hex(&hash, out->source_hash);
     return 0;
+}
+
+CutuneDistanceFn cutune_plugin_distance(const CutunePlugin *p)
+{
+    /* Fields added after 1.0 exist only when the plugin says so and is long enough. */
+    const CutuneVariant *v = p->v;
+    size_t end = offsetof(CutuneVariant, problem_distance) + sizeof v->problem_distance;
+    if (!v || v->abi_minor < 1 || v->struct_size < end)
+        return NULL;
+    return v->problem_distance;
 }
 
 void cutune_plugin_close(CutunePlugin *p)
@@ -310,13 +329,17 @@ int cutune_space_path(const char *variant, char *buf, size_t len, CutuneError *e
         }
         free(copy);
     }
-    char libdir[PATH_MAX], dir[PATH_MAX + 32];
+    char libdir[PATH_MAX], dir[PATH_MAX + 256];
     if (cutune_lib_dir(libdir, sizeof libdir) == 0) {
-        snprintf(dir, sizeof dir, "%s/../tuning_spaces", libdir);
-        if (try_space(dir, variant, buf, len) == 0)
-            return 0;
-        strncat(searched, dir, sizeof searched - strlen(searched) - 1);
-        strncat(searched, " ", sizeof searched - strlen(searched) - 1);
+        static const char *const rel[] = {"../tuning_spaces", /* build tree */
+                                          CUTUNE_LIBDIR_TO_SPACES /* installed tree */};
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+            snprintf(dir, sizeof dir, "%s/%s", libdir, rel[i]);
+            if (try_space(dir, variant, buf, len) == 0)
+                return 0;
+            strncat(searched, dir, sizeof searched - strlen(searched) - 1);
+            strncat(searched, " ", sizeof searched - strlen(searched) - 1);
+        }
     }
     if (try_space(CUTUNE_INSTALL_SPACE_DIR, variant, buf, len) == 0)
         return 0;

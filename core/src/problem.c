@@ -22,6 +22,10 @@ int cutune_problem_parse(const char *text, CutuneProblem *p, CutuneError *err)
             return cutune_error(err, CUTUNE_ERR_PARSE,
                                 "problem size '%s': dimension %d is negative; %s", text,
                                 p->ndims + 1, hint);
+        if (*s == '\0')
+            return cutune_error(err, CUTUNE_ERR_PARSE,
+                                "problem size '%s' ends after an 'x': dimension %d is missing; %s",
+                                text, p->ndims + 1, hint);
         if (*s < '0' || *s > '9')
             return cutune_error(err, CUTUNE_ERR_PARSE,
                                 "problem size '%s': expected a number at '%s'; %s", text, s,

@@ -32,6 +32,9 @@ typedef struct CutuneRegistry {
  * wrong (missing symbol, ABI version, short struct, missing field...). */
 int cutune_plugin_open(const char *path, CutunePlugin *out, CutuneError *err);
 void cutune_plugin_close(CutunePlugin *p);
+/* The plugin's problem_distance (ABI 1.1), or NULL when it has none or is a 1.0 plugin. */
+typedef double (*CutuneDistanceFn)(const CutuneProblem *a, const CutuneProblem *b);
+CutuneDistanceFn cutune_plugin_distance(const CutunePlugin *p);
 
 /* Load every *.so in the plugin folders: each entry of $CUTUNE_PLUGIN_PATH (':'-separated),
  * then the folder beside the library (build tree: build/plugins; installed:

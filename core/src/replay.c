@@ -1,72 +1,144 @@
-/* Replaying one config in-process (replay.h). */
+/* Replaying strategies against recordings (see replay.h). */
 #include "replay.h"
-#include "compile.h"
-#include "host.h"
-#include "space.h"
 #include "util.h"
 
-#include <limits.h>
-#include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-#define MAX_PARAMS 64
-
-int cutune_replay(const CutunePlugin *pl, const CutuneDeviceInfo *dev, const char *config_text,
-                  const CutuneProblem *prob, uint64_t seed, const CutuneMeasureSettings *ms,
-                  int times, CutuneEvalResult *results, CutuneError *err)
+void cutune_recording_free(CutuneRecording *r)
 {
-    if (times < 1 || times > 8)
-        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_replay: times must be 1..8, got %d", times);
-    char path[PATH_MAX], cache[PATH_MAX];
-    CutuneSpace *sp = NULL;
-    CutuneKernelBinary bin = {0};
-    int rc;
-    if ((rc = cutune_space_path(pl->v->name, path, sizeof path, err)) ||
-        (rc = cutune_space_load(path, pl->v->dim_names, &sp, err)) ||
-        (rc = cutune_cache_dir(cache, sizeof cache, err)))
-        goto out;
-    if (sp->nparams > MAX_PARAMS) {
-        rc = cutune_error(err, CUTUNE_ERR_RANGE, "%s: more than %d parameters", path, MAX_PARAMS);
+    if (!r)
+        return;
+    free(r->param_names);
+    cutune_config_list_free(&r->configs);
+    free(r->status);
+    free(r->median_ms);
+    memset(r, 0, sizeof *r);
+}
+
+int cutune_replay_once(const CutuneStrategyOps *ops, const CutuneRecording *r, uint64_t seed,
+                       size_t budget, size_t window, double *best_found, size_t *proposals,
+                       size_t *order, CutuneError *err)
+{
+    size_t n = r->configs.nconfigs;
+    if (budget > n)
+        budget = n;
+    if (window < 1)
+        window = 1;
+    *best_found = 0;
+    *proposals = 0;
+    CutuneStrategyArgs a = {NULL, &r->configs, seed, budget};
+    void *st = NULL;
+    unsigned char *seen = calloc(n ? n : 1, 1);
+    size_t *ring = malloc(window * sizeof *ring);
+    size_t head = 0, inflight = 0, proposed = 0;
+    int rc = 0, done = 0;
+    if (!seen || !ring) {
+        rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
         goto out;
     }
-    int64_t values[MAX_PARAMS];
-    char defs[MAX_PARAMS][96];
-    const char *defp[MAX_PARAMS], *names[MAX_PARAMS];
-    if ((rc = cutune_config_parse(sp, config_text, values, err)))
+    if ((rc = ops->create(&a, &st))) {
+        rc = cutune_error(err, rc, "strategy %s could not start", ops->name);
         goto out;
-    for (size_t i = 0; i < sp->nparams; i++) {
-        snprintf(defs[i], sizeof defs[i], "%s=%lld", sp->params[i].name, (long long)values[i]);
-        defp[i] = defs[i];
-        names[i] = sp->params[i].name;
     }
-    int arch = 10 * dev->cc_major + dev->cc_minor;
-    if ((rc = cutune_nvrtc_compile(pl->v->kernel_source, pl->v->kernel_name, defp, sp->nparams, arch,
-                                   cache, &bin, err)))
-        goto out;
-    CutuneHostCtx hc;
-    cutune_host_init(&hc, arch, cache, err);
-    void *state = NULL;
-    CutuneProblem p = *prob;
-    int lost = 0;
-    if ((rc = pl->v->setup(&hc.host, &p, seed, &state)) == 0) {
-        CutuneConfig cfg = {sp->nparams, names, values};
-        for (int t = 0; t < times && !lost; t++) {
-            CutuneEvalInput in = {pl->v, &hc.host, state, &p, &cfg, bin.cubin, dev, 0};
-            if (cutune_evaluate(&in, ms, &results[t]) != 0) {
-                lost = 1;
-                rc = cutune_error(err, CUTUNE_ERR_CUDA, "%s %s: the CUDA context was lost: %s",
-                                  pl->v->name, config_text, results[t].message);
+    /* the same loop as tune.c: ask ahead up to the window, feed back in proposal order */
+    for (;;) {
+        while (!done && inflight < window && proposed < budget) {
+            size_t idx;
+            int k = ops->next(st, &idx);
+            if (k == CUTUNE_NEXT_DONE)
+                done = 1;
+            if (k != CUTUNE_NEXT_READY)
+                break;
+            if (idx >= n || seen[idx]) {
+                rc = cutune_error(err, CUTUNE_ERR_INVALID,
+                                  "strategy %s proposed config %zu %s (seed %llu, proposal "
+                                  "%zu); a strategy must propose each valid config at most once",
+                                  ops->name, idx, idx >= n ? "out of range" : "a second time",
+                                  (unsigned long long)seed, proposed + 1);
+                goto out;
             }
+            seen[idx] = 1;
+            if (order)
+                order[proposed] = idx;
+            ring[(head + inflight) % window] = idx;
+            inflight++;
+            proposed++;
         }
-        if (!lost)
-            pl->v->teardown(&hc.host, state);
+        if (inflight == 0)
+            break;
+        size_t idx = ring[head];
+        head = (head + 1) % window;
+        inflight--;
+        int s = r->status[idx];
+        CutuneStatus status = s == CUTUNE_REPLAY_MISSING ? CUTUNE_STATUS_SKIPPED_RESOURCES
+                                                         : (CutuneStatus)s;
+        double ms = status == CUTUNE_STATUS_OK ? r->median_ms[idx] : 0;
+        if (status == CUTUNE_STATUS_OK && ms > 0 && (*best_found == 0 || ms < *best_found))
+            *best_found = ms;
+        ops->feedback(st, idx, status, ms);
     }
-    if (!lost)
-        cutune_host_release(&hc);
-    else
-        free(hc.allocs); /* the device memory went with the context */
+    *proposals = proposed;
 out:
-    cutune_kernel_binary_free(&bin);
-    cutune_space_free(sp);
+    if (st)
+        ops->destroy(st);
+    free(seen);
+    free(ring);
+    return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Quantile of sorted values by linear interpolation. */
+static double quantile(const double *v, size_t n, double q)
+{
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)floor(pos), hi = lo + 1 < n ? lo + 1 : lo;
+    return v[lo] + (v[hi] - v[lo]) * (pos - (double)lo);
+}
+
+int cutune_replay_stats(const CutuneStrategyOps *ops, const CutuneRecording *r, uint64_t seed0,
+                        size_t nseeds, const size_t *budgets, size_t nbudgets, size_t window,
+                        CutuneReplayStat *stats, CutuneError *err)
+{
+    if (nseeds == 0 || !(r->best_ms > 0))
+        return cutune_error(err, CUTUNE_ERR_INVALID,
+                            nseeds ? "the recording has no ok config: nothing to find"
+                                   : "replay needs at least one seed");
+    double *frac = malloc(nseeds * sizeof *frac);
+    if (!frac)
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    int rc = 0;
+    for (size_t b = 0; b < nbudgets && !rc; b++) {
+        CutuneReplayStat *s = &stats[b];
+        memset(s, 0, sizeof *s);
+        s->budget = budgets[b];
+        double t0 = cutune_now(), sum = 0;
+        for (size_t k = 0; k < nseeds; k++) {
+            double found;
+            size_t np;
+            if ((rc = cutune_replay_once(ops, r, seed0 + k, budgets[b], window, &found, &np,
+                                         NULL, err)))
+                break;
+            frac[k] = found > 0 ? r->best_ms / found : 0;
+            sum += frac[k];
+        }
+        if (rc)
+            break;
+        s->seconds = (cutune_now() - t0) / (double)nseeds;
+        qsort(frac, nseeds, sizeof *frac, cmp_double);
+        s->min = frac[0];
+        s->max = frac[nseeds - 1];
+        s->median = quantile(frac, nseeds, 0.5);
+        s->p25 = quantile(frac, nseeds, 0.25);
+        s->p75 = quantile(frac, nseeds, 0.75);
+        s->mean = sum / (double)nseeds;
+    }
+    free(frac);
     return rc;
 }

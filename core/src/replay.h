@@ -1,23 +1,84 @@
-/* Replaying one config of a variant in this process: compile it (through the kernel cache),
- * set up the problem from a seed, and evaluate it one or more times on the same state, the
- * way the tuning loop does (poisoned checked launch, then timing). For benchmarks that
- * re-time the best config from the database, and for tests that check a kernel stays
- * correct when launched again on the state its earlier launches left. */
+/* Replaying search strategies against recorded spaces: no GPU, no compilation.
+ *
+ * A recording is the valid configs of one space for one problem, each with the status and
+ * median time an exhaustive run measured. A strategy proposes configs exactly as in
+ * `cutune run` (the same look-ahead window, feedback in proposal order); each proposal
+ * is answered from the recording and costs one evaluation. The fraction of the optimum
+ * reached within b evaluations is best_ms / (the best time among the first b proposals),
+ * 0 if none of them was ok. */
 #ifndef CUTUNE_REPLAY_H
 #define CUTUNE_REPLAY_H
 
-#include "cutune/cutune.h"
-#include "measure.h"
-#include "registry.h"
+#include <stddef.h>
+#include <stdint.h>
 
-/* Evaluate config `config_text` ("TILE=32,PAD=1", the database's text) of plugin pl for
- * problem prob (already checked by the plugin's check_problem) `times` times in a row on
- * one state set up with `seed`; results[0..times) receive the results (times <= 8).
- * Returns 0 when every evaluation ran (whatever their statuses), or a negative code with
- * err set when the space, the config text, the compilation or the setup failed, or the
- * CUDA context was lost. */
-int cutune_replay(const CutunePlugin *pl, const CutuneDeviceInfo *dev, const char *config_text,
-                  const CutuneProblem *prob, uint64_t seed, const CutuneMeasureSettings *ms,
-                  int times, CutuneEvalResult *results, CutuneError *err);
+#include "cutune/cutune.h"
+#include "space.h"
+#include "strategy.h"
+
+/* Status of a config of the space that the recording does not hold. The strategy is told
+ * CUTUNE_STATUS_SKIPPED_RESOURCES: it costs an evaluation and can never be best, as a
+ * config the real run could not measure. */
+#define CUTUNE_REPLAY_MISSING (-1)
+
+typedef struct CutuneRecording {
+    size_t nparams;
+    char (*param_names)[CUTUNE_NAME_MAX];
+    CutuneConfigList configs;   /* what the strategy searches */
+    int *status;                /* per config: a CutuneStatus, or CUTUNE_REPLAY_MISSING */
+    double *median_ms;          /* per config: > 0 when status is ok */
+    double best_ms;             /* the fastest ok config; 0 if there is none */
+    size_t nok, nfailed, nmissing;
+    size_t nunmatched;          /* recorded configs that are not in the space (ignored) */
+    char device[256], date[32], variant[CUTUNE_NAME_MAX], size[64];
+    char source[512];  /* the file it was loaded from */
+    char origin[512];  /* a CSV's "# source:": the database it was extracted from */
+} CutuneRecording;
+
+void cutune_recording_free(CutuneRecording *r);
+
+/* Load the trials of one variant and problem size from a cutune database (SQLite) or a
+ * CSV recording (see recording.c for the format; chosen by the file's first bytes).
+ * variant and size may be NULL for a CSV, which names them in its header. device: a
+ * case-insensitive substring of the device name or its UUID; NULL is fine when the
+ * database holds one device for that variant and size. space: when not NULL, the
+ * strategies search its valid configs under sm_90 limits for this size (configs it has
+ * but the recording lacks are MISSING); when NULL, the recorded configs are the space.
+ * From a database, only the newest version of the variant (another kernel source is a
+ * new version) that has trials at that size is read. A config measured several times
+ * gets the median of its medians, and counts as ok only if every trial was ok. Errors name the file and what is missing. */
+int cutune_recording_load(const char *path, const char *variant, const char *size,
+                          const char *device, const CutuneSpace *space, CutuneRecording *out,
+                          CutuneError *err);
+
+/* Write a recording as CSV (the format cutune_recording_load reads). */
+int cutune_recording_write_csv(const CutuneRecording *r, const char *path, CutuneError *err);
+
+/* A synthetic landscape of about ten thousand valid configs (7 parameters): a smooth
+ * log-time with interactions between parameters, rugged per-level and per-config
+ * terms, and holes (failed configs: resources, compile errors, wrong results) in
+ * structured and random places. The same seed gives the same landscape. */
+int cutune_landscape_generate(uint64_t seed, CutuneRecording *out);
+
+/* One replay of a strategy with a budget of b evaluations (the strategy is told b):
+ * *best_found gets the best ok time among its proposals (0 if none), *proposals how many
+ * it made (fewer than b only if it said DONE). Fails with CUTUNE_ERR_INVALID when the
+ * strategy proposes an index out of range or one it proposed before. */
+int cutune_replay_once(const CutuneStrategyOps *ops, const CutuneRecording *r, uint64_t seed,
+                       size_t budget, size_t window, double *best_found, size_t *proposals,
+                       size_t *order, CutuneError *err);
+
+/* Summary of the fraction of the optimum over seeds, at one budget. */
+typedef struct CutuneReplayStat {
+    size_t budget;     /* as asked; evaluations actually possible: min(budget, nconfigs) */
+    double median, p25, p75, min, max, mean;
+    double seconds;    /* mean wall time of one replay at this budget */
+} CutuneReplayStat;
+
+/* Replay ops with seeds seed0, seed0+1, ... (nseeds of them) at each budget; stats gets
+ * nbudgets entries. */
+int cutune_replay_stats(const CutuneStrategyOps *ops, const CutuneRecording *r, uint64_t seed0,
+                        size_t nseeds, const size_t *budgets, size_t nbudgets, size_t window,
+                        CutuneReplayStat *stats, CutuneError *err);
 
 #endif

@@ -31,11 +31,29 @@ typedef struct CutuneStrategyOps {
     void (*destroy)(void *state);
 } CutuneStrategyOps;
 
+/* The strategy `cutune run` uses when none was named and a budget of evaluations cannot
+ * cover the space: the best in the replays of recorded and synthetic spaces (README). */
+extern const char *const cutune_strategy_default_search;
+/* The same when only a time limit is set: a strategy with no schedule to plan over a
+ * budget (annealing cools over its budget, which a time limit does not give). */
+extern const char *const cutune_strategy_default_timed;
+
+/* The strategy for one space: `named` if not NULL; else exhaustive when the budget
+ * covers the nvalid configs and there is no time limit; else the default search (budget)
+ * or the default timed strategy (time limit only). When the choice was automatic and not
+ * exhaustive, why (if not NULL) gets a sentence for the log; otherwise why[0] = 0. */
+const char *cutune_strategy_choose(const char *named, size_t budget, double time_limit_s,
+                                   size_t nvalid, char *why, size_t len);
+
 /* The registered strategies, NULL-terminated. */
 extern const CutuneStrategyOps *const cutune_strategy_list[];
 const CutuneStrategyOps *cutune_strategy_find(const char *name);
 
 extern const CutuneStrategyOps cutune_strategy_exhaustive;
 extern const CutuneStrategyOps cutune_strategy_random;
+extern const CutuneStrategyOps cutune_strategy_annealing;
+extern const CutuneStrategyOps cutune_strategy_genetic;
+extern const CutuneStrategyOps cutune_strategy_ils;
+extern const CutuneStrategyOps cutune_strategy_tpe;
 
 #endif

@@ -9,6 +9,7 @@
 #include "space.h"
 #include "strategy.h"
 #include "util.h"
+#include "worker_client.h"
 
 #include <limits.h>
 #include <math.h>
@@ -21,9 +22,10 @@
 void cutune_tune_defaults(CutuneTuneOptions *o)
 {
     memset(o, 0, sizeof *o);
-    o->strategy = "exhaustive";
+    o->strategy = NULL; /* chosen per space and budget: see tune.h */
     o->seed = 1;
     cutune_measure_defaults(&o->measure);
+    cutune_worker_limits_defaults(&o->worker);
     o->log = stderr;
 }
 
@@ -43,7 +45,7 @@ typedef struct Tuner {
     char cache_dir[PATH_MAX];
     int64_t run_id, device_id;
     int arch;
-    int context_lost;
+    CutuneWorker *worker;           /* the process the kernels run in */
     CutuneTuneSummary *sum;
 } Tuner;
 
@@ -231,8 +233,8 @@ static CutuneTuneRow *add_row(Tuner *t, const char *variant, const char *size)
 
 /* Record one finished compile job as a trial: evaluate it on the GPU when it compiled. */
 static int finish_job(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
-                      const CutuneConfigList *cl, CompileJob *c, const CutuneHostCtx *hc,
-                      void *state, const CutuneProblem *prob, int64_t variant_id,
+                      const CutuneConfigList *cl, CompileJob *c,
+                      const CutuneProblem *prob, int64_t variant_id,
                       int64_t problem_id, double *best_ms, CutuneTuneRow *row,
                       const CutuneStrategyOps *ops, void *st, CutuneError *err)
 {
@@ -250,6 +252,8 @@ static int finish_job(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
         .compile_ms = c->bin.compile_ms,
     };
     CutuneEvalResult res;
+    CutuneError werr = {0};
+    int wrc = 0;
     memset(&res, 0, sizeof res);
     if (c->bin.from_cache)
         row->cached++;
@@ -260,12 +264,17 @@ static int finish_job(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
         rec.status = CUTUNE_STATUS_COMPILE_ERROR;
         rec.message = c->err.msg;
     } else {
-        CutuneEvalInput in = {
-            .variant = p->v, .host = &hc->host, .state = state, .problem = prob,
-            .config = &cfg, .cubin = c->bin.cubin, .device = &t->dev, .best_ms = *best_ms,
-        };
-        if (cutune_evaluate(&in, &t->o->measure, &res) != 0)
-            t->context_lost = res.context_lost;
+        /* in the worker process: a kernel that faults or hangs is recorded as crashed or
+         * timeout there, and the worker is replaced; only a failed replacement stops us */
+        wrc = cutune_worker_eval(t->worker, &cfg, c->bin.cubin, c->bin.size, *best_ms,
+                                 &t->o->measure, &res, &werr);
+        if ((res.status == CUTUNE_STATUS_CRASHED || res.status == CUTUNE_STATUS_TIMEOUT) &&
+            t->o->log) {
+            fprintf(t->o->log, "%s  %s %s %s: %s: %s%s\n", t->o->progress ? "\r\033[K" : "",
+                    p->v->name, row->size, text, cutune_status_name(res.status), res.message,
+                    wrc ? "" : "; going on in a fresh worker");
+            fflush(t->o->log);
+        }
         rec.status = res.status;
         rec.median_ms = res.median_ms;
         rec.min_ms = res.min_ms;
@@ -299,12 +308,12 @@ static int finish_job(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
         }
     }
     ops->feedback(st, c->index, rec.status, rec.status == CUTUNE_STATUS_OK ? rec.median_ms : 0);
-    if (t->context_lost)
-        return cutune_error(err, CUTUNE_ERR_CUDA,
-                            "%s %s config %s broke the CUDA context (%s); the run stops here. "
-                            "Every trial so far is saved: run the same command with --resume "
-                            "to go on after it",
-                            p->v->name, row->size, text, res.message);
+    if (wrc)
+        return cutune_error(err, wrc,
+                            "%s %s config %s: %s (%s); no fresh worker process could be set up "
+                            "after it: %s. Every trial so far is saved: run the same command "
+                            "with --resume to go on", p->v->name, row->size, text,
+                            cutune_status_name(res.status), res.message, werr.msg);
     return 0;
 }
 
@@ -366,10 +375,14 @@ static int tune_problem(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
     if (cutune_db_best(t->db, t->dev.uuid, p->v->op, size, &prev, NULL) == 0)
         best_ms = prev.median_ms;
 
-    CutuneHostCtx hc;
-    cutune_host_init(&hc, t->arch, t->cache_dir, err);
-    void *state = NULL;
-    const CutuneStrategyOps *ops = cutune_strategy_find(o->strategy);
+    int set_up = 0;
+    char why[512];
+    const char *sname = cutune_strategy_choose(o->strategy, o->budget, o->time_limit_s,
+                                               cl.nconfigs, why, sizeof why);
+    if (why[0] && o->log)
+        fprintf(o->log, "  %s %s: %s\n", p->v->name, size, why);
+    snprintf(row->strategy, sizeof row->strategy, "%s", sname);
+    const CutuneStrategyOps *ops = cutune_strategy_find(sname);
     void *st = NULL;
     size_t budget = o->budget && o->budget < cl.nconfigs ? o->budget : cl.nconfigs;
     CutuneStrategyArgs sa = {sp, &cl, o->seed, budget};
@@ -387,10 +400,12 @@ static int tune_problem(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
         rc = cutune_error(err, rc, "strategy %s could not start", ops->name);
         goto out;
     }
-    if ((rc = p->v->setup(&hc.host, &prob, o->seed, &state))) {
+    if ((rc = cutune_worker_setup(t->worker, p->path, &prob, o->seed, t->arch, t->cache_dir,
+                                  err))) {
         cutune_error(err, rc, "%s: setting up problem %s failed", p->v->name, size);
         goto out;
     }
+    set_up = 1;
 
     progress(t, row, budget, started);
     for (;;) {
@@ -436,8 +451,8 @@ static int tune_problem(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
             compile_job_clear(c);
             continue;
         }
-        rc = finish_job(t, p, sp, &cl, c, &hc, state, &prob, variant_id, problem_id, &best_ms,
-                        row, ops, st, err);
+        rc = finish_job(t, p, sp, &cl, c, &prob, variant_id, problem_id, &best_ms, row, ops, st,
+                        err);
         compile_job_clear(c);
         progress(t, row, budget, started);
         if (rc)
@@ -455,12 +470,8 @@ out:
     if (o->progress && o->log)
         fprintf(o->log, "\r\033[K");
     row->wall_s = cutune_now() - started;
-    if (state && !t->context_lost)
-        p->v->teardown(&hc.host, state);
-    if (!t->context_lost)
-        cutune_host_release(&hc);
-    else
-        free(hc.allocs);
+    if (set_up)
+        cutune_worker_teardown(t->worker);
     if (st)
         ops->destroy(st);
     free(ring);
@@ -469,15 +480,15 @@ out:
     return rc;
 }
 
-static int tune_variant(Tuner *t, const CutunePlugin *p, CutuneError *err)
+/* Tune a variant for the given sizes (NULL: its space's default problems). */
+static int tune_variant(Tuner *t, const CutunePlugin *p, const char *const *sizes, size_t nsizes,
+                        CutuneError *err)
 {
     char path[PATH_MAX];
     CutuneSpace *sp = NULL;
     int rc = cutune_space_path(p->v->name, path, sizeof path, err);
     if (rc || (rc = cutune_space_load(path, p->v->dim_names, &sp, err)))
         return rc;
-    const char *const *sizes = t->o->sizes;
-    size_t nsizes = t->o->nsizes;
     if (!sizes || nsizes == 0) {
         sizes = (const char *const *)sp->problems;
         nsizes = sp->nproblems;
@@ -496,6 +507,170 @@ static int tune_variant(Tuner *t, const CutunePlugin *p, CutuneError *err)
     return rc;
 }
 
+/* The plugins of an op (only `variant` when given), in registry order. */
+static size_t choose(const Tuner *t, const char *op, const char *variant,
+                     const CutunePlugin **chosen, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->reg.count && n < max; i++) {
+        const CutuneVariant *v = t->reg.plugins[i].v;
+        if (strcmp(v->op, op) == 0 && (!variant || strcmp(v->name, variant) == 0))
+            chosen[n++] = &t->reg.plugins[i];
+    }
+    return n;
+}
+
+/* The pending requests of the device, as parallel lists. */
+typedef struct Pending {
+    char **op, **size;
+    size_t n;
+} Pending;
+
+static int pending_add(const char *op, const char *size, void *user)
+{
+    Pending *p = user;
+    char **o = realloc(p->op, (p->n + 1) * sizeof *o);
+    if (o)
+        p->op = o;
+    char **s = realloc(p->size, (p->n + 1) * sizeof *s);
+    if (s)
+        p->size = s;
+    if (!o || !s)
+        return 1;
+    p->op[p->n] = strdup(op);
+    p->size[p->n] = strdup(size);
+    if (!p->op[p->n] || !p->size[p->n]) {
+        free(p->op[p->n]);
+        free(p->size[p->n]);
+        return 1;
+    }
+    p->n++;
+    return 0;
+}
+
+static void pending_free(Pending *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->op[i]);
+        free(p->size[i]);
+    }
+    free(p->op);
+    free(p->size);
+    memset(p, 0, sizeof *p);
+}
+
+/* `cutune run --pending`: tune exactly the keys applications asked for on this device
+ * (the requests table), op by op, and mark each done once every variant has run on it. */
+static int tune_pending(Tuner *t, CutuneError *err)
+{
+    const CutuneTuneOptions *o = t->o;
+    Pending pend = {0};
+    int rc = cutune_db_requests_pending(t->db, t->dev.uuid, o->op, pending_add, &pend, err);
+    if (rc == 0 && pend.n == 0 && o->log)
+        fprintf(o->log, "no pending requests for %s (%s)%s%s\n", t->dev.name, t->dev.uuid,
+                o->op ? " and op " : "", o->op ? o->op : "");
+    for (size_t first = 0, end; rc == 0 && first < pend.n; first = end) {
+        for (end = first; end < pend.n && strcmp(pend.op[end], pend.op[first]) == 0; end++)
+            ;
+        const char *op = pend.op[first];
+        const CutunePlugin *chosen[256];
+        size_t nchosen = choose(t, op, o->variant, chosen, 256);
+        if (nchosen == 0) {
+            if (o->log)
+                fprintf(o->log, "%zu pending request(s) for op %s: no plugin%s%s implements it; "
+                                "left pending\n",
+                        end - first, op, o->variant ? " named " : "", o->variant ? o->variant : "");
+            continue;
+        }
+        /* keep the sizes the op accepts; a size it refuses stays pending, with a note */
+        const char **sizes = calloc(end - first, sizeof *sizes);
+        size_t nsizes = 0;
+        if (!sizes) {
+            rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+            break;
+        }
+        for (size_t i = first; i < end; i++) {
+            CutuneProblem p;
+            char why[256] = "";
+            if (cutune_problem_parse(pend.size[i], &p, NULL) == 0 &&
+                chosen[0]->v->check_problem(&p, why, sizeof why) == 0)
+                sizes[nsizes++] = pend.size[i];
+            else if (o->log)
+                fprintf(o->log, "pending %s %s: not a valid size for %s (%s); left pending\n", op,
+                        pend.size[i], chosen[0]->v->name, why);
+        }
+        for (size_t v = 0; v < nchosen && rc == 0 && nsizes > 0; v++) {
+            if (o->stop && *o->stop)
+                break;
+            rc = tune_variant(t, chosen[v], sizes, nsizes, err);
+        }
+        for (size_t i = 0; i < nsizes && rc == 0 && !(o->stop && *o->stop); i++)
+            rc = cutune_db_request_done(t->db, t->dev.uuid, op, sizes[i], t->run_id, err);
+        free(sizes);
+    }
+    pending_free(&pend);
+    return rc;
+}
+
+/* Check every space and size of the run before the database is touched, so that a mistake
+ * in them fails at once and leaves no trace: the space loads, each size is valid for the
+ * plugin and the space, its constraints evaluate for every point, and something is left to
+ * tune. Returns 0 or an error naming the file, line and problem. */
+static int preflight(const Tuner *t, const CutunePlugin *const *chosen, size_t nchosen,
+                     CutuneError *err)
+{
+    size_t nvalid = 0;
+    int rc = 0;
+    for (size_t i = 0; i < nchosen && rc == 0; i++) {
+        const CutuneVariant *v = chosen[i]->v;
+        char path[PATH_MAX];
+        CutuneSpace *sp = NULL;
+        if ((rc = cutune_space_path(v->name, path, sizeof path, err)) ||
+            (rc = cutune_space_load(path, v->dim_names, &sp, err)))
+            break;
+        const char *const *sizes = t->o->sizes;
+        size_t nsizes = t->o->nsizes;
+        if (!sizes || nsizes == 0) {
+            sizes = (const char *const *)sp->problems;
+            nsizes = sp->nproblems;
+        }
+        for (size_t k = 0; k < nsizes && rc == 0; k++) {
+            CutuneProblem prob;
+            char perr[256] = "";
+            int64_t dims[CUTUNE_MAX_DIMS] = {0};
+            CutuneConfigList cl = {0};
+            if ((rc = cutune_problem_parse(sizes[k], &prob, err)))
+                break;
+            if (v->check_problem(&prob, perr, sizeof perr) != 0) {
+                rc = cutune_error(err, CUTUNE_ERR_INVALID, "%s: problem size '%s' is not valid: %s",
+                                  v->name, sizes[k], perr);
+                break;
+            }
+            if ((size_t)prob.ndims != sp->ndims) {
+                rc = cutune_error(err, CUTUNE_ERR_INVALID,
+                                  "%s: problem '%s' has %d dimensions but the space names %zu",
+                                  sp->path, sizes[k], prob.ndims, sp->ndims);
+                break;
+            }
+            for (int d = 0; d < prob.ndims; d++)
+                dims[d] = prob.dim[d];
+            if ((rc = cutune_space_enumerate(sp, &t->limits, dims, &cl, err)))
+                break;
+            nvalid += cl.nconfigs;
+            cutune_config_list_free(&cl);
+        }
+        cutune_space_free(sp);
+    }
+    if (rc == 0 && nvalid == 0)
+        rc = cutune_error(err, CUTUNE_ERR_INVALID,
+                          "nothing to tune: no config of %s%s satisfies its space's constraints "
+                          "for this device and the sizes asked for; check the [constraints] of "
+                          "its tuning space (`cutune list %s` shows the valid counts)",
+                          t->o->variant ? "variant " : "op ",
+                          t->o->variant ? t->o->variant : t->o->op, t->o->op);
+    return rc;
+}
+
 int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError *err)
 {
     Tuner t;
@@ -504,8 +679,9 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
     t.o = o;
     t.sum = sum;
     int rc;
-    const char *strategy = o->strategy ? o->strategy : "exhaustive";
-    if (!cutune_strategy_find(strategy)) {
+    const char *strategy = o->strategy ? o->strategy
+                           : o->budget || o->time_limit_s > 0 ? "auto" : "exhaustive";
+    if (o->strategy && !cutune_strategy_find(strategy)) {
         char names[256] = "";
         for (size_t i = 0; cutune_strategy_list[i]; i++) {
             strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
@@ -515,19 +691,13 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
                             strategy, names);
     }
     CutuneTuneOptions oo = *o;
-    oo.strategy = strategy;
     t.o = &oo;
 
     if ((rc = cutune_registry_load(&t.reg, err)))
         return rc;
     const CutunePlugin *chosen[256];
-    size_t nchosen = 0;
-    for (size_t i = 0; i < t.reg.count && nchosen < 256; i++) {
-        const CutuneVariant *v = t.reg.plugins[i].v;
-        if (strcmp(v->op, o->op) == 0 && (!o->variant || strcmp(v->name, o->variant) == 0))
-            chosen[nchosen++] = &t.reg.plugins[i];
-    }
-    if (nchosen == 0) {
+    size_t nchosen = o->op ? choose(&t, o->op, o->variant, chosen, 256) : 0;
+    if (nchosen == 0 && !(o->pending && !o->op)) {
         char known[512] = "";
         for (size_t i = 0; i < t.reg.count; i++) {
             const CutuneVariant *v = t.reg.plugins[i].v;
@@ -536,21 +706,30 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
             strncat(known, *known ? ", " : "", sizeof known - strlen(known) - 1);
             strncat(known, o->variant ? v->name : v->op, sizeof known - strlen(known) - 1);
         }
+        /* a plugin that was refused may be the one meant: say which and why */
+        char refused[640] = "";
+        for (size_t i = 0; i < t.reg.nrejected; i++) {
+            strncat(refused, i ? "; " : ". Refused plugin files: ", sizeof refused - strlen(refused) - 1);
+            strncat(refused, t.reg.rejected[i].reason, sizeof refused - strlen(refused) - 1);
+        }
         rc = o->variant
                  ? cutune_error(err, CUTUNE_ERR_NOT_FOUND,
-                                "op '%s' has no variant '%s'; its variants: %s (see `cutune list`)",
-                                o->op, o->variant, *known ? known : "none")
+                                "op '%s' has no variant '%s'; its variants: %s (see `cutune list`)%s",
+                                o->op, o->variant, *known ? known : "none", refused)
                  : cutune_error(err, CUTUNE_ERR_NOT_FOUND,
-                                "no plugin implements op '%s'; known ops: %s (see `cutune list`)",
-                                o->op, *known ? known : "none");
+                                "no plugin implements op '%s'; known ops: %s (see `cutune list`)%s",
+                                o->op, *known ? known : "none", refused);
         goto out;
     }
 
-    if ((rc = cutune_device_open(o->device, &t.dev, err)))
+    /* the GPU is used only in the worker process; it describes the device */
+    if ((rc = cutune_worker_start(o->device, &o->worker, &t.worker, &t.dev, err)))
         goto out;
     snprintf(sum->device_name, sizeof sum->device_name, "%s", t.dev.name);
     t.arch = 10 * t.dev.cc_major + t.dev.cc_minor;
     cutune_limits_from_device(&t.dev, &t.limits);
+    if (!o->pending && (rc = preflight(&t, chosen, nchosen, err)))
+        goto out; /* --pending checks each requested size itself and leaves bad ones pending */
     if ((rc = cutune_cache_dir(t.cache_dir, sizeof t.cache_dir, err)))
         goto out;
     if (o->db_path)
@@ -572,10 +751,12 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
         cutune_error(err, rc, "cannot start compile threads");
         goto end_run;
     }
-    for (size_t i = 0; i < nchosen && rc == 0; i++) {
+    if (o->pending)
+        rc = tune_pending(&t, err);
+    for (size_t i = 0; i < nchosen && rc == 0 && !o->pending; i++) {
         if (o->stop && *o->stop)
             break;
-        rc = tune_variant(&t, chosen[i], err);
+        rc = tune_variant(&t, chosen[i], o->sizes, o->nsizes, err);
     }
 end_run:
     sum->interrupted = o->stop && *o->stop;
@@ -583,6 +764,7 @@ end_run:
                       NULL);
 out:
     cutune_pool_destroy(&t.pool);
+    cutune_worker_stop(&t.worker);
     cutune_db_close(&t.db);
     cutune_registry_free(&t.reg);
     return rc;

@@ -10,13 +10,16 @@
 
 #include "cutune/cutune.h"
 #include "measure.h"
+#include "worker_client.h"
 
 typedef struct CutuneTuneOptions {
     const char *op;
     const char *variant;            /* NULL: every variant of the op */
     const char *const *sizes;       /* NULL: each space's default problems */
     size_t nsizes;
-    const char *strategy;           /* NULL: "exhaustive" */
+    const char *strategy;           /* NULL: "exhaustive", unless a budget smaller than the
+                                     * space or a time limit is set: then the default search
+                                     * strategy (strategy.h), announced on `log` */
     size_t budget;                  /* evaluations per (variant, size); 0: no limit */
     double time_limit_s;            /* per (variant, size); 0: no limit */
     uint64_t seed;                  /* inputs and the strategy */
@@ -24,9 +27,12 @@ typedef struct CutuneTuneOptions {
     const char *db_path;            /* NULL: the default location */
     const char *argv_text;          /* recorded with the run */
     int resume;                     /* skip configs the database already holds for the key */
+    int pending;                    /* tune the device's pending requests (sizes ignored;
+                                       op may be NULL: every op), then mark them done */
     int progress;                   /* draw a progress line on `log` */
     int compile_threads;            /* 0: one per CPU */
     CutuneMeasureSettings measure;
+    CutuneWorkerLimits worker;      /* evaluation deadlines in the worker process */
     FILE *log;                      /* progress and notes (stderr) */
     volatile sig_atomic_t *stop;    /* set asynchronously (SIGINT) to stop after the trial */
 } CutuneTuneOptions;
@@ -45,6 +51,7 @@ typedef struct CutuneTuneRow {
     double wall_s;
     double best_ms, best_gflops, best_gbps;  /* this run's best verified trial */
     char best_config[512];
+    char strategy[32];    /* the strategy used */
 } CutuneTuneRow;
 
 typedef struct CutuneTuneSummary {

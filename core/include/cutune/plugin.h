@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 #define CUTUNE_PLUGIN_ABI_MAJOR 1
-#define CUTUNE_PLUGIN_ABI_MINOR 0
+#define CUTUNE_PLUGIN_ABI_MINOR 1 /* 1.1: problem_distance */
 #define CUTUNE_PLUGIN_SYMBOL "cutune_plugin_variant"
 
 #define CUTUNE_MAX_DIMS 4
@@ -144,6 +144,15 @@ typedef struct CutuneVariant {
     /* Work of one launch, for GFLOP/s and GB/s; 0 when the measure does not apply. */
     double (*flops)(const CutuneProblem *p);
     double (*bytes)(const CutuneProblem *p);
+
+    /* ---- ABI 1.1 (optional; a 1.0 plugin stops above, and the core never reads past
+     * its struct_size) ---- */
+
+    /* How far apart two problems of this op are, for applications' lookups that find no
+     * config tuned for their exact size (cutune/lookup.h): the nearest tuned size wins.
+     * >= 0, and 0 only for equal problems; both have the same ndims. NULL: the core uses
+     * sqrt(sum_i (ln a_i - ln b_i)^2). */
+    double (*problem_distance)(const CutuneProblem *a, const CutuneProblem *b);
 } CutuneVariant;
 
 /* The symbol every plugin exports. */

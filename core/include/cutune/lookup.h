@@ -1,0 +1,155 @@
+/* cutune lookup: tuned kernels in applications.
+ *
+ * An application opens the tuning database read-only, asks for the best verified config
+ * of an op on its GPU for a problem size, and launches that kernel on its own device
+ * buffers and stream:
+ *
+ *     CutuneLookup *h = NULL;
+ *     CutuneLookupSettings s;
+ *     cutune_lookup_default_settings(&s);
+ *     if (cutune_open(&h, &s, &err) == 0) {
+ *         cutune_matmul(h, dA, dB, dC, M, N, K, stream, &used, &err);  // look up + launch
+ *         cutune_close(&h);
+ *     }
+ *
+ * Conventions of cutune.h: 0 or a negative CUTUNE_ERR_* code; a CutuneError (may be NULL)
+ * receives a message for a person.
+ *
+ * The fallback ladder. A lookup of (op, device, size) answers from the first step that has
+ * a verified config, and says which one in CutuneLookupResult.match:
+ *   1. CUTUNE_MATCH_EXACT     this device, this size;
+ *   2. CUTUNE_MATCH_NEAREST   this device, the nearest tuned size of the same op. The
+ *                             distance between sizes a and b with the same number of
+ *                             dimensions is sqrt(sum_i (ln a_i - ln b_i)^2) (so 512 vs 1024
+ *                             is as far as 1024 vs 2048), unless the op's plugin supplies
+ *                             its own (CutuneVariant.problem_distance, ABI 1.1);
+ *   3. CUTUNE_MATCH_SAME_ARCH another device with the same compute capability (cc_major,
+ *                             cc_minor), its exact size or else its nearest tuned size;
+ *   4. CUTUNE_MATCH_NONE      nothing: the call returns CUTUNE_ERR_NOT_FOUND.
+ * Ties (distances equal within 1e-12 relative) go to the smaller dimensions in order
+ * (M, then N, ...), then to
+ * the device UUID in byte order: the same database always gives the same answer.
+ *
+ * The cache. Every answer, misses included, is kept in memory per handle, keyed by
+ * (device UUID, op, size). It is never invalidated while the handle lives: a config tuned
+ * after the first lookup of a key is seen by a handle opened after it. Close and re-open
+ * the handle to see new results.
+ *
+ * Concurrency. The handle reads through its own read-only SQLite connection; the database
+ * is in WAL mode, so a lookup never blocks a tuning run that writes, and a run never
+ * blocks a lookup. A handle may be used from several threads: calls on one handle are
+ * serialised by a mutex inside it. */
+#ifndef CUTUNE_LOOKUP_H
+#define CUTUNE_LOOKUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cutune/cutune.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An open tuning database with its lookup cache and loaded kernels. Opaque. */
+typedef struct CutuneLookup CutuneLookup;
+
+typedef struct CutuneLookupSettings {
+    /* Database file; NULL: $CUTUNE_DB, else $XDG_DATA_HOME/cutune/cutune.db, else
+     * ~/.local/share/cutune/cutune.db (where `cutune run` writes). Copied by cutune_open. */
+    const char *db_path;
+    /* 1: a lookup that fell back (nearest, same_arch) or missed adds its key to the
+     * database's `requests` table, once per key and handle, so that `cutune run --pending`
+     * tunes it. This opens a second, read-write connection on the first such lookup;
+     * a failure to record never fails the lookup (see CutuneLookupResult.recorded). */
+    int record_requests;
+    /* 1 (default): use an op's plugin distance for the nearest step when the plugin
+     * provides one (loading the plugins on the first nearest lookup); 0: always the
+     * log distance, and plugins are loaded only by a tuned launch. */
+    int plugin_distance;
+} CutuneLookupSettings;
+
+/* Fill s with the defaults: default database path, no recording, plugin distances on. */
+void cutune_lookup_default_settings(CutuneLookupSettings *s);
+
+/* Open the database read-only and make a handle. *h is NULL on failure.
+ * Errors: CUTUNE_ERR_NOT_FOUND (no database file: nothing tuned yet), CUTUNE_ERR_DB
+ * (not a cutune database, a schema newer than this library, or older than it: run any
+ * recording `cutune` command once to upgrade it), CUTUNE_ERR_NOMEM, CUTUNE_ERR_INVALID. */
+int cutune_open(CutuneLookup **h, const CutuneLookupSettings *s, CutuneError *err);
+
+/* Unload the kernels, close the database and free the handle; sets *h to NULL. NULL and
+ * *h == NULL are fine. Call it while the CUDA context the kernels were launched in still
+ * exists (before cudaDeviceReset). */
+void cutune_close(CutuneLookup **h);
+
+/* Describe CUDA device `ordinal` (UUID, name, compute capability, limits) without making
+ * it current. Errors: CUTUNE_ERR_NO_DEVICE, CUTUNE_ERR_NOT_FOUND (no such ordinal),
+ * CUTUNE_ERR_CUDA. */
+int cutune_device_describe(int ordinal, CutuneDeviceInfo *out, CutuneError *err);
+
+typedef enum CutuneMatch {
+    CUTUNE_MATCH_NONE = 0,
+    CUTUNE_MATCH_EXACT = 1,
+    CUTUNE_MATCH_NEAREST = 2,
+    CUTUNE_MATCH_SAME_ARCH = 3,
+} CutuneMatch;
+
+/* "none", "exact", "nearest", "same_arch"; "unknown" for another value. */
+const char *cutune_match_name(CutuneMatch m);
+
+/* The answer of a lookup. Plain data owned by the caller; strings NUL-terminated. */
+typedef struct CutuneLookupResult {
+    CutuneMatch match;
+    char op[64];
+    char size[64];            /* the size asked for, canonical ("1024x1024x1024") */
+    char tuned_size[64];      /* the size the config was tuned for */
+    char device_uuid[64];     /* the device it was tuned on */
+    char device_name[256];
+    char variant[64];         /* the plugin that implements it */
+    char variant_version[32];
+    char config[512];         /* "TILE=32,PAD=1,WPT=4,UNROLL=8" */
+    double median_ms;         /* measured at tuned_size on that device */
+    double gflops;            /* 0 when the op has no flop count */
+    double distance;          /* 0 for an exact size; the ladder's distance otherwise */
+    int64_t trial_id;
+    int recorded;             /* 1: this call added or counted the key in `requests` */
+} CutuneLookupResult;
+
+/* The best config for (op, device, size) down the fallback ladder (see the top of this
+ * file). `device` needs only uuid; with cc_major > 0 its compute capability is taken from
+ * it, otherwise from the database's record of that UUID (a device never tuned and given
+ * without cc_major can only match exactly, i.e. not at all). `size` is written in full as
+ * `cutune run` records it: "1024x1024x1024" for matmul (MxNxK).
+ * Returns 0 with out filled (match != NONE); CUTUNE_ERR_NOT_FOUND with out->match NONE when
+ * no step answers; CUTUNE_ERR_PARSE for a malformed size; CUTUNE_ERR_DB, ... */
+int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *device, const char *op,
+                  const char *size, CutuneLookupResult *out, CutuneError *err);
+
+/* Launch the kernel of a lookup result for problem `size` on the calling thread's current
+ * CUDA device, asynchronously on `stream` (NULL: the default stream). args[i] points at
+ * the i-th kernel argument, in the order of the op's documented kernel signature (for
+ * matmul: const float *A, const float *B, float *C, int M, int N, int K); cutune supplies
+ * the kernel and its launch geometry, so the application needs to know nothing of the
+ * tuning space. The kernel is compiled with NVRTC on first use (or read from the kernel
+ * cache, ~/.cache/cutune) and kept loaded in the handle.
+ * Errors: CUTUNE_ERR_NOT_FOUND (no installed plugin has the result's variant and version:
+ * re-tune or install it), CUTUNE_ERR_RESOURCES (the config does not fit this device, e.g.
+ * a same_arch answer), CUTUNE_ERR_COMPILE, CUTUNE_ERR_CUDA, CUTUNE_ERR_INVALID (the plugin
+ * refuses the size, or match is NONE). A launch error is the launch's own (not the
+ * kernel's completion): synchronise the stream to see those. */
+int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size, void **args,
+                  void *stream, CutuneError *err);
+
+/* C = A * B, float32, row-major (A MxK, B KxN, C MxN), all device pointers on the calling
+ * thread's current device: looks up "matmul" MxNxK for that device and launches the
+ * answer on `stream`. `used` (may be NULL) receives the lookup result. Errors: those of
+ * cutune_lookup (CUTUNE_ERR_NOT_FOUND when nothing is tuned for this device or its
+ * architecture) and of cutune_launch. */
+int cutune_matmul(CutuneLookup *h, const float *A, const float *B, float *C, int M, int N, int K,
+                  void *stream, CutuneLookupResult *used, CutuneError *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,232 @@
+/* Tuned launches (cutune/lookup.h): the kernel of a lookup result, compiled on first use
+ * (or read from the kernel cache) and kept loaded in the handle, launched on the
+ * application's buffers and stream with the plugin's launch geometry. */
+#include "compile.h"
+#include "device.h"
+#include "lookup_int.h"
+#include "util.h"
+
+#include <cuda_runtime.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cutune_lookup_kernels_free(CutuneLookup *h)
+{
+    for (size_t i = 0; i < h->nkernels; i++) {
+        cutune_kernel_unload(&h->kernels[i].k);
+        free(h->kernels[i].key);
+        free(h->kernels[i].names_buf);
+    }
+    free(h->kernels);
+    h->kernels = NULL;
+    h->nkernels = 0;
+}
+
+/* Split "A=1,B=2" into names (in k->names_buf) and values. */
+static int parse_config(const char *text, CutuneTunedKernel *k, CutuneError *err)
+{
+    if (!(k->names_buf = strdup(text)))
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    char *save = NULL;
+    for (char *kv = strtok_r(k->names_buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '='), *end = NULL;
+        if (!eq || eq == kv || k->nparams == CUTUNE_LOOKUP_MAX_PARAMS)
+            return cutune_error(err, CUTUNE_ERR_PARSE,
+                                "config '%s' from the database is not NAME=value,...", text);
+        *eq = '\0';
+        long long v = strtoll(eq + 1, &end, 10);
+        if (end == eq + 1 || *end)
+            return cutune_error(err, CUTUNE_ERR_PARSE,
+                                "config '%s' from the database: '%s' is not an integer", text,
+                                eq + 1);
+        k->names[k->nparams] = kv;
+        k->values[k->nparams++] = v;
+    }
+    return 0;
+}
+
+/* Compile (or read from the cache) and load the kernel of a config. */
+static int build_kernel(const CutunePlugin *pl, const char *config, int arch,
+                        CutuneTunedKernel *k, CutuneError *err)
+{
+    int rc = parse_config(config, k, err);
+    if (rc)
+        return rc;
+    char defs[CUTUNE_LOOKUP_MAX_PARAMS][96];
+    const char *defp[CUTUNE_LOOKUP_MAX_PARAMS];
+    for (size_t i = 0; i < k->nparams; i++) {
+        snprintf(defs[i], sizeof defs[i], "%s=%lld", k->names[i], (long long)k->values[i]);
+        defp[i] = defs[i];
+    }
+    char cache[PATH_MAX];
+    const char *cache_dir = cutune_cache_dir(cache, sizeof cache, NULL) == 0 ? cache : NULL;
+    CutuneKernelBinary bin;
+    rc = cutune_nvrtc_compile(pl->v->kernel_source, pl->v->kernel_name, defp, k->nparams, arch,
+                              cache_dir, &bin, err);
+    if (rc == 0)
+        rc = cutune_kernel_load(bin.cubin, pl->v->kernel_name, &k->k, err);
+    cutune_kernel_binary_free(&bin);
+    if (rc)
+        return rc;
+    struct cudaFuncAttributes attr;
+    if ((rc = cutune_cuda_check(cudaFuncGetAttributes(&attr, (const void *)k->k.kernel),
+                                "cudaFuncGetAttributes", err)))
+        return rc;
+    k->max_threads = attr.maxThreadsPerBlock;
+    k->static_shared = attr.sharedSizeBytes;
+    k->plugin = pl;
+    return 0;
+}
+
+/* The loaded kernel of (variant, version, config) for sm_<arch>, built on first use. */
+static int tuned_kernel(CutuneLookup *h, const CutuneLookupResult *r, int arch,
+                        CutuneTunedKernel **out, CutuneError *err)
+{
+    char key[1024];
+    snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%d", r->variant, r->variant_version, r->config,
+             arch);
+    for (size_t i = 0; i < h->nkernels; i++)
+        if (strcmp(h->kernels[i].key, key) == 0) {
+            *out = &h->kernels[i];
+            return 0;
+        }
+    int rc = cutune_lookup_registry(h, err);
+    if (rc)
+        return rc;
+    const CutunePlugin *pl = cutune_registry_find(&h->reg, r->variant);
+    if (!pl || strcmp(pl->v->version, r->variant_version) != 0 || strcmp(pl->v->op, r->op) != 0)
+        return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                            "the best config for %s %s is of variant %s version %s, but the "
+                            "installed plugins have %s%s%s; install that plugin, or tune "
+                            "again with the installed ones (cutune run %s --size %s)",
+                            r->op, r->size, r->variant, r->variant_version,
+                            pl ? "version " : "no such variant", pl ? pl->v->version : "",
+                            pl && strcmp(pl->v->op, r->op) ? " of another op" : "", r->op,
+                            r->size);
+    CutuneTunedKernel k = {0};
+    CutuneTunedKernel *grown = realloc(h->kernels, (h->nkernels + 1) * sizeof *grown);
+    if (!grown || !(k.key = strdup(key))) {
+        if (grown)
+            h->kernels = grown;
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    }
+    h->kernels = grown;
+    if ((rc = build_kernel(pl, r->config, arch, &k, err))) {
+        cutune_kernel_unload(&k.k);
+        free(k.key);
+        free(k.names_buf);
+        return rc;
+    }
+    h->kernels[h->nkernels] = k;
+    *out = &h->kernels[h->nkernels++];
+    return 0;
+}
+
+int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size, void **args,
+                  void *stream, CutuneError *err)
+{
+    if (!h || !r || !size || !args)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_launch: missing argument");
+    if (r->match == CUTUNE_MATCH_NONE || !r->variant[0])
+        return cutune_error(err, CUTUNE_ERR_INVALID,
+                            "cutune_launch: the lookup result holds no config (match none)");
+    CutuneProblem prob;
+    int rc = cutune_problem_parse(size, &prob, err);
+    if (rc)
+        return rc;
+    int dev = 0, major = 0, minor = 0, max_shared = 0;
+    if ((rc = cutune_cuda_check(cudaGetDevice(&dev), "cudaGetDevice", err)) ||
+        (rc = cutune_cuda_check(
+             cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev),
+             "cudaDeviceGetAttribute", err)) ||
+        (rc = cutune_cuda_check(
+             cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev),
+             "cudaDeviceGetAttribute", err)) ||
+        (rc = cutune_cuda_check(
+             cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
+             "cudaDeviceGetAttribute", err)))
+        return rc;
+
+    pthread_mutex_lock(&h->mu);
+    CutuneTunedKernel *k = NULL;
+    if ((rc = tuned_kernel(h, r, 10 * major + minor, &k, err)))
+        goto out;
+    const CutuneVariant *v = k->plugin->v;
+    char perr[256] = "";
+    if (v->check_problem(&prob, perr, sizeof perr) != 0) {
+        rc = cutune_error(err, CUTUNE_ERR_INVALID, "%s: problem size '%s' is not valid: %s",
+                          v->name, size, perr);
+        goto out;
+    }
+    CutuneConfig cfg = {k->nparams, k->names, k->values};
+    CutuneLaunch l = {{1, 1, 1}, {1, 1, 1}, 0};
+    if (v->launch_geometry(&cfg, &prob, &l) != 0) {
+        rc = cutune_error(err, CUTUNE_ERR_RESOURCES,
+                          "%s config %s has no launch geometry for size %s (a grid limit); "
+                          "tune this size: cutune run %s --size %s",
+                          v->name, r->config, size, v->op, size);
+        goto out;
+    }
+    long long threads = (long long)l.block[0] * l.block[1] * l.block[2];
+    long long shared = (long long)k->static_shared + (long long)l.shared_bytes;
+    if (threads > k->max_threads || shared > max_shared) {
+        rc = cutune_error(err, CUTUNE_ERR_RESOURCES,
+                          "%s config %s (tuned on %s) does not fit device %d: %lld threads "
+                          "(at most %d) and %lld bytes of shared memory (at most %d); tune it "
+                          "on this device: cutune run %s --device %d --size %s",
+                          v->name, r->config, r->device_name, dev, threads, k->max_threads,
+                          shared, max_shared, v->op, dev, size);
+        goto out;
+    }
+    if (l.shared_bytes > 48 * 1024 &&
+        (rc = cutune_cuda_check(cudaFuncSetAttribute((const void *)k->k.kernel,
+                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                     (int)l.shared_bytes),
+                                "cudaFuncSetAttribute", err)))
+        goto out;
+    rc = cutune_kernel_launch(&k->k, &l, args, stream, err);
+out:
+    pthread_mutex_unlock(&h->mu);
+    return rc;
+}
+
+/* The description of the current device, read once per ordinal. */
+static int current_device(CutuneLookup *h, CutuneDeviceInfo *info, CutuneError *err)
+{
+    int dev = 0;
+    int rc = cutune_cuda_check(cudaGetDevice(&dev), "cudaGetDevice", err);
+    if (rc)
+        return rc;
+    if (dev < 0 || dev >= CUTUNE_LOOKUP_MAX_DEVICES)
+        return cutune_device_describe(dev, info, err);
+    pthread_mutex_lock(&h->mu);
+    if (!h->dev_known[dev] && (rc = cutune_device_describe(dev, &h->devs[dev], err)) == 0)
+        h->dev_known[dev] = 1;
+    if (rc == 0)
+        *info = h->devs[dev];
+    pthread_mutex_unlock(&h->mu);
+    return rc;
+}
+
+int cutune_matmul(CutuneLookup *h, const float *A, const float *B, float *C, int M, int N, int K,
+                  void *stream, CutuneLookupResult *used, CutuneError *err)
+{
+    CutuneLookupResult local;
+    CutuneLookupResult *r = used ? used : &local;
+    memset(r, 0, sizeof *r);
+    if (!h || !A || !B || !C || M <= 0 || N <= 0 || K <= 0)
+        return cutune_error(err, CUTUNE_ERR_INVALID,
+                            "cutune_matmul: needs a handle, three device pointers and positive "
+                            "M, N, K (got %d, %d, %d)",
+                            M, N, K);
+    CutuneDeviceInfo dev;
+    char size[64];
+    snprintf(size, sizeof size, "%dx%dx%d", M, N, K);
+    int rc = current_device(h, &dev, err);
+    if (rc || (rc = cutune_lookup(h, &dev, "matmul", size, r, err)))
+        return rc;
+    void *args[] = {(void *)&A, (void *)&B, (void *)&C, &M, &N, &K};
+    return cutune_launch(h, r, size, args, stream, err);
+}

@@ -1,0 +1,386 @@
+/* Lookups for applications (cutune/lookup.h): the handle, the fallback ladder over the
+ * database's best configs, the in-memory cache, and recording misses as requests. */
+#include "lookup_int.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+/* Columns of every ladder query, read by read_row in this order. */
+#define ROW_COLUMNS                                                                         \
+    "t.id, d.uuid, d.name, p.size, v.name, v.version, t.config, t.median_ms, t.gflops"
+#define ROW_FROM                                                                            \
+    " FROM best b JOIN devices d ON d.id = b.device_id"                                     \
+    " JOIN problems p ON p.id = b.problem_id JOIN trials t ON t.id = b.trial_id"            \
+    " JOIN variants v ON v.id = t.variant_id"
+
+void cutune_lookup_default_settings(CutuneLookupSettings *s)
+{
+    memset(s, 0, sizeof *s);
+    s->plugin_distance = 1;
+}
+
+const char *cutune_match_name(CutuneMatch m)
+{
+    switch (m) {
+    case CUTUNE_MATCH_NONE: return "none";
+    case CUTUNE_MATCH_EXACT: return "exact";
+    case CUTUNE_MATCH_NEAREST: return "nearest";
+    case CUTUNE_MATCH_SAME_ARCH: return "same_arch";
+    }
+    return "unknown";
+}
+
+static void copy_str(char *dst, size_t len, const char *src)
+{
+    size_t n = src ? strlen(src) : 0;
+    n = n < len - 1 ? n : len - 1;
+    if (n)
+        memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static const char *col(sqlite3_stmt *st, int i)
+{
+    const unsigned char *s = sqlite3_column_text(st, i);
+    return s ? (const char *)s : "";
+}
+
+static void read_row(sqlite3_stmt *st, CutuneLookupResult *out)
+{
+    out->trial_id = sqlite3_column_int64(st, 0);
+    copy_str(out->device_uuid, sizeof out->device_uuid, col(st, 1));
+    copy_str(out->device_name, sizeof out->device_name, col(st, 2));
+    copy_str(out->tuned_size, sizeof out->tuned_size, col(st, 3));
+    copy_str(out->variant, sizeof out->variant, col(st, 4));
+    copy_str(out->variant_version, sizeof out->variant_version, col(st, 5));
+    copy_str(out->config, sizeof out->config, col(st, 6));
+    out->median_ms = sqlite3_column_double(st, 7);
+    out->gflops = sqlite3_column_double(st, 8);
+}
+
+/* ---- open and close ---------------------------------------------------------------- */
+
+static int prepare(CutuneLookup *h, const char *sql, sqlite3_stmt **st, CutuneError *err)
+{
+    int rc = sqlite3_prepare_v3(cutune_db_sqlite(h->db), sql, -1, SQLITE_PREPARE_PERSISTENT, st,
+                                NULL);
+    return rc == SQLITE_OK ? 0 : cutune_db_fail(h->db, err, rc, "preparing the lookup queries");
+}
+
+int cutune_open(CutuneLookup **out, const CutuneLookupSettings *s, CutuneError *err)
+{
+    if (!out)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_open: no place for the handle");
+    *out = NULL;
+    CutuneLookup *h = calloc(1, sizeof *h);
+    if (!h)
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory opening the tuning database");
+    if (s)
+        h->s = *s;
+    else
+        cutune_lookup_default_settings(&h->s);
+    int rc;
+    char path[4096];
+    if (h->s.db_path)
+        copy_str(path, sizeof path, h->s.db_path);
+    else if ((rc = cutune_db_default_path(path, sizeof path, err))) {
+        free(h);
+        return rc;
+    }
+    h->s.db_path = NULL; /* the caller's string need not outlive cutune_open */
+    if (pthread_mutex_init(&h->mu, NULL) != 0) {
+        free(h);
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "cannot create the lookup handle's mutex");
+    }
+    if (!(h->path = strdup(path))) {
+        rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory opening the tuning database");
+        goto fail;
+    }
+    if ((rc = cutune_db_open(path, CUTUNE_DB_READONLY, &h->db, err)) ||
+        (rc = prepare(h, "SELECT " ROW_COLUMNS ROW_FROM
+                         " WHERE d.uuid = ?1 AND p.op = ?2 AND p.size = ?3",
+                      &h->q_exact, err)) ||
+        (rc = prepare(h, "SELECT " ROW_COLUMNS ROW_FROM " WHERE d.uuid = ?1 AND p.op = ?2",
+                      &h->q_device, err)) ||
+        (rc = prepare(h, "SELECT " ROW_COLUMNS ROW_FROM
+                         " WHERE d.cc_major = ?1 AND d.cc_minor = ?2 AND d.uuid <> ?3"
+                         " AND p.op = ?4",
+                      &h->q_arch, err)) ||
+        (rc = prepare(h, "SELECT cc_major, cc_minor FROM devices WHERE uuid = ?1", &h->q_cc,
+                      err)))
+        goto fail;
+    *out = h;
+    return 0;
+fail:
+    cutune_close(&h);
+    return rc;
+}
+
+void cutune_close(CutuneLookup **hp)
+{
+    if (!hp || !*hp)
+        return;
+    CutuneLookup *h = *hp;
+    cutune_lookup_kernels_free(h);
+    if (h->reg_state == 1)
+        cutune_registry_free(&h->reg);
+    sqlite3_finalize(h->q_exact);
+    sqlite3_finalize(h->q_device);
+    sqlite3_finalize(h->q_arch);
+    sqlite3_finalize(h->q_cc);
+    cutune_db_close(&h->db);
+    cutune_db_close(&h->rw);
+    cutune_lcache_free(&h->cache);
+    pthread_mutex_destroy(&h->mu);
+    free(h->path);
+    free(h);
+    *hp = NULL;
+}
+
+int cutune_lookup_registry(CutuneLookup *h, CutuneError *err)
+{
+    if (h->reg_state == 0) {
+        CutuneError e = {0};
+        h->reg_state = cutune_registry_load(&h->reg, &e) == 0 ? 1 : -1;
+        if (h->reg_state < 0)
+            return cutune_error(err, e.code, "%s", e.msg);
+    }
+    return h->reg_state == 1 ? 0
+                             : cutune_error(err, CUTUNE_ERR_PLUGIN,
+                                            "the cutune plugins could not be loaded earlier in "
+                                            "this handle; close it and open another");
+}
+
+/* ---- the ladder ---------------------------------------------------------------------- */
+
+typedef double (*DistanceFn)(const CutuneProblem *a, const CutuneProblem *b);
+
+/* sqrt(sum_i (ln a_i - ln b_i)^2): a size twice as large is as far as one half as large. */
+static double log_distance(const CutuneProblem *a, const CutuneProblem *b)
+{
+    double sum = 0;
+    for (int i = 0; i < a->ndims; i++) {
+        double d = log((double)a->dim[i]) - log((double)b->dim[i]);
+        sum += d * d;
+    }
+    return sqrt(sum);
+}
+
+/* The op's plugin distance when asked for and provided, else the log distance. */
+static DistanceFn distance_for(CutuneLookup *h, const char *op)
+{
+    if (!h->s.plugin_distance || cutune_lookup_registry(h, NULL) != 0)
+        return log_distance;
+    for (size_t i = 0; i < h->reg.count; i++) {
+        CutuneDistanceFn fn = cutune_plugin_distance(&h->reg.plugins[i]);
+        if (fn && strcmp(h->reg.plugins[i].v->op, op) == 0)
+            return fn;
+    }
+    return log_distance;
+}
+
+/* The best candidate so far of a nearest or same-arch step. */
+typedef struct Candidate {
+    int found;
+    double distance;
+    CutuneProblem p;
+    CutuneLookupResult r;
+} Candidate;
+
+/* Is (d, p, uuid) better than the candidate? Deterministic: distance, then the smaller
+ * dimensions in order, then the device UUID. */
+static int better(const Candidate *c, double d, const CutuneProblem *p, const char *uuid)
+{
+    if (!c->found)
+        return 1;
+    /* Equal within rounding: ln 2048 - ln 1024 and ln 4096 - ln 2048 may differ in the
+     * last bit, and a tie must not be decided by that. */
+    double tol = 1e-12 * (d > c->distance ? d : c->distance);
+    if (d < c->distance - tol)
+        return 1;
+    if (d > c->distance + tol)
+        return 0;
+    for (int i = 0; i < p->ndims; i++)
+        if (p->dim[i] != c->p.dim[i])
+            return p->dim[i] < c->p.dim[i];
+    return strcmp(uuid, c->r.device_uuid) < 0;
+}
+
+/* Step a bound ladder query over its rows, keeping the nearest to `want`. Resets st. */
+static int scan_nearest(CutuneLookup *h, sqlite3_stmt *st, const CutuneProblem *want,
+                        DistanceFn dist, Candidate *c, CutuneError *err)
+{
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        CutuneProblem p;
+        if (cutune_problem_parse(col(st, 3), &p, NULL) != 0 || p.ndims != want->ndims)
+            continue; /* a size of another shape cannot be compared */
+        double d = dist(want, &p);
+        if (!(d >= 0)) /* NaN or negative from a plugin: not a usable answer */
+            continue;
+        if (better(c, d, &p, col(st, 1))) {
+            c->found = 1;
+            c->distance = d;
+            c->p = p;
+            read_row(st, &c->r);
+        }
+    }
+    int code = rc == SQLITE_DONE ? 0 : cutune_db_fail(h->db, err, rc, "looking up a config");
+    sqlite3_reset(st);
+    return code;
+}
+
+/* The compute capability of the device: given, or as recorded in the database. */
+static int device_cc(CutuneLookup *h, const CutuneDeviceInfo *dev, int *major, int *minor,
+                     CutuneError *err)
+{
+    *major = *minor = 0;
+    if (dev->cc_major > 0) {
+        *major = dev->cc_major;
+        *minor = dev->cc_minor;
+        return 0;
+    }
+    int rc = sqlite3_bind_text(h->q_cc, 1, dev->uuid, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(h->q_cc)) == SQLITE_ROW) {
+        *major = sqlite3_column_int(h->q_cc, 0);
+        *minor = sqlite3_column_int(h->q_cc, 1);
+        rc = SQLITE_DONE;
+    }
+    int code = rc == SQLITE_DONE ? 0 : cutune_db_fail(h->db, err, rc, "looking up the device");
+    sqlite3_reset(h->q_cc);
+    return code;
+}
+
+/* Walk the ladder for a canonical size. 0 with out filled, NOT_FOUND, or an error. */
+static int ladder(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op,
+                  const CutuneProblem *want, CutuneLookupResult *out, CutuneError *err)
+{
+    sqlite3_stmt *st = h->q_exact;
+    int rc = sqlite3_bind_text(st, 1, dev->uuid, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 2, op, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 3, out->size, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        read_row(st, out);
+        out->match = CUTUNE_MATCH_EXACT;
+        sqlite3_reset(st);
+        return 0;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return cutune_db_fail(h->db, err, rc, "looking up a config");
+
+    DistanceFn dist = distance_for(h, op);
+    Candidate c = {0};
+    st = h->q_device;
+    if ((rc = sqlite3_bind_text(st, 1, dev->uuid, -1, SQLITE_STATIC)) != SQLITE_OK ||
+        (rc = sqlite3_bind_text(st, 2, op, -1, SQLITE_STATIC)) != SQLITE_OK)
+        return cutune_db_fail(h->db, err, rc, "looking up a config");
+    if ((rc = scan_nearest(h, st, want, dist, &c, err)))
+        return rc;
+    CutuneMatch match = CUTUNE_MATCH_NEAREST;
+    int major = 0, minor = 0;
+    if (!c.found) {
+        if ((rc = device_cc(h, dev, &major, &minor, err)))
+            return rc;
+        st = h->q_arch;
+        if (major > 0) {
+            if ((rc = sqlite3_bind_int(st, 1, major)) != SQLITE_OK ||
+                (rc = sqlite3_bind_int(st, 2, minor)) != SQLITE_OK ||
+                (rc = sqlite3_bind_text(st, 3, dev->uuid, -1, SQLITE_STATIC)) != SQLITE_OK ||
+                (rc = sqlite3_bind_text(st, 4, op, -1, SQLITE_STATIC)) != SQLITE_OK)
+                return cutune_db_fail(h->db, err, rc, "looking up a config");
+            if ((rc = scan_nearest(h, st, want, dist, &c, err)))
+                return rc;
+        }
+        match = CUTUNE_MATCH_SAME_ARCH;
+    }
+    if (!c.found) {
+        char cc[128] = "an unknown compute capability (pass cc_major or tune this device once)";
+        if (major > 0)
+            snprintf(cc, sizeof cc, "compute capability %d.%d", major, minor);
+        return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                            "%s: no verified config for %s %s on device %s, at any size on it, "
+                            "or on another device of %s; tune it on that device: "
+                            "cutune run %s --size %s",
+                            h->path, op, out->size, dev->uuid, cc, op, out->size);
+    }
+    char size[64];
+    copy_str(size, sizeof size, out->size);
+    *out = c.r;
+    copy_str(out->op, sizeof out->op, op);
+    copy_str(out->size, sizeof out->size, size);
+    out->match = match;
+    out->distance = c.distance;
+    return 0;
+}
+
+/* Add the key to `requests` through the read-write connection (opened on first use).
+ * Returns 1 when recorded; a failure is not the lookup's. */
+static int record_request(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op,
+                          const char *size, CutuneMatch match)
+{
+    if (!h->rw && !h->rw_failed && cutune_db_open(h->path, 0, &h->rw, NULL) != 0)
+        h->rw_failed = 1;
+    if (!h->rw)
+        return 0;
+    CutuneRequest r = {
+        .device_uuid = dev->uuid, .device_name = dev->name, .cc_major = dev->cc_major,
+        .cc_minor = dev->cc_minor, .op = op, .size = size, .answered_by = cutune_match_name(match),
+    };
+    return cutune_db_request_add(h->rw, &r, NULL) == 0;
+}
+
+int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op, const char *size,
+                  CutuneLookupResult *out, CutuneError *err)
+{
+    if (!out)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_lookup: no result to fill");
+    memset(out, 0, sizeof *out);
+    if (!h || !dev || !dev->uuid[0] || !op || !*op || !size)
+        return cutune_error(err, CUTUNE_ERR_INVALID,
+                            "cutune_lookup: a handle, a device with its UUID, an op and a size "
+                            "are needed");
+    CutuneProblem want;
+    int rc = cutune_problem_parse(size, &want, err);
+    if (rc)
+        return rc;
+    copy_str(out->op, sizeof out->op, op);
+    cutune_problem_format(&want, out->size, sizeof out->size);
+    char key[512];
+    if (!cutune_lcache_key(key, sizeof key, dev->uuid, op, out->size))
+        return cutune_error(err, CUTUNE_ERR_RANGE, "cutune_lookup: device UUID or op too long");
+
+    pthread_mutex_lock(&h->mu);
+    const CutuneLCacheEntry *e = cutune_lcache_get(&h->cache, key);
+    if (e) {
+        *out = e->result;
+        out->recorded = 0; /* recorded once, by the lookup that filled the cache */
+        rc = e->rc;
+        pthread_mutex_unlock(&h->mu);
+        if (rc == CUTUNE_ERR_NOT_FOUND)
+            cutune_error(err, rc, "%s: no verified config for %s %s on device %s, nearby or on "
+                                  "its architecture (answer cached by this handle)",
+                         h->path, op, out->size, dev->uuid);
+        return rc;
+    }
+    CutuneError lerr = {0};
+    rc = ladder(h, dev, op, &want, out, &lerr);
+    if (rc == 0 || rc == CUTUNE_ERR_NOT_FOUND) {
+        if (rc != 0)
+            out->match = CUTUNE_MATCH_NONE;
+        if (h->s.record_requests && out->match != CUTUNE_MATCH_EXACT)
+            out->recorded = record_request(h, dev, op, out->size, out->match);
+        (void)cutune_lcache_put(&h->cache, key, rc, out); /* no memory: just not cached */
+    }
+    pthread_mutex_unlock(&h->mu);
+    if (rc)
+        cutune_error(err, lerr.code, "%s", lerr.msg);
+    return rc;
+}

@@ -1,0 +1,52 @@
+/* The lookup handle's insides, shared by lookup.c (the ladder, the cache) and launch.c
+ * (tuned launches). */
+#ifndef CUTUNE_LOOKUP_INT_H
+#define CUTUNE_LOOKUP_INT_H
+
+#include <pthread.h>
+
+#include "cutune/lookup.h"
+#include "db.h"
+#include "host.h"
+#include "lcache.h"
+#include "registry.h"
+
+#define CUTUNE_LOOKUP_MAX_DEVICES 64
+#define CUTUNE_LOOKUP_MAX_PARAMS 64
+
+/* A kernel compiled for one (variant, version, config, arch) and loaded. */
+typedef struct CutuneTunedKernel {
+    char *key;                 /* variant \x1f version \x1f config \x1f arch */
+    const CutunePlugin *plugin;
+    CutuneLoadedKernel k;
+    char *names_buf;           /* the config's parameter names, NUL-separated */
+    const char *names[CUTUNE_LOOKUP_MAX_PARAMS];
+    int64_t values[CUTUNE_LOOKUP_MAX_PARAMS];
+    size_t nparams;
+    int max_threads;           /* from the compiled kernel (registers decide it) */
+    size_t static_shared;
+} CutuneTunedKernel;
+
+struct CutuneLookup {
+    pthread_mutex_t mu;        /* every public call holds it */
+    CutuneLookupSettings s;
+    char *path;
+    CutuneDb *db;              /* read-only */
+    CutuneDb *rw;              /* read-write, opened on the first request to record */
+    int rw_failed;             /* do not retry a read-write open that failed */
+    struct sqlite3_stmt *q_exact, *q_device, *q_arch, *q_cc;
+    CutuneLCache cache;
+    CutuneRegistry reg;
+    int reg_state;             /* 0 not loaded, 1 loaded, -1 failed */
+    CutuneTunedKernel *kernels;
+    size_t nkernels;
+    CutuneDeviceInfo devs[CUTUNE_LOOKUP_MAX_DEVICES];
+    unsigned char dev_known[CUTUNE_LOOKUP_MAX_DEVICES];
+};
+
+/* Load the plugins once (the mutex held). 0, or the load's error. */
+int cutune_lookup_registry(CutuneLookup *h, CutuneError *err);
+/* Unload every tuned kernel (the mutex held). */
+void cutune_lookup_kernels_free(CutuneLookup *h);
+
+#endif

@@ -1,0 +1,444 @@
+/* Loading recordings for replay from a cutune database or a CSV file, and writing CSV.
+ *
+ * The CSV format (one file per variant and problem size):
+ *
+ *     # cutune recording
+ *     # device: NVIDIA H200
+ *     # date: 2026-11-21
+ *     # variant: matmul_tiled
+ *     # size: 4096x4096x4096
+ *     TILE,PAD,WPT,UNROLL,status,median_ms
+ *     64,0,8,4,ok,6.3519
+ *     8,1,1,1,skipped_resources,
+ *
+ * Lines starting with '#' are comments; "# key: value" sets device, date, variant, size
+ * or source. The first other line names the parameters, then status and median_ms. */
+#include "replay.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct Entry {
+    char *config; /* canonical "A=1,B=2" */
+    int status;
+    double median_ms;
+} Entry;
+
+typedef struct Entries {
+    Entry *e;
+    size_t n, cap;
+} Entries;
+
+static void entries_free(Entries *es)
+{
+    for (size_t i = 0; i < es->n; i++)
+        free(es->e[i].config);
+    free(es->e);
+    memset(es, 0, sizeof *es);
+}
+
+static int entries_add(Entries *es, const char *config, int status, double ms)
+{
+    if (es->n == es->cap) {
+        size_t cap = es->cap ? 2 * es->cap : 256;
+        Entry *e = realloc(es->e, cap * sizeof *e);
+        if (!e)
+            return CUTUNE_ERR_NOMEM;
+        es->e = e;
+        es->cap = cap;
+    }
+    if (!(es->e[es->n].config = strdup(config)))
+        return CUTUNE_ERR_NOMEM;
+    es->e[es->n].status = status;
+    es->e[es->n].median_ms = ms;
+    es->n++;
+    return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    return strcmp(((const Entry *)a)->config, ((const Entry *)b)->config);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Merge trials of the same config: the median of the medians, ok only if all were ok. */
+static int entries_merge(Entries *es)
+{
+    qsort(es->e, es->n, sizeof *es->e, cmp_entry);
+    double *ms = malloc((es->n ? es->n : 1) * sizeof *ms);
+    if (!ms)
+        return CUTUNE_ERR_NOMEM;
+    size_t w = 0;
+    for (size_t i = 0; i < es->n;) {
+        size_t j = i, nok = 0;
+        int status = CUTUNE_STATUS_OK;
+        for (; j < es->n && strcmp(es->e[j].config, es->e[i].config) == 0; j++) {
+            if (es->e[j].status == CUTUNE_STATUS_OK && es->e[j].median_ms > 0)
+                ms[nok++] = es->e[j].median_ms;
+            else if (status == CUTUNE_STATUS_OK)
+                status = es->e[j].status == CUTUNE_STATUS_OK ? CUTUNE_STATUS_LAUNCH_ERROR
+                                                             : es->e[j].status;
+        }
+        double med = 0;
+        if (status == CUTUNE_STATUS_OK) {
+            qsort(ms, nok, sizeof *ms, cmp_double);
+            med = nok % 2 ? ms[nok / 2] : 0.5 * (ms[nok / 2 - 1] + ms[nok / 2]);
+        }
+        Entry keep = {es->e[i].config, status, med};
+        for (size_t k = i + 1; k < j; k++)
+            free(es->e[k].config);
+        es->e[w++] = keep;
+        i = j;
+    }
+    es->n = w;
+    free(ms);
+    return 0;
+}
+
+static int load_db(const char *path, const char *variant, const char *size, const char *device,
+                   Entries *es, CutuneRecording *r, CutuneError *err)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    char uuid[64] = "";
+    int rc = 0;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        rc = cutune_error(err, CUTUNE_ERR_NOT_FOUND, "cannot open the database %s: %s", path,
+                          db ? sqlite3_errmsg(db) : "out of memory");
+        goto out;
+    }
+    static const char sql[] =
+        "SELECT t.config, t.status, t.median_ms, d.name, d.uuid, t.created_at "
+        "FROM trials t JOIN variants v ON v.id = t.variant_id "
+        "JOIN problems p ON p.id = t.problem_id JOIN devices d ON d.id = t.device_id "
+        "WHERE v.name = ?1 AND p.size = ?2 AND v.id = (SELECT max(t2.variant_id) FROM trials t2 "
+        "JOIN variants v2 ON v2.id = t2.variant_id JOIN problems p2 ON p2.id = t2.problem_id "
+        "WHERE v2.name = ?1 AND p2.size = ?2) ORDER BY t.id";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        rc = cutune_error(err, CUTUNE_ERR_DB, "%s is not a cutune database (%s)", path,
+                          sqlite3_errmsg(db));
+        goto out;
+    }
+    sqlite3_bind_text(st, 1, variant, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, size, -1, SQLITE_STATIC);
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *config = (const char *)sqlite3_column_text(st, 0);
+        const char *status = (const char *)sqlite3_column_text(st, 1);
+        const char *name = (const char *)sqlite3_column_text(st, 3);
+        const char *id = (const char *)sqlite3_column_text(st, 4);
+        const char *when = (const char *)sqlite3_column_text(st, 5);
+        if (!config || !status || !name || !id)
+            continue;
+        if (device && strcmp(id, device) != 0 && !strcasestr(name, device))
+            continue;
+        if (!uuid[0]) {
+            snprintf(uuid, sizeof uuid, "%s", id);
+            snprintf(r->device, sizeof r->device, "%s", name);
+        } else if (strcmp(uuid, id) != 0) {
+            rc = cutune_error(err, CUTUNE_ERR_INVALID,
+                              "%s holds %s %s on several devices (%s and %s); choose one with "
+                              "--device NAME|UUID",
+                              path, variant, size, r->device, name);
+            goto out;
+        }
+        if (when && strncmp(when, r->date, 10) > 0)
+            snprintf(r->date, sizeof r->date, "%.10s", when);
+        int code = cutune_status_parse(status);
+        if ((rc = entries_add(es, config, code < 0 ? CUTUNE_STATUS_CRASHED : code,
+                              sqlite3_column_double(st, 2)))) {
+            rc = cutune_error(err, rc, "out of memory");
+            goto out;
+        }
+    }
+    if (s != SQLITE_DONE) {
+        rc = cutune_error(err, CUTUNE_ERR_DB, "reading %s: %s", path, sqlite3_errmsg(db));
+        goto out;
+    }
+    if (es->n == 0)
+        rc = cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                          "%s holds no trial of variant %s at size %s%s%s; `cutune show` and "
+                          "`cutune query` list what it holds",
+                          path, variant, size, device ? " on device " : "", device ? device : "");
+out:
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc;
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
+    return s;
+}
+
+static int load_csv(const char *path, Entries *es, CutuneRecording *r, CutuneError *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cutune_error(err, CUTUNE_ERR_NOT_FOUND, "cannot open %s: %s", path,
+                            strerror(errno));
+    char line[4096], names[64][CUTUNE_NAME_MAX];
+    size_t ncols = 0;
+    int lineno = 0, rc = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *t = trim(line);
+        if (*t == '\0')
+            continue;
+        if (*t == '#') {
+            char *colon = strchr(t, ':');
+            if (!colon)
+                continue;
+            *colon = '\0';
+            char *key = trim(t + 1), *val = trim(colon + 1);
+            if (!strcmp(key, "device"))
+                snprintf(r->device, sizeof r->device, "%s", val);
+            else if (!strcmp(key, "date"))
+                snprintf(r->date, sizeof r->date, "%s", val);
+            else if (!strcmp(key, "variant"))
+                snprintf(r->variant, sizeof r->variant, "%s", val);
+            else if (!strcmp(key, "size"))
+                snprintf(r->size, sizeof r->size, "%s", val);
+            else if (!strcmp(key, "source"))
+                snprintf(r->origin, sizeof r->origin, "%s", val);
+            continue;
+        }
+        char *fields[66], *save = NULL;
+        size_t nf = 0;
+        for (char *tok = strtok_r(t, ",", &save); tok && nf < 66; tok = strtok_r(NULL, ",", &save))
+            fields[nf++] = trim(tok);
+        if (ncols == 0) {
+            if (nf < 3 || nf > 66 || strcmp(fields[nf - 2], "status") ||
+                strcmp(fields[nf - 1], "median_ms")) {
+                rc = cutune_error(err, CUTUNE_ERR_PARSE,
+                                  "%s:%d: expected the header line PARAM,...,status,median_ms",
+                                  path, lineno);
+                goto out;
+            }
+            ncols = nf;
+            for (size_t i = 0; i + 2 < nf; i++)
+                snprintf(names[i], sizeof names[i], "%s", fields[i]);
+            continue;
+        }
+        /* a failed config's empty median field leaves one field fewer */
+        if (nf != ncols && nf != ncols - 1) {
+            rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: expected %zu fields, found %zu",
+                              path, lineno, ncols, nf);
+            goto out;
+        }
+        char config[2048];
+        size_t k = 0;
+        config[0] = '\0';
+        for (size_t i = 0; i + 2 < ncols && k < sizeof config; i++)
+            k += (size_t)snprintf(config + k, sizeof config - k, "%s%s=%s", i ? "," : "",
+                                  names[i], fields[i]);
+        int status = cutune_status_parse(fields[ncols - 2]);
+        double ms = nf == ncols ? strtod(fields[ncols - 1], NULL) : 0;
+        if (status < 0) {
+            rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: unknown status '%s'", path, lineno,
+                              fields[ncols - 2]);
+            goto out;
+        }
+        if ((rc = entries_add(es, config, status, ms))) {
+            rc = cutune_error(err, rc, "out of memory");
+            goto out;
+        }
+    }
+    if (es->n == 0)
+        rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s holds no config", path);
+out:
+    fclose(f);
+    return rc;
+}
+
+/* "A=1,B=2" into names (first call) and values. */
+static int parse_generic(const char *text, CutuneRecording *r, int64_t *values)
+{
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s", text);
+    size_t k = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), k++) {
+        char *eq = strchr(tok, '=');
+        if (!eq || k >= r->nparams)
+            return -1;
+        *eq = '\0';
+        if (strcmp(r->param_names[k], tok) != 0)
+            return -1;
+        char *end;
+        errno = 0;
+        values[k] = strtoll(eq + 1, &end, 10);
+        if (errno || *end)
+            return -1;
+    }
+    return k == r->nparams ? 0 : -1;
+}
+
+static int build(Entries *es, const CutuneSpace *space, CutuneRecording *r, CutuneError *err)
+{
+    CutuneConfigList *cl = &r->configs;
+    int rc;
+    if (space) {
+        CutuneLimits lim;
+        cutune_limits_sm90(&lim);
+        CutuneProblem prob;
+        int64_t dims[CUTUNE_MAX_DIMS] = {0};
+        if ((rc = cutune_problem_parse(r->size, &prob, err)))
+            return rc;
+        for (int i = 0; i < prob.ndims; i++)
+            dims[i] = prob.dim[i];
+        if ((size_t)prob.ndims != space->ndims)
+            return cutune_error(err, CUTUNE_ERR_INVALID, "%s: size %s has %d dimensions, the "
+                                "space names %zu", space->path, r->size, prob.ndims, space->ndims);
+        if ((rc = cutune_space_enumerate(space, &lim, dims, cl, err)))
+            return rc;
+        r->nparams = space->nparams;
+    } else {
+        /* the recorded configs are the space: parameter names from the first one */
+        const char *first = es->e[0].config;
+        for (const char *p = first; *p; p++)
+            r->nparams += *p == '=';
+        cl->nparams = r->nparams;
+        cl->nconfigs = es->n;
+        cl->values = malloc((es->n * r->nparams + 1) * sizeof *cl->values);
+    }
+    r->param_names = calloc(r->nparams + 1, sizeof *r->param_names);
+    r->status = malloc((cl->nconfigs + 1) * sizeof *r->status);
+    r->median_ms = malloc((cl->nconfigs + 1) * sizeof *r->median_ms);
+    if (!cl->values || !r->param_names || !r->status || !r->median_ms)
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    if (space) {
+        for (size_t j = 0; j < r->nparams; j++)
+            snprintf(r->param_names[j], CUTUNE_NAME_MAX, "%s", space->params[j].name);
+        size_t matched = 0;
+        for (size_t i = 0; i < cl->nconfigs; i++) {
+            char text[2048];
+            cutune_config_format(space, cl->values + i * cl->nparams, text, sizeof text);
+            Entry key = {text, 0, 0};
+            Entry *e = bsearch(&key, es->e, es->n, sizeof *es->e, cmp_entry);
+            r->status[i] = e ? e->status : CUTUNE_REPLAY_MISSING;
+            r->median_ms[i] = e ? e->median_ms : 0;
+            matched += e != NULL;
+        }
+        r->nunmatched = es->n - matched;
+    } else {
+        const char *p = es->e[0].config;
+        for (size_t j = 0; j < r->nparams; j++) {
+            const char *eq = strchr(p, '=');
+            snprintf(r->param_names[j], CUTUNE_NAME_MAX, "%.*s", (int)(eq - p), p);
+            p = strchr(eq, ',');
+            p = p ? p + 1 : eq + strlen(eq);
+        }
+        for (size_t i = 0; i < es->n; i++) {
+            if (parse_generic(es->e[i].config, r, cl->values + i * r->nparams))
+                return cutune_error(err, CUTUNE_ERR_PARSE,
+                                    "recorded config '%s' does not have the parameters of '%s'",
+                                    es->e[i].config, es->e[0].config);
+            r->status[i] = es->e[i].status;
+            r->median_ms[i] = es->e[i].median_ms;
+        }
+    }
+    for (size_t i = 0; i < cl->nconfigs; i++) {
+        if (r->status[i] == CUTUNE_REPLAY_MISSING) {
+            r->nmissing++;
+        } else if (r->status[i] == CUTUNE_STATUS_OK && r->median_ms[i] > 0) {
+            r->nok++;
+            if (!(r->best_ms > 0) || r->median_ms[i] < r->best_ms)
+                r->best_ms = r->median_ms[i];
+        } else {
+            r->status[i] = r->status[i] == CUTUNE_STATUS_OK ? CUTUNE_STATUS_LAUNCH_ERROR
+                                                            : r->status[i];
+            r->nfailed++;
+        }
+    }
+    return 0;
+}
+
+int cutune_recording_load(const char *path, const char *variant, const char *size,
+                          const char *device, const CutuneSpace *space, CutuneRecording *out,
+                          CutuneError *err)
+{
+    memset(out, 0, sizeof *out);
+    Entries es = {0};
+    char magic[16] = "";
+    int rc;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cutune_error(err, CUTUNE_ERR_NOT_FOUND, "cannot open %s: %s", path,
+                            strerror(errno));
+    size_t got = fread(magic, 1, sizeof magic, f);
+    fclose(f);
+    snprintf(out->source, sizeof out->source, "%s", path);
+    if (got == sizeof magic && memcmp(magic, "SQLite format 3", 16) == 0) {
+        if (!variant || !size) {
+            rc = cutune_error(err, CUTUNE_ERR_INVALID,
+                              "replaying database %s needs --variant and --size", path);
+            goto out;
+        }
+        CutuneProblem prob;
+        if ((rc = cutune_problem_parse(size, &prob, err)))
+            goto out;
+        cutune_problem_format(&prob, out->size, sizeof out->size);
+        snprintf(out->variant, sizeof out->variant, "%s", variant);
+        rc = load_db(path, variant, out->size, device, &es, out, err);
+    } else {
+        rc = load_csv(path, &es, out, err);
+        if (!rc && ((variant && strcmp(variant, out->variant) != 0) ||
+                    (size && strcmp(size, out->size) != 0)))
+            rc = cutune_error(err, CUTUNE_ERR_INVALID,
+                              "%s records %s at %s, not what was asked (%s at %s)", path,
+                              out->variant, out->size, variant ? variant : out->variant,
+                              size ? size : out->size);
+    }
+    if (rc || (rc = entries_merge(&es)) || (rc = build(&es, space, out, err)))
+        goto out;
+out:
+    entries_free(&es);
+    if (rc)
+        cutune_recording_free(out);
+    return rc;
+}
+
+int cutune_recording_write_csv(const CutuneRecording *r, const char *path, CutuneError *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return cutune_error(err, CUTUNE_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    fprintf(f, "# cutune recording\n# device: %s\n# date: %s\n# variant: %s\n# size: %s\n"
+               "# source: %s\n# median_ms: the median of the medians of the config's trials\n",
+            r->device, r->date, r->variant, r->size, r->origin[0] ? r->origin : r->source);
+    for (size_t j = 0; j < r->nparams; j++)
+        fprintf(f, "%s,", r->param_names[j]);
+    fprintf(f, "status,median_ms\n");
+    for (size_t i = 0; i < r->configs.nconfigs; i++) {
+        if (r->status[i] == CUTUNE_REPLAY_MISSING)
+            continue;
+        for (size_t j = 0; j < r->nparams; j++)
+            fprintf(f, "%lld,", (long long)r->configs.values[i * r->nparams + j]);
+        if (r->status[i] == CUTUNE_STATUS_OK)
+            fprintf(f, "ok,%.9g\n", r->median_ms[i]);
+        else
+            fprintf(f, "%s,\n", cutune_status_name((CutuneStatus)r->status[i]));
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return cutune_error(err, CUTUNE_ERR_IO, "writing %s failed", path);
+    return 0;
+}

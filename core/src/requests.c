@@ -1,0 +1,159 @@
+/* Reading and writing for applications and exports: the requests table (migration 0002),
+ * keys that applications looked up and found no config tuned for exactly, `cutune run
+ * --pending`'s list of what to tune; and every best config, for `cutune export`. */
+#include "db.h"
+
+#include <string.h>
+
+#include <sqlite3.h>
+
+/* Bind a text, or NULL for a NULL pointer. */
+static int bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+    return s ? sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
+}
+
+/* A compute capability major: 0 means unknown and is stored as NULL. */
+static int bind_cc(sqlite3_stmt *st, int i, int v)
+{
+    return v > 0 ? sqlite3_bind_int(st, i, v) : sqlite3_bind_null(st, i);
+}
+
+int cutune_db_request_add(CutuneDb *db, const CutuneRequest *r, CutuneError *err)
+{
+    if (!db || !r || !r->device_uuid || !r->op || !r->size || !r->answered_by)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_request_add: missing field");
+    sqlite3 *h = cutune_db_sqlite(db);
+    sqlite3_stmt *st = NULL;
+    int code = 0, rc = sqlite3_prepare_v2(
+        h,
+        "INSERT INTO requests (device_uuid, device_name, cc_major, cc_minor, op, size,"
+        " answered_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+        " ON CONFLICT (device_uuid, op, size) DO UPDATE SET count = count + 1,"
+        " answered_by = excluded.answered_by, last_at = datetime('now'),"
+        " device_name = coalesce(excluded.device_name, device_name),"
+        " cc_major = coalesce(excluded.cc_major, cc_major),"
+        " cc_minor = coalesce(excluded.cc_minor, cc_minor)",
+        -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 1, r->device_uuid);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 2, r->device_name && *r->device_name ? r->device_name : NULL);
+    if (rc == SQLITE_OK)
+        rc = bind_cc(st, 3, r->cc_major);
+    if (rc == SQLITE_OK)
+        rc = r->cc_major > 0 ? sqlite3_bind_int(st, 4, r->cc_minor) /* 0 is a real minor */
+                             : sqlite3_bind_null(st, 4);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 5, r->op);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 6, r->size);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 7, r->answered_by);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE)
+        code = cutune_db_fail(db, err, rc, "recording a lookup request");
+    sqlite3_finalize(st);
+    return code;
+}
+
+int cutune_db_requests_pending(CutuneDb *db, const char *device_uuid, const char *op,
+                               int (*fn)(const char *op, const char *size, void *user),
+                               void *user, CutuneError *err)
+{
+    if (!db || !device_uuid || !fn)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_requests_pending: missing argument");
+    sqlite3_stmt *st = NULL;
+    int code = 0, rc = sqlite3_prepare_v2(
+        cutune_db_sqlite(db),
+        "SELECT op, size FROM requests WHERE status = 'pending' AND device_uuid = ?1"
+        " AND (?2 IS NULL OR op = ?2) ORDER BY op, size",
+        -1, &st, NULL);
+    if (rc == SQLITE_OK && (rc = bind_text(st, 1, device_uuid)) == SQLITE_OK)
+        rc = bind_text(st, 2, op);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *o = (const char *)sqlite3_column_text(st, 0);
+        const char *s = (const char *)sqlite3_column_text(st, 1);
+        if (fn(o ? o : "", s ? s : "", user) != 0) {
+            rc = SQLITE_DONE;
+            break;
+        }
+        rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_DONE)
+        code = cutune_db_fail(db, err, rc, "reading the pending requests");
+    sqlite3_finalize(st);
+    return code;
+}
+
+int cutune_db_request_done(CutuneDb *db, const char *device_uuid, const char *op,
+                           const char *size, int64_t run_id, CutuneError *err)
+{
+    if (!db || !device_uuid || !op || !size)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_request_done: missing argument");
+    sqlite3_stmt *st = NULL;
+    int code = 0, rc = sqlite3_prepare_v2(
+        cutune_db_sqlite(db),
+        "UPDATE requests SET status = 'done', done_at = datetime('now'), run_id = ?4"
+        " WHERE device_uuid = ?1 AND op = ?2 AND size = ?3 AND status = 'pending'",
+        -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 1, device_uuid);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 2, op);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 3, size);
+    if (rc == SQLITE_OK)
+        rc = run_id > 0 ? sqlite3_bind_int64(st, 4, run_id) : sqlite3_bind_null(st, 4);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE)
+        code = cutune_db_fail(db, err, rc, "marking a request done");
+    sqlite3_finalize(st);
+    return code;
+}
+
+int cutune_db_best_foreach(CutuneDb *db, const char *device_uuid, const char *op,
+                           int (*fn)(const CutuneBestRow *row, void *user), void *user,
+                           CutuneError *err)
+{
+    if (!db || !fn)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_best_foreach: no callback");
+    sqlite3_stmt *st = NULL;
+    int code = 0, rc = sqlite3_prepare_v2(
+        cutune_db_sqlite(db),
+        "SELECT d.uuid, d.name, d.cc_major, d.cc_minor, p.op, p.size, v.name, v.version,"
+        " t.config, b.updated_at, t.median_ms, t.min_ms, t.gflops, t.gbps, t.error, t.samples,"
+        " t.id FROM best b JOIN devices d ON d.id = b.device_id"
+        " JOIN problems p ON p.id = b.problem_id JOIN trials t ON t.id = b.trial_id"
+        " JOIN variants v ON v.id = t.variant_id"
+        " WHERE (?1 IS NULL OR d.uuid = ?1) AND (?2 IS NULL OR p.op = ?2)"
+        " ORDER BY d.uuid, p.op, p.size",
+        -1, &st, NULL);
+    if (rc == SQLITE_OK && (rc = bind_text(st, 1, device_uuid)) == SQLITE_OK)
+        rc = bind_text(st, 2, op);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+#define TEXT(i) (sqlite3_column_text(st, i) ? (const char *)sqlite3_column_text(st, i) : "")
+        CutuneBestRow r = {
+            .device_uuid = TEXT(0), .device_name = TEXT(1),
+            .cc_major = sqlite3_column_int(st, 2), .cc_minor = sqlite3_column_int(st, 3),
+            .op = TEXT(4), .size = TEXT(5), .variant = TEXT(6), .variant_version = TEXT(7),
+            .config = TEXT(8), .updated_at = TEXT(9),
+            .median_ms = sqlite3_column_double(st, 10), .min_ms = sqlite3_column_double(st, 11),
+            .gflops = sqlite3_column_double(st, 12), .gbps = sqlite3_column_double(st, 13),
+            .error = sqlite3_column_double(st, 14), .samples = sqlite3_column_int(st, 15),
+            .trial_id = sqlite3_column_int64(st, 16),
+        };
+#undef TEXT
+        if (fn(&r, user) != 0) {
+            rc = SQLITE_DONE;
+            break;
+        }
+        rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_DONE)
+        code = cutune_db_fail(db, err, rc, "reading the best configs");
+    sqlite3_finalize(st);
+    return code;
+}

@@ -1,0 +1,233 @@
+/* Shared machinery of the search strategies (see search.h). */
+#include "search.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t search_rng_u64(SearchRng *r)
+{
+    uint64_t z = (r->x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+double search_rng_unit(SearchRng *r)
+{
+    return (double)(search_rng_u64(r) >> 11) * 0x1p-53;
+}
+
+size_t search_rng_below(SearchRng *r, size_t n)
+{
+    /* rejection keeps it unbiased */
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
+    do
+        x = search_rng_u64(r);
+    while (x >= limit);
+    return (size_t)(x % n);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static uint64_t hash_levels(const uint16_t *lv, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= lv[i];
+        h *= 0x100000001b3ULL;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+int search_grid_build(const CutuneConfigList *cl, SearchGrid *g)
+{
+    memset(g, 0, sizeof *g);
+    size_t n = cl->nconfigs, p = cl->nparams;
+    if (p > SEARCH_MAX_PARAMS)
+        return CUTUNE_ERR_RANGE;
+    int rc = CUTUNE_ERR_NOMEM;
+    int64_t *col = malloc((n ? n : 1) * sizeof *col);
+    g->n = n;
+    g->nparams = p;
+    g->nlevels = calloc(p ? p : 1, sizeof *g->nlevels);
+    g->level = calloc(n * p + 1, sizeof *g->level);
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    g->table = calloc(cap, sizeof *g->table);
+    g->tmask = cap - 1;
+    if (!col || !g->nlevels || !g->level || !g->table)
+        goto fail;
+    for (size_t j = 0; j < p; j++) {
+        for (size_t i = 0; i < n; i++)
+            col[i] = cl->values[i * p + j];
+        qsort(col, n, sizeof *col, cmp_i64);
+        size_t u = 0;
+        for (size_t i = 0; i < n; i++)
+            if (u == 0 || col[u - 1] != col[i])
+                col[u++] = col[i];
+        if (u > 65535) {
+            rc = CUTUNE_ERR_RANGE;
+            goto fail;
+        }
+        g->nlevels[j] = u;
+        for (size_t i = 0; i < n; i++) {
+            int64_t *hit = bsearch(&cl->values[i * p + j], col, u, sizeof *col, cmp_i64);
+            g->level[i * p + j] = (uint16_t)(hit - col);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t k = (size_t)hash_levels(&g->level[i * p], p) & g->tmask;
+        while (g->table[k])
+            k = (k + 1) & g->tmask;
+        g->table[k] = i + 1;
+    }
+    free(col);
+    return 0;
+fail:
+    free(col);
+    search_grid_free(g);
+    return rc;
+}
+
+void search_grid_free(SearchGrid *g)
+{
+    free(g->nlevels);
+    free(g->level);
+    free(g->table);
+    memset(g, 0, sizeof *g);
+}
+
+long search_grid_find(const SearchGrid *g, const uint16_t *levels)
+{
+    size_t p = g->nparams;
+    size_t k = (size_t)hash_levels(levels, p) & g->tmask;
+    for (; g->table[k]; k = (k + 1) & g->tmask) {
+        size_t i = g->table[k] - 1;
+        if (memcmp(&g->level[i * p], levels, p * sizeof *levels) == 0)
+            return (long)i;
+    }
+    return -1;
+}
+
+size_t search_grid_neighbours(const SearchGrid *g, size_t i, size_t *out)
+{
+    size_t p = g->nparams, m = 0;
+    uint16_t lv[SEARCH_MAX_PARAMS];
+    memcpy(lv, &g->level[i * p], p * sizeof *lv);
+    for (size_t j = 0; j < p; j++) {
+        uint16_t v = lv[j];
+        if (v > 0) {
+            lv[j] = (uint16_t)(v - 1);
+            long k = search_grid_find(g, lv);
+            if (k >= 0)
+                out[m++] = (size_t)k;
+        }
+        if ((size_t)v + 1 < g->nlevels[j]) {
+            lv[j] = (uint16_t)(v + 1);
+            long k = search_grid_find(g, lv);
+            if (k >= 0)
+                out[m++] = (size_t)k;
+        }
+        lv[j] = v;
+    }
+    return m;
+}
+
+int search_book_init(SearchBook *b, size_t n, SearchRng *rng)
+{
+    memset(b, 0, sizeof *b);
+    b->n = n;
+    b->best = -1;
+    b->state = calloc(n ? n : 1, 1);
+    b->cost = malloc((n ? n : 1) * sizeof *b->cost);
+    b->order = malloc((n ? n : 1) * sizeof *b->order);
+    b->batch = malloc((n ? n : 1) * sizeof *b->batch);
+    if (!b->state || !b->cost || !b->order || !b->batch) {
+        search_book_free(b);
+        return CUTUNE_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        b->cost[i] = NAN;
+        b->order[i] = i;
+    }
+    for (size_t i = n; i > 1; i--) {
+        size_t j = search_rng_below(rng, i), t = b->order[i - 1];
+        b->order[i - 1] = b->order[j];
+        b->order[j] = t;
+    }
+    return 0;
+}
+
+void search_book_free(SearchBook *b)
+{
+    free(b->state);
+    free(b->cost);
+    free(b->order);
+    free(b->batch);
+    memset(b, 0, sizeof *b);
+}
+
+void search_book_propose(SearchBook *b, size_t i)
+{
+    b->state[i] = SEARCH_PENDING;
+    b->proposed++;
+    b->pending++;
+}
+
+void search_book_feedback(SearchBook *b, size_t i, CutuneStatus status, double median_ms)
+{
+    if (i >= b->n || b->state[i] != SEARCH_PENDING)
+        return;
+    b->state[i] = SEARCH_DONE;
+    b->pending--;
+    b->cost[i] = status == CUTUNE_STATUS_OK && median_ms > 0 ? median_ms : INFINITY;
+    if (isfinite(b->cost[i]) && (b->best < 0 || b->cost[i] < b->cost[b->best]))
+        b->best = (long)i;
+}
+
+int search_book_queue(SearchBook *b, size_t i)
+{
+    if (i >= b->n || b->state[i] != SEARCH_NEW || b->blen >= b->n)
+        return 0;
+    b->state[i] = SEARCH_QUEUED;
+    b->batch[b->blen++] = i;
+    return 1;
+}
+
+int search_next(SearchBook *b, size_t *index, void (*step)(void *st), void *st)
+{
+    for (;;) {
+        if (b->bhead < b->blen) {
+            size_t i = b->batch[b->bhead++];
+            search_book_propose(b, i);
+            *index = i;
+            return CUTUNE_NEXT_READY;
+        }
+        if (b->pending)
+            return CUTUNE_NEXT_WAIT;
+        if (b->proposed >= b->n)
+            return CUTUNE_NEXT_DONE;
+        b->bhead = b->blen = 0;
+        step(st);
+        if (b->blen == 0) {
+            long r = search_book_random_new(b);
+            if (r < 0)
+                return CUTUNE_NEXT_DONE;
+            search_book_queue(b, (size_t)r);
+        }
+    }
+}
+
+long search_book_random_new(SearchBook *b)
+{
+    while (b->cursor < b->n && b->state[b->order[b->cursor]] != SEARCH_NEW)
+        b->cursor++;
+    return b->cursor < b->n ? (long)b->order[b->cursor] : -1;
+}

@@ -1,0 +1,83 @@
+/* What the search strategies share: a seeded generator, the parameter grid of the valid
+ * configs (levels, lookup of a point, neighbours one parameter one step away) and the book
+ * of what was proposed and what it measured.
+ *
+ * Strategies work only from the config list (never the space file), so they run the same
+ * in `cutune run`, in `cutune replay` and on synthetic landscapes. */
+#ifndef CUTUNE_STRATEGIES_SEARCH_H
+#define CUTUNE_STRATEGIES_SEARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../strategy.h"
+
+/* splitmix64: small, fast, and good enough to drive a search. */
+typedef struct SearchRng {
+    uint64_t x;
+} SearchRng;
+uint64_t search_rng_u64(SearchRng *r);
+/* Uniform in [0, 1). */
+double search_rng_unit(SearchRng *r);
+/* Uniform in [0, n); n > 0. */
+size_t search_rng_below(SearchRng *r, size_t n);
+
+/* Each parameter's distinct values among the valid configs, sorted; a config is then a
+ * vector of level numbers. Points of the full grid that are not valid configs are absent
+ * from the lookup table, so a move never lands on one. */
+typedef struct SearchGrid {
+    size_t n, nparams;
+    size_t *nlevels;   /* per parameter */
+    uint16_t *level;   /* n rows of nparams levels */
+    size_t *table;     /* open addressing: config index + 1, 0 = empty */
+    size_t tmask;
+} SearchGrid;
+
+enum { SEARCH_MAX_PARAMS = 256 };
+
+/* Build from a config list. Returns 0, CUTUNE_ERR_NOMEM, or CUTUNE_ERR_RANGE when there
+ * are more than SEARCH_MAX_PARAMS parameters or one has more than 65535 distinct values. */
+int search_grid_build(const CutuneConfigList *cl, SearchGrid *g);
+void search_grid_free(SearchGrid *g);
+/* The config at these levels, or -1 when it is not a valid config. */
+long search_grid_find(const SearchGrid *g, const uint16_t *levels);
+/* The valid configs one parameter one level away from config i (at most 2 * nparams),
+ * written to out; returns how many. */
+size_t search_grid_neighbours(const SearchGrid *g, size_t i, size_t *out);
+
+enum { SEARCH_NEW = 0, SEARCH_QUEUED = 1, SEARCH_PENDING = 2, SEARCH_DONE = 3 };
+
+/* What each config is: not proposed, queued to be proposed, proposed and waiting, or
+ * measured. A failed config
+ * (any status but ok) costs +inf, so no comparison ever prefers it. */
+typedef struct SearchBook {
+    size_t n, proposed, pending;
+    uint8_t *state;
+    double *cost;      /* measured time in ms; +inf for failures */
+    size_t *order;     /* a seeded permutation, walked to pick unproposed configs at random */
+    size_t cursor;
+    long best;         /* the fastest measured config, -1 if none */
+    size_t *batch;     /* configs queued by the strategy's last step, proposed in order */
+    size_t bhead, blen;
+} SearchBook;
+
+int search_book_init(SearchBook *b, size_t n, SearchRng *rng);
+void search_book_free(SearchBook *b);
+/* Mark config i proposed (it must be SEARCH_NEW). */
+void search_book_propose(SearchBook *b, size_t i);
+/* Record feedback; ignores an index that was not pending. */
+void search_book_feedback(SearchBook *b, size_t i, CutuneStatus status, double median_ms);
+/* A config neither proposed nor queued, chosen at random; -1 when there is none. */
+long search_book_random_new(SearchBook *b);
+/* Queue config i for proposal when it is new; returns 1 if queued, 0 if not new. */
+int search_book_queue(SearchBook *b, size_t i);
+
+/* The next() of a strategy that works in steps: it proposes the queued batch, waits until
+ * every proposal has its feedback, then calls step(st) to queue the next batch (a step
+ * may move over configs measured already, which costs nothing). The proposals therefore
+ * do not depend on how many the tuner asks for ahead, nor on when feedback comes. A step
+ * that queues nothing is answered with a random new config, so the search always goes on
+ * until the whole space was proposed. */
+int search_next(SearchBook *b, size_t *index, void (*step)(void *st), void *st);
+
+#endif

@@ -1,0 +1,71 @@
+/* The tuner's side of the worker process: start cutune-worker, ask it for the device, set
+ * a problem up in it, have it evaluate configs under a deadline, and replace it when a
+ * kernel kills it, hangs it or breaks its CUDA context. The tuner itself never touches
+ * the GPU, so nothing a kernel does can take the run down.
+ *
+ * The worker executable is found as $CUTUNE_WORKER, else cutune-worker beside libcutune
+ * (build/core/ in the build tree), else the installed <libexecdir>/cutune-worker. */
+#ifndef CUTUNE_WORKER_CLIENT_H
+#define CUTUNE_WORKER_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cutune/cutune.h"
+#include "cutune/plugin.h"
+#include "measure.h"
+
+/* How long an evaluation may take before the worker is killed and the config recorded as
+ * `timeout`. One launch may take max(factor x best_ms, floor_s); an evaluation makes the
+ * checked launch, the warm-up launches and at least two samples, and samples for at most
+ * the timing cap, so its limit is
+ *     (warmup + 4) x max(factor x best_ms, floor_s) + max_seconds + 1 s
+ * (best_ms: the best median so far for the problem; 0 before the first correct config). */
+typedef struct CutuneWorkerLimits {
+    double timeout_factor;  /* default 10 */
+    double timeout_floor_s; /* default 2 */
+    double setup_timeout_s; /* problem setup (inputs, reference); default 300 */
+} CutuneWorkerLimits;       /* a field <= 0 takes its default in cutune_worker_start */
+
+void cutune_worker_limits_defaults(CutuneWorkerLimits *l);
+/* The evaluation deadline in seconds for these settings (the formula above). */
+double cutune_worker_eval_limit(const CutuneWorkerLimits *l, const CutuneMeasureSettings *s,
+                                double best_ms);
+
+typedef struct CutuneWorker CutuneWorker;
+
+/* Where the worker executable is (see above); the message says where it looked. */
+int cutune_worker_path(char *buf, size_t len, CutuneError *err);
+
+/* Start a worker for CUDA device `device` and fill *dev from its answer. Errors: the
+ * worker's own (CUTUNE_ERR_NO_DEVICE without a GPU), or CUTUNE_ERR_IO when it cannot be
+ * started or dies. On success *out owns the worker (free with cutune_worker_stop). */
+int cutune_worker_start(int device, const CutuneWorkerLimits *lim, CutuneWorker **out,
+                        CutuneDeviceInfo *dev, CutuneError *err);
+
+/* Set up a problem in the worker: it loads the plugin file and calls its setup with the
+ * seed. The arguments are kept so that a replacement worker gets the same problem (same
+ * seed: the same inputs). */
+int cutune_worker_setup(CutuneWorker *w, const char *plugin_path, const CutuneProblem *p,
+                        uint64_t seed, int arch, const char *cache_dir, CutuneError *err);
+
+/* Evaluate one config. Returns 0 with *out filled; out->status is `crashed` when the worker
+ * died or lost its CUDA context (the message says how: the signal, or the CUDA error) and
+ * `timeout` when it passed the deadline and was killed. In both cases a fresh worker has
+ * already been started and set up. Returns < 0 (err set, *out still filled) when no
+ * working worker could be had again: the run cannot go on. */
+int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cubin,
+                       size_t cubin_size, double best_ms, const CutuneMeasureSettings *s,
+                       CutuneEvalResult *out, CutuneError *err);
+
+/* Free the problem in the worker (the worker keeps running for the next one). */
+void cutune_worker_teardown(CutuneWorker *w);
+
+/* Number of workers started so far (1 + replacements), for reports and tests. */
+int cutune_worker_starts(const CutuneWorker *w);
+
+/* End the worker (it exits when its socket closes; killed if it does not within a
+ * second) and free *w. NULL-safe. */
+void cutune_worker_stop(CutuneWorker **w);
+
+#endif

@@ -1,0 +1,204 @@
+/* cutune-worker: the process in which kernels under tuning run (see proto.h for the
+ * protocol and worker_client.h for the tuner's side). It owns the CUDA context, the
+ * plugin's problem state and nothing else, so that a kernel that faults, hangs or breaks
+ * the context takes only this process down; the tuner records the config and starts a
+ * fresh one.
+ *
+ * usage: cutune-worker FD   (FD: the socket to the tuner; started by libcutune only) */
+#include "device.h"
+#include "host.h"
+#include "measure.h"
+#include "proto.h"
+#include "registry.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+typedef struct Worker {
+    int fd;
+    CutuneDeviceInfo dev;
+    int has_device;
+    CutunePlugin plugin;
+    CutuneHostCtx hc;
+    CutuneError err;
+    void *state;
+    int has_problem;
+    CutuneProblem problem;
+    CutuneBuf in, out;
+} Worker;
+
+static int send_error(Worker *w, int code, const char *msg)
+{
+    cutune_buf_reset(&w->out);
+    cutune_buf_put_u32(&w->out, (uint32_t)code);
+    cutune_buf_put_str(&w->out, msg);
+    return cutune_msg_send(w->fd, CUTUNE_MSG_ERROR, &w->out);
+}
+
+static int send_empty(Worker *w, uint32_t type)
+{
+    cutune_buf_reset(&w->out);
+    return cutune_msg_send(w->fd, type, &w->out);
+}
+
+static void teardown(Worker *w)
+{
+    if (w->has_problem) {
+        if (w->state)
+            w->plugin.v->teardown(&w->hc.host, w->state);
+        cutune_host_release(&w->hc);
+        w->state = NULL;
+        w->has_problem = 0;
+    }
+    if (w->plugin.handle)
+        cutune_plugin_close(&w->plugin);
+}
+
+static int on_hello(Worker *w)
+{
+    uint32_t version = cutune_buf_get_u32(&w->in);
+    int device = (int)cutune_buf_get_u32(&w->in);
+    if (w->in.bad || version != CUTUNE_PROTO_VERSION)
+        return send_error(w, CUTUNE_ERR_INVALID, "cutune and cutune-worker are from different "
+                          "builds; rebuild both (ninja -C build) or fix CUTUNE_WORKER");
+    cutune_error_clear(&w->err);
+    int rc = cutune_device_open(device, &w->dev, &w->err);
+    if (rc)
+        return send_error(w, rc, w->err.msg);
+    w->has_device = 1;
+    cutune_buf_reset(&w->out);
+    cutune_buf_put_bytes(&w->out, &w->dev, sizeof w->dev);
+    return cutune_msg_send(w->fd, CUTUNE_MSG_DEVICE, &w->out);
+}
+
+static int on_setup(Worker *w)
+{
+    const char *path = cutune_buf_get_str(&w->in);
+    CutuneProblem p;
+    cutune_buf_get_struct(&w->in, &p, sizeof p);
+    uint64_t seed = (uint64_t)cutune_buf_get_i64(&w->in);
+    int arch = (int)cutune_buf_get_u32(&w->in);
+    const char *cache = cutune_buf_get_str(&w->in);
+    if (w->in.bad || !w->has_device)
+        return send_error(w, CUTUNE_ERR_INVALID, "malformed setup request");
+    teardown(w);
+    cutune_error_clear(&w->err);
+    int rc = cutune_plugin_open(path, &w->plugin, &w->err);
+    if (rc)
+        return send_error(w, rc, w->err.msg);
+    /* the host context keeps pointers to these strings: they live in w->in, which the
+     * next message overwrites, so keep a copy of the cache folder */
+    static char cache_dir[4096];
+    snprintf(cache_dir, sizeof cache_dir, "%s", cache);
+    cutune_host_init(&w->hc, arch, *cache_dir ? cache_dir : NULL, &w->err);
+    w->problem = p;
+    w->has_problem = 1;
+    rc = w->plugin.v->setup(&w->hc.host, &w->problem, seed, &w->state);
+    if (rc) {
+        char msg[sizeof w->err.msg + 128];
+        snprintf(msg, sizeof msg, "%s: setting up the problem failed: %s", w->plugin.v->name,
+                 w->err.msg[0] ? w->err.msg : cutune_strerror(rc));
+        w->state = NULL;
+        teardown(w);
+        return send_error(w, rc, msg);
+    }
+    return send_empty(w, CUTUNE_MSG_OK);
+}
+
+/* Returns 1 when the context is lost and the worker must exit after answering. */
+static int on_eval(Worker *w, int *lost)
+{
+    size_t n = cutune_buf_get_u32(&w->in);
+    if (n > 64)
+        w->in.bad = 1;
+    const char *names[64];
+    int64_t values[64];
+    for (size_t i = 0; i < n && !w->in.bad; i++) {
+        names[i] = cutune_buf_get_str(&w->in);
+        values[i] = cutune_buf_get_i64(&w->in);
+    }
+    size_t cubin_size;
+    const void *cubin = cutune_buf_get_bytes(&w->in, &cubin_size);
+    double best_ms = cutune_buf_get_f64(&w->in);
+    CutuneMeasureSettings s;
+    cutune_buf_get_struct(&w->in, &s, sizeof s);
+    if (w->in.bad || !w->has_problem || !cubin)
+        return send_error(w, CUTUNE_ERR_INVALID, "malformed evaluation request");
+    /* the cubin must stay aligned for the loader: copy it out of the message */
+    void *image = malloc(cubin_size);
+    if (!image)
+        return send_error(w, CUTUNE_ERR_NOMEM, "out of memory");
+    memcpy(image, cubin, cubin_size);
+    CutuneConfig cfg = {n, names, values};
+    CutuneEvalInput in = {
+        .variant = w->plugin.v, .host = &w->hc.host, .state = w->state, .problem = &w->problem,
+        .config = &cfg, .cubin = image, .device = &w->dev, .best_ms = best_ms,
+    };
+    CutuneEvalResult res;
+    /* a failure return means this process can no longer trust the GPU (a sticky error, or
+     * the plugin's poison or check failing through CUDA): answer, then exit, so that the
+     * tuner replaces us rather than blaming the next configs */
+    if (cutune_evaluate(&in, &s, &res) != 0)
+        res.context_lost = 1;
+    free(image);
+    *lost = res.context_lost;
+    cutune_buf_reset(&w->out);
+    cutune_buf_put_bytes(&w->out, &res, sizeof res);
+    return cutune_msg_send(w->fd, CUTUNE_MSG_RESULT, &w->out);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "cutune-worker is started by cutune (libcutune), not by hand\n");
+        return 2;
+    }
+    /* Die with the tuner, even when it is killed with SIGKILL: a worker left behind would
+     * hold the GPU. (The tuner spawns it from its main thread, which lives as long as the
+     * process.) Ctrl-C belongs to the tuner, which stops after the trial in flight. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1)
+        return 1;
+    signal(SIGINT, SIG_IGN);
+    Worker w;
+    memset(&w, 0, sizeof w);
+    w.fd = atoi(argv[1]);
+    int rc = 0, lost = 0;
+    while (rc == 0 && !lost) {
+        uint32_t type;
+        if (cutune_msg_recv(w.fd, &type, &w.in) != 0)
+            break; /* the tuner closed the socket: done */
+        switch (type) {
+        case CUTUNE_MSG_HELLO:
+            rc = on_hello(&w);
+            break;
+        case CUTUNE_MSG_SETUP:
+            rc = on_setup(&w);
+            break;
+        case CUTUNE_MSG_EVAL:
+            rc = on_eval(&w, &lost);
+            break;
+        case CUTUNE_MSG_TEARDOWN:
+            teardown(&w);
+            rc = send_empty(&w, CUTUNE_MSG_OK);
+            break;
+        default:
+            rc = send_error(&w, CUTUNE_ERR_INVALID, "unknown request");
+            break;
+        }
+    }
+    if (lost) { /* the context is gone: free host memory only, nothing through CUDA */
+        free(w.hc.allocs);
+        cutune_buf_free(&w.in);
+        cutune_buf_free(&w.out);
+        return 3;
+    }
+    teardown(&w);
+    cutune_buf_free(&w.in);
+    cutune_buf_free(&w.out);
+    return 0;
+}

@@ -1,0 +1,217 @@
+/* A stand-in for cutune-worker, for testing the tuner's side of the worker protocol on a
+ * machine without a GPU (selected with CUTUNE_WORKER=<this program>). It speaks the real
+ * protocol (core/src/proto.h), reports a fake device, accepts any problem, and "evaluates"
+ * a config deterministically from its text, never touching CUDA:
+ *
+ *   median time  1 + (FNV-1a hash of the config text % 1000) / 100 ms
+ *   CUTUNE_FAKE_RULES  "ACTION=CONFIG;ACTION=CONFIG;..." with CONFIG the canonical text
+ *                      ("BLOCK=64,ITEMS=2") and ACTION one of
+ *       abort    abort() while evaluating (SIGABRT, like a failed assertion)
+ *       segv     raise SIGSEGV (like a driver crash)
+ *       exit     _exit(1) without answering
+ *       hang     never answer (like a kernel that loops forever)
+ *       lost     answer `crashed` with context_lost set and exit (a sticky CUDA error)
+ *       garbage  answer with a malformed message
+ *       wrong    answer wrong_result
+ *   CUTUNE_FAKE_DELAY_MS  sleep this long in every evaluation (default 0)
+ *   CUTUNE_FAKE_LOG       append "<pid> <config>" for every evaluation begun
+ *   CUTUNE_FAKE_NO_DEVICE answer hello with "no CUDA driver or device"
+ *
+ * It tests the parent's logic only; the real worker and real faulting kernels are tested on
+ * the GPU (tests/test_faulty_gpu.c). */
+#include "measure.h"
+#include "proto.h"
+#include "util.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+static int fd;
+static CutuneBuf in, out;
+
+static void sleep_ms(double ms)
+{
+    struct timespec ts = {(time_t)(ms / 1e3), (long)(1e6 * (ms - 1e3 * (double)(time_t)(ms / 1e3)))};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+/* The action a rule gives the config, or NULL. */
+static const char *rule_for(const char *config, char *action, size_t len)
+{
+    const char *rules = getenv("CUTUNE_FAKE_RULES");
+    if (!rules)
+        return NULL;
+    const char *p = rules;
+    while (*p) {
+        const char *end = strchr(p, ';');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', n);
+        if (eq) {
+            size_t an = (size_t)(eq - p), cn = n - an - 1;
+            if (cn == strlen(config) && memcmp(eq + 1, config, cn) == 0 && an < len) {
+                memcpy(action, p, an);
+                action[an] = '\0';
+                return action;
+            }
+        }
+        p += n;
+        if (*p == ';')
+            p++;
+    }
+    return NULL;
+}
+
+static void send_ok(uint32_t type)
+{
+    if (cutune_msg_send(fd, type, &out) != 0)
+        exit(1);
+}
+
+static void on_hello(void)
+{
+    cutune_buf_reset(&out);
+    if (getenv("CUTUNE_FAKE_NO_DEVICE")) {
+        cutune_buf_put_u32(&out, (uint32_t)CUTUNE_ERR_NO_DEVICE);
+        cutune_buf_put_str(&out, "no CUDA driver or device (fake worker)");
+        send_ok(CUTUNE_MSG_ERROR);
+        return;
+    }
+    CutuneDeviceInfo d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "cutune fake GPU");
+    snprintf(d.uuid, sizeof d.uuid, "GPU-fa4e0000-0000-0000-0000-000000000001");
+    d.cc_major = 9;
+    d.sm_count = 132;
+    d.total_mem = 80ull << 30;
+    d.max_threads_per_block = 1024;
+    d.max_shared_per_block = 232448;
+    d.max_shared_per_sm = 233472;
+    d.max_regs_per_block = 65536;
+    d.warp_size = 32;
+    d.l2_bytes = 50 << 20;
+    cutune_buf_put_bytes(&out, &d, sizeof d);
+    send_ok(CUTUNE_MSG_DEVICE);
+}
+
+static void on_eval(void)
+{
+    char config[512] = "";
+    size_t used = 0;
+    uint32_t n = cutune_buf_get_u32(&in);
+    for (uint32_t i = 0; i < n && !in.bad && i < 64; i++) {
+        const char *name = cutune_buf_get_str(&in);
+        long long v = (long long)cutune_buf_get_i64(&in);
+        int k = snprintf(config + used, sizeof config - used, "%s%s=%lld", i ? "," : "", name, v);
+        if (k > 0 && (size_t)k < sizeof config - used)
+            used += (size_t)k;
+    }
+    size_t cubin_size;
+    const void *cubin = cutune_buf_get_bytes(&in, &cubin_size);
+    double best_ms = cutune_buf_get_f64(&in);
+    CutuneMeasureSettings s;
+    cutune_buf_get_struct(&in, &s, sizeof s);
+    if (in.bad || !cubin || cubin_size == 0) {
+        fprintf(stderr, "fake worker: malformed eval request\n");
+        exit(2);
+    }
+    (void)best_ms;
+    const char *log = getenv("CUTUNE_FAKE_LOG");
+    if (log && *log) {
+        int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        char line[600];
+        int k = snprintf(line, sizeof line, "%d %s\n", (int)getpid(), config);
+        if (lfd >= 0 && k > 0 && write(lfd, line, (size_t)k) != k)
+            exit(2);
+        if (lfd >= 0)
+            close(lfd);
+    }
+    const char *delay = getenv("CUTUNE_FAKE_DELAY_MS");
+    if (delay && *delay)
+        sleep_ms(atof(delay));
+    CutuneEvalResult r;
+    memset(&r, 0, sizeof r);
+    char action[32];
+    const char *a = rule_for(config, action, sizeof action);
+    if (a && !strcmp(a, "abort"))
+        abort();
+    if (a && !strcmp(a, "segv")) {
+        signal(SIGSEGV, SIG_DFL); /* die of it, also under ASan, which would catch it */
+        raise(SIGSEGV);
+    }
+    if (a && !strcmp(a, "exit"))
+        _exit(1);
+    if (a && !strcmp(a, "hang"))
+        for (;;)
+            pause();
+    if (a && !strcmp(a, "garbage")) {
+        cutune_buf_reset(&out);
+        cutune_buf_put_u32(&out, 7);
+        send_ok(CUTUNE_MSG_RESULT);
+        return;
+    }
+    if (a && !strcmp(a, "lost")) {
+        r.status = CUTUNE_STATUS_CRASHED;
+        r.context_lost = 1;
+        snprintf(r.message, sizeof r.message,
+                 "checked launch: cudaErrorIllegalAddress: an illegal memory access was "
+                 "encountered (fake)");
+    } else if (a && !strcmp(a, "wrong")) {
+        r.status = CUTUNE_STATUS_WRONG_RESULT;
+        r.error = 1;
+        r.tolerance = 1e-6;
+        snprintf(r.message, sizeof r.message, "fake wrong result");
+    } else {
+        CutuneHash h;
+        cutune_hash_init(&h);
+        cutune_hash_str(&h, config);
+        double ms = 1 + (double)(h.a % 1000) / 100;
+        r.status = CUTUNE_STATUS_OK;
+        r.median_ms = r.min_ms = r.mean_ms = ms;
+        r.samples = 5;
+        r.launches_per_sample = 1;
+    }
+    cutune_buf_reset(&out);
+    cutune_buf_put_bytes(&out, &r, sizeof r);
+    send_ok(CUTUNE_MSG_RESULT);
+    if (r.context_lost)
+        exit(3);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2)
+        return 2;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1)
+        return 1;
+    signal(SIGINT, SIG_IGN);
+    fd = atoi(argv[1]);
+    uint32_t type;
+    while (cutune_msg_recv(fd, &type, &in) == 0) {
+        cutune_buf_reset(&out);
+        switch (type) {
+        case CUTUNE_MSG_HELLO:
+            on_hello();
+            break;
+        case CUTUNE_MSG_SETUP:
+        case CUTUNE_MSG_TEARDOWN:
+            send_ok(CUTUNE_MSG_OK);
+            break;
+        case CUTUNE_MSG_EVAL:
+            on_eval();
+            break;
+        default:
+            return 2;
+        }
+    }
+    cutune_buf_free(&in);
+    cutune_buf_free(&out);
+    return 0;
+}

@@ -1,0 +1,69 @@
+/* libFuzzer harness for the tuning-space loader (core/src/spaceini.c with inih) and, for
+ * spaces small enough, the enumeration and the config text round trip (core/src/space.c).
+ * The input is the INI file; it lives in a memfd so that the loader reads it through its
+ * ordinary path. Invariants: a failure names the file and a line and carries a message;
+ * every enumerated config formats to text that parses back to the same values. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "space.h"
+
+#define ENUMERATE_MAX 20000 /* points; larger spaces are only loaded */
+
+static int fd = -1;
+static char path[64];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (fd < 0) {
+        fd = memfd_create("fuzz_space.ini", 0);
+        if (fd < 0)
+            abort();
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    }
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+        abort();
+    CutuneSpace *s = NULL;
+    CutuneError err = {0};
+    int rc = cutune_space_load(path, "M,N,K", &s, &err);
+    if (rc != 0) {
+        if (s != NULL || err.msg[0] == '\0' || strncmp(err.msg, path, strlen(path)) != 0) {
+            fprintf(stderr, "bad load failure: rc %d message '%s'\n", rc, err.msg);
+            abort();
+        }
+        return 0;
+    }
+    if (cutune_space_cardinality(s) <= ENUMERATE_MAX) {
+        CutuneLimits lim;
+        cutune_limits_sm90(&lim);
+        const int64_t dims[3] = {1024, 512, 64};
+        CutuneConfigList cl = {0};
+        CutuneError eerr = {0};
+        if (cutune_space_enumerate(s, &lim, dims, &cl, &eerr) == 0) {
+            int64_t *back = calloc(s->nparams ? s->nparams : 1, sizeof *back);
+            for (size_t i = 0; back && i < cl.nconfigs && i < 64; i++) {
+                const int64_t *v = cl.values + i * cl.nparams;
+                char text[1024];
+                CutuneError perr = {0};
+                if (cutune_config_format(s, v, text, sizeof text) == 0 &&
+                    (cutune_config_parse(s, text, back, &perr) != 0 ||
+                     memcmp(back, v, s->nparams * sizeof *v) != 0)) {
+                    fprintf(stderr, "config '%s' does not parse back: %s\n", text, perr.msg);
+                    abort();
+                }
+            }
+            free(back);
+            cutune_config_list_free(&cl);
+        } else if (eerr.msg[0] == '\0') {
+            abort();
+        }
+    }
+    cutune_space_free(s);
+    return 0;
+}

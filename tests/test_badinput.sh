@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Bad input through the cutune command, end to end: each case must fail with a non-zero
+# exit code and a message that says what and where, and leave the database as it was.
+# Runs use the fake worker (no GPU needed) so that the tuner gets past the device.
+# Usage: test_badinput.sh PATH_TO_CUTUNE PATH_TO_FAKE_WORKER PATH_TO_BROKEN_PLUGINS_DIR
+set -u
+exe=$1
+export CUTUNE_WORKER=$2
+broken=$3
+fail=0
+tmp=$(mktemp -d)
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+bad() { echo "FAIL: $*"; fail=1; }
+
+expect() { # expect CODE PHRASE -- command...   (CODE "nz": any non-zero)
+    local want=$1 phrase=$2
+    shift 3
+    "$@" >"$tmp/out" 2>&1
+    local got=$?
+    if [ "$want" = nz ] && [ "$got" = 0 ] || [ "$want" != nz ] && [ "$got" != "$want" ]; then
+        bad "'$*' exited $got, expected $want"; cat "$tmp/out"
+    elif ! grep -qF -- "$phrase" "$tmp/out"; then
+        bad "'$*' did not say '$phrase'"; cat "$tmp/out"
+    fi
+}
+
+# A database with one good run in it; every failing command below must leave it as it was.
+db=$tmp/good.db
+"$exe" run axpy --size 4096 --db "$db" --no-progress >"$tmp/seed.out" 2>&1 || { bad "seeding run failed"; cat "$tmp/seed.out"; }
+snapshot() { cat "$db" "$db-wal" 2>/dev/null | cksum; }
+trials() { "$exe" show 1 --db "$db" 2>/dev/null | grep -c ' ok '; }
+[ "$(trials)" = 20 ] || bad "the seeding run recorded $(trials) ok trials, want 20"
+before=$(snapshot)
+unchanged() { # after a failing command: the file is byte for byte the same and readable
+    [ "$(snapshot)" = "$before" ] || bad "$1: the database changed"
+    [ "$(trials)" = 20 ] || bad "$1: the database no longer reads back"
+}
+
+# --- the tuning space: a copy of axpy_template.ini with one mistake each
+spaces=$tmp/spaces
+mkdir -p "$spaces"
+space() { # space LINE_TO_APPEND_OR_EDIT...: write spaces/axpy_template.ini
+    cat >"$spaces/axpy_template.ini"
+}
+runspace() { CUTUNE_SPACE_PATH=$spaces "$exe" run axpy --size 4096 --db "$db" --no-progress "$@"; }
+good_space='[variant]
+name = axpy_template
+[param.BLOCK]
+pow2 = 64..1024
+[param.ITEMS]
+values = 1, 2, 4, 8'
+
+printf '%s\n[constraints\nfits = BLOCK <= 1024\n' "$good_space" | space
+expect 1 "axpy_template.ini:7: syntax error" -- runspace
+unchanged "malformed INI"
+
+printf '%s\n[constraints]\nfits = BLOCKS <= MAX_THREADS_PER_BLOCK\n' "$good_space" | space
+expect 1 "unknown name 'BLOCKS'" -- runspace
+grep -q "axpy_template.ini:8" "$tmp/out" || bad "unknown parameter: no file:line"
+unchanged "unknown parameter"
+
+
+
+
+printf '%s\n[constraints]\nfits = BLOCK <= * 2\n' "$good_space" | space
+expect 1 "axpy_template.ini:8" -- runspace
+grep -q "column" "$tmp/out" || bad "constraint syntax error: no column"
+unchanged "constraint syntax"
+
+printf '%s\n[constraints]\nratio = ITEMS / (BLOCK - BLOCK) == 0\n' "$good_space" | space
+expect 1 "division by zero" -- runspace
+grep -q "axpy_template.ini:8" "$tmp/out" || bad "division by zero: no file:line"
+unchanged "division by zero"
+
+printf '%s\n[constraints]\nnever = BLOCK < 0\n' "$good_space" | space
+expect 1 "nothing to tune" -- runspace
+unchanged "empty space"
+
+printf '[variant]\nname = axpy_template\n[param.BLOCK]\nvalues =\n' | space
+expect 1 "axpy_template.ini:4" -- runspace
+unchanged "parameter without values"
+
+# --- ops, variants, sizes
+expect 4 "no plugin implements op 'nosuchop'" -- "$exe" run nosuchop --db "$db"
+expect 4 "has no variant 'nope'" -- "$exe" run axpy --variant nope --db "$db"
+expect 2 "dimension 1 is zero" -- "$exe" run axpy --size 0 --db "$db"
+expect 2 "dimension 1 is negative" -- "$exe" run axpy --size -5 --db "$db"
+expect 2 "larger than 2147483647" -- "$exe" run axpy --size 99999999999999999999 --db "$db"
+expect 2 "larger than 2147483647" -- "$exe" run axpy --size 4096x2147483648 --db "$db"
+expect 2 "expected a number at 'abc'" -- "$exe" run axpy --size abc --db "$db"
+expect 2 "dimension 2 is missing" -- "$exe" run axpy --size 4096x --db "$db"
+expect 2 "empty problem size" -- "$exe" run axpy --size '' --db "$db"
+expect 2 "more than 4 dimensions" -- "$exe" run axpy --size 1x1x1x1x1 --db "$db"
+expect 1 "axpy takes one size" -- "$exe" run axpy --size 64x64x64 --db "$db" --no-progress
+expect nz "dimension 1 is zero" -- "$exe" query axpy --size 0 --device fake --db "$db"
+unchanged "sizes"
+
+# --- plugins: wrong ABI, missing symbol
+plugins=$tmp/plugins
+mkdir -p "$plugins"
+cp "$broken/broken_abi_major.so" "$broken/broken_no_symbol.so" "$plugins/"
+CUTUNE_PLUGIN_PATH=$plugins expect 4 "but this cutune speaks ABI 1." -- "$exe" run broken --db "$db"
+grep -qF "broken_abi_major.so" "$tmp/out" || bad "wrong ABI: the file is not named"
+grep -qF "no symbol 'cutune_plugin_variant'" "$tmp/out" || bad "missing symbol: not reported"
+CUTUNE_PLUGIN_PATH=$plugins expect 0 "refused plugin $plugins/broken_no_symbol.so" -- "$exe" list
+unchanged "plugins"
+
+# --- databases: not a database, newer schema, unwritable or impossible folders
+echo "not a database at all, just text" >"$tmp/text.db"
+cp "$tmp/text.db" "$tmp/text.orig"
+expect 1 "is not a cutune database" -- "$exe" run axpy --size 4096 --db "$tmp/text.db" --no-progress
+cmp -s "$tmp/text.db" "$tmp/text.orig" || bad "not a database: the file was modified"
+head -c 8192 /dev/urandom >"$tmp/random.db"
+expect 1 "not a cutune database" -- "$exe" show --db "$tmp/random.db"
+
+newer=$tmp/newer.db
+cp "$db" "$newer"
+if python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA user_version = 99"); c.commit()' "$newer" 2>/dev/null; then
+    cp "$newer" "$tmp/newer.orig"
+    expect 1 "schema version 99, newer than" -- "$exe" run axpy --size 4096 --db "$newer" --no-progress
+    cmp -s "$newer" "$tmp/newer.orig" || bad "newer schema: the file was modified"
+    [ -e "$newer-wal" ] && [ -s "$newer-wal" ] && bad "newer schema: a WAL was written"
+    expect 1 "newer than" -- "$exe" show --db "$newer"
+else
+    echo "note: python3 with sqlite3 missing: the newer-schema case is skipped"
+fi
+
+touch "$tmp/afile"
+expect 1 "cannot create directory" -- "$exe" run axpy --size 4096 --db "$tmp/afile/sub/x.db" --no-progress
+# permissions do not stop root: as root, run those cases as nobody (setpriv)
+as=()
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    as=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+    chmod 755 "$tmp"
+fi
+if [ "$(id -u)" != 0 ] || [ ${#as[@]} -gt 0 ]; then
+    mkdir "$tmp/ro" && chmod 555 "$tmp/ro"
+    expect 1 "cannot write in directory $tmp/ro" -- "${as[@]}" "$exe" run axpy --size 4096 --db "$tmp/ro/x.db" --no-progress
+    mkdir "$tmp/ro2" && cp "$db" "$tmp/ro2/r.db" && chmod 444 "$tmp/ro2/r.db" && chmod 555 "$tmp/ro2"
+    cksum <"$tmp/ro2/r.db" >"$tmp/ro2.sum"
+    expect 1 "$tmp/ro2" -- "${as[@]}" "$exe" run axpy --size 4096 --db "$tmp/ro2/r.db" --no-progress
+    grep -qE "not writable|cannot write" "$tmp/out" || { bad "read-only database: unclear message"; cat "$tmp/out"; }
+    cksum <"$tmp/ro2/r.db" | cmp -s - "$tmp/ro2.sum" || bad "read-only database: the file changed"
+else
+    echo "note: running as root without setpriv: the read-only folder cases are skipped"
+fi
+# a missing folder is created (not an error)
+"$exe" run axpy --size 4096 --db "$tmp/new/deeper/x.db" --no-progress >/dev/null 2>&1 ||
+    bad "a missing database folder was not created"
+
+# --- a full disk, simulated with a file size limit (RLIMIT_FSIZE via ulimit -f): the
+# write fails as on a full disk; the run stops with a message and the database keeps every
+# trial committed before
+full=$tmp/full.db
+cp "$db" "$full"
+rm -f "$full-wal" "$full-shm"
+(ulimit -f 40 && exec "$exe" run axpy --size 8192 --db "$full" --no-progress) >"$tmp/out" 2>&1
+rc=$?
+[ $rc = 1 ] || { bad "full disk: exit $rc, want 1"; cat "$tmp/out"; }
+grep -q "database $full: .*disk" "$tmp/out" || { bad "full disk: unclear message"; cat "$tmp/out"; }
+n=$("$exe" show 1 --db "$full" 2>/dev/null | grep -c ' ok ')
+[ "$n" = 20 ] || bad "full disk: the earlier run reads back $n ok trials, want 20"
+if python3 -c 'import sqlite3' 2>/dev/null; then
+    ic=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("PRAGMA integrity_check").fetchone()[0])' "$full")
+    [ "$ic" = ok ] || bad "full disk: integrity_check says $ic"
+fi
+
+unchanged "the whole test"
+[ $fail = 0 ] && echo "all bad-input checks passed"
+exit $fail

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# The example application (examples/) against an installed cutune.
+#
+#   test_example.sh build BUILD_DIR SOURCE_ROOT PREFIX LIBDIR INCLUDEDIR DATADIR BINDIR
+#       `meson install --destdir` the build into BUILD_DIR/tests/example-root, check what the
+#       tree holds, run its `cutune` with no CUTUNE_* variables (it must find its plugins and
+#       spaces by itself), and build the example against it through pkg-config, with the
+#       example's Makefile and with its meson.build (dependency('cutune')).
+#   test_example.sh gpu BUILD_DIR ...
+#       on a GPU: tune a small matmul with the installed cutune, then run the example: an
+#       exact answer, a nearest one recorded as a request, `cutune run --pending`, and the
+#       exact answer after it, each result checked. Exits 77 without a device.
+set -u
+mode=$1 build=$2 src=$3 prefix=$4 libdir=$5 includedir=$6 datadir=$7 bindir=$8
+root=$build/tests/example-root
+ex=$build/tests/example
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cuda=${CUDA_PATH:-/usr/local/cuda}
+export LD_LIBRARY_PATH=$root$prefix/$libdir:$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# Under a sanitized build the installed libcutune carries ASan; the example is not built
+# with it, so the runtime cannot come first: let it start anyway.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+installed() { env -u CUTUNE_PLUGIN_PATH -u CUTUNE_SPACE_PATH "$root$prefix/$bindir/cutune" "$@"; }
+bad() { echo "FAIL: $*"; fail=1; }
+
+expect() { # expect CODE PHRASE -- command...
+    local want=$1 phrase=$2
+    shift 3
+    "$@" >"$tmp/out" 2>&1
+    local got=$?
+    if [ "$got" != "$want" ]; then
+        bad "'$*' exited $got, expected $want"; cat "$tmp/out"
+    elif ! grep -qF -- "$phrase" "$tmp/out"; then
+        bad "'$*' did not print '$phrase'"; cat "$tmp/out"
+    fi
+}
+
+if [ "$mode" = build ]; then
+    for tool in meson pkg-config make cc; do
+        if ! command -v $tool >/dev/null; then
+            echo "no $tool here: skipped (the tree and example already built, if any, are kept)"
+            exit 77
+        fi
+    done
+    # A build carried from another machine (the GPU machine) cannot be installed again: keep
+    # the tree and the example built where the build was made.
+    made_in=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["directories"]["build"])' \
+        "$build/meson-info/meson-info.json" 2>/dev/null)
+    if [ "$made_in" != "$build" ]; then
+        echo "build made in $made_in, carried here: skipped (the example built there is kept)"
+        exit 77
+    fi
+    # The same path on another machine (the GPU machine mirrors it) with another Meson: its
+    # install cannot read this build's install data.
+    made_with=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["meson_version"]["full"])' \
+        "$build/meson-info/meson-info.json" 2>/dev/null)
+    if [ "$made_with" != "$(meson --version 2>/dev/null)" ]; then
+        echo "build made with Meson $made_with, this is $(meson --version 2>/dev/null): skipped" \
+            "(the example built with the build is kept)"
+        exit 77
+    fi
+    rm -rf "$root" "$ex"
+    mkdir -p "$ex"
+    if ! meson install -C "$build" --no-rebuild --destdir "$root" >"$tmp/install.log" 2>&1; then
+        cat "$tmp/install.log"; echo "FAIL: meson install"; exit 1
+    fi
+    p=$root$prefix
+    for f in "$libdir/libcutune.so" "$includedir/cutune/cutune.h" "$includedir/cutune/plugin.h" \
+        "$includedir/cutune/lookup.h" "$bindir/cutune" "$libdir/cutune/plugins/matmul_tiled.so" \
+        "$libdir/cutune/plugins/matmul_naive.so" "$datadir/cutune/tuning_spaces/matmul_tiled.ini" \
+        "$datadir/cutune/db/0002_requests.sql" "$libdir/pkgconfig/cutune.pc"; do
+        [ -e "$p/$f" ] || bad "the installed tree has no $f"
+    done
+    # The installed command finds its plugins and spaces with no environment variables.
+    expect 0 "configs: 132 valid of 224" -- installed list matmul
+    expect 0 "export" -- installed --help
+
+    export PKG_CONFIG_PATH=$p/$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root
+    flags=$(pkg-config --cflags --libs cutune) || bad "pkg-config --cflags --libs cutune failed"
+    case "$flags" in *"-I$p/$includedir"*"-L$p/$libdir"*"-lcutune"*) ;;
+        *) bad "pkg-config gave '$flags'" ;; esac
+    expect 0 "" -- make -C "$src/examples" O="$ex" CC=cc
+    [ -x "$ex/matmul_app" ] || bad "the Makefile built no matmul_app"
+    # The same through Meson's dependency('cutune').
+    if meson setup "$ex/meson" "$src/examples" >"$tmp/setup.log" 2>&1 &&
+        ninja -C "$ex/meson" >>"$tmp/setup.log" 2>&1; then
+        [ -x "$ex/meson/matmul_app" ] || bad "the meson.build built no matmul_app"
+    else
+        cat "$tmp/setup.log"; bad "the example's meson.build did not build against the tree"
+    fi
+    # It runs: on a machine without a GPU it says so and exits 77.
+    "$ex/matmul_app" --db "$tmp/none.db" >"$tmp/out" 2>&1
+    rc=$?
+    if cuda_ok=$(installed devices 2>/dev/null); then
+        [ $rc = 4 ] || { bad "matmul_app on a missing database exited $rc, expected 4"; cat "$tmp/out"; }
+    else
+        [ $rc = 77 ] || { bad "matmul_app without a GPU exited $rc, expected 77"; cat "$tmp/out"; }
+    fi
+    [ $fail = 0 ] && echo "installed tree, pkg-config, Makefile and meson.build: ok"
+    exit $fail
+fi
+
+# gpu
+[ -x "$ex/matmul_app" ] || { echo "FAIL: no $ex/matmul_app: the example_build test must run first"; exit 1; }
+if ! installed devices >/dev/null 2>&1; then
+    echo "no CUDA device: skipped"
+    exit 77
+fi
+db=$tmp/t.db
+export CUTUNE_CACHE_DIR=$tmp/cache # the example compiles its kernel on first use, or reads it
+expect 0 "256x256x256" -- installed run matmul --device 0 --variant matmul_tiled \
+    --size 256x256x256 --budget 40 --db "$db" --no-progress
+expect 0 "answered by exact" -- "$ex/matmul_app" --db "$db" --size 256x256x256
+grep -q "correct" "$tmp/out" && grep -q "same result" "$tmp/out" || bad "exact: $(cat "$tmp/out")"
+cat "$tmp/out"
+rm -rf "$CUTUNE_CACHE_DIR" # now from a cold kernel cache: compiled on first use
+expect 0 "answered by nearest" -- "$ex/matmul_app" --db "$db" --size 300x200x100 --record
+grep -q "recorded as a request" "$tmp/out" || bad "the nearest answer was not recorded"
+cat "$tmp/out"
+expect 0 "300x200x100" -- installed run --pending --device 0 --variant matmul_tiled --budget 20 \
+    --db "$db" --no-progress
+expect 0 "answered by exact" -- "$ex/matmul_app" --db "$db" --size 300x200x100 --record
+grep -q "recorded as a request" "$tmp/out" && bad "an exact answer was recorded as a request"
+cat "$tmp/out"
+expect 0 "no pending requests" -- installed run --pending --device 0 --db "$db" --no-progress
+[ $fail = 0 ] && echo "example on the GPU: exact, nearest, --pending, exact again: ok"
+exit $fail

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""cutune export round-trips: a database built here from db/migrations (as cutune builds
+it), exported as JSON, CSV and a C header; each is read back (json, csv, and the header
+compiled into a program that prints its table) and must give exactly the database's best
+configs, awkward names included. Filters --device and --op, and the empty export.
+
+    test_export.py CUTUNE_EXE SOURCE_ROOT CC"""
+import csv
+import io
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+exe, src, cc = sys.argv[1], sys.argv[2], sys.argv[3]
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    if not cond:
+        failures += 1
+        print("FAIL:", what)
+
+
+tmp = tempfile.mkdtemp(prefix="cutune-export-")
+db = os.path.join(tmp, "t.db")
+mig = sorted(f for f in os.listdir(os.path.join(src, "db", "migrations")) if f.endswith(".sql"))
+con = sqlite3.connect(db)
+for f in mig:
+    con.executescript(open(os.path.join(src, "db", "migrations", f)).read())
+con.execute("PRAGMA user_version = %d" % len(mig))
+con.execute("PRAGMA journal_mode = WAL")
+
+devices = [("GPU-11111111-aaaa", 'NVIDIA "H100", SXM5 ?? trigraph\\ test', 9, 0),
+           ("GPU-22222222-bbbb", "NVIDIA A100-SXM4-80GB", 8, 0)]
+for i, (uuid, name, ma, mi) in enumerate(devices, 1):
+    con.execute("INSERT INTO devices (id, uuid, name, cc_major, cc_minor, sm_count, total_mem,"
+                " driver_version, runtime_version) VALUES (?, ?, ?, ?, ?, 132, 1, 13000, 13000)",
+                (i, uuid, name, ma, mi))
+con.execute("INSERT INTO variants VALUES (1, 'matmul', 'matmul_tiled', '1', 'h')")
+con.execute("INSERT INTO variants VALUES (2, 'axpy', 'axpy_template', '2', 'h')")
+problems = [(1, "matmul", "1024x1024x1024"), (2, "matmul", "4096x1024x8192"), (3, "axpy", "1048576")]
+con.executemany("INSERT INTO problems VALUES (?, ?, ?)", problems)
+trials = [  # id, device, variant, problem, config, median
+    (1, 1, 1, 1, "TILE=32,PAD=1,WPT=4,UNROLL=8", 0.123456789012345),
+    (2, 1, 1, 1, "TILE=16,PAD=0,WPT=1,UNROLL=1", 0.5),  # slower: not the best
+    (3, 1, 1, 2, "TILE=64,PAD=0,WPT=8,UNROLL=64", 7.25),
+    (4, 2, 1, 1, "TILE=16,PAD=1,WPT=2,UNROLL=16", 0.3),
+    (5, 2, 2, 3, "BLOCK=256,ITEMS=-4", 0.01),
+]
+for t in trials:
+    con.execute("INSERT INTO trials (id, device_id, variant_id, problem_id, config, status,"
+                " median_ms, min_ms, samples, gflops) VALUES (?, ?, ?, ?, ?, 'ok', ?, ?, 5, ?)",
+                t + (t[5] * 0.9, 1000.0 / t[5]))
+con.executemany("INSERT INTO best (device_id, problem_id, trial_id) VALUES (?, ?, ?)",
+                [(1, 1, 1), (1, 2, 3), (2, 1, 4), (2, 3, 5)])
+con.commit()
+
+
+def expected(device=None, op=None):
+    rows = con.execute(
+        "SELECT device_uuid, device, op, size, variant, variant_version, config, median_ms"
+        " FROM best_configs WHERE (? IS NULL OR device_uuid = ?) AND (? IS NULL OR op = ?)"
+        " ORDER BY device_uuid, op, size", (device, device, op, op)).fetchall()
+    return [tuple(r) for r in rows]
+
+
+def export(fmt, *extra):
+    p = subprocess.run([exe, "export", "--format", fmt, "--db", db] + list(extra),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    check(p.returncode == 0, "export %s %s exited %d: %s" % (fmt, extra, p.returncode, p.stderr))
+    return p.stdout.decode()
+
+
+def from_json(text):
+    doc = json.loads(text)
+    out = []
+    for c in doc["configs"]:
+        # the config object and its text agree
+        pairs = dict(kv.split("=") for kv in c["config_text"].split(","))
+        check({k: int(v) for k, v in pairs.items()} == c["config"], "json config %s" % c)
+        out.append((c["device_uuid"], c["device"], c["op"], c["size"], c["variant"],
+                    c["variant_version"], c["config_text"], c["median_ms"]))
+    return out
+
+
+def from_csv(text):
+    rows = list(csv.DictReader(io.StringIO(text)))
+    return [(r["device_uuid"], r["device"], r["op"], r["size"], r["variant"],
+             r["variant_version"], r["config"], float(r["median_ms"])) for r in rows]
+
+
+def from_header(text, name):
+    hdr = os.path.join(tmp, name + ".h")
+    open(hdr, "w").write(text)
+    prog = os.path.join(tmp, name + ".c")
+    open(prog, "w").write(
+        '#include <stdio.h>\n#include "%s.h"\n'
+        "int main(void) {\n"
+        "  for (int i = 0; i < CUTUNE_TUNED_COUNT; i++) {\n"
+        "    const CutuneTunedConfig *c = &cutune_tuned_configs[i];\n"
+        "    if (cutune_tuned_find(c->device_uuid, c->op, c->size) != c) return 2;\n"
+        "    printf(\"%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%.17g\\t\", c->device_uuid,\n"
+        "           c->device_name, c->op, c->size, c->variant, c->variant_version, c->config,\n"
+        "           c->median_ms);\n"
+        "    for (int p = 0; p < c->nparams; p++)\n"
+        "      printf(\"%%s%%s=%%lld\", p ? \",\" : \"\", c->params[p].name,\n"
+        "             cutune_tuned_param(c, c->params[p].name, -999));\n"
+        "    printf(\"\\t%%d\", c->ndims);\n"
+        "    for (int d = 0; d < c->ndims; d++) printf(\" %%lld\", c->dims[d]);\n"
+        "    printf(\"\\n\");\n"
+        "  }\n"
+        "  return cutune_tuned_find(\"nope\", \"matmul\", \"1\") == NULL ? 0 : 3;\n"
+        "}\n" % name)
+    binary = os.path.join(tmp, name)
+    p = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-I", tmp, prog, "-o",
+                        binary], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    check(p.returncode == 0, "the header does not compile cleanly:\n" + p.stdout.decode())
+    if p.returncode != 0:
+        return []
+    p = subprocess.run([binary], stdout=subprocess.PIPE)
+    check(p.returncode == 0, "the header program exited %d" % p.returncode)
+    out = []
+    for line in p.stdout.decode().splitlines():
+        f = line.split("\t")
+        check(f[8] == f[6], "header params %s != config %s" % (f[8], f[6]))
+        dims = [int(x) for x in f[9].split()[1:]]
+        check(dims == [int(x) for x in f[3].split("x")], "header dims %s for %s" % (dims, f[3]))
+        out.append(tuple(f[:7]) + (float(f[7]),))
+    return out
+
+
+if not shutil.which(cc) and not os.path.exists(cc):
+    print("no C compiler (%s) here: skipped" % cc)
+    sys.exit(77)
+
+cases = [((), {}), (("--op", "matmul"), {"op": "matmul"}),
+         (("--device", "A100"), {"device": devices[1][0]}),
+         (("--device", devices[0][0], "--op", "axpy"), {"device": devices[0][0], "op": "axpy"})]
+for n, (args, filt) in enumerate(cases):
+    want = expected(**filt)
+    check(len(want) == {0: 4, 1: 3, 2: 2, 3: 0}[n], "case %d expects %d rows" % (n, len(want)))
+    for fmt, parse in (("json", from_json), ("csv", from_csv),
+                       ("header", lambda t: from_header(t, "tuned%d" % n))):
+        got = parse(export(fmt, *args))
+        check(got == want, "%s %s round trip:\n got  %s\n want %s" % (fmt, args, got, want))
+
+p = subprocess.run([exe, "export", "--db", db, "--device", "nosuchgpu"], stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE)
+check(p.returncode == 4, "an unknown device exits 4, not %d" % p.returncode)
+p = subprocess.run([exe, "export", "--db", db, "--format", "xml"], stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE)
+check(p.returncode == 2 and b"unknown format 'xml'" in p.stderr, "a bad format is a usage error")
+out = os.path.join(tmp, "out.csv")
+subprocess.run([exe, "export", "--db", db, "--format", "csv", "--output", out], check=False)
+check(os.path.exists(out) and from_csv(open(out).read()) == expected(), "--output writes the file")
+con.close()
+shutil.rmtree(tmp)
+print("export: %d failures" % failures)
+sys.exit(1 if failures else 0)

@@ -1,0 +1,67 @@
+/* The register-blocked matmul variants on a GPU (exit 77 without one): a seeded random
+ * sample of each space on awkward sizes (primes, 1, edges that cut every tile, a non-square
+ * shape). Every sampled config of a valid space must be correct: the spaces' constraints
+ * promise that whatever they list compiles, launches and computes the right result. */
+#include "check.h"
+#include "device.h"
+#include "tune.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { SAMPLE = 48 };
+
+int main(void)
+{
+    int n = 0;
+    CutuneError err = {0};
+    if (cutune_device_count(&n, &err) != 0) {
+        printf("skipped: %s\n", err.msg);
+        return CHECK_SKIP;
+    }
+    char dir[] = "/tmp/cutune-gpu-matmul-XXXXXX", db[PATH_MAX];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    static const char *const sizes[] = {"97x75x61", "1x1x1", "257x129x67", "1000x1000x1000",
+                                        "33x4096x130"};
+    static const char *const variants[] = {"matmul_reg1d", "matmul_reg2d", "matmul_warptile"};
+    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+        CutuneTuneOptions o;
+        cutune_tune_defaults(&o);
+        o.op = "matmul";
+        o.variant = variants[v];
+        o.sizes = sizes;
+        o.nsizes = sizeof sizes / sizeof sizes[0];
+        o.strategy = "random";
+        o.budget = SAMPLE;
+        o.seed = (uint64_t)getpid() + v;
+        o.db_path = db;
+        o.measure.max_seconds = 0.05;
+        CutuneTuneSummary sum;
+        cutune_error_clear(&err);
+        CHECK_MSG(cutune_tune(&o, &sum, &err) == 0, "%s: %s", variants[v], err.msg);
+        CHECK_EQ_INT(sum.nrows, o.nsizes);
+        for (size_t i = 0; i < sum.nrows; i++) {
+            const CutuneTuneRow *r = &sum.rows[i];
+            size_t want = r->nvalid < SAMPLE ? r->nvalid : SAMPLE;
+            CHECK_MSG(r->evaluated == want && r->count[CUTUNE_STATUS_OK] == want,
+                      "%s %s: %zu ok of %zu evaluated (%zu wanted); wrong %zu, compile %zu, "
+                      "launch %zu, skipped %zu",
+                      r->variant, r->size, r->count[CUTUNE_STATUS_OK], r->evaluated, want,
+                      r->count[CUTUNE_STATUS_WRONG_RESULT], r->count[CUTUNE_STATUS_COMPILE_ERROR],
+                      r->count[CUTUNE_STATUS_LAUNCH_ERROR],
+                      r->count[CUTUNE_STATUS_SKIPPED_RESOURCES]);
+            printf("%-16s %-16s %zu/%zu ok, best %.4f ms %s\n", r->variant, r->size,
+                   r->count[CUTUNE_STATUS_OK], r->evaluated, r->best_ms, r->best_config);
+        }
+        cutune_tune_summary_free(&sum);
+    }
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return check_result("gpu_matmul");
+}

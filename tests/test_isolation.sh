@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# The tuner survives its kernels, tested through the cutune command with the fake worker
+# (tests/fake_worker.c, no GPU needed): configs that abort, segfault, exit, hang, break the
+# CUDA context or answer garbage are recorded as crashed/timeout and the run goes on in a
+# fresh worker; kill -9, SIGTERM and Ctrl-C in the middle of a run lose nothing and
+# --resume measures nothing twice; several cutune run processes share one database.
+# Usage: test_isolation.sh PATH_TO_CUTUNE PATH_TO_FAKE_WORKER
+set -u
+exe=$1
+export CUTUNE_WORKER=$2
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+size=16777216
+uuid=GPU-fa4e0000-0000-0000-0000-000000000001
+bad() { echo "FAIL: $*"; fail=1; }
+
+# rows of a run: "config status median message..."
+rows() { # rows DB RUN
+    "$exe" show "$2" --db "$1" 2>/dev/null | awk 'NR > 1 && $1 ~ /^[0-9]+$/ {
+        msg = ""; i = index($0, "  ("); if (i) msg = substr($0, i + 3)
+        print $7, $4, $5, msg }'
+}
+
+# --- 1. isolation: every kind of failure is recorded, the run completes, the best is good
+db=$tmp/iso.db
+export CUTUNE_FAKE_LOG=$tmp/iso.log
+export CUTUNE_FAKE_RULES="abort=BLOCK=64,ITEMS=2;segv=BLOCK=128,ITEMS=1;exit=BLOCK=128,ITEMS=8;\
+hang=BLOCK=256,ITEMS=4;lost=BLOCK=512,ITEMS=1;garbage=BLOCK=512,ITEMS=2;wrong=BLOCK=1024,ITEMS=1"
+start=$(date +%s)
+"$exe" run axpy --size $size --db "$db" --timeout-floor 0.2 --max-seconds 0.1 --no-progress \
+    >"$tmp/iso.out" 2>&1
+rc=$?
+[ $rc = 0 ] || { bad "isolation run exited $rc"; cat "$tmp/iso.out"; }
+rows "$db" 1 >"$tmp/iso.rows"
+[ "$(wc -l <"$tmp/iso.rows")" = 20 ] || { bad "isolation run recorded $(wc -l <"$tmp/iso.rows") trials, want all 20"; cat "$tmp/iso.rows"; }
+expect_row() { # CONFIG STATUS PHRASE
+    local line
+    line=$(grep "^$1 " "$tmp/iso.rows")
+    case "$line" in
+        "$1 $2 "*"$3"*) ;;
+        *) bad "config $1: want status $2 with '$3', got '$line'" ;;
+    esac
+}
+expect_row BLOCK=64,ITEMS=2 crashed "signal 6"
+expect_row BLOCK=128,ITEMS=1 crashed "signal 11"
+expect_row BLOCK=128,ITEMS=8 crashed "exited with status 1"
+expect_row BLOCK=256,ITEMS=4 timeout "no result within"
+expect_row BLOCK=512,ITEMS=1 crashed "cudaErrorIllegalAddress"
+expect_row BLOCK=512,ITEMS=2 crashed "malformed"
+expect_row BLOCK=1024,ITEMS=1 wrong_result "fake wrong result"
+nok=$(awk '$2 == "ok"' "$tmp/iso.rows" | wc -l)
+[ "$nok" = 13 ] || bad "want 13 ok trials, got $nok"
+# the configs after the last failure were measured: the run went on
+grep -q "^BLOCK=1024,ITEMS=8 ok " "$tmp/iso.rows" || bad "the last config was not measured"
+# a fresh worker for each of the six that killed or hung theirs
+pids=$(awk '{print $1}' "$CUTUNE_FAKE_LOG" | sort -u | wc -l)
+[ "$pids" = 7 ] || bad "want 7 worker processes (1 + 6 replacements), the log shows $pids"
+# the hang cost about its limit, not forever: (2 + 4) x 0.2 + 0.1 + 1 = 2.3 s
+[ $(( $(date +%s) - start )) -lt 60 ] || bad "the isolation run took over a minute"
+best=$(awk '$2 == "ok" {print $3, $1}' "$tmp/iso.rows" | sort -g | head -1 | cut -d' ' -f2)
+"$exe" query axpy --size $size --device $uuid --db "$db" >"$tmp/iso.query" 2>&1 ||
+    bad "query after the isolation run failed: $(cat "$tmp/iso.query")"
+grep -qF -- "$best" "$tmp/iso.query" || { bad "query does not give the fastest ok config $best"; cat "$tmp/iso.query"; }
+case "$CUTUNE_FAKE_RULES" in *"=$best;"* | *"=$best") bad "the best, $best, is a bad config" ;; esac
+unset CUTUNE_FAKE_RULES
+
+# --- 2. kill -9 in the middle of a run, then --resume: nothing lost, nothing measured twice
+wait_lines() { # FILE N: wait (up to 30 s) until FILE has N lines
+    for _ in $(seq 300); do
+        [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+resume_check() { # NAME DB: run 1 was cut short, run 2 resumed it
+    local name=$1 db=$2
+    rows "$db" 1 | awk '{print $1}' | sort >"$tmp/$name.r1"
+    rows "$db" 2 | awk '{print $1}' | sort >"$tmp/$name.r2"
+    local n1 n2 all
+    n1=$(wc -l <"$tmp/$name.r1") n2=$(wc -l <"$tmp/$name.r2")
+    all=$(cat "$tmp/$name.r1" "$tmp/$name.r2" | sort -u | wc -l)
+    [ "$n1" -ge 1 ] && [ "$n1" -lt 20 ] || bad "$name: the interrupted run recorded $n1 trials"
+    [ $((n1 + n2)) = 20 ] && [ "$all" = 20 ] ||
+        bad "$name: $n1 + $n2 trials over $all distinct configs, want 20 once each"
+    # the resumed run's worker never saw a config the first run had recorded
+    awk -v p="$3" '$1 != p {print $2}' "$CUTUNE_FAKE_LOG" | sort -u >"$tmp/$name.later"
+    comm -12 "$tmp/$name.r1" "$tmp/$name.later" >"$tmp/$name.twice"
+    [ ! -s "$tmp/$name.twice" ] || bad "$name: measured again after resuming: $(cat "$tmp/$name.twice")"
+}
+db=$tmp/kill.db
+export CUTUNE_FAKE_LOG=$tmp/kill.log CUTUNE_FAKE_DELAY_MS=100
+"$exe" run axpy --size $size --db "$db" --no-progress >"$tmp/kill.out" 2>&1 &
+pid=$!
+wait_lines "$CUTUNE_FAKE_LOG" 6 || bad "kill -9: the run did not start evaluating"
+kill -9 $pid
+wait $pid 2>/dev/null
+wpid=$(awk 'NR == 1 {print $1}' "$CUTUNE_FAKE_LOG")
+for _ in $(seq 50); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$wpid" 2>/dev/null && { bad "kill -9: the worker $wpid outlived the tuner"; kill -9 "$wpid"; }
+unset CUTUNE_FAKE_DELAY_MS
+"$exe" run axpy --size $size --db "$db" --no-progress --resume >"$tmp/kill2.out" 2>&1 ||
+    { bad "kill -9: the resumed run failed"; cat "$tmp/kill2.out"; }
+resume_check kill "$db" "$wpid"
+
+# --- 3. SIGTERM: stops after the trial in flight, exit 130, the run is resumable
+db=$tmp/term.db
+export CUTUNE_FAKE_LOG=$tmp/term.log CUTUNE_FAKE_DELAY_MS=100
+"$exe" run axpy --size $size --db "$db" --no-progress >"$tmp/term.out" 2>&1 &
+pid=$!
+wait_lines "$CUTUNE_FAKE_LOG" 4 || bad "SIGTERM: the run did not start evaluating"
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc = 130 ] || { bad "SIGTERM: exit $rc, want 130"; cat "$tmp/term.out"; }
+grep -q "interrupted" "$tmp/term.out" || bad "SIGTERM: no 'interrupted' message"
+wpid=$(awk 'NR == 1 {print $1}' "$CUTUNE_FAKE_LOG")
+unset CUTUNE_FAKE_DELAY_MS
+"$exe" run axpy --size $size --db "$db" --no-progress --resume >"$tmp/term2.out" 2>&1 ||
+    bad "SIGTERM: the resumed run failed"
+resume_check term "$db" "$wpid"
+rows "$db" 1 | grep -v " ok " && bad "SIGTERM: a trial of the interrupted run is not ok"
+
+# --- 4. Ctrl-C reaches the whole process group of the terminal: the worker must survive
+# it (the trial in flight is recorded ok, not crashed) and the run stops with 130
+if command -v setsid >/dev/null; then
+    db=$tmp/int.db
+    export CUTUNE_FAKE_LOG=$tmp/int.log CUTUNE_FAKE_DELAY_MS=300
+    setsid "$exe" run axpy --size $size --db "$db" --no-progress >"$tmp/int.out" 2>&1 &
+    pid=$!
+    wait_lines "$CUTUNE_FAKE_LOG" 3 || bad "SIGINT: the run did not start evaluating"
+    kill -INT -- -$pid
+    wait $pid
+    rc=$?
+    [ $rc = 130 ] || { bad "SIGINT to the group: exit $rc, want 130"; cat "$tmp/int.out"; }
+    n=$(rows "$db" 1 | grep -c " ok ")
+    [ "$n" -ge 3 ] && [ "$n" = "$(rows "$db" 1 | wc -l)" ] ||
+        { bad "SIGINT to the group: want only ok trials, at least 3"; rows "$db" 1; }
+    unset CUTUNE_FAKE_DELAY_MS
+fi
+
+# --- 5. several cutune run processes on one database at once
+db=$tmp/many.db
+export CUTUNE_FAKE_LOG=$tmp/many.log CUTUNE_FAKE_DELAY_MS=5
+pids=()
+for s in 1024 2048 4096 8192 16384 32768; do
+    "$exe" run axpy --size $s --db "$db" --no-progress >"$tmp/many.$s" 2>&1 &
+    pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || bad "a concurrent run exited $?"; done
+total=0
+for r in 1 2 3 4 5 6; do total=$((total + $(rows "$db" $r | grep -c " ok "))); done
+[ "$total" = 120 ] || bad "6 concurrent runs recorded $total ok trials, want 120"
+unset CUTUNE_FAKE_DELAY_MS
+
+# --- 6. the worker reports no device: exit 3 with its message
+CUTUNE_FAKE_NO_DEVICE=1 "$exe" run axpy --db "$tmp/nodev.db" >"$tmp/nodev.out" 2>&1
+rc=$?
+[ $rc = 3 ] && grep -q "no CUDA driver or device" "$tmp/nodev.out" || { bad "no device: exit $rc"; cat "$tmp/nodev.out"; }
+# a missing worker executable: a message that says where it looked and how to fix it
+CUTUNE_WORKER=$tmp/nowhere "$exe" run axpy --db "$tmp/nodev.db" >"$tmp/nowk.out" 2>&1
+rc=$?
+[ $rc = 4 ] && grep -q "CUTUNE_WORKER is '$tmp/nowhere'" "$tmp/nowk.out" || { bad "missing worker: exit $rc"; cat "$tmp/nowk.out"; }
+
+[ $fail = 0 ] && echo "all isolation checks passed"
+exit $fail

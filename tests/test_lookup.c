@@ -1,0 +1,439 @@
+/* Lookups for applications (cutune/lookup.h) on a hand-built database, no GPU needed: the
+ * fallback ladder (exact, nearest, same architecture, miss) and its tie rule, the cache
+ * and its lifetime, requests for misses, plugin distances (ABI 1.1) next to a 1.0 plugin,
+ * and a reader next to a concurrent writer (WAL: neither blocks the other). */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "check.h"
+#include "cutune/lookup.h"
+#include "db.h"
+#include "device.h"
+#include "registry.h"
+#include "util.h"
+
+static char tmpdir[64], dbpath[128];
+
+static CutuneDeviceInfo dev_info(const char *uuid, const char *name, int major, int minor)
+{
+    CutuneDeviceInfo d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.uuid, sizeof d.uuid, "%s", uuid);
+    snprintf(d.name, sizeof d.name, "%s", name);
+    d.cc_major = major;
+    d.cc_minor = minor;
+    d.sm_count = 132;
+    return d;
+}
+
+static const CutuneDeviceInfo *A, *B, *C; /* two of cc 9.0, one of cc 8.0 */
+static CutuneDeviceInfo devA, devB, devC;
+
+/* One verified trial: becomes the best of its key when faster. */
+static void add_trial(CutuneDb *db, const CutuneDeviceInfo *d, const char *op, const char *size,
+                      const char *config, double ms)
+{
+    CutuneError err = {0};
+    int64_t dev_id, var_id, prob_id;
+    CHECK_MSG(cutune_db_device(db, d, &dev_id, &err) == 0, "%s", err.msg);
+    CHECK_MSG(cutune_db_variant(db, op, strcmp(op, "matmul") ? "dist_variant" : "matmul_tiled",
+                                "1", "hash", &var_id, &err) == 0,
+              "%s", err.msg);
+    CHECK_MSG(cutune_db_problem(db, op, size, &prob_id, &err) == 0, "%s", err.msg);
+    CutuneTrialRecord t = {
+        .device_id = dev_id, .variant_id = var_id, .problem_id = prob_id, .config = config,
+        .status = CUTUNE_STATUS_OK, .median_ms = ms, .min_ms = ms, .mean_ms = ms,
+        .samples = 5, .gflops = 100, .seed = 1,
+    };
+    CHECK_MSG(cutune_db_trial_insert(db, &t, NULL, NULL, &err) == 0, "%s", err.msg);
+}
+
+static void build_db(void)
+{
+    CutuneDb *db = NULL;
+    CutuneError err = {0};
+    CHECK_MSG(cutune_db_open(dbpath, 0, &db, &err) == 0, "%s", err.msg);
+    add_trial(db, A, "matmul", "1024x1024x1024", "TILE=16,PAD=0,WPT=1,UNROLL=1", 2.0);
+    add_trial(db, A, "matmul", "1024x1024x1024", "TILE=32,PAD=1,WPT=4,UNROLL=8", 1.0); /* best */
+    add_trial(db, A, "matmul", "4096x4096x4096", "TILE=64,PAD=1,WPT=8,UNROLL=4", 50.0);
+    add_trial(db, B, "matmul", "2048x2048x2048", "TILE=32,PAD=0,WPT=2,UNROLL=2", 9.0);
+    add_trial(db, C, "matmul", "512x512x512", "TILE=16,PAD=1,WPT=2,UNROLL=16", 0.5);
+    add_trial(db, A, "dist_op", "100", "X=1", 1.0);
+    add_trial(db, A, "dist_op", "300", "X=3", 1.0);
+    cutune_db_close(&db);
+}
+
+static CutuneLookup *open_handle(int record, int plugin_distance)
+{
+    CutuneLookupSettings s;
+    cutune_lookup_default_settings(&s);
+    CHECK(s.db_path == NULL && s.record_requests == 0 && s.plugin_distance == 1);
+    s.db_path = dbpath;
+    s.record_requests = record;
+    s.plugin_distance = plugin_distance;
+    CutuneLookup *h = NULL;
+    CutuneError err = {0};
+    CHECK_MSG(cutune_open(&h, &s, &err) == 0 && h, "%s", err.msg);
+    return h;
+}
+
+static void ladder_steps(void)
+{
+    CutuneLookup *h = open_handle(0, 1);
+    CutuneLookupResult r;
+    CutuneError err = {0};
+
+    /* 1. exact: the faster of two trials */
+    CHECK_MSG(cutune_lookup(h, A, "matmul", "1024x1024x1024", &r, &err) == 0, "%s", err.msg);
+    CHECK_EQ_INT(r.match, CUTUNE_MATCH_EXACT);
+    CHECK(strcmp(r.config, "TILE=32,PAD=1,WPT=4,UNROLL=8") == 0);
+    CHECK(strcmp(r.tuned_size, "1024x1024x1024") == 0 && strcmp(r.variant, "matmul_tiled") == 0);
+    CHECK(strcmp(r.device_uuid, A->uuid) == 0 && r.median_ms == 1.0 && r.distance == 0);
+
+    /* 2. nearest on the same device, by the log distance */
+    CHECK(cutune_lookup(h, A, "matmul", "1500x1500x1500", &r, &err) == 0);
+    CHECK_EQ_INT(r.match, CUTUNE_MATCH_NEAREST);
+    CHECK(strcmp(r.tuned_size, "1024x1024x1024") == 0 && strcmp(r.size, "1500x1500x1500") == 0);
+    CHECK_MSG(fabs(r.distance - sqrt(3.0) * log(1500.0 / 1024.0)) < 1e-12, "%g", r.distance);
+    CHECK(cutune_lookup(h, A, "matmul", "3000x3000x3000", &r, &err) == 0);
+    CHECK(r.match == CUTUNE_MATCH_NEAREST && strcmp(r.tuned_size, "4096x4096x4096") == 0);
+    CHECK(strcmp(r.config, "TILE=64,PAD=1,WPT=8,UNROLL=4") == 0);
+    /* a tie (2048 is as far from 1024 as from 4096) goes to the smaller size */
+    CHECK(cutune_lookup(h, A, "matmul", "2048x2048x2048", &r, &err) == 0);
+    CHECK(r.match == CUTUNE_MATCH_NEAREST && strcmp(r.tuned_size, "1024x1024x1024") == 0);
+    /* the other device of the same architecture has 2048 exactly, but this device's own
+     * sizes come first */
+    CHECK(strcmp(r.device_uuid, A->uuid) == 0);
+
+    /* 3. same architecture: a device never tuned, given with its compute capability */
+    CutuneDeviceInfo fresh = dev_info("GPU-new-h100", "NVIDIA H100 (new)", 9, 0);
+    CHECK_MSG(cutune_lookup(h, &fresh, "matmul", "2048x2048x2048", &r, &err) == 0, "%s", err.msg);
+    CHECK_EQ_INT(r.match, CUTUNE_MATCH_SAME_ARCH);
+    CHECK(strcmp(r.device_uuid, B->uuid) == 0 && r.distance == 0); /* B has it exactly */
+    CHECK(strcmp(r.config, "TILE=32,PAD=0,WPT=2,UNROLL=2") == 0);
+    CHECK(cutune_lookup(h, &fresh, "matmul", "1100x1100x1100", &r, &err) == 0);
+    CHECK(r.match == CUTUNE_MATCH_SAME_ARCH && strcmp(r.device_uuid, A->uuid) == 0 &&
+          strcmp(r.tuned_size, "1024x1024x1024") == 0);
+    /* a device of another architecture never answers for cc 9.0, and the other way round */
+    CutuneDeviceInfo ampere = dev_info("GPU-new-a100", "NVIDIA A100", 8, 0);
+    CHECK(cutune_lookup(h, &ampere, "matmul", "4096x4096x4096", &r, &err) == 0);
+    CHECK(r.match == CUTUNE_MATCH_SAME_ARCH && strcmp(r.device_uuid, C->uuid) == 0);
+    /* a device recorded in the database: its compute capability comes from there */
+    CutuneDeviceInfo c_by_uuid = dev_info(C->uuid, "", 0, 0);
+    CHECK(cutune_lookup(h, &c_by_uuid, "matmul", "512x512x512", &r, &err) == 0);
+    CHECK(r.match == CUTUNE_MATCH_EXACT);
+
+    /* 4. misses: another architecture, an unknown device without cc, an unknown op,
+     * a size of another shape */
+    CutuneDeviceInfo turing = dev_info("GPU-t4", "Tesla T4", 7, 5);
+    cutune_error_clear(&err);
+    CHECK_EQ_INT(cutune_lookup(h, &turing, "matmul", "1024x1024x1024", &r, &err),
+                 CUTUNE_ERR_NOT_FOUND);
+    CHECK_EQ_INT(r.match, CUTUNE_MATCH_NONE);
+    CHECK(r.config[0] == '\0' && strcmp(r.size, "1024x1024x1024") == 0);
+    CHECK_STR_CONTAINS(err.msg, "compute capability 7.5");
+    CHECK_STR_CONTAINS(err.msg, "cutune run matmul --size 1024x1024x1024");
+    CutuneDeviceInfo unknown = dev_info("GPU-unknown", "", 0, 0);
+    cutune_error_clear(&err);
+    CHECK_EQ_INT(cutune_lookup(h, &unknown, "matmul", "1024x1024x1024", &r, &err),
+                 CUTUNE_ERR_NOT_FOUND);
+    CHECK_STR_CONTAINS(err.msg, "unknown compute capability");
+    CHECK_EQ_INT(cutune_lookup(h, A, "conv2d", "1024x1024x1024", &r, NULL), CUTUNE_ERR_NOT_FOUND);
+    CHECK_EQ_INT(cutune_lookup(h, &turing, "matmul", "1024", &r, NULL), CUTUNE_ERR_NOT_FOUND);
+
+    /* bad calls */
+    CHECK_EQ_INT(cutune_lookup(h, A, "matmul", "10x-3", &r, NULL), CUTUNE_ERR_PARSE);
+    CHECK_EQ_INT(cutune_lookup(h, NULL, "matmul", "10", &r, NULL), CUTUNE_ERR_INVALID);
+    CHECK_EQ_INT(cutune_lookup(NULL, A, "matmul", "10", &r, NULL), CUTUNE_ERR_INVALID);
+    CHECK(strcmp(cutune_match_name(CUTUNE_MATCH_SAME_ARCH), "same_arch") == 0);
+    cutune_close(&h);
+    CHECK(h == NULL);
+    cutune_close(&h); /* twice is fine */
+    cutune_close(NULL);
+}
+
+/* A handle keeps its answers (misses too) for its lifetime; a new handle sees new trials. */
+static void cache_lifetime(void)
+{
+    CutuneLookup *h = open_handle(0, 1);
+    CutuneLookupResult r;
+    CutuneDeviceInfo hopper = dev_info("GPU-later", "NVIDIA H200", 9, 0);
+    CHECK(cutune_lookup(h, A, "matmul", "1024x1024x1024", &r, NULL) == 0);
+    CHECK_EQ_INT(cutune_lookup(h, A, "matmul", "8192x8192x8192", &r, NULL), 0); /* nearest */
+    CHECK(cutune_lookup(h, &hopper, "matmul", "333x333x333", &r, NULL) == 0);
+    CHECK(strcmp(r.tuned_size, "512x512x512") != 0); /* C is cc 8.0: not an answer */
+    CutuneDb *db = NULL;
+    CHECK(cutune_db_open(dbpath, 0, &db, NULL) == 0);
+    add_trial(db, A, "matmul", "1024x1024x1024", "TILE=8,PAD=0,WPT=1,UNROLL=1", 0.25);
+    add_trial(db, A, "matmul", "8192x8192x8192", "TILE=64,PAD=0,WPT=8,UNROLL=8", 400.0);
+    cutune_db_close(&db);
+    CHECK(cutune_lookup(h, A, "matmul", "1024x1024x1024", &r, NULL) == 0);
+    CHECK(strcmp(r.config, "TILE=32,PAD=1,WPT=4,UNROLL=8") == 0); /* cached */
+    CHECK(cutune_lookup(h, A, "matmul", "8192x8192x8192", &r, NULL) == 0);
+    CHECK(r.match == CUTUNE_MATCH_NEAREST); /* cached */
+    CutuneLookup *h2 = open_handle(0, 1);
+    CHECK(cutune_lookup(h2, A, "matmul", "1024x1024x1024", &r, NULL) == 0);
+    CHECK(strcmp(r.config, "TILE=8,PAD=0,WPT=1,UNROLL=1") == 0);
+    CHECK(cutune_lookup(h2, A, "matmul", "8192x8192x8192", &r, NULL) == 0);
+    CHECK(r.match == CUTUNE_MATCH_EXACT);
+    cutune_close(&h);
+    cutune_close(&h2);
+}
+
+static long long raw_int(const char *sql)
+{
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    long long v = -999;
+    if (sqlite3_open_v2(dbpath, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return v;
+}
+
+static int collect(const char *op, const char *size, void *user)
+{
+    char *buf = user;
+    strcat(buf, op);
+    strcat(buf, " ");
+    strcat(buf, size);
+    strcat(buf, ";");
+    return 0;
+}
+
+/* Fallbacks and misses become pending requests, once per handle and key; exact answers
+ * do not; a done request leaves the pending list. */
+static void requests_recorded(void)
+{
+    CutuneLookup *h = open_handle(1, 1);
+    CutuneLookupResult r;
+    CutuneDeviceInfo turing = dev_info("GPU-t4", "Tesla T4", 7, 5);
+    CHECK(cutune_lookup(h, A, "matmul", "1024x1024x1024", &r, NULL) == 0 && r.recorded == 0);
+    CHECK(cutune_lookup(h, A, "matmul", "1500x1500x1500", &r, NULL) == 0 && r.recorded == 1);
+    CHECK(cutune_lookup(h, A, "matmul", "1500x1500x1500", &r, NULL) == 0 && r.recorded == 0);
+    CHECK(cutune_lookup(h, &turing, "matmul", "64x64x64", &r, NULL) == CUTUNE_ERR_NOT_FOUND);
+    CHECK(r.recorded == 1);
+    cutune_close(&h);
+    h = open_handle(1, 1); /* another handle counts the key again */
+    CHECK(cutune_lookup(h, A, "matmul", "1500x1500x1500", &r, NULL) == 0 && r.recorded == 1);
+    cutune_close(&h);
+    CHECK_EQ_INT(raw_int("SELECT count(*) FROM requests"), 2);
+    CHECK_EQ_INT(raw_int("SELECT count FROM requests WHERE size = '1500x1500x1500'"), 2);
+    CHECK_EQ_INT(raw_int("SELECT count(*) FROM requests WHERE size = '64x64x64' AND"
+                         " answered_by = 'none' AND cc_major = 7 AND cc_minor = 5 AND"
+                         " device_name = 'Tesla T4'"),
+                 1);
+    CHECK_EQ_INT(raw_int("SELECT count(*) FROM pending_requests"), 2);
+
+    CutuneDb *db = NULL;
+    CutuneError err = {0};
+    CHECK(cutune_db_open(dbpath, 0, &db, &err) == 0);
+    char list[256] = "";
+    CHECK(cutune_db_requests_pending(db, A->uuid, NULL, collect, list, &err) == 0);
+    CHECK_MSG(strcmp(list, "matmul 1500x1500x1500;") == 0, "%s", list);
+    CHECK(cutune_db_request_done(db, A->uuid, "matmul", "1500x1500x1500", 0, &err) == 0);
+    list[0] = '\0';
+    CHECK(cutune_db_requests_pending(db, A->uuid, "matmul", collect, list, &err) == 0);
+    CHECK_MSG(list[0] == '\0', "%s", list);
+    list[0] = '\0';
+    CHECK(cutune_db_requests_pending(db, "GPU-t4", "matmul", collect, list, &err) == 0);
+    CHECK_MSG(strcmp(list, "matmul 64x64x64;") == 0, "%s", list);
+    cutune_db_close(&db);
+    CHECK_EQ_INT(raw_int("SELECT count(*) FROM requests WHERE status = 'done' AND done_at IS NOT NULL"), 1);
+}
+
+/* An op's plugin may define the distance (ABI 1.1); a 1.0 plugin still loads, without one. */
+static void plugin_distance(void)
+{
+    CutuneLookup *h = open_handle(0, 1);
+    CutuneLookupResult r;
+    CutuneError err = {0};
+    /* 180 is nearer 300 on the log scale (ln 300/180 = 0.51 < ln 180/100 = 0.59), nearer 100
+     * on the plugin's linear scale (80 < 120) */
+    CHECK_MSG(cutune_lookup(h, A, "dist_op", "180", &r, &err) == 0, "%s", err.msg);
+    CHECK_MSG(r.match == CUTUNE_MATCH_NEAREST && strcmp(r.tuned_size, "100") == 0, "%s",
+              r.tuned_size);
+    CHECK(r.distance == 80.0);
+    cutune_close(&h);
+    h = open_handle(0, 0);
+    CHECK(cutune_lookup(h, A, "dist_op", "180", &r, &err) == 0);
+    CHECK_MSG(strcmp(r.tuned_size, "300") == 0, "%s", r.tuned_size);
+    cutune_close(&h);
+
+    char path[512];
+    snprintf(path, sizeof path, "%s/abi10_plugin.so", getenv("CUTUNE_TEST_LOOKUP_PLUGINS"));
+    CutunePlugin p;
+    CHECK_MSG(cutune_plugin_open(path, &p, &err) == 0, "%s", err.msg);
+    if (p.v) {
+        CHECK(p.v->abi_minor == 0 && cutune_plugin_distance(&p) == NULL);
+        cutune_plugin_close(&p);
+    }
+    snprintf(path, sizeof path, "%s/dist_plugin.so", getenv("CUTUNE_TEST_LOOKUP_PLUGINS"));
+    CHECK_MSG(cutune_plugin_open(path, &p, &err) == 0, "%s", err.msg);
+    if (p.v) {
+        CHECK(cutune_plugin_distance(&p) != NULL);
+        cutune_plugin_close(&p);
+    }
+}
+
+/* ---- a reader next to a concurrent writer ------------------------------------------- */
+
+typedef struct Writer {
+    volatile int stop;
+    int inserted, failures;
+    double max_insert_s;
+} Writer;
+
+static void *writer_main(void *arg)
+{
+    Writer *w = arg;
+    CutuneDb *db = NULL;
+    CutuneError err = {0};
+    if (cutune_db_open(dbpath, 0, &db, &err) != 0) {
+        w->failures++;
+        return NULL;
+    }
+    int64_t dev_id, var_id, prob_id;
+    if (cutune_db_device(db, A, &dev_id, &err) || cutune_db_variant(db, "matmul", "matmul_tiled",
+                                                                     "1", "hash", &var_id, &err) ||
+        cutune_db_problem(db, "matmul", "777x777x777", &prob_id, &err))
+        w->failures++;
+    while (!w->stop && w->failures == 0) {
+        char config[64];
+        snprintf(config, sizeof config, "TILE=%d,PAD=0,WPT=1,UNROLL=1", w->inserted);
+        CutuneTrialRecord t = {
+            .device_id = dev_id, .variant_id = var_id, .problem_id = prob_id, .config = config,
+            .status = CUTUNE_STATUS_OK, .median_ms = 1000.0 - w->inserted, .samples = 1,
+        };
+        double t0 = cutune_now();
+        if (cutune_db_trial_insert(db, &t, NULL, NULL, &err) != 0) {
+            fprintf(stderr, "writer: %s\n", err.msg);
+            w->failures++;
+        }
+        double dt = cutune_now() - t0;
+        w->max_insert_s = dt > w->max_insert_s ? dt : w->max_insert_s;
+        w->inserted++;
+    }
+    /* the readers hold no snapshot between lookups: a full checkpoint goes through */
+    int log = -1, done = -1;
+    int rc = sqlite3_wal_checkpoint_v2(cutune_db_sqlite(db), NULL, SQLITE_CHECKPOINT_TRUNCATE,
+                                       &log, &done);
+    if (rc != SQLITE_OK) {
+        fprintf(stderr, "checkpoint: %s\n", sqlite3_errmsg(cutune_db_sqlite(db)));
+        w->failures++;
+    }
+    cutune_db_close(&db);
+    return NULL;
+}
+
+static void reader_and_writer(void)
+{
+    Writer w = {0};
+    pthread_t th;
+    CutuneLookup *idle = open_handle(0, 0); /* open the whole time, used now and then */
+    CHECK(pthread_create(&th, NULL, writer_main, &w) == 0);
+    int lookups = 0, errors = 0, saw_new = 0;
+    double max_s = 0, until = cutune_now() + 1.0;
+    CutuneLookupResult r;
+    while (cutune_now() < until) {
+        CutuneLookup *h = open_handle(0, 0); /* a fresh handle: no cache */
+        double t0 = cutune_now();
+        int rc = cutune_lookup(h, A, "matmul", "777x777x777", &r, NULL);
+        double dt = cutune_now() - t0;
+        max_s = dt > max_s ? dt : max_s;
+        if (rc == 0 && r.match == CUTUNE_MATCH_EXACT)
+            saw_new = 1;
+        else if (rc != 0 && rc != CUTUNE_ERR_NOT_FOUND)
+            errors++;
+        rc = cutune_lookup(idle, A, "matmul", "1024x1024x1024", &r, NULL);
+        errors += rc != 0;
+        cutune_close(&h);
+        lookups++;
+    }
+    w.stop = 1;
+    pthread_join(th, NULL);
+    cutune_close(&idle);
+    printf("reader/writer: %d lookups (slowest %.2f ms), %d trials written (slowest %.2f ms)\n",
+           lookups, 1e3 * max_s, w.inserted, 1e3 * w.max_insert_s);
+    CHECK_EQ_INT(errors, 0);
+    CHECK_EQ_INT(w.failures, 0);
+    CHECK(lookups > 10 && w.inserted > 10);
+    CHECK(saw_new); /* the reader saw the writer's commits as they came */
+    /* neither waited on the other: a blocked side would wait for the 10 s busy timeout */
+    CHECK_MSG(max_s < 0.5, "slowest lookup %.3f s", max_s);
+    CHECK_MSG(w.max_insert_s < 0.5, "slowest insert %.3f s", w.max_insert_s);
+}
+
+/* Without a GPU, a tuned launch says so; a miss cannot be launched anywhere. */
+static void launch_without_gpu(void)
+{
+    CutuneLookup *h = open_handle(0, 1);
+    CutuneLookupResult r;
+    CutuneError err = {0};
+    memset(&r, 0, sizeof r);
+    void *args[1] = {NULL};
+    CHECK_EQ_INT(cutune_launch(h, &r, "64x64x64", args, NULL, &err), CUTUNE_ERR_INVALID);
+    int count = 0;
+    if (cutune_device_count(&count, NULL) == 0) {
+        printf("a CUDA device is present: the no-device checks are skipped\n");
+    } else {
+        CHECK(cutune_lookup(h, A, "matmul", "1024x1024x1024", &r, NULL) == 0);
+        cutune_error_clear(&err);
+        CHECK_EQ_INT(cutune_launch(h, &r, "1024x1024x1024", args, NULL, &err), CUTUNE_ERR_NO_DEVICE);
+        float *p = (float *)&count; /* never dereferenced: the device check comes first */
+        CHECK_EQ_INT(cutune_matmul(h, p, p, p, 8, 8, 8, NULL, &r, NULL), CUTUNE_ERR_NO_DEVICE);
+        CHECK_EQ_INT(cutune_matmul(h, p, p, p, 0, 8, 8, NULL, &r, NULL), CUTUNE_ERR_INVALID);
+        CutuneDeviceInfo d;
+        CHECK_EQ_INT(cutune_device_describe(0, &d, NULL), CUTUNE_ERR_NO_DEVICE);
+    }
+    cutune_close(&h);
+}
+
+static void open_errors(void)
+{
+    CutuneLookupSettings s;
+    cutune_lookup_default_settings(&s);
+    char missing[160];
+    snprintf(missing, sizeof missing, "%s/none.db", tmpdir);
+    s.db_path = missing;
+    CutuneLookup *h = (CutuneLookup *)&s; /* must be set to NULL on failure */
+    CutuneError err = {0};
+    CHECK_EQ_INT(cutune_open(&h, &s, &err), CUTUNE_ERR_NOT_FOUND);
+    CHECK(h == NULL);
+    CHECK_STR_CONTAINS(err.msg, "none.db");
+    CHECK_EQ_INT(cutune_open(NULL, &s, NULL), CUTUNE_ERR_INVALID);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/cutune-lookup-XXXXXX");
+    if (!mkdtemp(tmpdir))
+        return 1;
+    snprintf(dbpath, sizeof dbpath, "%s/t.db", tmpdir);
+    devA = dev_info("GPU-aaaaaaaa-0000-0000-0000-000000000001", "NVIDIA H100 80GB HBM3", 9, 0);
+    devB = dev_info("GPU-bbbbbbbb-0000-0000-0000-000000000002", "NVIDIA H100 80GB HBM3", 9, 0);
+    devC = dev_info("GPU-cccccccc-0000-0000-0000-000000000003", "NVIDIA A100-SXM4-80GB", 8, 0);
+    A = &devA, B = &devB, C = &devC;
+    build_db();
+    ladder_steps();
+    cache_lifetime();
+    requests_recorded();
+    plugin_distance();
+    reader_and_writer();
+    launch_without_gpu();
+    open_errors();
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    return check_result("lookup");
+}

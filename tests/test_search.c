@@ -1,0 +1,509 @@
+/* Search strategies, replay, recordings and the synthetic landscape. Needs no GPU.
+ *
+ * Every strategy is checked on the synthetic landscape and on every recording under
+ * tests/data/recordings/: proposals are valid indices, never repeated, exactly the
+ * budget, the same for the same seed (and whatever the look-ahead window), and better
+ * than random sampling by a margin that the replay itself shows to be real: the
+ * strategy's median must reach random's 75th percentile, and a one-sided Mann-Whitney
+ * test over the seeds must give p < 0.01. */
+#include "check.h"
+#include "db.h"
+#include "replay.h"
+#include "space.h"
+#include "strategies/search.h"
+#include "strategy.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { SEEDS = 30 };
+
+/* ---- the grid --------------------------------------------------------------------------- */
+
+static void grid_neighbours(void)
+{
+    /* A in {1,2,4}, B in {0,1}, without (4,1): a hole a move must not land on */
+    int64_t values[] = {1, 0, 1, 1, 2, 0, 2, 1, 4, 0};
+    CutuneConfigList cl = {2, 5, values, NULL};
+    SearchGrid g;
+    CHECK_EQ_INT(search_grid_build(&cl, &g), 0);
+    CHECK_EQ_INT(g.nlevels[0], 3);
+    CHECK_EQ_INT(g.nlevels[1], 2);
+    uint16_t hole[2] = {2, 1}, there[2] = {2, 0};
+    CHECK(search_grid_find(&g, hole) == -1);
+    CHECK(search_grid_find(&g, there) == 4);
+    size_t nb[4];
+    size_t m = search_grid_neighbours(&g, 2, nb); /* (2,0): (1,0), (4,0), (2,1) */
+    CHECK_EQ_INT(m, 3);
+    int seen = 0;
+    for (size_t i = 0; i < m; i++)
+        seen |= 1 << nb[i];
+    CHECK_EQ_INT(seen, (1 << 0) | (1 << 4) | (1 << 3));
+    CHECK_EQ_INT(search_grid_neighbours(&g, 4, nb), 1); /* (4,0): only (2,0) */
+    CHECK(nb[0] == 2);
+    search_grid_free(&g);
+}
+
+/* ---- statistics ------------------------------------------------------------------------- */
+
+/* One-sided Mann-Whitney U test that x tends to be larger than y, normal approximation
+ * with the tie correction; returns the p-value. */
+static double mann_whitney_p(const double *x, size_t nx, const double *y, size_t ny)
+{
+    size_t n = nx + ny;
+    double *v = malloc(n * sizeof *v), *rank = malloc(n * sizeof *rank);
+    int *from_x = malloc(n * sizeof *from_x);
+    if (!v || !rank || !from_x) {
+        free(v), free(rank), free(from_x);
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        v[i] = i < nx ? x[i] : y[i - nx];
+        from_x[i] = i < nx;
+    }
+    for (size_t i = 1; i < n; i++) /* insertion sort: a few hundred values */
+        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
+            int f = from_x[j]; from_x[j] = from_x[j - 1]; from_x[j - 1] = f;
+        }
+    double ties = 0, rx = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && v[j] == v[i])
+            j++;
+        double r = 0.5 * (double)(i + 1 + j), t = (double)(j - i);
+        for (size_t k = i; k < j; k++)
+            rank[k] = r;
+        ties += t * t * t - t;
+        i = j;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (from_x[i])
+            rx += rank[i];
+    double u = rx - (double)nx * (double)(nx + 1) / 2, mu = (double)nx * (double)ny / 2;
+    double var = (double)nx * (double)ny / 12 * ((double)(n + 1) - ties / ((double)n * (double)(n - 1)));
+    free(v), free(rank), free(from_x);
+    if (!(var > 0))
+        return 1; /* every value tied: no evidence */
+    double z = (u - mu - 0.5) / sqrt(var);
+    return 0.5 * erfc(z / sqrt(2));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double sorted_quantile(double *v, size_t n, double q)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)pos, hi = lo + 1 < n ? lo + 1 : lo;
+    return v[lo] + (v[hi] - v[lo]) * (pos - (double)lo);
+}
+
+/* Fractions of the optimum over SEEDS seeds at one budget. */
+static int fractions(const CutuneStrategyOps *ops, const CutuneRecording *r, size_t budget,
+                     double *out)
+{
+    for (size_t k = 0; k < SEEDS; k++) {
+        double found;
+        size_t np;
+        CutuneError e = {0};
+        if (cutune_replay_once(ops, r, 1 + k, budget, 34, &found, &np, NULL, &e)) {
+            CHECK_MSG(0, "%s: %s", ops->name, e.msg);
+            return -1;
+        }
+        out[k] = found > 0 ? r->best_ms / found : 0;
+    }
+    return 0;
+}
+
+/* ---- properties every strategy must have ----------------------------------------------- */
+
+static void properties(const char *what, const CutuneRecording *r)
+{
+    size_t n = r->configs.nconfigs;
+    size_t *o1 = malloc((n + 1) * sizeof *o1), *o2 = malloc((n + 1) * sizeof *o2);
+    size_t *o3 = malloc((n + 1) * sizeof *o3);
+    CHECK(o1 && o2 && o3);
+    if (!o1 || !o2 || !o3)
+        goto out;
+    size_t space_failed = 0;
+    for (size_t i = 0; i < n; i++)
+        space_failed += r->status[i] != CUTUNE_STATUS_OK;
+    const size_t budgets[] = {1, 25, 100, 400, n};
+    for (size_t s = 0; cutune_strategy_list[s]; s++) {
+        const CutuneStrategyOps *ops = cutune_strategy_list[s];
+        for (size_t bi = 0; bi < sizeof budgets / sizeof budgets[0]; bi++) {
+            size_t b = budgets[bi], want = b < n ? b : n, np = 0;
+            double found = 0;
+            CutuneError e = {0};
+            int rc = cutune_replay_once(ops, r, 42, b, 34, &found, &np, o1, &e);
+            CHECK_MSG(rc == 0, "%s on %s, budget %zu: %s", ops->name, what, b, e.msg);
+            CHECK_MSG(np == want, "%s on %s: %zu proposals for a budget of %zu (%zu configs)",
+                      ops->name, what, np, b, n);
+            if (b == n && rc == 0) /* the whole space: best found is the optimum */
+                CHECK_MSG(found == r->best_ms, "%s on %s: the whole space but not the optimum",
+                          ops->name, what);
+        }
+        size_t b = n < 400 ? n : 400, np1 = 0, np2 = 0, np3 = 0;
+        double f1, f2, f3;
+        CHECK(cutune_replay_once(ops, r, 7, b, 34, &f1, &np1, o1, NULL) == 0);
+        CHECK(cutune_replay_once(ops, r, 7, b, 1, &f2, &np2, o2, NULL) == 0);
+        CHECK_MSG(np1 == np2 && memcmp(o1, o2, np1 * sizeof *o1) == 0,
+                  "%s on %s: the proposals depend on the look-ahead window", ops->name, what);
+        CHECK(cutune_replay_once(ops, r, 7, b, 5, &f3, &np3, o3, NULL) == 0);
+        CHECK_MSG(np1 == np3 && memcmp(o1, o3, np1 * sizeof *o1) == 0,
+                  "%s on %s: not reproducible with the same seed", ops->name, what);
+        if (ops != &cutune_strategy_exhaustive && n >= 50) {
+            CHECK(cutune_replay_once(ops, r, 8, b, 34, &f2, &np2, o2, NULL) == 0);
+            CHECK_MSG(memcmp(o1, o2, np1 * sizeof *o1) != 0,
+                      "%s on %s: seed 8 proposes what seed 7 did", ops->name, what);
+        }
+        size_t failed = 0;
+        for (size_t i = 0; i < np1; i++)
+            failed += r->status[o1[i]] != CUTUNE_STATUS_OK;
+        printf("  %-10s on %s: %zu of %zu proposals failed (%.1f%% of the space fails)\n",
+               ops->name, what, failed, np1, 100.0 * (double)space_failed / (double)(n ? n : 1));
+        /* the model learns where configs fail: it must not hit them more than blind picks */
+        if (ops == &cutune_strategy_tpe && np1 < n && space_failed)
+            CHECK_MSG((double)failed / (double)np1 <= (double)space_failed / (double)n,
+                      "tpe on %s: %zu of %zu proposals failed", what, failed, np1);
+    }
+out:
+    free(o1), free(o2), free(o3);
+}
+
+/* Every strategy against random at budget b: median >= random's 75th percentile, and a
+ * one-sided Mann-Whitney p < 0.01. Skipped where random sampling's median already reaches
+ * 0.97 of the optimum (the issue's target at 100 evaluations): a space that flat leaves
+ * nothing to prove (the 72 configs of matmul_naive, for one). */
+static void beats_random(const char *what, const CutuneRecording *r, size_t b)
+{
+    double rnd[SEEDS], x[SEEDS], tmp[SEEDS];
+    if (fractions(&cutune_strategy_random, r, b, rnd))
+        return;
+    memcpy(tmp, rnd, sizeof tmp);
+    double rmed = sorted_quantile(tmp, SEEDS, 0.5), r75 = sorted_quantile(tmp, SEEDS, 0.75);
+    printf("  %s at %zu evaluations: random median %.3f, 75th percentile %.3f\n", what, b,
+           rmed, r75);
+    if (rmed >= 0.97) {
+        printf("  (random sampling already reaches 0.97 of the optimum: no room to compare)\n");
+        return;
+    }
+    for (size_t s = 0; cutune_strategy_list[s]; s++) {
+        const CutuneStrategyOps *ops = cutune_strategy_list[s];
+        if (ops == &cutune_strategy_random || ops == &cutune_strategy_exhaustive)
+            continue;
+        if (fractions(ops, r, b, x))
+            continue;
+        double p = mann_whitney_p(x, SEEDS, rnd, SEEDS);
+        memcpy(tmp, x, sizeof tmp);
+        double med = sorted_quantile(tmp, SEEDS, 0.5);
+        printf("  %-10s median %.3f, Mann-Whitney p = %.2g\n", ops->name, med, p);
+        CHECK_MSG(med >= r75 && p < 0.01,
+                  "%s on %s at %zu evaluations: median %.3f vs random's 75th percentile %.3f, "
+                  "p = %.3g", ops->name, what, b, med, r75, p);
+    }
+}
+
+/* ---- the synthetic landscape ------------------------------------------------------------ */
+
+static void landscape(void)
+{
+    CutuneRecording a, b, c;
+    CHECK_EQ_INT(cutune_landscape_generate(1, &a), 0);
+    CHECK_EQ_INT(cutune_landscape_generate(1, &b), 0);
+    CHECK_EQ_INT(cutune_landscape_generate(2, &c), 0);
+    size_t n = a.configs.nconfigs;
+    CHECK_MSG(n >= 5000 && n <= 30000, "%zu configs", n);
+    CHECK(b.configs.nconfigs == n && memcmp(a.median_ms, b.median_ms, n * sizeof *a.median_ms) == 0);
+    CHECK(c.configs.nconfigs == n && memcmp(a.median_ms, c.median_ms, n * sizeof *a.median_ms) != 0);
+    size_t kinds[CUTUNE_STATUS_COUNT] = {0};
+    double best = 0;
+    for (size_t i = 0; i < n; i++) {
+        kinds[a.status[i]]++;
+        if (a.status[i] == CUTUNE_STATUS_OK && (best == 0 || a.median_ms[i] < best))
+            best = a.median_ms[i];
+    }
+    CHECK(best == a.best_ms && best > 0);
+    CHECK(kinds[CUTUNE_STATUS_SKIPPED_RESOURCES] > 0 && kinds[CUTUNE_STATUS_COMPILE_ERROR] > 0 &&
+          kinds[CUTUNE_STATUS_WRONG_RESULT] > 0);
+    CHECK(kinds[CUTUNE_STATUS_OK] == a.nok && a.nok + a.nfailed == n);
+
+    properties("the synthetic landscape", &a);
+    beats_random("the synthetic landscape", &a, 100);
+
+    /* the speed target: 400 evaluations of a 10^4-config space well under a second */
+    for (size_t s = 0; cutune_strategy_list[s]; s++) {
+        const CutuneStrategyOps *ops = cutune_strategy_list[s];
+        double found, t0 = cutune_now();
+        size_t np;
+        CHECK(cutune_replay_once(ops, &a, 3, 400, 34, &found, &np, NULL, NULL) == 0);
+        double dt = cutune_now() - t0;
+        printf("  %-10s 400 evaluations of %zu configs replayed in %.1f ms\n", ops->name, n,
+               1e3 * dt);
+        CHECK_MSG(dt < 1.0, "%s took %.3f s", ops->name, dt);
+    }
+    cutune_recording_free(&a);
+    cutune_recording_free(&b);
+    cutune_recording_free(&c);
+}
+
+/* ---- the recorded data sets ------------------------------------------------------------- */
+
+static void recordings(void)
+{
+    const char *dir = getenv("CUTUNE_TEST_DATA");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/recordings", dir ? dir : "tests/data");
+    DIR *d = opendir(path);
+    CHECK_MSG(d != NULL, "no folder %s", path);
+    if (!d)
+        return;
+    int count = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+        if (len < 5 || strcmp(de->d_name + len - 4, ".csv") != 0)
+            continue;
+        char file[2048];
+        snprintf(file, sizeof file, "%s/%s", path, de->d_name);
+        CutuneRecording r;
+        CutuneError e = {0};
+        int rc = cutune_recording_load(file, NULL, NULL, NULL, NULL, &r, &e);
+        CHECK_MSG(rc == 0, "%s: %s", file, e.msg);
+        if (rc)
+            continue;
+        count++;
+        printf("%s: %s %s on %s (%s), %zu configs, %zu ok, optimum %.4g ms\n", de->d_name,
+               r.variant, r.size, r.device, r.date, r.configs.nconfigs, r.nok, r.best_ms);
+        CHECK_MSG(r.device[0] && r.date[0], "%s does not name its device and date", file);
+        CHECK(r.nok > 0 && r.best_ms > 0);
+        properties(de->d_name, &r);
+        /* "a few percent of the space": 15% of a small space, 100 evaluations of a big one;
+         * a space under 50 configs is not searched but measured whole, so not compared */
+        size_t b = r.configs.nconfigs * 15 / 100;
+        b = b < 10 ? 10 : b > 100 ? 100 : b;
+        if (r.configs.nconfigs >= 50)
+            beats_random(de->d_name, &r, b);
+        /* the targets, for a recording large enough for them to mean something */
+        if (r.configs.nconfigs >= 1000) {
+            const CutuneStrategyOps *best = cutune_strategy_find(cutune_strategy_default_search);
+            double x[SEEDS];
+            if (best && fractions(best, &r, 100, x) == 0) {
+                double m100 = sorted_quantile(x, SEEDS, 0.5);
+                fractions(best, &r, 400, x);
+                double m400 = sorted_quantile(x, SEEDS, 0.5);
+                printf("  %s: median %.3f at 100, %.3f at 400 evaluations\n", best->name, m100, m400);
+                CHECK_MSG(m100 >= 0.97 && m400 >= 0.99, "%s on %s: %.3f at 100, %.3f at 400",
+                          best->name, de->d_name, m100, m400);
+            }
+        }
+        cutune_recording_free(&r);
+    }
+    closedir(d);
+    CHECK_MSG(count > 0, "no recording in %s", path);
+}
+
+/* ---- loading recordings ----------------------------------------------------------------- */
+
+static CutuneDeviceInfo device(const char *uuid, const char *name)
+{
+    CutuneDeviceInfo dv;
+    memset(&dv, 0, sizeof dv);
+    snprintf(dv.uuid, sizeof dv.uuid, "%s", uuid);
+    snprintf(dv.name, sizeof dv.name, "%s", name);
+    dv.cc_major = 9;
+    dv.sm_count = 132;
+    return dv;
+}
+
+static void add(CutuneDb *db, int64_t run, int64_t dev, int64_t var, int64_t prob,
+                const char *config, CutuneStatus status, double ms)
+{
+    CutuneTrialRecord t = {
+        .run_id = run, .device_id = dev, .variant_id = var, .problem_id = prob,
+        .config = config, .status = status, .median_ms = ms, .samples = 5,
+    };
+    CutuneError e = {0};
+    CHECK_MSG(cutune_db_trial_insert(db, &t, NULL, NULL, &e) == 0, "%s", e.msg);
+}
+
+static void load_from_db(void)
+{
+    char dir[] = "/tmp/cutune-search-XXXXXX", path[256], csv[256];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/t.db", dir);
+    snprintf(csv, sizeof csv, "%s/t.csv", dir);
+    CutuneDb *db = NULL;
+    CutuneError e = {0};
+    int64_t d1, d2, var, prob, run;
+    CutuneDeviceInfo h200 = device("GPU-aaaa", "NVIDIA H200"), h100 = device("GPU-bbbb", "NVIDIA H100");
+    CutuneRunInfo ri = {.argv = "test", .op = "matmul", .strategy = "exhaustive"};
+    CHECK_MSG(cutune_db_open(path, 0, &db, &e) == 0, "%s", e.msg);
+    if (!db)
+        return;
+    CHECK(cutune_db_device(db, &h200, &d1, &e) == 0 && cutune_db_device(db, &h100, &d2, &e) == 0);
+    int64_t old;
+    CHECK(cutune_db_variant(db, "matmul", "matmul_tiled", "0", "oldhash", &old, &e) == 0);
+    CHECK(cutune_db_variant(db, "matmul", "matmul_tiled", "1", "hash", &var, &e) == 0);
+    CHECK(cutune_db_problem(db, "matmul", "64x64x64", &prob, &e) == 0);
+    ri.device_id = d1;
+    CHECK(cutune_db_run_begin(db, &ri, &run, &e) == 0);
+    const char *a = "TILE=16,PAD=0,WPT=1,UNROLL=1", *b = "TILE=16,PAD=0,WPT=1,UNROLL=2",
+               *c = "TILE=16,PAD=0,WPT=1,UNROLL=4", *x = "TILE=16,PAD=1,WPT=1,UNROLL=1";
+    add(db, run, d1, var, prob, a, CUTUNE_STATUS_OK, 1.0);
+    add(db, run, d1, var, prob, a, CUTUNE_STATUS_OK, 3.0); /* measured twice: median 2 */
+    add(db, run, d1, var, prob, a, CUTUNE_STATUS_OK, 2.5); /* three times: median 2.5 */
+    add(db, run, d1, var, prob, b, CUTUNE_STATUS_OK, 0.5);
+    add(db, run, d1, var, prob, b, CUTUNE_STATUS_WRONG_RESULT, 0); /* once wrong: failed */
+    add(db, run, d1, var, prob, c, CUTUNE_STATUS_COMPILE_ERROR, 0);
+    add(db, run, d2, var, prob, x, CUTUNE_STATUS_OK, 0.1); /* another device */
+    add(db, run, d1, old, prob, a, CUTUNE_STATUS_OK, 0.01); /* an older kernel: not read */
+    cutune_db_close(&db);
+
+    CutuneRecording r;
+    cutune_error_clear(&e);
+    CHECK(cutune_recording_load(path, "matmul_tiled", "64x64x64", NULL, NULL, &r, &e) == CUTUNE_ERR_INVALID);
+    CHECK_STR_CONTAINS(e.msg, "several devices");
+    cutune_error_clear(&e);
+    CHECK(cutune_recording_load(path, "matmul_naive", "64x64x64", NULL, NULL, &r, &e) == CUTUNE_ERR_NOT_FOUND);
+    CHECK_STR_CONTAINS(e.msg, "no trial of variant matmul_naive");
+    cutune_error_clear(&e);
+    int rc = cutune_recording_load(path, "matmul_tiled", "64x64x64", "h200", NULL, &r, &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    if (rc == 0) {
+        CHECK_EQ_INT(r.configs.nconfigs, 3);
+        CHECK_EQ_INT(r.nok, 1);
+        CHECK_EQ_INT(r.nfailed, 2);
+        CHECK(r.best_ms == 2.5);
+        CHECK(strcmp(r.device, "NVIDIA H200") == 0 && strlen(r.date) == 10);
+        CHECK(strcmp(r.param_names[3], "UNROLL") == 0);
+        /* CSV round trip */
+        CHECK_MSG(cutune_recording_write_csv(&r, csv, &e) == 0, "%s", e.msg);
+        CutuneRecording q;
+        rc = cutune_recording_load(csv, NULL, NULL, NULL, NULL, &q, &e);
+        CHECK_MSG(rc == 0, "%s", e.msg);
+        if (rc == 0) {
+            CHECK(q.configs.nconfigs == 3 && q.nok == 1 && q.best_ms == 2.5);
+            CHECK(strcmp(q.variant, "matmul_tiled") == 0 && strcmp(q.size, "64x64x64") == 0);
+            CHECK(memcmp(q.configs.values, r.configs.values, 3 * 4 * sizeof(int64_t)) == 0);
+            cutune_recording_free(&q);
+        }
+        cutune_recording_free(&r);
+    }
+    /* with the space: every valid config of the space is searched; unrecorded = missing */
+    const char *src = getenv("CUTUNE_SOURCE_ROOT");
+    char ini[1024];
+    snprintf(ini, sizeof ini, "%s/tuning_spaces/matmul_tiled.ini", src ? src : ".");
+    CutuneSpace *sp = NULL;
+    CHECK_MSG(cutune_space_load(ini, "M,N,K", &sp, &e) == 0, "%s", e.msg);
+    if (sp) {
+        rc = cutune_recording_load(path, "matmul_tiled", "64x64x64", "GPU-aaaa", sp, &r, &e);
+        CHECK_MSG(rc == 0, "%s", e.msg);
+        if (rc == 0) {
+            CHECK_EQ_INT(r.configs.nconfigs, 132);
+            CHECK_EQ_INT(r.nmissing, 129);
+            CHECK_EQ_INT(r.nok + r.nfailed, 3);
+            CHECK(r.best_ms == 2.5);
+            properties("a space with 3 of 132 configs recorded", &r);
+            cutune_recording_free(&r);
+        }
+        /* the shipped H200 recording covers its space exactly */
+        snprintf(ini, sizeof ini, "%s/tests/data/recordings/h200-matmul_tiled-4096.csv",
+                 src ? src : ".");
+        rc = cutune_recording_load(ini, NULL, NULL, NULL, sp, &r, &e);
+        CHECK_MSG(rc == 0, "%s", e.msg);
+        if (rc == 0) {
+            CHECK(r.nmissing == 0 && r.nunmatched == 0 && r.configs.nconfigs == 132);
+            cutune_recording_free(&r);
+        }
+        cutune_space_free(sp);
+    }
+    /* a CSV with a bad header names the file and line */
+    FILE *f = fopen(csv, "w");
+    if (f) {
+        fputs("# device: x\nTILE,PAD,median_ms\n", f);
+        fclose(f);
+    }
+    cutune_error_clear(&e);
+    CHECK(cutune_recording_load(csv, NULL, NULL, NULL, NULL, &r, &e) == CUTUNE_ERR_PARSE);
+    CHECK_STR_CONTAINS(e.msg, "t.csv:2: expected the header line");
+    unlink(csv);
+    unlink(path);
+    char wal[300];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    unlink(wal);
+    snprintf(wal, sizeof wal, "%s-shm", path);
+    unlink(wal);
+    rmdir(dir);
+}
+
+/* ---- the replay checks the strategy ----------------------------------------------------- */
+
+static int bad_create(const CutuneStrategyArgs *a, void **st)
+{
+    (void)a;
+    *st = malloc(1);
+    return *st ? 0 : CUTUNE_ERR_NOMEM;
+}
+
+static int bad_next(void *st, size_t *index)
+{
+    (void)st;
+    *index = 0; /* the same config, again and again */
+    return CUTUNE_NEXT_READY;
+}
+
+static void bad_feedback(void *st, size_t i, CutuneStatus s, double ms)
+{
+    (void)st, (void)i, (void)s, (void)ms;
+}
+
+static void replay_catches_repeats(void)
+{
+    const CutuneStrategyOps bad = {"bad", "repeats itself", bad_create, bad_next, bad_feedback, free};
+    CutuneRecording r;
+    CHECK_EQ_INT(cutune_landscape_generate(5, &r), 0);
+    double found;
+    size_t np;
+    CutuneError e = {0};
+    CHECK(cutune_replay_once(&bad, &r, 1, 10, 4, &found, &np, NULL, &e) == CUTUNE_ERR_INVALID);
+    CHECK_STR_CONTAINS(e.msg, "proposed config 0 a second time");
+    cutune_recording_free(&r);
+}
+
+static void choosing(void)
+{
+    char why[512];
+    CHECK(strcmp(cutune_strategy_choose("random", 10, 0, 100, why, sizeof why), "random") == 0);
+    CHECK(why[0] == '\0');
+    CHECK(strcmp(cutune_strategy_choose(NULL, 0, 0, 100, why, sizeof why), "exhaustive") == 0);
+    CHECK(strcmp(cutune_strategy_choose(NULL, 100, 0, 100, why, sizeof why), "exhaustive") == 0);
+    CHECK(why[0] == '\0');
+    const char *s = cutune_strategy_choose(NULL, 99, 0, 100, why, sizeof why);
+    CHECK(strcmp(s, cutune_strategy_default_search) == 0 && cutune_strategy_find(s));
+    CHECK_STR_CONTAINS(why, "budget of 99 evaluations is less than the 100 valid configs");
+    s = cutune_strategy_choose(NULL, 0, 60, 100, why, sizeof why);
+    CHECK(strcmp(s, cutune_strategy_default_timed) == 0 && cutune_strategy_find(s));
+    CHECK_STR_CONTAINS(why, "time limit");
+}
+
+int main(void)
+{
+    choosing();
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    grid_neighbours();
+    replay_catches_repeats();
+    load_from_db();
+    landscape();
+    recordings();
+    return check_result("search");
+}

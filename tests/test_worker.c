@@ -1,0 +1,174 @@
+/* The worker protocol and deadlines, without a GPU: payload fields round-trip, malformed
+ * and truncated payloads are caught, messages cross a socket whole, an oversized header
+ * is refused, and the evaluation deadline follows its documented formula. (The whole
+ * worker life cycle is tested through the cutune command in test_isolation.sh.) */
+#include "check.h"
+#include "proto.h"
+#include "util.h"
+#include "worker_client.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void fields(void)
+{
+    CutuneBuf b = {0};
+    CutuneDeviceInfo d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.uuid, sizeof d.uuid, "GPU-1234");
+    d.sm_count = 132;
+    cutune_buf_put_u32(&b, 0xdeadbeefu);
+    cutune_buf_put_i64(&b, -42);
+    cutune_buf_put_f64(&b, 0.125);
+    cutune_buf_put_str(&b, "TILE");
+    cutune_buf_put_str(&b, NULL);
+    cutune_buf_put_bytes(&b, &d, sizeof d);
+    CHECK(!b.bad);
+    CHECK_EQ_INT(cutune_buf_get_u32(&b), 0xdeadbeefu);
+    CHECK_EQ_INT(cutune_buf_get_i64(&b), -42);
+    CHECK(cutune_buf_get_f64(&b) == 0.125);
+    CHECK(!strcmp(cutune_buf_get_str(&b), "TILE"));
+    CHECK(!strcmp(cutune_buf_get_str(&b), ""));
+    CutuneDeviceInfo e;
+    cutune_buf_get_struct(&b, &e, sizeof e);
+    CHECK(!b.bad && !strcmp(e.uuid, "GPU-1234") && e.sm_count == 132);
+    /* reading past the end: bad, zeros */
+    CHECK_EQ_INT(cutune_buf_get_u32(&b), 0);
+    CHECK(b.bad);
+
+    /* a struct of the wrong size (a worker from another build) is refused */
+    cutune_buf_reset(&b);
+    cutune_buf_put_bytes(&b, &d, sizeof d - 4);
+    cutune_buf_get_struct(&b, &e, sizeof e);
+    CHECK(b.bad);
+    /* a string without its NUL, or with one inside, is refused */
+    cutune_buf_reset(&b);
+    cutune_buf_put_bytes(&b, "abc", 3);
+    CHECK(!strcmp(cutune_buf_get_str(&b), "") && b.bad);
+    cutune_buf_reset(&b);
+    cutune_buf_put_bytes(&b, "a\0bc", 5);
+    CHECK(!strcmp(cutune_buf_get_str(&b), "") && b.bad);
+    /* a length field larger than what follows */
+    cutune_buf_reset(&b);
+    cutune_buf_put_u32(&b, 1000);
+    cutune_buf_put_u32(&b, 7);
+    size_t n = 99;
+    CHECK(cutune_buf_get_bytes(&b, &n) == NULL && n == 0 && b.bad);
+    cutune_buf_free(&b);
+}
+
+static void messages(void)
+{
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    CutuneBuf out = {0}, in = {0};
+    /* a payload larger than the socket buffer crosses whole (the reader runs in a child) */
+    size_t big = 3u << 20;
+    unsigned char *blob = malloc(big);
+    CHECK(blob != NULL);
+    for (size_t i = 0; blob && i < big; i++)
+        blob[i] = (unsigned char)(i * 131 + 7);
+    pid_t pid = fork();
+    if (pid == 0) {
+        uint32_t type = 0;
+        size_t len = 0;
+        int ok = cutune_msg_recv(sv[1], &type, &in) == 0 && type == CUTUNE_MSG_EVAL;
+        const unsigned char *p = cutune_buf_get_bytes(&in, &len);
+        ok = ok && p && len == big && memcmp(p, blob, big) == 0;
+        _exit(ok ? 0 : 1);
+    }
+    cutune_buf_put_bytes(&out, blob, big);
+    CHECK(cutune_msg_send(sv[0], CUTUNE_MSG_EVAL, &out) == 0);
+    int st = 0;
+    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    /* an empty message, then an oversized header, then EOF */
+    cutune_buf_reset(&out);
+    CHECK(cutune_msg_send(sv[0], CUTUNE_MSG_OK, &out) == 0);
+    uint32_t hdr[2] = {CUTUNE_MSG_RESULT, CUTUNE_PROTO_MAX_PAYLOAD + 1u};
+    CHECK(write(sv[0], hdr, sizeof hdr) == (ssize_t)sizeof hdr);
+    uint32_t type = 0;
+    CHECK(cutune_msg_recv(sv[1], &type, &in) == 0 && type == CUTUNE_MSG_OK && in.len == 0);
+    CHECK_EQ_INT(cutune_msg_recv(sv[1], &type, &in), CUTUNE_ERR_RANGE);
+    close(sv[0]);
+    CHECK_EQ_INT(cutune_msg_recv(sv[1], &type, &in), CUTUNE_ERR_IO);
+    /* sending to a closed peer fails without SIGPIPE killing us */
+    CHECK_EQ_INT(cutune_msg_send(sv[1], CUTUNE_MSG_OK, &out), CUTUNE_ERR_IO);
+    close(sv[1]);
+    free(blob);
+    cutune_buf_free(&out);
+    cutune_buf_free(&in);
+}
+
+static void deadlines(void)
+{
+    CutuneWorkerLimits l;
+    cutune_worker_limits_defaults(&l);
+    CHECK(l.timeout_factor == 10 && l.timeout_floor_s == 2);
+    CutuneMeasureSettings s;
+    cutune_measure_defaults(&s); /* warm-up 2, cap 1 s */
+    /* no best yet: the floor; (2 + 4) x 2 + 1 + 1 */
+    CHECK(fabs(cutune_worker_eval_limit(&l, &s, 0) - 14.0) < 1e-9);
+    /* a fast best stays at the floor */
+    CHECK(fabs(cutune_worker_eval_limit(&l, &s, 5.0) - 14.0) < 1e-9);
+    /* a slow best: 10 x 500 ms = 5 s a launch; 6 x 5 + 2 */
+    CHECK(fabs(cutune_worker_eval_limit(&l, &s, 500.0) - 32.0) < 1e-9);
+    l.timeout_factor = 3;
+    l.timeout_floor_s = 0.25;
+    s.warmup = 0; /* counted as 1 */
+    s.max_seconds = 0.5;
+    CHECK(fabs(cutune_worker_eval_limit(&l, &s, 100.0) - (5 * 0.3 + 1.5)) < 1e-9);
+}
+
+static void path_override(void)
+{
+    char buf[4096];
+    CutuneError err = {0};
+    setenv("CUTUNE_WORKER", "/nonexistent/cutune-worker", 1);
+    CHECK_EQ_INT(cutune_worker_path(buf, sizeof buf, &err), CUTUNE_ERR_NOT_FOUND);
+    CHECK_STR_CONTAINS(err.msg, "CUTUNE_WORKER is '/nonexistent/cutune-worker'");
+    setenv("CUTUNE_WORKER", "/bin/sh", 1);
+    CHECK(cutune_worker_path(buf, sizeof buf, NULL) == 0 && !strcmp(buf, "/bin/sh"));
+    unsetenv("CUTUNE_WORKER");
+}
+
+/* The real cutune-worker (found beside libcutune): it answers hello with the device, or
+ * on a machine without a GPU with the CUDA error. A program that is not a worker is
+ * reported as such, not waited on. */
+static void real_worker(void)
+{
+    CutuneWorker *w = NULL;
+    CutuneDeviceInfo dev;
+    CutuneError err = {0};
+    int rc = cutune_worker_start(0, NULL, &w, &dev, &err);
+    if (rc == 0) {
+        CHECK_MSG(!strncmp(dev.uuid, "GPU-", 4), "device uuid '%s'", dev.uuid);
+        CHECK_EQ_INT(cutune_worker_starts(w), 1);
+        cutune_worker_stop(&w);
+        CHECK(w == NULL);
+    } else {
+        CHECK_EQ_INT(rc, CUTUNE_ERR_NO_DEVICE);
+        CHECK_STR_CONTAINS(err.msg, "no CUDA driver or device");
+        CHECK(w == NULL);
+    }
+    setenv("CUTUNE_WORKER", "/bin/true", 1);
+    cutune_error_clear(&err);
+    double t0 = cutune_now();
+    CHECK(cutune_worker_start(0, NULL, &w, &dev, &err) == CUTUNE_ERR_IO && w == NULL);
+    CHECK_STR_CONTAINS(err.msg, "starting the worker process: the worker process exited with status 0");
+    CHECK(cutune_now() - t0 < 30);
+    unsetenv("CUTUNE_WORKER");
+}
+
+int main(void)
+{
+    fields();
+    messages();
+    deadlines();
+    path_override();
+    real_worker();
+    return check_result("worker");
+}
