@@ -64,22 +64,24 @@ static void print_summary(const CutuneTuneSummary *s)
 {
     printf("\ndevice: %s   run: %lld   database: %s\n", s->device_name, (long long)s->run_id,
            s->db_path);
-    printf("%-14s %-16s %6s %6s %5s %6s %6s %9s %9s %9s %10s %9s  %s\n", "variant", "size", "valid",
-           "done", "ok", "wrong", "other", "compiled", "compile_s", "measure_s", "best_ms",
-           "GFLOP/s", "best config");
+    printf("%-18s %-16s %6s %6s %5s %6s %6s %9s %9s %9s %10s %9s %8s  %s\n", "variant", "size",
+           "valid", "done", "ok", "wrong", "other", "compiled", "compile_s", "measure_s", "best_ms",
+           "GFLOP/s", "GB/s", "best config");
     for (size_t i = 0; i < s->nrows; i++) {
         const CutuneTuneRow *r = &s->rows[i];
         size_t other = r->evaluated - r->count[CUTUNE_STATUS_OK] - r->count[CUTUNE_STATUS_WRONG_RESULT];
-        char best[32] = "-", rate[32] = "-";
+        char best[32] = "-", rate[32] = "-", bw[32] = "-";
         if (r->best_ms > 0) {
             snprintf(best, sizeof best, "%.4f", r->best_ms);
             if (r->best_gflops > 0)
                 snprintf(rate, sizeof rate, "%.1f", r->best_gflops);
+            if (r->best_gbps > 0)
+                snprintf(bw, sizeof bw, "%.1f", r->best_gbps);
         }
-        printf("%-14s %-16s %6zu %6zu %5zu %6zu %6zu %4zu/%-4zu %9.2f %9.2f %10s %9s  %s\n",
+        printf("%-18s %-16s %6zu %6zu %5zu %6zu %6zu %4zu/%-4zu %9.2f %9.2f %10s %9s %8s  %s\n",
                r->variant, r->size, r->nvalid, r->evaluated, r->count[CUTUNE_STATUS_OK],
                r->count[CUTUNE_STATUS_WRONG_RESULT], other, r->compiled, r->cached, r->compile_s,
-               r->measure_s, best, rate, r->best_config[0] ? r->best_config : "-");
+               r->measure_s, best, rate, bw, r->best_config[0] ? r->best_config : "-");
     }
     printf("(compiled: NVRTC compilations / cubins taken from the cache; 'other': compile or "
            "launch errors, skipped for resources, crashed, timeout)\n");

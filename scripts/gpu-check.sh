@@ -22,6 +22,9 @@
 #          tests/data/recordings/) and `cutune replay` of it (table, JSON, SVG)
 #   faulty the faulting matmul variant (tests/faulty/): configs that fault, hang or are
 #          wrong are recorded and the run goes on in fresh worker processes ($OUT/faulty.log)
+#   memory `cutune run OP --device 0` for transpose, matadd, reduce_sum, histogram and topk
+#          on their default sizes (8192x8192, 2^28 elements, k = 1024: the issue's) into
+#          a fresh memory.db, then bench_memory (CUB and cudaMemcpy) against it
 #
 # Logs and the database go to $OUT (or ./gpu-out); a short table comes last.
 set -u
@@ -44,7 +47,7 @@ for lib in libcublas.so.13 libcublasLt.so.13; do
     fi
 done
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader | tee -a "$summary"
-if ldd "$b/cli/cutune" "$b/bench/bench_matmul" | grep "not found"; then
+if ldd "$b/cli/cutune" "$b/bench/bench_matmul" "$b/bench/bench_memory" | grep "not found"; then
     note "missing libraries (above)"
 fi
 
@@ -88,6 +91,15 @@ for step in $steps; do
         db=$out/tune.db
         [ -f "$db" ] || db=$root/.carry/tune.db
         timed "bench_matmul" "$out/bench.log" "$b/bench/bench_matmul" --db "$db" $sizes
+        ;;
+    memory)
+        rm -f "$out/memory.db"*
+        for op in transpose matadd reduce_sum histogram topk; do
+            timed "run $op" "$out/memory_$op.log" \
+                "$b/cli/cutune" run $op --device 0 --db "$out/memory.db" --no-progress
+            sed -n '/^device:/,$p' "$out/memory_$op.log"
+        done
+        timed "bench_memory" "$out/bench_memory.log" "$b/bench/bench_memory" --db "$out/memory.db"
         ;;
     sgemm | sgemm-large)
         # One invocation a variant over all its sizes: with one seed the random order is the
@@ -166,4 +178,5 @@ for f in tune_run1 tune_run2; do
 done
 [ -f "$out/sgemm_runs.log" ] && { echo "--- sgemm runs"; cat "$out/sgemm_runs.log"; }
 [ -f "$out/bench.log" ] && { echo "--- bench"; cat "$out/bench.log"; }
+[ -f "$out/bench_memory.log" ] && { echo "--- bench_memory"; cat "$out/bench_memory.log"; }
 exit 0

@@ -27,6 +27,34 @@
  *   TILE 64: threads 4096/WPT <= 1024 -> WPT {4,8}; UNROLL 7; 2*7*2 = 28  -> 132
  *   (shared 2*64*65*4 = 33280 bytes fits 48 KiB for every TILE)
  * axpy_template: BLOCK {64..1024} (5) x ITEMS (4) = 20. */
+/* The memory-bound ops (issue 3):
+ * matadd_2d: BLOCK_X = 2^a, BLOCK_Y = 2^b, a, b in 0..10, 4 <= 2^(a+b) <= 1024, i.e.
+ *   2 <= a+b <= 10: pairs with a+b <= 10 are 11+10+...+1 = 66, less (0,0), (1,0), (0,1)
+ *   -> 63 shapes, x VEC {1,4} = 126.
+ * transpose_naive: BLOCK_X {8..128} (5), BLOCK_Y {1..32} (6), 32 <= X*Y <= 1024:
+ *   X=8: Y 4..32 (4); 16: 2..32 (5); 32: 1..32 (6); 64: 1..16 (5); 128: 1..8 (4) -> 24,
+ *   x ORDER {0,1} = 48.
+ * transpose_tiled: block (TILE/VEC) x ROWS threads, 32..1024 of them, ROWS <= TILE:
+ *   TILE 16: VEC 1 (x=16): ROWS 2..16 (4); VEC 2 (x=8): 4..16 (3); VEC 4 (x=4): 8..16 (2) -> 9
+ *   TILE 32: VEC 1 (x=32): 1..32 (6); VEC 2 (x=16): 2..32 (5); VEC 4 (x=8): 4..32 (4) -> 15
+ *   TILE 64: VEC 1 (x=64): 1..16 (5); VEC 2 (x=32): 1..32 (6); VEC 4 (x=16): 2..32 (5) -> 16
+ *   40 x PAD {0,1} = 80 (the largest tile, 64*65*4 bytes, fits 48 KiB).
+ * reduce_neighbored: BLOCK {64..1024} (5) x LESS_DIV (2) = 10.
+ * reduce_interleaved: BLOCK (5) x UNROLL (5) x LAST_WARP (2) x COMPLETE (2) = 100, less
+ *   COMPLETE=1 with LAST_WARP=0 (5*5 = 25) -> 75.
+ * reduce_shuffle: BLOCK {128..1024} with BLOCK * BLOCKS_PER_SM <= 2048, BLOCKS_PER_SM {1..8}:
+ *   128: 4; 256: 4; 512: {1,2,4} 3; 1024: {1,2} 2 -> 13, x ITEMS {1..8} (4) x VEC (2) = 104.
+ * histogram_global: (BLOCK, BLOCKS_PER_SM) with BLOCK * BLOCKS_PER_SM <= 2048: 13, as above.
+ * histogram_shared: the same 13 pairs; COPIES 32 needs BLOCKS_PER_SM * 33792 <= 233472, so
+ *   BLOCKS_PER_SM <= 6: drops (128, 8) and (256, 8) -> 11; COPIES 1 and 8 keep all 13
+ *   (8 * 9216 fits); (13 + 13 + 11) x ITEMS (2) x RLE (2) = 148.
+ * topk_filter: BLOCK {128..1024}, ITEMS {1..8}, tile T = BLOCK * ITEMS <= 4096; BLOCKS_PER_SM
+ *   {1,2,4} with BLOCK * BLOCKS_PER_SM <= 2048 and BLOCKS_PER_SM * (8 max(4096, 4T) + 1024)
+ *   <= 233472, i.e. T <= 1024: 33792 a block, any of {1,2,4}; T = 2048: 66560, {1,2};
+ *   T = 4096: 132096, {1}.
+ *   BLOCK 128: T 128..1024, 4 x 3 = 12; 256: T 256..1024 3 x 3, T 2048 2 -> 11;
+ *   512: T 512, 1024 2 x 3, T 2048 2, T 4096 1 -> 9; 1024 (at most 2 blocks): T 1024 2,
+ *   T 2048 2, T 4096 1 -> 5. 12 + 11 + 9 + 5 = 37. */
 /* matmul_reg1d: BM, BN in {32,64,128}, BK {4..32} (4), TM {4,8,16}, PAD {0,1}:
  *   BM=32: TM 4,8,16 all divide. threads 32*BN/TM >= 64: BN=32: TM 4,8 (256/TM: 8->128... )
  *   computed in brute_reg1d() below; the shared-memory rule never binds ((32*129+32*128)*4
@@ -50,6 +78,15 @@ static const struct {
     {"matmul_reg2d", 0, 4 * 4 * 3 * 4 * 4 * 2 * 2, brute_reg2d},
     {"matmul_warptile", 0, 3 * 3 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 2, brute_warptile},
     {"axpy_template", 20, 5 * 4, NULL},
+    {"matadd_2d", 126, 11 * 11 * 2, NULL},
+    {"transpose_naive", 48, 5 * 6 * 2, NULL},
+    {"transpose_tiled", 80, 3 * 6 * 2 * 3, NULL},
+    {"reduce_neighbored", 10, 5 * 2, NULL},
+    {"reduce_interleaved", 75, 5 * 5 * 2 * 2, NULL},
+    {"reduce_shuffle", 104, 4 * 4 * 2 * 4, NULL},
+    {"histogram_global", 13, 4 * 4, NULL},
+    {"histogram_shared", 148, 4 * 4 * 2 * 3 * 2, NULL},
+    {"topk_filter", 37, 4 * 4 * 3, NULL},
 };
 
 enum { EXHAUSTIVE_MAX = 600, SAMPLE = 60 }; /* a warptile kernel takes seconds to compile */
@@ -224,8 +261,11 @@ static void check_common_sources(void)
     const char *root = getenv("CUTUNE_SOURCE_ROOT");
     CHECK(root != NULL);
     const char *files[][2] = {{"plugins/common/compare.cu", "cutune_compare_f32"},
-                              {"plugins/common/matmul_ref.cu", "cutune_matmul_ref"}};
-    for (size_t i = 0; root && i < 2; i++) {
+                              {"plugins/common/matmul_ref.cu", "cutune_matmul_ref"},
+                              {"plugins/common/exact.cu", "cutune_compare_exact"},
+                              {"plugins/common/exact.cu", "cutune_ref_transpose"},
+                              {"plugins/common/exact.cu", "cutune_ref_add"}};
+    for (size_t i = 0; root && i < sizeof files / sizeof files[0]; i++) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", root, files[i][0]);
         FILE *f = fopen(path, "rb");

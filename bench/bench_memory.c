@@ -1,0 +1,247 @@
+/* bench_memory: the memory-bound ops (transpose, matadd, reduce_sum, histogram, topk). For
+ * each op and size: the best tuned config of each variant from the database, re-checked
+ * and re-timed in this process (cutune_reevaluate), next to the vendor baseline on the same
+ * data (the op's own setup with the same seed) and cudaMemcpy device-to-device of the op's
+ * input, on the same GPU:
+ *   transpose, matadd  cudaMemcpy D2D (read + write counted)
+ *   reduce_sum         cub::DeviceReduce::Sum
+ *   histogram          cub::DeviceHistogram::HistogramEven (256 bins)
+ *   topk               cub::DeviceRadixSort, descending, keys with indices and keys alone
+ *                      (CUDA 13.0's CCCL offers no device top-k)
+ *
+ *   bench_memory --db PATH [--device N] [--seed N] [OP=SIZE]...
+ *
+ * Without OP=SIZE arguments it runs the issue's sizes. GB/s is the op's bytes per launch
+ * (each input read once, each output written once) over the median time; a baseline's GB/s
+ * counts its own traffic the same way. */
+#include "db.h"
+#include "device.h"
+#include "host.h"
+#include "measure.h"
+#include "registry.h"
+#include "reeval.h"
+#include "util.h"
+#include "vendor_baselines.h"
+
+#include "../plugins/common/histogram_op.h"
+#include "../plugins/common/matadd_op.h"
+#include "../plugins/common/reduce_op.h"
+#include "../plugins/common/topk_op.h"
+#include "../plugins/common/transpose_op.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const default_cases[] = {
+    "transpose=8192x8192",        "matadd=8192x8192",           "reduce_sum=268435456",
+    "histogram=268435456x1x1",    "histogram=268435456x1x2",    "histogram=268435456x4x1",
+    "histogram=268435456x4x2",    "topk=268435456x1024",
+};
+
+typedef struct Baseline {
+    char name[96];
+    double ms, bytes; /* ms < 0: it failed */
+    char note[160];
+} Baseline;
+
+/* Set up the op's data with the plugins' own code, and time the baselines on it. */
+static int run_baselines(const char *op, const CutuneProblem *p, uint64_t seed,
+                         const CutuneDeviceInfo *dev, Baseline *b, int *nb, double *memcpy_gbps)
+{
+    CutuneError err = {0};
+    CutuneHostCtx hc;
+    char cache[4096];
+    if (cutune_cache_dir(cache, sizeof cache, &err)) {
+        fprintf(stderr, "bench_memory: %s\n", err.msg);
+        return -1;
+    }
+    cutune_host_init(&hc, 10 * dev->cc_major + dev->cc_minor, cache, &err);
+    void *state = NULL;
+    const void *input = NULL;
+    size_t input_bytes = 0;
+    int rc = -1;
+    long long n = p->dim[0];
+    *nb = 0;
+    if (!strcmp(op, "transpose") && !transpose_setup(&hc.host, p, seed, &state)) {
+        input = transpose_device_input(state);
+        input_bytes = 4 * (size_t)p->dim[0] * (size_t)p->dim[1];
+    } else if (!strcmp(op, "matadd") && !matadd_setup(&hc.host, p, seed, &state)) {
+        input = matadd_device_input(state, 0);
+        input_bytes = 4 * (size_t)p->dim[0] * (size_t)p->dim[1];
+    } else if (!strcmp(op, "reduce_sum") && !reduce_setup(&hc.host, p, seed, &state)) {
+        input = reduce_device_input(state);
+        input_bytes = 4 * (size_t)n;
+    } else if (!strcmp(op, "histogram") && !histogram_setup(&hc.host, p, seed, &state)) {
+        input = histogram_device_input(state);
+        input_bytes = (size_t)n * (size_t)p->dim[1];
+    } else if (!strcmp(op, "topk") && !topk_setup(&hc.host, p, seed, &state)) {
+        input = topk_device_input(state);
+        input_bytes = 4 * (size_t)n;
+    }
+    if (!input) {
+        fprintf(stderr, "bench_memory: setting up %s failed: %s\n", op, err.msg[0] ? err.msg : "unknown op");
+        goto out;
+    }
+    double ms = vb_memcpy_d2d(input, input_bytes);
+    *memcpy_gbps = ms > 0 ? 2.0 * input_bytes / ms / 1e6 : 0;
+    if (!strcmp(op, "transpose") || !strcmp(op, "matadd")) {
+        b[(*nb)++] = (Baseline){"cudaMemcpy D2D of one matrix", ms, 2.0 * input_bytes, ""};
+    } else if (!strcmp(op, "reduce_sum")) {
+        float sum = 0;
+        Baseline *r = &b[(*nb)++];
+        *r = (Baseline){"cub::DeviceReduce::Sum", vb_reduce_sum(input, n, &sum), 4.0 * n + 4, ""};
+        snprintf(r->note, sizeof r->note, "its sum %.9g, double reference %.9g", (double)sum,
+                 reduce_reference(state));
+    } else if (!strcmp(op, "histogram")) {
+        unsigned bins[HISTOGRAM_BINS];
+        Baseline *r = &b[(*nb)++];
+        *r = (Baseline){"cub::DeviceHistogram::HistogramEven", 0, (double)input_bytes + 4.0 * HISTOGRAM_BINS, ""};
+        r->ms = p->dim[1] == 4 ? vb_histogram_f32(input, n, bins) : vb_histogram_u8(input, n, bins);
+        const unsigned *ref = histogram_reference(state);
+        int differ = 0;
+        for (int i = 0; i < HISTOGRAM_BINS; i++)
+            differ += bins[i] != ref[i];
+        snprintf(r->note, sizeof r->note, "its bins %s the reference%s", differ ? "differ from" : "equal",
+                 differ ? " (bin edges rounded otherwise)" : "");
+    } else if (!strcmp(op, "topk")) {
+        double bytes = 4.0 * n + 8.0 * p->dim[1];
+        b[(*nb)++] = (Baseline){"cub::DeviceRadixSort pairs (full sort)", vb_radix_sort(input, n, 1), bytes, ""};
+        b[(*nb)++] = (Baseline){"cub::DeviceRadixSort keys (full sort)", vb_radix_sort(input, n, 0), bytes, ""};
+    }
+    rc = 0;
+out:
+    if (state) {
+        if (!strcmp(op, "transpose"))
+            transpose_teardown(&hc.host, state);
+        else if (!strcmp(op, "matadd"))
+            matadd_teardown(&hc.host, state);
+        else if (!strcmp(op, "reduce_sum"))
+            reduce_teardown(&hc.host, state);
+        else if (!strcmp(op, "histogram"))
+            histogram_teardown(&hc.host, state);
+        else if (!strcmp(op, "topk"))
+            topk_teardown(&hc.host, state);
+    }
+    cutune_host_release(&hc);
+    return rc;
+}
+
+/* One op at one size: baselines, then each variant's best config. Returns failures. */
+static int bench_case(const char *text, const CutuneRegistry *reg, CutuneDb *db,
+                      const CutuneDeviceInfo *dev, uint64_t seed)
+{
+    char op[64];
+    const char *eq = strchr(text, '=');
+    if (!eq || (size_t)(eq - text) >= sizeof op) {
+        fprintf(stderr, "bench_memory: '%s' is not OP=SIZE\n", text);
+        return 1;
+    }
+    memcpy(op, text, (size_t)(eq - text));
+    op[eq - text] = '\0';
+    const CutunePlugin *first = NULL;
+    for (size_t i = 0; i < reg->count && !first; i++)
+        if (!strcmp(reg->plugins[i].v->op, op))
+            first = &reg->plugins[i];
+    CutuneProblem p;
+    CutuneError err = {0};
+    char perr[256] = "", size[64];
+    if (!first || cutune_problem_parse(eq + 1, &p, &err) ||
+        first->v->check_problem(&p, perr, sizeof perr)) {
+        fprintf(stderr, "bench_memory: %s: %s%s%s\n", text, first ? "" : "no plugin for this op ",
+                err.msg, perr);
+        return 1;
+    }
+    cutune_problem_format(&p, size, sizeof size);
+    double bytes = first->v->bytes(&p);
+    printf("\n== %s %s (%.0f bytes per launch)\n", op, size, bytes);
+    Baseline base[4];
+    int nb = 0;
+    double memcpy_gbps = 0;
+    if (run_baselines(op, &p, seed, dev, base, &nb, &memcpy_gbps))
+        return 1;
+    printf("   cudaMemcpy D2D of the input, read + write: %.1f GB/s\n", memcpy_gbps);
+    for (int i = 0; i < nb; i++)
+        printf("   baseline %-40s %9.4f ms %8.1f GB/s  %s\n", base[i].name, base[i].ms,
+               base[i].ms > 0 ? base[i].bytes / base[i].ms / 1e6 : 0.0, base[i].note);
+    double base_gbps = nb && base[0].ms > 0 ? base[0].bytes / base[0].ms / 1e6 : 0;
+    printf("   %-20s %9s %8s %8s %9s  %s\n", "variant", "ms", "GB/s", "%memcpy", "%baseline", "config");
+    int failures = 0;
+    for (size_t i = 0; i < reg->count; i++) {
+        const CutunePlugin *pl = &reg->plugins[i];
+        if (strcmp(pl->v->op, op))
+            continue;
+        CutuneBest b;
+        cutune_error_clear(&err);
+        if (cutune_db_best_of_variant(db, dev->uuid, op, size, pl->v->name, &b, &err)) {
+            printf("   %-20s %9s  (no verified trial in the database)\n", pl->v->name, "-");
+            failures += err.code != CUTUNE_ERR_NOT_FOUND;
+            continue;
+        }
+        CutuneMeasureSettings ms;
+        cutune_measure_defaults(&ms);
+        ms.min_samples = ms.max_samples = 31;
+        ms.max_seconds = 30;
+        ms.target_rse = 0;
+        CutuneEvalResult res;
+        cutune_error_clear(&err);
+        if (cutune_reevaluate(pl, dev, b.config, &p, seed, &ms, 1, &res, &err) ||
+            res.status != CUTUNE_STATUS_OK) {
+            printf("   %-20s %9s  %s: %s %s\n", pl->v->name, "FAILED", b.config,
+                   err.msg[0] ? err.msg : cutune_status_name(res.status), err.msg[0] ? "" : res.message);
+            failures++;
+            continue;
+        }
+        double gbps = bytes / res.median_ms / 1e6;
+        printf("   %-20s %9.4f %8.1f %7.1f%% %8.1f%%  %s\n", pl->v->name, res.median_ms, gbps,
+               memcpy_gbps > 0 ? 100.0 * gbps / memcpy_gbps : 0.0,
+               base_gbps > 0 ? 100.0 * gbps / base_gbps : 0.0, b.config);
+        fflush(stdout);
+    }
+    return failures;
+}
+
+int main(int argc, char **argv)
+{
+    const char *db_path = NULL, *cases[64];
+    int device = 0, ncases = 0;
+    uint64_t seed = 12345;
+    const char *usage = "usage: bench_memory --db PATH [--device N] [--seed N] [OP=SIZE]...\n";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--db") && i + 1 < argc)
+            db_path = argv[++i];
+        else if (!strcmp(argv[i], "--device") && i + 1 < argc)
+            device = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            seed = strtoull(argv[++i], NULL, 10);
+        else if (argv[i][0] == '-' || ncases == 64) {
+            fputs(usage, stderr);
+            return 2;
+        } else
+            cases[ncases++] = argv[i];
+    }
+    if (!db_path) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    if (ncases == 0)
+        for (size_t i = 0; i < sizeof default_cases / sizeof default_cases[0]; i++)
+            cases[ncases++] = default_cases[i];
+    CutuneError err = {0};
+    CutuneDeviceInfo dev;
+    CutuneRegistry reg;
+    CutuneDb *db = NULL;
+    if (cutune_device_open(device, &dev, &err) || cutune_registry_load(&reg, &err) ||
+        cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err)) {
+        fprintf(stderr, "bench_memory: %s\n", err.msg);
+        return err.code == CUTUNE_ERR_NO_DEVICE ? 77 : 1;
+    }
+    printf("device: %s (%s), seed %llu\n", dev.name, dev.uuid, (unsigned long long)seed);
+    int failures = 0;
+    for (int i = 0; i < ncases; i++)
+        failures += bench_case(cases[i], &reg, db, &dev, seed);
+    cutune_db_close(&db);
+    cutune_registry_free(&reg);
+    return failures ? 1 : 0;
+}

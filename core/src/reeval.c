@@ -1,0 +1,72 @@
+/* Re-evaluating one config in-process (reeval.h). */
+#include "reeval.h"
+#include "compile.h"
+#include "host.h"
+#include "space.h"
+#include "util.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define MAX_PARAMS 64
+
+int cutune_reevaluate(const CutunePlugin *pl, const CutuneDeviceInfo *dev, const char *config_text,
+                  const CutuneProblem *prob, uint64_t seed, const CutuneMeasureSettings *ms,
+                  int times, CutuneEvalResult *results, CutuneError *err)
+{
+    if (times < 1 || times > 8)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_reevaluate: times must be 1..8, got %d", times);
+    char path[PATH_MAX], cache[PATH_MAX];
+    CutuneSpace *sp = NULL;
+    CutuneKernelBinary bin = {0};
+    int rc;
+    if ((rc = cutune_space_path(pl->v->name, path, sizeof path, err)) ||
+        (rc = cutune_space_load(path, pl->v->dim_names, &sp, err)) ||
+        (rc = cutune_cache_dir(cache, sizeof cache, err)))
+        goto out;
+    if (sp->nparams > MAX_PARAMS) {
+        rc = cutune_error(err, CUTUNE_ERR_RANGE, "%s: more than %d parameters", path, MAX_PARAMS);
+        goto out;
+    }
+    int64_t values[MAX_PARAMS];
+    char defs[MAX_PARAMS][96];
+    const char *defp[MAX_PARAMS], *names[MAX_PARAMS];
+    if ((rc = cutune_config_parse(sp, config_text, values, err)))
+        goto out;
+    for (size_t i = 0; i < sp->nparams; i++) {
+        snprintf(defs[i], sizeof defs[i], "%s=%lld", sp->params[i].name, (long long)values[i]);
+        defp[i] = defs[i];
+        names[i] = sp->params[i].name;
+    }
+    int arch = 10 * dev->cc_major + dev->cc_minor;
+    if ((rc = cutune_nvrtc_compile(pl->v->kernel_source, pl->v->kernel_name, defp, sp->nparams, arch,
+                                   cache, &bin, err)))
+        goto out;
+    CutuneHostCtx hc;
+    cutune_host_init(&hc, arch, cache, err);
+    void *state = NULL;
+    CutuneProblem p = *prob;
+    int lost = 0;
+    if ((rc = pl->v->setup(&hc.host, &p, seed, &state)) == 0) {
+        CutuneConfig cfg = {sp->nparams, names, values};
+        for (int t = 0; t < times && !lost; t++) {
+            CutuneEvalInput in = {pl->v, &hc.host, state, &p, &cfg, bin.cubin, dev, 0};
+            if (cutune_evaluate(&in, ms, &results[t]) != 0) {
+                lost = 1;
+                rc = cutune_error(err, CUTUNE_ERR_CUDA, "%s %s: the CUDA context was lost: %s",
+                                  pl->v->name, config_text, results[t].message);
+            }
+        }
+        if (!lost)
+            pl->v->teardown(&hc.host, state);
+    }
+    if (!lost)
+        cutune_host_release(&hc);
+    else
+        free(hc.allocs); /* the device memory went with the context */
+out:
+    cutune_kernel_binary_free(&bin);
+    cutune_space_free(sp);
+    return rc;
+}

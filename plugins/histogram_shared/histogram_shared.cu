@@ -1,0 +1,150 @@
+// histogram_shared: each block counts into private histograms in shared memory during a
+// grid-stride loop, then adds them to the global counts with one atomic per bin (seed 001,
+// section 0.3, second version). The counts are finished in the same launch
+// (plugins/common/histogram_op.h).
+//
+// Parameters (-D macros):
+//   BLOCK          threads per block
+//   BLOCKS_PER_SM  the grid is BLOCKS_PER_SM * 132 blocks (set by the plugin)
+//   ITEMS          16-byte loads per thread in flight per step of the loop
+//   COPIES         private histograms per block: lane l counts into copy l % COPIES,
+//                  laid out bin-major (bin * COPIES + copy), so with 32 copies every lane
+//                  of a warp owns its own bank and lanes never collide on an address
+//   RLE            1: a thread merges runs of equal bins in registers and adds each run
+//                  with one atomic (skewed data has long runs); 0: one atomic per element
+#define BINS 256
+
+__device__ __forceinline__ int float_bin(float x)
+{
+    if (!(x >= -1.0f && x < 1.0f))
+        return -1;
+    int b = (int)((x + 1.0f) * 128.0f);
+    return b < BINS - 1 ? b : BINS - 1;
+}
+
+// A thread's pending run: `count` elements of bin `bin` not yet added to shared memory.
+struct Run {
+    int bin;
+    unsigned count;
+};
+
+__device__ __forceinline__ void count_bin(unsigned *hist, int copy, Run &run, int b)
+{
+#if RLE
+    if (b == run.bin) {
+        run.count++;
+        return;
+    }
+    if (run.count)
+        atomicAdd(&hist[run.bin * COPIES + copy], run.count);
+    run.bin = b;
+    run.count = 1;
+#else
+    (void)run;
+    atomicAdd(&hist[b * COPIES + copy], 1u);
+#endif
+}
+
+__device__ __forceinline__ void count_word(unsigned *hist, int copy, Run &run, unsigned w)
+{
+#pragma unroll
+    for (int b = 0; b < 4; b++)
+        count_bin(hist, copy, run, (w >> (8 * b)) & 0xFFu);
+}
+
+__device__ __forceinline__ void count_float(unsigned *hist, int copy, Run &run, float x)
+{
+    int b = float_bin(x);
+    if (b >= 0)
+        count_bin(hist, copy, run, b);
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK)
+histogram_shared(const unsigned char *__restrict__ u8, const float *__restrict__ f32,
+                 unsigned int *__restrict__ bins, unsigned int *scratch, unsigned int *counter,
+                 long long n, int is_float)
+{
+    __shared__ unsigned hist[BINS * COPIES];
+    __shared__ bool last;
+    const int tid = threadIdx.x, copy = (tid & 31) % COPIES;
+    for (int i = tid; i < BINS * COPIES; i += BLOCK)
+        hist[i] = 0;
+    __syncthreads();
+
+    Run run = {-1, 0};
+    const long long first = (long long)blockIdx.x * BLOCK * ITEMS + tid;
+    const long long step = (long long)gridDim.x * BLOCK * ITEMS;
+    const long long tail_first = (long long)blockIdx.x * BLOCK + tid, tail_step = (long long)gridDim.x * BLOCK;
+    if (!is_float) {
+        const long long nv = n / 16;
+        const uint4 *v = reinterpret_cast<const uint4 *>(u8);
+        for (long long i = first; i < nv; i += step) {
+            uint4 w[ITEMS];
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++)
+                if (i + (long long)k * BLOCK < nv)
+                    w[k] = v[i + (long long)k * BLOCK];
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++)
+                if (i + (long long)k * BLOCK < nv) {
+                    count_word(hist, copy, run, w[k].x);
+                    count_word(hist, copy, run, w[k].y);
+                    count_word(hist, copy, run, w[k].z);
+                    count_word(hist, copy, run, w[k].w);
+                }
+        }
+        for (long long t = nv * 16 + tail_first; t < n; t += tail_step)
+            count_bin(hist, copy, run, u8[t]);
+    } else {
+        const long long nv = n / 4;
+        const float4 *v = reinterpret_cast<const float4 *>(f32);
+        for (long long i = first; i < nv; i += step) {
+            float4 w[ITEMS];
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++)
+                if (i + (long long)k * BLOCK < nv)
+                    w[k] = v[i + (long long)k * BLOCK];
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++)
+                if (i + (long long)k * BLOCK < nv) {
+                    count_float(hist, copy, run, w[k].x);
+                    count_float(hist, copy, run, w[k].y);
+                    count_float(hist, copy, run, w[k].z);
+                    count_float(hist, copy, run, w[k].w);
+                }
+        }
+        for (long long t = nv * 4 + tail_first; t < n; t += tail_step)
+            count_float(hist, copy, run, f32[t]);
+    }
+#if RLE
+    if (run.count)
+        atomicAdd(&hist[run.bin * COPIES + copy], run.count);
+#endif
+    __syncthreads();
+    // The block's counts, copies summed, into the launch's scratch counters.
+    for (int b = tid; b < BINS; b += BLOCK) {
+        unsigned sum = 0;
+#pragma unroll
+        for (int c = 0; c < COPIES; c++)
+            sum += hist[b * COPIES + c];
+        if (sum)
+            atomicAdd(&scratch[b], sum);
+    }
+
+    // Finish in this launch: the block with the last ticket publishes the counts and
+    // clears the scratch counters for the next launch.
+    __threadfence(); // every thread's atomics on scratch are visible before the ticket
+    __syncthreads();
+    if (tid == 0)
+        last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last)
+        return;
+    __threadfence();
+    for (int b = tid; b < BINS; b += BLOCK) {
+        bins[b] = __ldcg(&scratch[b]);
+        scratch[b] = 0;
+    }
+    if (tid == 0)
+        *counter = 0;
+}
