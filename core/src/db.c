@@ -270,6 +270,27 @@ static int check_version(CutuneDb *db, int ro, int *version, CutuneError *err)
     return 0;
 }
 
+/* PRAGMA journal_mode=WAL needs the file to itself for a moment, and SQLite answers
+ * SQLITE_BUSY at once (without the busy handler) while another process holds it, as
+ * happens when several tuners create one database together: retry with a short backoff,
+ * for as long as the busy timeout. A filesystem without WAL keeps the old mode: that works. */
+static int switch_to_wal(CutuneDb *db)
+{
+    int rc = SQLITE_BUSY;
+    for (int waited_ms = 0, step = 1; waited_ms <= BUSY_TIMEOUT_MS; waited_ms += step) {
+        sqlite3_stmt *wal = NULL;
+        rc = sqlite3_prepare_v2(db->h, "PRAGMA journal_mode=WAL", -1, &wal, NULL);
+        if (rc == SQLITE_OK && (rc = sqlite3_step(wal)) == SQLITE_ROW)
+            rc = SQLITE_OK;
+        sqlite3_finalize(wal);
+        if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+            break;
+        usleep((useconds_t)step * 1000);
+        step = step < 50 ? 2 * step : 50;
+    }
+    return rc;
+}
+
 int cutune_db_open(const char *path, int flags, CutuneDb **out, CutuneError *err)
 {
     if (out)
@@ -318,16 +339,9 @@ int cutune_db_open(const char *path, int flags, CutuneDb **out, CutuneError *err
     if ((code = check_version(db, ro, &version, err)) != 0)
         goto fail;
     code = CUTUNE_ERR_DB;
-    if (!ro) {
-        sqlite3_stmt *wal = NULL;
-        rc = sqlite3_prepare_v2(db->h, "PRAGMA journal_mode=WAL", -1, &wal, NULL);
-        if (rc == SQLITE_OK && (rc = sqlite3_step(wal)) == SQLITE_ROW)
-            rc = SQLITE_OK; /* a filesystem without WAL support keeps the old mode: still works */
-        if (rc != SQLITE_OK)
-            db_error(db, err, rc, "switching to WAL journal mode");
-        sqlite3_finalize(wal);
-        if (rc != SQLITE_OK)
-            goto fail;
+    if (!ro && (rc = switch_to_wal(db)) != SQLITE_OK) {
+        code = db_error(db, err, rc, "switching to WAL journal mode");
+        goto fail;
     }
     rc = sqlite3_exec(db->h, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL", NULL, NULL,
                       NULL);
