@@ -13,7 +13,9 @@
 #   sgemm  the register-blocked variants (issue 4): random search with a budget and a time
 #          cap per variant and size on the smaller sizes; sgemm-large: the same for 8192^3
 #          and the non-square shapes; sgemm-bench: bench_matmul on all of them;
-#          sgemm-anneal: warptile searched by annealing (300 evaluations) at 4096^3, 8192^3
+#          sgemm-anneal: warptile searched by annealing (300 evaluations) at 4096^3, 8192^3;
+#          async-large / async-small: matmul_async searched by annealing at 4096^3 and
+#          8192^3 / at the other five sizes (budgets and time caps in the step)
 #   lookup bench_lookup (CPU only: the cost of an application's lookup on 10^5 trials),
 #          on this quieter machine
 #   record exhaustive runs to replay: for each op:variant:size in $RECORD (default
@@ -134,12 +136,30 @@ for step in $steps; do
         cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
         rm -f "$out/sgemm_run.log.tmp"
         ;;
+    async-large | async-small)
+        # the cp.async pipeline variant (issue 4): annealing over its 56k-config space
+        db=$out/sgemm.db
+        [ -f "$db" ] || { [ -f "$root/.carry/sgemm.db" ] && cp "$root/.carry/sgemm.db" "$db"; }
+        if [ "$step" = async-large ]; then
+            ssizes="4096x4096x4096 8192x8192x8192"; budget=${ASYNC_BUDGET:-300}; cap=${ASYNC_TIME:-120}
+        else
+            ssizes="1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x1024x8192 128x4096x4096"
+            budget=${ASYNC_BUDGET:-200}; cap=${ASYNC_TIME:-50}
+        fi
+        sizeargs=$(for s_ in $ssizes; do printf -- '--size %s ' "$s_"; done)
+        timed "async annealing ($step)" "$out/sgemm_run.log.tmp" "$b/cli/cutune" run matmul \
+            --variant matmul_async $sizeargs --strategy annealing --seed 13 --budget "$budget" \
+            --time "$cap" --db "$db" --no-progress
+        sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
+        cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
+        rm -f "$out/sgemm_run.log.tmp"
+        ;;
     sgemm-bench)
         db=$out/sgemm.db
         [ -f "$db" ] || db=$root/.carry/sgemm.db
         timed "bench_matmul sgemm" "$out/bench.log" "$b/bench/bench_matmul" --db "$db" \
-            1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x8192x8192 \
-            4096x1024x8192 128x4096x4096
+            ${BENCH_SIZES:-1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096 \
+            8192x8192x8192 4096x1024x8192 128x4096x4096}
         ;;
     lookup)
         timed "bench_lookup" "$out/bench_lookup.log" "$b/bench/bench_lookup" --db /tmp/cutune-bench-lookup.db

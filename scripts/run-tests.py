@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run the test programs of a Meson build without Meson (the GPU machine has none).
 
-    scripts/run-tests.py BUILD_DIR [LOG_FILE] [--suite=NAME]
+    scripts/run-tests.py BUILD_DIR [LOG_FILE] [--suite=NAME] [--test=NAME,NAME...]
 
 Reads BUILD_DIR/meson-info/intro-tests.json, maps the paths recorded at configure time onto
 where the tree is now (the build may have been carried from another machine), runs each
@@ -16,11 +16,15 @@ import time
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--suite")]
-    suite = None
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    suite, names = None, None
     for a in sys.argv[1:]:
         if a.startswith("--suite="):
             suite = a.split("=", 1)[1]
+        elif a.startswith("--test="):
+            names = a.split("=", 1)[1].split(",")
+        elif a.startswith("--"):
+            sys.exit("run-tests.py: unknown option %s" % a)
     build = os.path.abspath(args[0] if args else "build")
     logs = os.path.abspath(args[1]) if len(args) > 1 else None
     info = json.load(open(os.path.join(build, "meson-info", "meson-info.json")))
@@ -33,6 +37,8 @@ def main():
     counts = {"pass": 0, "FAIL": 0, "SKIP": 0}
     for t in json.load(open(os.path.join(build, "meson-info", "intro-tests.json"))):
         if suite and not any(s.endswith(":" + suite) for s in t["suite"]):
+            continue
+        if names and t["name"] not in names:
             continue
         env = dict(os.environ)
         env.update({k: fix(v) for k, v in t["env"].items()})

@@ -27,7 +27,8 @@ int main(void)
     snprintf(db, sizeof db, "%s/t.db", dir);
     static const char *const sizes[] = {"97x75x61", "1x1x1", "257x129x67", "1000x1000x1000",
                                         "33x4096x130"};
-    static const char *const variants[] = {"matmul_reg1d", "matmul_reg2d", "matmul_warptile"};
+    static const char *const variants[] = {"matmul_reg1d", "matmul_reg2d", "matmul_warptile",
+                                           "matmul_async"};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         CutuneTuneOptions o;
         cutune_tune_defaults(&o);

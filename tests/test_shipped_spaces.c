@@ -66,6 +66,7 @@
 static size_t brute_reg1d(void);
 static size_t brute_reg2d(void);
 static size_t brute_warptile(void);
+static size_t brute_async(void);
 
 static const struct {
     const char *variant;
@@ -77,6 +78,7 @@ static const struct {
     {"matmul_reg1d", 184, 3 * 3 * 4 * 3 * 2, brute_reg1d},
     {"matmul_reg2d", 0, 4 * 4 * 3 * 4 * 4 * 2 * 2, brute_reg2d},
     {"matmul_warptile", 0, 3 * 3 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 2, brute_warptile},
+    {"matmul_async", 0, 4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2, brute_async},
     {"axpy_template", 20, 5 * 4, NULL},
     {"matadd_2d", 126, 11 * 11 * 2, NULL},
     {"transpose_naive", 48, 5 * 6 * 2, NULL},
@@ -123,40 +125,81 @@ static size_t brute_reg2d(void)
     return n;
 }
 
-static size_t brute_warptile(void)
+/* The warp-tile shape rules of matmul_warptile.ini and matmul_async.ini: the thread count
+ * (returned, or 0 when the shape is invalid) of BM x BN tiles of WM x WN warps in WNITER
+ * steps of TM x TN lanes; a_div: A's pieces a K step (floats / 4 for warptile's float4
+ * loads, floats for async's 4-byte copies). */
+static int warp_shape(int bm, int bn, int bk, int wm, int wn, int wni, int tm, int tn, int a_div)
+{
+    if (bm % wm || bn % wn)
+        return 0;
+    int nt = (bm / wm) * (bn / wn) * 32;
+    if (nt < 64 || nt > 512)
+        return 0;
+    int per_lane = 32 * tm * tn * wni;
+    if ((wm * wn) % per_lane)
+        return 0;
+    int wmi = wm * wn / per_lane;
+    if (wm % wmi || (wm / wmi) % tm || wn % wni || (wn / wni) % tn)
+        return 0;
+    if ((wm / wmi / tm) * (wn / wni / tn) != 32)
+        return 0;
+    if ((bm * bk / a_div) % nt || (bk * bn / 4) % nt)
+        return 0;
+    return wmi * tm * wni * tn <= 128 ? nt : 0;
+}
+
+/* The sum of visit(nt, bm, bn, bk) over the valid warp-tile shapes. */
+static size_t count_warp_shapes(int min_tile, int a_div, size_t (*visit)(int, int, int, int))
 {
     size_t n = 0;
-    for (int bm = 64; bm <= 256; bm *= 2)
-        for (int bn = 64; bn <= 256; bn *= 2)
+    for (int bm = min_tile; bm <= 256; bm *= 2)
+        for (int bn = min_tile; bn <= 256; bn *= 2)
             for (int bk = 8; bk <= 32; bk *= 2)
                 for (int wm = 32; wm <= 128; wm *= 2)
                     for (int wn = 32; wn <= 128; wn *= 2)
                         for (int wni = 1; wni <= 4; wni *= 2)
                             for (int tm = 4; tm <= 8; tm *= 2)
-                                for (int tn = 4; tn <= 8; tn *= 2)
-                                    for (int dbuf = 0; dbuf <= 1; dbuf++)
-                                        for (int pad = 0; pad <= 4; pad += 4) {
-                                            if (bm % wm || bn % wn)
-                                                continue;
-                                            int nt = (bm / wm) * (bn / wn) * 32;
-                                            if (nt < 64 || nt > 512)
-                                                continue;
-                                            int per_lane = 32 * tm * tn * wni;
-                                            if ((wm * wn) % per_lane)
-                                                continue;
-                                            int wmi = wm * wn / per_lane;
-                                            if (wm % wmi || (wm / wmi) % tm || wn % wni ||
-                                                (wn / wni) % tn)
-                                                continue;
-                                            if ((wm / wmi / tm) * (wn / wni / tn) != 32)
-                                                continue;
-                                            if ((bm * bk / 4) % nt || (bk * bn / 4) % nt)
-                                                continue;
-                                            if (wmi * tm * wni * tn > 128)
-                                                continue;
-                                            n += (dbuf + 1) * bk * (bm + pad + bn) * 4 <= 232448;
-                                        }
+                                for (int tn = 4; tn <= 8; tn *= 2) {
+                                    int nt = warp_shape(bm, bn, bk, wm, wn, wni, tm, tn, a_div);
+                                    if (nt)
+                                        n += visit(nt, bm, bn, bk);
+                                }
     return n;
+}
+
+static size_t warptile_rest(int nt, int bm, int bn, int bk)
+{
+    (void)nt;
+    size_t n = 0;
+    for (int dbuf = 0; dbuf <= 1; dbuf++)
+        for (int pad = 0; pad <= 4; pad += 4)
+            n += (dbuf + 1) * bk * (bm + pad + bn) * 4 <= 232448;
+    return n;
+}
+
+static size_t brute_warptile(void)
+{
+    return count_warp_shapes(64, 4, warptile_rest);
+}
+
+/* SPLITK (4 values) is cut only by rules that name the problem, so it multiplies. */
+static size_t async_rest(int nt, int bm, int bn, int bk)
+{
+    size_t n = 0;
+    for (int pad = 0; pad <= 4; pad += 4)
+        for (int stages = 2; stages <= 4; stages++)
+            for (int minb = 1; minb <= 2; minb++) {
+                int bytes = stages * bk * (bm + pad + bn) * 4;
+                n += 4 * (bytes <= 232448 &&
+                          (minb == 1 || (nt * 2 <= 1024 && 2 * (bytes + 1024) <= 233472)));
+            }
+    return n;
+}
+
+static size_t brute_async(void)
+{
+    return count_warp_shapes(32, 1, async_rest);
 }
 
 typedef struct Job {

@@ -1,22 +1,9 @@
-// matmul_warptile: warp tiling with double-buffered shared memory.
+// matmul_warptile: warp tiling (common/matmul_warp.cuh) with double-buffered shared memory.
 //
-// The block computes a BM x BN tile of C with NT = (BM/WM)*(BN/WN)*32 threads: each warp
-// owns a WM x WN piece, which it covers in WMITER x WNITER steps of WSUBM x WSUBN; in each
-// step every lane computes a TM x TN block. Keeping a warp's threads on one compact piece
-// makes its shared-memory reads broadcast-friendly and its register reuse high. With DBUF
-// the next K step is loaded from global memory into registers while the current one is
-// computed, then written to the other shared buffer: one barrier a step instead of two.
-//
-// Parameters: BM, BN, BK, WM, WN, WNITER, TM, TN, DBUF (0/1), PAD (0 or 4: extra columns of
-// the transposed A tile). WMITER = WM*WN / (32*TM*TN*WNITER), derived.
-#define NT ((BM / WM) * (BN / WN) * 32)
-#define WMITER ((WM * WN) / (32 * TM * TN * WNITER))
-#define WSUBM (WM / WMITER)
-#define WSUBN (WN / WNITER)
-#define LDA (BM + PAD)
-#define LDB BN
-#define A_TILE (BK * LDA)
-#define B_TILE (BK * LDB)
+// With DBUF the next K step is loaded from global memory into registers while the current
+// one is computed, then written to the other shared buffer: one barrier a step instead of
+// two. Parameters: those of matmul_warp.cuh plus DBUF (0/1); PAD is 0 or 4 extra columns
+// of the transposed A tile.
 #define A_PER_THREAD (BM * BK / 4 / NT)
 #define B_PER_THREAD (BK * BN / 4 / NT)
 
@@ -62,18 +49,12 @@ matmul_warptile(const float *__restrict__ A, const float *__restrict__ B, float 
 {
     extern __shared__ float4 smem4[];
     float *smem = reinterpret_cast<float *>(smem4);
-    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    const int tid = threadIdx.x;
     const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
-    const int wrow = (warp / (BN / WN)) * WM, wcol = (warp % (BN / WN)) * WN;
-    const int trow = (lane / (WSUBN / TN)) * TM, tcol = (lane % (WSUBN / TN)) * TN;
+    const WarpPos pos = warp_pos(tid);
 
     float acc[WMITER * TM][WNITER * TN];
-#pragma unroll
-    for (int i = 0; i < WMITER * TM; i++)
-#pragma unroll
-        for (int j = 0; j < WNITER * TN; j++)
-            acc[i][j] = 0.0f;
-    float ra[WMITER * TM], rb[WNITER * TN];
+    warp_zero(acc);
     float4 ga[A_PER_THREAD], gb[B_PER_THREAD];
 
     fetch(A, B, M, N, K, row0, col0, 0, tid, ga, gb);
@@ -86,33 +67,8 @@ matmul_warptile(const float *__restrict__ A, const float *__restrict__ B, float 
         if (more) /* in flight while this step computes */
             fetch(A, B, M, N, K, row0, col0, k0 + BK, tid, ga, gb);
 #endif
-        const float *As = smem + buf * (A_TILE + B_TILE), *Bs = As + A_TILE;
-#pragma unroll
-        for (int k = 0; k < BK; k++) {
-#pragma unroll
-            for (int m = 0; m < WMITER; m++)
-#pragma unroll
-                for (int i = 0; i < TM; i += 4) {
-                    float4 v = *reinterpret_cast<const float4 *>(
-                        &As[k * LDA + wrow + m * WSUBM + trow + i]);
-                    ra[m * TM + i] = v.x, ra[m * TM + i + 1] = v.y;
-                    ra[m * TM + i + 2] = v.z, ra[m * TM + i + 3] = v.w;
-                }
-#pragma unroll
-            for (int n = 0; n < WNITER; n++)
-#pragma unroll
-                for (int j = 0; j < TN; j += 4) {
-                    float4 v = *reinterpret_cast<const float4 *>(
-                        &Bs[k * LDB + wcol + n * WSUBN + tcol + j]);
-                    rb[n * TN + j] = v.x, rb[n * TN + j + 1] = v.y;
-                    rb[n * TN + j + 2] = v.z, rb[n * TN + j + 3] = v.w;
-                }
-#pragma unroll
-            for (int i = 0; i < WMITER * TM; i++)
-#pragma unroll
-                for (int j = 0; j < WNITER * TN; j++)
-                    acc[i][j] += ra[i] * rb[j];
-        }
+        const float *As = smem + buf * (A_TILE + B_TILE);
+        warp_tile_step(As, As + A_TILE, pos, acc);
 #if DBUF
         if (more) {
             buf ^= 1;
@@ -129,18 +85,5 @@ matmul_warptile(const float *__restrict__ A, const float *__restrict__ B, float 
         __syncthreads();
 #endif
     }
-
-#pragma unroll
-    for (int m = 0; m < WMITER; m++)
-#pragma unroll
-        for (int n = 0; n < WNITER; n++) {
-            float out[TM][TN];
-#pragma unroll
-            for (int i = 0; i < TM; i++)
-#pragma unroll
-                for (int j = 0; j < TN; j++)
-                    out[i][j] = acc[m * TM + i][n * TN + j];
-            store_c<TM, TN>(C, out, M, N, row0 + wrow + m * WSUBM + trow,
-                            col0 + wcol + n * WSUBN + tcol);
-        }
+    warp_store(C, acc, pos, M, N, row0, col0);
 }

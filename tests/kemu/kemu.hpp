@@ -61,6 +61,9 @@ template <class T> T __shfl_down_sync(unsigned, T v, int off)
 }
 
 template <class T> T atomicAdd(T *p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
+template <class T> T atomicExch(T *p, T v) { return std::atomic_ref<T>(*p).exchange(v); }
+using std::max;
+using std::min;
 inline unsigned long long atomicMin(unsigned long long *p, unsigned long long v)
 {
     std::atomic_ref<unsigned long long> a(*p);
@@ -88,34 +91,36 @@ inline int __float_as_int(float f)
 #define __global__
 #define __device__
 #define __forceinline__ inline
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #define __restrict__ __restrict
 #define __shared__ static
 #define DYNAMIC_SHARED(type, name) type *name = reinterpret_cast<type *>(kemu::dynamic_shared)
 
 namespace kemu {
-// Run kernel(args...) over grid x block (2-D at most), one block at a time.
+// Run kernel(args...) over grid x block (a 2-D block at most), one block at a time, in
+// CUDA's launch order (x fastest, z slowest).
 template <class K, class... A> void launch(dim3 grid, dim3 block, K kernel, A... args)
 {
     gridDim = grid;
     blockDim = block;
     const int threads = (int)(block.x * block.y);
-    for (unsigned by = 0; by < grid.y; by++)
-        for (unsigned bx = 0; bx < grid.x; bx++) {
-            block_barrier = std::make_unique<std::barrier<>>(threads);
-            warp_barrier.clear();
-            for (int w = 0; w < (threads + 31) / 32; w++)
-                warp_barrier.push_back(std::make_unique<std::barrier<>>(std::min(32, threads - 32 * w)));
-            std::vector<std::thread> pool;
-            for (int t = 0; t < threads; t++)
-                pool.emplace_back([=] {
-                    blockIdx = {bx, by, 1};
-                    threadIdx = {(unsigned)t % block.x, (unsigned)t / block.x, 0};
-                    kernel(args...);
-                });
-            for (auto &t : pool)
-                t.join();
-        }
+    for (unsigned bz = 0; bz < grid.z; bz++)
+        for (unsigned by = 0; by < grid.y; by++)
+            for (unsigned bx = 0; bx < grid.x; bx++) {
+                block_barrier = std::make_unique<std::barrier<>>(threads);
+                warp_barrier.clear();
+                for (int w = 0; w < (threads + 31) / 32; w++)
+                    warp_barrier.push_back(std::make_unique<std::barrier<>>(std::min(32, threads - 32 * w)));
+                std::vector<std::thread> pool;
+                for (int t = 0; t < threads; t++)
+                    pool.emplace_back([=] {
+                        blockIdx = {bx, by, bz};
+                        threadIdx = {(unsigned)t % block.x, (unsigned)t / block.x, 0};
+                        kernel(args...);
+                    });
+                for (auto &t : pool)
+                    t.join();
+            }
 }
 } // namespace kemu
 

@@ -1,0 +1,172 @@
+// matmul_async: warp tiling (common/matmul_warp.cuh) fed by a STAGES-deep pipeline of
+// asynchronous global -> shared copies (cp.async, sm_80+), and an optional split of K.
+//
+// Copies go straight to shared memory, without passing through registers, so STAGES - 1
+// K steps are in flight while one is computed, at no register cost. A is transposed on
+// the way in: 4-byte copies, consecutive lanes on consecutive k (coalesced reads, and with
+// PAD = 4 conflict-free shared writes for BK = 8). B moves in 16-byte copies when N % 4 ==
+// 0. A copy whose source lies outside the matrix (or the block's K range) is zero-filled
+// by the hardware (src-size 0), so edge tiles need no branches in the inner loop.
+//
+// SPLITK > 1 splits K into SPLITK slices, one per blockIdx.z, for problems with too few
+// output tiles to fill the GPU. Slice 0 stores its partial sum; the others wait until it
+// has, then add theirs with atomics. A per-tile counter in this module's global memory
+// orders them; the last slice resets it to 0, so every launch leaves it as it found it.
+// Slice 0's blocks come first in launch order (z is the slowest grid index), so a waiting
+// block never waits on one that has not started. Launches of one SPLITK > 1 kernel must not
+// run concurrently (on two streams): they share the counters.
+//
+// Parameters: those of matmul_warp.cuh plus STAGES (>= 2), SPLITK (>= 1) and MINB, the
+// blocks per SM the registers must allow (__launch_bounds__: ptxas caps registers to fit).
+#define A_PER_THREAD (BM * BK / NT)      // 4-byte copies
+#define B_PER_THREAD (BK * BN / 4 / NT)  // 16-byte copies
+#define STAGE_FLOATS (A_TILE + B_TILE)
+#define SPLITK_TILES 65536 // output tiles a SPLITK > 1 launch may have (launch_geometry checks)
+
+#ifndef DYNAMIC_SHARED // tests/kemu (kernels run on the CPU) brings its own
+#define DYNAMIC_SHARED(type, name) extern __shared__ __align__(16) type name[]
+#endif
+
+#ifndef CUTUNE_KEMU
+__device__ __forceinline__ void cp_async4(float *dst, const float *src, bool valid)
+{
+    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src),
+                 "r"(valid ? 4 : 0));
+}
+__device__ __forceinline__ void cp_async16(float *dst, const float *src, bool valid)
+{
+    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src),
+                 "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N_> __device__ __forceinline__ void cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N_) : "memory");
+}
+#endif
+
+// Start the copies of the K step at k0 (a slice ending at kend) into one stage.
+__device__ __forceinline__ void load_stage(const float *__restrict__ A, const float *__restrict__ B,
+                                           float *As, float *Bs, int M, int N, int K, int row0,
+                                           int col0, int k0, int kend, int tid)
+{
+#pragma unroll
+    for (int i = 0; i < A_PER_THREAD; i++) {
+        int e = tid + i * NT, r = e / BK, c = e % BK;
+        bool ok = row0 + r < M && k0 + c < kend;
+        cp_async4(&As[c * LDA + r], ok ? A + (size_t)(row0 + r) * K + k0 + c : A, ok);
+    }
+    if ((N & 3) == 0) {
+#pragma unroll
+        for (int i = 0; i < B_PER_THREAD; i++) {
+            int e = tid + i * NT, r = e / (BN / 4), c = (e % (BN / 4)) * 4;
+            bool ok = k0 + r < kend && col0 + c < N;
+            cp_async16(&Bs[r * LDB + c], ok ? B + (size_t)(k0 + r) * N + col0 + c : B, ok);
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < B_PER_THREAD; i++) {
+            int e = tid + i * NT, r = e / (BN / 4), c = (e % (BN / 4)) * 4;
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                bool ok = k0 + r < kend && col0 + c + j < N;
+                cp_async4(&Bs[r * LDB + c + j], ok ? B + (size_t)(k0 + r) * N + col0 + c + j : B, ok);
+            }
+        }
+    }
+}
+
+#if SPLITK > 1
+__device__ unsigned matmul_async_slices_done[SPLITK_TILES];
+
+// Slices 1.. add their partial sums to what slice 0 stored.
+__device__ __forceinline__ void warp_add(float *__restrict__ C, const float (&acc)[WMITER * TM][WNITER * TN],
+                                         const WarpPos &p, int M, int N, int row0, int col0)
+{
+#pragma unroll
+    for (int m = 0; m < WMITER; m++)
+#pragma unroll
+        for (int n = 0; n < WNITER; n++)
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++) {
+                    int r = row0 + p.wrow + m * WSUBM + p.trow + i;
+                    int c = col0 + p.wcol + n * WSUBN + p.tcol + j;
+                    if (r < M && c < N)
+                        atomicAdd(&C[(size_t)r * N + c], acc[m * TM + i][n * TN + j]);
+                }
+}
+
+__device__ __forceinline__ void finish_slices(float *__restrict__ C,
+                                              const float (&acc)[WMITER * TM][WNITER * TN],
+                                              const WarpPos &p, int M, int N, int row0, int col0)
+{
+    unsigned *done = &matmul_async_slices_done[blockIdx.y * gridDim.x + blockIdx.x];
+    if (blockIdx.z == 0) {
+        warp_store(C, acc, p, M, N, row0, col0);
+        __threadfence();
+        __syncthreads();
+        if (threadIdx.x == 0)
+            atomicAdd(done, 1u);
+        return;
+    }
+    if (threadIdx.x == 0)
+        while (atomicAdd(done, 0u) == 0u) {
+        }
+    __syncthreads();
+    __threadfence();
+    warp_add(C, acc, p, M, N, row0, col0);
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0 && atomicAdd(done, 1u) == SPLITK - 1)
+        atomicExch(done, 0u); /* the last slice: ready for the next launch */
+}
+#endif
+
+extern "C" __global__ void __launch_bounds__(NT, MINB)
+matmul_async(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,
+             int M, int N, int K)
+{
+    DYNAMIC_SHARED(float, smem);
+    const int tid = threadIdx.x;
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    const WarpPos pos = warp_pos(tid);
+    // this block's K range: whole BK steps, SPLITK slices
+    const int steps = (K + BK - 1) / BK, per = (steps + SPLITK - 1) / SPLITK;
+    const int kbeg = (int)blockIdx.z * per * BK, kend = min(K, kbeg + per * BK);
+    const int nsteps = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
+
+    float acc[WMITER * TM][WNITER * TN];
+    warp_zero(acc);
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < nsteps) {
+            float *As = smem + s * STAGE_FLOATS;
+            load_stage(A, B, As, As + A_TILE, M, N, K, row0, col0, kbeg + s * BK, kend, tid);
+        }
+        cp_async_commit();
+    }
+    for (int t = 0; t < nsteps; t++) {
+        cp_async_wait<STAGES - 2>(); /* this thread's copies of step t have landed */
+        __syncthreads();             /* everyone's have, and step t - 1 is computed */
+        const int next = t + STAGES - 1;
+        if (next < nsteps) {
+            float *As = smem + (next % STAGES) * STAGE_FLOATS;
+            load_stage(A, B, As, As + A_TILE, M, N, K, row0, col0, kbeg + next * BK, kend, tid);
+        }
+        cp_async_commit();
+        const float *As = smem + (t % STAGES) * STAGE_FLOATS;
+        warp_tile_step(As, As + A_TILE, pos, acc);
+    }
+    cp_async_wait<0>();
+
+#if SPLITK > 1
+    finish_slices(C, acc, pos, M, N, row0, col0);
+#else
+    warp_store(C, acc, pos, M, N, row0, col0);
+#endif
+}
