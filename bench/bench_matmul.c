@@ -2,7 +2,7 @@
  * database) re-checked and re-timed in this process, next to cuBLAS SGEMM (FP32, TF32 off)
  * on the same inputs (same generator, seed and streams as the plugins), on the same GPU.
  *
- *   bench_matmul --db PATH [--device N] [--seed N] SIZE...
+ *   bench_matmul --db PATH [--device N] [--seed N] [--same-model] SIZE...
  *
  * Prints a table; the ratio column is tuned rate / cuBLAS rate. */
 #include "compile.h"
@@ -98,14 +98,21 @@ static double time_cublas(cublasHandle_t h, const CutuneProblem *p, uint64_t see
 
 /* Re-check and re-time a variant's best config for this problem. */
 static int time_variant(const CutunePlugin *pl, const CutuneDeviceInfo *dev, CutuneDb *db,
-                        const CutuneProblem *prob, const char *size, uint64_t seed,
+                        const CutuneProblem *prob, const char *size, uint64_t seed, int same_model,
                         char *config, size_t config_len, double *ms, CutuneError *err)
 {
     CutuneBest b;
     int rc = cutune_db_best_of_variant(db, dev->uuid, "matmul", size, pl->v->name, &b, err);
+    if (rc == CUTUNE_ERR_NOT_FOUND && same_model) {
+        cutune_error_clear(err);
+        rc = cutune_db_best_of_variant_model(db, dev->name, "matmul", size, pl->v->name, &b, err);
+    }
     if (rc)
         return rc;
-    snprintf(config, config_len, "%s", b.config);
+    if (strcmp(b.device_uuid, dev->uuid))
+        snprintf(config, config_len, "%.400s (tuned on %.12s)", b.config, b.device_uuid);
+    else
+        snprintf(config, config_len, "%s", b.config);
     char path[PATH_MAX], cache[PATH_MAX];
     CutuneSpace *sp = NULL;
     if ((rc = cutune_space_path(pl->v->name, path, sizeof path, err)) ||
@@ -157,8 +164,12 @@ out:
 int main(int argc, char **argv)
 {
     const char *db_path = NULL;
-    int device = 0, first_size = 0;
+    int device = 0, first_size = 0, same_model = 0;
     uint64_t seed = 12345;
+    static const char usage[] =
+        "usage: bench_matmul --db PATH [--device N] [--seed N] [--same-model] SIZE...\n"
+        "  --same-model  for a variant never tuned on this device, time the best config\n"
+        "                tuned on another device of the same model (re-checked here)\n";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--db") && i + 1 < argc)
             db_path = argv[++i];
@@ -166,14 +177,16 @@ int main(int argc, char **argv)
             device = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
             seed = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--same-model"))
+            same_model = 1;
         else if (argv[i][0] == '-') {
-            fprintf(stderr, "usage: bench_matmul --db PATH [--device N] [--seed N] SIZE...\n");
+            fprintf(stderr, "%s", usage);
             return 2;
         } else if (!first_size)
             first_size = i;
     }
     if (!db_path || !first_size) {
-        fprintf(stderr, "usage: bench_matmul --db PATH [--device N] [--seed N] SIZE...\n");
+        fprintf(stderr, "%s", usage);
         return 2;
     }
     CutuneError err = {0};
@@ -196,7 +209,7 @@ int main(int argc, char **argv)
     int failures = 0;
     for (int i = first_size; i < argc; i++) {
         if (argv[i][0] == '-') {
-            i++;
+            i += strcmp(argv[i], "--same-model") != 0;
             continue;
         }
         CutuneProblem p;
@@ -219,7 +232,8 @@ int main(int argc, char **argv)
             char config[512] = "";
             double ms = 0;
             cutune_error_clear(&err);
-            if (time_variant(pl, &dev, db, &p, size, seed, config, sizeof config, &ms, &err)) {
+            if (time_variant(pl, &dev, db, &p, size, seed, same_model, config, sizeof config, &ms,
+                             &err)) {
                 printf("%-16s %-14s %10s %9s %10.4f %9.2f %7s  (%s)\n", size, pl->v->name, "-", "-",
                        cub, flops / cub / 1e9, "-", err.msg);
                 failures += err.code != CUTUNE_ERR_NOT_FOUND;

@@ -16,6 +16,8 @@
 #          sgemm-anneal: warptile searched by annealing (300 evaluations) at 4096^3, 8192^3;
 #          async-large / async-small: matmul_async searched by annealing at 4096^3 and
 #          8192^3 / at the other five sizes (budgets and time caps in the step)
+#   profile the best matmul_async config at 4096^3 in $out/sgemm.db: its SASS (instruction
+#          mix in the summary) and, where Nsight Compute is installed, an ncu report
 #   lookup bench_lookup (CPU only: the cost of an application's lookup on 10^5 trials),
 #          on this quieter machine
 #   record exhaustive runs to replay: for each op:variant:size in $RECORD (default
@@ -160,6 +162,36 @@ for step in $steps; do
         timed "bench_matmul sgemm" "$out/bench.log" "$b/bench/bench_matmul" --db "$db" \
             ${BENCH_SIZES:-1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096 \
             8192x8192x8192 4096x1024x8192 128x4096x4096}
+        ;;
+    profile)
+        db=$out/sgemm.db
+        [ -f "$db" ] || db=$root/.carry/sgemm.db
+        cfg=$(python3 - "$db" <<'PY'
+import sqlite3, sys
+row = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT config FROM trial_details WHERE variant = 'matmul_async' AND size = '4096x4096x4096'"
+    " AND status = 'ok' ORDER BY median_ms LIMIT 1").fetchone()
+print(row[0] if row else "")
+PY
+)
+        if [ -z "$cfg" ]; then note "profile: no matmul_async config at 4096^3 in $db"; continue; fi
+        note "profile: $cfg"
+        cat plugins/common/matmul_tiles.cuh plugins/common/matmul_warp.cuh \
+            plugins/matmul_async/matmul_async.cu > /tmp/profile.cu
+        nvcc -cubin -arch=sm_90 -std=c++17 $(echo "$cfg" | tr ',' '\n' | sed 's/^/-D/') -Xptxas -v \
+            /tmp/profile.cu -o /tmp/profile.cubin 2>&1 | grep -i "registers\|spill" | tee -a "$summary"
+        cuobjdump -sass /tmp/profile.cubin > "$out/sass.txt" 2>&1
+        grep -oE '^ +/\*[0-9a-f]{4}\*/ +[A-Z][A-Z0-9.]*' "$out/sass.txt" | awk '{print $2}' |
+            sed 's/\..*//' | sort | uniq -c | sort -rn | head -12 | tee -a "$summary"
+        if command -v ncu > /dev/null; then
+            timed "ncu matmul_async 4096" "$out/ncu.log" ncu --set full -k matmul_async -c 1 \
+                -o "$out/prof" -f "$b/bench/bench_matmul" --db "$db" 4096x4096x4096
+            ncu --import "$out/prof.ncu-rep" --page details > "$out/ncu.txt" 2>&1
+            grep -E "Duration|Issue Slots Busy|Executed Ipc A|Registers Per|Achieved Occupancy|Stall|No Eligible|SM Frequency|L1/TEX Hit|L2 Hit|Bank" \
+                "$out/ncu.txt" | head -30 | tee -a "$summary"
+        else
+            note "profile: no ncu on this machine"
+        fi
         ;;
     lookup)
         timed "bench_lookup" "$out/bench_lookup.log" "$b/bench/bench_lookup" --db /tmp/cutune-bench-lookup.db

@@ -361,6 +361,16 @@ static void test_rows_and_best(void)
     CHECK_STR_CONTAINS(e.msg, path);
     CHECK_EQ_INT(cutune_db_best(db, a.uuid, "transpose", "1024", &bb, NULL), CUTUNE_ERR_NOT_FOUND);
     CHECK_EQ_INT(cutune_db_best(db, "GPU-none", "gemm", "1024", &bb, NULL), CUTUNE_ERR_NOT_FOUND);
+    /* the fastest of one variant (any version), by device and by device model */
+    CHECK_EQ_INT(cutune_db_best_of_variant(db, a.uuid, "gemm", "1024", "tiled", &bb, NULL), 0);
+    CHECK_EQ_INT(bb.trial_id, t[10]);
+    CHECK_EQ_INT(cutune_db_best_of_variant_model(db, b.name, "gemm", "1024", "tiled", &bb, NULL), 0);
+    CHECK_EQ_INT(bb.trial_id, t[11]);
+    CHECK_MSG(strcmp(bb.device_uuid, b.uuid) == 0, "%s", bb.device_uuid);
+    CHECK_EQ_INT(cutune_db_best_of_variant_model(db, a.name, "gemm", "1024", "naive", &bb, NULL), 0);
+    CHECK_EQ_INT(bb.trial_id, t[4]);
+    CHECK_EQ_INT(cutune_db_best_of_variant_model(db, "NVIDIA H100", "gemm", "1024", "tiled", &bb, NULL),
+                 CUTUNE_ERR_NOT_FOUND); /* a model is matched whole, not as a prefix */
     CHECK_EQ_INT(raw_int(path, "SELECT count(*) FROM best_configs WHERE variant = 'naive'"), 1);
     CHECK_EQ_INT(raw_int(path, "SELECT count(*) FROM trial_details WHERE device = "
                                "'NVIDIA H100 80GB HBM3' AND op = 'gemm' AND size = '1024'"),

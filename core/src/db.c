@@ -717,29 +717,45 @@ int cutune_db_best(CutuneDb *db, const char *device_uuid, const char *op, const 
     return code;
 }
 
-int cutune_db_best_of_variant(CutuneDb *db, const char *device_uuid, const char *op,
-                              const char *size, const char *variant, CutuneBest *out,
-                              CutuneError *err)
+/* The fastest verified trial of a variant on the devices whose `device_column` (uuid or
+ * name) is `device`. */
+static int best_of_variant(CutuneDb *db, const char *device_column, const char *device,
+                           const char *op, const char *size, const char *variant, CutuneBest *out,
+                           CutuneError *err)
 {
-    if (!db || !device_uuid || !op || !size || !variant || !out)
+    if (!db || !device || !op || !size || !variant || !out)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_best_of_variant: missing argument");
     sqlite3_stmt *st = NULL;
-    char what[320];
-    snprintf(what, sizeof what, "%s %s variant %s on device %s", op, size, variant, device_uuid);
-    int code, rc = sqlite3_prepare_v2(
-        db->h,
-        "SELECT " BEST_COLUMNS ", t.created_at"
-        " FROM trials t JOIN devices d ON d.id = t.device_id"
-        " JOIN problems p ON p.id = t.problem_id JOIN variants v ON v.id = t.variant_id"
-        " WHERE d.uuid = ? AND p.op = ? AND p.size = ? AND v.name = ? AND t.status = 'ok'"
-        " AND t.median_ms > 0 ORDER BY t.median_ms, t.id LIMIT 1",
-        -1, &st, NULL);
+    char what[400], sql[640];
+    snprintf(what, sizeof what, "%s %s variant %s on device %s", op, size, variant, device);
+    snprintf(sql, sizeof sql,
+             "SELECT " BEST_COLUMNS ", t.created_at"
+             " FROM trials t JOIN devices d ON d.id = t.device_id"
+             " JOIN problems p ON p.id = t.problem_id JOIN variants v ON v.id = t.variant_id"
+             " WHERE d.%s = ? AND p.op = ? AND p.size = ? AND v.name = ? AND t.status = 'ok'"
+             " AND t.median_ms > 0 ORDER BY t.median_ms, t.id LIMIT 1",
+             device_column);
+    int code, rc = sqlite3_prepare_v2(db->h, sql, -1, &st, NULL);
     if (rc == SQLITE_OK)
-        rc = bind(st, "tttt", device_uuid, op, size, variant);
+        rc = bind(st, "tttt", device, op, size, variant);
     code = rc == SQLITE_OK ? read_best(db, st, what, out, err)
                            : db_error(db, err, rc, "reading the best config of a variant");
     sqlite3_finalize(st);
     return code;
+}
+
+int cutune_db_best_of_variant(CutuneDb *db, const char *device_uuid, const char *op,
+                              const char *size, const char *variant, CutuneBest *out,
+                              CutuneError *err)
+{
+    return best_of_variant(db, "uuid", device_uuid, op, size, variant, out, err);
+}
+
+int cutune_db_best_of_variant_model(CutuneDb *db, const char *device_name, const char *op,
+                                    const char *size, const char *variant, CutuneBest *out,
+                                    CutuneError *err)
+{
+    return best_of_variant(db, "name", device_name, op, size, variant, out, err);
 }
 
 int cutune_db_find_device(CutuneDb *db, const char *pattern, char *uuid, size_t uuid_len,

@@ -100,6 +100,11 @@ int cutune_db_best(CutuneDb *db, const char *device_uuid, const char *op, const 
 int cutune_db_best_of_variant(CutuneDb *db, const char *device_uuid, const char *op,
                               const char *size, const char *variant, CutuneBest *out,
                               CutuneError *err);
+/* The same over every device of one model (devices.name, e.g. "NVIDIA H200"); the row's
+ * device_uuid says which device it was measured on. */
+int cutune_db_best_of_variant_model(CutuneDb *db, const char *device_name, const char *op,
+                                    const char *size, const char *variant, CutuneBest *out,
+                                    CutuneError *err);
 
 /* Resolve a device recorded in the database by UUID (exact) or by a case-insensitive
  * substring of its name; CUTUNE_ERR_NOT_FOUND, or CUTUNE_ERR_INVALID when the pattern
