@@ -159,7 +159,7 @@ for step in $steps; do
     sgemm-bench)
         db=$out/sgemm.db
         [ -f "$db" ] || db=$root/.carry/sgemm.db
-        timed "bench_matmul sgemm" "$out/bench.log" "$b/bench/bench_matmul" --db "$db" \
+        timed "bench_matmul sgemm" "$out/bench.log" "$b/bench/bench_matmul" --db "$db" ${BENCH_ARGS:-} \
             ${BENCH_SIZES:-1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096 \
             8192x8192x8192 4096x1024x8192 128x4096x4096}
         ;;
