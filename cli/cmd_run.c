@@ -23,6 +23,9 @@ static const char help[] =
     "  --size S          problem size, e.g. 4096x4096x4096 (repeatable; default: the sizes\n"
     "                    listed under [problems] in each variant's tuning space)\n"
     "  --variant NAME    tune only this variant\n"
+    "  --where CONFIG    only the configs of that variant matching CONFIG, a partial config\n"
+    "                    such as BM=128,BK=8 (repeatable: configs matching any); a full\n"
+    "                    config measures just that one\n"
     "  --strategy S      exhaustive, random, annealing, genetic, ils (greedy iterated local\n"
     "                    search) or tpe (model-based); default: exhaustive, unless --budget\n"
     "                    is less than the valid configs of a space (then annealing) or --time\n"
@@ -100,7 +103,7 @@ int cmd_run(int argc, char **argv)
         {"budget", required_argument, 0, 'b'}, {"time", required_argument, 0, 't'},
         {"seed", required_argument, 0, 'r'}, {"db", required_argument, 0, 'D'},
         {"resume", no_argument, 0, 'R'}, {"jobs", required_argument, 0, 'j'},
-        {"pending", no_argument, 0, 'p'},
+        {"pending", no_argument, 0, 'p'}, {"where", required_argument, 0, 'w'},
         {"max-seconds", required_argument, 0, 'm'}, {"no-progress", no_argument, 0, 'P'},
         {"timeout-factor", required_argument, 0, 'F'},
         {"timeout-floor", required_argument, 0, 'L'},
@@ -110,8 +113,12 @@ int cmd_run(int argc, char **argv)
     cutune_tune_defaults(&o);
     o.progress = isatty(STDERR_FILENO);
     const char **sizes = calloc((size_t)argc + 1, sizeof *sizes);
-    if (!sizes)
+    const char **where = calloc((size_t)argc + 1, sizeof *where);
+    if (!sizes || !where) {
+        free(sizes);
+        free(where);
         return EXIT_FAILURE_;
+    }
     unsigned long long u;
     int c, rc = EXIT_OK;
     optind = 0;
@@ -127,6 +134,9 @@ int cmd_run(int argc, char **argv)
             break;
         case 'v':
             o.variant = optarg;
+            break;
+        case 'w':
+            where[o.nwhere++] = optarg;
             break;
         case 'S':
             o.strategy = optarg;
@@ -182,6 +192,11 @@ int cmd_run(int argc, char **argv)
             goto out;
         }
     }
+    if (o.nwhere && !o.variant) {
+        rc = cli_usage_error("run", "--where names parameters of one variant: add --variant");
+        goto out;
+    }
+    o.where = where;
     if (o.pending && o.nsizes) {
         rc = cli_usage_error("run", "--pending tunes the requested sizes: leave out --size");
         goto out;
@@ -245,5 +260,6 @@ int cmd_run(int argc, char **argv)
     free(text);
 out:
     free(sizes);
+    free(where);
     return rc;
 }

@@ -31,6 +31,7 @@ expect 2 "--time needs a non-negative number" -- "$exe" run matmul --time -1
 expect 2 "--size is required" -- "$exe" query matmul
 expect 2 "unknown status 'great'" -- "$exe" show --status great
 expect 2 "leave out --size" -- "$exe" run --pending --size 64
+expect 2 "add --variant" -- "$exe" run matmul --where BM=128
 expect 2 "unknown format 'yaml'" -- "$exe" export --format yaml
 expect 0 "matmul_tiled" -- "$exe" list
 expect 0 "configs: 132 valid of 224" -- "$exe" list matmul

@@ -119,6 +119,35 @@ static void test_good_space(void)
     CHECK(row_is(&l, 5, 16, 1, 16));
     cutune_config_list_free(&l);
 
+    /* --where: the 9 configs (TILE {8,16,32} x UNROLL 1 x PAD {4,8,16}) cut to partial
+     * assignments; several match any; unknown names and bad values are errors */
+    static const char *const w1[] = {"PAD=8"}, *const w2[] = {"TILE=16,PAD=4", "TILE=32,PAD=16"},
+                             *const w3[] = {"TILE=64"}, *const w4[] = {"TILE=8", "FOO=1"},
+                             *const w5[] = {"PAD=x"};
+    CHECK_EQ_INT(cutune_space_enumerate(s, &lim, NULL, &l, &err), 0);
+    CHECK_EQ_INT(cutune_config_list_where(s, &l, w1, 0, &err), 0);
+    CHECK_EQ_INT(l.nconfigs, 9);
+    CHECK_EQ_INT(cutune_config_list_where(s, &l, w1, 1, &err), 0);
+    CHECK_EQ_INT(l.nconfigs, 3);
+    CHECK(row_is(&l, 0, 8, 1, 8) && row_is(&l, 1, 16, 1, 8) && row_is(&l, 2, 32, 1, 8));
+    cutune_config_list_free(&l);
+    CHECK_EQ_INT(cutune_space_enumerate(s, &lim, NULL, &l, &err), 0);
+    CHECK_EQ_INT(cutune_config_list_where(s, &l, w2, 2, &err), 0);
+    CHECK_EQ_INT(l.nconfigs, 2);
+    CHECK(row_is(&l, 0, 16, 1, 4) && row_is(&l, 1, 32, 1, 16));
+    CHECK_EQ_INT(cutune_config_list_where(s, &l, w3, 1, &err), 0); /* not a valid config */
+    CHECK_EQ_INT(l.nconfigs, 0);
+    cutune_config_list_free(&l);
+    CHECK_EQ_INT(cutune_space_enumerate(s, &lim, NULL, &l, &err), 0);
+    CHECK_EQ_INT(cutune_config_list_where(s, &l, w4, 2, &err), CUTUNE_ERR_PARSE);
+    CHECK_STR_CONTAINS(err.msg, "unknown parameter 'FOO'");
+    cutune_error_clear(&err);
+    CHECK_EQ_INT(cutune_config_list_where(s, &l, w5, 1, &err), CUTUNE_ERR_PARSE);
+    CHECK_STR_CONTAINS(err.msg, "'x' of PAD is not an integer");
+    CHECK_EQ_INT(l.nconfigs, 9); /* untouched on error */
+    cutune_config_list_free(&l);
+    cutune_error_clear(&err);
+
     /* A smaller device: MAX_THREADS_PER_BLOCK = 256 keeps TILE in {8,16} (16*16 = 256).
      * threads_fit rejects TILE 32 and 64: 2 * 4 * 3 = 24; unroll_divides rejects
      * 2 TILE * 3 UNROLL * 3 PAD = 18; left 2 * 1 * 3 = 6 (48 - 24 - 18). */

@@ -145,7 +145,10 @@ static void trim(const char **s, size_t *len)
 
 #define CONFIG_FIX "write NAME=value pairs separated by commas, e.g. TILE=16,PAD=1"
 
-int cutune_config_parse(const CutuneSpace *s, const char *text, int64_t *values, CutuneError *err)
+/* Parse NAME=value pairs into values[] (seen[i] set for each named parameter); with
+ * `partial`, parameters may be left out. */
+static int parse_assignment(const CutuneSpace *s, const char *text, int64_t *values,
+                            unsigned char *seen_out, int partial, CutuneError *err)
 {
     if (!s || !text || (s->nparams && !values))
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_config_parse: NULL argument");
@@ -225,7 +228,7 @@ int cutune_config_parse(const CutuneSpace *s, const char *text, int64_t *values,
             p = comma + 1;
         }
     }
-    for (size_t i = 0; i < s->nparams; i++) {
+    for (size_t i = 0; i < s->nparams && !partial; i++) {
         if (!seen[i]) {
             rc = cutune_error(err, CUTUNE_ERR_PARSE,
                               "config '%s': parameter '%s' is missing; " CONFIG_FIX, text,
@@ -233,11 +236,57 @@ int cutune_config_parse(const CutuneSpace *s, const char *text, int64_t *values,
             goto out;
         }
     }
-    if (s->nparams)
+    if (s->nparams) {
         memcpy(values, tmp, s->nparams * sizeof *values);
+        if (seen_out)
+            memcpy(seen_out, seen, s->nparams);
+    }
 out:
     free(seen);
     free(tmp);
+    return rc;
+}
+
+int cutune_config_parse(const CutuneSpace *s, const char *text, int64_t *values, CutuneError *err)
+{
+    return parse_assignment(s, text, values, NULL, 0, err);
+}
+
+int cutune_config_list_where(const CutuneSpace *s, CutuneConfigList *cl, const char *const *where,
+                             size_t nwhere, CutuneError *err)
+{
+    if (!s || !cl || (nwhere && !where))
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_config_list_where: NULL argument");
+    if (nwhere == 0)
+        return 0;
+    size_t np = s->nparams ? s->nparams : 1;
+    int64_t *want = calloc(nwhere * np, sizeof *want);
+    unsigned char *named = calloc(nwhere * np, 1);
+    int rc = 0;
+    if (!want || !named) {
+        rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t w = 0; w < nwhere; w++)
+        if ((rc = parse_assignment(s, where[w], want + w * np, named + w * np, 1, err)))
+            goto out;
+    size_t kept = 0;
+    for (size_t c = 0; c < cl->nconfigs; c++) {
+        const int64_t *row = cl->values + c * cl->nparams;
+        int match = 0;
+        for (size_t w = 0; w < nwhere && !match; w++) {
+            match = 1;
+            for (size_t i = 0; i < s->nparams && match; i++)
+                match = !named[w * np + i] || row[i] == want[w * np + i];
+        }
+        if (match && kept != c)
+            memmove(cl->values + kept * cl->nparams, row, cl->nparams * sizeof *row);
+        kept += match;
+    }
+    cl->nconfigs = kept;
+out:
+    free(want);
+    free(named);
     return rc;
 }
 

@@ -93,5 +93,10 @@ void cutune_config_list_free(CutuneConfigList *l);
 int cutune_config_format(const CutuneSpace *s, const int64_t *values, char *buf, size_t len);
 /* Parse the canonical text back into values (every parameter must be present once). */
 int cutune_config_parse(const CutuneSpace *s, const char *text, int64_t *values, CutuneError *err);
+/* Keep only the configs of `cl` that match one of the partial assignments in where[]
+ * ("BM=128,BK=8": the named parameters have these values, the others any). An unknown
+ * parameter or a bad value is an error (CUTUNE_ERR_PARSE); nwhere == 0 keeps all. */
+int cutune_config_list_where(const CutuneSpace *s, CutuneConfigList *cl, const char *const *where,
+                             size_t nwhere, CutuneError *err);
 
 #endif

@@ -348,8 +348,11 @@ static int tune_problem(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
         return cutune_error(err, CUTUNE_ERR_INVALID,
                             "%s: problem '%s' has %d dimensions but the space names %zu", sp->path,
                             size, prob.ndims, sp->ndims);
-    if ((rc = cutune_space_enumerate(sp, &t->limits, dims, &cl, err)))
+    if ((rc = cutune_space_enumerate(sp, &t->limits, dims, &cl, err)) ||
+        (rc = cutune_config_list_where(sp, &cl, o->where, o->nwhere, err))) {
+        cutune_config_list_free(&cl);
         return rc;
+    }
     row->nvalid = cl.nconfigs;
     if (cl.nconfigs == 0) {
         if (o->log)
@@ -654,8 +657,11 @@ static int preflight(const Tuner *t, const CutunePlugin *const *chosen, size_t n
             }
             for (int d = 0; d < prob.ndims; d++)
                 dims[d] = prob.dim[d];
-            if ((rc = cutune_space_enumerate(sp, &t->limits, dims, &cl, err)))
+            if ((rc = cutune_space_enumerate(sp, &t->limits, dims, &cl, err)) ||
+                (rc = cutune_config_list_where(sp, &cl, t->o->where, t->o->nwhere, err))) {
+                cutune_config_list_free(&cl);
                 break;
+            }
             nvalid += cl.nconfigs;
             cutune_config_list_free(&cl);
         }
@@ -665,9 +671,10 @@ static int preflight(const Tuner *t, const CutunePlugin *const *chosen, size_t n
         rc = cutune_error(err, CUTUNE_ERR_INVALID,
                           "nothing to tune: no config of %s%s satisfies its space's constraints "
                           "for this device and the sizes asked for; check the [constraints] of "
-                          "its tuning space (`cutune list %s` shows the valid counts)",
+                          "its tuning space (`cutune list %s` shows the valid counts)%s",
                           t->o->variant ? "variant " : "op ",
-                          t->o->variant ? t->o->variant : t->o->op, t->o->op);
+                          t->o->variant ? t->o->variant : t->o->op, t->o->op,
+                          t->o->nwhere ? ", and --where keeps only the configs it names" : "");
     return rc;
 }
 

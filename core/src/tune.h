@@ -20,6 +20,9 @@ typedef struct CutuneTuneOptions {
     const char *strategy;           /* NULL: "exhaustive", unless a budget smaller than the
                                      * space or a time limit is set: then the default search
                                      * strategy (strategy.h), announced on `log` */
+    const char *const *where;       /* partial configs ("BM=128,BK=8"): tune only the
+                                     * configs matching one of them */
+    size_t nwhere;
     size_t budget;                  /* evaluations per (variant, size); 0: no limit */
     double time_limit_s;            /* per (variant, size); 0: no limit */
     uint64_t seed;                  /* inputs and the strategy */
