@@ -15,7 +15,9 @@
 #          and the non-square shapes; sgemm-bench: bench_matmul on all of them;
 #          sgemm-anneal: warptile searched by annealing (300 evaluations) at 4096^3, 8192^3;
 #          async-large / async-small: matmul_async searched by annealing at 4096^3 and
-#          8192^3 / at the other five sizes (budgets and time caps in the step)
+#          8192^3 / at the other five sizes (budgets and time caps in the step);
+#          async-where: every matmul_async config matching $ASYNC_WHERE (a partial config,
+#          e.g. cuBLAS's tile shape) at 4096^3 and 8192^3
 #   profile the best matmul_async config at 4096^3 in $out/sgemm.db: its SASS (instruction
 #          mix in the summary) and, where Nsight Compute is installed, an ncu report
 #   lookup bench_lookup (CPU only: the cost of an application's lookup on 10^5 trials),
@@ -152,6 +154,16 @@ for step in $steps; do
         timed "async annealing ($step)" "$out/sgemm_run.log.tmp" "$b/cli/cutune" run matmul \
             --variant matmul_async $sizeargs --strategy annealing --seed 13 --budget "$budget" \
             --time "$cap" --db "$db" --no-progress
+        sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
+        cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
+        rm -f "$out/sgemm_run.log.tmp"
+        ;;
+    async-where)
+        db=$out/sgemm.db
+        [ -f "$db" ] || { [ -f "$root/.carry/sgemm.db" ] && cp "$root/.carry/sgemm.db" "$db"; }
+        timed "async where ${ASYNC_WHERE:-}" "$out/sgemm_run.log.tmp" "$b/cli/cutune" run matmul \
+            --variant matmul_async --size 4096x4096x4096 --size 8192x8192x8192 \
+            --where "${ASYNC_WHERE:?set ASYNC_WHERE}" --strategy exhaustive --db "$db" --no-progress
         sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
         cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
         rm -f "$out/sgemm_run.log.tmp"

@@ -6,7 +6,9 @@
 // the way in: 4-byte copies, consecutive lanes on consecutive k (coalesced reads, and with
 // PAD = 4 conflict-free shared writes for BK = 8). B moves in 16-byte copies when N % 4 ==
 // 0. A copy whose source lies outside the matrix (or the block's K range) is zero-filled
-// by the hardware (src-size 0), so edge tiles need no branches in the inner loop.
+// by the hardware (src-size 0: nothing is read, so its address may lie outside the
+// matrix, as CUTLASS's zero-fill copies do), so edge tiles need no branches in the inner
+// loop.
 //
 // SPLITK > 1 splits K into SPLITK slices, one per blockIdx.z, for problems with too few
 // output tiles to fill the GPU. Slice 0 stores its partial sum; the others wait until it
@@ -47,32 +49,57 @@ template <int N_> __device__ __forceinline__ void cp_async_wait()
 }
 #endif
 
-// Start the copies of the K step at k0 (a slice ending at kend) into one stage.
-__device__ __forceinline__ void load_stage(const float *__restrict__ A, const float *__restrict__ B,
-                                           float *As, float *Bs, int M, int N, int K, int row0,
-                                           int col0, int k0, int kend, int tid)
+// Where a thread's copies come from, worked out once: copy i of A is row
+// tid / BK + i * (NT / BK), column tid % BK of the step; copy i of B is row
+// tid / (BN / 4) + i * (NT / (BN / 4)), columns (tid % (BN / 4)) * 4 .. + 3. (Offsets
+// from tid are recomputed where used: cheaper than holding them in registers.)
+struct Copier {
+    const float *a, *b; // the first copy's source at k = 0
+    unsigned a_rows;    // bit i: copy i's A row is inside the matrix
+    bool b_cols;        // the B column group is inside the matrix (N % 4 == 0)
+};
+
+__device__ __forceinline__ Copier copier(const float *A, const float *B, int M, int N, int K,
+                                         int row0, int col0, int tid)
 {
+    Copier c;
+    const int ar = tid / BK, bc = (tid % (BN / 4)) * 4;
+    c.a = A + (size_t)(row0 + ar) * K + tid % BK;
+    c.b = B + (size_t)(tid / (BN / 4)) * N + col0 + bc;
+    c.a_rows = 0;
+#pragma unroll
+    for (int i = 0; i < A_PER_THREAD; i++)
+        c.a_rows |= (unsigned)(row0 + ar + i * (NT / BK) < M) << i;
+    c.b_cols = col0 + bc < N;
+    return c;
+}
+
+// Start the copies of the K step at k0 (of a slice ending at kend) into one stage.
+__device__ __forceinline__ void load_stage(const Copier &c, const float *__restrict__ B, float *As,
+                                           float *Bs, int N, int K, int col0, int k0, int kend, int tid)
+{
+    const bool whole = k0 + BK <= kend; /* every k of the step is in range */
+    const int ar = tid / BK, ak = tid % BK, br = tid / (BN / 4), bc = (tid % (BN / 4)) * 4;
 #pragma unroll
     for (int i = 0; i < A_PER_THREAD; i++) {
-        int e = tid + i * NT, r = e / BK, c = e % BK;
-        bool ok = row0 + r < M && k0 + c < kend;
-        cp_async4(&As[c * LDA + r], ok ? A + (size_t)(row0 + r) * K + k0 + c : A, ok);
+        const bool ok = ((c.a_rows >> i) & 1) && (whole || k0 + ak < kend);
+        cp_async4(&As[ak * LDA + ar + i * (NT / BK)], c.a + (size_t)i * (NT / BK) * K + k0, ok);
     }
     if ((N & 3) == 0) {
 #pragma unroll
         for (int i = 0; i < B_PER_THREAD; i++) {
-            int e = tid + i * NT, r = e / (BN / 4), c = (e % (BN / 4)) * 4;
-            bool ok = k0 + r < kend && col0 + c < N;
-            cp_async16(&Bs[r * LDB + c], ok ? B + (size_t)(k0 + r) * N + col0 + c : B, ok);
+            const int r = br + i * (NT / (BN / 4));
+            const bool ok = c.b_cols && (whole || k0 + r < kend);
+            cp_async16(&Bs[r * LDB + bc], c.b + (size_t)(k0 + r - br) * N, ok);
         }
-    } else {
+    } else { /* rows not 16-byte aligned: single floats, each checked */
 #pragma unroll
         for (int i = 0; i < B_PER_THREAD; i++) {
-            int e = tid + i * NT, r = e / (BN / 4), c = (e % (BN / 4)) * 4;
+            int e = tid + i * NT, r = e / (BN / 4), col = (e % (BN / 4)) * 4;
 #pragma unroll
             for (int j = 0; j < 4; j++) {
-                bool ok = k0 + r < kend && col0 + c + j < N;
-                cp_async4(&Bs[r * LDB + c + j], ok ? B + (size_t)(k0 + r) * N + col0 + c + j : B, ok);
+                bool ok = k0 + r < kend && col0 + col + j < N;
+                cp_async4(&Bs[r * LDB + col + j], B + (size_t)(k0 + r) * N + col0 + col + j, ok);
             }
         }
     }
@@ -142,25 +169,28 @@ matmul_async(const float *__restrict__ A, const float *__restrict__ B, float *__
     float acc[WMITER * TM][WNITER * TN];
     warp_zero(acc);
 
+    const Copier cp = copier(A, B, M, N, K, row0, col0, tid);
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < nsteps) {
             float *As = smem + s * STAGE_FLOATS;
-            load_stage(A, B, As, As + A_TILE, M, N, K, row0, col0, kbeg + s * BK, kend, tid);
+            load_stage(cp, B, As, As + A_TILE, N, K, col0, kbeg + s * BK, kend, tid);
         }
         cp_async_commit();
     }
+    int rd = 0, wr = STAGES - 1; /* the stages computed and filled this step */
     for (int t = 0; t < nsteps; t++) {
         cp_async_wait<STAGES - 2>(); /* this thread's copies of step t have landed */
         __syncthreads();             /* everyone's have, and step t - 1 is computed */
-        const int next = t + STAGES - 1;
-        if (next < nsteps) {
-            float *As = smem + (next % STAGES) * STAGE_FLOATS;
-            load_stage(A, B, As, As + A_TILE, M, N, K, row0, col0, kbeg + next * BK, kend, tid);
+        if (t + STAGES - 1 < nsteps) {
+            float *As = smem + wr * STAGE_FLOATS;
+            load_stage(cp, B, As, As + A_TILE, N, K, col0, kbeg + (t + STAGES - 1) * BK, kend, tid);
         }
         cp_async_commit();
-        const float *As = smem + (t % STAGES) * STAGE_FLOATS;
+        const float *As = smem + rd * STAGE_FLOATS;
         warp_tile_step(As, As + A_TILE, pos, acc);
+        rd = rd + 1 == STAGES ? 0 : rd + 1;
+        wr = wr + 1 == STAGES ? 0 : wr + 1;
     }
     cp_async_wait<0>();
 
