@@ -15,8 +15,7 @@
 #          and the non-square shapes; sgemm-bench: bench_matmul on all of them;
 #          sgemm-anneal: warptile searched by annealing (300 evaluations) at 4096^3, 8192^3;
 #          async-large / async-small: matmul_async searched by annealing at 4096^3 and
-#          8192^3 / at the other five sizes (budgets and time caps in the step; ASYNC_BUDGET,
-#          ASYNC_TIME, ASYNC_SEED, ASYNC_SIZES and ASYNC_WHERE (a partial config) change them);
+#          8192^3 / at the other five sizes (budgets and time caps in the step);
 #          async-where: every matmul_async config matching $ASYNC_WHERE (a partial config,
 #          e.g. cuBLAS's tile shape) at 4096^3 and 8192^3
 #   profile the best matmul_async config at 4096^3 in $out/sgemm.db: its SASS (instruction
@@ -148,14 +147,13 @@ for step in $steps; do
         if [ "$step" = async-large ]; then
             ssizes="4096x4096x4096 8192x8192x8192"; budget=${ASYNC_BUDGET:-300}; cap=${ASYNC_TIME:-120}
         else
-            ssizes=${ASYNC_SIZES:-1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x1024x8192 128x4096x4096}
+            ssizes="1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x1024x8192 128x4096x4096"
             budget=${ASYNC_BUDGET:-200}; cap=${ASYNC_TIME:-50}
         fi
         sizeargs=$(for s_ in $ssizes; do printf -- '--size %s ' "$s_"; done)
         timed "async annealing ($step)" "$out/sgemm_run.log.tmp" "$b/cli/cutune" run matmul \
-            --variant matmul_async $sizeargs --strategy annealing --seed "${ASYNC_SEED:-13}" \
-            --budget "$budget" --time "$cap" ${ASYNC_WHERE:+--where "$ASYNC_WHERE"} \
-            --db "$db" --no-progress
+            --variant matmul_async $sizeargs --strategy annealing --seed 13 --budget "$budget" \
+            --time "$cap" --db "$db" --no-progress
         sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
         cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
         rm -f "$out/sgemm_run.log.tmp"
@@ -199,7 +197,7 @@ PY
             sed 's/\..*//' | sort | uniq -c | sort -rn | head -12 | tee -a "$summary"
         if command -v ncu > /dev/null; then
             timed "ncu matmul_async 4096" "$out/ncu.log" ncu --set full -k matmul_async -c 1 \
-                -o "$out/prof" -f "$b/bench/bench_matmul" --db "$db" --same-model 4096x4096x4096
+                -o "$out/prof" -f "$b/bench/bench_matmul" --db "$db" 4096x4096x4096
             ncu --import "$out/prof.ncu-rep" --page details > "$out/ncu.txt" 2>&1
             grep -E "Duration|Issue Slots Busy|Executed Ipc A|Registers Per|Achieved Occupancy|Stall|No Eligible|SM Frequency|L1/TEX Hit|L2 Hit|Bank" \
                 "$out/ncu.txt" | head -30 | tee -a "$summary"

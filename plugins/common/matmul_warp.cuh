@@ -6,22 +6,16 @@
 // step every lane computes a TM x TN block. Keeping a warp's threads on one compact piece
 // makes its shared-memory reads broadcast-friendly and its register reuse high.
 //
-// Shared memory holds one K step of BK: A transposed (As[k * LDA + m], LDA = BM + PAD), or
-// with AROW = 1 as is (As[m * LDK + k], LDK = BK + PAD), and B as is (Bs[k * BN + n]).
-// Parameters come as -D macros: BM, BN, BK, WM, WN, WNITER, TM, TN, PAD, and AROW where a
-// kernel offers both layouts (undefined counts as 0); WMITER is derived.
+// Shared memory holds one K step of BK: A transposed (As[k * LDA + m], LDA = BM + PAD) and
+// B as is (Bs[k * BN + n]). Parameters come as -D macros: BM, BN, BK, WM, WN, WNITER, TM,
+// TN, PAD; WMITER is derived.
 #define NT ((BM / WM) * (BN / WN) * 32)
 #define WMITER ((WM * WN) / (32 * TM * TN * WNITER))
 #define WSUBM (WM / WMITER)
 #define WSUBN (WN / WNITER)
 #define LDA (BM + PAD)
-#define LDK (BK + PAD)
 #define LDB BN
-#if AROW
-#define A_TILE (BM * LDK)
-#else
 #define A_TILE (BK * LDA)
-#endif
 #define B_TILE (BK * LDB)
 
 // Where this thread's outputs lie in the block tile.
@@ -78,36 +72,6 @@ __device__ __forceinline__ void warp_tile_step(const float *As, const float *Bs,
 #pragma unroll
             for (int j = 0; j < WNITER * TN; j++)
                 acc[i][j] += ra[i] * rb[j];
-    }
-}
-
-// The same with A as is in shared memory (AROW): a thread reads 4 k of each of its rows
-// at once, so A costs as many 16-byte reads as in the transposed layout, in 4x the
-// registers.
-__device__ __forceinline__ void warp_tile_step_arow(const float *As, const float *Bs, const WarpPos &p,
-                                                    float (&acc)[WMITER * TM][WNITER * TN])
-{
-#pragma unroll
-    for (int kk = 0; kk < BK; kk += 4) {
-        float a4[WMITER * TM][4], rb[WNITER * TN];
-#pragma unroll
-        for (int m = 0; m < WMITER; m++)
-#pragma unroll
-            for (int i = 0; i < TM; i++)
-                lds4(a4[m * TM + i], &As[(p.wrow + m * WSUBM + p.trow + i) * LDK + kk]);
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-#pragma unroll
-            for (int n = 0; n < WNITER; n++)
-#pragma unroll
-                for (int j = 0; j < TN; j += 4)
-                    lds4(&rb[n * TN + j], &Bs[(kk + k) * LDB + p.wcol + n * WSUBN + p.tcol + j]);
-#pragma unroll
-            for (int i = 0; i < WMITER * TM; i++)
-#pragma unroll
-                for (int j = 0; j < WNITER * TN; j++)
-                    acc[i][j] += a4[i][k] * rb[j];
-        }
     }
 }
 

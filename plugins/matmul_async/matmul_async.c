@@ -17,10 +17,8 @@ static int geometry(const CutuneConfig *cfg, const CutuneProblem *p, CutuneLaunc
     unsigned gx = matmul_ceil_div(p->dim[1], bn), gy = matmul_ceil_div(p->dim[0], bm);
     if (splitk > 1 && (uint64_t)gx * gy > SPLITK_TILES)
         return -1;
-    /* must match the kernel: STAGES copies of the A (transposed or, with AROW, as is;
-     * padded) and B tiles */
-    int64_t arow = cutune_config_get(cfg, "AROW", 0);
-    size_t stage_floats = (size_t)((arow ? bm * (bk + pad) : bk * (bm + pad)) + bk * bn);
+    /* must match the kernel: STAGES copies of the A (transposed, padded) and B tiles */
+    size_t stage_floats = (size_t)(bk * (bm + pad) + bk * bn);
     *out = (CutuneLaunch){{gx, gy, (unsigned)splitk},
                           {(unsigned)((bm / wm) * (bn / wn) * 32), 1, 1},
                           (size_t)stages * stage_floats * sizeof(float)};
@@ -30,7 +28,7 @@ static int geometry(const CutuneConfig *cfg, const CutuneProblem *p, CutuneLaunc
 static const CutuneVariant variant = {
     MATMUL_OP_FIELDS,
     .name = "matmul_async",
-    .version = "3", /* 2: copy sources worked out once, no pointer selects; 3: AROW */
+    .version = "2", /* 2: copy sources worked out once, no pointer selects */
     .summary = "warp tiling, multi-stage cp.async pipeline, optional split-K",
     .kernel_source = matmul_async_cu,
     .kernel_name = "matmul_async",

@@ -2,12 +2,10 @@
 // asynchronous global -> shared copies (cp.async, sm_80+), and an optional split of K.
 //
 // Copies go straight to shared memory, without passing through registers, so STAGES - 1
-// K steps are in flight while one is computed, at no register cost. With AROW = 0, A is
-// transposed on the way in: 4-byte copies, consecutive lanes on consecutive k (coalesced
-// reads, and with PAD = 4 conflict-free shared writes for BK = 8). With AROW = 1, A keeps
-// its layout and moves in 16-byte copies (4x fewer), and the inner product reads 4 k of a
-// row at once (matmul_warp.cuh). B moves in 16-byte copies. Where rows are not 16-byte
-// aligned (K or N % 4 != 0), single floats are copied instead. A copy whose source lies outside the matrix (or the block's K range) is zero-filled
+// K steps are in flight while one is computed, at no register cost. A is transposed on
+// the way in: 4-byte copies, consecutive lanes on consecutive k (coalesced reads, and with
+// PAD = 4 conflict-free shared writes for BK = 8). B moves in 16-byte copies when N % 4 ==
+// 0. A copy whose source lies outside the matrix (or the block's K range) is zero-filled
 // by the hardware (src-size 0: nothing is read, so its address may lie outside the
 // matrix, as CUTLASS's zero-fill copies do), so edge tiles need no branches in the inner
 // loop.
@@ -20,17 +18,9 @@
 // block never waits on one that has not started. Launches of one SPLITK > 1 kernel must not
 // run concurrently (on two streams): they share the counters.
 //
-// Parameters: those of matmul_warp.cuh plus AROW (0/1), STAGES (>= 2), SPLITK (>= 1) and
-// MINB, the blocks per SM the registers must allow (__launch_bounds__: ptxas caps
-// registers to fit).
-#ifndef AROW
-#define AROW 0
-#endif
-#if AROW
-#define A_PER_THREAD (BM * BK / 4 / NT)  // 16-byte copies
-#else
+// Parameters: those of matmul_warp.cuh plus STAGES (>= 2), SPLITK (>= 1) and MINB, the
+// blocks per SM the registers must allow (__launch_bounds__: ptxas caps registers to fit).
 #define A_PER_THREAD (BM * BK / NT)      // 4-byte copies
-#endif
 #define B_PER_THREAD (BK * BN / 4 / NT)  // 16-byte copies
 #define STAGE_FLOATS (A_TILE + B_TILE)
 #define SPLITK_TILES 65536 // output tiles a SPLITK > 1 launch may have (launch_geometry checks)
@@ -59,13 +49,10 @@ template <int N_> __device__ __forceinline__ void cp_async_wait()
 }
 #endif
 
-// Where a thread's copies come from, worked out once. A moves in pieces of AW floats (4
-// with AROW, else 1): copy i is row tid / (BK / AW) + i * A_RSTEP, columns from
-// (tid % (BK / AW)) * AW of the step. Copy i of B is row tid / (BN / 4) + i * (NT / (BN / 4)),
-// columns (tid % (BN / 4)) * 4 .. + 3. (Offsets from tid are recomputed where used: cheaper
-// than holding them in registers.)
-#define AW (AROW ? 4 : 1)
-#define A_RSTEP (NT / (BK / AW))
+// Where a thread's copies come from, worked out once: copy i of A is row
+// tid / BK + i * (NT / BK), column tid % BK of the step; copy i of B is row
+// tid / (BN / 4) + i * (NT / (BN / 4)), columns (tid % (BN / 4)) * 4 .. + 3. (Offsets
+// from tid are recomputed where used: cheaper than holding them in registers.)
 struct Copier {
     const float *a, *b; // the first copy's source at k = 0
     unsigned a_rows;    // bit i: copy i's A row is inside the matrix
@@ -76,13 +63,13 @@ __device__ __forceinline__ Copier copier(const float *A, const float *B, int M, 
                                          int row0, int col0, int tid)
 {
     Copier c;
-    const int ar = tid / (BK / AW), bc = (tid % (BN / 4)) * 4;
-    c.a = A + (size_t)(row0 + ar) * K + (tid % (BK / AW)) * AW;
+    const int ar = tid / BK, bc = (tid % (BN / 4)) * 4;
+    c.a = A + (size_t)(row0 + ar) * K + tid % BK;
     c.b = B + (size_t)(tid / (BN / 4)) * N + col0 + bc;
     c.a_rows = 0;
 #pragma unroll
     for (int i = 0; i < A_PER_THREAD; i++)
-        c.a_rows |= (unsigned)(row0 + ar + i * A_RSTEP < M) << i;
+        c.a_rows |= (unsigned)(row0 + ar + i * (NT / BK) < M) << i;
     c.b_cols = col0 + bc < N;
     return c;
 }
@@ -92,32 +79,12 @@ __device__ __forceinline__ void load_stage(const Copier &c, const float *__restr
                                            float *Bs, int N, int K, int col0, int k0, int kend, int tid)
 {
     const bool whole = k0 + BK <= kend; /* every k of the step is in range */
-    const int ar = tid / (BK / AW), ak = (tid % (BK / AW)) * AW;
-    const int br = tid / (BN / 4), bc = (tid % (BN / 4)) * 4;
-#if AROW
-    if ((K & 3) == 0) { /* kend is then a multiple of 4 too: a piece is all in or all out */
-#pragma unroll
-        for (int i = 0; i < A_PER_THREAD; i++) {
-            const bool ok = ((c.a_rows >> i) & 1) && (whole || k0 + ak < kend);
-            cp_async16(&As[(ar + i * A_RSTEP) * LDK + ak], c.a + (size_t)i * A_RSTEP * K + k0, ok);
-        }
-    } else {
-#pragma unroll
-        for (int i = 0; i < A_PER_THREAD; i++)
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const bool ok = ((c.a_rows >> i) & 1) && k0 + ak + j < kend;
-                cp_async4(&As[(ar + i * A_RSTEP) * LDK + ak + j],
-                          c.a + (size_t)i * A_RSTEP * K + k0 + j, ok);
-            }
-    }
-#else
+    const int ar = tid / BK, ak = tid % BK, br = tid / (BN / 4), bc = (tid % (BN / 4)) * 4;
 #pragma unroll
     for (int i = 0; i < A_PER_THREAD; i++) {
         const bool ok = ((c.a_rows >> i) & 1) && (whole || k0 + ak < kend);
-        cp_async4(&As[ak * LDA + ar + i * A_RSTEP], c.a + (size_t)i * A_RSTEP * K + k0, ok);
+        cp_async4(&As[ak * LDA + ar + i * (NT / BK)], c.a + (size_t)i * (NT / BK) * K + k0, ok);
     }
-#endif
     if ((N & 3) == 0) {
 #pragma unroll
         for (int i = 0; i < B_PER_THREAD; i++) {
@@ -221,11 +188,7 @@ matmul_async(const float *__restrict__ A, const float *__restrict__ B, float *__
         }
         cp_async_commit();
         const float *As = smem + rd * STAGE_FLOATS;
-#if AROW
-        warp_tile_step_arow(As, As + A_TILE, pos, acc);
-#else
         warp_tile_step(As, As + A_TILE, pos, acc);
-#endif
         rd = rd + 1 == STAGES ? 0 : rd + 1;
         wr = wr + 1 == STAGES ? 0 : wr + 1;
     }
