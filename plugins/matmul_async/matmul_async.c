@@ -28,7 +28,8 @@ static int geometry(const CutuneConfig *cfg, const CutuneProblem *p, CutuneLaunc
 static const CutuneVariant variant = {
     MATMUL_OP_FIELDS,
     .name = "matmul_async",
-    .version = "2", /* 2: copy sources worked out once, no pointer selects */
+    .version = "4", /* 2: copy sources worked out once, no pointer selects; 3 (AROW) was
+                       withdrawn; 4: unchecked copies for interior blocks */
     .summary = "warp tiling, multi-stage cp.async pipeline, optional split-K",
     .kernel_source = matmul_async_cu,
     .kernel_name = "matmul_async",

@@ -42,6 +42,17 @@ __device__ __forceinline__ void cp_async16(float *dst, const float *src, bool va
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src),
                  "r"(valid ? 16 : 0));
 }
+// The same without the zero fill, for copies known to be in range (no src-size operand)
+__device__ __forceinline__ void cp_async4_full(float *dst, const float *src)
+{
+    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src));
+}
+__device__ __forceinline__ void cp_async16_full(float *dst, const float *src)
+{
+    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src));
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N_> __device__ __forceinline__ void cp_async_wait()
 {
@@ -103,6 +114,34 @@ __device__ __forceinline__ void load_stage(const Copier &c, const float *__restr
             }
         }
     }
+}
+
+// load_stage for a step whose copies are all in range (an interior block, a whole step,
+// N % 4 == 0): no checks, and each copy's source one add from the last.
+__device__ __forceinline__ void load_stage_interior(const Copier &c, float *As, float *Bs, int N,
+                                                    int K, int k0, int tid)
+{
+    const int ar = tid / BK, ak = tid % BK, br = tid / (BN / 4), bc = (tid % (BN / 4)) * 4;
+    const float *a = c.a + k0;
+#pragma unroll
+    for (int i = 0; i < A_PER_THREAD; i++, a += (size_t)(NT / BK) * K)
+        cp_async4_full(&As[ak * LDA + ar + i * (NT / BK)], a);
+    const float *b = c.b + (size_t)k0 * N;
+#pragma unroll
+    for (int i = 0; i < B_PER_THREAD; i++, b += (size_t)(NT / (BN / 4)) * N)
+        cp_async16_full(&Bs[(br + i * (NT / (BN / 4))) * LDB + bc], b);
+}
+
+// Start the copies of the step at k0 into stage `st`, by the fast path where it applies.
+__device__ __forceinline__ void issue_stage(const Copier &c, const float *__restrict__ B, float *smem,
+                                           int st, bool interior, int N, int K, int col0, int k0,
+                                           int kend, int tid)
+{
+    float *As = smem + st * STAGE_FLOATS;
+    if (interior && k0 + BK <= kend)
+        load_stage_interior(c, As, As + A_TILE, N, K, k0, tid);
+    else
+        load_stage(c, B, As, As + A_TILE, N, K, col0, k0, kend, tid);
 }
 
 #if SPLITK > 1
@@ -170,22 +209,19 @@ matmul_async(const float *__restrict__ A, const float *__restrict__ B, float *__
     warp_zero(acc);
 
     const Copier cp = copier(A, B, M, N, K, row0, col0, tid);
+    const bool interior = row0 + BM <= M && col0 + BN <= N && (N & 3) == 0;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
-        if (s < nsteps) {
-            float *As = smem + s * STAGE_FLOATS;
-            load_stage(cp, B, As, As + A_TILE, N, K, col0, kbeg + s * BK, kend, tid);
-        }
+        if (s < nsteps)
+            issue_stage(cp, B, smem, s, interior, N, K, col0, kbeg + s * BK, kend, tid);
         cp_async_commit();
     }
     int rd = 0, wr = STAGES - 1; /* the stages computed and filled this step */
     for (int t = 0; t < nsteps; t++) {
         cp_async_wait<STAGES - 2>(); /* this thread's copies of step t have landed */
         __syncthreads();             /* everyone's have, and step t - 1 is computed */
-        if (t + STAGES - 1 < nsteps) {
-            float *As = smem + wr * STAGE_FLOATS;
-            load_stage(cp, B, As, As + A_TILE, N, K, col0, kbeg + (t + STAGES - 1) * BK, kend, tid);
-        }
+        if (t + STAGES - 1 < nsteps)
+            issue_stage(cp, B, smem, wr, interior, N, K, col0, kbeg + (t + STAGES - 1) * BK, kend, tid);
         cp_async_commit();
         const float *As = smem + rd * STAGE_FLOATS;
         warp_tile_step(As, As + A_TILE, pos, acc);
