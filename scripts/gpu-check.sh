@@ -17,7 +17,8 @@
 #          async-large / async-small: matmul_async searched by annealing at 4096^3 and
 #          8192^3 / at the other five sizes (budgets and time caps in the step);
 #          async-where: every matmul_async config matching $ASYNC_WHERE (a partial config,
-#          e.g. cuBLAS's tile shape) at 4096^3 and 8192^3
+#          e.g. cuBLAS's tile shape) at 4096^3 and 8192^3; async-known: every config
+#          listed in bench/matmul_async_known.txt (earlier bests) at the 7 issue 4 sizes
 #   profile the best matmul_async config at 4096^3 in $out/sgemm.db: its SASS (instruction
 #          mix in the summary) and, where Nsight Compute is installed, an ncu report
 #   lookup bench_lookup (CPU only: the cost of an application's lookup on 10^5 trials),
@@ -164,6 +165,19 @@ for step in $steps; do
         timed "async where ${ASYNC_WHERE:-}" "$out/sgemm_run.log.tmp" "$b/cli/cutune" run matmul \
             --variant matmul_async --size 4096x4096x4096 --size 8192x8192x8192 \
             --where "${ASYNC_WHERE:?set ASYNC_WHERE}" --strategy exhaustive --db "$db" --no-progress
+        sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
+        cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
+        rm -f "$out/sgemm_run.log.tmp"
+        ;;
+    async-known)
+        db=$out/sgemm.db
+        [ -f "$db" ] || { [ -f "$root/.carry/sgemm.db" ] && cp "$root/.carry/sgemm.db" "$db"; }
+        whereargs=$(grep -v '^#' "$root/bench/matmul_async_known.txt" | sed 's/^/--where /' | tr '\n' ' ')
+        timed "async known configs" "$out/sgemm_run.log.tmp" "$b/cli/cutune" run matmul \
+            --variant matmul_async --size 1000x1000x1000 --size 1024x1024x1024 \
+            --size 2048x2048x2048 --size 4096x4096x4096 --size 8192x8192x8192 \
+            --size 4096x1024x8192 --size 128x4096x4096 $whereargs --strategy exhaustive \
+            --db "$db" --no-progress
         sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
         cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
         rm -f "$out/sgemm_run.log.tmp"
