@@ -59,6 +59,57 @@ __device__ __forceinline__ void count_float(unsigned *hist, int copy, Run &run, 
         count_bin(hist, copy, run, b);
 }
 
+// One 16-byte vector, and one element, of either input.
+__device__ __forceinline__ void count_vec(unsigned *hist, int copy, Run &run, uint4 w)
+{
+    count_word(hist, copy, run, w.x);
+    count_word(hist, copy, run, w.y);
+    count_word(hist, copy, run, w.z);
+    count_word(hist, copy, run, w.w);
+}
+__device__ __forceinline__ void count_vec(unsigned *hist, int copy, Run &run, float4 w)
+{
+    count_float(hist, copy, run, w.x);
+    count_float(hist, copy, run, w.y);
+    count_float(hist, copy, run, w.z);
+    count_float(hist, copy, run, w.w);
+}
+__device__ __forceinline__ void count_one(unsigned *hist, int copy, Run &run, unsigned char x)
+{
+    count_bin(hist, copy, run, x);
+}
+__device__ __forceinline__ void count_one(unsigned *hist, int copy, Run &run, float x)
+{
+    count_float(hist, copy, run, x);
+}
+
+// This thread's share of the n elements of src: whole 16-byte vectors Vec, ITEMS loads in
+// flight per step of a grid-stride loop, then the elements after the last whole vector.
+template <class Vec, class Elem>
+__device__ __forceinline__ void count_input(const Elem *__restrict__ src, long long n, unsigned *hist,
+                                            int copy, Run &run)
+{
+    constexpr int per = sizeof(Vec) / sizeof(Elem);
+    const long long nv = n / per;
+    const Vec *v = reinterpret_cast<const Vec *>(src);
+    const long long first = (long long)blockIdx.x * BLOCK * ITEMS + threadIdx.x;
+    const long long step = (long long)gridDim.x * BLOCK * ITEMS;
+    for (long long i = first; i < nv; i += step) {
+        Vec w[ITEMS];
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++)
+            if (i + (long long)k * BLOCK < nv)
+                w[k] = v[i + (long long)k * BLOCK];
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++)
+            if (i + (long long)k * BLOCK < nv)
+                count_vec(hist, copy, run, w[k]);
+    }
+    const long long tail_step = (long long)gridDim.x * BLOCK;
+    for (long long t = nv * per + (long long)blockIdx.x * BLOCK + threadIdx.x; t < n; t += tail_step)
+        count_one(hist, copy, run, src[t]);
+}
+
 extern "C" __global__ void __launch_bounds__(BLOCK)
 histogram_shared(const unsigned char *__restrict__ u8, const float *__restrict__ f32,
                  unsigned int *__restrict__ bins, unsigned int *scratch, unsigned int *counter,
@@ -72,50 +123,10 @@ histogram_shared(const unsigned char *__restrict__ u8, const float *__restrict__
     __syncthreads();
 
     Run run = {-1, 0};
-    const long long first = (long long)blockIdx.x * BLOCK * ITEMS + tid;
-    const long long step = (long long)gridDim.x * BLOCK * ITEMS;
-    const long long tail_first = (long long)blockIdx.x * BLOCK + tid, tail_step = (long long)gridDim.x * BLOCK;
-    if (!is_float) {
-        const long long nv = n / 16;
-        const uint4 *v = reinterpret_cast<const uint4 *>(u8);
-        for (long long i = first; i < nv; i += step) {
-            uint4 w[ITEMS];
-#pragma unroll
-            for (int k = 0; k < ITEMS; k++)
-                if (i + (long long)k * BLOCK < nv)
-                    w[k] = v[i + (long long)k * BLOCK];
-#pragma unroll
-            for (int k = 0; k < ITEMS; k++)
-                if (i + (long long)k * BLOCK < nv) {
-                    count_word(hist, copy, run, w[k].x);
-                    count_word(hist, copy, run, w[k].y);
-                    count_word(hist, copy, run, w[k].z);
-                    count_word(hist, copy, run, w[k].w);
-                }
-        }
-        for (long long t = nv * 16 + tail_first; t < n; t += tail_step)
-            count_bin(hist, copy, run, u8[t]);
-    } else {
-        const long long nv = n / 4;
-        const float4 *v = reinterpret_cast<const float4 *>(f32);
-        for (long long i = first; i < nv; i += step) {
-            float4 w[ITEMS];
-#pragma unroll
-            for (int k = 0; k < ITEMS; k++)
-                if (i + (long long)k * BLOCK < nv)
-                    w[k] = v[i + (long long)k * BLOCK];
-#pragma unroll
-            for (int k = 0; k < ITEMS; k++)
-                if (i + (long long)k * BLOCK < nv) {
-                    count_float(hist, copy, run, w[k].x);
-                    count_float(hist, copy, run, w[k].y);
-                    count_float(hist, copy, run, w[k].z);
-                    count_float(hist, copy, run, w[k].w);
-                }
-        }
-        for (long long t = nv * 4 + tail_first; t < n; t += tail_step)
-            count_float(hist, copy, run, f32[t]);
-    }
+    if (!is_float)
+        count_input<uint4>(u8, n, hist, copy, run);
+    else
+        count_input<float4>(f32, n, hist, copy, run);
 #if RLE
     if (run.count)
         atomicAdd(&hist[run.bin * COPIES + copy], run.count);

@@ -1,14 +1,13 @@
 // reduce_shuffle: a grid-stride loop with ITEMS independent loads in flight per thread,
 // optionally 16 bytes each, then warp shuffles instead of a shared-memory tree (seed 003's
 // warp-shuffle form). A grid of BLOCKS_PER_SM blocks per SM stays resident; the partials of
-// the blocks are finished in the same launch (plugins/common/reduce_op.h).
+// the blocks are finished in the same launch (plugins/common/reduce_finish.cuh).
 //
 // Parameters (-D macros):
 //   BLOCK          threads per block
 //   ITEMS          loads per thread per pass of the loop, each with its own accumulator
 //   VEC            1: float loads; 4: float4 loads (the base pointer is 256-byte aligned)
 //   BLOCKS_PER_SM  the grid is BLOCKS_PER_SM * 132 blocks (set by the plugin)
-#define WARPS (BLOCK / 32)
 #if VEC == 4
 typedef float4 vec_t;
 __device__ __forceinline__ float hsum(float4 v) { return (v.x + v.y) + (v.z + v.w); }
@@ -17,27 +16,12 @@ typedef float vec_t;
 __device__ __forceinline__ float hsum(float v) { return v; }
 #endif
 
-// Sum of v over the block, valid in thread 0.
-__device__ float block_sum(float v, float *warp_sums)
-{
-    for (int off = 16; off > 0; off >>= 1)
-        v += __shfl_down_sync(0xffffffffu, v, off);
-    if ((threadIdx.x & 31) == 0)
-        warp_sums[threadIdx.x >> 5] = v;
-    __syncthreads();
-    v = threadIdx.x < WARPS ? warp_sums[threadIdx.x] : 0.0f;
-    if (threadIdx.x < 32)
-        for (int off = 16; off > 0; off >>= 1)
-            v += __shfl_down_sync(0xffffffffu, v, off);
-    return v;
-}
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 reduce_shuffle(const float *__restrict__ x, float *__restrict__ out, float *partials,
                unsigned int *counter, long long n)
 {
     __shared__ float warp_sums[WARPS];
-    __shared__ bool last;
     const int tid = threadIdx.x;
     const vec_t *xv = reinterpret_cast<const vec_t *>(x);
     const long long nv = n / VEC; // whole vectors; the tail is added below
@@ -68,23 +52,5 @@ reduce_shuffle(const float *__restrict__ x, float *__restrict__ out, float *part
     for (int k = 0; k < ITEMS; k++)
         v += acc[k];
     v = block_sum(v, warp_sums);
-
-    // Finish in this launch: the block with the last ticket adds every block's partial.
-    if (tid == 0) {
-        partials[blockIdx.x] = v;
-        __threadfence();
-        last = atomicAdd(counter, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last)
-        return;
-    float p = 0.0f;
-    for (unsigned b = tid; b < gridDim.x; b += BLOCK)
-        p += __ldcg(&partials[b]);
-    __syncthreads(); // warp_sums is reused
-    float total = block_sum(p, warp_sums);
-    if (tid == 0) {
-        *out = total;
-        *counter = 0; // ready for the next launch
-    }
+    finish_sum(v, out, partials, counter, warp_sums);
 }

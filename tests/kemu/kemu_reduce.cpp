@@ -3,6 +3,7 @@
 // reduce_op.h) and the counter back at zero after every launch. Built once per config;
 // KERNEL (the kernel's name) and the config's parameters come as -D macros.
 #include "kemu.hpp"
+#include "../../plugins/common/reduce_finish.cuh" // put in front of the kernel, as the plugins do
 #include KERNEL_SOURCE
 #include <cstdio>
 #include <random>
