@@ -1,5 +1,6 @@
 /* cutune query: the best verified config for (device, op, size). */
 #include "cli.h"
+#include "cutune/lookup.h"
 #include "db.h"
 #include "device.h"
 #include "registry.h"
@@ -10,14 +11,17 @@
 #include <string.h>
 
 static const char help[] =
-    "usage: cutune query <op> --size S [--device D] [--db PATH] [--json]\n"
+    "usage: cutune query <op> --size S [--device D] [--db PATH] [--fallback] [--json]\n"
     "\n"
     "Print the best verified config recorded for <op> at size S on device D: its variant,\n"
     "config, median time and rate. D is a CUDA ordinal (default 0; needs the device), or\n"
     "a UUID or part of a device name recorded in the database (works without a GPU).\n"
     "Exits 4 when nothing is recorded for that key.\n"
     "\n"
-    "  --json   one JSON object on stdout\n";
+    "  --fallback  answer as an application's lookup does (cutune/lookup.h): the exact\n"
+    "              size, else the nearest size tuned on D, else one tuned on another\n"
+    "              device of the same compute capability; says which it was\n"
+    "  --json      one JSON object on stdout\n";
 
 /* The canonical size text: what `cutune run` stored (plugins may normalise, e.g. "N"). */
 static int canonical_size(const char *op, const char *text, char *out, size_t len, CutuneError *err)
@@ -64,15 +68,73 @@ static void print_config_json(const char *config)
     free(copy);
 }
 
+/* --fallback: the lookup API's ladder for (device uuid, op, size). */
+static int query_fallback(const char *db_path, const char *uuid, const char *op, const char *size,
+                          int json, CutuneError *err)
+{
+    CutuneLookupSettings set;
+    cutune_lookup_default_settings(&set);
+    set.db_path = db_path;
+    CutuneLookup *h = NULL;
+    int rc = cutune_open(&h, &set, err);
+    if (rc)
+        return rc;
+    CutuneDeviceInfo dev;
+    memset(&dev, 0, sizeof dev);
+    snprintf(dev.uuid, sizeof dev.uuid, "%s", uuid);
+    CutuneLookupResult r;
+    rc = cutune_lookup(h, &dev, op, size, &r, err);
+    cutune_close(&h);
+    if (rc)
+        return rc;
+    if (json) {
+        printf("{\"op\": ");
+        cli_json_string(stdout, r.op);
+        printf(", \"size\": ");
+        cli_json_string(stdout, r.size);
+        printf(", \"match\": ");
+        cli_json_string(stdout, cutune_match_name(r.match));
+        printf(", \"tuned_size\": ");
+        cli_json_string(stdout, r.tuned_size);
+        printf(", \"distance\": %.6g, \"device\": {\"name\": ", r.distance);
+        cli_json_string(stdout, r.device_name);
+        printf(", \"uuid\": ");
+        cli_json_string(stdout, r.device_uuid);
+        printf("}, \"variant\": ");
+        cli_json_string(stdout, r.variant);
+        printf(", \"variant_version\": ");
+        cli_json_string(stdout, r.variant_version);
+        printf(", \"config\": ");
+        print_config_json(r.config);
+        printf(", \"config_text\": ");
+        cli_json_string(stdout, r.config);
+        printf(", \"median_ms\": %.6g, \"gflops\": %.6g, \"trial_id\": %lld}\n", r.median_ms,
+               r.gflops, (long long)r.trial_id);
+        return 0;
+    }
+    printf("%s %s on %s: %s match\n", r.op, r.size, uuid, cutune_match_name(r.match));
+    printf("  tuned    %s on %s (%s)", r.tuned_size, r.device_name, r.device_uuid);
+    if (r.match != CUTUNE_MATCH_EXACT)
+        printf(", distance %.3g", r.distance);
+    printf("\n  variant  %s (version %s)\n", r.variant, r.variant_version);
+    printf("  config   %s\n", r.config);
+    printf("  median   %.4f ms at the tuned size", r.median_ms);
+    if (r.gflops > 0)
+        printf(", %.1f GFLOP/s", r.gflops);
+    printf("\n  trial    #%lld\n", (long long)r.trial_id);
+    return 0;
+}
+
 int cmd_query(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"device", required_argument, 0, 'd'}, {"size", required_argument, 0, 's'},
         {"db", required_argument, 0, 'D'},     {"json", no_argument, 0, 'j'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
+        {"fallback", no_argument, 0, 'f'},     {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     const char *device = "0", *size = NULL, *db_path = NULL;
-    int json = 0, c;
+    int json = 0, fallback = 0, c;
     optind = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
@@ -80,6 +142,7 @@ int cmd_query(int argc, char **argv)
         case 's': size = optarg; break;
         case 'D': db_path = optarg; break;
         case 'j': json = 1; break;
+        case 'f': fallback = 1; break;
         case 'h': fputs(help, stdout); return EXIT_OK;
         default: return cli_usage_error("query", "unknown option");
         }
@@ -123,6 +186,12 @@ int cmd_query(int argc, char **argv)
         goto fail;
     }
 
+    if (fallback) {
+        cutune_db_close(&db);
+        if ((rc = query_fallback(db_path, uuid, op, canon, json, &err)))
+            return cli_fail("query", &err);
+        return EXIT_OK;
+    }
     CutuneBest b;
     if ((rc = cutune_db_best(db, uuid, op, canon, &b, &err)))
         goto fail;

@@ -2,7 +2,8 @@
 """cutune export round-trips: a database built here from db/migrations (as cutune builds
 it), exported as JSON, CSV and a C header; each is read back (json, csv, and the header
 compiled into a program that prints its table) and must give exactly the database's best
-configs, awkward names included. Filters --device and --op, and the empty export.
+configs, awkward names included. Filters --device and --op, and the empty export. Then
+`cutune query --fallback` down the lookup ladder on the same database.
 
     test_export.py CUTUNE_EXE SOURCE_ROOT CC"""
 import csv
@@ -158,6 +159,50 @@ check(p.returncode == 2 and b"unknown format 'xml'" in p.stderr, "a bad format i
 out = os.path.join(tmp, "out.csv")
 subprocess.run([exe, "export", "--db", db, "--format", "csv", "--output", out], check=False)
 check(os.path.exists(out) and from_csv(open(out).read()) == expected(), "--output writes the file")
+
+
+# cutune query --fallback: the lookup API's ladder from the command line (exact, nearest
+# size on the device, then another device of the same compute capability)
+def query(*args):
+    p = subprocess.run([exe, "query", "matmul", "--db", db] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+con.execute("INSERT INTO devices (id, uuid, name, cc_major, cc_minor, sm_count, total_mem,"
+            " driver_version, runtime_version) VALUES (3, 'GPU-33333333-cccc', 'NVIDIA H100 PCIe',"
+            " 9, 0, 114, 1, 13000, 13000)")
+con.commit()
+h100 = devices[0][0]
+ladder = [  # device, size, match, tuned size, config
+    (h100, "1024x1024x1024", "exact", "1024x1024x1024", "TILE=32,PAD=1,WPT=4,UNROLL=8"),
+    (h100, "1000", "nearest", "1024x1024x1024", "TILE=32,PAD=1,WPT=4,UNROLL=8"),
+    (h100, "4000x1000x8000", "nearest", "4096x1024x8192", "TILE=64,PAD=0,WPT=8,UNROLL=64"),
+    ("A100", "4096x1024x8192", "nearest", "1024x1024x1024", "TILE=16,PAD=1,WPT=2,UNROLL=16"),
+    ("H100 PCIe", "4096x1024x8192", "same_arch", "4096x1024x8192", "TILE=64,PAD=0,WPT=8,UNROLL=64"),
+]
+for dev, size, match, tuned, config in ladder:
+    rc, out, err = query("--device", dev, "--size", size, "--fallback", "--json")
+    check(rc == 0, "query --fallback %s %s exited %d: %s" % (dev, size, rc, err))
+    if rc == 0:
+        doc = json.loads(out)
+        got = (doc["match"], doc["tuned_size"], doc["config_text"])
+        check(got == (match, tuned, config), "query --fallback %s %s: %s, want %s"
+              % (dev, size, got, (match, tuned, config)))
+        check((doc["distance"] == 0) == (tuned == doc["size"]),
+              "distance %s for %s" % (doc["distance"], match))
+rc, out, err = query("--device", h100, "--size", "1000")
+check(rc == 4, "without --fallback an untuned size exits 4, not %d" % rc)
+rc, out, err = query("--device", h100, "--size", "1000", "--fallback")
+check(rc == 0 and "nearest match" in out and "tuned    1024x1024x1024" in out,
+      "the text answer names the match and the tuned size: %r" % out)
+con.execute("DELETE FROM best WHERE device_id = 1 AND problem_id = 2")
+con.execute("DELETE FROM trials WHERE id = 3")
+con.commit()
+rc, out, err = query("--device", "H100 PCIe", "--size", "4096x1024x8192", "--fallback", "--json")
+check(rc == 0 and json.loads(out)["match"] == "same_arch" and
+      json.loads(out)["tuned_size"] == "1024x1024x1024",
+      "same_arch falls back to the other device's nearest size: %s %s" % (rc, out))
 con.close()
 shutil.rmtree(tmp)
 print("export: %d failures" % failures)
