@@ -68,6 +68,24 @@ static void print_config_json(const char *config)
     free(copy);
 }
 
+/* The JSON members both answers share, from "device" to "config_text" (after a comma). */
+static void print_json_answer(const char *device_name, const char *device_uuid, const char *variant,
+                              const char *version, const char *config)
+{
+    printf("\"device\": {\"name\": ");
+    cli_json_string(stdout, device_name);
+    printf(", \"uuid\": ");
+    cli_json_string(stdout, device_uuid);
+    printf("}, \"variant\": ");
+    cli_json_string(stdout, variant);
+    printf(", \"variant_version\": ");
+    cli_json_string(stdout, version);
+    printf(", \"config\": ");
+    print_config_json(config);
+    printf(", \"config_text\": ");
+    cli_json_string(stdout, config);
+}
+
 /* --fallback: the lookup API's ladder for (device uuid, op, size). */
 static int query_fallback(const char *db_path, const char *uuid, const char *op, const char *size,
                           int json, CutuneError *err)
@@ -96,18 +114,8 @@ static int query_fallback(const char *db_path, const char *uuid, const char *op,
         cli_json_string(stdout, cutune_match_name(r.match));
         printf(", \"tuned_size\": ");
         cli_json_string(stdout, r.tuned_size);
-        printf(", \"distance\": %.6g, \"device\": {\"name\": ", r.distance);
-        cli_json_string(stdout, r.device_name);
-        printf(", \"uuid\": ");
-        cli_json_string(stdout, r.device_uuid);
-        printf("}, \"variant\": ");
-        cli_json_string(stdout, r.variant);
-        printf(", \"variant_version\": ");
-        cli_json_string(stdout, r.variant_version);
-        printf(", \"config\": ");
-        print_config_json(r.config);
-        printf(", \"config_text\": ");
-        cli_json_string(stdout, r.config);
+        printf(", \"distance\": %.6g, ", r.distance);
+        print_json_answer(r.device_name, r.device_uuid, r.variant, r.variant_version, r.config);
         printf(", \"median_ms\": %.6g, \"gflops\": %.6g, \"trial_id\": %lld}\n", r.median_ms,
                r.gflops, (long long)r.trial_id);
         return 0;
@@ -200,18 +208,8 @@ int cmd_query(int argc, char **argv)
         cli_json_string(stdout, b.op);
         printf(", \"size\": ");
         cli_json_string(stdout, b.size);
-        printf(", \"device\": {\"name\": ");
-        cli_json_string(stdout, b.device_name);
-        printf(", \"uuid\": ");
-        cli_json_string(stdout, b.device_uuid);
-        printf("}, \"variant\": ");
-        cli_json_string(stdout, b.variant);
-        printf(", \"variant_version\": ");
-        cli_json_string(stdout, b.variant_version);
-        printf(", \"config\": ");
-        print_config_json(b.config);
-        printf(", \"config_text\": ");
-        cli_json_string(stdout, b.config);
+        printf(", ");
+        print_json_answer(b.device_name, b.device_uuid, b.variant, b.variant_version, b.config);
         printf(", \"median_ms\": %.6g, \"min_ms\": %.6g, \"samples\": %d, \"gflops\": %.6g, "
                "\"gbps\": %.6g, \"error\": %.3g, \"trial_id\": %lld, \"updated_at\": ",
                b.median_ms, b.min_ms, b.samples, b.gflops, b.gbps, b.error, (long long)b.trial_id);
