@@ -31,7 +31,8 @@
 #          wrong are recorded and the run goes on in fresh worker processes ($OUT/faulty.log)
 #   memory `cutune run OP --device 0` for transpose, matadd, reduce_sum, histogram and topk
 #          on their default sizes (8192x8192, 2^28 elements, k = 1024: the issue's) into
-#          a fresh memory.db, then bench_memory (CUB and cudaMemcpy) against it
+#          a fresh memory.db (MEMORY_OPS: only these ops), then bench_memory (CUB and
+#          cudaMemcpy) against it
 #
 # Logs and the database go to $OUT (or ./gpu-out); a short table comes last.
 set -u
@@ -101,7 +102,7 @@ for step in $steps; do
         ;;
     memory)
         rm -f "$out/memory.db"*
-        for op in transpose matadd reduce_sum histogram topk; do
+        for op in ${MEMORY_OPS:-transpose matadd reduce_sum histogram topk}; do
             timed "run $op" "$out/memory_$op.log" \
                 "$b/cli/cutune" run $op --device 0 --db "$out/memory.db" --no-progress
             sed -n '/^device:/,$p' "$out/memory_$op.log"
