@@ -28,8 +28,9 @@ static int geometry(const CutuneConfig *cfg, const CutuneProblem *p, CutuneLaunc
 static const CutuneVariant variant = {
     MATMUL_OP_FIELDS,
     .name = "matmul_async",
-    .version = "4", /* 2: copy sources worked out once, no pointer selects; 3 (AROW) was
-                       withdrawn; 4: unchecked copies for interior blocks */
+    .version = "5", /* 2: copy sources worked out once, no pointer selects; 3 (AROW) was
+                       withdrawn; 4: unchecked copies for interior blocks; 5: A's row check
+                       by count, not a 32-bit mask (wrong past 32 copies a thread) */
     .summary = "warp tiling, multi-stage cp.async pipeline, optional split-K",
     .kernel_source = matmul_async_cu,
     .kernel_name = "matmul_async",

@@ -66,7 +66,8 @@ template <int N_> __device__ __forceinline__ void cp_async_wait()
 // from tid are recomputed where used: cheaper than holding them in registers.)
 struct Copier {
     const float *a, *b; // the first copy's source at k = 0
-    unsigned a_rows;    // bit i: copy i's A row is inside the matrix
+    int a_rows;         // copies 0 .. a_rows - 1 have their A row inside the matrix (rows
+                        // grow with i, so the ones inside come first)
     bool b_cols;        // the B column group is inside the matrix (N % 4 == 0)
 };
 
@@ -77,10 +78,8 @@ __device__ __forceinline__ Copier copier(const float *A, const float *B, int M, 
     const int ar = tid / BK, bc = (tid % (BN / 4)) * 4;
     c.a = A + (size_t)(row0 + ar) * K + tid % BK;
     c.b = B + (size_t)(tid / (BN / 4)) * N + col0 + bc;
-    c.a_rows = 0;
-#pragma unroll
-    for (int i = 0; i < A_PER_THREAD; i++)
-        c.a_rows |= (unsigned)(row0 + ar + i * (NT / BK) < M) << i;
+    const int left = M - row0 - ar; /* rows from this thread's first one to the end of A */
+    c.a_rows = left <= 0 ? 0 : min(A_PER_THREAD, (left + NT / BK - 1) / (NT / BK));
     c.b_cols = col0 + bc < N;
     return c;
 }
@@ -93,7 +92,7 @@ __device__ __forceinline__ void load_stage(const Copier &c, const float *__restr
     const int ar = tid / BK, ak = tid % BK, br = tid / (BN / 4), bc = (tid % (BN / 4)) * 4;
 #pragma unroll
     for (int i = 0; i < A_PER_THREAD; i++) {
-        const bool ok = ((c.a_rows >> i) & 1) && (whole || k0 + ak < kend);
+        const bool ok = i < c.a_rows && (whole || k0 + ak < kend);
         cp_async4(&As[ak * LDA + ar + i * (NT / BK)], c.a + (size_t)i * (NT / BK) * K + k0, ok);
     }
     if ((N & 3) == 0) {
