@@ -147,9 +147,10 @@ for step in $steps; do
         db=$out/sgemm.db
         [ -f "$db" ] || { [ -f "$root/.carry/sgemm.db" ] && cp "$root/.carry/sgemm.db" "$db"; }
         if [ "$step" = async-large ]; then
-            ssizes="4096x4096x4096 8192x8192x8192"; budget=${ASYNC_BUDGET:-300}; cap=${ASYNC_TIME:-120}
+            ssizes=${ASYNC_SIZES:-4096x4096x4096 8192x8192x8192}
+            budget=${ASYNC_BUDGET:-300}; cap=${ASYNC_TIME:-120}
         else
-            ssizes="1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x1024x8192 128x4096x4096"
+            ssizes=${ASYNC_SIZES:-1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x1024x8192 128x4096x4096}
             budget=${ASYNC_BUDGET:-200}; cap=${ASYNC_TIME:-50}
         fi
         sizeargs=$(for s_ in $ssizes; do printf -- '--size %s ' "$s_"; done)
