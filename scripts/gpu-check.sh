@@ -15,7 +15,8 @@
 #          and the non-square shapes; sgemm-bench: bench_matmul on all of them;
 #          sgemm-anneal: warptile searched by annealing (300 evaluations) at 4096^3, 8192^3;
 #          async-large / async-small: matmul_async searched by annealing at 4096^3 and
-#          8192^3 / at the other five sizes (budgets and time caps in the step);
+#          8192^3 / at the other five sizes (budgets and time caps in the step; ASYNC_BUDGET,
+#          ASYNC_TIME, ASYNC_SEED, ASYNC_SIZES and ASYNC_WHERE (a partial config) change them);
 #          async-where: every matmul_async config matching $ASYNC_WHERE (a partial config,
 #          e.g. cuBLAS's tile shape) at 4096^3 and 8192^3; async-known: every config
 #          listed in bench/matmul_async_known.txt (earlier bests) at the 7 issue 4 sizes
@@ -155,8 +156,9 @@ for step in $steps; do
         fi
         sizeargs=$(for s_ in $ssizes; do printf -- '--size %s ' "$s_"; done)
         timed "async annealing ($step)" "$out/sgemm_run.log.tmp" "$b/cli/cutune" run matmul \
-            --variant matmul_async $sizeargs --strategy annealing --seed 13 --budget "$budget" \
-            --time "$cap" --db "$db" --no-progress
+            --variant matmul_async $sizeargs --strategy annealing --seed "${ASYNC_SEED:-13}" \
+            --budget "$budget" --time "$cap" ${ASYNC_WHERE:+--where "$ASYNC_WHERE"} \
+            --db "$db" --no-progress
         sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
         cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
         rm -f "$out/sgemm_run.log.tmp"
