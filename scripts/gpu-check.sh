@@ -215,7 +215,7 @@ PY
             sed 's/\..*//' | sort | uniq -c | sort -rn | head -12 | tee -a "$summary"
         if command -v ncu > /dev/null; then
             timed "ncu matmul_async 4096" "$out/ncu.log" ncu --set full -k matmul_async -c 1 \
-                -o "$out/prof" -f "$b/bench/bench_matmul" --db "$db" 4096x4096x4096
+                -o "$out/prof" -f "$b/bench/bench_matmul" --db "$db" --same-model 4096x4096x4096
             ncu --import "$out/prof.ncu-rep" --page details > "$out/ncu.txt" 2>&1
             grep -E "Duration|Issue Slots Busy|Executed Ipc A|Registers Per|Achieved Occupancy|Stall|No Eligible|SM Frequency|L1/TEX Hit|L2 Hit|Bank" \
                 "$out/ncu.txt" | head -30 | tee -a "$summary"
