@@ -86,10 +86,13 @@ static void print_json_answer(const char *device_name, const char *device_uuid, 
     cli_json_string(stdout, config);
 }
 
-/* --fallback: the lookup API's ladder for (device uuid, op, size). */
-static int query_fallback(const char *db_path, const char *uuid, const char *op, const char *size,
-                          int json, CutuneError *err)
+/* --fallback: the lookup API's ladder for (device, op, size). `dev` holds at least the
+ * UUID; its compute capability, when known (cc_major > 0), lets a device never tuned
+ * match another of its architecture. */
+static int query_fallback(const char *db_path, const CutuneDeviceInfo *dev, const char *op,
+                          const char *size, int json, CutuneError *err)
 {
+    const char *uuid = dev->uuid;
     CutuneLookupSettings set;
     cutune_lookup_default_settings(&set);
     set.db_path = db_path;
@@ -97,11 +100,8 @@ static int query_fallback(const char *db_path, const char *uuid, const char *op,
     int rc = cutune_open(&h, &set, err);
     if (rc)
         return rc;
-    CutuneDeviceInfo dev;
-    memset(&dev, 0, sizeof dev);
-    snprintf(dev.uuid, sizeof dev.uuid, "%s", uuid);
     CutuneLookupResult r;
-    rc = cutune_lookup(h, &dev, op, size, &r, err);
+    rc = cutune_lookup(h, dev, op, size, &r, err);
     cutune_close(&h);
     if (rc)
         return rc;
@@ -172,11 +172,12 @@ int cmd_query(int argc, char **argv)
             return cli_fail("query", &err);
         db_path = path;
     }
+    CutuneDeviceInfo dev; /* the device asked for: all of it for an ordinal, else its UUID */
+    memset(&dev, 0, sizeof dev);
     char *end;
     long ordinal = strtol(device, &end, 10);
     if (*device && !*end) {
-        CutuneDeviceInfo d;
-        if ((rc = cutune_device_open((int)ordinal, &d, &err))) {
+        if ((rc = cutune_device_open((int)ordinal, &dev, &err))) {
             if (rc == CUTUNE_ERR_NO_DEVICE) {
                 cutune_error_clear(&err);
                 cutune_error(&err, CUTUNE_ERR_NO_DEVICE,
@@ -186,7 +187,7 @@ int cmd_query(int argc, char **argv)
             }
             goto fail;
         }
-        snprintf(uuid, sizeof uuid, "%s", d.uuid);
+        snprintf(uuid, sizeof uuid, "%s", dev.uuid);
         if ((rc = cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err)))
             goto fail;
     } else if ((rc = cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err)) ||
@@ -196,7 +197,9 @@ int cmd_query(int argc, char **argv)
 
     if (fallback) {
         cutune_db_close(&db);
-        if ((rc = query_fallback(db_path, uuid, op, canon, json, &err)))
+        if (!dev.uuid[0])
+            snprintf(dev.uuid, sizeof dev.uuid, "%s", uuid);
+        if ((rc = query_fallback(db_path, &dev, op, canon, json, &err)))
             return cli_fail("query", &err);
         return EXIT_OK;
     }
