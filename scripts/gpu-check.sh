@@ -75,6 +75,20 @@ timed() { # timed LABEL LOG command...
     return $rc
 }
 
+sgemm_db() { # the SGEMM database of this call: $out/sgemm.db, first copied from .carry
+    db=$out/sgemm.db
+    [ -f "$db" ] || { [ -f "$root/.carry/sgemm.db" ] && cp "$root/.carry/sgemm.db" "$db"; }
+}
+
+sgemm_run() { # sgemm_run LABEL ARGS...: `cutune run matmul ARGS` into $db; tables to sgemm_runs.log
+    local label=$1
+    shift
+    timed "$label" "$out/sgemm_run.log.tmp" "$b/cli/cutune" run matmul "$@" --db "$db" --no-progress
+    sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
+    cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
+    rm -f "$out/sgemm_run.log.tmp"
+}
+
 sizes="1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096 4096x1024x8192"
 for step in $steps; do
     case $step in
@@ -120,33 +134,22 @@ for step in $steps; do
             ssizes="8192x8192x8192 4096x1024x8192 128x4096x4096"
             budgets="matmul_reg1d:40 matmul_reg2d:60 matmul_warptile:80"; cap=60
         fi
-        db=$out/sgemm.db
-        [ -f "$db" ] || { [ -f "$root/.carry/sgemm.db" ] && cp "$root/.carry/sgemm.db" "$db"; }
+        sgemm_db
         sizeargs=$(for s_ in $ssizes; do printf -- '--size %s ' "$s_"; done)
         for v in $budgets; do
-            timed "${v%%:*} ($step)" "$out/sgemm_run.log.tmp" "$b/cli/cutune" run matmul \
-                --variant "${v%%:*}" $sizeargs --strategy random --seed 7 --budget "${v##*:}" \
-                --time $cap --db "$db" --no-progress
-            sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
-            cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
+            sgemm_run "${v%%:*} ($step)" --variant "${v%%:*}" $sizeargs --strategy random \
+                --seed 7 --budget "${v##*:}" --time $cap
         done
-        rm -f "$out/sgemm_run.log.tmp"
         ;;
     sgemm-anneal)
         # issue 5's default strategy on issue 4's largest space, at the sizes that matter most
-        db=$out/sgemm.db
-        [ -f "$db" ] || { [ -f "$root/.carry/sgemm.db" ] && cp "$root/.carry/sgemm.db" "$db"; }
-        timed "warptile annealing" "$out/sgemm_run.log.tmp" "$b/cli/cutune" run matmul \
-            --variant matmul_warptile --size 4096x4096x4096 --size 8192x8192x8192 \
-            --strategy annealing --seed 11 --budget 300 --time 150 --db "$db" --no-progress
-        sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
-        cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
-        rm -f "$out/sgemm_run.log.tmp"
+        sgemm_db
+        sgemm_run "warptile annealing" --variant matmul_warptile --size 4096x4096x4096 \
+            --size 8192x8192x8192 --strategy annealing --seed 11 --budget 300 --time 150
         ;;
     async-large | async-small)
         # the cp.async pipeline variant (issue 4): annealing over its 56k-config space
-        db=$out/sgemm.db
-        [ -f "$db" ] || { [ -f "$root/.carry/sgemm.db" ] && cp "$root/.carry/sgemm.db" "$db"; }
+        sgemm_db
         if [ "$step" = async-large ]; then
             ssizes=${ASYNC_SIZES:-4096x4096x4096 8192x8192x8192}
             budget=${ASYNC_BUDGET:-300}; cap=${ASYNC_TIME:-120}
@@ -155,36 +158,22 @@ for step in $steps; do
             budget=${ASYNC_BUDGET:-200}; cap=${ASYNC_TIME:-50}
         fi
         sizeargs=$(for s_ in $ssizes; do printf -- '--size %s ' "$s_"; done)
-        timed "async annealing ($step)" "$out/sgemm_run.log.tmp" "$b/cli/cutune" run matmul \
-            --variant matmul_async $sizeargs --strategy annealing --seed "${ASYNC_SEED:-13}" \
-            --budget "$budget" --time "$cap" ${ASYNC_WHERE:+--where "$ASYNC_WHERE"} \
-            --db "$db" --no-progress
-        sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
-        cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
-        rm -f "$out/sgemm_run.log.tmp"
+        sgemm_run "async annealing ($step)" --variant matmul_async $sizeargs --strategy annealing \
+            --seed "${ASYNC_SEED:-13}" --budget "$budget" --time "$cap" \
+            ${ASYNC_WHERE:+--where "$ASYNC_WHERE"}
         ;;
     async-where)
-        db=$out/sgemm.db
-        [ -f "$db" ] || { [ -f "$root/.carry/sgemm.db" ] && cp "$root/.carry/sgemm.db" "$db"; }
-        timed "async where ${ASYNC_WHERE:-}" "$out/sgemm_run.log.tmp" "$b/cli/cutune" run matmul \
-            --variant matmul_async --size 4096x4096x4096 --size 8192x8192x8192 \
-            --where "${ASYNC_WHERE:?set ASYNC_WHERE}" --strategy exhaustive --db "$db" --no-progress
-        sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
-        cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
-        rm -f "$out/sgemm_run.log.tmp"
+        sgemm_db
+        sgemm_run "async where ${ASYNC_WHERE:-}" --variant matmul_async --size 4096x4096x4096 \
+            --size 8192x8192x8192 --where "${ASYNC_WHERE:?set ASYNC_WHERE}" --strategy exhaustive
         ;;
     async-known)
-        db=$out/sgemm.db
-        [ -f "$db" ] || { [ -f "$root/.carry/sgemm.db" ] && cp "$root/.carry/sgemm.db" "$db"; }
+        sgemm_db
         whereargs=$(grep -v '^#' "$root/bench/matmul_async_known.txt" | sed 's/^/--where /' | tr '\n' ' ')
-        timed "async known configs" "$out/sgemm_run.log.tmp" "$b/cli/cutune" run matmul \
-            --variant matmul_async --size 1000x1000x1000 --size 1024x1024x1024 \
-            --size 2048x2048x2048 --size 4096x4096x4096 --size 8192x8192x8192 \
-            --size 4096x1024x8192 --size 128x4096x4096 $whereargs --strategy exhaustive \
-            --db "$db" --no-progress
-        sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
-        cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
-        rm -f "$out/sgemm_run.log.tmp"
+        sgemm_run "async known configs" --variant matmul_async --size 1000x1000x1000 \
+            --size 1024x1024x1024 --size 2048x2048x2048 --size 4096x4096x4096 \
+            --size 8192x8192x8192 --size 4096x1024x8192 --size 128x4096x4096 $whereargs \
+            --strategy exhaustive
         ;;
     sgemm-bench)
         db=$out/sgemm.db
