@@ -1,6 +1,7 @@
 /* Running exact.cu's kernels. */
 #include "exact.h"
 
+#include <stdio.h>
 #include <string.h>
 
 extern const char cutune_exact_cu[]; /* exact.cu, embedded at build time */
@@ -34,4 +35,24 @@ int exact_compare(const CutuneHost *host, const void *out, const void *ref, size
     *bad = (size_t)h[0];
     *first = h[0] ? (size_t)h[1] : n;
     return rc;
+}
+
+int exact_check_f32(const CutuneHost *host, const float *out, const float *ref, size_t n,
+                    const char *name, size_t row_len, CutuneCheck *verdict)
+{
+    size_t bad = 0, first = 0;
+    int rc = exact_compare(host, out, ref, n, &bad, &first);
+    memset(verdict, 0, sizeof *verdict);
+    verdict->passed = bad == 0 && rc == 0;
+    verdict->error = (double)bad; /* wrong elements; the tolerance is none */
+    if (rc || !bad)
+        return rc;
+    float got = 0, want = 0;
+    if ((rc = host->copy_to_host(host->ctx, &got, out + first, sizeof got)) ||
+        (rc = host->copy_to_host(host->ctx, &want, ref + first, sizeof want)))
+        return rc;
+    snprintf(verdict->message, sizeof verdict->message,
+             "%zu of %zu elements wrong; first at %s[%zu][%zu]: got %.9g, expected %.9g", bad, n,
+             name, first / row_len, first % row_len, (double)got, (double)want);
+    return 0;
 }

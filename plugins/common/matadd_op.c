@@ -88,21 +88,7 @@ int matadd_poison_output(const CutuneHost *host, void *state)
 int matadd_check(const CutuneHost *host, void *state, CutuneCheck *out)
 {
     MataddState *s = state;
-    size_t n = (size_t)s->M * s->N, bad = 0, first = 0;
-    int rc = exact_compare(host, s->C, s->ref, n, &bad, &first);
-    memset(out, 0, sizeof *out);
-    out->passed = bad == 0 && rc == 0;
-    out->error = (double)bad; /* wrong elements; the tolerance is none */
-    if (rc || !bad)
-        return rc;
-    float got = 0, want = 0;
-    if ((rc = host->copy_to_host(host->ctx, &got, s->C + first, sizeof got)) ||
-        (rc = host->copy_to_host(host->ctx, &want, s->ref + first, sizeof want)))
-        return rc;
-    snprintf(out->message, sizeof out->message,
-             "%zu of %zu elements wrong; first at C[%zu][%zu]: got %.9g, expected %.9g", bad, n,
-             first / (size_t)s->N, first % (size_t)s->N, (double)got, (double)want);
-    return 0;
+    return exact_check_f32(host, s->C, s->ref, (size_t)s->M * s->N, "C", (size_t)s->N, out);
 }
 
 void matadd_teardown(const CutuneHost *host, void *state)

@@ -87,21 +87,7 @@ int transpose_poison_output(const CutuneHost *host, void *state)
 int transpose_check(const CutuneHost *host, void *state, CutuneCheck *out)
 {
     TransposeState *s = state;
-    size_t R = (size_t)s->R, C = (size_t)s->C, bad = 0, first = 0;
-    int rc = exact_compare(host, s->B, s->ref, R * C, &bad, &first);
-    memset(out, 0, sizeof *out);
-    out->passed = bad == 0 && rc == 0;
-    out->error = (double)bad; /* wrong elements; the tolerance is none */
-    if (rc || !bad)
-        return rc;
-    float got = 0, want = 0;
-    if ((rc = host->copy_to_host(host->ctx, &got, s->B + first, sizeof got)) ||
-        (rc = host->copy_to_host(host->ctx, &want, s->ref + first, sizeof want)))
-        return rc;
-    snprintf(out->message, sizeof out->message,
-             "%zu of %zu elements wrong; first at B[%zu][%zu]: got %.9g, expected %.9g", bad, R * C,
-             first / R, first % R, (double)got, (double)want);
-    return 0;
+    return exact_check_f32(host, s->B, s->ref, (size_t)s->R * s->C, "B", (size_t)s->R, out);
 }
 
 void transpose_teardown(const CutuneHost *host, void *state)
