@@ -5,7 +5,8 @@
 #   scripts/gpu-check.sh [tests] [smoke] [tune] [bench] ...
 #
 #   tests  every test program (CPU and GPU), as `meson test` would run them
-#          (scripts/run-tests.py; their output goes to $OUT/tests.log)
+#          (scripts/run-tests.py; their output goes to $OUT/tests.log; TESTS_ARGS, e.g.
+#          --suite=gpu, passes options to it)
 #   smoke  `cutune run matmul` on one size, and bench_matmul on it
 #   tune   `cutune run matmul --device 0` on the default sizes from a fresh database, then
 #          the identical command again (it must compile nothing), then `cutune query`
@@ -20,8 +21,14 @@
 #          async-where: every matmul_async config matching $ASYNC_WHERE (a partial config,
 #          e.g. cuBLAS's tile shape) at 4096^3 and 8192^3; async-known: every config
 #          listed in bench/matmul_async_known.txt (earlier bests) at the 7 issue 4 sizes
-#   profile the best matmul_async config at 4096^3 in $out/sgemm.db: its SASS (instruction
-#          mix in the summary) and, where Nsight Compute is installed, an ncu report
+#          (or ASYNC_SIZES); splitk-edges: a random sample of each SPLITK, and of N % 4 != 0,
+#          at sizes that cut every tile (EDGE_BUDGET a size); survey: known configs, then
+#          annealing (SURVEY_BUDGET, SURVEY_TIME), then bench_matmul, at SURVEY_SIZES, shapes
+#          beyond the issue's
+#   cublas-kernels  the kernels cuBLAS launches at CUBLAS_SIZES, with their times (ncu)
+#   profile the best matmul_async config at 4096^3 (or PROFILE_SIZE) in $out/sgemm.db: its
+#          SASS (instruction mix in the summary) and, where Nsight Compute is installed, an
+#          ncu report
 #   lookup bench_lookup (CPU only: the cost of an application's lookup on 10^5 trials),
 #          on this quieter machine
 #   record exhaustive runs to replay: for each op:variant:size in $RECORD (default
@@ -62,7 +69,7 @@ fi
 
 run_tests() {
     rm -f "$out/tests.log"
-    python3 "$root/scripts/run-tests.py" "$b" "$out/tests.log" | tee -a "$summary"
+    python3 "$root/scripts/run-tests.py" "$b" "$out/tests.log" ${TESTS_ARGS:-} | tee -a "$summary"
 }
 
 timed() { # timed LABEL LOG command...
@@ -87,6 +94,10 @@ sgemm_run() { # sgemm_run LABEL ARGS...: `cutune run matmul ARGS` into $db; tabl
     sed -n '/^matmul_/p' "$out/sgemm_run.log.tmp" >> "$out/sgemm_runs.log"
     cat "$out/sgemm_run.log.tmp" >> "$out/sgemm_full.log"
     rm -f "$out/sgemm_run.log.tmp"
+}
+
+known_where() { # --where for each config in bench/matmul_async_known.txt
+    grep -v '^#' "$root/bench/matmul_async_known.txt" | sed 's/^/--where /' | tr '\n' ' '
 }
 
 sizes="1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096 4096x1024x8192"
@@ -169,11 +180,51 @@ for step in $steps; do
         ;;
     async-known)
         sgemm_db
-        whereargs=$(grep -v '^#' "$root/bench/matmul_async_known.txt" | sed 's/^/--where /' | tr '\n' ' ')
-        sgemm_run "async known configs" --variant matmul_async --size 1000x1000x1000 \
-            --size 1024x1024x1024 --size 2048x2048x2048 --size 4096x4096x4096 \
-            --size 8192x8192x8192 --size 4096x1024x8192 --size 128x4096x4096 $whereargs \
+        ssizes=${ASYNC_SIZES:-1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096 \
+            8192x8192x8192 4096x1024x8192 128x4096x4096}
+        sizeargs=$(for s_ in $ssizes; do printf -- '--size %s ' "$s_"; done)
+        sgemm_run "async known configs" --variant matmul_async $sizeargs $(known_where) \
             --strategy exhaustive
+        ;;
+    splitk-edges)
+        # matmul_async's split-K finish and copy paths at sizes that cut every tile, with N
+        # % 4 != 0 among them: a random sample for each SPLITK (every one must be `ok`)
+        sgemm_db
+        for sk in 2 4 8; do
+            sgemm_run "async SPLITK=$sk at edges" --variant matmul_async --size 257x129x600 \
+                --size 1000x1000x1000 --size 33x4096x130 --size 130x4099x517 --where SPLITK=$sk \
+                --strategy random --seed 21 --budget "${EDGE_BUDGET:-16}"
+        done
+        sgemm_run "async N % 4 != 0" --variant matmul_async --size 1000x1001x1000 \
+            --size 2000x4099x300 --strategy random --seed 22 --budget "${EDGE_BUDGET:-16}"
+        ;;
+    survey)
+        # matmul_async against cuBLAS on more shapes than the issue's (SURVEY_SIZES): the known
+        # configs, then annealing (SURVEY_BUDGET, SURVEY_TIME a size), then bench_matmul
+        sgemm_db
+        ssizes=${SURVEY_SIZES:-4096x50257x768 1024x50257x768 8192x8192x64 65536x64x1024 \
+            32x8192x8192 3000x2000x1000 4095x4095x1025 2048x8192x1024}
+        sizeargs=$(for s_ in $ssizes; do printf -- '--size %s ' "$s_"; done)
+        sgemm_run "survey known configs" --variant matmul_async $sizeargs $(known_where) \
+            --strategy exhaustive
+        if [ "${SURVEY_BUDGET:-60}" -gt 0 ]; then
+            sgemm_run "survey annealing" --variant matmul_async $sizeargs --strategy annealing \
+                --seed "${ASYNC_SEED:-13}" --budget "${SURVEY_BUDGET:-60}" --time "${SURVEY_TIME:-40}"
+        fi
+        timed "bench_matmul survey" "$out/survey_bench.log" "$b/bench/bench_matmul" --db "$db" $ssizes
+        ;;
+    cublas-kernels)
+        # which kernels cuBLAS runs, and for how long, at CUBLAS_SIZES (Nsight Compute)
+        sgemm_db
+        command -v ncu > /dev/null || { note "cublas-kernels: no ncu on this machine"; continue; }
+        for s_ in ${CUBLAS_SIZES:-1000x1000x1000 1024x1024x1024 128x4096x4096}; do
+            ncu --metrics gpu__time_duration.sum -k regex:'gemm|gemv|xmma|splitK|educe|cutlass' \
+                -c 4 "$b/bench/bench_matmul" --db "$db" "$s_" > "$out/ncu_cublas_$s_.log" 2>&1
+            echo "--- cuBLAS at $s_" >> "$out/cublas_kernels.txt"
+            grep -E '^  [A-Za-z_].*\(|gpu__time_duration' "$out/ncu_cublas_$s_.log" |
+                sed 's/(int, int, int.*//' | head -8 >> "$out/cublas_kernels.txt"
+        done
+        cat "$out/cublas_kernels.txt" | tee -a "$summary"
         ;;
     sgemm-bench)
         db=$out/sgemm.db
@@ -185,15 +236,16 @@ for step in $steps; do
     profile)
         db=$out/sgemm.db
         [ -f "$db" ] || db=$root/.carry/sgemm.db
-        cfg=$(python3 - "$db" <<'PY'
+        psize=${PROFILE_SIZE:-4096x4096x4096}
+        cfg=$(python3 - "$db" "$psize" <<'PY'
 import sqlite3, sys
 row = sqlite3.connect(sys.argv[1]).execute(
-    "SELECT config FROM trial_details WHERE variant = 'matmul_async' AND size = '4096x4096x4096'"
-    " AND status = 'ok' ORDER BY median_ms LIMIT 1").fetchone()
+    "SELECT config FROM trial_details WHERE variant = 'matmul_async' AND size = ?"
+    " AND status = 'ok' ORDER BY median_ms LIMIT 1", (sys.argv[2],)).fetchone()
 print(row[0] if row else "")
 PY
 )
-        if [ -z "$cfg" ]; then note "profile: no matmul_async config at 4096^3 in $db"; continue; fi
+        if [ -z "$cfg" ]; then note "profile: no matmul_async config at $psize in $db"; continue; fi
         note "profile: $cfg"
         cat plugins/common/matmul_tiles.cuh plugins/common/matmul_warp.cuh \
             plugins/matmul_async/matmul_async.cu > /tmp/profile.cu
@@ -203,8 +255,8 @@ PY
         grep -oE '^ +/\*[0-9a-f]{4}\*/ +[A-Z][A-Z0-9.]*' "$out/sass.txt" | awk '{print $2}' |
             sed 's/\..*//' | sort | uniq -c | sort -rn | head -12 | tee -a "$summary"
         if command -v ncu > /dev/null; then
-            timed "ncu matmul_async 4096" "$out/ncu.log" ncu --set full -k matmul_async -c 1 \
-                -o "$out/prof" -f "$b/bench/bench_matmul" --db "$db" --same-model 4096x4096x4096
+            timed "ncu matmul_async $psize" "$out/ncu.log" ncu --set full -k matmul_async -c 1 \
+                -o "$out/prof" -f "$b/bench/bench_matmul" --db "$db" --same-model "$psize"
             ncu --import "$out/prof.ncu-rep" --page details > "$out/ncu.txt" 2>&1
             grep -E "Duration|Issue Slots Busy|Executed Ipc A|Registers Per|Achieved Occupancy|Stall|No Eligible|SM Frequency|L1/TEX Hit|L2 Hit|Bank" \
                 "$out/ncu.txt" | head -30 | tee -a "$summary"
@@ -249,5 +301,6 @@ for f in tune_run1 tune_run2; do
 done
 [ -f "$out/sgemm_runs.log" ] && { echo "--- sgemm runs"; cat "$out/sgemm_runs.log"; }
 [ -f "$out/bench.log" ] && { echo "--- bench"; cat "$out/bench.log"; }
+[ -f "$out/survey_bench.log" ] && { echo "--- survey"; grep -E "^size|matmul_async" "$out/survey_bench.log"; }
 [ -f "$out/bench_memory.log" ] && { echo "--- bench_memory"; cat "$out/bench_memory.log"; }
 exit 0

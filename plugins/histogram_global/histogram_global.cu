@@ -1,27 +1,18 @@
 // histogram_global: every element is one atomicAdd on a bin in global memory (seed 001,
 // section 0.3, first version). Skewed data sends most of those atomics to one address.
-// The counts are finished in the same launch (plugins/common/histogram_op.h).
+// The counts are finished in the same launch (plugins/common/histogram_finish.cuh, put in
+// front of this source; plugins/common/histogram_op.h).
 //
 // Parameters (-D macros):
 //   BLOCK          threads per block
 //   BLOCKS_PER_SM  the grid is BLOCKS_PER_SM * 132 blocks (set by the plugin); a
 //                  grid-stride loop reads 16 bytes per thread per step
-#define BINS 256
-
-__device__ __forceinline__ int float_bin(float x)
-{
-    if (!(x >= -1.0f && x < 1.0f))
-        return -1;
-    int b = (int)((x + 1.0f) * 128.0f);
-    return b < BINS - 1 ? b : BINS - 1;
-}
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 histogram_global(const unsigned char *__restrict__ u8, const float *__restrict__ f32,
                  unsigned int *__restrict__ bins, unsigned int *scratch, unsigned int *counter,
                  long long n, int is_float)
 {
-    __shared__ bool last;
     const int tid = threadIdx.x;
     const long long first = (long long)blockIdx.x * BLOCK + tid, step = (long long)gridDim.x * BLOCK;
     if (!is_float) {
@@ -58,20 +49,5 @@ histogram_global(const unsigned char *__restrict__ u8, const float *__restrict__
         }
     }
 
-    // Finish in this launch: the block with the last ticket publishes the counts and
-    // clears the scratch counters for the next launch.
-    __threadfence(); // every thread's atomics on scratch are visible before the ticket
-    __syncthreads();
-    if (tid == 0)
-        last = atomicAdd(counter, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (!last)
-        return;
-    __threadfence();
-    for (int b = tid; b < BINS; b += BLOCK) {
-        bins[b] = __ldcg(&scratch[b]);
-        scratch[b] = 0;
-    }
-    if (tid == 0)
-        *counter = 0;
+    finish_bins(bins, scratch, counter);
 }

@@ -1,7 +1,7 @@
 // histogram_shared: each block counts into private histograms in shared memory during a
 // grid-stride loop, then adds them to the global counts with one atomic per bin (seed 001,
 // section 0.3, second version). The counts are finished in the same launch
-// (plugins/common/histogram_op.h).
+// (plugins/common/histogram_finish.cuh, put in front of this source; histogram_op.h).
 //
 // Parameters (-D macros):
 //   BLOCK          threads per block
@@ -12,15 +12,6 @@
 //                  of a warp owns its own bank and lanes never collide on an address
 //   RLE            1: a thread merges runs of equal bins in registers and adds each run
 //                  with one atomic (skewed data has long runs); 0: one atomic per element
-#define BINS 256
-
-__device__ __forceinline__ int float_bin(float x)
-{
-    if (!(x >= -1.0f && x < 1.0f))
-        return -1;
-    int b = (int)((x + 1.0f) * 128.0f);
-    return b < BINS - 1 ? b : BINS - 1;
-}
 
 // A thread's pending run: `count` elements of bin `bin` not yet added to shared memory.
 struct Run {
@@ -116,7 +107,6 @@ histogram_shared(const unsigned char *__restrict__ u8, const float *__restrict__
                  long long n, int is_float)
 {
     __shared__ unsigned hist[BINS * COPIES];
-    __shared__ bool last;
     const int tid = threadIdx.x, copy = (tid & 31) % COPIES;
     for (int i = tid; i < BINS * COPIES; i += BLOCK)
         hist[i] = 0;
@@ -142,20 +132,5 @@ histogram_shared(const unsigned char *__restrict__ u8, const float *__restrict__
             atomicAdd(&scratch[b], sum);
     }
 
-    // Finish in this launch: the block with the last ticket publishes the counts and
-    // clears the scratch counters for the next launch.
-    __threadfence(); // every thread's atomics on scratch are visible before the ticket
-    __syncthreads();
-    if (tid == 0)
-        last = atomicAdd(counter, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (!last)
-        return;
-    __threadfence();
-    for (int b = tid; b < BINS; b += BLOCK) {
-        bins[b] = __ldcg(&scratch[b]);
-        scratch[b] = 0;
-    }
-    if (tid == 0)
-        *counter = 0;
+    finish_bins(bins, scratch, counter);
 }

@@ -18,6 +18,11 @@ inline void cp_async4_full(float *dst, const float *src) { *dst = *src; }
 inline void cp_async16_full(float *dst, const float *src) { std::memcpy(dst, src, 4 * sizeof(float)); }
 inline void cp_async_commit() {}
 template <int N_> void cp_async_wait() {}
+inline void red_add4(float *p, const float *v)
+{
+    for (int j = 0; j < 4; j++)
+        atomicAdd(p + j, v[j]);
+}
 
 #include "../../plugins/common/matmul_tiles.cuh"
 #include "../../plugins/common/matmul_warp.cuh"
@@ -26,7 +31,7 @@ template <int N_> void cp_async_wait() {}
 int main()
 {
     int failures = 0;
-    const int sizes[][3] = {{1, 1, 1}, {37, 45, 53}, {64, 128, 40}, {100, 96, 203}, {70, 33, 130}};
+    const int sizes[][3] = {{1, 1, 1}, {37, 45, 53}, {64, 128, 40}, {100, 96, 203}, {70, 33, 130}, {300, 130, 70}};
     std::mt19937 gen(12345);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     for (const auto &s : sizes) {
