@@ -19,7 +19,7 @@
 #          8192^3 / at the other five sizes (budgets and time caps in the step; ASYNC_BUDGET,
 #          ASYNC_TIME, ASYNC_SEED, ASYNC_SIZES and ASYNC_WHERE (a partial config) change them);
 #          async-where: every matmul_async config matching $ASYNC_WHERE (a partial config,
-#          e.g. cuBLAS's tile shape) at 4096^3 and 8192^3; async-known: every config
+#          e.g. cuBLAS's tile shape) at 4096^3 and 8192^3 (or ASYNC_SIZES); async-known: every config
 #          listed in bench/matmul_async_known.txt (earlier bests) at the 7 issue 4 sizes
 #          (or ASYNC_SIZES); splitk-edges: a random sample of each SPLITK, and of N % 4 != 0,
 #          at sizes that cut every tile (EDGE_BUDGET a size); survey: known configs, then
@@ -175,8 +175,9 @@ for step in $steps; do
         ;;
     async-where)
         sgemm_db
-        sgemm_run "async where ${ASYNC_WHERE:-}" --variant matmul_async --size 4096x4096x4096 \
-            --size 8192x8192x8192 --where "${ASYNC_WHERE:?set ASYNC_WHERE}" --strategy exhaustive
+        sizeargs=$(for s_ in ${ASYNC_SIZES:-4096x4096x4096 8192x8192x8192}; do printf -- '--size %s ' "$s_"; done)
+        sgemm_run "async where ${ASYNC_WHERE:-}" --variant matmul_async $sizeargs \
+            --where "${ASYNC_WHERE:?set ASYNC_WHERE}" --strategy exhaustive
         ;;
     async-known)
         sgemm_db
