@@ -50,34 +50,6 @@ __device__ __forceinline__ void lds4(float *r, const float *s)
     r[0] = v.x, r[1] = v.y, r[2] = v.z, r[3] = v.w;
 }
 
-// This thread's fragments of row k of the tiles in As / Bs: its WMITER * TM values of A and
-// WNITER * TN values of B.
-__device__ __forceinline__ void warp_frag(const float *As, const float *Bs, int k, const WarpPos &p,
-                                          float (&ra)[WMITER * TM], float (&rb)[WNITER * TN])
-{
-#pragma unroll
-    for (int m = 0; m < WMITER; m++)
-#pragma unroll
-        for (int i = 0; i < TM; i += 4)
-            lds4(&ra[m * TM + i], &As[k * LDA + p.wrow + m * WSUBM + p.trow + i]);
-#pragma unroll
-    for (int n = 0; n < WNITER; n++)
-#pragma unroll
-        for (int j = 0; j < TN; j += 4)
-            lds4(&rb[n * TN + j], &Bs[k * LDB + p.wcol + n * WSUBN + p.tcol + j]);
-}
-
-// acc += the outer product of the fragments.
-__device__ __forceinline__ void warp_fma(const float (&ra)[WMITER * TM], const float (&rb)[WNITER * TN],
-                                         float (&acc)[WMITER * TM][WNITER * TN])
-{
-#pragma unroll
-    for (int i = 0; i < WMITER * TM; i++)
-#pragma unroll
-        for (int j = 0; j < WNITER * TN; j++)
-            acc[i][j] += ra[i] * rb[j];
-}
-
 // acc += the BK steps of the tiles in As / Bs that fall on this thread.
 __device__ __forceinline__ void warp_tile_step(const float *As, const float *Bs, const WarpPos &p,
                                                float (&acc)[WMITER * TM][WNITER * TN])
@@ -85,8 +57,21 @@ __device__ __forceinline__ void warp_tile_step(const float *As, const float *Bs,
     float ra[WMITER * TM], rb[WNITER * TN];
 #pragma unroll
     for (int k = 0; k < BK; k++) {
-        warp_frag(As, Bs, k, p, ra, rb);
-        warp_fma(ra, rb, acc);
+#pragma unroll
+        for (int m = 0; m < WMITER; m++)
+#pragma unroll
+            for (int i = 0; i < TM; i += 4)
+                lds4(&ra[m * TM + i], &As[k * LDA + p.wrow + m * WSUBM + p.trow + i]);
+#pragma unroll
+        for (int n = 0; n < WNITER; n++)
+#pragma unroll
+            for (int j = 0; j < TN; j += 4)
+                lds4(&rb[n * TN + j], &Bs[k * LDB + p.wcol + n * WSUBN + p.tcol + j]);
+#pragma unroll
+        for (int i = 0; i < WMITER * TM; i++)
+#pragma unroll
+            for (int j = 0; j < WNITER * TN; j++)
+                acc[i][j] += ra[i] * rb[j];
     }
 }
 

@@ -18,10 +18,8 @@
 // block never waits on one that has not started. Launches of one SPLITK > 1 kernel must not
 // run concurrently (on two streams): they share the counters.
 //
-// Parameters: those of matmul_warp.cuh plus STAGES (>= 2), SPLITK (>= 1), MINB, the blocks
-// per SM the registers must allow (__launch_bounds__: ptxas caps registers to fit), and FRAG:
-// 1 reads each row's fragments just before their multiply, 2 one row ahead, in two sets of
-// registers (as CUTLASS's multistage main loop does).
+// Parameters: those of matmul_warp.cuh plus STAGES (>= 2), SPLITK (>= 1) and MINB, the
+// blocks per SM the registers must allow (__launch_bounds__: ptxas caps registers to fit).
 #define A_PER_THREAD (BM * BK / NT)      // 4-byte copies
 #define B_PER_THREAD (BK * BN / 4 / NT)  // 16-byte copies
 #define STAGE_FLOATS (A_TILE + B_TILE)
@@ -252,7 +250,6 @@ matmul_async(const float *__restrict__ A, const float *__restrict__ B, float *__
         cp_async_commit();
     }
     int rd = 0, wr = STAGES - 1; /* the stages computed and filled this step */
-#if FRAG == 1
     for (int t = 0; t < nsteps; t++) {
         cp_async_wait<STAGES - 2>(); /* this thread's copies of step t have landed */
         __syncthreads();             /* everyone's have, and step t - 1 is computed */
@@ -264,41 +261,6 @@ matmul_async(const float *__restrict__ A, const float *__restrict__ B, float *__
         rd = rd + 1 == STAGES ? 0 : rd + 1;
         wr = wr + 1 == STAGES ? 0 : wr + 1;
     }
-#else
-    // Fragments in two sets of registers: row k + 1's are read from shared memory while row
-    // k's are multiplied, also across steps (the barrier that makes step t + 1's copies
-    // visible comes before the last row of step t is multiplied), so that a warp seldom
-    // waits on a shared-memory read.
-    float ra[2][WMITER * TM], rb[2][WNITER * TN];
-    cp_async_wait<STAGES - 2>(); /* step 0 has landed */
-    __syncthreads();
-    if (nsteps > 0)
-        warp_frag(smem, smem + A_TILE, 0, pos, ra[0], rb[0]);
-    for (int t = 0; t < nsteps; t++) {
-        const float *As = smem + rd * STAGE_FLOATS;
-#pragma unroll
-        for (int k = 0; k < BK; k++) {
-            if (k == 0) { /* into the stage step t - 1 used: every thread read its last row
-                             before the barrier at the end of step t - 1 */
-                if (t + STAGES - 1 < nsteps)
-                    issue_stage(cp, B, smem, wr, interior, N, K, col0, kbeg + (t + STAGES - 1) * BK,
-                                kend, tid);
-                cp_async_commit();
-            }
-            if (k + 1 < BK) {
-                warp_frag(As, As + A_TILE, k + 1, pos, ra[(k + 1) & 1], rb[(k + 1) & 1]);
-            } else if (t + 1 < nsteps) {
-                cp_async_wait<STAGES - 2>(); /* this thread's copies of step t + 1 have landed */
-                __syncthreads();             /* everyone's have, and all read step t - 1 */
-                rd = rd + 1 == STAGES ? 0 : rd + 1;
-                const float *Ns = smem + rd * STAGE_FLOATS;
-                warp_frag(Ns, Ns + A_TILE, 0, pos, ra[0], rb[0]);
-            }
-            warp_fma(ra[k & 1], rb[k & 1], acc);
-        }
-        wr = wr + 1 == STAGES ? 0 : wr + 1;
-    }
-#endif
     cp_async_wait<0>();
 
 #if SPLITK > 1
