@@ -21,14 +21,14 @@
 #          async-where: every matmul_async config matching $ASYNC_WHERE (a partial config,
 #          e.g. cuBLAS's tile shape) at 4096^3 and 8192^3 (or ASYNC_SIZES); async-known: every config
 #          listed in bench/matmul_async_known.txt (earlier bests) at the 7 issue 4 sizes
-#          (or ASYNC_SIZES); splitk-edges: a random sample of each SPLITK, and of N % 4 != 0,
+#          and 3 K-small ones (or ASYNC_SIZES); splitk-edges: a random sample of each SPLITK, and of N % 4 != 0,
 #          at sizes that cut every tile (EDGE_BUDGET a size); survey: known configs, then
 #          annealing (SURVEY_BUDGET, SURVEY_TIME), then bench_matmul, at SURVEY_SIZES, shapes
 #          beyond the issue's
 #   cublas-kernels  the kernels cuBLAS launches at CUBLAS_SIZES, with their times (ncu)
 #   profile the best matmul_async config at 4096^3 (or PROFILE_SIZE) in $out/sgemm.db: its
 #          SASS (instruction mix in the summary) and, where Nsight Compute is installed, an
-#          ncu report
+#          ncu report and the stall reasons of it and of cuBLAS's kernel at that size
 #   lookup bench_lookup (CPU only: the cost of an application's lookup on 10^5 trials),
 #          on this quieter machine
 #   record exhaustive runs to replay: for each op:variant:size in $RECORD (default
@@ -100,6 +100,10 @@ known_where() { # --where for each config in bench/matmul_async_known.txt
     grep -v '^#' "$root/bench/matmul_async_known.txt" | sed 's/^/--where /' | tr '\n' ' '
 }
 
+# issue 4's sizes, then rank-64 and rank-128 updates (K small, as in a blocked LU's
+# trailing update): shapes where cuBLAS is weaker (bench/RESULTS.md, session 3)
+issue4_sizes="1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x8192x8192
+    4096x1024x8192 128x4096x4096 8192x8192x64 16384x16384x64 8192x8192x128"
 sizes="1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096 4096x1024x8192"
 for step in $steps; do
     case $step in
@@ -181,8 +185,7 @@ for step in $steps; do
         ;;
     async-known)
         sgemm_db
-        ssizes=${ASYNC_SIZES:-1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096 \
-            8192x8192x8192 4096x1024x8192 128x4096x4096}
+        ssizes=${ASYNC_SIZES:-$issue4_sizes}
         sizeargs=$(for s_ in $ssizes; do printf -- '--size %s ' "$s_"; done)
         sgemm_run "async known configs" --variant matmul_async $sizeargs $(known_where) \
             --strategy exhaustive
@@ -231,8 +234,7 @@ for step in $steps; do
         db=$out/sgemm.db
         [ -f "$db" ] || db=$root/.carry/sgemm.db
         timed "bench_matmul sgemm" "$out/bench.log" "$b/bench/bench_matmul" --db "$db" ${BENCH_ARGS:-} \
-            ${BENCH_SIZES:-1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096 \
-            8192x8192x8192 4096x1024x8192 128x4096x4096}
+            ${BENCH_SIZES:-$issue4_sizes}
         ;;
     profile)
         db=$out/sgemm.db
@@ -261,6 +263,17 @@ PY
             ncu --import "$out/prof.ncu-rep" --page details > "$out/ncu.txt" 2>&1
             grep -E "Duration|Issue Slots Busy|Executed Ipc A|Registers Per|Achieved Occupancy|Stall|No Eligible|SM Frequency|L1/TEX Hit|L2 Hit|Bank" \
                 "$out/ncu.txt" | head -30 | tee -a "$summary"
+            # where warps wait (cycles per issued instruction, by reason, 0.05 and up): the
+            # best config against cuBLAS's kernel on the same size
+            m='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
+            m=$m,smsp__issue_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum
+            for k in matmul_async regex:xmma; do
+                note "stalls of ${k#regex:} at $psize"
+                ncu --metrics "$m" -k "$k" -c 1 "$b/bench/bench_matmul" --db "$db" --same-model \
+                    "$psize" 2>&1 | grep -E '^ +(smsp|gpu)__' | sed 's/smsp__average_warps_issue_stalled_//;
+                    s/_per_issue_active.ratio//' | awk '$NF + 0 >= 0.05 {printf "    %-34s %s\n", $1, $NF}' |
+                    tee -a "$summary"
+            done
         else
             note "profile: no ncu on this machine"
         fi
