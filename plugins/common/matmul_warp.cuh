@@ -50,12 +50,24 @@ __device__ __forceinline__ void lds4(float *r, const float *s)
     r[0] = v.x, r[1] = v.y, r[2] = v.z, r[3] = v.w;
 }
 
+// KUNROLL: rows of a K step the loop below unrolls, 0 for all BK (the default). Fewer make
+// a smaller loop body, for the instruction cache, at the cost of an address add a round.
+#ifndef KUNROLL
+#define KUNROLL 0
+#endif
+#define MATMUL_PRAGMA(x) _Pragma(#x)
+#define MATMUL_UNROLL(n) MATMUL_PRAGMA(unroll n)
+
 // acc += the BK steps of the tiles in As / Bs that fall on this thread.
 __device__ __forceinline__ void warp_tile_step(const float *As, const float *Bs, const WarpPos &p,
                                                float (&acc)[WMITER * TM][WNITER * TN])
 {
     float ra[WMITER * TM], rb[WNITER * TN];
+#if KUNROLL
+    MATMUL_UNROLL(KUNROLL)
+#else
 #pragma unroll
+#endif
     for (int k = 0; k < BK; k++) {
 #pragma unroll
         for (int m = 0; m < WMITER; m++)
