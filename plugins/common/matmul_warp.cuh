@@ -8,7 +8,7 @@
 //
 // Shared memory holds one K step of BK: A transposed (As[k * LDA + m], LDA = BM + PAD) and
 // B as is (Bs[k * BN + n]). Parameters come as -D macros: BM, BN, BK, WM, WN, WNITER, TM,
-// TN, PAD; WMITER is derived.
+// TN, PAD, and optionally KUNROLL (below); WMITER is derived.
 #define NT ((BM / WM) * (BN / WN) * 32)
 #define WMITER ((WM * WN) / (32 * TM * TN * WNITER))
 #define WSUBM (WM / WMITER)

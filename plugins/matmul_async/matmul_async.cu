@@ -18,8 +18,9 @@
 // block never waits on one that has not started. Launches of one SPLITK > 1 kernel must not
 // run concurrently (on two streams): they share the counters.
 //
-// Parameters: those of matmul_warp.cuh plus STAGES (>= 2), SPLITK (>= 1) and MINB, the
-// blocks per SM the registers must allow (__launch_bounds__: ptxas caps registers to fit).
+// Parameters: those of matmul_warp.cuh (KUNROLL among them) plus STAGES (>= 2), SPLITK
+// (>= 1) and MINB, the blocks per SM the registers must allow (__launch_bounds__: ptxas caps
+// registers to fit).
 #define A_PER_THREAD (BM * BK / NT)      // 4-byte copies
 #define B_PER_THREAD (BK * BN / 4 / NT)  // 16-byte copies
 #define STAGE_FLOATS (A_TILE + B_TILE)

@@ -109,7 +109,8 @@ typedef struct CutuneVariant {
 
     const char *op;       /* e.g. "matmul"; every variant of an op keeps one contract */
     const char *name;     /* e.g. "matmul_tiled"; its space is tuning_spaces/<name>.ini */
-    const char *version;  /* bump when the kernel changes: trials are kept per version */
+    const char *version;  /* bump when the kernel or the space's parameters change: trials
+                             are kept per version */
     const char *summary;  /* one line for `cutune list` */
     const char *dim_names;/* comma-separated names of the problem dimensions, e.g. "M,N,K";
                              constraints in the space may use them */
