@@ -1,6 +1,6 @@
-// What the histogram kernels share (put in front of their source; see plugins/meson.build):
-// the float binning and the finish of the counts in the same launch. BLOCK (threads per
-// block) comes as a -D macro.
+// What the histogram kernels share (put in front of their source, after last_block.cuh; see
+// plugins/meson.build): the float binning and the finish of the counts in the same launch.
+// BLOCK (threads per block) comes as a -D macro.
 #define BINS 256
 
 // The bin of a float input: [-1, 1) in 256 equal bins; -1 for a value outside (not counted).
@@ -19,15 +19,8 @@ __device__ __forceinline__ int float_bin(float x)
 __device__ __forceinline__ void finish_bins(unsigned int *__restrict__ bins, unsigned int *scratch,
                                             unsigned int *counter)
 {
-    __shared__ bool last;
-    __threadfence(); // every thread's atomics on scratch are visible before the ticket
-    __syncthreads();
-    if (threadIdx.x == 0)
-        last = atomicAdd(counter, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (!last)
+    if (!last_block(counter))
         return;
-    __threadfence();
     for (int b = threadIdx.x; b < BINS; b += BLOCK) {
         bins[b] = __ldcg(&scratch[b]);
         scratch[b] = 0;

@@ -118,7 +118,6 @@ topk_filter(const float *__restrict__ x, float *__restrict__ out_val, int *__res
     DYNAMIC_SHARED(float, smem);
     __shared__ int count;
     __shared__ float thr;
-    __shared__ bool last;
     __shared__ float block_max[BLOCK / 32];
     const Sel s = {smem, reinterpret_cast<int *>(smem + CAP), CAP, k, &count, &thr};
     const int tid = threadIdx.x;
@@ -135,15 +134,10 @@ topk_filter(const float *__restrict__ x, float *__restrict__ out_val, int *__res
         part_idx[(size_t)blockIdx.x * k + j] = have ? s.idx[j] : -1;
     }
 
-    // The merge, in this launch: the block with the last ticket selects from all candidates.
-    __threadfence();
-    __syncthreads();
-    if (tid == 0)
-        last = atomicAdd(counter, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (!last)
+    // The merge, in this launch: the block with the last ticket (common/last_block.cuh)
+    // selects from all candidates.
+    if (!last_block(counter))
         return;
-    __threadfence();
     float t = NEG_INF; // T: the largest of the blocks' k-th values
     for (unsigned b = tid; b < gridDim.x; b += BLOCK)
         t = fmaxf(t, __ldcg(&part_val[(size_t)b * k + k - 1]));

@@ -3,7 +3,8 @@
 // row; the bins must equal the counts made here, and scratch and counter must be back at
 // zero after each launch. Built once per config (-D macros).
 #include "kemu.hpp"
-#include "../../plugins/common/histogram_finish.cuh" // put in front of the kernel, as the plugins do
+#include "../../plugins/common/last_block.cuh" // put in front of the kernel, as the plugins do
+#include "../../plugins/common/histogram_finish.cuh"
 #include KERNEL_SOURCE
 #include <cstdio>
 #include <random>
