@@ -27,8 +27,8 @@ static void expect_refused(const char *file, const char *phrase)
 
 static void refused_one_by_one(void)
 {
-    expect_refused("broken_abi_major.so", "plugin ABI 99.1, but this cutune speaks ABI 1.1");
-    expect_refused("broken_abi_minor.so", "plugin ABI 1.99 is newer than this cutune's ABI 1.1");
+    expect_refused("broken_abi_major.so", "plugin ABI 99.2, but this cutune speaks ABI 1.2");
+    expect_refused("broken_abi_minor.so", "plugin ABI 1.99 is newer than this cutune's ABI 1.2");
     expect_refused("broken_short_struct.so", "struct_size is 16 bytes");
     expect_refused("broken_missing_field.so", "'kernel_source' is NULL");
     expect_refused("broken_no_symbol.so", "no symbol 'cutune_plugin_variant'");
@@ -94,6 +94,29 @@ static void space_lookup(void)
     CHECK_STR_CONTAINS(err.msg, "no tuning space for variant 'no_such_variant'");
 }
 
+/* launch_geometry sees the device's SM count (ABI 1.2): reduce_shuffle's resident grid is
+ * BLOCKS_PER_SM blocks for each SM. */
+static void geometry_sees_device(void)
+{
+    CutuneRegistry reg;
+    CutuneError err = {0};
+    CHECK_MSG(cutune_registry_load(&reg, &err) == 0, "%s", err.msg);
+    const CutunePlugin *pl = cutune_registry_find(&reg, "reduce_shuffle");
+    CHECK(pl != NULL);
+    if (pl) {
+        const char *names[] = {"BLOCK", "ITEMS", "VEC", "BLOCKS_PER_SM"};
+        const int64_t values[] = {256, 4, 4, 2};
+        const CutuneConfig cfg = {4, names, values};
+        const CutuneProblem p = {1, {1 << 28}};
+        CutuneLaunch a, b;
+        CHECK(cutune_plugin_geometry(pl->v, &cfg, &p, 132, 90, &a) == 0);
+        CHECK(cutune_plugin_geometry(pl->v, &cfg, &p, 100, 80, &b) == 0);
+        CHECK_EQ_INT(a.grid[0], 264);
+        CHECK_EQ_INT(b.grid[0], 200);
+    }
+    cutune_registry_free(&reg);
+}
+
 int main(void)
 {
     const char *b = getenv("CUTUNE_TEST_BROKEN_PLUGINS"), *r = getenv("CUTUNE_PLUGIN_PATH");
@@ -107,6 +130,7 @@ int main(void)
     refused_one_by_one();
     good_plugin_loads();
     space_lookup();
+    geometry_sees_device();
     registry_keeps_going();
     return check_result("plugins");
 }

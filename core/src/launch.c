@@ -136,7 +136,7 @@ int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size
     int rc = cutune_problem_parse(size, &prob, err);
     if (rc)
         return rc;
-    int dev = 0, major = 0, minor = 0, max_shared = 0;
+    int dev = 0, major = 0, minor = 0, max_shared = 0, sms = 0;
     if ((rc = cutune_cuda_check(cudaGetDevice(&dev), "cudaGetDevice", err)) ||
         (rc = cutune_cuda_check(
              cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev),
@@ -146,7 +146,9 @@ int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size
              "cudaDeviceGetAttribute", err)) ||
         (rc = cutune_cuda_check(
              cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
-             "cudaDeviceGetAttribute", err)))
+             "cudaDeviceGetAttribute", err)) ||
+        (rc = cutune_cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev),
+                                "cudaDeviceGetAttribute", err)))
         return rc;
 
     pthread_mutex_lock(&h->mu);
@@ -162,7 +164,7 @@ int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size
     }
     CutuneConfig cfg = {k->nparams, k->names, k->values};
     CutuneLaunch l = {{1, 1, 1}, {1, 1, 1}, 0};
-    if (v->launch_geometry(&cfg, &prob, &l) != 0) {
+    if (cutune_plugin_geometry(v, &cfg, &prob, sms, 10 * major + minor, &l) != 0) {
         rc = cutune_error(err, CUTUNE_ERR_RESOURCES,
                           "%s config %s has no launch geometry for size %s (a grid limit); "
                           "tune this size: cutune run %s --size %s",

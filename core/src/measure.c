@@ -1,5 +1,6 @@
 /* Evaluate one config: resources, correctness, then time. */
 #include "measure.h"
+#include "registry.h"
 #include "device.h"
 #include "host.h"
 #include "util.h"
@@ -137,7 +138,8 @@ int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s, C
     CutuneError err = {0};
     void *args[CUTUNE_MAX_KERNEL_ARGS];
 
-    if (v->launch_geometry(in->config, in->problem, &l) != 0) {
+    if (cutune_plugin_geometry(v, in->config, in->problem, in->device->sm_count,
+                               10 * in->device->cc_major + in->device->cc_minor, &l) != 0) {
         out->status = CUTUNE_STATUS_SKIPPED_RESOURCES;
         snprintf(out->message, sizeof out->message, "the plugin has no launch geometry for it");
         goto done;

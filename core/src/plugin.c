@@ -134,6 +134,26 @@ int cutune_plugin_open(const char *path, CutunePlugin *out, CutuneError *err)
     return 0;
 }
 
+int cutune_plugin_geometry(const CutuneVariant *v, const CutuneConfig *cfg, const CutuneProblem *p,
+                           int sm_count, int cc, CutuneLaunch *out)
+{
+    size_t n = cfg->count;
+    const char **names = malloc((n + 2) * sizeof *names);
+    int64_t *values = malloc((n + 2) * sizeof *values);
+    int rc = -1;
+    if (names && values) {
+        for (size_t i = 0; i < n; i++)
+            names[i] = cfg->names[i], values[i] = cfg->values[i];
+        names[n] = "SM_COUNT", values[n] = sm_count;
+        names[n + 1] = "CC", values[n + 1] = cc;
+        CutuneConfig all = {n + 2, names, values};
+        rc = v->launch_geometry(&all, p, out);
+    }
+    free(names);
+    free(values);
+    return rc;
+}
+
 CutuneDistanceFn cutune_plugin_distance(const CutunePlugin *p)
 {
     /* Fields added after 1.0 exist only when the plugin says so and is long enough. */

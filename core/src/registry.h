@@ -33,6 +33,12 @@ typedef struct CutuneRegistry {
 int cutune_plugin_open(const char *path, CutunePlugin *out, CutuneError *err);
 void cutune_plugin_close(CutunePlugin *p);
 /* The plugin's problem_distance (ABI 1.1), or NULL when it has none or is a 1.0 plugin. */
+/* The plugin's launch geometry of cfg for p, on a device with sm_count SMs and compute
+ * capability cc (e.g. 90): the callback sees cfg's parameters followed by the pseudo-
+ * parameters SM_COUNT and CC (ABI 1.2). Returns the callback's result, -1 out of memory. */
+int cutune_plugin_geometry(const CutuneVariant *v, const CutuneConfig *cfg, const CutuneProblem *p,
+                           int sm_count, int cc, CutuneLaunch *out);
+
 typedef double (*CutuneDistanceFn)(const CutuneProblem *a, const CutuneProblem *b);
 CutuneDistanceFn cutune_plugin_distance(const CutunePlugin *p);
 

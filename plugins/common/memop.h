@@ -10,10 +10,15 @@
 
 #include "cutune/plugin.h"
 
-/* Grid-stride variants launch BLOCKS_PER_SM * MEMOP_SMS blocks. The launch_geometry
- * callback does not see the device, so this is the SM count of an H100 SXM and of an H200
- * (132); on a GPU with another count the kernels stay correct, only the balance differs. */
+/* Grid-stride variants launch BLOCKS_PER_SM blocks for each of the device's SMs. The core
+ * passes the SM count to launch_geometry (ABI 1.2); MEMOP_SMS (an H100 SXM's and an
+ * H200's 132) stands in where it does not. */
 #define MEMOP_SMS 132
+static inline int64_t memop_sms(const CutuneConfig *cfg)
+{
+    int64_t n = cutune_config_get(cfg, "SM_COUNT", MEMOP_SMS);
+    return n > 0 ? n : MEMOP_SMS;
+}
 
 /* Allocate n floats on the device and fill them with seeded uniform values in [lo, hi)
  * (generator stream `stream`). When host_copy is non-NULL the host values are handed back

@@ -5,7 +5,7 @@
 //
 // Parameters (-D macros):
 //   BLOCK          threads per block
-//   BLOCKS_PER_SM  the grid is BLOCKS_PER_SM * 132 blocks (set by the plugin); a
+//   BLOCKS_PER_SM  the grid is BLOCKS_PER_SM blocks per SM of the device (set by the plugin); a
 //                  grid-stride loop reads 16 bytes per thread per step
 
 extern "C" __global__ void __launch_bounds__(BLOCK)

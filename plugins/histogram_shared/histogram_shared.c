@@ -11,7 +11,7 @@ static int geometry(const CutuneConfig *cfg, const CutuneProblem *p, CutuneLaunc
     if (block < 32 || per_sm < 1 || items < 1)
         return -1;
     /* a resident grid, but no more blocks than steps of ITEMS 16-byte loads */
-    int64_t grid = per_sm * MEMOP_SMS, need = memop_ceil_div(p->dim[0] * p->dim[1], 16 * block * items);
+    int64_t grid = per_sm * memop_sms(cfg), need = memop_ceil_div(p->dim[0] * p->dim[1], 16 * block * items);
     grid = grid < need ? grid : need;
     *out = (CutuneLaunch){{(unsigned)grid, 1, 1}, {(unsigned)block, 1, 1}, 0};
     return 0;

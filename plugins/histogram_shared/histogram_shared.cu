@@ -5,7 +5,7 @@
 //
 // Parameters (-D macros):
 //   BLOCK          threads per block
-//   BLOCKS_PER_SM  the grid is BLOCKS_PER_SM * 132 blocks (set by the plugin)
+//   BLOCKS_PER_SM  the grid is BLOCKS_PER_SM blocks per SM of the device (set by the plugin)
 //   ITEMS          16-byte loads per thread in flight per step of the loop
 //   COPIES         private histograms per block: lane l counts into copy l % COPIES,
 //                  laid out bin-major (bin * COPIES + copy), so with 32 copies every lane

@@ -11,7 +11,7 @@ static int geometry(const CutuneConfig *cfg, const CutuneProblem *p, CutuneLaunc
     if (block < 32 || vec < 1 || per_sm < 1)
         return -1;
     /* a resident grid, but no more blocks than there are vectors to load */
-    int64_t grid = per_sm * MEMOP_SMS, need = memop_ceil_div(p->dim[0], block * vec);
+    int64_t grid = per_sm * memop_sms(cfg), need = memop_ceil_div(p->dim[0], block * vec);
     grid = grid < need ? grid : need;
     if (grid > reduce_max_blocks(p->dim[0]))
         return -1;

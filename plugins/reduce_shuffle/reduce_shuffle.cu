@@ -7,7 +7,7 @@
 //   BLOCK          threads per block
 //   ITEMS          loads per thread per pass of the loop, each with its own accumulator
 //   VEC            1: float loads; 4: float4 loads (the base pointer is 256-byte aligned)
-//   BLOCKS_PER_SM  the grid is BLOCKS_PER_SM * 132 blocks (set by the plugin)
+//   BLOCKS_PER_SM  the grid is BLOCKS_PER_SM blocks per SM of the device (set by the plugin)
 #if VEC == 4
 typedef float4 vec_t;
 __device__ __forceinline__ float hsum(float4 v) { return (v.x + v.y) + (v.z + v.w); }

@@ -13,7 +13,7 @@ static int geometry(const CutuneConfig *cfg, const CutuneProblem *p, CutuneLaunc
     int64_t tile = block * items, cap = tile <= 1024 ? 4096 : 4 * tile; /* the kernel's CAP */
     if (cap < TOPK_MAX_K + tile + 2048)
         return -1;
-    int64_t grid = per_sm * MEMOP_SMS, need = memop_ceil_div(p->dim[0], tile);
+    int64_t grid = per_sm * memop_sms(cfg), need = memop_ceil_div(p->dim[0], tile);
     grid = grid < need ? grid : need;
     if (grid > TOPK_MAX_BLOCKS)
         return -1;

@@ -18,7 +18,7 @@
 // Parameters (-D macros):
 //   BLOCK          threads per block
 //   ITEMS          elements per thread per tile (loads in flight)
-//   BLOCKS_PER_SM  the grid is BLOCKS_PER_SM * 132 blocks (set by the plugin)
+//   BLOCKS_PER_SM  the grid is BLOCKS_PER_SM blocks per SM of the device (set by the plugin)
 // The plugin sizes dynamic shared memory as CAP * 8 bytes with the same CAP.
 #define TILE (BLOCK * ITEMS)
 #define NEG_INF __int_as_float(0xff800000) // -infinity (NVRTC has no math.h)

@@ -25,7 +25,8 @@ extern "C" {
 #endif
 
 #define CUTUNE_PLUGIN_ABI_MAJOR 1
-#define CUTUNE_PLUGIN_ABI_MINOR 1 /* 1.1: problem_distance */
+#define CUTUNE_PLUGIN_ABI_MINOR 2 /* 1.1: problem_distance; 1.2: launch_geometry sees the
+                                     device (SM_COUNT, CC) */
 #define CUTUNE_PLUGIN_SYMBOL "cutune_plugin_variant"
 
 #define CUTUNE_MAX_DIMS 4
@@ -123,7 +124,10 @@ typedef struct CutuneVariant {
      * limits. Write a message into err on failure. */
     int (*check_problem)(CutuneProblem *p, char *err, size_t errlen);
 
-    /* Grid, block and dynamic shared memory of a config for a problem. */
+    /* Grid, block and dynamic shared memory of a config for a problem. Since ABI 1.2, cfg
+     * also holds the device the kernel will run on, after the space's parameters:
+     * SM_COUNT (its multiprocessors) and CC (compute capability, e.g. 90). Read them with
+     * cutune_config_get(cfg, "SM_COUNT", fallback); an older core passes neither. */
     int (*launch_geometry)(const CutuneConfig *cfg, const CutuneProblem *p, CutuneLaunch *out);
 
     /* Allocate inputs and the output on the device, fill the inputs with seeded random
