@@ -15,11 +15,11 @@ __device__ __forceinline__ int float_bin(float x)
 // Finish in this launch, once the block's counts are in the scratch counters: the block
 // with the last ticket publishes the counts in bins and clears the scratch counters and the
 // ticket counter for the next launch. Every thread of the block must call it (it has
-// barriers).
+// barriers); `last` as in last_block().
 __device__ __forceinline__ void finish_bins(unsigned int *__restrict__ bins, unsigned int *scratch,
-                                            unsigned int *counter)
+                                            unsigned int *counter, bool &last)
 {
-    if (!last_block(counter))
+    if (!last_block(counter, last))
         return;
     for (int b = threadIdx.x; b < BINS; b += BLOCK) {
         bins[b] = __ldcg(&scratch[b]);

@@ -13,6 +13,7 @@ histogram_global(const unsigned char *__restrict__ u8, const float *__restrict__
                  unsigned int *__restrict__ bins, unsigned int *scratch, unsigned int *counter,
                  long long n, int is_float)
 {
+    __shared__ bool last;
     const int tid = threadIdx.x;
     const long long first = (long long)blockIdx.x * BLOCK + tid, step = (long long)gridDim.x * BLOCK;
     if (!is_float) {
@@ -49,5 +50,5 @@ histogram_global(const unsigned char *__restrict__ u8, const float *__restrict__
         }
     }
 
-    finish_bins(bins, scratch, counter);
+    finish_bins(bins, scratch, counter, last);
 }

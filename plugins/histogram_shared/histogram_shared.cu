@@ -107,6 +107,7 @@ histogram_shared(const unsigned char *__restrict__ u8, const float *__restrict__
                  long long n, int is_float)
 {
     __shared__ unsigned hist[BINS * COPIES];
+    __shared__ bool last; /* after hist: see common/last_block.cuh */
     const int tid = threadIdx.x, copy = (tid & 31) % COPIES;
     for (int i = tid; i < BINS * COPIES; i += BLOCK)
         hist[i] = 0;
@@ -132,5 +133,5 @@ histogram_shared(const unsigned char *__restrict__ u8, const float *__restrict__
             atomicAdd(&scratch[b], sum);
     }
 
-    finish_bins(bins, scratch, counter);
+    finish_bins(bins, scratch, counter, last);
 }

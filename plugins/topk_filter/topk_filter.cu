@@ -118,6 +118,7 @@ topk_filter(const float *__restrict__ x, float *__restrict__ out_val, int *__res
     DYNAMIC_SHARED(float, smem);
     __shared__ int count;
     __shared__ float thr;
+    __shared__ bool last;
     __shared__ float block_max[BLOCK / 32];
     const Sel s = {smem, reinterpret_cast<int *>(smem + CAP), CAP, k, &count, &thr};
     const int tid = threadIdx.x;
@@ -136,7 +137,7 @@ topk_filter(const float *__restrict__ x, float *__restrict__ out_val, int *__res
 
     // The merge, in this launch: the block with the last ticket (common/last_block.cuh)
     // selects from all candidates.
-    if (!last_block(counter))
+    if (!last_block(counter, last))
         return;
     float t = NEG_INF; // T: the largest of the blocks' k-th values
     for (unsigned b = tid; b < gridDim.x; b += BLOCK)
