@@ -5,15 +5,16 @@
 // K steps are in flight while one is computed, at no register cost. A is transposed on
 // the way in: 4-byte copies, consecutive lanes on consecutive k (coalesced reads, and with
 // PAD = 4 conflict-free shared writes for BK = 8). B moves in 16-byte copies when N % 4 ==
-// 0, else in 4-byte ones. A copy whose source lies outside the matrix (or the block's K range) is zero-filled
-// by the hardware (src-size 0: nothing is read, so its address may lie outside the
-// matrix, as CUTLASS's zero-fill copies do), so edge tiles need no branches in the inner
-// loop.
+// 0, else in 4-byte ones. A copy whose source lies outside the matrix (or the block's K
+// range) is zero-filled by the hardware (src-size 0: nothing is read, so its address may
+// lie outside the matrix, as CUTLASS's zero-fill copies do), so edge tiles need no
+// branches in the inner loop.
 //
 // SPLITK > 1 splits K into SPLITK slices, one per blockIdx.z, for problems with too few
 // output tiles to fill the GPU. Slice 0 stores its partial sum; the others wait until it
-// has, then add theirs with atomics. A per-tile counter in this module's global memory
-// orders them; the last slice resets it to 0, so every launch leaves it as it found it.
+// has, then add theirs with atomics (16-byte vector reductions on sm_90). A per-tile
+// counter in this module's global memory orders them; the last slice resets it to 0, so
+// every launch leaves it as it found it.
 // Slice 0's blocks come first in launch order (z is the slowest grid index), so a waiting
 // block never waits on one that has not started. Launches of one SPLITK > 1 kernel must not
 // run concurrently (on two streams): they share the counters.
