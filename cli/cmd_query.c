@@ -68,6 +68,15 @@ static void print_config_json(const char *config)
     free(copy);
 }
 
+/* The opening of both JSON answers: {"op": ..., "size": ... */
+static void print_json_head(const char *op, const char *size)
+{
+    printf("{\"op\": ");
+    cli_json_string(stdout, op);
+    printf(", \"size\": ");
+    cli_json_string(stdout, size);
+}
+
 /* The JSON members both answers share, from "device" to "config_text" (after a comma). */
 static void print_json_answer(const char *device_name, const char *device_uuid, const char *variant,
                               const char *version, const char *config)
@@ -106,10 +115,7 @@ static int query_fallback(const char *db_path, const CutuneDeviceInfo *dev, cons
     if (rc)
         return rc;
     if (json) {
-        printf("{\"op\": ");
-        cli_json_string(stdout, r.op);
-        printf(", \"size\": ");
-        cli_json_string(stdout, r.size);
+        print_json_head(r.op, r.size);
         printf(", \"match\": ");
         cli_json_string(stdout, cutune_match_name(r.match));
         printf(", \"tuned_size\": ");
@@ -207,10 +213,7 @@ int cmd_query(int argc, char **argv)
     if ((rc = cutune_db_best(db, uuid, op, canon, &b, &err)))
         goto fail;
     if (json) {
-        printf("{\"op\": ");
-        cli_json_string(stdout, b.op);
-        printf(", \"size\": ");
-        cli_json_string(stdout, b.size);
+        print_json_head(b.op, b.size);
         printf(", ");
         print_json_answer(b.device_name, b.device_uuid, b.variant, b.variant_version, b.config);
         printf(", \"median_ms\": %.6g, \"min_ms\": %.6g, \"samples\": %d, \"gflops\": %.6g, "
