@@ -96,6 +96,10 @@ sgemm_run() { # sgemm_run LABEL ARGS...: `cutune run matmul ARGS` into $db; tabl
     rm -f "$out/sgemm_run.log.tmp"
 }
 
+size_args() { # --size for each argument
+    for s_ in "$@"; do printf -- '--size %s ' "$s_"; done
+}
+
 known_where() { # --where for each config in bench/matmul_async_known.txt
     grep -v '^#' "$root/bench/matmul_async_known.txt" | sed 's/^/--where /' | tr '\n' ' '
 }
@@ -150,7 +154,7 @@ for step in $steps; do
             budgets="matmul_reg1d:40 matmul_reg2d:60 matmul_warptile:80"; cap=60
         fi
         sgemm_db
-        sizeargs=$(for s_ in $ssizes; do printf -- '--size %s ' "$s_"; done)
+        sizeargs=$(size_args $ssizes)
         for v in $budgets; do
             sgemm_run "${v%%:*} ($step)" --variant "${v%%:*}" $sizeargs --strategy random \
                 --seed 7 --budget "${v##*:}" --time $cap
@@ -172,21 +176,21 @@ for step in $steps; do
             ssizes=${ASYNC_SIZES:-1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x1024x8192 128x4096x4096}
             budget=${ASYNC_BUDGET:-200}; cap=${ASYNC_TIME:-50}
         fi
-        sizeargs=$(for s_ in $ssizes; do printf -- '--size %s ' "$s_"; done)
+        sizeargs=$(size_args $ssizes)
         sgemm_run "async annealing ($step)" --variant matmul_async $sizeargs --strategy annealing \
             --seed "${ASYNC_SEED:-13}" --budget "$budget" --time "$cap" \
             ${ASYNC_WHERE:+--where "$ASYNC_WHERE"}
         ;;
     async-where)
         sgemm_db
-        sizeargs=$(for s_ in ${ASYNC_SIZES:-4096x4096x4096 8192x8192x8192}; do printf -- '--size %s ' "$s_"; done)
+        sizeargs=$(size_args ${ASYNC_SIZES:-4096x4096x4096 8192x8192x8192})
         sgemm_run "async where ${ASYNC_WHERE:-}" --variant matmul_async $sizeargs \
             --where "${ASYNC_WHERE:?set ASYNC_WHERE}" --strategy exhaustive
         ;;
     async-known)
         sgemm_db
         ssizes=${ASYNC_SIZES:-$issue4_sizes}
-        sizeargs=$(for s_ in $ssizes; do printf -- '--size %s ' "$s_"; done)
+        sizeargs=$(size_args $ssizes)
         sgemm_run "async known configs" --variant matmul_async $sizeargs $(known_where) \
             --strategy exhaustive
         ;;
@@ -208,7 +212,7 @@ for step in $steps; do
         sgemm_db
         ssizes=${SURVEY_SIZES:-4096x50257x768 1024x50257x768 8192x8192x64 65536x64x1024 \
             32x8192x8192 3000x2000x1000 4095x4095x1025 2048x8192x1024}
-        sizeargs=$(for s_ in $ssizes; do printf -- '--size %s ' "$s_"; done)
+        sizeargs=$(size_args $ssizes)
         sgemm_run "survey known configs" --variant matmul_async $sizeargs $(known_where) \
             --strategy exhaustive
         if [ "${SURVEY_BUDGET:-60}" -gt 0 ]; then
