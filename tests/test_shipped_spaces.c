@@ -78,7 +78,7 @@ static const struct {
     {"matmul_reg1d", 184, 3 * 3 * 4 * 3 * 2, brute_reg1d},
     {"matmul_reg2d", 0, 4 * 4 * 3 * 4 * 4 * 2 * 2, brute_reg2d},
     {"matmul_warptile", 0, 3 * 3 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 2, brute_warptile},
-    {"matmul_async", 0, 4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2 * 2, brute_async},
+    {"matmul_async", 0, 4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2, brute_async},
     {"axpy_template", 20, 5 * 4, NULL},
     {"matadd_2d", 126, 11 * 11 * 2, NULL},
     {"transpose_naive", 48, 5 * 6 * 2, NULL},
@@ -183,16 +183,15 @@ static size_t brute_warptile(void)
     return count_warp_shapes(64, 4, warptile_rest);
 }
 
-/* SPLITK (4 values) is cut only by rules that name the problem, so it multiplies; so does
- * KUNROLL: 0, and 8 below BK. */
+/* SPLITK (4 values) is cut only by rules that name the problem, so it multiplies. */
 static size_t async_rest(int nt, int bm, int bn, int bk)
 {
-    size_t n = 0, kunroll = bk > 8 ? 2 : 1;
+    size_t n = 0;
     for (int pad = 0; pad <= 4; pad += 4)
         for (int stages = 2; stages <= 4; stages++)
             for (int minb = 1; minb <= 2; minb++) {
                 int bytes = stages * bk * (bm + pad + bn) * 4;
-                n += 4 * kunroll * (bytes <= 232448 &&
+                n += 4 * (bytes <= 232448 &&
                           (minb == 1 || (nt * 2 <= 1024 && 2 * (bytes + 1024) <= 233472)));
             }
     return n;

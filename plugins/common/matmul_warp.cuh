@@ -58,6 +58,35 @@ __device__ __forceinline__ void lds4(float *r, const float *s)
 #define MATMUL_PRAGMA(x) _Pragma(#x)
 #define MATMUL_UNROLL(n) MATMUL_PRAGMA(unroll n)
 
+// This thread's fragments of row k of a K step: ra from the A tile, rb from the B tile. a and
+// b point at the thread's first element of its stage (As + wrow + trow, Bs + wcol + tcol), so
+// every offset below is a constant the shared loads carry as an immediate.
+__device__ __forceinline__ void warp_frag(const float *a, const float *b, int k,
+                                          float (&ra)[WMITER * TM], float (&rb)[WNITER * TN])
+{
+#pragma unroll
+    for (int m = 0; m < WMITER; m++)
+#pragma unroll
+        for (int i = 0; i < TM; i += 4)
+            lds4(&ra[m * TM + i], a + k * LDA + m * WSUBM + i);
+#pragma unroll
+    for (int n = 0; n < WNITER; n++)
+#pragma unroll
+        for (int j = 0; j < TN; j += 4)
+            lds4(&rb[n * TN + j], b + k * LDB + n * WSUBN + j);
+}
+
+// acc += the outer product of one row's fragments.
+__device__ __forceinline__ void warp_fma(float (&acc)[WMITER * TM][WNITER * TN],
+                                         const float (&ra)[WMITER * TM], const float (&rb)[WNITER * TN])
+{
+#pragma unroll
+    for (int i = 0; i < WMITER * TM; i++)
+#pragma unroll
+        for (int j = 0; j < WNITER * TN; j++)
+            acc[i][j] += ra[i] * rb[j];
+}
+
 // acc += the BK steps of the tiles in As / Bs that fall on this thread.
 __device__ __forceinline__ void warp_tile_step(const float *As, const float *Bs, const WarpPos &p,
                                                float (&acc)[WMITER * TM][WNITER * TN])
@@ -79,11 +108,7 @@ __device__ __forceinline__ void warp_tile_step(const float *As, const float *Bs,
 #pragma unroll
             for (int j = 0; j < TN; j += 4)
                 lds4(&rb[n * TN + j], &Bs[k * LDB + p.wcol + n * WSUBN + p.tcol + j]);
-#pragma unroll
-        for (int i = 0; i < WMITER * TM; i++)
-#pragma unroll
-            for (int j = 0; j < WNITER * TN; j++)
-                acc[i][j] += ra[i] * rb[j];
+        warp_fma(acc, ra, rb);
     }
 }
 

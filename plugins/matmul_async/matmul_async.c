@@ -28,11 +28,13 @@ static int geometry(const CutuneConfig *cfg, const CutuneProblem *p, CutuneLaunc
 static const CutuneVariant variant = {
     MATMUL_OP_FIELDS,
     .name = "matmul_async",
-    .version = "7", /* 2: copy sources worked out once, no pointer selects; 3 (AROW) was
+    .version = "8", /* 2: copy sources worked out once, no pointer selects; 3 (AROW) was
                        withdrawn; 4: unchecked copies for interior blocks; 5: A's row check
                        by count, not a 32-bit mask (wrong past 32 copies a thread); 6:
                        split-K adds by 16-byte reductions (sm_90), interior blocks copy
-                       B unchecked also when N % 4 != 0; 7: the KUNROLL parameter */
+                       B unchecked also when N % 4 != 0; 7: the KUNROLL parameter; 8: one main loop,
+                       fragments a row ahead, the barrier before a step's last row,
+                       copies without branches (KUNROLL dropped) */
     .summary = "warp tiling, multi-stage cp.async pipeline, optional split-K",
     .kernel_source = matmul_async_cu,
     .kernel_name = "matmul_async",

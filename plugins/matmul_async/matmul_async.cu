@@ -7,8 +7,8 @@
 // PAD = 4 conflict-free shared writes for BK = 8). B moves in 16-byte copies when N % 4 ==
 // 0, else in 4-byte ones. A copy whose source lies outside the matrix (or the block's K
 // range) is zero-filled by the hardware (src-size 0: nothing is read, so its address may
-// lie outside the matrix, as CUTLASS's zero-fill copies do), so edge tiles need no
-// branches in the inner loop.
+// lie outside the matrix, as CUTLASS's zero-fill copies do), so the main loop has no
+// branch but its own: edge and interior blocks run the same instructions.
 //
 // SPLITK > 1 splits K into SPLITK slices, one per blockIdx.z, for problems with too few
 // output tiles to fill the GPU. Slice 0 stores its partial sum; the others wait until it
@@ -19,7 +19,8 @@
 // block never waits on one that has not started. Launches of one SPLITK > 1 kernel must not
 // run concurrently (on two streams): they share the counters.
 //
-// Parameters: those of matmul_warp.cuh (KUNROLL among them) plus STAGES (>= 2), SPLITK
+// Parameters: those of matmul_warp.cuh (every row of a step unrolled: KUNROLL is not used)
+// plus STAGES (>= 2), SPLITK
 // (>= 1) and MINB, the blocks per SM the registers must allow (__launch_bounds__: ptxas caps
 // registers to fit).
 #define A_PER_THREAD (BM * BK / NT)      // 4-byte copies
@@ -43,17 +44,6 @@ __device__ __forceinline__ void cp_async16(float *dst, const float *src, bool va
     unsigned d = (unsigned)__cvta_generic_to_shared(dst);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src),
                  "r"(valid ? 16 : 0));
-}
-// The same without the zero fill, for copies known to be in range (no src-size operand)
-__device__ __forceinline__ void cp_async4_full(float *dst, const float *src)
-{
-    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src));
-}
-__device__ __forceinline__ void cp_async16_full(float *dst, const float *src)
-{
-    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N_> __device__ __forceinline__ void cp_async_wait()
@@ -83,7 +73,7 @@ struct Copier {
     const float *a, *b; // the first copy's source at k = 0
     int a_rows;         // copies 0 .. a_rows - 1 have their A row inside the matrix (rows
                         // grow with i, so the ones inside come first)
-    bool b_cols;        // the B column group is inside the matrix (N % 4 == 0)
+    int b_cols;         // of the B column group, the columns inside the matrix (0 to 4)
 };
 
 __device__ __forceinline__ Copier copier(const float *A, const float *B, int M, int N, int K,
@@ -95,76 +85,85 @@ __device__ __forceinline__ Copier copier(const float *A, const float *B, int M, 
     c.b = B + (size_t)(tid / (BN / 4)) * N + col0 + bc;
     const int left = M - row0 - ar; /* rows from this thread's first one to the end of A */
     c.a_rows = left <= 0 ? 0 : min(A_PER_THREAD, (left + NT / BK - 1) / (NT / BK));
-    c.b_cols = col0 + bc < N;
+    c.b_cols = max(0, min(4, N - col0 - bc));
     return c;
 }
 
-// Start the copies of the K step at k0 (of a slice ending at kend) into one stage.
-__device__ __forceinline__ void load_stage(const Copier &c, const float *__restrict__ B, float *As,
-                                           float *Bs, int N, int K, int col0, int k0, int kend, int tid)
+// Start the copies of the K step at k0 (of a slice ending at kend) into stage `st`, without
+// a branch: a copy whose source lies outside the matrix or at k >= kend is zero-filled, so
+// the same instructions serve interior and edge blocks, the slice's last step and steps
+// past it (those fill a stage no one computes). VEC_B: B's rows are 16-byte aligned (N % 4
+// == 0), so a column group moves in one 16-byte copy; else in four 4-byte ones.
+template <bool VEC_B>
+__device__ __forceinline__ void copy_step(const Copier &c, float *smem, int st, int N, int K, int k0,
+                                          int kend, int tid)
 {
-    const bool whole = k0 + BK <= kend; /* every k of the step is in range */
+    float *As = smem + st * STAGE_FLOATS, *Bs = As + A_TILE;
     const int ar = tid / BK, ak = tid % BK, br = tid / (BN / 4), bc = (tid % (BN / 4)) * 4;
-#pragma unroll
-    for (int i = 0; i < A_PER_THREAD; i++) {
-        const bool ok = i < c.a_rows && (whole || k0 + ak < kend);
-        cp_async4(&As[ak * LDA + ar + i * (NT / BK)], c.a + (size_t)i * (NT / BK) * K + k0, ok);
-    }
-    if ((N & 3) == 0) {
-#pragma unroll
-        for (int i = 0; i < B_PER_THREAD; i++) {
-            const int r = br + i * (NT / (BN / 4));
-            const bool ok = c.b_cols && (whole || k0 + r < kend);
-            cp_async16(&Bs[r * LDB + bc], c.b + (size_t)(k0 + r - br) * N, ok);
-        }
-    } else { /* rows not 16-byte aligned: single floats, each checked */
-#pragma unroll
-        for (int i = 0; i < B_PER_THREAD; i++) {
-            int e = tid + i * NT, r = e / (BN / 4), col = (e % (BN / 4)) * 4;
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                bool ok = k0 + r < kend && col0 + col + j < N;
-                cp_async4(&Bs[r * LDB + col + j], B + (size_t)(k0 + r) * N + col0 + col + j, ok);
-            }
-        }
-    }
-}
-
-// load_stage for a step whose copies are all in range (an interior block, a whole step): no
-// checks, and each copy's source one add from the last. B moves in 16-byte copies when its
-// rows are 16-byte aligned (N % 4 == 0), else in 4-byte copies of the same floats.
-__device__ __forceinline__ void load_stage_interior(const Copier &c, float *As, float *Bs, int N,
-                                                    int K, int k0, int tid)
-{
-    const int ar = tid / BK, ak = tid % BK, br = tid / (BN / 4), bc = (tid % (BN / 4)) * 4;
+    const bool k_in = k0 + ak < kend;
     const float *a = c.a + k0;
 #pragma unroll
     for (int i = 0; i < A_PER_THREAD; i++, a += (size_t)(NT / BK) * K)
-        cp_async4_full(&As[ak * LDA + ar + i * (NT / BK)], a);
+        cp_async4(&As[ak * LDA + ar + i * (NT / BK)], a, k_in && i < c.a_rows);
     const float *b = c.b + (size_t)k0 * N;
-    if ((N & 3) == 0) {
 #pragma unroll
-        for (int i = 0; i < B_PER_THREAD; i++, b += (size_t)(NT / (BN / 4)) * N)
-            cp_async16_full(&Bs[(br + i * (NT / (BN / 4))) * LDB + bc], b);
-    } else {
-#pragma unroll
-        for (int i = 0; i < B_PER_THREAD; i++, b += (size_t)(NT / (BN / 4)) * N)
+    for (int i = 0; i < B_PER_THREAD; i++, b += (size_t)(NT / (BN / 4)) * N) {
+        const int r = br + i * (NT / (BN / 4));
+        const bool row_in = k0 + r < kend;
+        if (VEC_B) {
+            cp_async16(&Bs[r * LDB + bc], b, row_in && c.b_cols == 4);
+        } else {
 #pragma unroll
             for (int j = 0; j < 4; j++)
-                cp_async4_full(&Bs[(br + i * (NT / (BN / 4))) * LDB + bc + j], b + j);
+                cp_async4(&Bs[r * LDB + bc + j], b + j, row_in && j < c.b_cols);
+        }
     }
 }
 
-// Start the copies of the step at k0 into stage `st`, by the fast path where it applies.
-__device__ __forceinline__ void issue_stage(const Copier &c, const float *__restrict__ B, float *smem,
-                                           int st, bool interior, int N, int K, int col0, int k0,
-                                           int kend, int tid)
+// acc += this block's K slice [kbeg, kbeg + nsteps * BK), clipped at kend: STAGES - 1 steps
+// of copies in flight while one is computed. Fragments are read one row ahead into a second
+// register set, and the barrier comes before a step's last row, whose products hide it and
+// the first fragment loads of the next step (the main loop of CUTLASS's multistage kernels
+// and of cuBLAS's FFMA kernels).
+template <bool VEC_B>
+__device__ __forceinline__ void main_loop(const Copier &cp, float *smem, const WarpPos &pos, int N,
+                                          int K, int kbeg, int kend, int nsteps, int tid,
+                                          float (&acc)[WMITER * TM][WNITER * TN])
 {
-    float *As = smem + st * STAGE_FLOATS;
-    if (interior && k0 + BK <= kend)
-        load_stage_interior(c, As, As + A_TILE, N, K, k0, tid);
-    else
-        load_stage(c, B, As, As + A_TILE, N, K, col0, k0, kend, tid);
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        copy_step<VEC_B>(cp, smem, s, N, K, kbeg + s * BK, kend, tid);
+        cp_async_commit();
+    }
+    const float *a_th = smem + pos.wrow + pos.trow, *b_th = smem + A_TILE + pos.wcol + pos.tcol;
+    float ra[2][WMITER * TM], rb[2][WNITER * TN];
+    cp_async_wait<STAGES - 2>(); /* step 0 has landed */
+    __syncthreads();
+    warp_frag(a_th, b_th, 0, ra[0], rb[0]);
+    int rd = 0, wr = STAGES - 1; /* the stages computed and filled this step */
+    for (int t = 0; t < nsteps; t++) {
+        const int nrd = rd + 1 == STAGES ? 0 : rd + 1;
+        const float *a_rd = a_th + rd * STAGE_FLOATS, *b_rd = b_th + rd * STAGE_FLOATS;
+#pragma unroll
+        for (int k = 0; k < BK; k++) {
+            if (k + 1 < BK)
+                warp_frag(a_rd, b_rd, k + 1, ra[(k + 1) % 2], rb[(k + 1) % 2]);
+            else /* row 0 of the next step (after the last step: harmless reads of smem) */
+                warp_frag(a_th + nrd * STAGE_FLOATS, b_th + nrd * STAGE_FLOATS, 0, ra[0], rb[0]);
+            if (k == 0) { /* into the stage step t - 1 read: everyone passed the barrier since */
+                copy_step<VEC_B>(cp, smem, wr, N, K, kbeg + (t + STAGES - 1) * BK, kend, tid);
+                cp_async_commit();
+            }
+            warp_fma(acc, ra[k % 2], rb[k % 2]);
+            if (k == BK - 2) {
+                cp_async_wait<STAGES - 2>(); /* this thread's copies of step t + 1 have landed */
+                __syncthreads(); /* everyone's have, and no one reads stage wr's old step */
+            }
+        }
+        rd = nrd;
+        wr = wr + 1 == STAGES ? 0 : wr + 1;
+    }
+    cp_async_wait<0>();
 }
 
 #if SPLITK > 1
@@ -244,26 +243,10 @@ matmul_async(const float *__restrict__ A, const float *__restrict__ B, float *__
     warp_zero(acc);
 
     const Copier cp = copier(A, B, M, N, K, row0, col0, tid);
-    const bool interior = row0 + BM <= M && col0 + BN <= N;
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < nsteps)
-            issue_stage(cp, B, smem, s, interior, N, K, col0, kbeg + s * BK, kend, tid);
-        cp_async_commit();
-    }
-    int rd = 0, wr = STAGES - 1; /* the stages computed and filled this step */
-    for (int t = 0; t < nsteps; t++) {
-        cp_async_wait<STAGES - 2>(); /* this thread's copies of step t have landed */
-        __syncthreads();             /* everyone's have, and step t - 1 is computed */
-        if (t + STAGES - 1 < nsteps)
-            issue_stage(cp, B, smem, wr, interior, N, K, col0, kbeg + (t + STAGES - 1) * BK, kend, tid);
-        cp_async_commit();
-        const float *As = smem + rd * STAGE_FLOATS;
-        warp_tile_step(As, As + A_TILE, pos, acc);
-        rd = rd + 1 == STAGES ? 0 : rd + 1;
-        wr = wr + 1 == STAGES ? 0 : wr + 1;
-    }
-    cp_async_wait<0>();
+    if ((N & 3) == 0)
+        main_loop<true>(cp, smem, pos, N, K, kbeg, kend, nsteps, tid, acc);
+    else
+        main_loop<false>(cp, smem, pos, N, K, kbeg, kend, nsteps, tid, acc);
 
 #if SPLITK > 1
     finish_slices(C, acc, pos, M, N, row0, col0);

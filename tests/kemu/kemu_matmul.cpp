@@ -14,8 +14,6 @@ inline void cp_async16(float *dst, const float *src, bool valid)
     for (int j = 0; j < 4; j++)
         dst[j] = valid ? src[j] : 0.0f;
 }
-inline void cp_async4_full(float *dst, const float *src) { *dst = *src; }
-inline void cp_async16_full(float *dst, const float *src) { std::memcpy(dst, src, 4 * sizeof(float)); }
 inline void cp_async_commit() {}
 template <int N_> void cp_async_wait() {}
 inline void red_add4(float *p, const float *v)
