@@ -78,7 +78,7 @@ static const struct {
     {"matmul_reg1d", 184, 3 * 3 * 4 * 3 * 2, brute_reg1d},
     {"matmul_reg2d", 0, 4 * 4 * 3 * 4 * 4 * 2 * 2, brute_reg2d},
     {"matmul_warptile", 0, 3 * 3 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 2, brute_warptile},
-    {"matmul_async", 0, 4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2, brute_async},
+    {"matmul_async", 0, 4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2 * 2, brute_async},
     {"axpy_template", 20, 5 * 4, NULL},
     {"matadd_2d", 126, 11 * 11 * 2, NULL},
     {"transpose_naive", 48, 5 * 6 * 2, NULL},
@@ -126,14 +126,20 @@ static size_t brute_reg2d(void)
 }
 
 /* The warp-tile shape rules of matmul_warptile.ini and matmul_async.ini: the thread count
- * (returned, or 0 when the shape is invalid) of BM x BN tiles of WM x WN warps in WNITER
- * steps of TM x TN lanes; a_div: A's pieces a K step (floats / 4 for warptile's float4
- * loads, floats for async's 4-byte copies). */
-static int warp_shape(int bm, int bn, int bk, int wm, int wn, int wni, int tm, int tn, int a_div)
+ * (returned, or 0 when the shape is invalid) of BM x BN tiles of WM x WN warps (wk of them a
+ * piece) in WNITER steps of TM x TN lanes; a_div: A's pieces a K step (floats / 4 for
+ * warptile's float4 loads, floats for async's 4-byte copies); async (a_div 1) also allows
+ * fewer pieces than threads, one each for the first threads. */
+static int whole_or_one_each(int pieces, int nt, int a_div)
 {
-    if (bm % wm || bn % wn)
+    return pieces % nt == 0 || (a_div == 1 && nt % pieces == 0);
+}
+
+static int warp_shape(int bm, int bn, int bk, int wm, int wn, int wni, int tm, int tn, int wk, int a_div)
+{
+    if (bm % wm || bn % wn || bk / wk < 2)
         return 0;
-    int nt = (bm / wm) * (bn / wn) * 32;
+    int nt = (bm / wm) * (bn / wn) * 32 * wk;
     if (nt < 64 || nt > 512)
         return 0;
     int per_lane = 32 * tm * tn * wni;
@@ -144,13 +150,14 @@ static int warp_shape(int bm, int bn, int bk, int wm, int wn, int wni, int tm, i
         return 0;
     if ((wm / wmi / tm) * (wn / wni / tn) != 32)
         return 0;
-    if ((bm * bk / a_div) % nt || (bk * bn / 4) % nt)
+    if (!whole_or_one_each(bm * bk / a_div, nt, a_div) || !whole_or_one_each(bk * bn / 4, nt, a_div))
         return 0;
     return wmi * tm * wni * tn <= 128 ? nt : 0;
 }
 
-/* The sum of visit(nt, bm, bn, bk) over the valid warp-tile shapes. */
-static size_t count_warp_shapes(int min_tile, int a_div, size_t (*visit)(int, int, int, int))
+/* The sum of visit(nt, bm, bn, bk, wk) over the valid warp-tile shapes, wk up to max_wk. */
+static size_t count_warp_shapes(int min_tile, int a_div, int max_wk,
+                                size_t (*visit)(int, int, int, int, int))
 {
     size_t n = 0;
     for (int bm = min_tile; bm <= 256; bm *= 2)
@@ -160,17 +167,18 @@ static size_t count_warp_shapes(int min_tile, int a_div, size_t (*visit)(int, in
                     for (int wn = 32; wn <= 128; wn *= 2)
                         for (int wni = 1; wni <= 4; wni *= 2)
                             for (int tm = 4; tm <= 8; tm *= 2)
-                                for (int tn = 4; tn <= 8; tn *= 2) {
-                                    int nt = warp_shape(bm, bn, bk, wm, wn, wni, tm, tn, a_div);
-                                    if (nt)
-                                        n += visit(nt, bm, bn, bk);
-                                }
+                                for (int tn = 4; tn <= 8; tn *= 2)
+                                    for (int wk = 1; wk <= max_wk; wk *= 2) {
+                                        int nt = warp_shape(bm, bn, bk, wm, wn, wni, tm, tn, wk, a_div);
+                                        if (nt)
+                                            n += visit(nt, bm, bn, bk, wk);
+                                    }
     return n;
 }
 
-static size_t warptile_rest(int nt, int bm, int bn, int bk)
+static size_t warptile_rest(int nt, int bm, int bn, int bk, int wk)
 {
-    (void)nt;
+    (void)nt, (void)wk;
     size_t n = 0;
     for (int dbuf = 0; dbuf <= 1; dbuf++)
         for (int pad = 0; pad <= 4; pad += 4)
@@ -180,26 +188,28 @@ static size_t warptile_rest(int nt, int bm, int bn, int bk)
 
 static size_t brute_warptile(void)
 {
-    return count_warp_shapes(64, 4, warptile_rest);
+    return count_warp_shapes(64, 4, 1, warptile_rest);
 }
 
 /* SPLITK (4 values) is cut only by rules that name the problem, so it multiplies. */
-static size_t async_rest(int nt, int bm, int bn, int bk)
+static size_t async_rest(int nt, int bm, int bn, int bk, int wk)
 {
     size_t n = 0;
+    int sums = (wk - 1) * bm * bn * 4; /* warp groups' sums at the end */
     for (int pad = 0; pad <= 4; pad += 4)
         for (int stages = 2; stages <= 4; stages++)
             for (int minb = 1; minb <= 2; minb++) {
                 int bytes = stages * bk * (bm + pad + bn) * 4;
-                n += 4 * (bytes <= 232448 &&
-                          (minb == 1 || (nt * 2 <= 1024 && 2 * (bytes + 1024) <= 233472)));
+                n += 4 * (bytes <= 232448 && sums <= 232448 &&
+                          (minb == 1 || (nt * 2 <= 1024 && 2 * (bytes + 1024) <= 233472 &&
+                                         2 * (sums + 1024) <= 233472)));
             }
     return n;
 }
 
 static size_t brute_async(void)
 {
-    return count_warp_shapes(32, 1, async_rest);
+    return count_warp_shapes(32, 1, 2, async_rest);
 }
 
 typedef struct Job {

@@ -1,15 +1,20 @@
 // The warp-tiled inner product and epilogue shared by matmul_warptile and matmul_async
 // (put in front of their kernel source, after matmul_tiles.cuh; see plugins/meson.build).
 //
-// A block computes a BM x BN tile of C with NT = (BM/WM)*(BN/WN)*32 threads: each warp
+// A block computes a BM x BN tile of C with NT = (BM/WM)*(BN/WN)*32*WK threads: each warp
 // owns a WM x WN piece, which it covers in WMITER x WNITER steps of WSUBM x WSUBN; in each
 // step every lane computes a TM x TN block. Keeping a warp's threads on one compact piece
-// makes its shared-memory reads broadcast-friendly and its register reuse high.
+// makes its shared-memory reads broadcast-friendly and its register reuse high. WK > 1
+// (matmul_async only; 1 when not defined) gives every piece WK warps, one in each of WK
+// groups, which take turns over the rows of a K step and add up at the end.
 //
 // Shared memory holds one K step of BK: A transposed (As[k * LDA + m], LDA = BM + PAD) and
 // B as is (Bs[k * BN + n]). Parameters come as -D macros: BM, BN, BK, WM, WN, WNITER, TM,
 // TN, PAD, and optionally KUNROLL (below); WMITER is derived.
-#define NT ((BM / WM) * (BN / WN) * 32)
+#ifndef WK
+#define WK 1
+#endif
+#define NT ((BM / WM) * (BN / WN) * 32 * WK)
 #define WMITER ((WM * WN) / (32 * TM * TN * WNITER))
 #define WSUBM (WM / WMITER)
 #define WSUBN (WN / WNITER)
@@ -18,15 +23,16 @@
 #define A_TILE (BK * LDA)
 #define B_TILE (BK * LDB)
 
-// Where this thread's outputs lie in the block tile.
+// Where this thread's outputs lie in the block tile, and its warp group (0 when WK = 1).
 struct WarpPos {
-    int wrow, wcol, trow, tcol;
+    int wrow, wcol, trow, tcol, wk;
 };
 
 __device__ __forceinline__ WarpPos warp_pos(int tid)
 {
-    const int lane = tid % 32, warp = tid / 32;
+    const int lane = tid % 32, warp = WK > 1 ? tid / 32 % (NT / WK / 32) : tid / 32;
     WarpPos p;
+    p.wk = WK > 1 ? tid / (NT / WK) : 0;
     p.wrow = (warp / (BN / WN)) * WM;
     p.wcol = (warp % (BN / WN)) * WN;
     p.trow = (lane / (WSUBN / TN)) * TM;

@@ -11,17 +11,21 @@ static int geometry(const CutuneConfig *cfg, const CutuneProblem *p, CutuneLaunc
     int64_t bk = cutune_config_get(cfg, "BK", 8), wm = cutune_config_get(cfg, "WM", 64);
     int64_t wn = cutune_config_get(cfg, "WN", 32), pad = cutune_config_get(cfg, "PAD", 0);
     int64_t stages = cutune_config_get(cfg, "STAGES", 3), splitk = cutune_config_get(cfg, "SPLITK", 1);
-    if (bm <= 0 || bn <= 0 || wm <= 0 || wn <= 0 || bm % wm || bn % wn || stages < 2 ||
+    int64_t wk = cutune_config_get(cfg, "WK", 1);
+    if (bm <= 0 || bn <= 0 || wm <= 0 || wn <= 0 || bm % wm || bn % wn || stages < 2 || wk < 1 ||
         splitk < 1 || splitk > 65535 || matmul_ceil_div(p->dim[0], bm) > 65535)
         return -1;
     unsigned gx = matmul_ceil_div(p->dim[1], bn), gy = matmul_ceil_div(p->dim[0], bm);
     if (splitk > 1 && (uint64_t)gx * gy > SPLITK_TILES)
         return -1;
-    /* must match the kernel: STAGES copies of the A (transposed, padded) and B tiles */
-    size_t stage_floats = (size_t)(bk * (bm + pad) + bk * bn);
+    /* must match the kernel: STAGES copies of the A (transposed, padded) and B tiles, or
+     * the sums of warp groups 1 .. WK - 1 at the end, whichever is larger */
+    size_t stage_floats = (size_t)(bk * (bm + pad) + bk * bn), floats = (size_t)stages * stage_floats;
+    if ((size_t)((wk - 1) * bm * bn) > floats)
+        floats = (size_t)((wk - 1) * bm * bn);
     *out = (CutuneLaunch){{gx, gy, (unsigned)splitk},
-                          {(unsigned)((bm / wm) * (bn / wn) * 32), 1, 1},
-                          (size_t)stages * stage_floats * sizeof(float)};
+                          {(unsigned)((bm / wm) * (bn / wn) * 32 * wk), 1, 1},
+                          floats * sizeof(float)};
     return 0;
 }
 
@@ -34,7 +38,8 @@ static const CutuneVariant variant = {
                        split-K adds by 16-byte reductions (sm_90), interior blocks copy
                        B unchecked also when N % 4 != 0; 7: the KUNROLL parameter; 8: one main loop,
                        fragments a row ahead, the barrier before a step's last row,
-                       copies without branches (KUNROLL dropped) */
+                       copies without branches (KUNROLL dropped), warp
+                       groups sharing a step's rows (WK) */
     .summary = "warp tiling, multi-stage cp.async pipeline, optional split-K",
     .kernel_source = matmul_async_cu,
     .kernel_name = "matmul_async",

@@ -19,12 +19,19 @@
 // block never waits on one that has not started. Launches of one SPLITK > 1 kernel must not
 // run concurrently (on two streams): they share the counters.
 //
-// Parameters: those of matmul_warp.cuh (every row of a step unrolled: KUNROLL is not used)
-// plus STAGES (>= 2), SPLITK
+// WK > 1 warp groups (matmul_warp.cuh) share a step's rows, row g, g + WK, ... for group g;
+// at the end groups 1.. hand their sums to group 0 through shared memory, and group 0 stores.
+// More warps an SM hide more latency without smaller tiles or a split of K across blocks.
+//
+// Parameters: those of matmul_warp.cuh (WK among them; every row of a step unrolled:
+// KUNROLL is not used) plus STAGES (>= 2), SPLITK
 // (>= 1) and MINB, the blocks per SM the registers must allow (__launch_bounds__: ptxas caps
 // registers to fit).
-#define A_PER_THREAD (BM * BK / NT)      // 4-byte copies
-#define B_PER_THREAD (BK * BN / 4 / NT)  // 16-byte copies
+#define A_COPIES (BM * BK)     // 4-byte copies of a step's A tile
+#define B_COPIES (BK * BN / 4) // 16-byte copies of its B tile
+// copies a thread makes: a whole number, or (more threads than copies) one for the first ones
+#define A_PER_THREAD ((A_COPIES + NT - 1) / NT)
+#define B_PER_THREAD ((B_COPIES + NT - 1) / NT)
 #define STAGE_FLOATS (A_TILE + B_TILE)
 #define SPLITK_TILES 65536 // output tiles a SPLITK > 1 launch may have (launch_geometry checks)
 
@@ -73,7 +80,8 @@ struct Copier {
     const float *a, *b; // the first copy's source at k = 0
     int a_rows;         // copies 0 .. a_rows - 1 have their A row inside the matrix (rows
                         // grow with i, so the ones inside come first)
-    int b_cols;         // of the B column group, the columns inside the matrix (0 to 4)
+    int b_cols;         // columns from the B column group's first to the end of B (4 or more:
+                        // the whole group is inside; may be negative)
 };
 
 __device__ __forceinline__ Copier copier(const float *A, const float *B, int M, int N, int K,
@@ -85,7 +93,7 @@ __device__ __forceinline__ Copier copier(const float *A, const float *B, int M, 
     c.b = B + (size_t)(tid / (BN / 4)) * N + col0 + bc;
     const int left = M - row0 - ar; /* rows from this thread's first one to the end of A */
     c.a_rows = left <= 0 ? 0 : min(A_PER_THREAD, (left + NT / BK - 1) / (NT / BK));
-    c.b_cols = max(0, min(4, N - col0 - bc));
+    c.b_cols = N - col0 - bc; /* not clamped: ptxas 13.0 got the clamp's == 4 test wrong */
     return c;
 }
 
@@ -104,14 +112,17 @@ __device__ __forceinline__ void copy_step(const Copier &c, float *smem, int st, 
     const float *a = c.a + k0;
 #pragma unroll
     for (int i = 0; i < A_PER_THREAD; i++, a += (size_t)(NT / BK) * K)
-        cp_async4(&As[ak * LDA + ar + i * (NT / BK)], a, k_in && i < c.a_rows);
+        if (A_COPIES >= NT || tid < A_COPIES) /* a zero-fill copy writes too: none past the tile */
+            cp_async4(&As[ak * LDA + ar + i * (NT / BK)], a, k_in && i < c.a_rows);
     const float *b = c.b + (size_t)k0 * N;
 #pragma unroll
     for (int i = 0; i < B_PER_THREAD; i++, b += (size_t)(NT / (BN / 4)) * N) {
+        if (B_COPIES < NT && tid >= B_COPIES)
+            break;
         const int r = br + i * (NT / (BN / 4));
         const bool row_in = k0 + r < kend;
         if (VEC_B) {
-            cp_async16(&Bs[r * LDB + bc], b, row_in && c.b_cols == 4);
+            cp_async16(&Bs[r * LDB + bc], b, row_in && c.b_cols >= 4);
         } else {
 #pragma unroll
             for (int j = 0; j < 4; j++)
@@ -120,11 +131,11 @@ __device__ __forceinline__ void copy_step(const Copier &c, float *smem, int st, 
     }
 }
 
-// acc += this block's K slice [kbeg, kbeg + nsteps * BK), clipped at kend: STAGES - 1 steps
-// of copies in flight while one is computed. Fragments are read one row ahead into a second
-// register set, and the barrier comes before a step's last row, whose products hide it and
-// the first fragment loads of the next step (the main loop of CUTLASS's multistage kernels
-// and of cuBLAS's FFMA kernels).
+// acc += this block's K slice [kbeg, kbeg + nsteps * BK), clipped at kend (for warp group g,
+// rows g, g + WK, ... of each step): STAGES - 1 steps of copies in flight while one is
+// computed. Fragments are read one row ahead into a second register set, and the barrier
+// comes before a step's last row, whose products hide it and the first fragment loads of the
+// next step (the main loop of CUTLASS's multistage kernels and of cuBLAS's FFMA kernels).
 template <bool VEC_B>
 __device__ __forceinline__ void main_loop(const Copier &cp, float *smem, const WarpPos &pos, int N,
                                           int K, int kbeg, int kend, int nsteps, int tid,
@@ -135,7 +146,9 @@ __device__ __forceinline__ void main_loop(const Copier &cp, float *smem, const W
         copy_step<VEC_B>(cp, smem, s, N, K, kbeg + s * BK, kend, tid);
         cp_async_commit();
     }
-    const float *a_th = smem + pos.wrow + pos.trow, *b_th = smem + A_TILE + pos.wcol + pos.tcol;
+    const float *a_th = smem + pos.wk * LDA + pos.wrow + pos.trow;
+    const float *b_th = smem + A_TILE + pos.wk * LDB + pos.wcol + pos.tcol;
+    constexpr int KR = BK / WK; /* rows of a step for each group */
     float ra[2][WMITER * TM], rb[2][WNITER * TN];
     cp_async_wait<STAGES - 2>(); /* step 0 has landed */
     __syncthreads();
@@ -145,9 +158,9 @@ __device__ __forceinline__ void main_loop(const Copier &cp, float *smem, const W
         const int nrd = rd + 1 == STAGES ? 0 : rd + 1;
         const float *a_rd = a_th + rd * STAGE_FLOATS, *b_rd = b_th + rd * STAGE_FLOATS;
 #pragma unroll
-        for (int k = 0; k < BK; k++) {
-            if (k + 1 < BK)
-                warp_frag(a_rd, b_rd, k + 1, ra[(k + 1) % 2], rb[(k + 1) % 2]);
+        for (int k = 0; k < KR; k++) {
+            if (k + 1 < KR)
+                warp_frag(a_rd, b_rd, (k + 1) * WK, ra[(k + 1) % 2], rb[(k + 1) % 2]);
             else /* row 0 of the next step (after the last step: harmless reads of smem) */
                 warp_frag(a_th + nrd * STAGE_FLOATS, b_th + nrd * STAGE_FLOATS, 0, ra[0], rb[0]);
             if (k == 0) { /* into the stage step t - 1 read: everyone passed the barrier since */
@@ -155,7 +168,7 @@ __device__ __forceinline__ void main_loop(const Copier &cp, float *smem, const W
                 cp_async_commit();
             }
             warp_fma(acc, ra[k % 2], rb[k % 2]);
-            if (k == BK - 2) {
+            if (k == KR - 2) {
                 cp_async_wait<STAGES - 2>(); /* this thread's copies of step t + 1 have landed */
                 __syncthreads(); /* everyone's have, and no one reads stage wr's old step */
             }
@@ -165,6 +178,35 @@ __device__ __forceinline__ void main_loop(const Copier &cp, float *smem, const W
     }
     cp_async_wait<0>();
 }
+
+#if WK > 1
+// Groups 1 .. WK - 1 hand their sums to group 0 through shared memory (BM x BN floats a
+// group; consecutive threads on consecutive words), which adds them to its own.
+__device__ __forceinline__ void add_groups(float *smem, const WarpPos &pos, int tid,
+                                          float (&acc)[WMITER * TM][WNITER * TN])
+{
+    constexpr int G = NT / WK, R = WMITER * TM, C = WNITER * TN;
+    const int t = tid % G;
+    __syncthreads(); /* every group is done with the stages */
+    if (pos.wk > 0) {
+        float *out = smem + (pos.wk - 1) * R * C * G + t;
+#pragma unroll
+        for (int i = 0; i < R; i++)
+#pragma unroll
+            for (int j = 0; j < C; j++)
+                out[(i * C + j) * G] = acc[i][j];
+    }
+    __syncthreads();
+    if (pos.wk == 0)
+#pragma unroll
+        for (int g = 1; g < WK; g++)
+#pragma unroll
+            for (int i = 0; i < R; i++)
+#pragma unroll
+                for (int j = 0; j < C; j++)
+                    acc[i][j] += smem[((g - 1) * R * C + i * C + j) * G + t];
+}
+#endif
 
 #if SPLITK > 1
 __device__ unsigned matmul_async_slices_done[SPLITK_TILES];
@@ -206,7 +248,8 @@ __device__ __forceinline__ void finish_slices(float *__restrict__ C,
 {
     unsigned *done = &matmul_async_slices_done[blockIdx.y * gridDim.x + blockIdx.x];
     if (blockIdx.z == 0) {
-        warp_store(C, acc, p, M, N, row0, col0);
+        if (p.wk == 0)
+            warp_store(C, acc, p, M, N, row0, col0);
         __threadfence();
         __syncthreads();
         if (threadIdx.x == 0)
@@ -218,7 +261,8 @@ __device__ __forceinline__ void finish_slices(float *__restrict__ C,
         }
     __syncthreads();
     __threadfence();
-    warp_add(C, acc, p, M, N, row0, col0);
+    if (p.wk == 0)
+        warp_add(C, acc, p, M, N, row0, col0);
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0 && atomicAdd(done, 1u) == SPLITK - 1)
@@ -247,10 +291,14 @@ matmul_async(const float *__restrict__ A, const float *__restrict__ B, float *__
         main_loop<true>(cp, smem, pos, N, K, kbeg, kend, nsteps, tid, acc);
     else
         main_loop<false>(cp, smem, pos, N, K, kbeg, kend, nsteps, tid, acc);
+#if WK > 1
+    add_groups(smem, pos, tid, acc);
+#endif
 
 #if SPLITK > 1
     finish_slices(C, acc, pos, M, N, row0, col0);
 #else
-    warp_store(C, acc, pos, M, N, row0, col0);
+    if (pos.wk == 0)
+        warp_store(C, acc, pos, M, N, row0, col0);
 #endif
 }
