@@ -78,7 +78,7 @@ static const struct {
     {"matmul_reg1d", 184, 3 * 3 * 4 * 3 * 2, brute_reg1d},
     {"matmul_reg2d", 0, 4 * 4 * 3 * 4 * 4 * 2 * 2, brute_reg2d},
     {"matmul_warptile", 0, 3 * 3 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 2, brute_warptile},
-    {"matmul_async", 0, 4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 3 * 2, brute_async},
+    {"matmul_async", 0, 4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2 * 2, brute_async},
     {"axpy_template", 20, 5 * 4, NULL},
     {"matadd_2d", 126, 11 * 11 * 2, NULL},
     {"transpose_naive", 48, 5 * 6 * 2, NULL},
@@ -209,7 +209,7 @@ static size_t async_rest(int nt, int bm, int bn, int bk, int wk)
 
 static size_t brute_async(void)
 {
-    return count_warp_shapes(32, 1, 4, async_rest);
+    return count_warp_shapes(32, 1, 2, async_rest);
 }
 
 typedef struct Job {

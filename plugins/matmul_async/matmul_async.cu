@@ -23,10 +23,9 @@
 // at the end groups 1.. hand their sums to group 0 through shared memory, and group 0 stores.
 // More warps an SM hide more latency without smaller tiles or a split of K across blocks.
 //
-// Parameters: those of matmul_warp.cuh (WK among them; every row of a step unrolled:
-// KUNROLL is not used) plus STAGES (>= 2), SPLITK
-// (>= 1) and MINB, the blocks per SM the registers must allow (__launch_bounds__: ptxas caps
-// registers to fit).
+// Parameters: those of matmul_warp.cuh (WK among them; every row of a step is unrolled, so
+// KUNROLL is not used) plus STAGES (>= 2), SPLITK (>= 1) and MINB, the blocks per SM the
+// registers must allow (__launch_bounds__: ptxas caps registers to fit).
 #define A_COPIES (BM * BK)     // 4-byte copies of a step's A tile
 #define B_COPIES (BK * BN / 4) // 16-byte copies of its B tile
 // copies a thread makes: a whole number, or (more threads than copies) one for the first ones
@@ -93,7 +92,9 @@ __device__ __forceinline__ Copier copier(const float *A, const float *B, int M, 
     c.b = B + (size_t)(tid / (BN / 4)) * N + col0 + bc;
     const int left = M - row0 - ar; /* rows from this thread's first one to the end of A */
     c.a_rows = left <= 0 ? 0 : min(A_PER_THREAD, (left + NT / BK - 1) / (NT / BK));
-    c.b_cols = N - col0 - bc; /* not clamped: ptxas 13.0 got the clamp's == 4 test wrong */
+    /* not clamped: clamped to 0..4 and tested == 4, it made every 16-byte copy path wrong
+     * on the GPU (right in C++ and on the CPU; bench/RESULTS.md, session 4) */
+    c.b_cols = N - col0 - bc;
     return c;
 }
 
