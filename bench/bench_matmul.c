@@ -102,10 +102,12 @@ static int time_variant(const CutunePlugin *pl, const CutuneDeviceInfo *dev, Cut
                         char *config, size_t config_len, double *ms, CutuneError *err)
 {
     CutuneBest b;
-    int rc = cutune_db_best_of_variant(db, dev->uuid, "matmul", size, pl->v->name, &b, err);
+    int rc = cutune_db_best_of_variant(db, dev->uuid, "matmul", size, pl->v->name, pl->v->version,
+                                       &b, err);
     if (rc == CUTUNE_ERR_NOT_FOUND && same_model) {
         cutune_error_clear(err);
-        rc = cutune_db_best_of_variant_model(db, dev->name, "matmul", size, pl->v->name, &b, err);
+        rc = cutune_db_best_of_variant_model(db, dev->name, "matmul", size, pl->v->name,
+                                             pl->v->version, &b, err);
     }
     if (rc)
         return rc;

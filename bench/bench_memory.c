@@ -174,7 +174,7 @@ static int bench_case(const char *text, const CutuneRegistry *reg, CutuneDb *db,
             continue;
         CutuneBest b;
         cutune_error_clear(&err);
-        if (cutune_db_best_of_variant(db, dev->uuid, op, size, pl->v->name, &b, &err)) {
+        if (cutune_db_best_of_variant(db, dev->uuid, op, size, pl->v->name, pl->v->version, &b, &err)) {
             printf("   %-20s %9s  (no verified trial in the database)\n", pl->v->name, "-");
             failures += err.code != CUTUNE_ERR_NOT_FOUND;
             continue;

@@ -362,15 +362,32 @@ static void test_rows_and_best(void)
     CHECK_EQ_INT(cutune_db_best(db, a.uuid, "transpose", "1024", &bb, NULL), CUTUNE_ERR_NOT_FOUND);
     CHECK_EQ_INT(cutune_db_best(db, "GPU-none", "gemm", "1024", &bb, NULL), CUTUNE_ERR_NOT_FOUND);
     /* the fastest of one variant (any version), by device and by device model */
-    CHECK_EQ_INT(cutune_db_best_of_variant(db, a.uuid, "gemm", "1024", "tiled", &bb, NULL), 0);
+    CHECK_EQ_INT(cutune_db_best_of_variant(db, a.uuid, "gemm", "1024", "tiled", NULL, &bb, NULL), 0);
     CHECK_EQ_INT(bb.trial_id, t[10]);
-    CHECK_EQ_INT(cutune_db_best_of_variant_model(db, b.name, "gemm", "1024", "tiled", &bb, NULL), 0);
+    CHECK_EQ_INT(cutune_db_best_of_variant_model(db, b.name, "gemm", "1024", "tiled", NULL, &bb, NULL),
+                 0);
     CHECK_EQ_INT(bb.trial_id, t[11]);
     CHECK_MSG(strcmp(bb.device_uuid, b.uuid) == 0, "%s", bb.device_uuid);
-    CHECK_EQ_INT(cutune_db_best_of_variant_model(db, a.name, "gemm", "1024", "naive", &bb, NULL), 0);
+    CHECK_EQ_INT(cutune_db_best_of_variant_model(db, a.name, "gemm", "1024", "naive", NULL, &bb, NULL),
+                 0);
     CHECK_EQ_INT(bb.trial_id, t[4]);
-    CHECK_EQ_INT(cutune_db_best_of_variant_model(db, "NVIDIA H100", "gemm", "1024", "tiled", &bb, NULL),
+    CHECK_EQ_INT(cutune_db_best_of_variant_model(db, "NVIDIA H100", "gemm", "1024", "tiled", NULL,
+                                                 &bb, NULL),
                  CUTUNE_ERR_NOT_FOUND); /* a model is matched whole, not as a prefix */
+    /* at one version: tiled 2's TILE=16 (1.0 ms) is faster than anything of tiled 1, whose
+     * best is TILE=32 (1.5 ms); a version never tuned is not found, and the message says so */
+    CHECK_EQ_INT(cutune_db_best_of_variant(db, a.uuid, "gemm", "1024", "tiled", "1", &bb, NULL), 0);
+    CHECK_EQ_INT(bb.trial_id, t[1]);
+    CHECK_MSG(strcmp(bb.variant_version, "1") == 0, "%s", bb.variant_version);
+    CHECK_EQ_INT(cutune_db_best_of_variant(db, a.uuid, "gemm", "1024", "tiled", "2", &bb, NULL), 0);
+    CHECK_EQ_INT(bb.trial_id, t[10]);
+    CHECK_EQ_INT(cutune_db_best_of_variant_model(db, a.name, "gemm", "1024", "tiled", "1", &bb, NULL),
+                 0);
+    CHECK_EQ_INT(bb.trial_id, t[1]);
+    e = (CutuneError){0};
+    CHECK_EQ_INT(cutune_db_best_of_variant(db, a.uuid, "gemm", "1024", "tiled", "3", &bb, &e),
+                 CUTUNE_ERR_NOT_FOUND);
+    CHECK_STR_CONTAINS(e.msg, "version 3");
     CHECK_EQ_INT(raw_int(path, "SELECT count(*) FROM best_configs WHERE variant = 'naive'"), 1);
     CHECK_EQ_INT(raw_int(path, "SELECT count(*) FROM trial_details WHERE device = "
                                "'NVIDIA H100 80GB HBM3' AND op = 'gemm' AND size = '1024'"),
@@ -438,6 +455,58 @@ static void test_rows_and_best(void)
 }
 
 /* ---- refusals ---------------------------------------------------------------------------- */
+
+/* A new version of a variant supersedes the best its older version holds: the installed
+ * plugin may not run the old config (e.g. a parameter was added). The best becomes the
+ * fastest trial that is not of that variant at another version. */
+static void test_best_across_versions(void)
+{
+    const char *path = in_tmp("versions.db");
+    CutuneDb *db = NULL;
+    CHECK_EQ_INT(cutune_db_open(path, 0, &db, NULL), 0);
+    if (!db)
+        return;
+    CutuneDeviceInfo a = device("GPU-vvvv-1111", "NVIDIA H200", 132);
+    int64_t d = 0, t1 = 0, t2 = 0, p = 0, run = 0, id[5] = {0};
+    CHECK_EQ_INT(cutune_db_device(db, &a, &d, NULL), 0);
+    CHECK_EQ_INT(cutune_db_variant(db, "gemm", "tiled", "1", "h", &t1, NULL), 0);
+    CHECK_EQ_INT(cutune_db_variant(db, "gemm", "tiled", "2", "h", &t2, NULL), 0);
+    int64_t naive = 0;
+    CHECK_EQ_INT(cutune_db_variant(db, "gemm", "naive", "1", "h", &naive, NULL), 0);
+    CHECK_EQ_INT(cutune_db_problem(db, "gemm", "2048", &p, NULL), 0);
+    CutuneRunInfo ri = {.argv = "cutune run gemm", .op = "gemm", .strategy = "exhaustive",
+                        .device_id = d};
+    CHECK_EQ_INT(cutune_db_run_begin(db, &ri, &run, NULL), 0);
+    /* each trial in turn: its variant, config and time; whether it is the best afterwards;
+     * and which trial the problem's best is then */
+    const struct {
+        int64_t var;
+        const char *config;
+        double ms;
+        int is_best, best;
+    } steps[] = {
+        {t1, "TILE=8", 1.0, 1, 0},      /* tiled 1 is the best */
+        {naive, "BLOCK=64", 1.5, 0, 0}, /* naive is slower */
+        {t2, "TILE=8", 3.0, 0, 1},      /* tiled 2, slower than both: tiled 1 goes, naive wins */
+        {t2, "TILE=16", 1.2, 1, 3},     /* a faster tiled 2 wins as usual */
+        /* tuned at version 1 again (a downgrade): tiled 2 goes, and version 1's earlier
+         * trials count again: TILE=8 (1.0 ms) is faster than the new one */
+        {t1, "TILE=4", 1.1, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+        int best = -1;
+        CutuneBest bb = {0};
+        CHECK_EQ_INT(add_trial(db, run, d, steps[i].var, p, steps[i].config, CUTUNE_STATUS_OK,
+                               steps[i].ms, &id[i], &best),
+                     0);
+        CHECK_MSG(best == steps[i].is_best, "step %zu: is_best %d", i, best);
+        CHECK_EQ_INT(cutune_db_best(db, a.uuid, "gemm", "2048", &bb, NULL), 0);
+        CHECK_MSG(bb.trial_id == id[steps[i].best], "step %zu: best is trial %lld", i,
+                  (long long)bb.trial_id);
+    }
+    CHECK_EQ_INT(raw_int(path, "SELECT count(*) FROM best"), 1);
+    cutune_db_close(&db);
+}
 
 static void test_newer_schema(void)
 {
@@ -666,6 +735,7 @@ int main(void)
     }
     test_fresh_and_reopen();
     test_rows_and_best();
+    test_best_across_versions();
     test_newer_schema();
     test_not_a_database();
     test_read_only();

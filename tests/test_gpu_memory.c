@@ -93,7 +93,7 @@ static void reevaluate_best(const char *op, const char *size, const CutuneDevice
         CHECK(cutune_problem_parse(size, &p, &err) == 0 && pl->v->check_problem(&p, perr, sizeof perr) == 0);
         cutune_problem_format(&p, canon, sizeof canon);
         CutuneBest b;
-        if (cutune_db_best_of_variant(db, dev->uuid, op, canon, pl->v->name, &b, &err) != 0) {
+        if (cutune_db_best_of_variant(db, dev->uuid, op, canon, pl->v->name, pl->v->version, &b, &err) != 0) {
             CHECK_MSG(0, "%s %s: no best config: %s", pl->v->name, canon, err.msg);
             continue;
         }

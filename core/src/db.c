@@ -600,19 +600,48 @@ static int trial_once(CutuneDb *db, const CutuneTrialRecord *t, int64_t *id, int
     *is_best = 0;
     if (ok && t->median_ms > 0 && isfinite(t->median_ms)) {
         what = "updating the best config";
-        rc = sqlite3_prepare_v2(
-            db->h,
-            "INSERT INTO best (device_id, problem_id, trial_id) VALUES (?1, ?2, ?3)"
+        /* A best of this variant at another version is superseded (the installed plugin
+         * may not run its config): the best becomes the fastest trial that is not of this
+         * variant at another version (this one, at the least). Then the usual race, and
+         * whether this trial is the best now. */
+        static const struct {
+            const char *sql, *fmt; /* the binds: ?1 device, ?2 problem, ?3 trial, ?4 its
+                                      time, ?5 its variant (up to the last one used) */
+        } steps[] = {
+            {"UPDATE best SET updated_at = datetime('now'), trial_id = ("
+            "  SELECT t.id FROM trials t JOIN variants v ON v.id = t.variant_id"
+            "  WHERE t.device_id = ?1 AND t.problem_id = ?2 AND t.status = 'ok'"
+            "  AND t.median_ms > 0 AND (v.name != (SELECT name FROM variants WHERE id = ?5)"
+            "  OR v.version = (SELECT version FROM variants WHERE id = ?5))"
+            "  ORDER BY t.median_ms, t.id LIMIT 1)"
+            " WHERE device_id = ?1 AND problem_id = ?2 AND trial_id IN ("
+            "  SELECT t.id FROM trials t JOIN variants v ON v.id = t.variant_id"
+            "  WHERE v.name = (SELECT name FROM variants WHERE id = ?5)"
+            "  AND v.version != (SELECT version FROM variants WHERE id = ?5))",
+             "iiidi"},
+            {"INSERT INTO best (device_id, problem_id, trial_id) VALUES (?1, ?2, ?3)"
             " ON CONFLICT (device_id, problem_id) DO UPDATE SET trial_id = excluded.trial_id,"
             " updated_at = datetime('now')"
             " WHERE ?4 < (SELECT median_ms FROM trials WHERE id = best.trial_id)",
-            -1, &best, NULL);
-        if (rc != SQLITE_OK ||
-            (rc = bind(best, "iiid", t->device_id, t->problem_id, *id, t->median_ms)) !=
-                SQLITE_OK ||
-            (rc = sqlite3_step(best)) != SQLITE_DONE)
+             "iiid"},
+            {"SELECT trial_id = ?3 FROM best WHERE device_id = ?1 AND problem_id = ?2", "iii"},
+        };
+        rc = SQLITE_OK;
+        for (size_t i = 0; i < sizeof steps / sizeof *steps && rc == SQLITE_OK; i++) {
+            sqlite3_finalize(best);
+            best = NULL;
+            if ((rc = sqlite3_prepare_v2(db->h, steps[i].sql, -1, &best, NULL)) != SQLITE_OK ||
+                (rc = bind(best, steps[i].fmt, t->device_id, t->problem_id, *id, t->median_ms,
+                           t->variant_id)) != SQLITE_OK)
+                break;
+            rc = sqlite3_step(best);
+            if (rc == SQLITE_ROW)
+                *is_best = sqlite3_column_int(best, 0);
+            if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+                rc = SQLITE_OK;
+        }
+        if (rc != SQLITE_OK)
             goto fail;
-        *is_best = sqlite3_changes(db->h) > 0;
     }
     what = "committing a trial";
     if ((rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
@@ -717,27 +746,29 @@ int cutune_db_best(CutuneDb *db, const char *device_uuid, const char *op, const 
     return code;
 }
 
-/* The fastest verified trial of a variant on the devices whose `device_column` (uuid or
- * name) is `device`. */
+/* The fastest verified trial of a variant (at `version`, or any when NULL) on the devices
+ * whose `device_column` (uuid or name) is `device`. */
 static int best_of_variant(CutuneDb *db, const char *device_column, const char *device,
-                           const char *op, const char *size, const char *variant, CutuneBest *out,
-                           CutuneError *err)
+                           const char *op, const char *size, const char *variant,
+                           const char *version, CutuneBest *out, CutuneError *err)
 {
     if (!db || !device || !op || !size || !variant || !out)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_best_of_variant: missing argument");
     sqlite3_stmt *st = NULL;
     char what[400], sql[640];
-    snprintf(what, sizeof what, "%s %s variant %s on device %s", op, size, variant, device);
+    snprintf(what, sizeof what, "%s %s variant %s%s%s on device %s", op, size, variant,
+             version ? " version " : "", version ? version : "", device);
     snprintf(sql, sizeof sql,
              "SELECT " BEST_COLUMNS ", t.created_at"
              " FROM trials t JOIN devices d ON d.id = t.device_id"
              " JOIN problems p ON p.id = t.problem_id JOIN variants v ON v.id = t.variant_id"
-             " WHERE d.%s = ? AND p.op = ? AND p.size = ? AND v.name = ? AND t.status = 'ok'"
+             " WHERE d.%s = ?1 AND p.op = ?2 AND p.size = ?3 AND v.name = ?4"
+             " AND (?5 IS NULL OR v.version = ?5) AND t.status = 'ok'"
              " AND t.median_ms > 0 ORDER BY t.median_ms, t.id LIMIT 1",
              device_column);
     int code, rc = sqlite3_prepare_v2(db->h, sql, -1, &st, NULL);
     if (rc == SQLITE_OK)
-        rc = bind(st, "tttt", device, op, size, variant);
+        rc = bind(st, "ttttt", device, op, size, variant, version);
     code = rc == SQLITE_OK ? read_best(db, st, what, out, err)
                            : db_error(db, err, rc, "reading the best config of a variant");
     sqlite3_finalize(st);
@@ -745,17 +776,17 @@ static int best_of_variant(CutuneDb *db, const char *device_column, const char *
 }
 
 int cutune_db_best_of_variant(CutuneDb *db, const char *device_uuid, const char *op,
-                              const char *size, const char *variant, CutuneBest *out,
-                              CutuneError *err)
+                              const char *size, const char *variant, const char *version,
+                              CutuneBest *out, CutuneError *err)
 {
-    return best_of_variant(db, "uuid", device_uuid, op, size, variant, out, err);
+    return best_of_variant(db, "uuid", device_uuid, op, size, variant, version, out, err);
 }
 
 int cutune_db_best_of_variant_model(CutuneDb *db, const char *device_name, const char *op,
-                                    const char *size, const char *variant, CutuneBest *out,
-                                    CutuneError *err)
+                                    const char *size, const char *variant, const char *version,
+                                    CutuneBest *out, CutuneError *err)
 {
-    return best_of_variant(db, "name", device_name, op, size, variant, out, err);
+    return best_of_variant(db, "name", device_name, op, size, variant, version, out, err);
 }
 
 int cutune_db_find_device(CutuneDb *db, const char *pattern, char *uuid, size_t uuid_len,

@@ -73,7 +73,9 @@ typedef struct CutuneTrialRecord {
 
 /* Insert a trial and, in the same transaction, make it the best of its (device, op,
  * problem) when its status is ok and it is faster than the current best (or there is
- * none). *is_best (may be NULL) tells whether it became the best. */
+ * none). An ok trial first takes the best away from its variant's other versions: when the
+ * best is one of them, it becomes the fastest trial of the problem that is not. *is_best
+ * (may be NULL) tells whether the trial is the best afterwards. */
 int cutune_db_trial_insert(CutuneDb *db, const CutuneTrialRecord *t, int64_t *trial_id,
                            int *is_best, CutuneError *err);
 
@@ -95,16 +97,18 @@ typedef struct CutuneBest {
 int cutune_db_best(CutuneDb *db, const char *device_uuid, const char *op, const char *size,
                    CutuneBest *out, CutuneError *err);
 
-/* The fastest verified trial of one variant for (device uuid, op, size), from any run;
- * CUTUNE_ERR_NOT_FOUND if none. updated_at is the trial's time. */
+/* The fastest verified trial of one variant at one version (NULL: any version) for
+ * (device uuid, op, size), from any run; CUTUNE_ERR_NOT_FOUND if none. updated_at is the
+ * trial's time. Pass the installed plugin's version to get a config it can run: another
+ * version's config may lack or misname parameters. */
 int cutune_db_best_of_variant(CutuneDb *db, const char *device_uuid, const char *op,
-                              const char *size, const char *variant, CutuneBest *out,
-                              CutuneError *err);
+                              const char *size, const char *variant, const char *version,
+                              CutuneBest *out, CutuneError *err);
 /* The same over every device of one model (devices.name, e.g. "NVIDIA H200"); the row's
  * device_uuid says which device it was measured on. */
 int cutune_db_best_of_variant_model(CutuneDb *db, const char *device_name, const char *op,
-                                    const char *size, const char *variant, CutuneBest *out,
-                                    CutuneError *err);
+                                    const char *size, const char *variant, const char *version,
+                                    CutuneBest *out, CutuneError *err);
 
 /* Resolve a device recorded in the database by UUID (exact) or by a case-insensitive
  * substring of its name; CUTUNE_ERR_NOT_FOUND, or CUTUNE_ERR_INVALID when the pattern
