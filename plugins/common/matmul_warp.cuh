@@ -84,7 +84,8 @@ __device__ __forceinline__ void warp_frag(const float *a, const float *b, int k,
 
 // acc += the outer product of one row's fragments.
 __device__ __forceinline__ void warp_fma(float (&acc)[WMITER * TM][WNITER * TN],
-                                         const float (&ra)[WMITER * TM], const float (&rb)[WNITER * TN])
+                                         const float (&ra)[WMITER * TM],
+                                         const float (&rb)[WNITER * TN])
 {
 #pragma unroll
     for (int i = 0; i < WMITER * TM; i++)

@@ -20,7 +20,8 @@ static int geometry(const CutuneConfig *cfg, const CutuneProblem *p, CutuneLaunc
         return -1;
     /* must match the kernel: STAGES copies of the A (transposed, padded) and B tiles, or
      * the sums of warp groups 1 .. WK - 1 at the end, whichever is larger */
-    size_t stage_floats = (size_t)(bk * (bm + pad) + bk * bn), floats = (size_t)stages * stage_floats;
+    size_t stage_floats = (size_t)(bk * (bm + pad) + bk * bn);
+    size_t floats = (size_t)stages * stage_floats;
     if ((size_t)((wk - 1) * bm * bn) > floats)
         floats = (size_t)((wk - 1) * bm * bn);
     *out = (CutuneLaunch){{gx, gy, (unsigned)splitk},
@@ -36,11 +37,11 @@ static const CutuneVariant variant = {
                        withdrawn; 4: unchecked copies for interior blocks; 5: A's row check
                        by count, not a 32-bit mask (wrong past 32 copies a thread); 6:
                        split-K adds by 16-byte reductions (sm_90), interior blocks copy
-                       B unchecked also when N % 4 != 0; 7: the KUNROLL parameter; 8: one main loop,
-                       fragments a row ahead, the barrier before a step's last row,
-                       copies without branches (KUNROLL dropped), warp
-                       groups sharing a step's rows (WK) */
-    .summary = "warp tiling, multi-stage cp.async pipeline, optional split-K",
+                       B unchecked also when N % 4 != 0; 7: the KUNROLL parameter; 8:
+                       one main loop, fragments a row ahead, the barrier before a step's
+                       last row, copies without branches (KUNROLL dropped), warp groups
+                       sharing a step's rows (WK) */
+    .summary = "warp tiling, multi-stage cp.async pipeline, warp groups over K, optional split-K",
     .kernel_source = matmul_async_cu,
     .kernel_name = "matmul_async",
     .launch_geometry = geometry,

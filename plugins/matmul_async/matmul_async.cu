@@ -104,8 +104,8 @@ __device__ __forceinline__ Copier copier(const float *A, const float *B, int M, 
 // past it (those fill a stage no one computes). VEC_B: B's rows are 16-byte aligned (N % 4
 // == 0), so a column group moves in one 16-byte copy; else in four 4-byte ones.
 template <bool VEC_B>
-__device__ __forceinline__ void copy_step(const Copier &c, float *smem, int st, int N, int K, int k0,
-                                          int kend, int tid)
+__device__ __forceinline__ void copy_step(const Copier &c, float *smem, int st, int N, int K,
+                                          int k0, int kend, int tid)
 {
     float *As = smem + st * STAGE_FLOATS, *Bs = As + A_TILE;
     const int ar = tid / BK, ak = tid % BK, br = tid / (BN / 4), bc = (tid % (BN / 4)) * 4;
