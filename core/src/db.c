@@ -614,10 +614,10 @@ static int trial_once(CutuneDb *db, const CutuneTrialRecord *t, int64_t *id, int
             "  AND t.median_ms > 0 AND (v.name != (SELECT name FROM variants WHERE id = ?5)"
             "  OR v.version = (SELECT version FROM variants WHERE id = ?5))"
             "  ORDER BY t.median_ms, t.id LIMIT 1)"
-            " WHERE device_id = ?1 AND problem_id = ?2 AND trial_id IN ("
-            "  SELECT t.id FROM trials t JOIN variants v ON v.id = t.variant_id"
-            "  WHERE v.name = (SELECT name FROM variants WHERE id = ?5)"
-            "  AND v.version != (SELECT version FROM variants WHERE id = ?5))",
+            " WHERE device_id = ?1 AND problem_id = ?2 AND ("
+            "  SELECT v.name = n.name AND v.version != n.version"
+            "  FROM trials t JOIN variants v ON v.id = t.variant_id, variants n"
+            "  WHERE t.id = best.trial_id AND n.id = ?5)",
              "iiidi"},
             {"INSERT INTO best (device_id, problem_id, trial_id) VALUES (?1, ?2, ?3)"
             " ON CONFLICT (device_id, problem_id) DO UPDATE SET trial_id = excluded.trial_id,"
