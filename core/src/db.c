@@ -512,12 +512,18 @@ int cutune_db_run_begin(CutuneDb *db, const CutuneRunInfo *r, int64_t *run_id, C
     sqlite3_stmt *st = NULL;
     int code, rc = sqlite3_prepare_v2(
         db->h,
-        "INSERT INTO runs (argv, op, strategy, budget, time_limit_s, seed, device_id, status)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, 'running') RETURNING id",
+        "INSERT INTO runs (argv, op, strategy, budget, time_limit_s, seed, device_id, status,"
+        " uuid, pid, host)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, 'running', lower(hex(randomblob(16))), ?, ?)"
+        " RETURNING id",
         -1, &st, NULL);
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0)
+        host[0] = '\0';
     if (rc == SQLITE_OK)
-        rc = bind(st, "tttidiI", r->argv ? r->argv : "", r->op, r->strategy, r->budget,
-                  r->time_limit_s, (int64_t)r->seed, r->device_id);
+        rc = bind(st, "tttidiIit", r->argv ? r->argv : "", r->op, r->strategy, r->budget,
+                  r->time_limit_s, (int64_t)r->seed, r->device_id, (int64_t)getpid(),
+                  host[0] ? host : NULL);
     code = rc == SQLITE_OK ? step_id(db, st, run_id, "recording the run", err)
                            : db_error(db, err, rc, "recording the run");
     sqlite3_finalize(st);
