@@ -115,4 +115,10 @@ int cutune_config_index_build(const CutuneConfigList *cl, CutuneConfigIndex *ix)
 long cutune_config_index_find(const CutuneConfigIndex *ix, const int64_t *values);
 void cutune_config_index_free(CutuneConfigIndex *ix);
 
+/* A variant's list of known-good configs (`<variant>.known` beside its space file): one
+ * config per line, possibly partial, `#` starting a comment. Calls fn for each config with
+ * its line number; fn returns non-zero to stop. A missing file is not an error. */
+int cutune_known_read(const char *path, int (*fn)(const char *config, int line, void *user),
+                      void *user, CutuneError *err);
+
 #endif

@@ -32,6 +32,8 @@ typedef struct TuneVariant {
     const CutunePlugin *p;
     CutuneSpace *sp;
     char known_path[PATH_MAX]; /* the space's known-good list, "" when it has none */
+    double last_rel;           /* its best over the size's best at the last size done (0:
+                                  none yet), to measure the likely winner first */
 } TuneVariant;
 
 /* One problem size of the op and the variants that tune it. */

@@ -136,6 +136,24 @@ static int warm_phase(TuneLane *l, TuneJob *j, double deadline, CutuneError *err
     return rc;
 }
 
+/* The order in which variants show their level: the likely winner first (its times make
+ * the others' hopeless configs stop early): by how close each came to the best at the
+ * last size, then those with a known-good list, then the larger spaces. */
+static int likely_first(const void *pa, const void *pb, void *jobs)
+{
+    const TuneJob *a = (const TuneJob *)jobs + *(const size_t *)pa;
+    const TuneJob *b = (const TuneJob *)jobs + *(const size_t *)pb;
+    double ra = a->tv->last_rel, rb = b->tv->last_rel;
+    if ((ra > 0) != (rb > 0))
+        return ra > 0 ? -1 : 1;
+    if (ra > 0 && ra != rb)
+        return ra < rb ? -1 : 1;
+    int ka = a->tv->known_path[0] != 0, kb = b->tv->known_path[0] != 0;
+    if (ka != kb)
+        return kb - ka;
+    return (a->cl.nconfigs < b->cl.nconfigs) - (a->cl.nconfigs > b->cl.nconfigs);
+}
+
 /* Measure the size's best config again, once. */
 static int retime_best(TuneLane *l, TuneJob *jobs, size_t njobs, CutuneError *err)
 {
@@ -351,13 +369,22 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
     } else if (rc == 0) {
         /* every variant shows its level first; the warm start may use part of the share */
         double warm_deadline = size_deadline > 0 ? start + WARM_PART * (size_deadline - start) : 0;
-        for (size_t i = 0; i < njobs && rc == 0 && !(o->stop && *o->stop); i++) {
-            TuneJob *j = &jobs[i];
+        size_t *order = calloc(njobs ? njobs : 1, sizeof *order), nord = order ? njobs : 0;
+        if (!order)
+            rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < nord; i++)
+            order[i] = i;
+        pthread_mutex_lock(&r->mu); /* last_rel is written under it by other lanes */
+        qsort_r(order, nord, sizeof *order, likely_first, jobs);
+        pthread_mutex_unlock(&r->mu);
+        for (size_t k = 0; k < nord && rc == 0 && !(o->stop && *o->stop); k++) {
+            TuneJob *j = &jobs[order[k]];
             if (j->tuned_before || j->cl.nconfigs == 0)
                 continue;
             set_doing(r, "%s %s: %s", j->tv->p->v->name, ts->size, "warm start");
             rc = warm_phase(l, j, earlier(warm_deadline, size_deadline), err);
         }
+        free(order);
         /* then the share goes where it pays, round after round while time is left */
         for (int round = 0; rc == 0 && round < 8 && !(o->stop && *o->stop); round++) {
             if (size_deadline > 0 && cutune_now() >= size_deadline)
@@ -373,6 +400,11 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
     }
 
     int stopped = o->stop && *o->stop;
+    pthread_mutex_lock(&r->mu);
+    for (size_t i = 0; i < njobs; i++)
+        if (jobs[i].best_ms > 0 && ts->out->best_ms > 0)
+            jobs[i].tv->last_rel = jobs[i].best_ms / ts->out->best_ms;
+    pthread_mutex_unlock(&r->mu);
     for (size_t i = 0; i < njobs; i++) {
         TuneJob *j = &jobs[i];
         const char *status = rc ? "failed" : stopped && !j->finished ? "interrupted"

@@ -9,7 +9,6 @@
 #include "tune_int.h"
 #include "util.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,28 +112,12 @@ static void take_partial(WarmList *w, const char *line)
     }
 }
 
-static int read_known(WarmList *w, const char *path, CutuneError *err)
+static int known_line(const char *config, int line, void *user)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return errno == ENOENT ? 0
-                               : cutune_error(err, CUTUNE_ERR_IO, "%s: cannot read it: %s", path,
-                                              strerror(errno));
-    char line[2048];
-    while (w->n < w->max && fgets(line, sizeof line, f)) {
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = '\0';
-        size_t len = strlen(line);
-        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' ||
-                       line[len - 1] == '\t'))
-            line[--len] = '\0';
-        char *p = line + strspn(line, " \t");
-        if (*p)
-            take_partial(w, p);
-    }
-    fclose(f);
-    return 0;
+    (void)line;
+    WarmList *w = user;
+    take_partial(w, config);
+    return w->n >= w->max;
 }
 
 int tune_warm_start(TuneLane *l, TuneJob *j, size_t max, CutuneError *err)
@@ -179,7 +162,7 @@ int tune_warm_start(TuneLane *l, TuneJob *j, size_t max, CutuneError *err)
             take_text(&w, w.cands[i].config);
     }
     if (r->o->warm_known && j->tv->known_path[0])
-        rc = read_known(&w, j->tv->known_path, err);
+        rc = cutune_known_read(j->tv->known_path, known_line, &w, err);
 out:
     for (size_t i = 0; i < w.ncands; i++)
         free(w.cands[i].config);
