@@ -35,6 +35,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* Parse a non-negative integer option value; prints the error itself. */
 int cli_parse_u64(const char *cmd, const char *opt, const char *text, unsigned long long *out);
 int cli_parse_double(const char *cmd, const char *opt, const char *text, double *out);
+/* Refuse an output file that is the database (or recording) at db_path or one of its
+ * journal files, compared by device and inode; call before anything is opened for writing.
+ * Returns 0, or EXIT_USAGE after printing why. */
+int cli_refuse_db_output(const char *cmd, const char *output, const char *db_path);
 /* Write s as a JSON string literal. */
 void cli_json_string(FILE *f, const char *s);
 

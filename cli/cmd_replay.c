@@ -1,5 +1,6 @@
 /* cutune replay: run search strategies against a recorded exhaustive run. Needs no GPU. */
 #include "cli.h"
+#include "outfile.h"
 #include "registry.h"
 #include "replay.h"
 #include "replay_svg.h"
@@ -174,11 +175,11 @@ static void print_table(const Opts *o, const CutuneRecording *r, const char *con
 static int write_csv(const Opts *o, const CutuneRecording *r, const char *const *names,
                      const CutuneReplayStat *const *stats, size_t ns)
 {
-    FILE *f = fopen(o->csv, "w");
-    if (!f) {
-        fprintf(stderr, "cutune replay: cannot write %s\n", o->csv);
-        return EXIT_FAILURE_;
-    }
+    CutuneOutFile out;
+    CutuneError err = {0};
+    if (cutune_outfile_open(&out, o->csv, &err))
+        return cli_fail("replay", &err);
+    FILE *f = out.f;
     fprintf(f, "variant,size,device,strategy,budget,evaluations,seeds,median,p25,p75,min,max,"
                "mean,seconds_per_replay\n");
     for (size_t s = 0; s < ns; s++)
@@ -189,11 +190,8 @@ static int write_csv(const Opts *o, const CutuneRecording *r, const char *const 
                     r->variant, r->size, r->device, names[s], x->budget, ev, o->seeds,
                     x->median, x->p25, x->p75, x->min, x->max, x->mean, x->seconds);
         }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        fprintf(stderr, "cutune replay: writing %s failed\n", o->csv);
-        return EXIT_FAILURE_;
-    }
+    if (cutune_outfile_commit(&out, &err))
+        return cli_fail("replay", &err);
     return 0;
 }
 
@@ -306,6 +304,10 @@ int cmd_replay(int argc, char **argv)
         return rc < 0 ? EXIT_OK : rc;
     CutuneRecording rec;
     CutuneError err = {0};
+    const char *outputs[] = {o.csv, o.svg, o.export_csv};
+    for (size_t i = 0; i < 3 && o.file; i++)
+        if (outputs[i] && (rc = cli_refuse_db_output("replay", outputs[i], o.file)))
+            return rc;
     CutuneSpace *sp = NULL;
     CutuneReplayStat *all = NULL;
     const CutuneStrategyOps *ops[MAX_STRATEGIES];

@@ -13,6 +13,7 @@
  *
  * Lines starting with '#' are comments; "# key: value" sets device, date, variant, size
  * or source. The first other line names the parameters, then status and median_ms. */
+#include "outfile.h"
 #include "replay.h"
 #include "util.h"
 
@@ -418,9 +419,11 @@ out:
 
 int cutune_recording_write_csv(const CutuneRecording *r, const char *path, CutuneError *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return cutune_error(err, CUTUNE_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    CutuneOutFile out;
+    int rc = cutune_outfile_open(&out, path, err);
+    if (rc)
+        return rc;
+    FILE *f = out.f;
     fprintf(f, "# cutune recording\n# device: %s\n# date: %s\n# variant: %s\n# size: %s\n"
                "# source: %s\n# median_ms: the median of the medians of the config's trials\n",
             r->device, r->date, r->variant, r->size, r->origin[0] ? r->origin : r->source);
@@ -437,8 +440,5 @@ int cutune_recording_write_csv(const CutuneRecording *r, const char *path, Cutun
         else
             fprintf(f, "%s,\n", cutune_status_name((CutuneStatus)r->status[i]));
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return cutune_error(err, CUTUNE_ERR_IO, "writing %s failed", path);
-    return 0;
+    return cutune_outfile_commit(&out, err);
 }
