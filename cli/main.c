@@ -93,28 +93,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
-int cli_parse_u64(const char *cmd, const char *opt, const char *text, unsigned long long *out)
-{
-    char *end;
-    errno = 0;
-    if (!text || *text == '-' || *text == '\0')
-        return cli_usage_error(cmd, "%s needs a non-negative integer, got '%s'", opt, text ? text : "");
-    *out = strtoull(text, &end, 10);
-    if (errno || *end)
-        return cli_usage_error(cmd, "%s needs a non-negative integer, got '%s'", opt, text);
-    return 0;
-}
-
-int cli_parse_double(const char *cmd, const char *opt, const char *text, double *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtod(text, &end);
-    if (errno || *end || end == text || !(*out >= 0))
-        return cli_usage_error(cmd, "%s needs a non-negative number, got '%s'", opt, text);
-    return 0;
-}
-
 void cli_json_string(FILE *f, const char *s)
 {
     fputc('"', f);

@@ -24,6 +24,19 @@ static void indent(CutuneJson *j, int depth)
         fputs("  ", j->f);
 }
 
+/* Before a member of the innermost container: the comma, and the line or space. */
+static void separate(CutuneJson *j)
+{
+    int d = j->depth - 1;
+    if (j->has_member[d])
+        fputc(',', j->f);
+    if (breaks(j, j->depth))
+        indent(j, j->depth);
+    else if (j->has_member[d])
+        fputc(' ', j->f);
+    j->has_member[d] = 1;
+}
+
 /* Before a value: check that one is due here, and write the separator. 0: write it. */
 static int value_start(CutuneJson *j)
 {
@@ -45,13 +58,7 @@ static int value_start(CutuneJson *j)
         j->after_key = 0;
         return 0;
     }
-    if (j->has_member[d])
-        fputc(',', j->f);
-    if (breaks(j, j->depth))
-        indent(j, j->depth);
-    else if (j->has_member[d])
-        fputc(' ', j->f);
-    j->has_member[d] = 1;
+    separate(j);
     return 0;
 }
 
@@ -139,13 +146,7 @@ void cutune_json_key(CutuneJson *j, const char *key)
         j->misuse = 1;
         return;
     }
-    if (j->has_member[d])
-        fputc(',', j->f);
-    if (breaks(j, j->depth))
-        indent(j, j->depth);
-    else if (j->has_member[d])
-        fputc(' ', j->f);
-    j->has_member[d] = 1;
+    separate(j);
     write_string(j, key);
     fputs(": ", j->f);
     j->after_key = 1;
