@@ -6,6 +6,7 @@
 
 #include <getopt.h>
 #include <math.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,15 +173,13 @@ int cmd_run(int argc, char **argv)
         free(where);
         return EXIT_FAILURE_;
     }
-    unsigned long long u;
     int c, rc = EXIT_OK;
     optind = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd':
-            if ((rc = cli_parse_u64("run", "--device", optarg, &u)))
+            if ((rc = cli_parse_int("run", "--device", optarg, 0, CLI_MAX_DEVICE, &o.device)))
                 goto out;
-            o.device = (int)u;
             break;
         case 's':
             sizes[o.nsizes++] = optarg;
@@ -195,14 +194,8 @@ int cmd_run(int argc, char **argv)
             o.strategy = optarg;
             break;
         case 'b':
-            if ((rc = cli_parse_u64("run", "--budget", optarg, &u)))
+            if ((rc = cli_parse_size("run", "--budget", optarg, 1, SIZE_MAX, &o.budget)))
                 goto out;
-            if (u == 0) {
-                rc = cli_usage_error("run", "--budget takes the number of measurements per "
-                                            "variant and size, at least 1");
-                goto out;
-            }
-            o.budget = (size_t)u;
             break;
         case 't':
             if ((rc = parse_time(optarg, &o.time_limit_s)))
@@ -210,7 +203,7 @@ int cmd_run(int argc, char **argv)
             time_given = 1;
             break;
         case 'J':
-            if ((rc = cli_parse_double("run", "--job-time", optarg, &o.job_time_s)))
+            if ((rc = cli_parse_real("run", "--job-time", optarg, 1, 1e9, &o.job_time_s)))
                 goto out;
             break;
         case 'T':
@@ -221,9 +214,8 @@ int cmd_run(int argc, char **argv)
                 goto out;
             break;
         case 'r':
-            if ((rc = cli_parse_u64("run", "--seed", optarg, &u)))
+            if ((rc = cli_parse_uint64("run", "--seed", optarg, 0, UINT64_MAX, &o.seed)))
                 goto out;
-            o.seed = u;
             break;
         case 'D':
             o.db_path = optarg;
@@ -234,23 +226,25 @@ int cmd_run(int argc, char **argv)
             o.pending = 1;
             break;
         case 'j':
-            if ((rc = cli_parse_u64("run", "--jobs", optarg, &u)))
+            if ((rc = cli_parse_int("run", "--jobs", optarg, 0, 4096, &o.compile_threads)))
                 goto out;
-            o.compile_threads = (int)u;
             break;
         case 'm':
-            if ((rc = cli_parse_double("run", "--max-seconds", optarg, &o.measure.max_seconds)))
+            if ((rc = cli_parse_real("run", "--max-seconds", optarg, 0.001, 3600,
+                                     &o.measure.max_seconds)))
                 goto out;
             break;
         case 'P':
             o.progress = 0;
             break;
         case 'F':
-            if ((rc = cli_parse_double("run", "--timeout-factor", optarg, &o.worker.timeout_factor)))
+            if ((rc = cli_parse_real("run", "--timeout-factor", optarg, 1, 1e6,
+                                     &o.worker.timeout_factor)))
                 goto out;
             break;
         case 'L':
-            if ((rc = cli_parse_double("run", "--timeout-floor", optarg, &o.worker.timeout_floor_s)))
+            if ((rc = cli_parse_real("run", "--timeout-floor", optarg, 0.01, 86400,
+                                     &o.worker.timeout_floor_s)))
                 goto out;
             break;
         case 'h':

@@ -165,6 +165,27 @@ if python3 -c 'import sqlite3' 2>/dev/null; then
     [ "$ic" = ok ] || bad "full disk: integrity_check says $ic"
 fi
 
+# --- outputs: never over an input, never half-written
+expect 2 "is the input" -- "$exe" export --db "$db" --output "$db"
+unchanged "export --output = --db"
+ln -s "$db" "$tmp/db-link"
+expect 2 "is the input" -- "$exe" export --db "$db" --output "$tmp/db-link"
+expect 2 "is the input" -- "$exe" export --db "$db" --output "$db-wal"
+unchanged "export --output = a link to --db, or its WAL"
+expect 2 "is the input" -- "$exe" replay "$db" --variant axpy_template --size 4096 --export-csv "$db"
+expect 2 "is the input" -- "$exe" replay "$db" --variant axpy_template --size 4096 --csv "$db"
+expect 2 "is the input" -- "$exe" replay "$db" --variant axpy_template --size 4096 --svg "$tmp/db-link"
+unchanged "replay output = its input"
+printf 'previous export\n' >"$tmp/prev.h"
+(ulimit -f 1 && exec "$exe" export --db "$db" --format header --output "$tmp/prev.h") >"$tmp/out" 2>&1
+rc=$?
+[ $rc = 1 ] || { bad "export past the file size limit: exit $rc, want 1"; cat "$tmp/out"; }
+grep -q "disk is full" "$tmp/out" || { bad "export past the file size limit: unclear message"; cat "$tmp/out"; }
+[ "$(cat "$tmp/prev.h")" = "previous export" ] || bad "a failed export replaced the previous file"
+ls -a "$tmp" | grep -q '\.tmp$' && bad "a failed export left its temporary file"
+"$exe" export --db "$db" --format header --output "$tmp/prev.h" >/dev/null 2>&1 || bad "export --output failed"
+grep -q CUTUNE_TUNED_COUNT "$tmp/prev.h" || bad "export --output did not replace the previous file"
+
 unchanged "the whole test"
 [ $fail = 0 ] && echo "all bad-input checks passed"
 exit $fail

@@ -13,6 +13,7 @@
  *
  * Lines starting with '#' are comments; "# key: value" sets device, date, variant, size
  * or source. The first other line names the parameters, then status and median_ms. */
+#include "outfile.h"
 #include "replay.h"
 #include "util.h"
 
@@ -48,7 +49,7 @@ static int entries_add(Entries *es, const char *config, int status, double ms)
 {
     if (es->n == es->cap) {
         size_t cap = es->cap ? 2 * es->cap : 256;
-        Entry *e = realloc(es->e, cap * sizeof *e);
+        Entry *e = cutune_realloc_array(es->e, cap, sizeof *e);
         if (!e)
             return CUTUNE_ERR_NOMEM;
         es->e = e;
@@ -77,7 +78,7 @@ static int cmp_double(const void *a, const void *b)
 static int entries_merge(Entries *es)
 {
     qsort(es->e, es->n, sizeof *es->e, cmp_entry);
-    double *ms = malloc((es->n ? es->n : 1) * sizeof *ms);
+    double *ms = cutune_malloc_array(es->n, sizeof *ms);
     if (!ms)
         return CUTUNE_ERR_NOMEM;
     size_t w = 0;
@@ -317,11 +318,13 @@ static int build(Entries *es, const CutuneSpace *space, CutuneRecording *r, Cutu
             r->nparams += *p == '=';
         cl->nparams = r->nparams;
         cl->nconfigs = es->n;
-        cl->values = malloc((es->n * r->nparams + 1) * sizeof *cl->values);
+        size_t cells;
+        if (cutune_size_mul(es->n, r->nparams, &cells) == 0)
+            cl->values = cutune_malloc_array(cells, sizeof *cl->values);
     }
     r->param_names = calloc(r->nparams + 1, sizeof *r->param_names);
-    r->status = malloc((cl->nconfigs + 1) * sizeof *r->status);
-    r->median_ms = malloc((cl->nconfigs + 1) * sizeof *r->median_ms);
+    r->status = cutune_malloc_array(cl->nconfigs, sizeof *r->status);
+    r->median_ms = cutune_malloc_array(cl->nconfigs, sizeof *r->median_ms);
     if (!cl->values || !r->param_names || !r->status || !r->median_ms)
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     if (space) {
@@ -418,9 +421,11 @@ out:
 
 int cutune_recording_write_csv(const CutuneRecording *r, const char *path, CutuneError *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return cutune_error(err, CUTUNE_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    CutuneOutFile out;
+    int rc = cutune_outfile_open(&out, path, err);
+    if (rc)
+        return rc;
+    FILE *f = out.f;
     fprintf(f, "# cutune recording\n# device: %s\n# date: %s\n# variant: %s\n# size: %s\n"
                "# source: %s\n# median_ms: the median of the medians of the config's trials\n",
             r->device, r->date, r->variant, r->size, r->origin[0] ? r->origin : r->source);
@@ -437,8 +442,5 @@ int cutune_recording_write_csv(const CutuneRecording *r, const char *path, Cutun
         else
             fprintf(f, "%s,\n", cutune_status_name((CutuneStatus)r->status[i]));
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return cutune_error(err, CUTUNE_ERR_IO, "writing %s failed", path);
-    return 0;
+    return cutune_outfile_commit(&out, err);
 }
