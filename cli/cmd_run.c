@@ -1,5 +1,6 @@
 /* cutune run: tune the variants of an op within one time budget. */
 #include "cli.h"
+#include "run_json.h"
 #include "run_report.h"
 #include "tune.h"
 #include "util.h"
@@ -66,6 +67,9 @@ static const char help[] =
     "  --timeout-floor S   the floor of that limit, in seconds (default 2)\n"
     "  --no-progress     no progress line (it is drawn only on a terminal anyway; off a\n"
     "                    terminal each size prints one line when it is done)\n"
+    "  --json            one JSON object per line on stdout for every trial, every search's\n"
+    "                    end, every size's end, then the summary (event: trial, search, size,\n"
+    "                    summary); the table goes to stderr\n"
     "  -h, --help        this text\n"
     "\n"
     "Kernels run in a separate worker process (cutune-worker): a config that faults or\n"
@@ -159,9 +163,11 @@ int cmd_run(int argc, char **argv)
         {"max-seconds", required_argument, 0, 'm'}, {"no-progress", no_argument, 0, 'P'},
         {"timeout-factor", required_argument, 0, 'F'},
         {"timeout-floor", required_argument, 0, 'L'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+        {"json", no_argument, 0, 'O'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     CutuneTuneOptions o;
+    RunJson rj = {stdout, 0};
+    int json = 0;
     cutune_tune_defaults(&o);
     o.progress = isatty(STDERR_FILENO);
     const char **sizes = calloc((size_t)argc + 1, sizeof *sizes);
@@ -237,6 +243,9 @@ int cmd_run(int argc, char **argv)
         case 'P':
             o.progress = 0;
             break;
+        case 'O':
+            json = 1;
+            break;
         case 'F':
             if ((rc = cli_parse_real("run", "--timeout-factor", optarg, 1, 1e6,
                                      &o.worker.timeout_factor)))
@@ -297,12 +306,19 @@ int cmd_run(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     o.stop = &stop_flag;
+    if (json) {
+        o.progress = 0;
+        o.on_event = run_json_event;
+        o.event_user = &rj;
+    }
 
     CutuneTuneSummary sum;
     CutuneError err = {0};
     int trc = cutune_tune(&o, &sum, &err);
     if (sum.nsizes)
-        run_report_print(stdout, &sum);
+        run_report_print(json ? stderr : stdout, &sum);
+    if (json)
+        run_json_summary(&rj, &sum);
     if (trc)
         rc = cli_fail("run", &err);
     else if (sum.interrupted) {
@@ -313,6 +329,11 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "cutune run: %zu variant and size pair%s had no config verified "
                         "correct (see the table above and `cutune show --status`)\n",
                 sum.no_ok, sum.no_ok == 1 ? "" : "s");
+        rc = EXIT_FAILURE_;
+    }
+    if (rc == EXIT_OK && (rj.failed || fflush(stdout) != 0 || ferror(stdout))) {
+        fprintf(stderr, "cutune run: standard output could not be written; the trials are in "
+                        "the database (`cutune show`)\n");
         rc = EXIT_FAILURE_;
     }
     cutune_tune_summary_free(&sum);
