@@ -123,11 +123,14 @@ typedef enum TuneEnd {
     TUNE_END_EVALS,       /* the evaluation cap was reached */
     TUNE_END_TIME,        /* the deadline passed */
     TUNE_END_STOPPED,     /* the user stopped the run */
+    TUNE_END_STALLED,     /* `patience` measurements in a row did not improve the best */
 } TuneEnd;
 
 typedef struct TuneLimits {
     double deadline;      /* cutune_now() time; 0: none */
     size_t max_evals;     /* new measurements; 0: none */
+    size_t patience;      /* end after this many measurements without a better best (by
+                             more than STALL_GAIN); 0: never */
     const char *phase;    /* "warm start", "search", "re-time" (events and progress) */
 } TuneLimits;
 

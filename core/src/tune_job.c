@@ -9,6 +9,8 @@
 #include <string.h>
 
 #define CONFIG_TEXT_MAX 512
+/* A new best counts as a gain when it is this much faster (0.3%): less is timing noise. */
+#define STALL_GAIN 1.003
 
 /* ---- the configs of a job and what the database knows of them ----------------------- */
 
@@ -357,9 +359,10 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops,
     const CutuneTuneOptions *o = r->o;
     size_t window = (size_t)(r->window > 0 ? r->window : 1);
     CompileJob *ring = calloc(window, sizeof *ring);
-    size_t head = 0, inflight = 0, proposed = 0;
+    size_t head = 0, inflight = 0, proposed = 0, since_gain = 0;
     void *st = NULL;
-    int rc = 0, strategy_done = 0, stopped = 0, timed_out = 0;
+    int rc = 0, strategy_done = 0, stopped = 0, timed_out = 0, stalled = 0;
+    double best_seen = j->best_ms;
     double t0 = cutune_now();
     *end = TUNE_END_DONE;
     if (!ring)
@@ -373,7 +376,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops,
     for (;;) {
         stopped = stopped || (o->stop && *o->stop);
         timed_out = timed_out || (lim->deadline > 0 && cutune_now() > lim->deadline);
-        int stopping = stopped || timed_out;
+        int stopping = stopped || timed_out || stalled;
         while (!stopping && !strategy_done && inflight < window &&
                (lim->max_evals == 0 || proposed < lim->max_evals)) {
             size_t idx;
@@ -418,9 +421,17 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops,
         if (rc)
             goto out;
         ops->feedback(st, idx, s, ms);
+        if (s == CUTUNE_STATUS_OK && ms > 0 && (!(best_seen > 0) || ms < best_seen / STALL_GAIN)) {
+            best_seen = ms;
+            since_gain = 0;
+        } else if (lim->patience && ++since_gain >= lim->patience) {
+            stalled = 1;
+        }
     }
     if (stopped)
         *end = TUNE_END_STOPPED;
+    else if (stalled)
+        *end = TUNE_END_STALLED;
     else if (timed_out)
         *end = TUNE_END_TIME;
     else if (!strategy_done && lim->max_evals && proposed >= lim->max_evals)

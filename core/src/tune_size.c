@@ -11,6 +11,8 @@
 enum {
     WARM_MAX = 32,      /* warm-start configs a variant measures first */
     PROBES = 8,         /* what a variant with no warm start measures to show its level */
+    PATIENCE_MIN = 100, /* a chosen search ends after this many measurements without a */
+    PATIENCE_WINDOWS = 3, /* gain, or this many pipeline windows, whichever is more */
 };
 /* The warm start may use this part of a size's share; the search gets the rest. */
 #define WARM_PART 0.5
@@ -72,11 +74,12 @@ static CutuneStrategyArgs job_args(const TuneRun *r, const TuneJob *j, size_t bu
 }
 
 static int run_phase(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, size_t budget,
-                     double deadline, const char *phase, TuneEnd *end, CutuneError *err)
+                     double deadline, size_t patience, const char *phase, TuneEnd *end,
+                     CutuneError *err)
 {
     const CutuneTuneOptions *o = l->run->o;
     CutuneStrategyArgs a = job_args(l->run, j, budget);
-    TuneLimits lim = {.deadline = deadline, .phase = phase};
+    TuneLimits lim = {.deadline = deadline, .patience = patience, .phase = phase};
     if (o->budget) {
         if (j->row->evaluated >= o->budget) {
             *end = TUNE_END_EVALS;
@@ -291,9 +294,17 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
         double deadline = isfinite(share[order[k]]) ? cutune_now() + share[order[k]] : 0;
         size_t before = j->row->evaluated;
         TuneEnd end;
-        rc = run_phase(l, j, ops, plan, earlier(deadline, size_deadline), "search", &end, err);
+        /* a search the scheduler chose ends once it stops finding better configs, and gives
+         * its time back; one the user named runs its course */
+        size_t patience = o->strategy || strcmp(sname, "exhaustive") == 0
+                              ? 0
+                              : (size_t)(PATIENCE_WINDOWS * r->window) > PATIENCE_MIN
+                                    ? (size_t)(PATIENCE_WINDOWS * r->window)
+                                    : PATIENCE_MIN;
+        rc = run_phase(l, j, ops, plan, earlier(deadline, size_deadline), patience, "search",
+                       &end, err);
         *measured += j->row->evaluated - before;
-        if (rc == 0 && (end == TUNE_END_DONE || end == TUNE_END_EVALS))
+        if (rc == 0 && (end == TUNE_END_DONE || end == TUNE_END_EVALS || end == TUNE_END_STALLED))
             j->finished = 1;
     }
 out:
