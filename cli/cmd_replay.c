@@ -43,6 +43,13 @@ static const char help[] =
     "                     a budget above the number of configs is the whole space\n"
     "  --window N         proposals asked ahead of feedback, as `cutune run` does with its\n"
     "                     compile threads (default 34)\n"
+    "  --start-from FILE  a warm start, as `cutune run` takes one from other sizes or\n"
+    "                     devices: the --start-best fastest configs of FILE, another\n"
+    "                     recording of the same space (another device or size), are\n"
+    "                     proposed first (and count as evaluations). Starting from the\n"
+    "                     optimum of the replayed recording itself would flatter every\n"
+    "                     strategy, hence another file\n"
+    "  --start-best K     how many configs --start-from gives (default 5)\n"
     "  --no-space         search the recorded configs, not the tuning space\n"
     "  --json             print JSON instead of the table\n"
     "  --csv PATH         also write the results as CSV (one row per strategy and budget)\n"
@@ -52,10 +59,17 @@ static const char help[] =
 
 enum { MAX_STRATEGIES = 16, MAX_BUDGETS = 32 };
 
+/* The warm start of every replay: indices into the replayed recording's configs. */
+typedef struct Start {
+    size_t *idx, n;
+    double best_fraction; /* the best of them, as a fraction of the recording's optimum */
+} Start;
+
 typedef struct Opts {
     const char *file, *variant, *size, *device, *strategies, *csv, *svg, *export_csv;
+    const char *start_from;
     int synthetic, no_space, json;
-    unsigned long long synthetic_seed, seeds, seed, window;
+    unsigned long long synthetic_seed, seeds, seed, window, start_best;
     size_t budgets[MAX_BUDGETS], nbudgets;
 } Opts;
 
@@ -97,8 +111,8 @@ static CutuneSpace *find_space(const char *variant)
     return sp;
 }
 
-static void print_json(const Opts *o, const CutuneRecording *r, const char *const *names,
-                       const CutuneReplayStat *const *stats, size_t ns)
+static void print_json(const Opts *o, const CutuneRecording *r, const Start *st,
+                       const char *const *names, const CutuneReplayStat *const *stats, size_t ns)
 {
     printf("{\"recording\": {\"source\": ");
     cli_json_string(stdout, r->source);
@@ -113,8 +127,14 @@ static void print_json(const Opts *o, const CutuneRecording *r, const char *cons
     printf(", \"configs\": %zu, \"ok\": %zu, \"failed\": %zu, \"not_recorded\": %zu, "
            "\"best_ms\": %.9g},\n",
            r->configs.nconfigs, r->nok, r->nfailed, r->nmissing, r->best_ms);
-    printf(" \"seeds\": %llu, \"first_seed\": %llu, \"window\": %llu,\n \"strategies\": [",
-           o->seeds, o->seed, o->window);
+    printf(" \"seeds\": %llu, \"first_seed\": %llu, \"window\": %llu,\n", o->seeds, o->seed,
+           o->window);
+    if (o->start_from) {
+        printf(" \"start\": {\"from\": ");
+        cli_json_string(stdout, o->start_from);
+        printf(", \"configs\": %zu, \"best_fraction\": %.6f},\n", st->n, st->best_fraction);
+    }
+    printf(" \"strategies\": [");
     for (size_t s = 0; s < ns; s++) {
         printf("%s\n  {\"name\": ", s ? "," : "");
         cli_json_string(stdout, names[s]);
@@ -133,8 +153,8 @@ static void print_json(const Opts *o, const CutuneRecording *r, const char *cons
     printf("\n]}\n");
 }
 
-static void print_table(const Opts *o, const CutuneRecording *r, const char *const *names,
-                        const CutuneReplayStat *const *stats, size_t ns)
+static void print_table(const Opts *o, const CutuneRecording *r, const Start *st,
+                        const char *const *names, const CutuneReplayStat *const *stats, size_t ns)
 {
     if (o->synthetic)
         printf("recording: %s\n", r->device);
@@ -146,8 +166,11 @@ static void print_table(const Opts *o, const CutuneRecording *r, const char *con
     if (r->nunmatched)
         printf("(%zu recorded configs are not valid in the space and were left out)\n",
                r->nunmatched);
-    printf("fraction of the optimum: median [25th-75th percentile] min, over %llu seeds\n",
-           o->seeds);
+    if (o->start_from)
+        printf("warm start: the %zu fastest configs of %s that this space has; the best of them "
+               "reaches %.3f of this optimum\n", st->n, o->start_from, st->best_fraction);
+    printf("fraction of the optimum: median [25th-75th percentile] min, over %llu seeds, "
+           "window %llu\n", o->seeds, o->window);
     printf("%-11s", "strategy");
     for (size_t b = 0; b < o->nbudgets; b++) {
         char h[32];
@@ -223,6 +246,36 @@ static int pick_strategies(const Opts *o, const CutuneStrategyOps **ops, size_t 
     return 0;
 }
 
+/* The warm start: the fastest configs of another recording of the same space. */
+static int load_start(const Opts *o, const CutuneRecording *rec, Start *st)
+{
+    CutuneRecording from;
+    CutuneError err = {0};
+    int rc = 0;
+    if (cutune_recording_load(o->start_from, NULL, NULL, NULL, NULL, &from, &err))
+        return cli_fail("replay", &err);
+    st->idx = malloc((size_t)o->start_best * sizeof *st->idx);
+    long m = st->idx ? cutune_recording_best_of(&from, rec, (size_t)o->start_best, st->idx, &err)
+                     : cutune_error(&err, CUTUNE_ERR_NOMEM, "out of memory");
+    if (m < 0) {
+        rc = cli_fail("replay", &err);
+    } else if (m == 0) {
+        fprintf(stderr, "cutune replay: no ok config of %s is in the space of %s: no warm start "
+                "to give\n", o->start_from, rec->source);
+        rc = EXIT_NOT_FOUND;
+    } else {
+        st->n = (size_t)m;
+        for (size_t k = 0; k < st->n; k++) {
+            size_t i = st->idx[k];
+            if (rec->status[i] == CUTUNE_STATUS_OK && rec->median_ms[i] > 0 &&
+                rec->best_ms / rec->median_ms[i] > st->best_fraction)
+                st->best_fraction = rec->best_ms / rec->median_ms[i];
+        }
+    }
+    cutune_recording_free(&from);
+    return rc;
+}
+
 static int parse_args(int argc, char **argv, Opts *o)
 {
     static const struct option longopts[] = {
@@ -233,6 +286,7 @@ static int parse_args(int argc, char **argv, Opts *o)
         {"no-space", no_argument, 0, 'N'}, {"json", no_argument, 0, 'j'},
         {"csv", required_argument, 0, 'c'}, {"svg", required_argument, 0, 'g'},
         {"export-csv", required_argument, 0, 'e'}, {"synthetic", required_argument, 0, 'y'},
+        {"start-from", required_argument, 0, 'f'}, {"start-best", required_argument, 0, 'k'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     static const size_t defaults[] = {25, 50, 100, 200, 400};
@@ -240,6 +294,7 @@ static int parse_args(int argc, char **argv, Opts *o)
     o->seeds = 30;
     o->seed = 1;
     o->window = 34;
+    o->start_best = 5;
     memcpy(o->budgets, defaults, sizeof defaults);
     o->nbudgets = sizeof defaults / sizeof defaults[0];
     int c, rc;
@@ -269,6 +324,13 @@ static int parse_args(int argc, char **argv, Opts *o)
                 return rc;
             if (o->window == 0)
                 return cli_usage_error("replay", "--window must be at least 1");
+            break;
+        case 'f': o->start_from = optarg; break;
+        case 'k':
+            if ((rc = cli_parse_u64("replay", "--start-best", optarg, &o->start_best)))
+                return rc;
+            if (o->start_best == 0 || o->start_best > 10000)
+                return cli_usage_error("replay", "--start-best must be 1 to 10000");
             break;
         case 'N': o->no_space = 1; break;
         case 'j': o->json = 1; break;
@@ -308,6 +370,7 @@ int cmd_replay(int argc, char **argv)
     CutuneError err = {0};
     CutuneSpace *sp = NULL;
     CutuneReplayStat *all = NULL;
+    Start start = {NULL, 0, 0};
     const CutuneStrategyOps *ops[MAX_STRATEGIES];
     size_t ns = 0;
     memset(&rec, 0, sizeof rec);
@@ -347,6 +410,8 @@ int cmd_replay(int argc, char **argv)
                     rec.configs.nconfigs - rec.nmissing, rec.variant, rec.size, o.export_csv);
         goto out;
     }
+    if (o.start_from && (rc = load_start(&o, &rec, &start)))
+        goto out;
     all = calloc(ns * o.nbudgets, sizeof *all);
     if (!all) {
         rc = EXIT_FAILURE_;
@@ -358,15 +423,16 @@ int cmd_replay(int argc, char **argv)
         names[s] = ops[s]->name;
         stats[s] = all + s * o.nbudgets;
         if (cutune_replay_stats(ops[s], &rec, o.seed, (size_t)o.seeds, o.budgets, o.nbudgets,
-                                (size_t)o.window, all + s * o.nbudgets, &err)) {
+                                (size_t)o.window, start.idx, start.n, all + s * o.nbudgets,
+                                &err)) {
             rc = cli_fail("replay", &err);
             goto out;
         }
     }
     if (o.json)
-        print_json(&o, &rec, names, stats, ns);
+        print_json(&o, &rec, &start, names, stats, ns);
     else
-        print_table(&o, &rec, names, stats, ns);
+        print_table(&o, &rec, &start, names, stats, ns);
     if (o.csv && (rc = write_csv(&o, &rec, names, stats, ns)))
         goto out;
     if (o.svg) {
@@ -380,6 +446,7 @@ int cmd_replay(int argc, char **argv)
             rc = cli_fail("replay", &err);
     }
 out:
+    free(start.idx);
     free(all);
     cutune_space_free(sp);
     cutune_recording_free(&rec);

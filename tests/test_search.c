@@ -115,7 +115,7 @@ static int fractions(const CutuneStrategyOps *ops, const CutuneRecording *r, siz
         double found;
         size_t np;
         CutuneError e = {0};
-        if (cutune_replay_once(ops, r, 1 + k, budget, 34, &found, &np, NULL, &e)) {
+        if (cutune_replay_once(ops, r, 1 + k, budget, 34, NULL, 0, &found, &np, NULL, &e)) {
             CHECK_MSG(0, "%s: %s", ops->name, e.msg);
             return -1;
         }
@@ -144,7 +144,7 @@ static void properties(const char *what, const CutuneRecording *r)
             size_t b = budgets[bi], want = b < n ? b : n, np = 0;
             double found = 0;
             CutuneError e = {0};
-            int rc = cutune_replay_once(ops, r, 42, b, 34, &found, &np, o1, &e);
+            int rc = cutune_replay_once(ops, r, 42, b, 34, NULL, 0, &found, &np, o1, &e);
             CHECK_MSG(rc == 0, "%s on %s, budget %zu: %s", ops->name, what, b, e.msg);
             CHECK_MSG(np == want, "%s on %s: %zu proposals for a budget of %zu (%zu configs)",
                       ops->name, what, np, b, n);
@@ -154,15 +154,15 @@ static void properties(const char *what, const CutuneRecording *r)
         }
         size_t b = n < 400 ? n : 400, np1 = 0, np2 = 0, np3 = 0;
         double f1, f2, f3;
-        CHECK(cutune_replay_once(ops, r, 7, b, 34, &f1, &np1, o1, NULL) == 0);
-        CHECK(cutune_replay_once(ops, r, 7, b, 1, &f2, &np2, o2, NULL) == 0);
+        CHECK(cutune_replay_once(ops, r, 7, b, 34, NULL, 0, &f1, &np1, o1, NULL) == 0);
+        CHECK(cutune_replay_once(ops, r, 7, b, 1, NULL, 0, &f2, &np2, o2, NULL) == 0);
         CHECK_MSG(np1 == np2 && memcmp(o1, o2, np1 * sizeof *o1) == 0,
                   "%s on %s: the proposals depend on the look-ahead window", ops->name, what);
-        CHECK(cutune_replay_once(ops, r, 7, b, 5, &f3, &np3, o3, NULL) == 0);
+        CHECK(cutune_replay_once(ops, r, 7, b, 5, NULL, 0, &f3, &np3, o3, NULL) == 0);
         CHECK_MSG(np1 == np3 && memcmp(o1, o3, np1 * sizeof *o1) == 0,
                   "%s on %s: not reproducible with the same seed", ops->name, what);
         if (ops != &cutune_strategy_exhaustive && n >= 50) {
-            CHECK(cutune_replay_once(ops, r, 8, b, 34, &f2, &np2, o2, NULL) == 0);
+            CHECK(cutune_replay_once(ops, r, 8, b, 34, NULL, 0, &f2, &np2, o2, NULL) == 0);
             CHECK_MSG(memcmp(o1, o2, np1 * sizeof *o1) != 0,
                       "%s on %s: seed 8 proposes what seed 7 did", ops->name, what);
         }
@@ -245,7 +245,7 @@ static void landscape(void)
         const CutuneStrategyOps *ops = cutune_strategy_list[s];
         double found, t0 = cutune_now();
         size_t np;
-        CHECK(cutune_replay_once(ops, &a, 3, 400, 34, &found, &np, NULL, NULL) == 0);
+        CHECK(cutune_replay_once(ops, &a, 3, 400, 34, NULL, 0, &found, &np, NULL, NULL) == 0);
         double dt = cutune_now() - t0;
         printf("  %-10s 400 evaluations of %zu configs replayed in %.1f ms\n", ops->name, n,
                1e3 * dt);
@@ -475,7 +475,7 @@ static void replay_catches_repeats(void)
     double found;
     size_t np;
     CutuneError e = {0};
-    CHECK(cutune_replay_once(&bad, &r, 1, 10, 4, &found, &np, NULL, &e) == CUTUNE_ERR_INVALID);
+    CHECK(cutune_replay_once(&bad, &r, 1, 10, 4, NULL, 0, &found, &np, NULL, &e) == CUTUNE_ERR_INVALID);
     CHECK_STR_CONTAINS(e.msg, "proposed config 0 a second time");
     cutune_recording_free(&r);
 }

@@ -388,7 +388,7 @@ static int tune_problem(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
     const CutuneStrategyOps *ops = cutune_strategy_find(sname);
     void *st = NULL;
     size_t budget = o->budget && o->budget < cl.nconfigs ? o->budget : cl.nconfigs;
-    CutuneStrategyArgs sa = {sp, &cl, o->seed, budget};
+    CutuneStrategyArgs sa = {.space = sp, .configs = &cl, .seed = o->seed, .budget = budget};
     size_t window = (size_t)(2 * cutune_pool_threads(t->pool) + 2);
     CompileJob *ring = calloc(window, sizeof *ring);
     size_t head = 0, inflight = 0, proposed = 0;

@@ -58,6 +58,8 @@ static int tpe_create(const CutuneStrategyArgs *a, void **state)
     int rc = search_grid_build(a->configs, &s->g);
     if (!rc)
         rc = search_book_init(&s->b, n, &s->rng);
+    if (!rc)
+        rc = search_book_start(&s->b, a);
     if (!rc) {
         s->off = calloc(p + 1, sizeof *s->off);
         s->measured = malloc((n ? n : 1) * sizeof *s->measured);
