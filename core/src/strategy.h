@@ -62,5 +62,6 @@ extern const CutuneStrategyOps cutune_strategy_annealing;
 extern const CutuneStrategyOps cutune_strategy_genetic;
 extern const CutuneStrategyOps cutune_strategy_ils;
 extern const CutuneStrategyOps cutune_strategy_tpe;
+extern const CutuneStrategyOps cutune_strategy_portfolio;
 
 #endif

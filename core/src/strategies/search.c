@@ -207,6 +207,20 @@ int search_book_queue(SearchBook *b, size_t i)
     return 1;
 }
 
+void search_sorted_insert(size_t *list, size_t *n, const double *cost, size_t i)
+{
+    size_t at = *n;
+    while (at > 0) {
+        size_t q = list[at - 1];
+        if (cost[q] < cost[i] || (cost[q] == cost[i] && q < i))
+            break;
+        list[at] = q;
+        at--;
+    }
+    list[at] = i;
+    (*n)++;
+}
+
 size_t search_start_list(const CutuneStrategyArgs *a, size_t *out, unsigned char *mark)
 {
     size_t n = a->configs->nconfigs, m = 0;

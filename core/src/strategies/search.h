@@ -86,6 +86,10 @@ int search_book_start(SearchBook *b, const CutuneStrategyArgs *a);
  * entry) gets 1 at each. Returns how many. For strategies that keep no SearchBook. */
 size_t search_start_list(const CutuneStrategyArgs *a, size_t *out, unsigned char *mark);
 
+/* Insert config i into list[0..*n), kept sorted by (cost, index), and count it: the order
+ * then never depends on the order the results came in. */
+void search_sorted_insert(size_t *list, size_t *n, const double *cost, size_t i);
+
 /* The next() of a strategy that works in steps: it proposes the queued batch, waits until
  * every proposal has its feedback, then calls step(st) to queue the next batch (a step
  * may move over configs measured already, which costs nothing). The proposals therefore

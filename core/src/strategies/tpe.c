@@ -177,18 +177,7 @@ static void tpe_feedback(void *state, size_t index, CutuneStatus status, double 
     if (index >= b->n || b->state[index] != SEARCH_PENDING)
         return;
     search_book_feedback(b, index, status, median_ms);
-    /* insert in order of (cost, index), so the order never depends on feedback order */
-    size_t at = s->nmeasured;
-    double c = b->cost[index];
-    while (at > 0) {
-        size_t q = s->measured[at - 1];
-        if (b->cost[q] < c || (b->cost[q] == c && q < index))
-            break;
-        s->measured[at] = q;
-        at--;
-    }
-    s->measured[at] = index;
-    s->nmeasured++;
+    search_sorted_insert(s->measured, &s->nmeasured, b->cost, index);
 }
 
 const CutuneStrategyOps cutune_strategy_tpe = {
