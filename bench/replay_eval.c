@@ -6,7 +6,10 @@
  *                           [--strategy random,annealing,...] PATH...
  *
  * A PATH that is a folder stands for its *.csv files, except the "-cartesian" ones (their
- * configs that the restrictions remove count as failed evaluations: another question). */
+ * configs that the restrictions remove count as failed evaluations: another question).
+ * The default strategy is replayed at every window; the others only at the first, since
+ * they wait for the results of each batch and so propose the same at any window. Seeds
+ * are 1..N for every strategy, random's first N draws included. */
 #include "replay.h"
 #include "strategy.h"
 
@@ -219,6 +222,8 @@ int main(int argc, char **argv)
                 printf("\n");
             }
             for (size_t s = 0; s < e.nops && !rc; s++) {
+                if (w > 0 && strcmp(e.ops[s]->name, cutune_strategy_default_search) != 0)
+                    continue;
                 if (cutune_replay_stats(e.ops[s], &r, 1, e.seeds, e.budgets, e.nbudgets, win, NULL,
                                         0, st, &err)) {
                     rc = 1;
