@@ -105,6 +105,52 @@ typedef struct Summary {
     double rnd[MAX_LIST][MAX_LIST];  /* random's, same seeds and window */
 } Summary;
 
+/* The mean over the recordings of each strategy's median, per window and budget. */
+typedef struct Means {
+    char name[MAX_LIST * 2 + 1][48];
+    double sum[MAX_LIST * 2 + 1][MAX_LIST];
+    size_t count[MAX_LIST * 2 + 1], n;
+} Means;
+
+static void means_add(Means *m, const char *name, size_t window, const CutuneReplayStat *st,
+                      size_t nbudgets)
+{
+    char key[48]; /* window 0: a strategy that proposes the same at any window */
+    if (window)
+        snprintf(key, sizeof key, "%s, window %zu", name, window);
+    else
+        snprintf(key, sizeof key, "%s", name);
+    size_t i = 0;
+    while (i < m->n && strcmp(m->name[i], key) != 0)
+        i++;
+    if (i == m->n) {
+        if (m->n == sizeof m->name / sizeof m->name[0])
+            return;
+        snprintf(m->name[m->n++], sizeof m->name[0], "%s", key);
+    }
+    for (size_t b = 0; b < nbudgets; b++)
+        m->sum[i][b] += st[b].median;
+    m->count[i]++;
+}
+
+static void print_means(const Eval *e, const Means *m)
+{
+    printf("\n### Mean over the recordings of the median fraction of the optimum\n\n");
+    printf("| strategy |");
+    for (size_t b = 0; b < e->nbudgets; b++)
+        printf(" %zu |", e->budgets[b]);
+    printf("\n|---|");
+    for (size_t b = 0; b < e->nbudgets; b++)
+        printf("---|");
+    printf("\n");
+    for (size_t i = 0; i < m->n; i++) {
+        printf("| %s |", m->name[i]);
+        for (size_t b = 0; b < e->nbudgets; b++)
+            printf(" %.4f |", m->sum[i][b] / (double)m->count[i]);
+        printf("\n");
+    }
+}
+
 static void print_summary(const Eval *e, const Summary *sum, size_t n)
 {
     const char *def = cutune_strategy_default_search;
@@ -185,9 +231,10 @@ int main(int argc, char **argv)
         return 2;
     }
     Summary *sum = calloc(e.nfiles, sizeof *sum);
+    Means *means = calloc(1, sizeof *means);
     CutuneReplayStat *st = calloc(e.nbudgets, sizeof *st), *rst = calloc(e.nbudgets, sizeof *rst);
     int rc = 0;
-    if (!sum || !st || !rst)
+    if (!sum || !st || !rst || !means)
         return 1;
     for (size_t f = 0; f < e.nfiles && !rc; f++) {
         CutuneRecording r;
@@ -216,6 +263,7 @@ int main(int argc, char **argv)
                 break;
             }
             if (w == 0) { /* random does not depend on the window */
+                means_add(means, "random", 0, rst, e.nbudgets);
                 printf("| random | - |");
                 for (size_t b = 0; b < e.nbudgets; b++)
                     printf(" %.3f [%.3f-%.3f] |", rst[b].median, rst[b].p25, rst[b].p75);
@@ -229,6 +277,8 @@ int main(int argc, char **argv)
                     rc = 1;
                     break;
                 }
+                int def = strcmp(e.ops[s]->name, cutune_strategy_default_search) == 0;
+                means_add(means, e.ops[s]->name, def ? win : 0, st, e.nbudgets);
                 printf("| %s | %zu |", e.ops[s]->name, win);
                 for (size_t b = 0; b < e.nbudgets; b++) {
                     printf(" %.3f [%.3f-%.3f] |", st[b].median, st[b].p25, st[b].p75);
@@ -245,11 +295,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "replay_eval: %s: %s\n", e.files[f], err.msg);
         cutune_recording_free(&r);
     }
-    if (!rc)
+    if (!rc) {
+        print_means(&e, means);
         print_summary(&e, sum, e.nfiles);
+    }
     for (size_t f = 0; f < e.nfiles; f++)
         free(e.files[f]);
     free(sum);
+    free(means);
     free(st);
     free(rst);
     return rc;

@@ -6,8 +6,8 @@
  * On every recording but the "-cartesian" ones, replayed as `cutune run` asks (34 proposals
  * in flight), over SEEDS seeds (bench/replay_eval runs 50):
  * - the median fraction of the optimum is never below random sampling's, at 25, 100 and 400
- *   evaluations (by more than 0.002: on the sch22 pnpoly spaces, where 4% and 19% of the configs
- *   are within 0.98 of the optimum, both reach 0.99 at 100 and the draw of seeds decides);
+ *   evaluations (by more than 0.002: on the sch22 pnpoly spaces, where 4% and 19% of the
+ *   configs are within 0.98 of the optimum, both reach 0.99 at 100 and the seeds decide);
  * - at 400 evaluations it is at least 0.995, but on sch22-convolution-a100.csv: there the
  *   optimum is a single config, every neighbour of it reaches at most 0.82 of it, no other
  *   config reaches 0.98, and steepest descent reaches it from 1.1% of the space (the best
