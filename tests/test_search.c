@@ -634,6 +634,46 @@ static void warm_start(void)
     cutune_recording_free(&r);
 }
 
+/* A warm start for replays from another recording of the same space: its fastest configs,
+ * fastest first, found in the replayed one by parameter values; another space is refused. */
+static void best_of_other(void)
+{
+    const char *dir = getenv("CUTUNE_TEST_DATA");
+    char a[1024], b[1024], c[1024];
+    snprintf(a, sizeof a, "%s/recordings/h200-matmul_tiled-1024.csv", dir ? dir : "tests/data");
+    snprintf(b, sizeof b, "%s/recordings/h200-matmul_tiled-4096.csv", dir ? dir : "tests/data");
+    snprintf(c, sizeof c, "%s/recordings/h200-matmul_naive-1024.csv", dir ? dir : "tests/data");
+    CutuneRecording from, to, other;
+    CutuneError e = {0};
+    CHECK(cutune_recording_load(a, NULL, NULL, NULL, NULL, &from, &e) == 0);
+    CHECK(cutune_recording_load(b, NULL, NULL, NULL, NULL, &to, &e) == 0);
+    CHECK(cutune_recording_load(c, NULL, NULL, NULL, NULL, &other, &e) == 0);
+    size_t idx[4], p = to.nparams;
+    long m = cutune_recording_best_of(&from, &to, 4, idx, &e);
+    CHECK_MSG(m == 4, "%ld: %s", m, e.msg);
+    double last = 0;
+    for (long k = 0; k < m; k++) { /* the same config in from, and the times rising */
+        const int64_t *v = to.configs.values + idx[k] * p;
+        long f = -1;
+        for (size_t i = 0; i < from.configs.nconfigs && f < 0; i++)
+            if (memcmp(from.configs.values + i * p, v, p * sizeof *v) == 0)
+                f = (long)i;
+        CHECK(f >= 0 && from.status[f] == CUTUNE_STATUS_OK && from.median_ms[f] >= last);
+        if (f >= 0)
+            last = from.median_ms[f];
+        size_t faster = 0;
+        for (size_t i = 0; f >= 0 && i < from.configs.nconfigs; i++)
+            faster += from.status[i] == CUTUNE_STATUS_OK && from.median_ms[i] < from.median_ms[f];
+        CHECK_MSG(faster <= (size_t)k, "start config %ld has %zu faster configs", k, faster);
+    }
+    cutune_error_clear(&e);
+    CHECK(cutune_recording_best_of(&other, &to, 4, idx, &e) == CUTUNE_ERR_INVALID);
+    CHECK_STR_CONTAINS(e.msg, "has no parameter");
+    cutune_recording_free(&from);
+    cutune_recording_free(&to);
+    cutune_recording_free(&other);
+}
+
 static void choosing(void)
 {
     char why[512];
@@ -658,6 +698,7 @@ int main(void)
     replay_catches_repeats();
     pipeline();
     warm_start();
+    best_of_other();
     load_from_db();
     landscape();
     recordings();
