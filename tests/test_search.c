@@ -2,10 +2,12 @@
  *
  * Every strategy is checked on the synthetic landscape and on every recording under
  * tests/data/recordings/: proposals are valid indices, never repeated, exactly the
- * budget, the same for the same seed (and whatever the look-ahead window), and better
- * than random sampling by a margin that the replay itself shows to be real: the
- * strategy's median must reach random's 75th percentile, and a one-sided Mann-Whitney
- * test over the seeds must give p < 0.01. */
+ * budget, the same for the same seed and look-ahead window (and whatever the window, for
+ * a strategy that waits for results rather than fill the pipeline), and better than
+ * random sampling by a margin that the replay itself shows to be real: the strategy's
+ * median must reach random's 75th percentile, and a one-sided Mann-Whitney test over the
+ * seeds must give p < 0.01. The default strategy must keep the pipeline full, and hold
+ * its targets at the tuner's window; every strategy must honour a warm start. */
 #include "check.h"
 #include "db.h"
 #include "replay.h"
