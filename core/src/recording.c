@@ -13,6 +13,7 @@
  *
  * Lines starting with '#' are comments; "# key: value" sets device, date, variant, size
  * or source. The first other line names the parameters, then status and median_ms. */
+#include "db.h"
 #include "outfile.h"
 #include "replay.h"
 #include "util.h"
@@ -111,15 +112,16 @@ static int entries_merge(Entries *es)
 static int load_db(const char *path, const char *variant, const char *size, const char *device,
                    Entries *es, CutuneRecording *r, CutuneError *err)
 {
+    CutuneDb *cdb = NULL;
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
     char uuid[64] = "";
-    int rc = 0;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        rc = cutune_error(err, CUTUNE_ERR_NOT_FOUND, "cannot open the database %s: %s", path,
-                          db ? sqlite3_errmsg(db) : "out of memory");
+    /* through the database layer: damage, foreign files, read-only folders and older
+     * schemas are handled as for every other reader */
+    int rc = cutune_db_open(path, CUTUNE_DB_READONLY, &cdb, err);
+    if (rc)
         goto out;
-    }
+    db = cutune_db_sqlite(cdb);
     static const char sql[] =
         "SELECT t.config, t.status, t.median_ms, d.name, d.uuid, t.created_at "
         "FROM trials t JOIN variants v ON v.id = t.variant_id "
@@ -165,7 +167,7 @@ static int load_db(const char *path, const char *variant, const char *size, cons
         }
     }
     if (s != SQLITE_DONE) {
-        rc = cutune_error(err, CUTUNE_ERR_DB, "reading %s: %s", path, sqlite3_errmsg(db));
+        rc = cutune_db_fail(cdb, err, s, "reading the recorded trials");
         goto out;
     }
     if (es->n == 0)
@@ -175,7 +177,7 @@ static int load_db(const char *path, const char *variant, const char *size, cons
                           path, variant, size, device ? " on device " : "", device ? device : "");
 out:
     sqlite3_finalize(st);
-    sqlite3_close(db);
+    cutune_db_close(&cdb);
     return rc;
 }
 
