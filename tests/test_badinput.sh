@@ -80,6 +80,20 @@ printf '[variant]\nname = axpy_template\n[param.BLOCK]\nvalues =\n' | space
 expect 1 "axpy_template.ini:4" -- runspace
 unchanged "parameter without values"
 
+# the most parameters a space may have reach the worker whole; one more is refused at load
+many=$good_space
+for i in $(seq 1 46); do many="$many
+[param.P$i]
+values = $i"; done
+printf '%s\n' "$many" | space
+CUTUNE_SPACE_PATH=$spaces "$exe" run axpy --size 4096 --db "$tmp/many.db" --no-progress --budget 3 \
+    --strategy random >"$tmp/out" 2>&1 || { bad "a 48-parameter space did not run"; cat "$tmp/out"; }
+n=$("$exe" show --db "$tmp/many.db" --status ok 2>&1 | grep -c "P46=46")
+[ "$n" = 3 ] || { bad "a 48-parameter space: $n ok trials with P46=46, want 3"; "$exe" show --db "$tmp/many.db"; }
+printf '%s\n[param.P47]\nvalues = 47\n' "$many" | space
+expect 1 "axpy_template.ini:99: parameter 'P47' is one more than the 48 a space may have" -- runspace
+unchanged "49 parameters"
+
 # --- ops, variants, sizes
 expect 4 "no plugin implements op 'nosuchop'" -- "$exe" run nosuchop --db "$db"
 expect 4 "has no variant 'nope'" -- "$exe" run axpy --variant nope --db "$db"
