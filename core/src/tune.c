@@ -571,7 +571,9 @@ static int tune_pending(Tuner *t, CutuneError *err)
 {
     const CutuneTuneOptions *o = t->o;
     Pending pend = {0};
-    int rc = cutune_db_requests_pending(t->db, t->dev.uuid, o->op, pending_add, &pend, err);
+    /* claimed in one transaction: a --pending run beside this one leaves them to us */
+    int rc = cutune_db_requests_claim(t->db, t->dev.uuid, o->op, t->run_id, pending_add, &pend,
+                                      err);
     if (rc == 0 && pend.n == 0 && o->log)
         fprintf(o->log, "no pending requests for %s (%s)%s%s\n", t->dev.name, t->dev.uuid,
                 o->op ? " and op " : "", o->op ? o->op : "");
@@ -597,11 +599,15 @@ static int tune_pending(Tuner *t, CutuneError *err)
         }
         for (size_t i = first; i < end; i++) {
             CutuneProblem p;
+            CutuneError perr = {0};
             char why[256] = "";
-            if (cutune_problem_parse(pend.size[i], &p, NULL) == 0 &&
-                chosen[0]->v->check_problem(&p, why, sizeof why) == 0)
+            if (cutune_problem_parse(pend.size[i], &p, &perr) != 0)
+                snprintf(why, sizeof why, "%.255s", perr.msg);
+            else if (chosen[0]->v->check_problem(&p, why, sizeof why) == 0)
                 sizes[nsizes++] = pend.size[i];
-            else if (o->log)
+            else if (!why[0])
+                snprintf(why, sizeof why, "the plugin refused it without saying why");
+            if (why[0] && o->log)
                 fprintf(o->log, "pending %s %s: not a valid size for %s (%s); left pending\n", op,
                         pend.size[i], chosen[0]->v->name, why);
         }
