@@ -1,5 +1,6 @@
 /* Reading a config's canonical text strictly (see config_text.h). */
 #include "config_text.h"
+#include "json.h"
 
 #include <string.h>
 
@@ -85,4 +86,12 @@ int cutune_config_pairs_parse(const char *text, CutuneConfigPairs *out, CutuneEr
             return 0;
         p = comma + 1;
     }
+}
+
+void cutune_config_pairs_json(CutuneJson *j, const CutuneConfigPairs *p)
+{
+    cutune_json_begin_object(j);
+    for (size_t i = 0; i < p->count; i++)
+        cutune_json_member_int(j, p->names[i], p->values[i]);
+    cutune_json_end_object(j);
 }
