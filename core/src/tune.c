@@ -271,6 +271,8 @@ static int finish_job(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
          * timeout there, and the worker is replaced; only a failed replacement stops us */
         wrc = cutune_worker_eval(t->worker, &cfg, c->bin.cubin, c->bin.size, *best_ms,
                                  &t->o->measure, &res, &werr);
+        if (wrc == CUTUNE_ERR_INTERRUPTED) /* a second Ctrl-C: nothing was measured */
+            return cutune_error(err, wrc, "%s", werr.msg);
         if ((res.status == CUTUNE_STATUS_CRASHED || res.status == CUTUNE_STATUS_TIMEOUT) &&
             t->o->log) {
             fprintf(t->o->log, "%s  %s %s %s: %s: %s%s\n", t->o->progress ? "\r\033[K" : "",
@@ -775,8 +777,11 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
         rc = tune_variant(&t, chosen[i], o->sizes, o->nsizes, err);
     }
 end_run:
-    sum->interrupted = o->stop && *o->stop;
-    cutune_db_run_end(t.db, t.run_id, rc ? "failed" : sum->interrupted ? "interrupted" : "done",
+    sum->interrupted = (o->stop && *o->stop) || rc == CUTUNE_ERR_INTERRUPTED;
+    cutune_db_run_end(t.db, t.run_id,
+                      rc && rc != CUTUNE_ERR_INTERRUPTED ? "failed"
+                      : sum->interrupted                 ? "interrupted"
+                                                         : "done",
                       NULL);
 out:
     cutune_pool_destroy(&t.pool);
