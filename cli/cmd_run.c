@@ -52,15 +52,25 @@ static const char help[] =
     "Kernels run in a separate worker process (cutune-worker): a config that faults or\n"
     "breaks its CUDA context is recorded as 'crashed', one that runs past its time limit\n"
     "as 'timeout', and the run goes on in a fresh worker.\n"
-    "Ctrl-C or SIGTERM stops after the trial in flight; what was measured is kept (exit\n"
-    "130), and --resume goes on from there, also after kill -9.\n";
+    "Ctrl-C, SIGTERM or SIGHUP stops after the trial in flight; a second one stops at once,\n"
+    "killing the worker. What was measured is kept (exit 130), and --resume goes on from\n"
+    "there, also after kill -9 (the next run marks such a run 'interrupted').\n";
 
 static volatile sig_atomic_t stop_flag;
 
+/* The first signal stops after the trial in flight; a second one kills the worker at once
+ * (a hung kernel would otherwise keep us to its deadline). */
 static void on_signal(int sig)
 {
     (void)sig;
-    stop_flag = 1;
+    if (stop_flag < 2)
+        stop_flag = stop_flag + 1;
+    if (stop_flag == 2) {
+        static const char msg[] = "\ncutune run: stopping now: the worker and the trial in "
+                                  "flight are killed\n";
+        ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1); /* async-signal-safe */
+        (void)w;
+    }
 }
 
 static void print_summary(const CutuneTuneSummary *s)
@@ -125,9 +135,8 @@ int cmd_run(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd':
-            if ((rc = cli_parse_u64("run", "--device", optarg, &u)))
+            if ((rc = cli_parse_int("run", "--device", optarg, 0, CLI_MAX_DEVICE, &o.device)))
                 goto out;
-            o.device = (int)u;
             break;
         case 's':
             sizes[o.nsizes++] = optarg;
@@ -242,7 +251,9 @@ int cmd_run(int argc, char **argv)
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL); /* a closed terminal stops the run cleanly too */
     o.stop = &stop_flag;
+    o.worker.stop = &stop_flag;
 
     CutuneTuneSummary sum;
     CutuneError err = {0};
