@@ -351,6 +351,15 @@ static int parse_args(int argc, char **argv, Opts *o)
     return 0;
 }
 
+/* A recording that cannot be loaded: what the command line asked for does not fit it
+ * (--variant and --size missing for a database, another variant or size than the file's,
+ * several devices without --device) is a usage error; the file's own faults are not. */
+static int load_failed(const CutuneError *err)
+{
+    int rc = cli_fail("replay", err);
+    return err->code == CUTUNE_ERR_INVALID ? EXIT_USAGE : rc;
+}
+
 int cmd_replay(int argc, char **argv)
 {
     Opts o;
@@ -380,7 +389,7 @@ int cmd_replay(int argc, char **argv)
         const char *variant = o.variant;
         if (!o.no_space && !variant) {
             if (cutune_recording_load(o.file, NULL, o.size, o.device, NULL, &rec, &err)) {
-                rc = cli_fail("replay", &err);
+                rc = load_failed(&err);
                 goto out;
             }
             variant = rec.variant;
@@ -392,7 +401,7 @@ int cmd_replay(int argc, char **argv)
         cutune_recording_free(&rec);
         if (cutune_recording_load(o.file, o.variant ? o.variant : v[0] ? v : NULL, o.size,
                                   o.device, sp, &rec, &err)) {
-            rc = cli_fail("replay", &err);
+            rc = load_failed(&err);
             goto out;
         }
     }
