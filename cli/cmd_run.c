@@ -1,5 +1,6 @@
 /* cutune run: tune every variant of an op. */
 #include "cli.h"
+#include "strategy.h"
 #include "tune.h"
 #include "util.h"
 
@@ -174,9 +175,8 @@ int cmd_run(int argc, char **argv)
             o.pending = 1;
             break;
         case 'j':
-            if ((rc = cli_parse_u64("run", "--jobs", optarg, &u)))
+            if ((rc = cli_parse_int("run", "--jobs", optarg, 0, 4096, &o.compile_threads)))
                 goto out;
-            o.compile_threads = (int)u;
             break;
         case 'm':
             if ((rc = cli_parse_double("run", "--max-seconds", optarg, &o.measure.max_seconds)))
@@ -200,6 +200,14 @@ int cmd_run(int argc, char **argv)
             rc = cli_usage_error("run", "unknown option");
             goto out;
         }
+    }
+    if (o.strategy && !cutune_strategy_find(o.strategy)) {
+        char names[256] = "";
+        for (size_t i = 0; cutune_strategy_list[i]; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                     cutune_strategy_list[i]->name);
+        rc = cli_usage_error("run", "unknown strategy '%s'; choose one of: %s", o.strategy, names);
+        goto out;
     }
     if (o.nwhere && !o.variant) {
         rc = cli_usage_error("run", "--where names parameters of one variant: add --variant");
