@@ -1,6 +1,7 @@
 /* cutune: tune CUDA kernels, store the results, look them up. */
 #include "cli.h"
 #include "outfile.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -87,7 +88,17 @@ int main(int argc, char **argv)
 
 int cli_fail(const char *cmd, const CutuneError *err)
 {
-    fprintf(stderr, "cutune %s: %s\n", cmd, err->msg[0] ? err->msg : cutune_strerror(err->code));
+    /* a message may quote a database's strings: its lines are made safe for a terminal */
+    const char *msg = err->msg[0] ? err->msg : cutune_strerror(err->code);
+    fprintf(stderr, "cutune %s: ", cmd);
+    for (const char *p = msg; p;) {
+        const char *nl = strchr(p, '\n');
+        char line[sizeof err->msg];
+        snprintf(line, sizeof line, "%.*s", nl ? (int)(nl - p) : (int)strlen(p), p);
+        cutune_text_write(stderr, line, 0);
+        fputc('\n', stderr);
+        p = nl && nl[1] ? nl + 1 : NULL;
+    }
     switch (err->code) {
     case CUTUNE_ERR_NO_DEVICE:
         return EXIT_NO_DEVICE;
