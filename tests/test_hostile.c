@@ -92,6 +92,8 @@ static void result_free(Result *r)
 
 /* Run cutune with args (NULL-terminated) with stdout to `out` (NULL: a file read back) and
  * the file size limited to fsize bytes (0: no limit). Killed after 60 s: a hang. */
+static int as_nobody; /* run the command as user nobody (root only): permissions bite */
+
 static Result run_to(const char *out, long fsize, const char *const *args)
 {
     Result r = {0};
@@ -113,6 +115,8 @@ static Result run_to(const char *out, long fsize, const char *const *args)
             struct rlimit rl = {(rlim_t)fsize, (rlim_t)fsize};
             setrlimit(RLIMIT_FSIZE, &rl);
         }
+        if (as_nobody && geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(122);
         execv(exe, (char *const *)argv);
         _exit(127);
     }
@@ -478,6 +482,7 @@ static void dev_full(void)
          "--budgets", "5", "--json", NULL},
         {"list", NULL},
         {"--help", NULL},
+        {"run", "axpy", "--size", "512", "--db", path, "--no-progress", "--budget", "2", NULL},
     };
     for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
         Result r = run_to("/dev/full", 0, cmds[c]);
@@ -557,6 +562,137 @@ static void full_disk(void)
     char *kept = slurp(out, NULL);
     CHECK(kept && strcmp(kept, "previous\n") == 0);
     free(kept);
+}
+
+/* Numeric options past their types and ranges, and lists past any buffer: usage errors
+ * (exit 2) that say what was wrong, never a wrap, an overflowed allocation or a cut. */
+static void options(void)
+{
+    char good[600];
+    snprintf(good, sizeof good, "%s", in_tmp("good.db"));
+    static const char huge[] = "2305843009213693952"; /* 2^61 */
+    const char *cases[][12] = {
+        {"replay", "--synthetic", "1", "--window", huge, NULL},
+        {"replay", "--synthetic", "1", "--seeds", huge, NULL},
+        {"replay", "--synthetic", "1", "--budgets", "5,-1", NULL},
+        {"run", "axpy", "--device", "4294967299", "--db", good, NULL},
+        {"run", "axpy", "--device", "", "--db", good, NULL},
+        {"run", "axpy", "--jobs", "99999999999", "--db", good, NULL},
+        {"run", "axpy", "--time", "inf", "--db", good, NULL},
+        {"run", "axpy", "--max-seconds", "nan", "--db", good, NULL},
+        {"run", "axpy", "--strategy", "nope", "--db", good, NULL},
+        {"query", "axpy", "--size", "4096", "--device", "4294967299", "--db", good, NULL},
+        {"query", "axpy", "--size", "4096", "--device", "", "--db", good, NULL},
+        {"query", "axpy", "--size", "0", "--device", "fake", "--db", good, NULL},
+        {"show", "99999999999999999999", "--db", good, NULL},
+        {"replay", good, NULL},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        Result r = run(cases[c]);
+        char what[700];
+        describe(cases[c], what, sizeof what);
+        sane(&r, cases[c]);
+        CHECK_MSG(r.status == 2, "%s: exit %d, want 2\n%s", what, r.status, r.err);
+        result_free(&r);
+    }
+    /* a --budgets list of 600 characters is read whole: its last budget is 999 */
+    char budgets[700];
+    size_t k = 0;
+    for (int b = 1; b < 200 && k < 590; b++)
+        k += (size_t)snprintf(budgets + k, sizeof budgets - k, "%s%d", b > 1 ? "," : "", b);
+    snprintf(budgets + k, sizeof budgets - k, ",999");
+    const char *many[] = {"replay", "--synthetic", "1", "--seeds", "1", "--budgets", budgets, NULL};
+    Result r = run(many);
+    sane(&r, many);
+    CHECK_MSG(r.status == 2 && strstr(r.err, "more than 32 budgets"), "%s", r.err);
+    result_free(&r);
+    snprintf(budgets, sizeof budgets, "%0590d,999", 1); /* one budget written with 590 digits */
+    r = run(many);
+    sane(&r, many);
+    CHECK_MSG(r.status == 0 && strstr(r.out, "999 evals"), "exit %d\n%s", r.status, r.err);
+    result_free(&r);
+}
+
+/* A space past the limits is refused where it loads, by list and by run, at once and
+ * before the database is touched. */
+static void space_limits(void)
+{
+    char dir[600], ini[700], db[600];
+    snprintf(dir, sizeof dir, "%s", in_tmp("spaces"));
+    snprintf(ini, sizeof ini, "%s/axpy_template.ini", dir);
+    snprintf(db, sizeof db, "%s", in_tmp("limits.db"));
+    mkdir(dir, 0755);
+    const char *old = getenv("CUTUNE_SPACE_PATH");
+    char saved[4096];
+    snprintf(saved, sizeof saved, "%s", old ? old : "");
+    setenv("CUTUNE_SPACE_PATH", dir, 1);
+    /* 2^20 points of 222 parameters in a few kilobytes */
+    FILE *f = fopen(ini, "w");
+    if (f) {
+        fprintf(f, "[variant]\nname = axpy_template\n");
+        for (int i = 0; i < 222; i++)
+            fprintf(f, "[param.P%d]\nvalues = %s\n", i, i < 20 ? "1, 2" : "1");
+        fclose(f);
+    }
+    const char *list[] = {"list", "axpy", NULL};
+    time_t t0 = time(NULL);
+    Result r = run(list);
+    sane(&r, list);
+    CHECK_MSG(strstr(r.out, "axpy_template.ini:99: parameter 'P48' is one more than the 48"),
+              "exit %d\n%s", r.status, r.out); /* list reports a bad space in its listing */
+    CHECK(time(NULL) - t0 < 5);
+    result_free(&r);
+    f = fopen(ini, "w");
+    if (f) {
+        fprintf(f, "[variant]\nname = axpy_template\n[param.BLOCK]\nrange = 1..70000\n");
+        fclose(f);
+    }
+    const char *args[] = {"run", "axpy", "--size", "4096", "--db", db, "--no-progress", NULL};
+    r = run(args);
+    sane(&r, args);
+    CHECK_MSG(r.status == 1 && strstr(r.err, "axpy_template.ini:4:") &&
+              strstr(r.err, "more than the 65535"), "exit %d\n%s", r.status, r.err);
+    result_free(&r);
+    struct stat st;
+    CHECK_MSG(stat(db, &st) != 0, "a refused space left a database behind");
+    setenv("CUTUNE_SPACE_PATH", saved, 1);
+}
+
+/* The read commands on a database in a folder they cannot write (as nobody when root). */
+static void read_only_folder(void)
+{
+    char dir[600], path[700], older[700];
+    snprintf(dir, sizeof dir, "%s", in_tmp("ro"));
+    snprintf(path, sizeof path, "%s/r.db", dir);
+    snprintf(older, sizeof older, "%s/old.db", dir);
+    mkdir(dir, 0755);
+    copy_file(in_tmp("good.db"), path, -1);
+    copy_file(in_tmp("older.db"), older, -1);
+    chmod(path, 0444);
+    chmod(older, 0444);
+    chmod(tmpdir, 0755);
+    chmod(dir, 0555);
+    as_nobody = 1;
+    const char *cmds[][12] = {
+        {"show", "--db", path, NULL},
+        {"query", "axpy", "--size", "4096", "--device", "fake", "--db", path, NULL},
+        {"query", "axpy", "--size", "3000", "--device", "fake", "--fallback", "--db", path, NULL},
+        {"export", "--db", path, NULL},
+        {"replay", path, "--variant", "axpy_template", "--size", "4096", "--seeds", "2",
+         "--budgets", "5", NULL},
+        {"export", "--db", older, NULL},
+    };
+    for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
+        Result r = run(cmds[c]);
+        char what[800];
+        describe(cmds[c], what, sizeof what);
+        sane(&r, cmds[c]);
+        CHECK_MSG(r.status == 0, "%s in a read-only folder: exit %d\n%s", what, r.status, r.err);
+        result_free(&r);
+    }
+    as_nobody = 0;
+    chmod(dir, 0755);
+    chmod(tmpdir, 0700);
 }
 
 /* ---- a writer beside the readers ---------------------------------------------------------- */
@@ -753,6 +889,9 @@ int main(int argc, char **argv)
         concurrent_writer();
         run_refuses_damage();
         lookup_api();
+        options();
+        space_limits();
+        read_only_folder();
     }
     if (nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
         perror(tmpdir);
