@@ -30,6 +30,10 @@ static const char help[] =
     "\n"
     "  --device D   only device D: a UUID or part of a device name recorded in the database\n"
     "  --op OP      only this op\n"
+    "  --output F   write F whole or not at all (through a temporary file in its folder);\n"
+    "               refused when F is the database or one of its journal files\n"
+    "A best config that is not NAME=integer pairs (a database changed by something else) is\n"
+    "left out with a warning, and so is, in a header, one whose times are not finite.\n"
     "Works without a GPU. Exits 4 when a --device matches nothing.\n";
 
 typedef struct Export {

@@ -52,6 +52,8 @@ static const char help[] =
     "  --csv PATH         also write the results as CSV (one row per strategy and budget)\n"
     "  --svg PATH         also plot the median fraction against evaluations (SVG)\n"
     "  --export-csv PATH  write the recording as CSV (a data set to commit) and stop\n"
+    "                     (every PATH is written whole or not at all, and refused when it\n"
+    "                     is FILE)\n"
     "  -h, --help         this text\n";
 
 enum { MAX_STRATEGIES = 16, MAX_BUDGETS = 32 };
