@@ -695,6 +695,24 @@ static void read_only_folder(void)
     chmod(tmpdir, 0700);
 }
 
+/* A worker's answer is input too: a status out of range is a malformed answer, recorded as
+ * such, never an index into the tuner's counters. */
+static void worker_answers(void)
+{
+    char db[600];
+    snprintf(db, sizeof db, "%s", in_tmp("worker.db"));
+    setenv("CUTUNE_FAKE_RULES", "badstatus=BLOCK=64,ITEMS=2", 1);
+    const char *args[] = {"run", "axpy", "--size", "4096", "--db", db, "--no-progress", NULL};
+    Result r = run(args);
+    unsetenv("CUTUNE_FAKE_RULES");
+    sane(&r, args);
+    CHECK_MSG(r.status == 0, "exit %d\n%s", r.status, r.err);
+    result_free(&r);
+    CHECK_EQ_INT(raw_int(db, "SELECT count(*) FROM trials WHERE config = 'BLOCK=64,ITEMS=2'"
+                             " AND status = 'crashed' AND message LIKE '%malformed%'"), 1);
+    CHECK_EQ_INT(raw_int(db, "SELECT count(*) FROM trials"), 20);
+}
+
 /* ---- a writer beside the readers ---------------------------------------------------------- */
 
 typedef struct Writer {
@@ -892,6 +910,7 @@ int main(int argc, char **argv)
         options();
         space_limits();
         read_only_folder();
+        worker_answers();
     }
     if (nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
         perror(tmpdir);

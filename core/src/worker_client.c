@@ -390,6 +390,9 @@ int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cub
         rc = answer(w, limit, &type);
     if (rc == 0 && type == CUTUNE_MSG_RESULT) {
         cutune_buf_get_struct(&w->buf, out, sizeof *out);
+        /* the status indexes the tuner's counters: one out of range is a malformed answer */
+        if ((int)out->status < 0 || out->status >= CUTUNE_STATUS_COUNT || out->samples < 0)
+            w->buf.bad = 1;
         if (!w->buf.bad) {
             out->message[sizeof out->message - 1] = '\0';
             if (!out->context_lost)
