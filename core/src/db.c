@@ -69,9 +69,15 @@ static int db_error(CutuneDb *db, CutuneError *err, int rc, const char *what)
                         ? "; the disk is full (or a quota or file size limit was reached): free "
                           "some space and retry; every trial committed so far is kept"
                         : hint(rc);
-    return cutune_error(err, code, "database %s: %s: %s%s%s%s%s", db->path, what,
+    char how[240] = "";
+    if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB) { /* say how */
+        snprintf(how, sizeof how, " (");
+        cutune_db_file_damage(db->path, how + 2, sizeof how - 3);
+        strcat(how, ")");
+    }
+    return cutune_error(err, code, "database %s: %s: %s%s%s%s%s%s", db->path, what,
                         db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc), sys ? " (" : "",
-                        sys ? strerror(sys) : "", sys ? ")" : "", h);
+                        sys ? strerror(sys) : "", sys ? ")" : "", how, h);
 }
 
 /* ---- small statement helpers -------------------------------------------------------- */
