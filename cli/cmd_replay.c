@@ -1,7 +1,10 @@
 /* cutune replay: run search strategies against a recorded exhaustive run. Needs no GPU. */
 #include "cli.h"
+#include "csv.h"
+#include "json.h"
 #include "outfile.h"
 #include "registry.h"
+#include "utf8.h"
 #include "replay.h"
 #include "replay_svg.h"
 #include "space.h"
@@ -56,6 +59,8 @@ static const char help[] =
     "  --csv PATH         also write the results as CSV (one row per strategy and budget)\n"
     "  --svg PATH         also plot the median fraction against evaluations (SVG)\n"
     "  --export-csv PATH  write the recording as CSV (a data set to commit) and stop\n"
+    "                     (every PATH is written whole or not at all, and refused when it\n"
+    "                     is FILE)\n"
     "  -h, --help         this text\n";
 
 enum { MAX_STRATEGIES = 16, MAX_BUDGETS = 32 };
@@ -124,56 +129,95 @@ static CutuneSpace *find_space(const char *variant)
     return sp;
 }
 
-static void print_json(const Opts *o, const CutuneRecording *r, const Start *st,
-                       const char *const *names, const CutuneReplayStat *const *stats, size_t ns)
+static int print_json(const Opts *o, const CutuneRecording *r, const Start *st,
+                      const char *const *names, const CutuneReplayStat *const *stats, size_t ns)
 {
-    printf("{\"recording\": {\"source\": ");
-    cli_json_string(stdout, r->source);
-    printf(", \"device\": ");
-    cli_json_string(stdout, r->device);
-    printf(", \"date\": ");
-    cli_json_string(stdout, r->date);
-    printf(", \"variant\": ");
-    cli_json_string(stdout, r->variant);
-    printf(", \"size\": ");
-    cli_json_string(stdout, r->size);
-    printf(", \"configs\": %zu, \"ok\": %zu, \"failed\": %zu, \"not_recorded\": %zu, "
-           "\"best_ms\": %.9g},\n",
-           r->configs.nconfigs, r->nok, r->nfailed, r->nmissing, r->best_ms);
-    printf(" \"seeds\": %zu, \"first_seed\": %llu, \"window\": %zu,\n", o->seeds,
-           (unsigned long long)o->seed, o->window);
-    if (o->start_from) {
-        printf(" \"start\": {\"from\": ");
-        cli_json_string(stdout, o->start_from);
-        printf(", \"configs\": %zu, \"best_fraction\": %.6f},\n", st->n, st->best_fraction);
+    CutuneJson j;
+    cutune_json_init(&j, stdout, 2);
+    cutune_json_begin_object(&j);
+    cutune_json_key(&j, "recording");
+    cutune_json_begin_object(&j);
+    static const char *const keys[] = {"source", "device", "date", "variant", "size"};
+    const char *texts[] = {r->source, r->device, r->date, r->variant, r->size};
+    for (size_t i = 0; i < 5; i++) {
+        cutune_json_key(&j, keys[i]);
+        cutune_json_string(&j, texts[i]);
     }
-    printf(" \"strategies\": [");
+    static const char *const counts[] = {"configs", "ok", "failed", "not_recorded"};
+    const size_t cvals[] = {r->configs.nconfigs, r->nok, r->nfailed, r->nmissing};
+    for (size_t i = 0; i < 4; i++) {
+        cutune_json_key(&j, counts[i]);
+        cutune_json_int(&j, (int64_t)cvals[i]);
+    }
+    cutune_json_member_number(&j, "best_ms", r->best_ms);
+    cutune_json_end_object(&j);
+    cutune_json_member_int(&j, "seeds", (int64_t)o->seeds);
+    cutune_json_key(&j, "first_seed");
+    if (o->seed <= INT64_MAX)
+        cutune_json_int(&j, (int64_t)o->seed);
+    else
+        cutune_json_number(&j, (double)o->seed);
+    cutune_json_member_int(&j, "window", (int64_t)o->window);
+    if (o->start_from) {
+        cutune_json_key(&j, "start");
+        cutune_json_begin_object(&j);
+        cutune_json_member_string(&j, "from", o->start_from);
+        cutune_json_member_int(&j, "configs", (int64_t)st->n);
+        cutune_json_member_number(&j, "best_fraction", st->best_fraction);
+        cutune_json_end_object(&j);
+    }
+    cutune_json_key(&j, "strategies");
+    cutune_json_begin_array(&j);
     for (size_t s = 0; s < ns; s++) {
-        printf("%s\n  {\"name\": ", s ? "," : "");
-        cli_json_string(stdout, names[s]);
-        printf(", \"results\": [");
+        cutune_json_begin_object(&j);
+        cutune_json_member_string(&j, "name", names[s]);
+        cutune_json_key(&j, "results");
+        cutune_json_begin_array(&j);
         for (size_t b = 0; b < o->nbudgets; b++) {
             const CutuneReplayStat *x = &stats[s][b];
             size_t ev = x->budget < r->configs.nconfigs ? x->budget : r->configs.nconfigs;
-            printf("%s\n    {\"budget\": %zu, \"evaluations\": %zu, \"median\": %.6f, "
-                   "\"p25\": %.6f, \"p75\": %.6f, \"min\": %.6f, \"max\": %.6f, "
-                   "\"mean\": %.6f, \"seconds_per_replay\": %.6g}",
-                   b ? "," : "", x->budget, ev, x->median, x->p25, x->p75, x->min, x->max,
-                   x->mean, x->seconds);
+            cutune_json_begin_object(&j);
+            cutune_json_member_int(&j, "budget", (int64_t)x->budget);
+            cutune_json_member_int(&j, "evaluations", (int64_t)ev);
+            static const char *const sk[] = {"median", "p25", "p75", "min", "max", "mean",
+                                             "seconds_per_replay"};
+            const double sv[] = {x->median, x->p25, x->p75, x->min, x->max, x->mean, x->seconds};
+            for (size_t i = 0; i < 7; i++) {
+                cutune_json_key(&j, sk[i]);
+                cutune_json_number(&j, sv[i]);
+            }
+            cutune_json_end_object(&j);
         }
-        printf("]}");
+        cutune_json_end_array(&j);
+        cutune_json_end_object(&j);
     }
-    printf("\n]}\n");
+    cutune_json_end_array(&j);
+    cutune_json_end_object(&j);
+    if (cutune_json_finish(&j) == CUTUNE_ERR_INVALID) {
+        fprintf(stderr, "cutune replay: the JSON writer was misused (a bug in cutune)\n");
+        return EXIT_FAILURE_;
+    }
+    if (cutune_json_replaced(&j))
+        fprintf(stderr, "cutune replay: warning: %zu bytes of text were not valid UTF-8 and are "
+                        "written as U+FFFD\n", cutune_json_replaced(&j));
+    return 0;
 }
 
 static void print_table(const Opts *o, const CutuneRecording *r, const Start *st,
                         const char *const *names, const CutuneReplayStat *const *stats, size_t ns)
 {
-    if (o->synthetic)
-        printf("recording: %s\n", r->device);
-    else
-        printf("recording: %s %s on %s (%s), from %s\n", r->variant, r->size,
-               r->device[0] ? r->device : "?", r->date[0] ? r->date : "date unknown", r->source);
+    /* the names come from the recording: made safe for a terminal */
+    printf("recording: ");
+    if (o->synthetic) {
+        cutune_text_write(stdout, r->device, 0);
+    } else {
+        const char *parts[] = {r->variant, " ", r->size, " on ", r->device[0] ? r->device : "?",
+                               " (", r->date[0] ? r->date : "date unknown", "), from ",
+                               r->source};
+        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+            cutune_text_write(stdout, parts[i], 0);
+    }
+    putchar('\n');
     printf("space: %zu configs: %zu ok, %zu failed, %zu not recorded; optimum %.6g ms\n",
            r->configs.nconfigs, r->nok, r->nfailed, r->nmissing, r->best_ms);
     if (r->nunmatched)
@@ -221,9 +265,12 @@ static int write_csv(const Opts *o, const CutuneRecording *r, const char *const 
         for (size_t b = 0; b < o->nbudgets; b++) {
             const CutuneReplayStat *x = &stats[s][b];
             size_t ev = x->budget < r->configs.nconfigs ? x->budget : r->configs.nconfigs;
-            fprintf(f, "%s,%s,\"%s\",%s,%zu,%zu,%zu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6g\n",
-                    r->variant, r->size, r->device, names[s], x->budget, ev, o->seeds,
-                    x->median, x->p25, x->p75, x->min, x->max, x->mean, x->seconds);
+            cutune_csv_field(f, r->variant, 0);
+            cutune_csv_field(f, r->size, 0);
+            cutune_csv_field(f, r->device, 0);
+            cutune_csv_field(f, names[s], 0);
+            fprintf(f, "%zu,%zu,%zu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6g\n", x->budget, ev,
+                    o->seeds, x->median, x->p25, x->p75, x->min, x->max, x->mean, x->seconds);
         }
     if (cutune_outfile_commit(&out, &err))
         return cli_fail("replay", &err);
@@ -368,6 +415,15 @@ static int parse_args(int argc, char **argv, Opts *o)
     return 0;
 }
 
+/* A recording that cannot be loaded: what the command line asked for does not fit it
+ * (--variant and --size missing for a database, another variant or size than the file's,
+ * several devices without --device) is a usage error; the file's own faults are not. */
+static int load_failed(const CutuneError *err)
+{
+    int rc = cli_fail("replay", err);
+    return err->code == CUTUNE_ERR_INVALID ? EXIT_USAGE : rc;
+}
+
 int cmd_replay(int argc, char **argv)
 {
     Opts o;
@@ -398,7 +454,7 @@ int cmd_replay(int argc, char **argv)
         const char *variant = o.variant;
         if (!o.no_space && !variant) {
             if (cutune_recording_load(o.file, NULL, o.size, o.device, NULL, &rec, &err)) {
-                rc = cli_fail("replay", &err);
+                rc = load_failed(&err);
                 goto out;
             }
             variant = rec.variant;
@@ -410,7 +466,7 @@ int cmd_replay(int argc, char **argv)
         cutune_recording_free(&rec);
         if (cutune_recording_load(o.file, o.variant ? o.variant : v[0] ? v : NULL, o.size,
                                   o.device, sp, &rec, &err)) {
-            rc = cli_fail("replay", &err);
+            rc = load_failed(&err);
             goto out;
         }
     }
@@ -441,7 +497,7 @@ int cmd_replay(int argc, char **argv)
         }
     }
     if (o.json)
-        print_json(&o, &rec, &start, names, stats, ns);
+        rc = print_json(&o, &rec, &start, names, stats, ns);
     else
         print_table(&o, &rec, &start, names, stats, ns);
     if (o.csv && (rc = write_csv(&o, &rec, names, stats, ns)))

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "run_json.h"
 #include "run_report.h"
+#include "strategy.h"
 #include "tune.h"
 #include "util.h"
 
@@ -75,23 +76,33 @@ static const char help[] =
     "Kernels run in a separate worker process (cutune-worker): a config that faults or\n"
     "breaks its CUDA context is recorded as 'crashed', one that runs past its time limit\n"
     "as 'timeout', and the run goes on in a fresh worker.\n"
-    "Ctrl-C or SIGTERM stops after the trial in flight; what was measured is kept (exit\n"
-    "130), and the same command goes on from there, also after kill -9.\n"
+    "Ctrl-C, SIGTERM or SIGHUP stops after the trial in flight; a second one stops at once,\n"
+    "killing the worker. What was measured is kept (exit 130), and the same command goes on\n"
+    "from there, also after kill -9 (the next run marks such a run 'interrupted').\n"
     "Exit codes: 0 done, 1 failure (also: a variant searched here had no config verified\n"
     "correct), 2 bad usage, 3 no CUDA device, 4 unknown op or variant, 130 interrupted.\n";
 
 static volatile sig_atomic_t stop_flag;
 
+/* The first signal stops after the trial in flight; a second one kills the worker at once
+ * (a hung kernel would otherwise keep us to its deadline). */
 static void on_signal(int sig)
 {
     (void)sig;
-    stop_flag = 1;
+    if (stop_flag < 2)
+        stop_flag = stop_flag + 1;
+    if (stop_flag == 2) {
+        static const char msg[] = "\ncutune run: stopping now: the worker and the trial in "
+                                  "flight are killed\n";
+        ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1); /* async-signal-safe */
+        (void)w;
+    }
 }
 
 /* --time: a positive number of seconds, at least CUTUNE_MIN_TIME_S, or "none". */
 static int parse_time(const char *text, double *out)
 {
-    if (!strcmp(text, "none") || !strcmp(text, "inf") || !strcmp(text, "unlimited")) {
+    if (!strcmp(text, "none")) {
         *out = 0;
         return 0;
     }
@@ -264,6 +275,14 @@ int cmd_run(int argc, char **argv)
             goto out;
         }
     }
+    if (o.strategy && !cutune_strategy_find(o.strategy)) {
+        char names[256] = "";
+        for (size_t i = 0; cutune_strategy_list[i]; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                     cutune_strategy_list[i]->name);
+        rc = cli_usage_error("run", "unknown strategy '%s'; choose one of: %s", o.strategy, names);
+        goto out;
+    }
     if (o.strategy && !strcmp(o.strategy, "exhaustive") && !time_given)
         o.time_limit_s = 0; /* every config, however long it takes */
     if (o.nwhere && !o.variant) {
@@ -305,7 +324,9 @@ int cmd_run(int argc, char **argv)
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL); /* a closed terminal stops the run cleanly too */
     o.stop = &stop_flag;
+    o.worker.stop = &stop_flag;
     if (json) {
         o.progress = 0;
         o.on_event = run_json_event;

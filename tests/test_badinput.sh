@@ -80,6 +80,20 @@ printf '[variant]\nname = axpy_template\n[param.BLOCK]\nvalues =\n' | space
 expect 1 "axpy_template.ini:4" -- runspace
 unchanged "parameter without values"
 
+# the most parameters a space may have reach the worker whole; one more is refused at load
+many=$good_space
+for i in $(seq 1 46); do many="$many
+[param.P$i]
+values = $i"; done
+printf '%s\n' "$many" | space
+CUTUNE_SPACE_PATH=$spaces "$exe" run axpy --size 4096 --db "$tmp/many.db" --no-progress --budget 3 \
+    --strategy random >"$tmp/out" 2>&1 || { bad "a 48-parameter space did not run"; cat "$tmp/out"; }
+n=$("$exe" show --db "$tmp/many.db" --status ok 2>&1 | grep -c "P46=46")
+[ "$n" = 3 ] || { bad "a 48-parameter space: $n ok trials with P46=46, want 3"; "$exe" show --db "$tmp/many.db"; }
+printf '%s\n[param.P47]\nvalues = 47\n' "$many" | space
+expect 1 "axpy_template.ini:99: parameter 'P47' is one more than the 48 a space may have" -- runspace
+unchanged "49 parameters"
+
 # --- ops, variants, sizes
 expect 4 "no plugin implements op 'nosuchop'" -- "$exe" run nosuchop --db "$db"
 expect 4 "has no variant 'nope'" -- "$exe" run axpy --variant nope --db "$db"
@@ -163,6 +177,34 @@ n=$("$exe" show 1 --db "$full" 2>/dev/null | grep -c ' ok ')
 if python3 -c 'import sqlite3' 2>/dev/null; then
     ic=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("PRAGMA integrity_check").fetchone()[0])' "$full")
     [ "$ic" = ok ] || bad "full disk: integrity_check says $ic"
+fi
+
+# --- run --pending: a refused size says why, and two runs side by side tune each request once
+if python3 -c 'import sqlite3' 2>/dev/null; then
+    pend=$tmp/pend.db
+    "$exe" run axpy --size 1024 --db "$pend" --no-progress >/dev/null 2>&1 || bad "seeding $pend failed"
+    python3 - "$pend" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+uuid = c.execute("SELECT uuid FROM devices").fetchone()[0]
+for size in ("2048", "8192", "16384", "abc"):
+    c.execute("INSERT INTO requests (device_uuid, op, size, answered_by) VALUES (?, 'axpy', ?, 'none')",
+              (uuid, size))
+c.commit()
+PY
+    "$exe" run --pending --db "$pend" --no-progress >"$tmp/p1" 2>&1 &
+    p1=$!
+    "$exe" run --pending --db "$pend" --no-progress >"$tmp/p2" 2>&1
+    wait $p1
+    cat "$tmp/p1" "$tmp/p2" >"$tmp/out"
+    grep -q "pending axpy abc: not a valid size for axpy_template (problem size 'abc': expected a number" "$tmp/out" ||
+        { bad "a refused pending size does not say why"; cat "$tmp/out"; }
+    n=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
+        "SELECT count(*) FROM trials t JOIN problems p ON p.id = t.problem_id WHERE p.size IN (\"2048\", \"8192\", \"16384\")").fetchone()[0])' "$pend")
+    [ "$n" = 60 ] || { bad "two --pending runs measured $n trials for 3 requests of 20 configs, want 60"; cat "$tmp/out"; }
+    left=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
+        "SELECT group_concat(size) FROM requests WHERE status = \"pending\"").fetchone()[0])' "$pend")
+    [ "$left" = abc ] || bad "after --pending, pending requests are '$left', want 'abc'"
 fi
 
 # --- outputs: never over an input, never half-written

@@ -50,7 +50,7 @@ expect 4 "cannot open" -- "$exe" replay "$tmp/none.csv"
 expect 0 "space: 132 configs: 132 ok, 0 failed, 0 not recorded" -- "$exe" replay "$rec" --seeds 5 \
     --svg "$tmp/plot.svg" --csv "$tmp/out.csv"
 expect 0 "<polyline" -- cat "$tmp/plot.svg"
-expect 0 "matmul_tiled,4096x4096x4096,\"NVIDIA H200\",annealing,400,132,5," -- cat "$tmp/out.csv"
+expect 0 "matmul_tiled,4096x4096x4096,NVIDIA H200,annealing,400,132,5," -- cat "$tmp/out.csv"
 expect 0 '"name": "tpe"' -- "$exe" replay "$rec" --seeds 3 --budgets 10,20 --json
 expect 2 "give a FILE or --synthetic, not both" -- "$exe" replay "$rec" --synthetic 1
 expect 0 "space: " -- "$exe" replay --synthetic 4 --seeds 2 --budgets 25 --strategy ils

@@ -59,8 +59,9 @@ static void size_shares(void)
 static void promises(void)
 {
     CHECK(cutune_schedule_promise(1.0, 1.0, 10) == 1);
-    CHECK(cutune_schedule_promise(1.1, 1.0, 10) == 1);
-    CHECK(cutune_schedule_promise(1.5, 1.0, 10) == 0.25);
+    CHECK(cutune_schedule_promise(1.04, 1.0, 10) == 1);
+    CHECK(cutune_schedule_promise(1.12, 1.0, 10) == 0.25);
+    CHECK(cutune_schedule_promise(1.5, 1.0, 10) == 0);
     /* naive next to a tiled config 5x faster: it cannot win, it keeps its best */
     CHECK(cutune_schedule_promise(5.0, 1.0, 72) == 0);
     /* nothing left to measure, nothing to win */

@@ -70,9 +70,9 @@ double cutune_schedule_promise(double variant_best_ms, double size_best_ms, size
         return 0;
     if (!(variant_best_ms > 0))
         return 0.25;
-    if (!(size_best_ms > 0) || variant_best_ms <= 1.15 * size_best_ms)
+    if (!(size_best_ms > 0) || variant_best_ms <= 1.05 * size_best_ms)
         return 1;
-    return variant_best_ms <= 1.6 * size_best_ms ? 0.25 : 0;
+    return variant_best_ms <= 1.3 * size_best_ms ? 0.25 : 0;
 }
 
 void cutune_schedule_split(const double *need, const double *promise, size_t n, double time,

@@ -153,6 +153,25 @@ static int mark_tuned(TuneRun *r, TuneLane *l, CutuneError *err)
     return 0;
 }
 
+/* Open the lane's database and record the run in it. */
+static int begin_run(TuneRun *r, TuneLane *l, CutuneError *err)
+{
+    const CutuneTuneOptions *o = r->o;
+    int rc;
+    if ((rc = cutune_db_open(r->sum->db_path, 0, &l->db, err)) ||
+        (rc = cutune_db_device(l->db, &l->dev, &l->device_id, err)))
+        return rc;
+    CutuneRunInfo ri = {
+        .argv = o->argv_text ? o->argv_text : "", .op = o->op,
+        .strategy = o->strategy ? o->strategy : "auto", .budget = (int64_t)o->budget,
+        .time_limit_s = o->time_limit_s, .seed = o->seed, .device_id = l->device_id,
+    };
+    if ((rc = cutune_db_run_begin(l->db, &ri, &r->run_id, err)))
+        return rc;
+    r->sum->run_id = r->run_id;
+    return 0;
+}
+
 /* Take sizes one after another until none is left, the run is stopped or fails. */
 static void lane_work(TuneLane *l)
 {
@@ -212,17 +231,19 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
         goto out;
 
     if (o->pending) {
-        /* the requests are read before the plan; a read-only open creates nothing */
-        CutuneDb *db = NULL;
-        if ((rc = cutune_db_open(sum->db_path, 0, &db, err)) == 0)
-            rc = cutune_db_requests_pending(db, lane.dev.uuid, o->op, pending_add, &r, err);
-        cutune_db_close(&db);
-        if (rc)
+        /* the requests are claimed by this run, in one transaction: a --pending run beside
+         * it leaves them alone */
+        if ((rc = begin_run(&r, &lane, err)))
+            goto out;
+        began = 1;
+        if ((rc = cutune_db_requests_claim(lane.db, lane.dev.uuid, o->op, r.run_id, pending_add,
+                                           &r, err)))
             goto out;
         if (r.npending == 0 && o->log)
             fprintf(o->log, "no pending requests for %s (%s)%s%s\n", lane.dev.name, lane.dev.uuid,
                     o->op ? " and op " : "", o->op ? o->op : "");
     }
+    /* everything is checked before a database is written, but for --pending's claim */
     if ((rc = tune_plan_build(&r, &lane.limits, err)) || (rc = check_feasible(&r, &lane, err)))
         goto out;
     for (size_t i = 0; i < r.nsizes; i++)
@@ -239,19 +260,13 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
         snprintf(sum->sizes[i].size, sizeof sum->sizes[i].size, "%s", r.sizes[i].size);
     }
 
-    if ((rc = cutune_db_open(sum->db_path, 0, &lane.db, err)) ||
-        (rc = cutune_db_device(lane.db, &lane.dev, &lane.device_id, err)) ||
-        (rc = mark_tuned(&r, &lane, err)))
+    if (!began) {
+        if ((rc = begin_run(&r, &lane, err)))
+            goto out;
+        began = 1;
+    }
+    if ((rc = mark_tuned(&r, &lane, err)))
         goto out;
-    CutuneRunInfo ri = {
-        .argv = o->argv_text ? o->argv_text : "", .op = o->op,
-        .strategy = o->strategy ? o->strategy : "auto", .budget = (int64_t)o->budget,
-        .time_limit_s = o->time_limit_s, .seed = o->seed, .device_id = lane.device_id,
-    };
-    if ((rc = cutune_db_run_begin(lane.db, &ri, &r.run_id, err)))
-        goto out;
-    began = 1;
-    sum->run_id = r.run_id;
     if (o->time_limit_s > 0) {
         r.deadline = r.started + o->time_limit_s;
         sum->budget_s = o->time_limit_s;
@@ -265,11 +280,11 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
 
     lane_work(&lane);
     tune_progress_clear(&r);
-    if (lane.rc) {
+    if (lane.rc && lane.rc != CUTUNE_ERR_INTERRUPTED) {
         rc = lane.rc;
         *err = lane.err;
     }
-    sum->interrupted = o->stop && *o->stop;
+    sum->interrupted = (o->stop && *o->stop) || lane.rc == CUTUNE_ERR_INTERRUPTED;
     /* requests are done once every size of them was tuned in full */
     for (size_t i = 0; o->pending && rc == 0 && !sum->interrupted && i < r.nsizes; i++)
         if (r.sizes[i].state == TUNE_SIZE_DONE)

@@ -283,6 +283,10 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CompileJob *c, const char
         double best = size_best(r, j->ts);
         wrc = cutune_worker_eval(l->worker, &cfg, c->bin.cubin, c->bin.size, best, &o->measure,
                                  &res, &werr);
+        if (wrc == CUTUNE_ERR_INTERRUPTED) { /* a second Ctrl-C: nothing was measured */
+            free(names);
+            return cutune_error(err, wrc, "%s", werr.msg);
+        }
         if (res.status == CUTUNE_STATUS_CRASHED || res.status == CUTUNE_STATUS_TIMEOUT)
             tune_note(r, "%s %s %s: %s: %s%s", v->name, j->ts->size, text,
                       cutune_status_name(res.status), res.message,

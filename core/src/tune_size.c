@@ -301,8 +301,10 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
                               : (size_t)(PATIENCE_WINDOWS * r->window) > PATIENCE_MIN
                                     ? (size_t)(PATIENCE_WINDOWS * r->window)
                                     : PATIENCE_MIN;
-        rc = run_phase(l, j, ops, plan, earlier(deadline, size_deadline), patience, "search",
-                       &end, err);
+        rc = begin_search(l, j, sname, err);
+        if (rc == 0)
+            rc = run_phase(l, j, ops, plan, earlier(deadline, size_deadline), patience, "search",
+                           &end, err);
         *measured += j->row->evaluated - before;
         if (rc == 0 && (end == TUNE_END_DONE || end == TUNE_END_EVALS || end == TUNE_END_STALLED))
             j->finished = 1;
@@ -390,7 +392,9 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
         pthread_mutex_unlock(&r->mu);
         for (size_t k = 0; k < nord && rc == 0 && !(o->stop && *o->stop); k++) {
             TuneJob *j = &jobs[order[k]];
-            if (j->tuned_before || j->cl.nconfigs == 0)
+            /* exhaustive, when asked for, is every config in the order of the space file */
+            if (j->tuned_before || j->cl.nconfigs == 0 ||
+                (o->strategy && strcmp(o->strategy, "exhaustive") == 0))
                 continue;
             set_doing(r, "%s %s: %s", j->tv->p->v->name, ts->size, "warm start");
             rc = warm_phase(l, j, earlier(warm_deadline, size_deadline), err);
@@ -418,7 +422,8 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
     pthread_mutex_unlock(&r->mu);
     for (size_t i = 0; i < njobs; i++) {
         TuneJob *j = &jobs[i];
-        const char *status = rc ? "failed" : stopped && !j->finished ? "interrupted"
+        const char *status = rc == CUTUNE_ERR_INTERRUPTED ? "interrupted"
+                             : rc ? "failed" : stopped && !j->finished ? "interrupted"
                              : j->finished || j->nknown >= j->cl.nconfigs ? "done" : "spent";
         CutuneError e2 = {0};
         int erc = end_search(l, j, status, &e2);

@@ -8,6 +8,7 @@
 #ifndef CUTUNE_WORKER_CLIENT_H
 #define CUTUNE_WORKER_CLIENT_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,10 @@ typedef struct CutuneWorkerLimits {
     double timeout_factor;  /* default 10 */
     double timeout_floor_s; /* default 2 */
     double setup_timeout_s; /* problem setup (inputs, reference); default 300 */
+    /* Set asynchronously by a signal handler (NULL: never). When it reaches 2 (a second
+     * Ctrl-C), a wait for the worker ends at once: the worker is killed, the trial in
+     * flight is dropped, and the call returns CUTUNE_ERR_INTERRUPTED. */
+    const volatile sig_atomic_t *stop;
 } CutuneWorkerLimits;       /* a field <= 0 takes its default in cutune_worker_start */
 
 void cutune_worker_limits_defaults(CutuneWorkerLimits *l);
