@@ -114,10 +114,13 @@ static void on_eval(void)
     }
     size_t cubin_size;
     const void *cubin = cutune_buf_get_bytes(&in, &cubin_size);
+    const char *kernel = cutune_buf_get_str(&in);
+    CutuneLaunch launch;
+    cutune_buf_get_struct(&in, &launch, sizeof launch);
     double best_ms = cutune_buf_get_f64(&in);
     CutuneMeasureSettings s;
     cutune_buf_get_struct(&in, &s, sizeof s);
-    if (in.bad || !cubin || cubin_size == 0) {
+    if (in.bad || !cubin || cubin_size == 0 || !*kernel || launch.block[0] == 0) {
         fprintf(stderr, "fake worker: malformed eval request\n");
         exit(2);
     }

@@ -36,7 +36,8 @@ unchanged() { # after a failing command: the file is byte for byte the same and 
     [ "$(trials)" = 20 ] || bad "$1: the database no longer reads back"
 }
 
-# --- the tuning space: a copy of axpy_template.ini with one mistake each
+# --- the variant: a copy of axpy_template.ini with one mistake each, in a folder ahead of
+# the shipped one on the space path (its kernel file is found along the path)
 spaces=$tmp/spaces
 mkdir -p "$spaces"
 space() { # space LINE_TO_APPEND_OR_EDIT...: write spaces/axpy_template.ini
@@ -45,40 +46,56 @@ space() { # space LINE_TO_APPEND_OR_EDIT...: write spaces/axpy_template.ini
 runspace() { CUTUNE_SPACE_PATH=$spaces "$exe" run axpy --size 4096 --db "$db" --no-progress "$@"; }
 good_space='[variant]
 name = axpy_template
+op = axpy
+version = 1
 [param.BLOCK]
 pow2 = 64..1024
 [param.ITEMS]
-values = 1, 2, 4, 8'
+values = 1, 2, 4, 8
+[launch]
+grid = ceil_div(n, BLOCK * ITEMS)
+block = BLOCK'
 
 printf '%s\n[constraints\nfits = BLOCK <= 1024\n' "$good_space" | space
-expect 1 "axpy_template.ini:7: syntax error" -- runspace
+expect 1 "axpy_template.ini:12: syntax error" -- runspace
+grep -q "variant file that may belong to op axpy was refused" "$tmp/out" || bad "malformed INI: not said to be refused"
 unchanged "malformed INI"
 
 printf '%s\n[constraints]\nfits = BLOCKS <= MAX_THREADS_PER_BLOCK\n' "$good_space" | space
 expect 1 "unknown name 'BLOCKS'" -- runspace
-grep -q "axpy_template.ini:8" "$tmp/out" || bad "unknown parameter: no file:line"
+grep -q "axpy_template.ini:13" "$tmp/out" || bad "unknown parameter: no file:line"
 unchanged "unknown parameter"
 
-
-
-
 printf '%s\n[constraints]\nfits = BLOCK <= * 2\n' "$good_space" | space
-expect 1 "axpy_template.ini:8" -- runspace
+expect 1 "axpy_template.ini:13" -- runspace
 grep -q "column" "$tmp/out" || bad "constraint syntax error: no column"
 unchanged "constraint syntax"
 
 printf '%s\n[constraints]\nratio = ITEMS / (BLOCK - BLOCK) == 0\n' "$good_space" | space
 expect 1 "division by zero" -- runspace
-grep -q "axpy_template.ini:8" "$tmp/out" || bad "division by zero: no file:line"
+grep -q "axpy_template.ini:13" "$tmp/out" || bad "division by zero: no file:line"
 unchanged "division by zero"
 
 printf '%s\n[constraints]\nnever = BLOCK < 0\n' "$good_space" | space
 expect 1 "nothing to tune" -- runspace
+grep -q "note: variant 'axpy_template' is defined by $spaces/axpy_template.ini and by" "$tmp/out" ||
+    bad "a variant named like a shipped one: no note naming both files"
 unchanged "empty space"
 
-printf '[variant]\nname = axpy_template\n[param.BLOCK]\nvalues =\n' | space
-expect 1 "axpy_template.ini:4" -- runspace
+printf '[variant]\nname = axpy_template\nop = axpy\nversion = 1\n[param.BLOCK]\nvalues =\n' | space
+expect 1 "axpy_template.ini:6" -- runspace
 unchanged "parameter without values"
+
+printf '%s\n' "$good_space" | sed 's/^op = axpy$/op = axpyy/' | space
+expect 1 "axpy_template.ini:3: op 'axpyy' is unknown" -- runspace
+unchanged "unknown op"
+
+printf '%s\nshared = 64 / (ITEMS - ITEMS)\n' "$good_space" | space
+runspace >"$tmp/out" 2>&1 || { bad "a launch that divides by zero failed the run"; cat "$tmp/out"; }
+grep -q "axpy_template  *4096  *20  *20  *0  *0  *20" "$tmp/out" ||
+    { bad "a launch that divides by zero: want 20 configs skipped"; cat "$tmp/out"; }
+before=$(snapshot) # that run was recorded, as it should be
+rm -f "$spaces/axpy_template.ini"
 
 # --- ops, variants, sizes
 expect 4 "no plugin implements op 'nosuchop'" -- "$exe" run nosuchop --db "$db"
@@ -102,7 +119,7 @@ cp "$broken/broken_abi_major.so" "$broken/broken_no_symbol.so" "$plugins/"
 CUTUNE_PLUGIN_PATH=$plugins expect 4 "but this cutune speaks ABI 1." -- "$exe" run broken --db "$db"
 grep -qF "broken_abi_major.so" "$tmp/out" || bad "wrong ABI: the file is not named"
 grep -qF "no symbol 'cutune_plugin_variant'" "$tmp/out" || bad "missing symbol: not reported"
-CUTUNE_PLUGIN_PATH=$plugins expect 0 "refused plugin $plugins/broken_no_symbol.so" -- "$exe" list
+CUTUNE_PLUGIN_PATH=$plugins expect 0 "refused $plugins/broken_no_symbol.so" -- "$exe" list
 unchanged "plugins"
 
 # --- databases: not a database, newer schema, unwritable or impossible folders

@@ -1,6 +1,5 @@
 /* Evaluate one config: resources, correctness, then time. */
 #include "measure.h"
-#include "registry.h"
 #include "device.h"
 #include "host.h"
 #include "util.h"
@@ -129,8 +128,8 @@ int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s, C
 {
     double t0 = cutune_now();
     memset(out, 0, sizeof *out);
-    const CutuneVariant *v = in->variant;
-    CutuneLaunch l = {{1, 1, 1}, {1, 1, 1}, 0};
+    const CutuneOp *v = in->op;
+    CutuneLaunch l = *in->launch;
     CutuneLoadedKernel k = {0};
     cudaEvent_t start = NULL, stop = NULL;
     double *samples = NULL;
@@ -138,13 +137,7 @@ int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s, C
     CutuneError err = {0};
     void *args[CUTUNE_MAX_KERNEL_ARGS];
 
-    if (cutune_plugin_geometry(v, in->config, in->problem, in->device->sm_count,
-                               10 * in->device->cc_major + in->device->cc_minor, &l) != 0) {
-        out->status = CUTUNE_STATUS_SKIPPED_RESOURCES;
-        snprintf(out->message, sizeof out->message, "the plugin has no launch geometry for it");
-        goto done;
-    }
-    if (cutune_kernel_load(in->cubin, v->kernel_name, &k, &err) != 0) {
+    if (cutune_kernel_load(in->cubin, in->kernel_name, &k, &err) != 0) {
         out->status = CUTUNE_STATUS_LAUNCH_ERROR;
         snprintf(out->message, sizeof out->message, "%.500s", err.msg);
         goto done;
@@ -154,7 +147,7 @@ int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s, C
     int nargs = v->kernel_args(in->state, in->config, args, CUTUNE_MAX_KERNEL_ARGS);
     if (nargs < 0) {
         out->status = CUTUNE_STATUS_LAUNCH_ERROR;
-        snprintf(out->message, sizeof out->message, "the plugin could not build kernel arguments");
+        snprintf(out->message, sizeof out->message, "the op could not build kernel arguments");
         goto done;
     }
 

@@ -5,7 +5,7 @@
 #define CUTUNE_MEASURE_H
 
 #include "cutune/cutune.h"
-#include "cutune/plugin.h"
+#include "cutune/op.h"
 
 typedef struct CutuneMeasureSettings {
     int warmup;           /* launches after the check, before timing */
@@ -21,12 +21,14 @@ typedef struct CutuneMeasureSettings {
 void cutune_measure_defaults(CutuneMeasureSettings *s);
 
 typedef struct CutuneEvalInput {
-    const CutuneVariant *variant;
+    const CutuneOp *op;          /* the contract: arguments, poisoning, check */
     const CutuneHost *host;
-    void *state;                 /* the plugin's problem state (from setup) */
+    void *state;                 /* the op's problem state (from setup) */
     const CutuneProblem *problem;
     const CutuneConfig *config;
     const void *cubin;           /* compiled kernel for this config */
+    const char *kernel_name;     /* the kernel in it */
+    const CutuneLaunch *launch;  /* its geometry (registry.h: cutune_geometry_eval) */
     const CutuneDeviceInfo *device;
     double best_ms;              /* best median so far for this problem (0: none) */
 } CutuneEvalInput;

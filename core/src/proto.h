@@ -14,11 +14,16 @@
  *
  *   parent -> worker                          worker -> parent
  *   HELLO    u32 version, i32 device          DEVICE  CutuneDeviceInfo | ERROR
- *   SETUP    str plugin path, CutuneProblem,  OK | ERROR
- *            u64 seed, i32 arch, str cache dir
+ *   SETUP    str contract path (the op plugin,  OK | ERROR
+ *            or a self-contained variant
+ *            plugin), CutuneProblem, u64 seed,
+ *            i32 arch, str cache dir
  *   EVAL     u32 n, n x (str name, i64 value), RESULT  CutuneEvalResult
- *            bytes cubin, f64 best_ms,
+ *            bytes cubin, str kernel name,
+ *            CutuneLaunch, f64 best_ms,
  *            CutuneMeasureSettings
+ * The tuner works out the launch geometry (it has the space and the [launch] expressions);
+ * the worker holds only the op's contract, the inputs and the CUDA context.
  *   TEARDOWN                                  OK
  *   (closing the socket ends the worker)
  *   ERROR is i32 code, str message. After a RESULT with context_lost set the worker exits. */
@@ -30,7 +35,7 @@
 
 #include "cutune/cutune.h"
 
-#define CUTUNE_PROTO_VERSION 1
+#define CUTUNE_PROTO_VERSION 2
 #define CUTUNE_PROTO_MAX_PAYLOAD (256u << 20) /* far above any cubin */
 
 enum CutuneMsgType {

@@ -77,13 +77,13 @@ static void compile_job_clear(CompileJob *c)
     memset(c, 0, sizeof *c);
 }
 
-static int compile_job_start(Tuner *t, CompileJob *c, const CutunePlugin *p, const CutuneSpace *sp,
+static int compile_job_start(Tuner *t, CompileJob *c, const CutuneVariantDef *p, const CutuneSpace *sp,
                              const int64_t *values, size_t index)
 {
     memset(c, 0, sizeof *c);
     c->job.run = compile_run;
-    c->source = p->v->kernel_source;
-    c->kernel_name = p->v->kernel_name;
+    c->source = p->source;
+    c->kernel_name = p->kernel_name;
     c->cache_dir = t->cache_dir;
     c->arch = t->arch;
     c->index = index;
@@ -232,8 +232,8 @@ static CutuneTuneRow *add_row(Tuner *t, const char *variant, const char *size)
 }
 
 /* Record one finished compile job as a trial: evaluate it on the GPU when it compiled. */
-static int finish_job(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
-                      const CutuneConfigList *cl, CompileJob *c,
+static int finish_job(Tuner *t, const CutuneVariantDef *p, const CutuneSpace *sp,
+                      const CutuneGeometry *geo, const CutuneConfigList *cl, CompileJob *c,
                       const CutuneProblem *prob, int64_t variant_id,
                       int64_t problem_id, double *best_ms, CutuneTuneRow *row,
                       const CutuneStrategyOps *ops, void *st, CutuneError *err)
@@ -260,18 +260,29 @@ static int finish_job(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
     else if (c->rc == 0)
         row->compiled++;
     row->compile_s += c->bin.compile_ms / 1e3;
+    CutuneLaunch launch;
+    char why[512] = "";
+    int grc = c->rc == 0 ? cutune_geometry_eval(geo, values, prob, &t->limits, &launch, why,
+                                                sizeof why)
+                         : 0;
     if (c->rc != 0) {
         rec.status = CUTUNE_STATUS_COMPILE_ERROR;
         rec.message = c->err.msg;
+    } else if (grc == CUTUNE_ERR_RESOURCES) { /* no launch of it can run on this device */
+        rec.status = CUTUNE_STATUS_SKIPPED_RESOURCES;
+        rec.message = why;
+    } else if (grc) {
+        return cutune_error(err, grc, "%s %s config %s: %s", p->name, row->size, text,
+                            why[0] ? why : cutune_strerror(grc));
     } else {
         /* in the worker process: a kernel that faults or hangs is recorded as crashed or
          * timeout there, and the worker is replaced; only a failed replacement stops us */
-        wrc = cutune_worker_eval(t->worker, &cfg, c->bin.cubin, c->bin.size, *best_ms,
-                                 &t->o->measure, &res, &werr);
+        wrc = cutune_worker_eval(t->worker, &cfg, c->bin.cubin, c->bin.size, p->kernel_name,
+                                 &launch, *best_ms, &t->o->measure, &res, &werr);
         if ((res.status == CUTUNE_STATUS_CRASHED || res.status == CUTUNE_STATUS_TIMEOUT) &&
             t->o->log) {
             fprintf(t->o->log, "%s  %s %s %s: %s: %s%s\n", t->o->progress ? "\r\033[K" : "",
-                    p->v->name, row->size, text, cutune_status_name(res.status), res.message,
+                    p->name, row->size, text, cutune_status_name(res.status), res.message,
                     wrc ? "" : "; going on in a fresh worker");
             fflush(t->o->log);
         }
@@ -286,7 +297,7 @@ static int finish_job(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
         rec.message = res.message[0] ? res.message : NULL;
         row->measure_s += res.measure_ms / 1e3;
         if (res.status == CUTUNE_STATUS_OK && res.median_ms > 0) {
-            double f = p->v->flops(prob), b = p->v->bytes(prob);
+            double f = cutune_variant_flops(p, prob), b = cutune_variant_bytes(p, prob);
             rec.gflops = f > 0 ? f / (res.median_ms * 1e6) : 0;
             rec.gbps = b > 0 ? b / (res.median_ms * 1e6) : 0;
         }
@@ -312,35 +323,32 @@ static int finish_job(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
         return cutune_error(err, wrc,
                             "%s %s config %s: %s (%s); no fresh worker process could be set up "
                             "after it: %s. Every trial so far is saved: run the same command "
-                            "with --resume to go on", p->v->name, row->size, text,
+                            "with --resume to go on", p->name, row->size, text,
                             cutune_status_name(res.status), res.message, werr.msg);
     return 0;
 }
 
 /* Tune one variant for one problem size. */
-static int tune_problem(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
-                        const char *size_text, CutuneError *err)
+static int tune_problem(Tuner *t, const CutuneVariantDef *p, const CutuneSpace *sp,
+                        const CutuneGeometry *geo, const char *size_text, CutuneError *err)
 {
     const CutuneTuneOptions *o = t->o;
     CutuneProblem prob;
-    char size[64], perr[256] = "";
-    int rc = cutune_problem_parse(size_text, &prob, err);
+    char size[64];
+    int rc = cutune_variant_problem(p, size_text, &prob, err);
     if (rc)
         return rc;
-    if (p->v->check_problem(&prob, perr, sizeof perr) != 0)
-        return cutune_error(err, CUTUNE_ERR_INVALID, "%s: problem size '%s' is not valid: %s",
-                            p->v->name, size_text, perr);
     cutune_problem_format(&prob, size, sizeof size);
-    CutuneTuneRow *row = add_row(t, p->v->name, size);
+    CutuneTuneRow *row = add_row(t, p->name, size);
     if (!row)
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
 
     int64_t variant_id, problem_id, dims[CUTUNE_MAX_DIMS] = {0};
     for (int i = 0; i < prob.ndims; i++)
         dims[i] = prob.dim[i];
-    if ((rc = cutune_db_variant(t->db, p->v->op, p->v->name, p->v->version, p->source_hash,
+    if ((rc = cutune_db_variant(t->db, p->op_name, p->name, p->version, p->source_hash,
                                 &variant_id, err)) ||
-        (rc = cutune_db_problem(t->db, p->v->op, size, &problem_id, err)))
+        (rc = cutune_db_problem(t->db, p->op_name, size, &problem_id, err)))
         return rc;
 
     CutuneConfigList cl = {0};
@@ -357,7 +365,7 @@ static int tune_problem(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
     if (cl.nconfigs == 0) {
         if (o->log)
             fprintf(o->log, "  %s %s: no valid config in %s for this device and size; skipped\n",
-                    p->v->name, size, sp->path);
+                    p->name, size, sp->path);
         cutune_config_list_free(&cl);
         return 0;
     }
@@ -375,7 +383,7 @@ static int tune_problem(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
 
     double best_ms = 0;
     CutuneBest prev;
-    if (cutune_db_best(t->db, t->dev.uuid, p->v->op, size, &prev, NULL) == 0)
+    if (cutune_db_best(t->db, t->dev.uuid, p->op_name, size, &prev, NULL) == 0)
         best_ms = prev.median_ms;
 
     int set_up = 0;
@@ -383,7 +391,7 @@ static int tune_problem(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
     const char *sname = cutune_strategy_choose(o->strategy, o->budget, o->time_limit_s,
                                                cl.nconfigs, why, sizeof why);
     if (why[0] && o->log)
-        fprintf(o->log, "  %s %s: %s\n", p->v->name, size, why);
+        fprintf(o->log, "  %s %s: %s\n", p->name, size, why);
     snprintf(row->strategy, sizeof row->strategy, "%s", sname);
     const CutuneStrategyOps *ops = cutune_strategy_find(sname);
     void *st = NULL;
@@ -403,9 +411,9 @@ static int tune_problem(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
         rc = cutune_error(err, rc, "strategy %s could not start", ops->name);
         goto out;
     }
-    if ((rc = cutune_worker_setup(t->worker, p->path, &prob, o->seed, t->arch, t->cache_dir,
+    if ((rc = cutune_worker_setup(t->worker, p->op->path, &prob, o->seed, t->arch, t->cache_dir,
                                   err))) {
-        cutune_error(err, rc, "%s: setting up problem %s failed", p->v->name, size);
+        cutune_error(err, rc, "%s: setting up problem %s failed", p->name, size);
         goto out;
     }
     set_up = 1;
@@ -454,8 +462,8 @@ static int tune_problem(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
             compile_job_clear(c);
             continue;
         }
-        rc = finish_job(t, p, sp, &cl, c, &prob, variant_id, problem_id, &best_ms, row, ops, st,
-                        err);
+        rc = finish_job(t, p, sp, geo, &cl, c, &prob, variant_id, problem_id, &best_ms, row, ops,
+                        st, err);
         compile_job_clear(c);
         progress(t, row, budget, started);
         if (rc)
@@ -484,43 +492,47 @@ out:
 }
 
 /* Tune a variant for the given sizes (NULL: its space's default problems). */
-static int tune_variant(Tuner *t, const CutunePlugin *p, const char *const *sizes, size_t nsizes,
-                        CutuneError *err)
+static int tune_variant(Tuner *t, const CutuneVariantDef *p, const char *const *sizes,
+                        size_t nsizes, CutuneError *err)
 {
-    char path[PATH_MAX];
     CutuneSpace *sp = NULL;
-    int rc = cutune_space_path(p->v->name, path, sizeof path, err);
-    if (rc || (rc = cutune_space_load(path, p->v->dim_names, &sp, err)))
+    CutuneGeometry *geo = NULL;
+    const char **names = NULL;
+    int rc = cutune_variant_load_space(p, &sp, err);
+    if (rc)
         return rc;
+    if (!(names = cutune_space_symbol_names(sp))) { /* the parameters come first */
+        rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = cutune_geometry_open(p, names, sp->nparams, &geo, err)))
+        goto out;
     if (!sizes || nsizes == 0) {
         sizes = (const char *const *)sp->problems;
         nsizes = sp->nproblems;
         if (nsizes == 0) {
-            cutune_space_free(sp);
-            return cutune_error(err, CUTUNE_ERR_INVALID,
-                                "%s has no [problems] default sizes; pass --size", path);
+            rc = cutune_error(err, CUTUNE_ERR_INVALID,
+                              "%s has no [problems] default sizes; pass --size", sp->path);
+            goto out;
         }
     }
     for (size_t i = 0; i < nsizes && rc == 0; i++) {
         if (t->o->stop && *t->o->stop)
             break;
-        rc = tune_problem(t, p, sp, sizes[i], err);
+        rc = tune_problem(t, p, sp, geo, sizes[i], err);
     }
+out:
+    cutune_geometry_free(&geo);
+    free(names);
     cutune_space_free(sp);
     return rc;
 }
 
-/* The plugins of an op (only `variant` when given), in registry order. */
+/* The variants of an op (only `variant` when given), in registry order. */
 static size_t choose(const Tuner *t, const char *op, const char *variant,
-                     const CutunePlugin **chosen, size_t max)
+                     const CutuneVariantDef **chosen, size_t max)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < t->reg.count && n < max; i++) {
-        const CutuneVariant *v = t->reg.plugins[i].v;
-        if (strcmp(v->op, op) == 0 && (!variant || strcmp(v->name, variant) == 0))
-            chosen[n++] = &t->reg.plugins[i];
-    }
-    return n;
+    return cutune_registry_variants_of(&t->reg, op, variant, chosen, max);
 }
 
 /* The pending requests of the device, as parallel lists. */
@@ -576,7 +588,7 @@ static int tune_pending(Tuner *t, CutuneError *err)
         for (end = first; end < pend.n && strcmp(pend.op[end], pend.op[first]) == 0; end++)
             ;
         const char *op = pend.op[first];
-        const CutunePlugin *chosen[256];
+        const CutuneVariantDef *chosen[256];
         size_t nchosen = choose(t, op, o->variant, chosen, 256);
         if (nchosen == 0) {
             if (o->log)
@@ -596,11 +608,11 @@ static int tune_pending(Tuner *t, CutuneError *err)
             CutuneProblem p;
             char why[256] = "";
             if (cutune_problem_parse(pend.size[i], &p, NULL) == 0 &&
-                chosen[0]->v->check_problem(&p, why, sizeof why) == 0)
+                chosen[0]->op->op->check_problem(&p, why, sizeof why) == 0)
                 sizes[nsizes++] = pend.size[i];
             else if (o->log)
                 fprintf(o->log, "pending %s %s: not a valid size for %s (%s); left pending\n", op,
-                        pend.size[i], chosen[0]->v->name, why);
+                        pend.size[i], chosen[0]->name, why);
         }
         for (size_t v = 0; v < nchosen && rc == 0 && nsizes > 0; v++) {
             if (o->stop && *o->stop)
@@ -619,17 +631,15 @@ static int tune_pending(Tuner *t, CutuneError *err)
  * in them fails at once and leaves no trace: the space loads, each size is valid for the
  * plugin and the space, its constraints evaluate for every point, and something is left to
  * tune. Returns 0 or an error naming the file, line and problem. */
-static int preflight(const Tuner *t, const CutunePlugin *const *chosen, size_t nchosen,
+static int preflight(const Tuner *t, const CutuneVariantDef *const *chosen, size_t nchosen,
                      CutuneError *err)
 {
     size_t nvalid = 0;
     int rc = 0;
     for (size_t i = 0; i < nchosen && rc == 0; i++) {
-        const CutuneVariant *v = chosen[i]->v;
-        char path[PATH_MAX];
+        const CutuneVariantDef *v = chosen[i];
         CutuneSpace *sp = NULL;
-        if ((rc = cutune_space_path(v->name, path, sizeof path, err)) ||
-            (rc = cutune_space_load(path, v->dim_names, &sp, err)))
+        if ((rc = cutune_variant_load_space(v, &sp, err)))
             break;
         const char *const *sizes = t->o->sizes;
         size_t nsizes = t->o->nsizes;
@@ -639,16 +649,10 @@ static int preflight(const Tuner *t, const CutunePlugin *const *chosen, size_t n
         }
         for (size_t k = 0; k < nsizes && rc == 0; k++) {
             CutuneProblem prob;
-            char perr[256] = "";
             int64_t dims[CUTUNE_MAX_DIMS] = {0};
             CutuneConfigList cl = {0};
-            if ((rc = cutune_problem_parse(sizes[k], &prob, err)))
+            if ((rc = cutune_variant_problem(v, sizes[k], &prob, err)))
                 break;
-            if (v->check_problem(&prob, perr, sizeof perr) != 0) {
-                rc = cutune_error(err, CUTUNE_ERR_INVALID, "%s: problem size '%s' is not valid: %s",
-                                  v->name, sizes[k], perr);
-                break;
-            }
             if ((size_t)prob.ndims != sp->ndims) {
                 rc = cutune_error(err, CUTUNE_ERR_INVALID,
                                   "%s: problem '%s' has %d dimensions but the space names %zu",
@@ -702,22 +706,26 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
 
     if ((rc = cutune_registry_load(&t.reg, err)))
         return rc;
-    const CutunePlugin *chosen[256];
+    const CutuneVariantDef *chosen[256];
     size_t nchosen = o->op ? choose(&t, o->op, o->variant, chosen, 256) : 0;
     if (nchosen == 0 && !(o->pending && !o->op)) {
         char known[512] = "";
-        for (size_t i = 0; i < t.reg.count; i++) {
-            const CutuneVariant *v = t.reg.plugins[i].v;
-            if (o->variant ? strcmp(v->op, o->op) != 0 : strstr(known, v->op) != NULL)
-                continue;
-            strncat(known, *known ? ", " : "", sizeof known - strlen(known) - 1);
-            strncat(known, o->variant ? v->name : v->op, sizeof known - strlen(known) - 1);
+        if (o->variant) {
+            for (size_t i = 0; i < t.reg.nvariants; i++) {
+                const CutuneVariantDef *v = t.reg.variants[i];
+                if (strcmp(v->op_name, o->op) != 0)
+                    continue;
+                strncat(known, *known ? ", " : "", sizeof known - strlen(known) - 1);
+                strncat(known, v->name, sizeof known - strlen(known) - 1);
+            }
+        } else {
+            cutune_registry_op_names(&t.reg, known, sizeof known);
         }
-        /* a plugin that was refused may be the one meant: say which and why */
+        /* a file that was refused may be the one meant: say which and why */
         char refused[640] = "";
         for (size_t i = 0; i < t.reg.nrejected; i++) {
-            strncat(refused, i ? "; " : ". Refused plugin files: ", sizeof refused - strlen(refused) - 1);
-            strncat(refused, t.reg.rejected[i].reason, sizeof refused - strlen(refused) - 1);
+            strncat(refused, i ? "; " : ". Refused files: ", sizeof refused - strlen(refused) - 1);
+            strncat(refused, t.reg.rejected[i].text, sizeof refused - strlen(refused) - 1);
         }
         rc = o->variant
                  ? cutune_error(err, CUTUNE_ERR_NOT_FOUND,
@@ -729,6 +737,9 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
         goto out;
     }
 
+    /* a refused file of this op may be the variant meant: say so before anything runs */
+    if (o->op && (rc = cutune_registry_vet_op(&t.reg, o->op, o->log, err)))
+        goto out;
     /* the GPU is used only in the worker process; it describes the device */
     if ((rc = cutune_worker_start(o->device, &o->worker, &t.worker, &t.dev, err)))
         goto out;

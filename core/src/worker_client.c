@@ -318,13 +318,13 @@ static int restart(CutuneWorker *w, CutuneError *err)
     return rc;
 }
 
-int cutune_worker_setup(CutuneWorker *w, const char *plugin_path, const CutuneProblem *p,
+int cutune_worker_setup(CutuneWorker *w, const char *contract_path, const CutuneProblem *p,
                         uint64_t seed, int arch, const char *cache_dir, CutuneError *err)
 {
     free(w->plugin_path);
     free(w->cache_dir);
     w->has_problem = 0;
-    w->plugin_path = strdup(plugin_path ? plugin_path : "");
+    w->plugin_path = strdup(contract_path ? contract_path : "");
     w->cache_dir = strdup(cache_dir ? cache_dir : "");
     if (!w->plugin_path || !w->cache_dir)
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
@@ -343,8 +343,9 @@ int cutune_worker_setup(CutuneWorker *w, const char *plugin_path, const CutunePr
 }
 
 int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cubin,
-                       size_t cubin_size, double best_ms, const CutuneMeasureSettings *s,
-                       CutuneEvalResult *out, CutuneError *err)
+                       size_t cubin_size, const char *kernel_name, const CutuneLaunch *launch,
+                       double best_ms, const CutuneMeasureSettings *s, CutuneEvalResult *out,
+                       CutuneError *err)
 {
     memset(out, 0, sizeof *out);
     double t0 = cutune_now();
@@ -361,6 +362,8 @@ int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cub
         cutune_buf_put_i64(&w->buf, cfg->values[i]);
     }
     cutune_buf_put_bytes(&w->buf, cubin, cubin_size);
+    cutune_buf_put_str(&w->buf, kernel_name);
+    cutune_buf_put_bytes(&w->buf, launch, sizeof *launch);
     cutune_buf_put_f64(&w->buf, best_ms);
     cutune_buf_put_bytes(&w->buf, s, sizeof *s);
     double limit = cutune_worker_eval_limit(&w->lim, s, best_ms);

@@ -1,6 +1,6 @@
 /* cutune-worker: the process in which kernels under tuning run (see proto.h for the
  * protocol and worker_client.h for the tuner's side). It owns the CUDA context, the
- * plugin's problem state and nothing else, so that a kernel that faults, hangs or breaks
+ * op's problem state and nothing else, so that a kernel that faults, hangs or breaks
  * the context takes only this process down; the tuner records the config and starts a
  * fresh one.
  *
@@ -22,7 +22,7 @@ typedef struct Worker {
     int fd;
     CutuneDeviceInfo dev;
     int has_device;
-    CutunePlugin plugin;
+    CutuneOpDef op;   /* the contract: setup, arguments, poisoning, check */
     CutuneHostCtx hc;
     CutuneError err;
     void *state;
@@ -49,13 +49,13 @@ static void teardown(Worker *w)
 {
     if (w->has_problem) {
         if (w->state)
-            w->plugin.v->teardown(&w->hc.host, w->state);
+            w->op.op->teardown(&w->hc.host, w->state);
         cutune_host_release(&w->hc);
         w->state = NULL;
         w->has_problem = 0;
     }
-    if (w->plugin.handle)
-        cutune_plugin_close(&w->plugin);
+    if (w->op.path)
+        cutune_op_close(&w->op);
 }
 
 static int on_hello(Worker *w)
@@ -87,7 +87,7 @@ static int on_setup(Worker *w)
         return send_error(w, CUTUNE_ERR_INVALID, "malformed setup request");
     teardown(w);
     cutune_error_clear(&w->err);
-    int rc = cutune_plugin_open(path, &w->plugin, &w->err);
+    int rc = cutune_op_open(path, &w->op, &w->err);
     if (rc)
         return send_error(w, rc, w->err.msg);
     /* the host context keeps pointers to these strings: they live in w->in, which the
@@ -97,10 +97,10 @@ static int on_setup(Worker *w)
     cutune_host_init(&w->hc, arch, *cache_dir ? cache_dir : NULL, &w->err);
     w->problem = p;
     w->has_problem = 1;
-    rc = w->plugin.v->setup(&w->hc.host, &w->problem, seed, &w->state);
+    rc = w->op.op->setup(&w->hc.host, &w->problem, seed, &w->state);
     if (rc) {
         char msg[sizeof w->err.msg + 128];
-        snprintf(msg, sizeof msg, "%s: setting up the problem failed: %s", w->plugin.v->name,
+        snprintf(msg, sizeof msg, "op %s: setting up the problem failed: %s", w->op.op->name,
                  w->err.msg[0] ? w->err.msg : cutune_strerror(rc));
         w->state = NULL;
         teardown(w);
@@ -123,6 +123,9 @@ static int on_eval(Worker *w, int *lost)
     }
     size_t cubin_size;
     const void *cubin = cutune_buf_get_bytes(&w->in, &cubin_size);
+    const char *kernel_name = cutune_buf_get_str(&w->in);
+    CutuneLaunch launch;
+    cutune_buf_get_struct(&w->in, &launch, sizeof launch);
     double best_ms = cutune_buf_get_f64(&w->in);
     CutuneMeasureSettings s;
     cutune_buf_get_struct(&w->in, &s, sizeof s);
@@ -135,8 +138,9 @@ static int on_eval(Worker *w, int *lost)
     memcpy(image, cubin, cubin_size);
     CutuneConfig cfg = {n, names, values};
     CutuneEvalInput in = {
-        .variant = w->plugin.v, .host = &w->hc.host, .state = w->state, .problem = &w->problem,
-        .config = &cfg, .cubin = image, .device = &w->dev, .best_ms = best_ms,
+        .op = w->op.op, .host = &w->hc.host, .state = w->state, .problem = &w->problem,
+        .config = &cfg, .cubin = image, .kernel_name = kernel_name, .launch = &launch,
+        .device = &w->dev, .best_ms = best_ms,
     };
     CutuneEvalResult res;
     /* a failure return means this process can no longer trust the GPU (a sticky error, or
