@@ -51,6 +51,20 @@ typedef struct CutuneEvalResult {
  * (out->context_lost is then set and out->status is crashed). */
 int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s, CutuneEvalResult *out);
 
+/* ---- timing.c ---- */
+
+/* Enqueue `reps` calls on the default stream; returns a cudaError_t (0: cudaSuccess). */
+typedef int (*CutuneEnqueueFn)(void *user, int reps);
+/* Time the calls: warm-up, a batch of calls long enough to time (min_sample_ms), samples
+ * until stable (target_rse), max_samples or max_seconds, or (best_ms > 0) until the
+ * fastest is early_stop times slower than best_ms. Fills the timing fields of *out and
+ * sets status ok; a CUDA failure sets the status and message (cutune_launch_failed) and
+ * returns < 0 when the context is lost. */
+int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSettings *s,
+                      double best_ms, CutuneEvalResult *out);
+/* Classify a CUDA failure `when` into *out: crashed with context_lost (returns < 0) when the
+ * error is sticky, launch_error (returns 0) otherwise. */
+int cutune_launch_failed(CutuneEvalResult *out, int cuda_error, const char *when);
 /* Median, mean, standard deviation and minimum of n samples (sorts them in place). */
 void cutune_stats(double *samples, int n, double *median, double *mean, double *stddev, double *min);
 

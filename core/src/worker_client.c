@@ -408,6 +408,69 @@ int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cub
     return restart(w, err);
 }
 
+int cutune_worker_yardstick(CutuneWorker *w, char *name, size_t name_len, double *median_ms,
+                            int *samples, CutuneError *err)
+{
+    *median_ms = 0;
+    *samples = 0;
+    if (name_len)
+        name[0] = '\0';
+    if (!w->has_problem)
+        return cutune_error(err, CUTUNE_ERR_INVALID,
+                            "cutune_worker_yardstick: set a problem up first");
+    int rc = 0;
+    if (w->pid <= 0 && (rc = restart(w, err)))
+        return rc;
+    CutuneMeasureSettings s;
+    cutune_measure_defaults(&s);
+    s.early_stop = 0;
+    cutune_buf_reset(&w->buf);
+    cutune_buf_put_bytes(&w->buf, &s, sizeof s);
+    double limit = cutune_worker_eval_limit(&w->lim, &s, 0);
+    uint32_t type = 0;
+    rc = cutune_msg_send(w->fd, CUTUNE_MSG_YARDSTICK, &w->buf);
+    if (rc == 0)
+        rc = answer(w, limit, &type);
+    if (rc == 0 && type == CUTUNE_MSG_ERROR) /* the worker said why, and lives on */
+        return error_answer(w, "the yardstick failed", err);
+    CutuneEvalResult res;
+    memset(&res, 0, sizeof res);
+    const char *got = "";
+    if (rc == 0 && type == CUTUNE_MSG_YARDSTICK_RESULT) {
+        got = cutune_buf_get_str(&w->buf);
+        cutune_buf_get_struct(&w->buf, &res, sizeof res);
+        res.message[sizeof res.message - 1] = '\0';
+        if (!w->buf.bad && res.status == CUTUNE_STATUS_OK && !res.context_lost) {
+            snprintf(name, name_len, "%s", got);
+            *median_ms = res.median_ms;
+            *samples = res.samples;
+            return 0;
+        }
+    }
+    /* it failed, broke the worker, or hung: say so, and leave a working worker behind */
+    char why[160] = "";
+    int killed = !(rc == 0 && type == CUTUNE_MSG_YARDSTICK_RESULT && !w->buf.bad &&
+                   !res.context_lost);
+    if (killed)
+        reap(w, rc != 0 || !res.context_lost, why, sizeof why);
+    int code;
+    if (rc == 1)
+        code = cutune_error(err, CUTUNE_ERR_IO, "the yardstick gave no result within %.3g s; "
+                            "the worker was killed", limit);
+    else if (rc == 0 && !w->buf.bad && type == CUTUNE_MSG_YARDSTICK_RESULT)
+        code = cutune_error(err, CUTUNE_ERR_CUDA, "yardstick %s: %s: %s", got,
+                            cutune_status_name(res.status), res.message);
+    else
+        code = cutune_error(err, CUTUNE_ERR_IO, "the yardstick ended the worker: %s",
+                            *why ? why : "a malformed answer");
+    if (killed) {
+        CutuneError again = {0};
+        if (restart(w, &again) != 0)
+            return cutune_error(err, again.code, "%s", again.msg);
+    }
+    return code;
+}
+
 void cutune_worker_teardown(CutuneWorker *w)
 {
     if (!w)

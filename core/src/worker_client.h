@@ -61,6 +61,17 @@ int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cub
                        double best_ms, const CutuneMeasureSettings *s, CutuneEvalResult *out,
                        CutuneError *err);
 
+/* Time the op's vendor yardstick (cuBLAS SGEMM for matmul, cudaMemcpy device-to-device of
+ * the op's bytes for the memory-bound ops; cutune/op.h) on the inputs of the problem set up
+ * by cutune_worker_setup, with CUDA events as kernels are timed (warm-up, samples, median;
+ * the default measure settings). A yardstick that computes the op is first checked like a
+ * kernel. Returns 0 with its name (e.g. "cuBLAS SGEMM"), median and sample count, or
+ * CUTUNE_ERR_NOT_FOUND when the op has none or its library is missing (err says which).
+ * Any other failure (it is wrong, it faults, it hangs) returns another code with err set;
+ * a worker it broke has been replaced and set up again, so the run goes on. */
+int cutune_worker_yardstick(CutuneWorker *w, char *name, size_t name_len, double *median_ms,
+                            int *samples, CutuneError *err);
+
 /* Free the problem in the worker (the worker keeps running for the next one). */
 void cutune_worker_teardown(CutuneWorker *w);
 

@@ -10,7 +10,9 @@
 #include "measure.h"
 #include "proto.h"
 #include "registry.h"
+#include "util.h"
 
+#include <cuda_runtime.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +111,88 @@ static int on_setup(Worker *w)
     return send_empty(w, CUTUNE_MSG_OK);
 }
 
+/* The op's yardstick, `reps` calls back to back: a cudaError_t, as timing.c expects. */
+static int enqueue_yardstick(void *user, int reps)
+{
+    const CutuneYardstick *ys = user;
+    for (int i = 0; i < reps; i++)
+        if (ys->run(ys->user, NULL) != 0) {
+            cudaError_t e = cudaPeekAtLastError();
+            return (int)(e != cudaSuccess ? e : cudaErrorUnknown);
+        }
+    return (int)cudaSuccess;
+}
+
+/* Poison the op's output, run the yardstick once, and check it as a kernel is checked:
+ * a yardstick that does not compute the op is no yardstick. 0, or an error sent. */
+static int check_yardstick(Worker *w, const CutuneYardstick *ys, int *sent)
+{
+    const CutuneOp *op = w->op.op;
+    CutuneCheck chk = {0};
+    char msg[sizeof w->err.msg + 256];
+    if (op->poison_output(&w->hc.host, w->state) != 0 || ys->run(ys->user, NULL) != 0 ||
+        cudaDeviceSynchronize() != cudaSuccess || op->check(&w->hc.host, w->state, &chk) != 0) {
+        snprintf(msg, sizeof msg, "yardstick %s of op %s could not run: %s", ys->name, op->name,
+                 w->err.msg[0] ? w->err.msg : cudaGetErrorString(cudaGetLastError()));
+        *sent = 1;
+        return send_error(w, CUTUNE_ERR_CUDA, msg);
+    }
+    if (!chk.passed) {
+        snprintf(msg, sizeof msg, "yardstick %s fails the check of op %s: %s", ys->name, op->name,
+                 chk.message);
+        *sent = 1;
+        return send_error(w, CUTUNE_ERR_WRONG_RESULT, msg);
+    }
+    return 0;
+}
+
+/* Time the op's vendor routine on the problem's inputs (see cutune/op.h). Sets *lost when
+ * the CUDA context is gone. */
+static int on_yardstick(Worker *w, int *lost)
+{
+    CutuneMeasureSettings s;
+    cutune_buf_get_struct(&w->in, &s, sizeof s);
+    if (w->in.bad || !w->has_problem || !w->state)
+        return send_error(w, CUTUNE_ERR_INVALID, "malformed yardstick request, or no problem");
+    const CutuneOp *op = w->op.op;
+    int (*make)(const CutuneHost *, void *, const CutuneProblem *, CutuneYardstick *) =
+        CUTUNE_OP_FIELD(op, yardstick);
+    char msg[sizeof w->err.msg + 128];
+    if (!make) {
+        snprintf(msg, sizeof msg, "op %s offers no yardstick", op->name);
+        return send_error(w, CUTUNE_ERR_NOT_FOUND, msg);
+    }
+    CutuneYardstick ys;
+    memset(&ys, 0, sizeof ys);
+    cutune_error_clear(&w->err);
+    int rc = make(&w->hc.host, w->state, &w->problem, &ys);
+    if (rc || !ys.run) {
+        snprintf(msg, sizeof msg, "op %s: no yardstick: %s", op->name,
+                 w->err.msg[0] ? w->err.msg : cutune_strerror(rc ? rc : CUTUNE_ERR_PLUGIN));
+        return send_error(w, rc ? rc : CUTUNE_ERR_PLUGIN, msg);
+    }
+    ys.name[sizeof ys.name - 1] = '\0';
+    int sent = 0;
+    CutuneEvalResult res;
+    memset(&res, 0, sizeof res);
+    if (ys.checkable)
+        rc = check_yardstick(w, &ys, &sent);
+    if (!sent) {
+        double t0 = cutune_now();
+        cutune_time_calls(enqueue_yardstick, &ys, &s, 0, &res);
+        res.measure_ms = 1e3 * (cutune_now() - t0);
+        *lost = res.context_lost;
+    }
+    if (ys.close && !*lost)
+        ys.close(ys.user);
+    if (sent)
+        return rc;
+    cutune_buf_reset(&w->out);
+    cutune_buf_put_str(&w->out, ys.name);
+    cutune_buf_put_bytes(&w->out, &res, sizeof res);
+    return cutune_msg_send(w->fd, CUTUNE_MSG_YARDSTICK_RESULT, &w->out);
+}
+
 /* Returns 1 when the context is lost and the worker must exit after answering. */
 static int on_eval(Worker *w, int *lost)
 {
@@ -185,6 +269,9 @@ int main(int argc, char **argv)
             break;
         case CUTUNE_MSG_EVAL:
             rc = on_eval(&w, &lost);
+            break;
+        case CUTUNE_MSG_YARDSTICK:
+            rc = on_yardstick(&w, &lost);
             break;
         case CUTUNE_MSG_TEARDOWN:
             teardown(&w);

@@ -1,6 +1,7 @@
 /* The matmul op plugin: problem checks, inputs, the double-precision reference on the
  * device, the check (the contract is in matmul.h). */
 #include "matmul.h"
+#include "cublas.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -145,6 +146,14 @@ static int check(const CutuneHost *host, void *state, CutuneCheck *out)
     return host->compare_f32(host->ctx, &spec, out);
 }
 
+static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p,
+                     CutuneYardstick *out)
+{
+    (void)p;
+    MatmulState *s = state;
+    return matmul_cublas_yardstick(host, s->A, s->B, s->C, s->M, s->N, s->K, out);
+}
+
 static const CutuneOp op = {
     .abi_major = CUTUNE_ABI_MAJOR,
     .abi_minor = CUTUNE_ABI_MINOR,
@@ -163,6 +172,7 @@ static const CutuneOp op = {
     .teardown = teardown,
     .flops = flops,
     .bytes = bytes,
+    .yardstick = yardstick,
 };
 
 const CutuneOp *cutune_op_matmul(void)

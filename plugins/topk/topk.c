@@ -200,6 +200,14 @@ static int check_launch(const CutuneProblem *p, const CutuneLaunch *l, char *why
     return -1;
 }
 
+/* The yardstick of a memory-bound op: a device-to-device copy of as many bytes. */
+static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p,
+                     CutuneYardstick *out)
+{
+    (void)state;
+    return host->memcpy_yardstick(host->ctx, bytes(p), out);
+}
+
 static const CutuneOp op = {
     .abi_major = CUTUNE_ABI_MAJOR,
     .abi_minor = CUTUNE_ABI_MINOR,
@@ -218,6 +226,7 @@ static const CutuneOp op = {
     .teardown = teardown,
     .flops = flops,
     .bytes = bytes,
+    .yardstick = yardstick,
     .check_launch = check_launch,
 };
 

@@ -116,6 +116,14 @@ const float *transpose_device_input(void *state)
     return ((TransposeState *)state)->A;
 }
 
+/* The yardstick of a memory-bound op: a device-to-device copy of as many bytes. */
+static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p,
+                     CutuneYardstick *out)
+{
+    (void)state;
+    return host->memcpy_yardstick(host->ctx, bytes(p), out);
+}
+
 static const CutuneOp op = {
     .abi_major = CUTUNE_ABI_MAJOR,
     .abi_minor = CUTUNE_ABI_MINOR,
@@ -134,6 +142,7 @@ static const CutuneOp op = {
     .teardown = teardown,
     .flops = flops,
     .bytes = bytes,
+    .yardstick = yardstick,
 };
 
 const CutuneOp *cutune_op_transpose(void)
