@@ -53,9 +53,47 @@ static const char help[] =
     "breaks its CUDA context is recorded as 'crashed', one that runs past its time limit\n"
     "as 'timeout', and the run goes on in a fresh worker.\n"
     "Ctrl-C or SIGTERM stops after the trial in flight; what was measured is kept (exit\n"
-    "130), and --resume goes on from there, also after kill -9.\n";
+    "130), and --resume goes on from there, also after kill -9.\n"
+    "The exit code is 1 when a variant ran trials and none of them was correct (every\n"
+    "config failed to compile, was wrong, or could not launch): the run is recorded, and\n"
+    "`cutune show` says why each failed.\n";
 
 static volatile sig_atomic_t stop_flag;
+
+/* Variants that ran trials in this run and not one of them ok: each is said, with what
+ * went wrong, and the count returned (the run then exits 1: nothing of them can be used). */
+static size_t report_failed_variants(const CutuneTuneSummary *s)
+{
+    size_t failed = 0;
+    for (size_t i = 0; i < s->nrows; i++) {
+        const char *v = s->rows[i].variant;
+        int first = 1;
+        for (size_t j = 0; j < i; j++)
+            first &= strcmp(s->rows[j].variant, v) != 0;
+        if (!first)
+            continue;
+        size_t n[CUTUNE_STATUS_COUNT] = {0}, evaluated = 0;
+        for (size_t j = i; j < s->nrows; j++) {
+            if (strcmp(s->rows[j].variant, v))
+                continue;
+            evaluated += s->rows[j].evaluated;
+            for (int k = 0; k < CUTUNE_STATUS_COUNT; k++)
+                n[k] += s->rows[j].count[k];
+        }
+        if (evaluated == 0 || n[CUTUNE_STATUS_OK] > 0)
+            continue;
+        failed++;
+        fprintf(stderr, "cutune run: variant %s produced no correct config in %zu trials (", v,
+                evaluated);
+        for (int k = 1, shown = 0; k < CUTUNE_STATUS_COUNT; k++)
+            if (n[k])
+                fprintf(stderr, "%s%zu %s", shown++ ? ", " : "", n[k],
+                        cutune_status_name((CutuneStatus)k));
+        fprintf(stderr, "); `cutune show %lld` prints each trial's message\n",
+                (long long)s->run_id);
+    }
+    return failed;
+}
 
 static void on_signal(int sig)
 {
@@ -255,6 +293,8 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "cutune run: interrupted; the trials so far are saved (run again with "
                         "--resume to go on)\n");
         rc = EXIT_INTERRUPTED;
+    } else if (report_failed_variants(&sum) > 0) {
+        rc = EXIT_FAILURE_;
     }
     cutune_tune_summary_free(&sum);
     free(text);
