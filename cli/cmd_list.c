@@ -14,16 +14,20 @@ static const char help[] =
     "variant's tuning space: the file it comes from, its parameters, the size of the full\n"
     "product, the configs that pass the constraints under sm_90 (H100) limits before any\n"
     "problem-size constraint, and the default problem sizes. Files that were found but\n"
-    "refused are listed with the reason, and so are names that two files define. Needs no\n"
-    "GPU.\n";
+    "refused are listed with the reason (then the exit code is 1), and so are names that two\n"
+    "files define; a space in which no config passes its constraints gets a warning. Needs\n"
+    "no GPU.\n";
 
-static void describe_space(const CutuneVariantDef *v)
+/* Returns 1 when the space cannot be read (a C plugin's space: data variants' spaces were
+ * read when they loaded). */
+static int describe_space(const CutuneVariantDef *v)
 {
     CutuneError err = {0};
     CutuneSpace *sp = NULL;
     if (cutune_variant_load_space(v, &sp, &err)) {
         printf("      space: ERROR: %s\n", err.msg);
-        return;
+        fprintf(stderr, "refused the space of %s: %s\n", v->name, err.msg);
+        return 1;
     }
     CutuneLimits lim;
     cutune_limits_sm90(&lim);
@@ -38,26 +42,35 @@ static void describe_space(const CutuneVariantDef *v)
         printf("}");
     }
     printf("\n");
-    if (cutune_space_enumerate(sp, &lim, NULL, &cl, &err) == 0)
+    int bad = 0;
+    if (cutune_space_enumerate(sp, &lim, NULL, &cl, &err) == 0) {
         printf("      configs: %zu valid of %zu\n", cl.nconfigs, cutune_space_cardinality(sp));
-    else
+        if (cl.nconfigs == 0)
+            fprintf(stderr, "warning: %s: no config of %s passes its [constraints] under sm_90 "
+                    "limits, so nothing of it can be tuned; `cutune check %s` says which "
+                    "constraint rejects the most\n", sp->path, v->name, v->name);
+    } else {
         printf("      configs: ERROR: %s\n", err.msg);
+        fprintf(stderr, "refused the space of %s: %s\n", v->name, err.msg);
+        bad = 1;
+    }
     printf("      sizes (%s):", v->op->op->dim_names);
     for (size_t i = 0; i < sp->nproblems; i++)
         printf(" %s", sp->problems[i]);
     printf("\n");
     cutune_config_list_free(&cl);
     cutune_space_free(sp);
+    return bad;
 }
 
-static void describe_variant(const CutuneVariantDef *v)
+static int describe_variant(const CutuneVariantDef *v)
 {
     printf("  %-18s v%-4s %s\n", v->name, v->version, *v->summary ? v->summary : "(no summary)");
     if (v->v)
         printf("      plugin: %s (C variant plugin)\n", v->path);
     else
         printf("      variant: %s (kernel %s)\n", v->path, v->kernel_name);
-    describe_space(v);
+    return describe_space(v);
 }
 
 int cmd_list(int argc, char **argv)
@@ -80,7 +93,7 @@ int cmd_list(int argc, char **argv)
     CutuneError err = {0};
     if (cutune_registry_load(&reg, &err))
         return cli_fail("list", &err);
-    int shown = 0;
+    int shown = 0, bad = 0;
     for (size_t i = 0; i < reg.nops; i++) {
         const CutuneOp *op = reg.ops[i]->op;
         if (cutune_registry_op(&reg, op->name) != reg.ops[i] || (only && strcmp(only, op->name)))
@@ -92,7 +105,7 @@ int cmd_list(int argc, char **argv)
         shown++;
         for (size_t j = 0; j < reg.nvariants; j++)
             if (!strcmp(reg.variants[j]->op_name, op->name))
-                describe_variant(reg.variants[j]);
+                bad += describe_variant(reg.variants[j]);
     }
     if (!shown) {
         if (only)
@@ -111,6 +124,10 @@ int cmd_list(int argc, char **argv)
         fprintf(stderr, "note: %s\n", reg.shadowed[i].text);
     for (size_t i = 0; i < reg.nrejected; i++)
         fprintf(stderr, "refused %s\n", reg.rejected[i].text);
+    bad += (int)reg.nrejected;
+    if (bad)
+        fprintf(stderr, "cutune list: %d file%s refused (above); fix or move %s\n", bad,
+                bad == 1 ? " was" : "s were", bad == 1 ? "it" : "them");
     cutune_registry_free(&reg);
-    return shown ? EXIT_OK : EXIT_NOT_FOUND;
+    return !shown ? EXIT_NOT_FOUND : bad ? EXIT_FAILURE_ : EXIT_OK;
 }

@@ -97,6 +97,24 @@ expect 1 "variant axpy_template produced no correct config in 20 trials (20 skip
 grep -q "axpy_template  *4096  *20  *20  *0  *0  *20" "$tmp/out" ||
     { bad "a launch that divides by zero: want 20 configs skipped"; cat "$tmp/out"; }
 before=$(snapshot) # that run was recorded, as it should be
+
+# cutune list: a space with no valid config is a warning; a bad default size is refused
+# with its file and line, and then list exits 1
+printf '%s\n[constraints]\nnever = BLOCK < 0\n' "$good_space" | space
+CUTUNE_SPACE_PATH=$spaces expect 0 "warning: $spaces/axpy_template.ini: no config of axpy_template passes" -- "$exe" list axpy
+printf '%s\n[problems]\ndefault = 4096, 1024xx1024\n' "$good_space" | space
+CUTUNE_SPACE_PATH=$spaces expect 1 "axpy_template.ini:13: default size '1024xx1024' is not a size of op axpy" -- "$exe" list axpy
+printf '[variant]\nname = axpy_template\nop = axpy\nversion = 1\n[param.B]\nvalues = 32\n[launch]\ngrid = 1\nblock = B\n' | space
+CUTUNE_SPACE_PATH=$spaces expect 1 "has no [problems] default sizes; pass --size (a size of op axpy is written n" -- \
+    "$exe" run axpy --db "$db" --no-progress
+unchanged "no sizes"
+# a kernel that does not compile: the run says that nothing was correct, and show prints the
+# compiler's own error under the trial
+CUTUNE_SPACE_PATH=$spaces "$exe" run axpy --size 4096 --db "$tmp/compile.db" --no-progress >"$tmp/out" 2>&1
+[ $? = 1 ] || { bad "a run whose one config does not compile did not exit 1"; cat "$tmp/out"; }
+grep -q "variant axpy_template produced no correct config in 1 trials (1 compile_error)" "$tmp/out" ||
+    { bad "a failed compile: the run does not say so"; cat "$tmp/out"; }
+expect 0 "error: identifier \"BLOCK\" is undefined" -- "$exe" show --db "$tmp/compile.db"
 rm -f "$spaces/axpy_template.ini"
 
 # --- ops, variants, sizes
@@ -121,7 +139,8 @@ cp "$broken/broken_abi_major.so" "$broken/broken_no_symbol.so" "$plugins/"
 CUTUNE_PLUGIN_PATH=$plugins expect 4 "but this cutune speaks ABI 1." -- "$exe" run broken --db "$db"
 grep -qF "broken_abi_major.so" "$tmp/out" || bad "wrong ABI: the file is not named"
 grep -qF "no symbol 'cutune_plugin_variant'" "$tmp/out" || bad "missing symbol: not reported"
-CUTUNE_PLUGIN_PATH=$plugins expect 0 "refused $plugins/broken_no_symbol.so" -- "$exe" list
+CUTUNE_PLUGIN_PATH=$plugins expect 1 "refused $plugins/broken_no_symbol.so" -- "$exe" list
+grep -q "cutune list: 2 files were refused" "$tmp/out" || bad "list: the refusals are not counted"
 unchanged "plugins"
 
 # --- databases: not a database, newer schema, unwritable or impossible folders

@@ -1,14 +1,15 @@
 /* Every shipped variant loads, with the version and the kernel source (hash) it had as a C
- * plugin, so that the trials in existing databases and the kernel cache stay its own; its space loads, has the expected number of valid configs (counted by
- * hand, or for the large spaces by an independent brute force over the same rules written
- * here in C), and its configs compile with NVRTC for sm_90: all of them in spaces of up to
- * EXHAUSTIVE_MAX configs, a seeded sample of SAMPLE (plus the first and last) in larger
- * ones. Needs no GPU. */
+ * plugin, so that the trials in existing databases and the kernel cache stay its own; its
+ * space has the expected number of valid configs (counted by hand, or for the large spaces
+ * by an independent brute force over the same rules written here in C); and it passes what
+ * `cutune check` checks: every valid config has a launch at every default size, the kernel
+ * takes the op's arguments, and a seeded sample of its configs compiles with NVRTC for
+ * sm_90. Needs no GPU. */
 #include "check.h"
 #include "compile.h"
-#include "pool.h"
 #include "registry.h"
 #include "space.h"
+#include "variant_check.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -92,7 +93,11 @@ static const struct {
     {"topk_filter", "1", "0499d29c149de82eb891efb1bf147db3", 37, 4 * 4 * 3, NULL},
 };
 
-enum { EXHAUSTIVE_MAX = 600, SAMPLE = 60 }; /* a warptile kernel takes seconds to compile */
+/* Configs compiled a variant: the first, the last and a seeded sample (a warptile kernel
+ * takes seconds to compile, and there are 1,200 configs in the small spaces alone). Through
+ * the kernel cache, a run after the first compiles nothing. CUTUNE_TEST_SAMPLE=0 compiles
+ * every config of every space (what `cutune check --sample 0`, a CI step, does). */
+enum { SAMPLE = 12 };
 
 /* The rules of tuning_spaces/matmul_*.ini, written again as plain loops. */
 static size_t brute_reg1d(void)
@@ -213,27 +218,7 @@ static size_t brute_async(void)
     return count_warp_shapes(32, 1, 2, async_rest);
 }
 
-typedef struct Job {
-    CutuneJob job;
-    const char *source, *name;
-    char defs[16][96];
-    const char *defp[16];
-    size_t ndefs;
-    int rc;
-    CutuneError err;
-} Job;
-
-static void run_job(CutuneJob *j)
-{
-    Job *c = (Job *)j;
-    CutuneKernelBinary b;
-    c->rc = cutune_nvrtc_compile(c->source, c->name, c->defp, c->ndefs, 90, NULL, &b, &c->err);
-    if (c->rc == 0 && (b.size < 64 || !b.cubin))
-        c->rc = -1;
-    cutune_kernel_binary_free(&b);
-}
-
-static void check_variant(const CutuneVariantDef *p, CutunePool *pool)
+static void check_variant(const CutuneVariantDef *p, const CutuneCheckOptions *o)
 {
     CutuneError err = {0};
     CutuneSpace *sp = NULL;
@@ -265,50 +250,15 @@ static void check_variant(const CutuneVariantDef *p, CutunePool *pool)
     CHECK_MSG(known, "shipped variant %s has no hand count in this test: add one", p->name);
     CHECK_MSG(sp->nproblems > 0, "%s has no default problem sizes", p->name);
 
-    /* Compile them all, or a seeded sample with the first and last config of a large space. */
-    size_t n = cl.nconfigs <= EXHAUSTIVE_MAX ? cl.nconfigs : SAMPLE;
-    size_t *pick = malloc((n ? n : 1) * sizeof *pick);
-    CHECK(pick != NULL);
-    if (!pick)
-        return;
-    for (size_t i = 0; i < n; i++)
-        pick[i] = i;
-    if (n < cl.nconfigs) {
-        uint64_t x = 0x9e3779b97f4a7c15ULL;
-        pick[0] = 0;
-        pick[1] = cl.nconfigs - 1;
-        for (size_t i = 2; i < n; i++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            pick[i] = (size_t)(x % cl.nconfigs);
-        }
-    }
-    Job *jobs = calloc(n, sizeof *jobs);
-    CHECK(jobs != NULL);
-    for (size_t j = 0; jobs && j < n; j++) {
-        size_t i = pick[j];
-        jobs[j].job.run = run_job;
-        jobs[j].source = p->source;
-        jobs[j].name = p->kernel_name;
-        for (size_t k = 0; k < sp->nparams && k < 16; k++) {
-            snprintf(jobs[j].defs[k], sizeof jobs[j].defs[k], "%s=%lld", sp->params[k].name,
-                     (long long)cl.values[i * cl.nparams + k]);
-            jobs[j].defp[k] = jobs[j].defs[k];
-            jobs[j].ndefs++;
-        }
-        cutune_pool_submit(pool, &jobs[j].job);
-    }
-    size_t failed = 0;
-    for (size_t j = 0; jobs && j < n; j++) {
-        cutune_pool_wait(pool, &jobs[j].job);
-        if (jobs[j].rc != 0 && failed++ < 3)
-            fprintf(stderr, "%s config %zu does not compile: %.600s\n", p->name, pick[j],
-                    jobs[j].err.msg);
-    }
-    CHECK_MSG(failed == 0, "%s: %zu of %zu configs failed to compile", p->name, failed, n);
-    printf("%s: %zu of %zu configs compiled for sm_90%s\n", p->name, n, cl.nconfigs,
-           n < cl.nconfigs ? " (a seeded sample)" : "");
-    free(jobs);
-    free(pick);
+    /* what `cutune check` checks: the launches of every valid config at every default
+     * size, the kernel's parameters, and the compiles of a sample */
+    CutuneCheckReport r;
+    CHECK_MSG(cutune_variant_check(p, o, &r, &err) == 0, "%s", err.msg);
+    CHECK_MSG(r.failures == 0, "%s: %zu failures (above)", p->name, r.failures);
+    CHECK_MSG(r.kernel_params == p->op->op->nargs, "%s: the kernel takes %d parameters", p->name,
+              r.kernel_params);
+    CHECK(r.compiled > 0 && r.compile_failed == 0);
+    CHECK_MSG(r.launches > 0, "%s: no config launches at its default sizes", p->name);
     cutune_config_list_free(&cl);
     cutune_space_free(sp);
 }
@@ -352,12 +302,15 @@ int main(void)
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
         CHECK_MSG(cutune_registry_find(&reg, expected[i].variant) != NULL, "variant %s not found",
                   expected[i].variant);
-    CutunePool *pool = NULL;
-    CHECK(cutune_pool_create(0, &pool) == 0);
-    for (size_t i = 0; pool && i < reg.nvariants; i++)
-        check_variant(reg.variants[i], pool);
+    CutuneCheckOptions o;
+    cutune_check_defaults(&o);
+    const char *sample = getenv("CUTUNE_TEST_SAMPLE");
+    o.sample = sample ? (size_t)strtoull(sample, NULL, 10) : SAMPLE;
+    o.cache_dir = getenv("CUTUNE_CACHE_DIR");
+    o.out = stdout;
+    for (size_t i = 0; i < reg.nvariants; i++)
+        check_variant(reg.variants[i], &o);
     check_common_sources();
-    cutune_pool_destroy(&pool);
     cutune_registry_free(&reg);
     return check_result("shipped_spaces");
 }

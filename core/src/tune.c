@@ -646,6 +646,13 @@ static int preflight(const Tuner *t, const CutuneVariantDef *const *chosen, size
         if (!sizes || nsizes == 0) {
             sizes = (const char *const *)sp->problems;
             nsizes = sp->nproblems;
+            if (nsizes == 0)
+                rc = cutune_error(err, CUTUNE_ERR_INVALID,
+                                  "%s has no [problems] default sizes; pass --size (a size of op "
+                                  "%s is written %s) or add default = ... under [problems]",
+                                  sp->path, v->op_name,
+                                  v->op->op->size_help ? v->op->op->size_help
+                                                       : v->op->op->dim_names);
         }
         for (size_t k = 0; k < nsizes && rc == 0; k++) {
             CutuneProblem prob;

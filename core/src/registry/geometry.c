@@ -53,6 +53,8 @@ static int split_top(const char *text, char parts[3][512], int *count)
         depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
         if (k + 1 >= sizeof parts[0])
             return -1;
+        if (k == 0 && (*p == ' ' || *p == '\t'))
+            continue; /* columns in messages count from the expression's first character */
         parts[n < 3 ? n : 2][k++] = *p;
     }
     *count = n;

@@ -116,6 +116,10 @@ int cutune_variant_plugin_open(const char *path, CutuneVariantDef *out, CutuneEr
 int cutune_variant_data_open(const char *path, const CutuneOpDef *op, char *const *space_dirs,
                              size_t nspace_dirs, CutuneVariantDef *out, CutuneError *err);
 void cutune_variant_close(CutuneVariantDef *v);
+/* The kernel file of a data variant (its `source`, without the headers), found as when it
+ * loaded. CUTUNE_ERR_NOT_FOUND for a C plugin or a file gone since. */
+int cutune_variant_source_path(const CutuneVariantDef *v, char *const *space_dirs,
+                               size_t nspace_dirs, char *buf, size_t len);
 /* v->source_hash from its source and kernel name: what trials and the database key on. */
 void cutune_variant_hash(CutuneVariantDef *v);
 
@@ -123,6 +127,9 @@ void cutune_variant_hash(CutuneVariantDef *v);
 
 /* Its tuning space, read now with its op's dimensions (the caller frees it). */
 int cutune_variant_load_space(const CutuneVariantDef *v, CutuneSpace **out, CutuneError *err);
+/* Every default size of the space ([problems]) is a size of the op; else an error naming
+ * the file, the line and how a size of the op is written. */
+int cutune_space_check_sizes(const CutuneSpace *sp, const CutuneOp *op, CutuneError *err);
 /* Parse a size string and check it against the op: "<variant>: problem size '...' is not
  * valid: <why>" on failure. */
 int cutune_variant_problem(const CutuneVariantDef *v, const char *size, CutuneProblem *p,

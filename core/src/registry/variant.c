@@ -15,6 +15,26 @@ void cutune_variant_hash(CutuneVariantDef *v)
     cutune_hash_hex(&hash, v->source_hash);
 }
 
+int cutune_space_check_sizes(const CutuneSpace *sp, const CutuneOp *op, CutuneError *err)
+{
+    for (size_t i = 0; i < sp->nproblems; i++) {
+        CutuneProblem p;
+        CutuneError perr = {0};
+        char why[sizeof perr.msg] = "";
+        if (cutune_problem_parse(sp->problems[i], &p, &perr) != 0)
+            memcpy(why, perr.msg, sizeof why);
+        else
+            op->check_problem(&p, why, sizeof why);
+        if (why[0])
+            return cutune_error(err, CUTUNE_ERR_PARSE,
+                                "%s:%d: default size '%s' is not a size of op %s: %s (a size is "
+                                "written %s)",
+                                sp->path, sp->problem_lines[i], sp->problems[i], op->name, why,
+                                op->size_help ? op->size_help : op->dim_names);
+    }
+    return 0;
+}
+
 int cutune_variant_load_space(const CutuneVariantDef *v, CutuneSpace **out, CutuneError *err)
 {
     *out = NULL;
@@ -26,6 +46,11 @@ int cutune_variant_load_space(const CutuneVariantDef *v, CutuneSpace **out, Cutu
         snprintf(path, sizeof path, "%s", v->path);
     if (rc || (rc = cutune_space_load(path, v->op->op->dim_names, out, err)))
         return rc;
+    if ((rc = cutune_space_check_sizes(*out, v->op->op, err))) {
+        cutune_space_free(*out);
+        *out = NULL;
+        return rc;
+    }
     if (strcmp((*out)->variant, v->name) != 0) {
         rc = cutune_error(err, CUTUNE_ERR_PARSE,
                           "%s:%d: the space is named '%s' but belongs to variant '%s' (%s); set "

@@ -84,6 +84,21 @@ static void list_dirs(char *const *dirs, size_t ndirs, char *buf, size_t len)
     }
 }
 
+int cutune_variant_source_path(const CutuneVariantDef *v, char *const *space_dirs,
+                               size_t nspace_dirs, char *buf, size_t len)
+{
+    if (!v->space)
+        return CUTUNE_ERR_NOT_FOUND; /* a C plugin: its source is in the plugin */
+    const char *source = cutune_space_key(v->space, "variant", "source", NULL);
+    char def[CUTUNE_NAME_MAX + 8];
+    if (!source) {
+        snprintf(def, sizeof def, "%s.cu", v->name);
+        source = def;
+    }
+    return resolve(v->path, source, space_dirs, nspace_dirs, buf, len) == 0 ? 0
+                                                                             : CUTUNE_ERR_NOT_FOUND;
+}
+
 /* Headers (comma-separated), then the kernel file, into v->source. */
 static int read_sources(CutuneVariantDef *v, const CutuneSpace *sp, char *const *dirs,
                         size_t ndirs, CutuneError *err)
@@ -252,21 +267,8 @@ int cutune_variant_data_open(const char *path, const CutuneOpDef *op, char *cons
     free(names);
     if (rc)
         goto fail;
-    /* the default sizes are sizes of the op */
-    for (size_t i = 0; i < sp->nproblems; i++) {
-        CutuneProblem p;
-        CutuneError perr = {0};
-        char why[256] = "";
-        if (cutune_problem_parse(sp->problems[i], &p, &perr) != 0 ||
-            op->op->check_problem(&p, why, sizeof why) != 0) {
-            rc = cutune_error(err, CUTUNE_ERR_PARSE,
-                              "%s:%d: default size '%s' is not a size of op %s: %s; write %s",
-                              path, sp->problem_lines[i], sp->problems[i], op->op->name,
-                              perr.msg[0] ? perr.msg : why,
-                              op->op->size_help ? op->op->size_help : op->op->dim_names);
-            goto fail;
-        }
-    }
+    if ((rc = cutune_space_check_sizes(sp, op->op, err)))
+        goto fail;
     cutune_variant_hash(out);
     return 0;
 fail:
