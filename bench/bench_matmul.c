@@ -10,6 +10,7 @@
 #include "device.h"
 #include "host.h"
 #include "measure.h"
+#include "reeval.h"
 #include "registry.h"
 #include "space.h"
 #include "util.h"
@@ -50,7 +51,7 @@ static double time_cublas(cublasHandle_t h, const CutuneProblem *p, uint64_t see
     float *A, *B, *C;
     if (!hA || !hB)
         exit(1);
-    cutune_random_uniform(seed, 0, hA, mk, -1.0f, 1.0f); /* as plugins/common/matmul_op.c */
+    cutune_random_uniform(seed, 0, hA, mk, -1.0f, 1.0f); /* as the matmul op (plugins/matmul/) */
     cutune_random_uniform(seed, 1, hB, kn, -1.0f, 1.0f);
     CK(cudaMalloc((void **)&A, mk * 4));
     CK(cudaMalloc((void **)&B, kn * 4));
@@ -97,17 +98,17 @@ static double time_cublas(cublasHandle_t h, const CutuneProblem *p, uint64_t see
 }
 
 /* Re-check and re-time a variant's best config for this problem. */
-static int time_variant(const CutunePlugin *pl, const CutuneDeviceInfo *dev, CutuneDb *db,
+static int time_variant(const CutuneVariantDef *v, const CutuneDeviceInfo *dev, CutuneDb *db,
                         const CutuneProblem *prob, const char *size, uint64_t seed, int same_model,
                         char *config, size_t config_len, double *ms, CutuneError *err)
 {
     CutuneBest b;
-    int rc = cutune_db_best_of_variant(db, dev->uuid, "matmul", size, pl->v->name, pl->v->version,
-                                       &b, err);
+    int rc = cutune_db_best_of_variant(db, dev->uuid, "matmul", size, v->name, v->version, &b,
+                                       err);
     if (rc == CUTUNE_ERR_NOT_FOUND && same_model) {
         cutune_error_clear(err);
-        rc = cutune_db_best_of_variant_model(db, dev->name, "matmul", size, pl->v->name,
-                                             pl->v->version, &b, err);
+        rc = cutune_db_best_of_variant_model(db, dev->name, "matmul", size, v->name, v->version,
+                                             &b, err);
     }
     if (rc)
         return rc;
@@ -115,52 +116,20 @@ static int time_variant(const CutunePlugin *pl, const CutuneDeviceInfo *dev, Cut
         snprintf(config, config_len, "%.400s (tuned on %.12s)", b.config, b.device_uuid);
     else
         snprintf(config, config_len, "%s", b.config);
-    char path[PATH_MAX], cache[PATH_MAX];
-    CutuneSpace *sp = NULL;
-    if ((rc = cutune_space_path(pl->v->name, path, sizeof path, err)) ||
-        (rc = cutune_space_load(path, pl->v->dim_names, &sp, err)) ||
-        (rc = cutune_cache_dir(cache, sizeof cache, err)))
-        goto out;
-    int64_t values[64];
-    if (sp->nparams > 64 || (rc = cutune_config_parse(sp, b.config, values, err)))
-        goto out;
-    char defs[64][96];
-    const char *defp[64], *names[64];
-    for (size_t i = 0; i < sp->nparams; i++) {
-        snprintf(defs[i], sizeof defs[i], "%s=%lld", sp->params[i].name, (long long)values[i]);
-        defp[i] = defs[i];
-        names[i] = sp->params[i].name;
-    }
-    CutuneKernelBinary bin;
-    if ((rc = cutune_nvrtc_compile(pl->v->kernel_source, pl->v->kernel_name, defp, sp->nparams,
-                                   10 * dev->cc_major + dev->cc_minor, cache, &bin, err)))
-        goto out;
-    CutuneHostCtx hc;
-    cutune_host_init(&hc, 10 * dev->cc_major + dev->cc_minor, cache, err);
-    void *state = NULL;
-    CutuneProblem p = *prob;
-    if ((rc = pl->v->setup(&hc.host, &p, seed, &state)) == 0) {
-        CutuneConfig cfg = {sp->nparams, names, values};
-        CutuneMeasureSettings ms_set;
-        cutune_measure_defaults(&ms_set);
-        ms_set.min_samples = 31;
-        ms_set.max_samples = 31;
-        ms_set.max_seconds = 30;
-        ms_set.target_rse = 0;
-        CutuneEvalInput in = {pl->v, &hc.host, state, &p, &cfg, bin.cubin, dev, 0};
-        CutuneEvalResult res;
-        cutune_evaluate(&in, &ms_set, &res);
-        if (res.status != CUTUNE_STATUS_OK)
-            rc = cutune_error(err, CUTUNE_ERR_WRONG_RESULT, "%s %s: %s: %s", pl->v->name, b.config,
-                              cutune_status_name(res.status), res.message);
-        *ms = res.median_ms;
-        pl->v->teardown(&hc.host, state);
-    }
-    cutune_host_release(&hc);
-    cutune_kernel_binary_free(&bin);
-out:
-    cutune_space_free(sp);
-    return rc;
+    CutuneMeasureSettings ms_set;
+    cutune_measure_defaults(&ms_set);
+    ms_set.min_samples = 31;
+    ms_set.max_samples = 31;
+    ms_set.max_seconds = 30;
+    ms_set.target_rse = 0;
+    CutuneEvalResult res;
+    if ((rc = cutune_reevaluate(v, dev, b.config, prob, seed, &ms_set, 1, &res, err)))
+        return rc;
+    if (res.status != CUTUNE_STATUS_OK)
+        return cutune_error(err, CUTUNE_ERR_WRONG_RESULT, "%s %s: %s: %s", v->name, b.config,
+                            cutune_status_name(res.status), res.message);
+    *ms = res.median_ms;
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -227,21 +196,21 @@ int main(int argc, char **argv)
         int samples;
         double cub = time_cublas(h, &p, seed, &samples);
         double flops = 2.0 * p.dim[0] * p.dim[1] * p.dim[2];
-        for (size_t k = 0; k < reg.count; k++) {
-            const CutunePlugin *pl = &reg.plugins[k];
-            if (strcmp(pl->v->op, "matmul"))
+        for (size_t k = 0; k < reg.nvariants; k++) {
+            const CutuneVariantDef *pl = reg.variants[k];
+            if (strcmp(pl->op_name, "matmul"))
                 continue;
             char config[512] = "";
             double ms = 0;
             cutune_error_clear(&err);
             if (time_variant(pl, &dev, db, &p, size, seed, same_model, config, sizeof config, &ms,
                              &err)) {
-                printf("%-16s %-14s %10s %9s %10.4f %9.2f %7s  (%s)\n", size, pl->v->name, "-", "-",
+                printf("%-16s %-14s %10s %9s %10.4f %9.2f %7s  (%s)\n", size, pl->name, "-", "-",
                        cub, flops / cub / 1e9, "-", err.msg);
                 failures += err.code != CUTUNE_ERR_NOT_FOUND;
                 continue;
             }
-            printf("%-16s %-14s %10.4f %9.2f %10.4f %9.2f %6.1f%%  %s\n", size, pl->v->name, ms,
+            printf("%-16s %-14s %10.4f %9.2f %10.4f %9.2f %6.1f%%  %s\n", size, pl->name, ms,
                    flops / ms / 1e9, cub, flops / cub / 1e9, 100.0 * cub / ms, config);
             fflush(stdout);
         }

@@ -23,11 +23,11 @@
 #include "util.h"
 #include "vendor_baselines.h"
 
-#include "../plugins/common/histogram_op.h"
-#include "../plugins/common/matadd_op.h"
-#include "../plugins/common/reduce_op.h"
-#include "../plugins/common/topk_op.h"
-#include "../plugins/common/transpose_op.h"
+#include "histogram/histogram.h"
+#include "matadd/matadd.h"
+#include "reduce_sum/reduce_sum.h"
+#include "topk/topk.h"
+#include "transpose/transpose.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -46,7 +46,18 @@ typedef struct Baseline {
     char note[160];
 } Baseline;
 
-/* Set up the op's data with the plugins' own code, and time the baselines on it. */
+/* The op's code, linked in: its setup gives the data the plugin tunes on. */
+static const CutuneOp *op_code(const char *op)
+{
+    return !strcmp(op, "transpose")    ? cutune_op_transpose()
+           : !strcmp(op, "matadd")     ? cutune_op_matadd()
+           : !strcmp(op, "reduce_sum") ? cutune_op_reduce_sum()
+           : !strcmp(op, "histogram")  ? cutune_op_histogram()
+           : !strcmp(op, "topk")       ? cutune_op_topk()
+                                       : NULL;
+}
+
+/* Set up the op's data with the op's own code, and time the baselines on it. */
 static int run_baselines(const char *op, const CutuneProblem *p, uint64_t seed,
                          const CutuneDeviceInfo *dev, Baseline *b, int *nb, double *memcpy_gbps)
 {
@@ -64,19 +75,22 @@ static int run_baselines(const char *op, const CutuneProblem *p, uint64_t seed,
     int rc = -1;
     long long n = p->dim[0];
     *nb = 0;
-    if (!strcmp(op, "transpose") && !transpose_setup(&hc.host, p, seed, &state)) {
+    const CutuneOp *code = op_code(op);
+    if (!code || code->setup(&hc.host, p, seed, &state) != 0)
+        state = NULL;
+    else if (!strcmp(op, "transpose")) {
         input = transpose_device_input(state);
         input_bytes = 4 * (size_t)p->dim[0] * (size_t)p->dim[1];
-    } else if (!strcmp(op, "matadd") && !matadd_setup(&hc.host, p, seed, &state)) {
+    } else if (!strcmp(op, "matadd")) {
         input = matadd_device_input(state, 0);
         input_bytes = 4 * (size_t)p->dim[0] * (size_t)p->dim[1];
-    } else if (!strcmp(op, "reduce_sum") && !reduce_setup(&hc.host, p, seed, &state)) {
+    } else if (!strcmp(op, "reduce_sum")) {
         input = reduce_device_input(state);
         input_bytes = 4 * (size_t)n;
-    } else if (!strcmp(op, "histogram") && !histogram_setup(&hc.host, p, seed, &state)) {
+    } else if (!strcmp(op, "histogram")) {
         input = histogram_device_input(state);
         input_bytes = (size_t)n * (size_t)p->dim[1];
-    } else if (!strcmp(op, "topk") && !topk_setup(&hc.host, p, seed, &state)) {
+    } else if (!strcmp(op, "topk")) {
         input = topk_device_input(state);
         input_bytes = 4 * (size_t)n;
     }
@@ -112,18 +126,8 @@ static int run_baselines(const char *op, const CutuneProblem *p, uint64_t seed,
     }
     rc = 0;
 out:
-    if (state) {
-        if (!strcmp(op, "transpose"))
-            transpose_teardown(&hc.host, state);
-        else if (!strcmp(op, "matadd"))
-            matadd_teardown(&hc.host, state);
-        else if (!strcmp(op, "reduce_sum"))
-            reduce_teardown(&hc.host, state);
-        else if (!strcmp(op, "histogram"))
-            histogram_teardown(&hc.host, state);
-        else if (!strcmp(op, "topk"))
-            topk_teardown(&hc.host, state);
-    }
+    if (state)
+        code->teardown(&hc.host, state);
     cutune_host_release(&hc);
     return rc;
 }
@@ -140,21 +144,18 @@ static int bench_case(const char *text, const CutuneRegistry *reg, CutuneDb *db,
     }
     memcpy(op, text, (size_t)(eq - text));
     op[eq - text] = '\0';
-    const CutunePlugin *first = NULL;
-    for (size_t i = 0; i < reg->count && !first; i++)
-        if (!strcmp(reg->plugins[i].v->op, op))
-            first = &reg->plugins[i];
+    const CutuneVariantDef *first = NULL;
+    cutune_registry_variants_of(reg, op, NULL, &first, 1);
     CutuneProblem p;
     CutuneError err = {0};
-    char perr[256] = "", size[64];
-    if (!first || cutune_problem_parse(eq + 1, &p, &err) ||
-        first->v->check_problem(&p, perr, sizeof perr)) {
-        fprintf(stderr, "bench_memory: %s: %s%s%s\n", text, first ? "" : "no plugin for this op ",
-                err.msg, perr);
+    char size[64];
+    if (!first || cutune_variant_problem(first, eq + 1, &p, &err)) {
+        fprintf(stderr, "bench_memory: %s: %s%s\n", text, first ? "" : "no variant of this op ",
+                err.msg);
         return 1;
     }
     cutune_problem_format(&p, size, sizeof size);
-    double bytes = first->v->bytes(&p);
+    double bytes = cutune_variant_bytes(first, &p);
     printf("\n== %s %s (%.0f bytes per launch)\n", op, size, bytes);
     Baseline base[4];
     int nb = 0;
@@ -168,14 +169,14 @@ static int bench_case(const char *text, const CutuneRegistry *reg, CutuneDb *db,
     double base_gbps = nb && base[0].ms > 0 ? base[0].bytes / base[0].ms / 1e6 : 0;
     printf("   %-20s %9s %8s %8s %9s  %s\n", "variant", "ms", "GB/s", "%memcpy", "%baseline", "config");
     int failures = 0;
-    for (size_t i = 0; i < reg->count; i++) {
-        const CutunePlugin *pl = &reg->plugins[i];
-        if (strcmp(pl->v->op, op))
+    for (size_t i = 0; i < reg->nvariants; i++) {
+        const CutuneVariantDef *pl = reg->variants[i];
+        if (strcmp(pl->op_name, op))
             continue;
         CutuneBest b;
         cutune_error_clear(&err);
-        if (cutune_db_best_of_variant(db, dev->uuid, op, size, pl->v->name, pl->v->version, &b, &err)) {
-            printf("   %-20s %9s  (no verified trial in the database)\n", pl->v->name, "-");
+        if (cutune_db_best_of_variant(db, dev->uuid, op, size, pl->name, pl->version, &b, &err)) {
+            printf("   %-20s %9s  (no verified trial in the database)\n", pl->name, "-");
             failures += err.code != CUTUNE_ERR_NOT_FOUND;
             continue;
         }
@@ -188,13 +189,13 @@ static int bench_case(const char *text, const CutuneRegistry *reg, CutuneDb *db,
         cutune_error_clear(&err);
         if (cutune_reevaluate(pl, dev, b.config, &p, seed, &ms, 1, &res, &err) ||
             res.status != CUTUNE_STATUS_OK) {
-            printf("   %-20s %9s  %s: %s %s\n", pl->v->name, "FAILED", b.config,
+            printf("   %-20s %9s  %s: %s %s\n", pl->name, "FAILED", b.config,
                    err.msg[0] ? err.msg : cutune_status_name(res.status), err.msg[0] ? "" : res.message);
             failures++;
             continue;
         }
         double gbps = bytes / res.median_ms / 1e6;
-        printf("   %-20s %9.4f %8.1f %7.1f%% %8.1f%%  %s\n", pl->v->name, res.median_ms, gbps,
+        printf("   %-20s %9.4f %8.1f %7.1f%% %8.1f%%  %s\n", pl->name, res.median_ms, gbps,
                memcpy_gbps > 0 ? 100.0 * gbps / memcpy_gbps : 0.0,
                base_gbps > 0 ? 100.0 * gbps / base_gbps : 0.0, b.config);
         fflush(stdout);

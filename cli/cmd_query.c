@@ -26,7 +26,7 @@ static const char help[] =
     "              device of the same compute capability; says which it was\n"
     "  --json      one JSON object on stdout\n";
 
-/* The canonical size text: what `cutune run` stored (plugins may normalise, e.g. "N"). */
+/* The canonical size text: what `cutune run` stored (ops may normalise, e.g. "N"). */
 static int canonical_size(const char *op, const char *text, char *out, size_t len, CutuneError *err)
 {
     CutuneProblem p;
@@ -35,16 +35,13 @@ static int canonical_size(const char *op, const char *text, char *out, size_t le
         return rc;
     CutuneRegistry reg;
     if (cutune_registry_load(&reg, NULL) == 0) {
-        for (size_t i = 0; i < reg.count; i++)
-            if (!strcmp(reg.plugins[i].v->op, op)) {
-                char msg[256] = "";
-                if (reg.plugins[i].v->check_problem(&p, msg, sizeof msg) != 0) {
-                    cutune_registry_free(&reg);
-                    return cutune_error(err, CUTUNE_ERR_INVALID, "size '%s' is not valid for %s: %s",
-                                        text, op, msg);
-                }
-                break;
-            }
+        const CutuneOpDef *d = cutune_registry_op(&reg, op);
+        char msg[256] = "";
+        if (d && d->op->check_problem(&p, msg, sizeof msg) != 0) {
+            cutune_registry_free(&reg);
+            return cutune_error(err, CUTUNE_ERR_INVALID, "size '%s' is not valid for %s: %s",
+                                text, op, msg);
+        }
         cutune_registry_free(&reg);
     }
     cutune_problem_format(&p, out, len);

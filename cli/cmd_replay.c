@@ -109,7 +109,7 @@ static int parse_budgets(const char *text, Opts *o)
     return rc;
 }
 
-/* The variant's space, when the plugin and its space file can be found; NULL otherwise,
+/* The variant's space, when the variant and its space file can be found; NULL otherwise,
  * with a note on stderr. */
 static CutuneSpace *find_space(const char *variant)
 {
@@ -117,14 +117,12 @@ static CutuneSpace *find_space(const char *variant)
     memset(&reg, 0, sizeof reg);
     CutuneError err = {0};
     CutuneSpace *sp = NULL;
-    char path[PATH_MAX];
-    const CutunePlugin *p = NULL;
-    if (cutune_registry_load(&reg, &err) == 0 && (p = cutune_registry_find(&reg, variant)) &&
-        cutune_space_path(variant, path, sizeof path, &err) == 0)
-        cutune_space_load(path, p->v->dim_names, &sp, &err);
+    const CutuneVariantDef *v = NULL;
+    if (cutune_registry_load(&reg, &err) == 0 && (v = cutune_registry_find(&reg, variant)))
+        cutune_variant_load_space(v, &sp, &err);
     if (!sp)
         fprintf(stderr, "cutune replay: %s; the recorded configs are the space\n",
-                err.msg[0] ? err.msg : "no plugin for this variant");
+                err.msg[0] ? err.msg : "no such variant installed");
     cutune_registry_free(&reg);
     return sp;
 }

@@ -79,10 +79,46 @@ static const char help[] =
     "Ctrl-C, SIGTERM or SIGHUP stops after the trial in flight; a second one stops at once,\n"
     "killing the worker. What was measured is kept (exit 130), and the same command goes on\n"
     "from there, also after kill -9 (the next run marks such a run 'interrupted').\n"
-    "Exit codes: 0 done, 1 failure (also: a variant searched here had no config verified\n"
-    "correct), 2 bad usage, 3 no CUDA device, 4 unknown op or variant, 130 interrupted.\n";
+    "Exit codes: 0 done, 1 failure (also: a variant ran trials in this run and none of them\n"
+    "was correct; `cutune show` says why each failed), 2 bad usage, 3 no CUDA device, 4\n"
+    "unknown op or variant, 130 interrupted.\n";
 
 static volatile sig_atomic_t stop_flag;
+
+/* Variants that ran trials in this run and not one of them ok: each is said, with what
+ * went wrong, and the count returned (the run then exits 1: nothing of them can be used). */
+static size_t report_failed_variants(const CutuneTuneSummary *s)
+{
+    size_t failed = 0;
+    for (size_t i = 0; i < s->nrows; i++) {
+        const char *v = s->rows[i].variant;
+        int first = 1;
+        for (size_t j = 0; j < i; j++)
+            first &= strcmp(s->rows[j].variant, v) != 0;
+        if (!first)
+            continue;
+        size_t n[CUTUNE_STATUS_COUNT] = {0}, evaluated = 0;
+        for (size_t j = i; j < s->nrows; j++) {
+            if (strcmp(s->rows[j].variant, v))
+                continue;
+            evaluated += s->rows[j].evaluated;
+            for (int k = 0; k < CUTUNE_STATUS_COUNT; k++)
+                n[k] += s->rows[j].count[k];
+        }
+        if (evaluated == 0 || n[CUTUNE_STATUS_OK] > 0)
+            continue;
+        failed++;
+        fprintf(stderr, "cutune run: variant %s produced no correct config in %zu trials (", v,
+                evaluated);
+        for (int k = 1, shown = 0; k < CUTUNE_STATUS_COUNT; k++)
+            if (n[k])
+                fprintf(stderr, "%s%zu %s", shown++ ? ", " : "", n[k],
+                        cutune_status_name((CutuneStatus)k));
+        fprintf(stderr, "); `cutune show %lld` prints each trial's message\n",
+                (long long)s->run_id);
+    }
+    return failed;
+}
 
 /* The first signal stops after the trial in flight; a second one kills the worker at once
  * (a hung kernel would otherwise keep us to its deadline). */
@@ -346,10 +382,7 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "cutune run: interrupted; the trials so far are saved (the same command "
                         "goes on from there)\n");
         rc = EXIT_INTERRUPTED;
-    } else if (sum.no_ok) {
-        fprintf(stderr, "cutune run: %zu variant and size pair%s had no config verified "
-                        "correct (see the table above and `cutune show --status`)\n",
-                sum.no_ok, sum.no_ok == 1 ? "" : "s");
+    } else if (report_failed_variants(&sum) > 0) {
         rc = EXIT_FAILURE_;
     }
     if (rc == EXIT_OK && (rj.failed || fflush(stdout) != 0 || ferror(stdout))) {

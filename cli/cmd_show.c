@@ -11,9 +11,12 @@ static const char help[] =
     "usage: cutune show [RUN] [--db PATH] [--status S]\n"
     "\n"
     "Print the trials of run RUN (default: the latest run), one line each: variant, size,\n"
-    "config, status, median time, rate, and the reason for a failure. --status keeps one\n"
-    "status (ok, wrong_result, compile_error, launch_error, skipped_resources, timeout,\n"
-    "crashed).\n";
+    "config, status, median time, rate, and the reason for a failure; a longer reason (the\n"
+    "compiler's errors, the check's verdict) follows on up to MESSAGE_LINES indented lines.\n"
+    "--status keeps one status (ok, wrong_result, compile_error, launch_error,\n"
+    "skipped_resources, timeout, crashed).\n";
+
+enum { MESSAGE_LINES = 4 }; /* of a failure's message */
 
 typedef struct {
     const char *status;
@@ -65,6 +68,17 @@ static int row(const CutuneTrialRow *r, void *user)
         printf("  (");
         cutune_text_write(stdout, first, 0);
         printf(")");
+        /* the lines after: NVRTC's log starts with the errors, file(line): error: ... */
+        for (int k = 1; nl && k < MESSAGE_LINES; k++) {
+            const char *line = nl + 1;
+            nl = strchr(line, '\n');
+            int len = nl ? (int)(nl - line) : (int)strlen(line);
+            if (len > 0) {
+                snprintf(first, sizeof first, "%.*s", len < 200 ? len : 200, line);
+                printf("\n         ");
+                cutune_text_write(stdout, first, 0);
+            }
+        }
     }
     printf("\n");
     return 0;

@@ -16,7 +16,9 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  run <op>        tune every variant of an op on a device (e.g. cutune run matmul --device 0)\n"
-    "  list [op]       the ops, their variant plugins and tuning spaces\n"
+    "  list [op]       the ops, their variants and tuning spaces\n"
+    "  new variant <op> <name>  the two files of a new variant, ready to edit\n"
+    "  check [variant] a variant checked without a GPU: files, space, launches, compiles\n"
     "  devices         the CUDA devices of this machine\n"
     "  query <op>      the best verified config for a device and size\n"
     "  show [run]      the trials of a run (the latest by default)\n"
@@ -28,8 +30,11 @@ static const char usage[] =
     "environment:\n"
     "  CUTUNE_DB           database file (default $XDG_DATA_HOME/cutune/cutune.db,\n"
     "                      else ~/.local/share/cutune/cutune.db); --db overrides it\n"
-    "  CUTUNE_PLUGIN_PATH  extra plugin folders, ':'-separated, searched first\n"
-    "  CUTUNE_SPACE_PATH   extra tuning-space folders, ':'-separated, searched first\n"
+    "  CUTUNE_PLUGIN_PATH  extra folders of op (and C variant) plugins, ':'-separated,\n"
+    "                      searched first\n"
+    "  CUTUNE_SPACE_PATH   extra folders of variants (INI and kernel files), ':'-separated,\n"
+    "                      searched first; then $XDG_DATA_HOME/cutune/tuning_spaces (else\n"
+    "                      ~/.local/share/cutune/tuning_spaces), then the shipped ones\n"
     "  CUTUNE_CACHE_DIR    compiled-kernel cache (default ~/.cache/cutune)\n"
     "\n"
     "exit codes: 0 success, 1 failure, 2 bad usage, 3 no CUDA driver or device,\n"
@@ -77,7 +82,7 @@ int main(int argc, char **argv)
     } cmds[] = {
         {"run", cmd_run}, {"list", cmd_list}, {"devices", cmd_devices},
         {"query", cmd_query}, {"show", cmd_show}, {"export", cmd_export},
-        {"replay", cmd_replay},
+        {"replay", cmd_replay}, {"new", cmd_new}, {"check", cmd_check},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))

@@ -254,8 +254,8 @@ PY
 )
         if [ -z "$cfg" ]; then note "profile: no matmul_async config at $psize in $db"; continue; fi
         note "profile: $cfg"
-        cat plugins/common/matmul_tiles.cuh plugins/common/matmul_warp.cuh \
-            plugins/matmul_async/matmul_async.cu > /tmp/profile.cu
+        cat tuning_spaces/matmul_tiles.cuh tuning_spaces/matmul_warp.cuh \
+            tuning_spaces/matmul_async.cu > /tmp/profile.cu
         nvcc -cubin -arch=sm_90 -std=c++17 $(echo "$cfg" | tr ',' '\n' | sed 's/^/-D/') -Xptxas -v \
             /tmp/profile.cu -o /tmp/profile.cubin 2>&1 | grep -i "registers\|spill" | tee -a "$summary"
         cuobjdump -sass /tmp/profile.cubin > "$out/sass.txt" 2>&1

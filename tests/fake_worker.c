@@ -17,6 +17,9 @@
  *   CUTUNE_FAKE_DELAY_MS  sleep this long in every evaluation (default 0)
  *   CUTUNE_FAKE_LOG       append "<pid> <config>" for every evaluation begun
  *   CUTUNE_FAKE_NO_DEVICE answer hello with "no CUDA driver or device"
+ *   CUTUNE_FAKE_YARDSTICK the yardstick's answer: unset, "fake SGEMM" at 0.5 ms; "none", the
+ *                         op has none (CUTUNE_ERR_NOT_FOUND); "wrong", it fails the check;
+ *                         "exit", the worker dies
  *
  * It tests the parent's logic only; the real worker and real faulting kernels are tested on
  * the GPU (tests/test_faulty_gpu.c). */
@@ -115,10 +118,13 @@ static void on_eval(void)
     }
     size_t cubin_size;
     const void *cubin = cutune_buf_get_bytes(&in, &cubin_size);
+    const char *kernel = cutune_buf_get_str(&in);
+    CutuneLaunch launch;
+    cutune_buf_get_struct(&in, &launch, sizeof launch);
     double best_ms = cutune_buf_get_f64(&in);
     CutuneMeasureSettings s;
     cutune_buf_get_struct(&in, &s, sizeof s);
-    if (in.bad || !cubin || cubin_size == 0) {
+    if (in.bad || !cubin || cubin_size == 0 || !*kernel || launch.block[0] == 0) {
         fprintf(stderr, "fake worker: malformed eval request\n");
         exit(2);
     }
@@ -187,6 +193,36 @@ static void on_eval(void)
         exit(3);
 }
 
+static void on_yardstick(void)
+{
+    CutuneMeasureSettings s;
+    cutune_buf_get_struct(&in, &s, sizeof s);
+    const char *how = getenv("CUTUNE_FAKE_YARDSTICK");
+    cutune_buf_reset(&out);
+    if (in.bad) {
+        fprintf(stderr, "fake worker: malformed yardstick request\n");
+        exit(2);
+    }
+    if (how && !strcmp(how, "exit"))
+        _exit(1);
+    if (how && (!strcmp(how, "none") || !strcmp(how, "wrong"))) {
+        int none = !strcmp(how, "none");
+        cutune_buf_put_u32(&out, (uint32_t)(none ? CUTUNE_ERR_NOT_FOUND : CUTUNE_ERR_WRONG_RESULT));
+        cutune_buf_put_str(&out, none ? "cuBLAS is not installed here (fake)"
+                                      : "yardstick fake SGEMM fails the check of op axpy (fake)");
+        send_ok(CUTUNE_MSG_ERROR);
+        return;
+    }
+    CutuneEvalResult r;
+    memset(&r, 0, sizeof r);
+    r.status = CUTUNE_STATUS_OK;
+    r.median_ms = r.min_ms = r.mean_ms = 0.5;
+    r.samples = s.min_samples > 0 ? s.min_samples : 5;
+    cutune_buf_put_str(&out, "fake SGEMM");
+    cutune_buf_put_bytes(&out, &r, sizeof r);
+    send_ok(CUTUNE_MSG_YARDSTICK_RESULT);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2)
@@ -209,6 +245,9 @@ int main(int argc, char **argv)
             break;
         case CUTUNE_MSG_EVAL:
             on_eval();
+            break;
+        case CUTUNE_MSG_YARDSTICK:
+            on_yardstick();
             break;
         default:
             return 2;

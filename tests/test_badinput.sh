@@ -36,7 +36,8 @@ unchanged() { # after a failing command: the file is byte for byte the same and 
     [ "$(trials)" = 20 ] || bad "$1: the database no longer reads back"
 }
 
-# --- the tuning space: a copy of axpy_template.ini with one mistake each
+# --- the variant: a copy of axpy_template.ini with one mistake each, in a folder ahead of
+# the shipped one on the space path (its kernel file is found along the path)
 spaces=$tmp/spaces
 mkdir -p "$spaces"
 space() { # space LINE_TO_APPEND_OR_EDIT...: write spaces/axpy_template.ini
@@ -45,39 +46,44 @@ space() { # space LINE_TO_APPEND_OR_EDIT...: write spaces/axpy_template.ini
 runspace() { CUTUNE_SPACE_PATH=$spaces "$exe" run axpy --size 4096 --db "$db" --no-progress "$@"; }
 good_space='[variant]
 name = axpy_template
+op = axpy
+version = 1
 [param.BLOCK]
 pow2 = 64..1024
 [param.ITEMS]
-values = 1, 2, 4, 8'
+values = 1, 2, 4, 8
+[launch]
+grid = ceil_div(n, BLOCK * ITEMS)
+block = BLOCK'
 
 printf '%s\n[constraints\nfits = BLOCK <= 1024\n' "$good_space" | space
-expect 1 "axpy_template.ini:7: syntax error" -- runspace
+expect 1 "axpy_template.ini:12: syntax error" -- runspace
+grep -q "variant file that may belong to op axpy was refused" "$tmp/out" || bad "malformed INI: not said to be refused"
 unchanged "malformed INI"
 
 printf '%s\n[constraints]\nfits = BLOCKS <= MAX_THREADS_PER_BLOCK\n' "$good_space" | space
 expect 1 "unknown name 'BLOCKS'" -- runspace
-grep -q "axpy_template.ini:8" "$tmp/out" || bad "unknown parameter: no file:line"
+grep -q "axpy_template.ini:13" "$tmp/out" || bad "unknown parameter: no file:line"
 unchanged "unknown parameter"
 
-
-
-
 printf '%s\n[constraints]\nfits = BLOCK <= * 2\n' "$good_space" | space
-expect 1 "axpy_template.ini:8" -- runspace
+expect 1 "axpy_template.ini:13" -- runspace
 grep -q "column" "$tmp/out" || bad "constraint syntax error: no column"
 unchanged "constraint syntax"
 
 printf '%s\n[constraints]\nratio = ITEMS / (BLOCK - BLOCK) == 0\n' "$good_space" | space
 expect 1 "division by zero" -- runspace
-grep -q "axpy_template.ini:8" "$tmp/out" || bad "division by zero: no file:line"
+grep -q "axpy_template.ini:13" "$tmp/out" || bad "division by zero: no file:line"
 unchanged "division by zero"
 
 printf '%s\n[constraints]\nnever = BLOCK < 0\n' "$good_space" | space
 expect 1 "nothing to tune" -- runspace
+grep -q "note: variant 'axpy_template' is defined by $spaces/axpy_template.ini and by" "$tmp/out" ||
+    bad "a variant named like a shipped one: no note naming both files"
 unchanged "empty space"
 
-printf '[variant]\nname = axpy_template\n[param.BLOCK]\nvalues =\n' | space
-expect 1 "axpy_template.ini:4" -- runspace
+printf '[variant]\nname = axpy_template\nop = axpy\nversion = 1\n[param.BLOCK]\nvalues =\n' | space
+expect 1 "axpy_template.ini:6" -- runspace
 unchanged "parameter without values"
 
 # the most parameters a space may have reach the worker whole; one more is refused at load
@@ -91,8 +97,39 @@ CUTUNE_SPACE_PATH=$spaces "$exe" run axpy --size 4096 --db "$tmp/many.db" --no-p
 n=$("$exe" show --db "$tmp/many.db" --status ok 2>&1 | grep -c "P46=46")
 [ "$n" = 3 ] || { bad "a 48-parameter space: $n ok trials with P46=46, want 3"; "$exe" show --db "$tmp/many.db"; }
 printf '%s\n[param.P47]\nvalues = 47\n' "$many" | space
-expect 1 "axpy_template.ini:99: parameter 'P47' is one more than the 48 a space may have" -- runspace
+expect 1 "parameter 'P47' is one more than the 48 a space may have" -- runspace
 unchanged "49 parameters"
+printf '%s\n' "$good_space" | sed 's/^op = axpy$/op = axpyy/' | space
+expect 1 "axpy_template.ini:3: op 'axpyy' is unknown" -- runspace
+unchanged "unknown op"
+
+# a launch that divides by zero skips the config, not the run; a run in which a variant had
+# not one correct config says so and exits 1 (its trials are recorded)
+printf '%s\nshared = 64 / (ITEMS - ITEMS)\n' "$good_space" | space
+expect 1 "variant axpy_template produced no correct config in 20 trials (20 skipped_resources)" -- \
+    env CUTUNE_SPACE_PATH=$spaces "$exe" run axpy --size 4096 --db "$tmp/divzero.db" --no-progress
+grep -qE "axpy_template +4096 .* 20 +0 +20 +0 +0 +20 " "$tmp/out" ||
+    { bad "a launch that divides by zero: want 20 configs skipped"; cat "$tmp/out"; }
+before=$(snapshot) # that run was recorded, as it should be
+
+# cutune list: a space with no valid config is a warning; a bad default size is refused
+# with its file and line, and then list exits 1
+printf '%s\n[constraints]\nnever = BLOCK < 0\n' "$good_space" | space
+CUTUNE_SPACE_PATH=$spaces expect 0 "warning: $spaces/axpy_template.ini: no config of axpy_template passes" -- "$exe" list axpy
+printf '%s\n[problems]\ndefault = 4096, 1024xx1024\n' "$good_space" | space
+CUTUNE_SPACE_PATH=$spaces expect 1 "axpy_template.ini:13: default size '1024xx1024' is not a size of op axpy" -- "$exe" list axpy
+printf '[variant]\nname = axpy_template\nop = axpy\nversion = 1\n[param.B]\nvalues = 32\n[launch]\ngrid = 1\nblock = B\n' | space
+CUTUNE_SPACE_PATH=$spaces expect 1 "has no [problems] default sizes; pass --size (a size of op axpy is written n" -- \
+    "$exe" run axpy --db "$db" --no-progress
+unchanged "no sizes"
+# a kernel that does not compile: the run says that nothing was correct, and show prints the
+# compiler's own error under the trial
+CUTUNE_SPACE_PATH=$spaces "$exe" run axpy --size 4096 --db "$tmp/compile.db" --no-progress >"$tmp/out" 2>&1
+[ $? = 1 ] || { bad "a run whose one config does not compile did not exit 1"; cat "$tmp/out"; }
+grep -q "variant axpy_template produced no correct config in 1 trials (1 compile_error)" "$tmp/out" ||
+    { bad "a failed compile: the run does not say so"; cat "$tmp/out"; }
+expect 0 "error: identifier \"BLOCK\" is undefined" -- "$exe" show --db "$tmp/compile.db"
+rm -f "$spaces/axpy_template.ini"
 
 # --- ops, variants, sizes
 expect 4 "no plugin implements op 'nosuchop'" -- "$exe" run nosuchop --db "$db"
@@ -116,7 +153,8 @@ cp "$broken/broken_abi_major.so" "$broken/broken_no_symbol.so" "$plugins/"
 CUTUNE_PLUGIN_PATH=$plugins expect 4 "but this cutune speaks ABI 1." -- "$exe" run broken --db "$db"
 grep -qF "broken_abi_major.so" "$tmp/out" || bad "wrong ABI: the file is not named"
 grep -qF "no symbol 'cutune_plugin_variant'" "$tmp/out" || bad "missing symbol: not reported"
-CUTUNE_PLUGIN_PATH=$plugins expect 0 "refused plugin $plugins/broken_no_symbol.so" -- "$exe" list
+CUTUNE_PLUGIN_PATH=$plugins expect 1 "refused $plugins/broken_no_symbol.so" -- "$exe" list
+grep -q "cutune list: 2 files were refused" "$tmp/out" || bad "list: the refusals are not counted"
 unchanged "plugins"
 
 # --- databases: not a database, newer schema, unwritable or impossible folders

@@ -22,7 +22,7 @@ expect() { # expect CODE PHRASE -- command...
 expect 0 "run <op>" -- "$exe" --help
 expect 2 "usage: cutune" -- "$exe"
 expect 2 "unknown command 'frobnicate'" -- "$exe" frobnicate
-for c in run list devices query show export replay; do
+for c in run list devices query show export replay new check; do
     expect 0 "usage: cutune $c" -- "$exe" $c --help
 done
 expect 2 "which op?" -- "$exe" run
@@ -40,6 +40,25 @@ expect 2 "unknown format 'yaml'" -- "$exe" export --format yaml
 expect 0 "matmul_tiled" -- "$exe" list
 expect 0 "configs: 132 valid of 224" -- "$exe" list matmul
 expect 4 "no plugin implements op 'nosuchop'" -- "$exe" list nosuchop
+
+# writing and checking a variant needs no GPU
+expect 0 "matmul_tiled (" -- "$exe" check matmul_tiled --sample 2
+grep -q "^  ok$" "$tmp/out" || { echo "FAIL: check matmul_tiled did not say ok"; cat "$tmp/out"; fail=1; }
+expect 4 "no variant 'nosuch'" -- "$exe" check nosuch
+expect 2 "write \`cutune new variant <op> <name>\`" -- "$exe" new matmul x
+expect 4 "no op 'nosuchop'" -- "$exe" new variant nosuchop x
+expect 0 "copied from matmul_naive" -- "$exe" new variant matmul my_naive --from matmul_naive --dir "$tmp/v"
+grep -q "note: $tmp/v is not on the space path" "$tmp/out" || { echo "FAIL: no note on the space path"; fail=1; }
+grep -q "^name = my_naive$" "$tmp/v/my_naive.ini" && grep -q "my_naive(" "$tmp/v/my_naive.cu" ||
+    { echo "FAIL: the copy is not named my_naive"; fail=1; }
+CUTUNE_SPACE_PATH=$tmp/v expect 0 "my_naive (" -- "$exe" check my_naive --sample 2
+CUTUNE_SPACE_PATH=$tmp/v expect 1 "a variant 'my_naive' exists already" -- "$exe" new variant matmul my_naive --dir "$tmp/v"
+expect 1 "cannot create $tmp/v/my_naive.ini" -- "$exe" new variant matmul my_naive --dir "$tmp/v"
+expect 0 "wrote $tmp/xdg/cutune/tuning_spaces/my_transpose.ini" -- env XDG_DATA_HOME="$tmp/xdg" "$exe" new variant transpose my_transpose
+XDG_DATA_HOME=$tmp/xdg expect 0 "my_transpose" -- "$exe" list transpose
+XDG_DATA_HOME=$tmp/xdg expect 0 "kernel my_transpose takes 4 parameters, as op transpose passes them" -- "$exe" check my_transpose --sample 2
+sed -i 's/^block = BLOCK$/block = BLOCK, WIDTH/' "$tmp/xdg/cutune/tuning_spaces/my_transpose.ini"
+XDG_DATA_HOME=$tmp/xdg expect 1 "my_transpose.ini:19: [launch] block y: unknown name 'WIDTH'" -- "$exe" check my_transpose
 
 # replay needs no GPU: a recorded H200 space, with the tuning space found through the plugin
 rec=$CUTUNE_TEST_DATA/recordings/h200-matmul_tiled-4096.csv

@@ -68,8 +68,9 @@ if [ "$mode" = build ]; then
     fi
     p=$root$prefix
     for f in "$libdir/libcutune.so" "$includedir/cutune/cutune.h" "$includedir/cutune/plugin.h" \
-        "$includedir/cutune/lookup.h" "$bindir/cutune" "$libdir/cutune/plugins/matmul_tiled.so" \
-        "$libdir/cutune/plugins/matmul_naive.so" "$datadir/cutune/tuning_spaces/matmul_tiled.ini" \
+        "$includedir/cutune/op.h" "$includedir/cutune/lookup.h" "$bindir/cutune" \
+        "$libdir/cutune/plugins/matmul.so" "$datadir/cutune/tuning_spaces/matmul_tiled.ini" \
+        "$datadir/cutune/tuning_spaces/matmul_tiled.cu" "$datadir/cutune/tuning_spaces/matmul_tiles.cuh" \
         "$datadir/cutune/db/0002_requests.sql" "$libdir/pkgconfig/cutune.pc" \
         "$(meson introspect --buildoptions "$build" | python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "libexecdir"][0])')/cutune-worker"; do
         [ -e "$p/$f" ] || bad "the installed tree has no $f"

@@ -31,7 +31,7 @@ static int compile_only(void)
     CutuneRegistry reg;
     CutuneError err = {0};
     CHECK_MSG(cutune_registry_load(&reg, &err) == 0, "%s", err.msg);
-    const CutunePlugin *p = cutune_registry_find(&reg, "matmul_faulty");
+    const CutuneVariantDef *p = cutune_registry_find(&reg, "matmul_faulty");
     CHECK_MSG(p != NULL, "matmul_faulty is not on CUTUNE_PLUGIN_PATH");
     for (int f = 0; p && f < NFAULT; f++) {
         char def[32];
@@ -39,7 +39,7 @@ static int compile_only(void)
         const char *defs[] = {def};
         CutuneKernelBinary b = {0};
         cutune_error_clear(&err);
-        int rc = cutune_nvrtc_compile(p->v->kernel_source, p->v->kernel_name, defs, 1, 90, NULL,
+        int rc = cutune_nvrtc_compile(p->source, p->kernel_name, defs, 1, 90, NULL,
                                       &b, &err);
         CHECK_MSG(rc == 0 && b.cubin && b.size > 0, "FAULT=%d does not compile: %s", f, err.msg);
         cutune_kernel_binary_free(&b);

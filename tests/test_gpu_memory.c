@@ -83,18 +83,18 @@ static void reevaluate_best(const char *op, const char *size, const CutuneDevice
     CutuneDb *db = NULL;
     CutuneError err = {0};
     CHECK_MSG(cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err) == 0, "%s", err.msg);
-    for (size_t i = 0; db && i < reg->count; i++) {
-        const CutunePlugin *pl = &reg->plugins[i];
-        if (strcmp(pl->v->op, op))
+    for (size_t i = 0; db && i < reg->nvariants; i++) {
+        const CutuneVariantDef *pl = reg->variants[i];
+        if (strcmp(pl->op_name, op))
             continue;
         CutuneProblem p;
-        char perr[256] = "", canon[64];
+        char canon[64];
         cutune_error_clear(&err);
-        CHECK(cutune_problem_parse(size, &p, &err) == 0 && pl->v->check_problem(&p, perr, sizeof perr) == 0);
+        CHECK_MSG(cutune_variant_problem(pl, size, &p, &err) == 0, "%s", err.msg);
         cutune_problem_format(&p, canon, sizeof canon);
         CutuneBest b;
-        if (cutune_db_best_of_variant(db, dev->uuid, op, canon, pl->v->name, pl->v->version, &b, &err) != 0) {
-            CHECK_MSG(0, "%s %s: no best config: %s", pl->v->name, canon, err.msg);
+        if (cutune_db_best_of_variant(db, dev->uuid, op, canon, pl->name, pl->version, &b, &err) != 0) {
+            CHECK_MSG(0, "%s %s: no best config: %s", pl->name, canon, err.msg);
             continue;
         }
         CutuneMeasureSettings ms;
@@ -102,10 +102,10 @@ static void reevaluate_best(const char *op, const char *size, const CutuneDevice
         ms.max_seconds = 0.05;
         CutuneEvalResult res[2];
         int rc = cutune_reevaluate(pl, dev, b.config, &p, 777, &ms, 2, res, &err);
-        CHECK_MSG(rc == 0, "re-evaluating %s %s: %s", pl->v->name, b.config, err.msg);
+        CHECK_MSG(rc == 0, "re-evaluating %s %s: %s", pl->name, b.config, err.msg);
         for (int t = 0; rc == 0 && t < 2; t++)
             CHECK_MSG(res[t].status == CUTUNE_STATUS_OK, "%s %s %s, evaluation %d: %s: %s",
-                      pl->v->name, canon, b.config, t + 1, cutune_status_name(res[t].status),
+                      pl->name, canon, b.config, t + 1, cutune_status_name(res[t].status),
                       res[t].message);
     }
     cutune_db_close(&db);

@@ -1,5 +1,8 @@
-/* The plugin loader: good plugins load, each broken one is refused with a message naming
- * its file and its defect, and the others still load. Needs no GPU. */
+/* The registry: op plugins, variants as data and C variant plugins load; each broken file
+ * is refused with a message naming it (and the line, for an INI) and its defect, and the
+ * others still load; a name two files define is reported with both files and the winner;
+ * launch geometry comes from [launch] expressions, with the device, and a config that
+ * cannot launch is said to be skipped. Needs no GPU. */
 #include "check.h"
 #include "registry.h"
 
@@ -17,71 +20,259 @@ static void expect_refused(const char *file, const char *phrase)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", broken_dir, file);
-    CutunePlugin p;
+    CutuneVariantDef v;
     CutuneError err = {0};
-    int rc = cutune_plugin_open(path, &p, &err);
+    int rc = cutune_variant_plugin_open(path, &v, &err);
     CHECK_MSG(rc == CUTUNE_ERR_PLUGIN, "%s: rc %d", file, rc);
     CHECK_STR_CONTAINS(err.msg, file);
     CHECK_STR_CONTAINS(err.msg, phrase);
     if (rc == 0)
-        cutune_plugin_close(&p);
+        cutune_variant_close(&v);
 }
 
 static void refused_one_by_one(void)
 {
-    expect_refused("broken_abi_major.so", "plugin ABI 99.2, but this cutune speaks ABI 1.2");
-    expect_refused("broken_abi_minor.so", "plugin ABI 1.99 is newer than this cutune's ABI 1.2");
+    expect_refused("broken_abi_major.so", "plugin ABI 99.3, but this cutune speaks ABI 1.3");
+    expect_refused("broken_abi_minor.so", "plugin ABI 1.99 is newer than this cutune's ABI 1.3");
     expect_refused("broken_short_struct.so", "struct_size is 16 bytes");
     expect_refused("broken_missing_field.so", "'kernel_source' is NULL");
     expect_refused("broken_no_symbol.so", "no symbol 'cutune_plugin_variant'");
     expect_refused("broken_returns_null.so", "returned NULL");
-    CutunePlugin p;
+    CutuneVariantDef v;
     CutuneError err = {0};
-    CHECK(cutune_plugin_open("/nonexistent/x.so", &p, &err) == CUTUNE_ERR_PLUGIN);
+    CHECK(cutune_variant_plugin_open("/nonexistent/x.so", &v, &err) == CUTUNE_ERR_PLUGIN);
     CHECK_STR_CONTAINS(err.msg, "/nonexistent/x.so: cannot load");
 }
 
-static void good_plugin_loads(void)
+/* The loader's rules for an op descriptor, one defect at a time. */
+static int ok_problem(CutuneProblem *p, char *e, size_t n) { (void)p, (void)e, (void)n; return 0; }
+static int ok_setup(const CutuneHost *h, const CutuneProblem *p, uint64_t s, void **st) { (void)h, (void)p, (void)s, (void)st; return 0; }
+static int ok_args(void *s, const CutuneConfig *c, void **a, int m) { (void)s, (void)c, (void)a, (void)m; return 0; }
+static int ok_poison(const CutuneHost *h, void *s) { (void)h, (void)s; return 0; }
+static int ok_check(const CutuneHost *h, void *s, CutuneCheck *o) { (void)h, (void)s, (void)o; return 0; }
+static void ok_teardown(const CutuneHost *h, void *s) { (void)h, (void)s; }
+static double ok_zero(const CutuneProblem *p) { (void)p; return 0; }
+
+static void op_rules(void)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/matmul_tiled.so", real_dir);
-    CutunePlugin p;
+    const CutuneOp good = {
+        .abi_major = CUTUNE_ABI_MAJOR, .abi_minor = CUTUNE_ABI_MINOR,
+        .struct_size = sizeof(CutuneOp), .name = "rowop", .summary = "a test op",
+        .dim_names = "R,C", .signature = "float *x, int R, int C", .nargs = 3,
+        .check_problem = ok_problem, .setup = ok_setup, .kernel_args = ok_args,
+        .poison_output = ok_poison, .check = ok_check, .teardown = ok_teardown,
+        .flops = ok_zero, .bytes = ok_zero,
+    };
     CutuneError err = {0};
-    CHECK_MSG(cutune_plugin_open(path, &p, &err) == 0, "%s", err.msg);
-    if (!p.v)
-        return;
-    CHECK(strcmp(p.v->op, "matmul") == 0);
-    CHECK(strcmp(p.v->name, "matmul_tiled") == 0);
-    CHECK(strlen(p.source_hash) == 32);
-    cutune_plugin_close(&p);
+    CHECK_MSG(cutune_op_validate("good.so", &good, &err) == 0, "%s", err.msg);
+    struct {
+        CutuneOp op;
+        const char *phrase;
+    } bad[] = {
+        {good, "op ABI 2.3, but this cutune speaks ABI 1.3"},
+        {good, "ops exist since ABI 1.3"},
+        {good, "struct_size is 40 bytes"},
+        {good, "'check' is NULL"},
+        {good, "dim_names 'R,,C'"},
+        {good, "nargs is 0"},
+        {good, "op name 'row-op'"},
+    };
+    bad[0].op.abi_major = 2;
+    bad[1].op.abi_minor = 2;
+    bad[2].op.struct_size = 40;
+    bad[3].op.check = NULL;
+    bad[4].op.dim_names = "R,,C";
+    bad[5].op.nargs = 0;
+    bad[6].op.name = "row-op";
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cutune_error_clear(&err);
+        CHECK_MSG(cutune_op_validate("bad.so", &bad[i].op, &err) == CUTUNE_ERR_PLUGIN, "case %zu",
+                  i);
+        CHECK_STR_CONTAINS(err.msg, "bad.so: ");
+        CHECK_STR_CONTAINS(err.msg, bad[i].phrase);
+    }
 }
 
-/* A registry over the broken folder and the real one: 6 refused, the real ones load, and a
- * second copy of a real plugin is refused as a duplicate. */
+static void op_plugin_and_data_variant_load(void)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/matmul.so", real_dir);
+    CutuneOpDef d;
+    CutuneError err = {0};
+    CHECK_MSG(cutune_op_open(path, &d, &err) == 0, "%s", err.msg);
+    if (d.op) {
+        CHECK(strcmp(d.op->name, "matmul") == 0 && strcmp(d.op->dim_names, "M,N,K") == 0);
+        CHECK_EQ_INT(d.op->nargs, 6);
+        cutune_op_close(&d);
+    }
+    CutuneRegistry reg;
+    CHECK_MSG(cutune_registry_load(&reg, &err) == 0, "%s", err.msg);
+    const CutuneVariantDef *v = cutune_registry_find(&reg, "matmul_tiled");
+    CHECK(v != NULL);
+    if (v) {
+        CHECK(v->v == NULL); /* data, not a C plugin */
+        CHECK(strcmp(v->op_name, "matmul") == 0 && strcmp(v->op->op->name, "matmul") == 0);
+        CHECK_STR_CONTAINS(v->path, "matmul_tiled.ini");
+        CHECK_STR_CONTAINS(v->op->path, "matmul.so");
+        CHECK(strcmp(v->version, "1") == 0 && strcmp(v->kernel_name, "matmul_tiled") == 0);
+        CHECK(strlen(v->source_hash) == 32);
+        CHECK_STR_CONTAINS(v->source, "extern \"C\" __global__");
+    }
+    /* headers come before the kernel file, in the order given */
+    v = cutune_registry_find(&reg, "matmul_async");
+    CHECK(v != NULL);
+    if (v) {
+        const char *tiles = strstr(v->source, "matmul_tiles"), *kernel = strstr(v->source,
+                                                                                 "matmul_async(");
+        CHECK(tiles && kernel && tiles < kernel);
+    }
+    CHECK_MSG(reg.nrejected == 0, "%s", reg.nrejected ? reg.rejected[0].text : "");
+    CHECK_MSG(reg.nshadowed == 0, "%s", reg.nshadowed ? reg.shadowed[0].text : "");
+    cutune_registry_free(&reg);
+}
+
+/* A registry over the broken folder and the real one: 7 refused (one of them a matmul
+ * variant whose dimensions disagree with the op's), the real ones load, a second copy of
+ * an op is refused, and a variant defined in two folders is reported with both files. */
 static void registry_keeps_going(void)
 {
     char tmp[] = "/tmp/cutune-plugins-XXXXXX", dup[PATH_MAX], src[PATH_MAX], env[3 * PATH_MAX];
+    char spaces[PATH_MAX], ini[PATH_MAX + 32];
     CHECK(mkdtemp(tmp) != NULL);
-    snprintf(dup, sizeof dup, "%s/zz_copy_of_naive.so", tmp);
-    snprintf(src, sizeof src, "%s/matmul_naive.so", real_dir);
+    snprintf(dup, sizeof dup, "%s/zz_copy_of_matmul.so", tmp);
+    snprintf(src, sizeof src, "%s/matmul.so", real_dir);
     CHECK(symlink(src, dup) == 0);
+    snprintf(spaces, sizeof spaces, "%s/spaces", tmp);
+    snprintf(ini, sizeof ini, "%s/matmul_naive.ini", spaces);
+    CHECK(mkdir(spaces, 0755) == 0);
+    FILE *f = fopen(ini, "w");
+    CHECK(f != NULL);
+    if (f) { /* the shipped kernel, found along the space path */
+        fputs("[variant]\nname = matmul_naive\nop = matmul\nversion = 7\n[param.BLOCK_X]\n"
+              "values = 16\n[param.BLOCK_Y]\nvalues = 16\n[param.INDEXING]\nvalues = 0\n"
+              "[param.UNROLL]\nvalues = 1\n[launch]\ngrid = ceil_div(N, 16), ceil_div(M, 16)\n"
+              "block = 16, 16\n",
+              f);
+        fclose(f);
+    }
     snprintf(env, sizeof env, "%s:%s:%s", broken_dir, real_dir, tmp);
     setenv("CUTUNE_PLUGIN_PATH", env, 1);
+    setenv("CUTUNE_SPACE_PATH", spaces, 1);
     CutuneRegistry reg;
     CutuneError err = {0};
     CHECK_MSG(cutune_registry_load(&reg, &err) == 0, "%s", err.msg);
-    CHECK_EQ_INT(reg.nrejected, 7);
-    CHECK(cutune_registry_find(&reg, "matmul_naive") != NULL);
+    CHECK_EQ_INT(reg.nrejected, 8);
+    const CutuneVariantDef *naive = cutune_registry_find(&reg, "matmul_naive");
+    CHECK(naive && strcmp(naive->version, "7") == 0 && !strcmp(naive->path, ini));
     CHECK(cutune_registry_find(&reg, "matmul_tiled") != NULL);
     CHECK(cutune_registry_find(&reg, "broken1") == NULL);
-    int dup_seen = 0;
-    for (size_t i = 0; i < reg.nrejected; i++)
-        if (strstr(reg.rejected[i].path, "zz_copy_of_naive.so") &&
-            strstr(reg.rejected[i].reason, "already provided by"))
+    int dup_seen = 0, dims_seen = 0;
+    for (size_t i = 0; i < reg.nrejected; i++) {
+        if (strstr(reg.rejected[i].path, "zz_copy_of_matmul.so") &&
+            strstr(reg.rejected[i].text, "op 'matmul' is already provided by"))
             dup_seen = 1;
-    CHECK_MSG(dup_seen, "the duplicate plugin was not refused as such");
+        if (strstr(reg.rejected[i].text, "broken_dims.so: variant broken7 of op matmul claims "
+                                         "the dimensions \"M,N\", but op matmul"))
+            dims_seen = 1;
+    }
+    CHECK_MSG(dup_seen, "the second copy of the matmul op was not refused as such");
+    CHECK_MSG(dims_seen, "a matmul variant with the dimensions M,N was not refused");
+    CHECK_EQ_INT(reg.nshadowed, 1);
+    if (reg.nshadowed) {
+        CHECK_STR_CONTAINS(reg.shadowed[0].text, "variant 'matmul_naive' is defined by");
+        CHECK_STR_CONTAINS(reg.shadowed[0].text, ini);
+        CHECK_STR_CONTAINS(reg.shadowed[0].text, "tuning_spaces/matmul_naive.ini");
+        char wins[PATH_MAX + 64];
+        snprintf(wins, sizeof wins, "%s wins", ini);
+        CHECK_STR_CONTAINS(reg.shadowed[0].text, wins);
+    }
     cutune_registry_free(&reg);
+    unsetenv("CUTUNE_SPACE_PATH");
+    unlink(ini);
+    rmdir(spaces);
     unlink(dup);
+    rmdir(tmp);
+    setenv("CUTUNE_PLUGIN_PATH", real_dir, 1);
+}
+
+/* Variants as data with one mistake each: refused with the file, the line and a fix. */
+static void data_variant_errors(void)
+{
+    char tmp[] = "/tmp/cutune-variants-XXXXXX";
+    CHECK(mkdtemp(tmp) != NULL);
+    static const char good_cu[] =
+        "extern \"C\" __global__ void v_ok(float *x, long long n) { if (n) x[0] = 1; }\n";
+    static const struct {
+        const char *name, *ini, *phrase;
+    } cases[] = {
+        {"v_unknown_op", "[variant]\nname = v_unknown_op\nop = nosuchop\nversion = 1\n",
+         "v_unknown_op.ini:3: op 'nosuchop' is unknown; the ops are "},
+        {"v_no_source", "[variant]\nname = v_no_source\nop = axpy\nversion = 1\n"
+                        "source = missing.cu\n[launch]\ngrid = 1\nblock = 32\n",
+         "v_no_source.ini:5: kernel source 'missing.cu' is not beside the file nor in the "
+         "space path"},
+        {"v_no_kernel", "[variant]\nname = v_no_kernel\nop = axpy\nversion = 1\nsource = ok.cu\n"
+                        "kernel = v_other\n[launch]\ngrid = 1\nblock = 32\n",
+         "v_no_kernel.ini:6: kernel 'v_other' is not in the source"},
+        {"v_wrong_name", "[variant]\nname = v_other_name\nop = axpy\nversion = 1\n",
+         "v_wrong_name.ini:2: the variant is named 'v_other_name' but the file "
+         "'v_wrong_name.ini'"},
+        {"v_no_version", "[variant]\nname = v_no_version\nop = axpy\n",
+         "v_no_version.ini:2: no version; add version = 1"},
+        {"v_bad_size", "[variant]\nname = v_bad_size\nop = axpy\nversion = 1\nsource = ok.cu\n"
+                       "kernel = v_ok\n[launch]\ngrid = 1\nblock = 32\n[problems]\n"
+                       "default = 1024\ndefault = 1024xx1024\n",
+         "v_bad_size.ini:12: default size '1024xx1024' is not a size of op axpy"},
+        {"v_bad_launch", "[variant]\nname = v_bad_launch\nop = axpy\nversion = 1\nsource = ok.cu\n"
+                         "kernel = v_ok\n[param.B]\nvalues = 32\n[launch]\ngrid = ceil_div(n, BB)\n"
+                         "block = B\n",
+         "v_bad_launch.ini:10: [launch] grid x: unknown name 'BB'"},
+        {"v_no_launch", "[variant]\nname = v_no_launch\nop = axpy\nversion = 1\nsource = ok.cu\n"
+                        "kernel = v_ok\n",
+         "v_no_launch.ini: no [launch] grid"},
+        {"v_bad_key", "[variant]\nname = v_bad_key\nop = axpy\nversion = 1\nkernal = v_ok\n",
+         "v_bad_key.ini:5: unknown key 'kernal' in [variant]"},
+    };
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/ok.cu", tmp);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(good_cu, f);
+        fclose(f);
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s.ini", tmp, cases[i].name);
+        f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (f) {
+            fputs(cases[i].ini, f);
+            fclose(f);
+        }
+    }
+    setenv("CUTUNE_SPACE_PATH", tmp, 1);
+    CutuneRegistry reg;
+    CutuneError err = {0};
+    CHECK_MSG(cutune_registry_load(&reg, &err) == 0, "%s", err.msg);
+    CHECK_EQ_INT(reg.nrejected, sizeof cases / sizeof cases[0]);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int seen = 0;
+        for (size_t k = 0; k < reg.nrejected; k++)
+            seen |= strstr(reg.rejected[k].text, cases[i].phrase) != NULL;
+        CHECK_MSG(seen, "%s: no refusal saying '%s'", cases[i].name, cases[i].phrase);
+        CHECK(cutune_registry_find(&reg, cases[i].name) == NULL);
+    }
+    for (size_t k = 0; k < reg.nrejected; k++)
+        printf("refused (as it should be): %s\n", reg.rejected[k].text);
+    CHECK(cutune_registry_find(&reg, "axpy_template") != NULL); /* the good ones still load */
+    cutune_registry_free(&reg);
+    unsetenv("CUTUNE_SPACE_PATH");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s.ini", tmp, cases[i].name);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/ok.cu", tmp);
+    unlink(path);
     rmdir(tmp);
 }
 
@@ -96,25 +287,68 @@ static void space_lookup(void)
     CHECK_STR_CONTAINS(err.msg, "no tuning space for variant 'no_such_variant'");
 }
 
-/* launch_geometry sees the device's SM count (ABI 1.2): reduce_shuffle's resident grid is
- * BLOCKS_PER_SM blocks for each SM. */
-static void geometry_sees_device(void)
+/* [launch] sees the device's SM count: reduce_shuffle's resident grid is BLOCKS_PER_SM
+ * blocks for each SM. A grid past CUDA's limits, or a grid larger than the op's buffers,
+ * is a config that cannot run: skipped, with the reason. */
+static void geometry(void)
 {
     CutuneRegistry reg;
     CutuneError err = {0};
     CHECK_MSG(cutune_registry_load(&reg, &err) == 0, "%s", err.msg);
-    const CutunePlugin *pl = cutune_registry_find(&reg, "reduce_shuffle");
-    CHECK(pl != NULL);
-    if (pl) {
+    const CutuneVariantDef *v = cutune_registry_find(&reg, "reduce_shuffle");
+    CHECK(v != NULL);
+    CutuneLimits lim;
+    cutune_limits_sm90(&lim);
+    char why[512];
+    if (v) {
         const char *names[] = {"BLOCK", "ITEMS", "VEC", "BLOCKS_PER_SM"};
         const int64_t values[] = {256, 4, 4, 2};
-        const CutuneConfig cfg = {4, names, values};
         const CutuneProblem p = {1, {1 << 28}};
+        CutuneGeometry *g = NULL;
+        CHECK_MSG(cutune_geometry_open(v, names, 4, &g, &err) == 0, "%s", err.msg);
         CutuneLaunch a, b;
-        CHECK(cutune_plugin_geometry(pl->v, &cfg, &p, 132, 90, &a) == 0);
-        CHECK(cutune_plugin_geometry(pl->v, &cfg, &p, 100, 80, &b) == 0);
+        CHECK(g && cutune_geometry_eval(g, values, &p, &lim, &a, why, sizeof why) == 0);
+        lim.sm_count = 100;
+        CHECK(g && cutune_geometry_eval(g, values, &p, &lim, &b, why, sizeof why) == 0);
         CHECK_EQ_INT(a.grid[0], 264);
         CHECK_EQ_INT(b.grid[0], 200);
+        CHECK_EQ_INT(a.block[0], 256);
+        cutune_geometry_free(&g);
+        /* the names must be the space's */
+        const char *wrong[] = {"BLOCK", "ITEMS", "VECTOR", "BLOCKS_PER_SM"};
+        cutune_error_clear(&err);
+        CHECK(cutune_geometry_open(v, wrong, 4, &g, &err) == CUTUNE_ERR_INVALID && !g);
+        CHECK_STR_CONTAINS(err.msg, "bump the variant's version");
+        cutune_limits_sm90(&lim);
+    }
+    v = cutune_registry_find(&reg, "matmul_tiled");
+    CHECK(v != NULL);
+    if (v) {
+        const char *names[] = {"TILE", "PAD", "WPT", "UNROLL"};
+        const int64_t values[] = {8, 0, 1, 1};
+        CutuneGeometry *g = NULL;
+        CHECK_MSG(cutune_geometry_open(v, names, 4, &g, &err) == 0, "%s", err.msg);
+        CutuneLaunch l;
+        const CutuneProblem ok = {3, {1000, 1000, 1000}}, tall = {3, {600000, 64, 64}};
+        CHECK(g && cutune_geometry_eval(g, values, &ok, &lim, &l, why, sizeof why) == 0);
+        CHECK(l.grid[0] == 125 && l.grid[1] == 125 && l.block[0] == 8 && l.block[1] == 8);
+        CHECK(g && cutune_geometry_eval(g, values, &tall, &lim, &l, why, sizeof why) ==
+                       CUTUNE_ERR_RESOURCES);
+        CHECK_STR_CONTAINS(why, "matmul_tiled.ini [launch]: grid y = 75000, outside CUDA's 1..65535");
+        cutune_geometry_free(&g);
+    }
+    v = cutune_registry_find(&reg, "reduce_neighbored");
+    CHECK(v != NULL);
+    if (v) { /* at most max(4096, n / 32) blocks: the op's partial sums */
+        const char *names[] = {"BLOCK", "LESS_DIV"};
+        const int64_t values[] = {64, 0};
+        CutuneGeometry *g = NULL;
+        CHECK_MSG(cutune_geometry_open(v, names, 2, &g, &err) == 0, "%s", err.msg);
+        CutuneLaunch l;
+        const CutuneProblem p = {1, {1 << 20}};
+        CHECK(g && cutune_geometry_eval(g, values, &p, &lim, &l, why, sizeof why) == 0);
+        CHECK_EQ_INT(l.grid[0], 16384);
+        cutune_geometry_free(&g);
     }
     cutune_registry_free(&reg);
 }
@@ -139,12 +373,87 @@ static void odd_files(void)
     int seen = 0;
     for (size_t i = 0; i < reg.nrejected; i++)
         seen |= strstr(reg.rejected[i].path, "a_fifo.so") &&
-                strstr(reg.rejected[i].reason, "not a regular file");
+                strstr(reg.rejected[i].text, "not a regular file");
     CHECK_MSG(seen, "the FIFO was not refused as such");
     cutune_registry_free(&reg);
     unlink(fifo);
     rmdir(empty);
     rmdir(tmp);
+}
+
+/* A [launch] expression that divides by zero for some configs: those are skipped with the
+ * file and line; the others launch. */
+static void geometry_division_by_zero(void)
+{
+    char tmp[] = "/tmp/cutune-divzero-XXXXXX", path[PATH_MAX];
+    CHECK(mkdtemp(tmp) != NULL);
+    snprintf(path, sizeof path, "%s/axpy_div.ini", tmp);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("[variant]\nname = axpy_div\nop = axpy\nversion = 1\nsource = axpy_template.cu\n"
+              "kernel = axpy_template\n[param.BLOCK]\nvalues = 32, 64\n[param.ITEMS]\n"
+              "values = 0, 1\n[launch]\ngrid = ceil_div(n, BLOCK * ITEMS)\nblock = BLOCK\n",
+              f);
+        fclose(f);
+    }
+    setenv("CUTUNE_SPACE_PATH", tmp, 1);
+    CutuneRegistry reg;
+    CutuneError err = {0};
+    CHECK_MSG(cutune_registry_load(&reg, &err) == 0, "%s", err.msg);
+    const CutuneVariantDef *v = cutune_registry_find(&reg, "axpy_div");
+    CHECK_MSG(v != NULL, "%s", reg.nrejected ? reg.rejected[0].text : "not found");
+    if (v) {
+        const char *names[] = {"BLOCK", "ITEMS"};
+        const int64_t zero[] = {32, 0}, one[] = {64, 1};
+        const CutuneProblem p = {1, {1000}};
+        CutuneLimits lim;
+        cutune_limits_sm90(&lim);
+        CutuneGeometry *g = NULL;
+        CutuneLaunch l;
+        char why[512];
+        CHECK_MSG(cutune_geometry_open(v, names, 2, &g, &err) == 0, "%s", err.msg);
+        CHECK(g && cutune_geometry_eval(g, zero, &p, &lim, &l, why, sizeof why) ==
+                       CUTUNE_ERR_RESOURCES);
+        CHECK_STR_CONTAINS(why, "axpy_div.ini:12: [launch] grid x: division by zero");
+        CHECK(g && cutune_geometry_eval(g, one, &p, &lim, &l, why, sizeof why) == 0);
+        CHECK_EQ_INT(l.grid[0], 16);
+        cutune_geometry_free(&g);
+    }
+    cutune_registry_free(&reg);
+    unsetenv("CUTUNE_SPACE_PATH");
+    unlink(path);
+    rmdir(tmp);
+}
+
+/* A C variant plugin of a shipped op keeps the op plugin's contract. */
+static void variant_plugin_of_an_op(void)
+{
+    const char *faulty = getenv("CUTUNE_TEST_FAULTY_PLUGIN");
+    CHECK(faulty != NULL);
+    if (!faulty)
+        return;
+    char env[2 * PATH_MAX];
+    snprintf(env, sizeof env, "%s:%s", real_dir, faulty);
+    setenv("CUTUNE_PLUGIN_PATH", env, 1);
+    setenv("CUTUNE_SPACE_PATH", getenv("CUTUNE_TEST_FAULTY_SPACE"), 1);
+    CutuneRegistry reg;
+    CutuneError err = {0};
+    CHECK_MSG(cutune_registry_load(&reg, &err) == 0, "%s", err.msg);
+    const CutuneVariantDef *v = cutune_registry_find(&reg, "matmul_faulty");
+    CHECK(v != NULL);
+    if (v) {
+        CHECK(v->v != NULL);
+        CHECK_STR_CONTAINS(v->op->path, "matmul.so");
+        CHECK(v->op->op->check != v->v->check); /* the op's, not the plugin's (none) */
+        CutuneSpace *sp = NULL;
+        CHECK_MSG(cutune_variant_load_space(v, &sp, &err) == 0, "%s", err.msg);
+        CHECK(sp && sp->nparams == 1 && sp->ndims == 3);
+        cutune_space_free(sp);
+    }
+    cutune_registry_free(&reg);
+    unsetenv("CUTUNE_SPACE_PATH");
+    setenv("CUTUNE_PLUGIN_PATH", real_dir, 1);
 }
 
 int main(void)
@@ -158,9 +467,13 @@ int main(void)
     strcpy(broken_dir, b);
     strcpy(real_dir, r);
     refused_one_by_one();
-    good_plugin_loads();
+    op_rules();
+    op_plugin_and_data_variant_load();
     space_lookup();
-    geometry_sees_device();
+    geometry();
+    geometry_division_by_zero();
+    data_variant_errors();
+    variant_plugin_of_an_op();
     registry_keeps_going();
     odd_files();
     return check_result("plugins");

@@ -5,7 +5,6 @@
 #include "schedule.h"
 #include "space.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -148,52 +147,43 @@ static int known_line(const char *config, int line, void *user)
     return 0;
 }
 
-/* Every line of every shipped known-good list is a valid config of its space. */
+/* Every line of every shipped known-good list is a valid config of its space (the list is
+ * found beside the variant's INI file, as the tuner finds it). */
 static void shipped_known_lists(void)
 {
-    const char *dir = getenv("CUTUNE_SPACE_PATH");
-    CHECK(dir != NULL);
-    DIR *d = dir ? opendir(dir) : NULL;
-    CHECK(d != NULL);
-    if (!d)
-        return;
     CutuneRegistry reg;
     CutuneError rerr = {0};
     CHECK_MSG(cutune_registry_load(&reg, &rerr) == 0, "%s", rerr.msg);
     size_t lists = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        size_t n = strlen(e->d_name);
-        if (n < 7 || strcmp(e->d_name + n - 6, ".known") != 0)
-            continue;
-        char ini[PATH_MAX], known[PATH_MAX];
-        snprintf(known, sizeof known, "%s/%s", dir, e->d_name);
-        snprintf(ini, sizeof ini, "%s/%.*s.ini", dir, (int)(n - 6), e->d_name);
-        char variant[256];
-        snprintf(variant, sizeof variant, "%.*s", (int)(n - 6), e->d_name);
-        const CutunePlugin *p = cutune_registry_find(&reg, variant);
-        CHECK_MSG(p != NULL, "%s: no plugin %s", known, variant);
-        if (!p)
-            continue;
-        CutuneSpace *sp = NULL;
-        CutuneError err = {0};
-        CutuneLimits lim;
-        cutune_limits_sm90(&lim);
-        CutuneConfigList cl = {0};
-        CHECK_MSG(cutune_space_load(ini, p->v->dim_names, &sp, &err) == 0, "%s: %s", ini, err.msg);
-        if (!sp)
-            continue;
-        CHECK_MSG(cutune_space_enumerate(sp, &lim, NULL, &cl, &err) == 0, "%s", err.msg);
-        KnownCheck k = {sp, &cl, known, 0, 0};
-        CHECK_MSG(cutune_known_read(known, known_line, &k, &err) == 0, "%s", err.msg);
-        CHECK_MSG(k.lines > 0 && k.unmatched == 0, "%s: %zu lines, %zu not valid", known,
-                  k.lines, k.unmatched);
-        lists++;
-        cutune_config_list_free(&cl);
-        cutune_space_free(sp);
+    for (size_t i = 0; i < reg.nvariants; i++) {
+        const CutuneVariantDef *p = reg.variants[i];
+        if (!p->v && p->path) { /* a data variant: its INI */
+            char known[PATH_MAX];
+            const char *slash = strrchr(p->path, '/');
+            snprintf(known, sizeof known, "%.*s/%s.known", slash ? (int)(slash - p->path) : 1,
+                     slash ? p->path : ".", p->name);
+            if (access(known, R_OK) != 0)
+                continue;
+            CutuneSpace *sp = NULL;
+            CutuneError err = {0};
+            CutuneLimits lim;
+            cutune_limits_sm90(&lim);
+            CutuneConfigList cl = {0};
+            CHECK_MSG(cutune_variant_load_space(p, &sp, &err) == 0, "%s: %s", p->path, err.msg);
+            if (!sp)
+                continue;
+            CHECK_MSG(cutune_space_enumerate(sp, &lim, NULL, &cl, &err) == 0, "%s", err.msg);
+            KnownCheck k = {sp, &cl, known, 0, 0};
+            CHECK_MSG(cutune_known_read(known, known_line, &k, &err) == 0, "%s", err.msg);
+            CHECK_MSG(k.lines > 0 && k.unmatched == 0, "%s: %zu lines, %zu not valid", known,
+                      k.lines, k.unmatched);
+            lists++;
+            cutune_config_list_free(&cl);
+            cutune_space_free(sp);
+        }
     }
-    closedir(d);
     cutune_registry_free(&reg);
-    CHECK_MSG(lists >= 6, "only %zu known-good lists in %s", lists, dir);
+    CHECK_MSG(lists >= 6, "only %zu known-good lists beside the shipped variants", lists);
 }
 
 static int count_line(const char *config, int line, void *user)

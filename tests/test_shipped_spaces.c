@@ -1,13 +1,15 @@
-/* Every shipped plugin's space loads, has the expected number of valid configs (counted by
- * hand, or for the large spaces by an independent brute force over the same rules written
- * here in C), and its configs compile with NVRTC for sm_90: all of them in spaces of up to
- * EXHAUSTIVE_MAX configs, a seeded sample of SAMPLE (plus the first and last) in larger
- * ones. Needs no GPU. */
+/* Every shipped variant loads, with the version and the kernel source (hash) it had as a C
+ * plugin, so that the trials in existing databases and the kernel cache stay its own; its
+ * space has the expected number of valid configs (counted by hand, or for the large spaces
+ * by an independent brute force over the same rules written here in C); and it passes what
+ * `cutune check` checks: every valid config has a launch at every default size, the kernel
+ * takes the op's arguments, and a seeded sample of its configs compiles with NVRTC for
+ * sm_90. Needs no GPU. */
 #include "check.h"
 #include "compile.h"
-#include "pool.h"
 #include "registry.h"
 #include "space.h"
+#include "variant_check.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -69,29 +71,33 @@ static size_t brute_warptile(void);
 static size_t brute_async(void);
 
 static const struct {
-    const char *variant;
+    const char *variant, *version, *source_hash;
     size_t valid, product;
     size_t (*brute)(void); /* an independent count, or NULL when counted by hand above */
 } expected[] = {
-    {"matmul_naive", 72, 8 * 6 * 2 * 2, NULL},
-    {"matmul_tiled", 132, 4 * 2 * 4 * 7, NULL},
-    {"matmul_reg1d", 184, 3 * 3 * 4 * 3 * 2, brute_reg1d},
-    {"matmul_reg2d", 0, 4 * 4 * 3 * 4 * 4 * 2 * 2, brute_reg2d},
-    {"matmul_warptile", 0, 3 * 3 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 2, brute_warptile},
-    {"matmul_async", 0, 4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2 * 2, brute_async},
-    {"axpy_template", 20, 5 * 4, NULL},
-    {"matadd_2d", 126, 11 * 11 * 2, NULL},
-    {"transpose_naive", 48, 5 * 6 * 2, NULL},
-    {"transpose_tiled", 80, 3 * 6 * 2 * 3, NULL},
-    {"reduce_neighbored", 10, 5 * 2, NULL},
-    {"reduce_interleaved", 75, 5 * 5 * 2 * 2, NULL},
-    {"reduce_shuffle", 104, 4 * 4 * 2 * 4, NULL},
-    {"histogram_global", 13, 4 * 4, NULL},
-    {"histogram_shared", 148, 4 * 4 * 2 * 3 * 2, NULL},
-    {"topk_filter", 37, 4 * 4 * 3, NULL},
+    {"matmul_naive", "1", "28a86a08992a07c4af3986e16d6d15f5", 72, 8 * 6 * 2 * 2, NULL},
+    {"matmul_tiled", "1", "dba5b52c5b80dc0f430cdc1eb718c4b8", 132, 4 * 2 * 4 * 7, NULL},
+    {"matmul_reg1d", "1", "7952d81d6289e438f2414730daff2f6e", 184, 3 * 3 * 4 * 3 * 2, brute_reg1d},
+    {"matmul_reg2d", "1", "3fbde477374ba1b30887ec0e0b7073a5", 0, 4 * 4 * 3 * 4 * 4 * 2 * 2, brute_reg2d},
+    {"matmul_warptile", "1", "e6d67b4ce5879458a67c5c57d8ed09cc", 0, 3 * 3 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 2, brute_warptile},
+    {"matmul_async", "8", "d0d6436c9f9e488c1a0de1d29d7ff84e", 0, 4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2 * 2, brute_async},
+    {"axpy_template", "1", "122d2ae4010444bda5e11ce5dbe87156", 20, 5 * 4, NULL},
+    {"matadd_2d", "1", "3e63451e5cbdf3a69f31a28e2e5ef9d3", 126, 11 * 11 * 2, NULL},
+    {"transpose_naive", "1", "bcf6c0cdc8c0edc4e77991710ec67f6a", 48, 5 * 6 * 2, NULL},
+    {"transpose_tiled", "1", "4eb0715550336e8829def51d0eacd726", 80, 3 * 6 * 2 * 3, NULL},
+    {"reduce_neighbored", "1", "f88bc8404e9ef16eb1ddbf4235975687", 10, 5 * 2, NULL},
+    {"reduce_interleaved", "1", "c1c887fefd46a52084e78b06e12a60ba", 75, 5 * 5 * 2 * 2, NULL},
+    {"reduce_shuffle", "1", "cb0a20ee0f186a0398962f26fdaa4ba1", 104, 4 * 4 * 2 * 4, NULL},
+    {"histogram_global", "1", "03c5b612e1c7ad4a1eb3ec445d0f91a0", 13, 4 * 4, NULL},
+    {"histogram_shared", "1", "288c965a7f059e2d772a17e73ce63ca2", 148, 4 * 4 * 2 * 3 * 2, NULL},
+    {"topk_filter", "1", "0499d29c149de82eb891efb1bf147db3", 37, 4 * 4 * 3, NULL},
 };
 
-enum { EXHAUSTIVE_MAX = 600, SAMPLE = 60 }; /* a warptile kernel takes seconds to compile */
+/* Configs compiled a variant: the first, the last and a seeded sample (a warptile kernel
+ * takes seconds to compile, and there are 1,200 configs in the small spaces alone). Through
+ * the kernel cache, a run after the first compiles nothing. CUTUNE_TEST_SAMPLE=0 compiles
+ * every config of every space (what `cutune check --sample 0`, a CI step, does). */
+enum { SAMPLE = 12 };
 
 /* The rules of tuning_spaces/matmul_*.ini, written again as plain loops. */
 static size_t brute_reg1d(void)
@@ -212,33 +218,11 @@ static size_t brute_async(void)
     return count_warp_shapes(32, 1, 2, async_rest);
 }
 
-typedef struct Job {
-    CutuneJob job;
-    const char *source, *name;
-    char defs[16][96];
-    const char *defp[16];
-    size_t ndefs;
-    int rc;
-    CutuneError err;
-} Job;
-
-static void run_job(CutuneJob *j)
+static void check_variant(const CutuneVariantDef *p, const CutuneCheckOptions *o)
 {
-    Job *c = (Job *)j;
-    CutuneKernelBinary b;
-    c->rc = cutune_nvrtc_compile(c->source, c->name, c->defp, c->ndefs, 90, NULL, &b, &c->err);
-    if (c->rc == 0 && (b.size < 64 || !b.cubin))
-        c->rc = -1;
-    cutune_kernel_binary_free(&b);
-}
-
-static void check_plugin(const CutunePlugin *p, CutunePool *pool)
-{
-    char path[PATH_MAX];
     CutuneError err = {0};
     CutuneSpace *sp = NULL;
-    CHECK_MSG(cutune_space_path(p->v->name, path, sizeof path, &err) == 0, "%s", err.msg);
-    CHECK_MSG(cutune_space_load(path, p->v->dim_names, &sp, &err) == 0, "%s", err.msg);
+    CHECK_MSG(cutune_variant_load_space(p, &sp, &err) == 0, "%s", err.msg);
     if (!sp)
         return;
     CutuneLimits lim;
@@ -247,77 +231,48 @@ static void check_plugin(const CutunePlugin *p, CutunePool *pool)
     CHECK_MSG(cutune_space_enumerate(sp, &lim, NULL, &cl, &err) == 0, "%s", err.msg);
     int known = 0;
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
-        if (!strcmp(expected[i].variant, p->v->name)) {
+        if (!strcmp(expected[i].variant, p->name)) {
             known = 1;
+            CHECK_MSG(!strcmp(p->version, expected[i].version), "%s: version %s, was %s",
+                      p->name, p->version, expected[i].version);
+            CHECK_MSG(!strcmp(p->source_hash, expected[i].source_hash),
+                      "%s: kernel source hash %s, was %s: the kernel text changed (bump the "
+                      "version and update this table)", p->name, p->source_hash,
+                      expected[i].source_hash);
             size_t want = expected[i].brute ? expected[i].brute() : expected[i].valid;
             if (expected[i].brute && expected[i].valid)
                 CHECK_MSG(want == expected[i].valid, "%s: brute force %zu, by hand %zu",
-                          p->v->name, want, expected[i].valid);
-            CHECK_MSG(cl.nconfigs == want, "%s: %zu valid configs, expected %zu", p->v->name,
+                          p->name, want, expected[i].valid);
+            CHECK_MSG(cl.nconfigs == want, "%s: %zu valid configs, expected %zu", p->name,
                       cl.nconfigs, want);
             CHECK_EQ_INT(cutune_space_cardinality(sp), expected[i].product);
         }
-    CHECK_MSG(known, "shipped plugin %s has no hand count in this test: add one", p->v->name);
-    CHECK_MSG(sp->nproblems > 0, "%s has no default problem sizes", p->v->name);
+    CHECK_MSG(known, "shipped variant %s has no hand count in this test: add one", p->name);
+    CHECK_MSG(sp->nproblems > 0, "%s has no default problem sizes", p->name);
 
-    /* Compile them all, or a seeded sample with the first and last config of a large space. */
-    size_t n = cl.nconfigs <= EXHAUSTIVE_MAX ? cl.nconfigs : SAMPLE;
-    size_t *pick = malloc((n ? n : 1) * sizeof *pick);
-    CHECK(pick != NULL);
-    if (!pick)
-        return;
-    for (size_t i = 0; i < n; i++)
-        pick[i] = i;
-    if (n < cl.nconfigs) {
-        uint64_t x = 0x9e3779b97f4a7c15ULL;
-        pick[0] = 0;
-        pick[1] = cl.nconfigs - 1;
-        for (size_t i = 2; i < n; i++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            pick[i] = (size_t)(x % cl.nconfigs);
-        }
-    }
-    Job *jobs = calloc(n, sizeof *jobs);
-    CHECK(jobs != NULL);
-    for (size_t j = 0; jobs && j < n; j++) {
-        size_t i = pick[j];
-        jobs[j].job.run = run_job;
-        jobs[j].source = p->v->kernel_source;
-        jobs[j].name = p->v->kernel_name;
-        for (size_t k = 0; k < sp->nparams && k < 16; k++) {
-            snprintf(jobs[j].defs[k], sizeof jobs[j].defs[k], "%s=%lld", sp->params[k].name,
-                     (long long)cl.values[i * cl.nparams + k]);
-            jobs[j].defp[k] = jobs[j].defs[k];
-            jobs[j].ndefs++;
-        }
-        cutune_pool_submit(pool, &jobs[j].job);
-    }
-    size_t failed = 0;
-    for (size_t j = 0; jobs && j < n; j++) {
-        cutune_pool_wait(pool, &jobs[j].job);
-        if (jobs[j].rc != 0 && failed++ < 3)
-            fprintf(stderr, "%s config %zu does not compile: %.600s\n", p->v->name, pick[j],
-                    jobs[j].err.msg);
-    }
-    CHECK_MSG(failed == 0, "%s: %zu of %zu configs failed to compile", p->v->name, failed, n);
-    printf("%s: %zu of %zu configs compiled for sm_90%s\n", p->v->name, n, cl.nconfigs,
-           n < cl.nconfigs ? " (a seeded sample)" : "");
-    free(jobs);
-    free(pick);
+    /* what `cutune check` checks: the launches of every valid config at every default
+     * size, the kernel's parameters, and the compiles of a sample */
+    CutuneCheckReport r;
+    CHECK_MSG(cutune_variant_check(p, o, &r, &err) == 0, "%s", err.msg);
+    CHECK_MSG(r.failures == 0, "%s: %zu failures (above)", p->name, r.failures);
+    CHECK_MSG(r.kernel_params == p->op->op->nargs, "%s: the kernel takes %d parameters", p->name,
+              r.kernel_params);
+    CHECK(r.compiled > 0 && r.compile_failed == 0);
+    CHECK_MSG(r.launches > 0, "%s: no config launches at its default sizes", p->name);
     cutune_config_list_free(&cl);
     cutune_space_free(sp);
 }
 
-/* The plugin-side sources compiled through host->run_kernel (references, comparison). */
+/* The sources compiled through host->run_kernel: the SDK's comparisons, the ops' references. */
 static void check_common_sources(void)
 {
     const char *root = getenv("CUTUNE_SOURCE_ROOT");
     CHECK(root != NULL);
-    const char *files[][2] = {{"plugins/common/compare.cu", "cutune_compare_f32"},
-                              {"plugins/common/matmul_ref.cu", "cutune_matmul_ref"},
-                              {"plugins/common/exact.cu", "cutune_compare_exact"},
-                              {"plugins/common/exact.cu", "cutune_ref_transpose"},
-                              {"plugins/common/exact.cu", "cutune_ref_add"}};
+    const char *files[][2] = {{"core/src/sdk/compare.cu", "cutune_compare_f32"},
+                              {"core/src/sdk/compare.cu", "cutune_compare_exact"},
+                              {"plugins/matmul/matmul_ref.cu", "cutune_matmul_ref"},
+                              {"plugins/transpose/transpose_ref.cu", "cutune_ref_transpose"},
+                              {"plugins/matadd/matadd_ref.cu", "cutune_ref_add"}};
     for (size_t i = 0; root && i < sizeof files / sizeof files[0]; i++) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", root, files[i][0]);
@@ -342,17 +297,20 @@ int main(void)
     CutuneRegistry reg;
     CutuneError err = {0};
     CHECK_MSG(cutune_registry_load(&reg, &err) == 0, "%s", err.msg);
-    CHECK_MSG(reg.nrejected == 0, "a shipped plugin was refused: %s",
-              reg.nrejected ? reg.rejected[0].reason : "");
+    CHECK_MSG(reg.nrejected == 0, "a shipped file was refused: %s",
+              reg.nrejected ? reg.rejected[0].text : "");
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
-        CHECK_MSG(cutune_registry_find(&reg, expected[i].variant) != NULL, "plugin %s not found",
+        CHECK_MSG(cutune_registry_find(&reg, expected[i].variant) != NULL, "variant %s not found",
                   expected[i].variant);
-    CutunePool *pool = NULL;
-    CHECK(cutune_pool_create(0, &pool) == 0);
-    for (size_t i = 0; pool && i < reg.count; i++)
-        check_plugin(&reg.plugins[i], pool);
+    CutuneCheckOptions o;
+    cutune_check_defaults(&o);
+    const char *sample = getenv("CUTUNE_TEST_SAMPLE");
+    o.sample = sample ? (size_t)strtoull(sample, NULL, 10) : SAMPLE;
+    o.cache_dir = getenv("CUTUNE_CACHE_DIR");
+    o.out = stdout;
+    for (size_t i = 0; i < reg.nvariants; i++)
+        check_variant(reg.variants[i], &o);
     check_common_sources();
-    cutune_pool_destroy(&pool);
     cutune_registry_free(&reg);
     return check_result("shipped_spaces");
 }

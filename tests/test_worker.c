@@ -173,9 +173,79 @@ static void oversized_config(void)
     CutuneMeasureSettings ms;
     memset(&ms, 0, sizeof ms);
     CutuneError err = {0};
-    CHECK(cutune_worker_eval(NULL, &cfg, "", 0, 0, &ms, &res, &err) == CUTUNE_ERR_INVALID);
+    CHECK(cutune_worker_eval(NULL, &cfg, "", 0, "k", NULL, 0, &ms, &res, &err) == CUTUNE_ERR_INVALID);
     CHECK_STR_CONTAINS(err.msg, "at most 48");
     CHECK(res.status == CUTUNE_STATUS_LAUNCH_ERROR);
+}
+
+/* A fake worker (tests/fake_worker.c) whose yardstick answers as `how` says (its
+ * CUTUNE_FAKE_YARDSTICK), with a problem set up. */
+static CutuneWorker *fake_with_problem(const char *how)
+{
+    if (how)
+        setenv("CUTUNE_FAKE_YARDSTICK", how, 1);
+    else
+        unsetenv("CUTUNE_FAKE_YARDSTICK");
+    CutuneWorker *w = NULL;
+    CutuneDeviceInfo dev;
+    CutuneError err = {0};
+    CutuneProblem p = {1, {4096}};
+    CHECK_MSG(cutune_worker_start(0, NULL, &w, &dev, &err) == 0, "%s", err.msg);
+    CHECK_MSG(w && cutune_worker_setup(w, "/nonexistent/op.so", &p, 1, 90, NULL, &err) == 0, "%s",
+              err.msg);
+    return w;
+}
+
+/* The yardstick through the fake worker: a result, an op without one, one that fails its
+ * check, and one that kills the worker, which is replaced and set up again so that the run
+ * goes on. */
+static void yardstick(void)
+{
+    const char *fake = getenv("CUTUNE_TEST_FAKE_WORKER");
+    CHECK(fake != NULL);
+    if (!fake)
+        return;
+    setenv("CUTUNE_WORKER", fake, 1);
+    CutuneWorker *w = NULL;
+    CutuneDeviceInfo dev;
+    CutuneError err = {0};
+    CHECK_MSG(cutune_worker_start(0, NULL, &w, &dev, &err) == 0, "%s", err.msg);
+    char name[64];
+    double ms = 0;
+    int n = 0;
+    CHECK(w && cutune_worker_yardstick(w, name, sizeof name, &ms, &n, &err) == CUTUNE_ERR_INVALID);
+    CHECK_STR_CONTAINS(err.msg, "set a problem up first");
+    cutune_worker_stop(&w);
+
+    w = fake_with_problem(NULL);
+    cutune_error_clear(&err);
+    CHECK_MSG(w && cutune_worker_yardstick(w, name, sizeof name, &ms, &n, &err) == 0, "%s",
+              err.msg);
+    CHECK(!strcmp(name, "fake SGEMM") && ms == 0.5 && n == 5);
+    cutune_worker_stop(&w);
+
+    w = fake_with_problem("none");
+    cutune_error_clear(&err);
+    CHECK(w && cutune_worker_yardstick(w, name, sizeof name, &ms, &n, &err) == CUTUNE_ERR_NOT_FOUND);
+    CHECK_STR_CONTAINS(err.msg, "cuBLAS is not installed here");
+    CHECK(ms == 0 && n == 0 && name[0] == '\0');
+    cutune_worker_stop(&w);
+
+    w = fake_with_problem("wrong");
+    cutune_error_clear(&err);
+    CHECK(w && cutune_worker_yardstick(w, name, sizeof name, &ms, &n, &err) ==
+                   CUTUNE_ERR_WRONG_RESULT);
+    CHECK_EQ_INT(cutune_worker_starts(w), 1); /* an answered failure keeps the worker */
+    cutune_worker_stop(&w);
+
+    w = fake_with_problem("exit");
+    cutune_error_clear(&err);
+    CHECK(w && cutune_worker_yardstick(w, name, sizeof name, &ms, &n, &err) == CUTUNE_ERR_IO);
+    CHECK_STR_CONTAINS(err.msg, "the yardstick ended the worker");
+    CHECK_EQ_INT(cutune_worker_starts(w), 2); /* replaced, with the problem set up again */
+    cutune_worker_stop(&w);
+    unsetenv("CUTUNE_FAKE_YARDSTICK");
+    unsetenv("CUTUNE_WORKER");
 }
 
 int main(void)
@@ -186,5 +256,6 @@ int main(void)
     path_override();
     real_worker();
     oversized_config();
+    yardstick();
     return check_result("worker");
 }

@@ -41,35 +41,120 @@ static char *program_log(nvrtcProgram prog)
     return log;
 }
 
+/* The NVRTC options of a compile: the defines ("-DNAME=value", owned), then the fixed
+ * ones, in this order: everything in them goes into the kernel cache's key. */
+typedef struct Options {
+    char arch[48];
+    char *owned[MAX_OPTIONS];
+    size_t nowned;
+    const char *opts[MAX_OPTIONS];
+    size_t n;
+} Options;
+
+static void options_free(Options *o)
+{
+    for (size_t i = 0; i < o->nowned; i++)
+        free(o->owned[i]);
+    o->nowned = o->n = 0;
+}
+
+/* kind "sm" (a cubin) or "compute" (PTX) for arch, e.g. 90 */
+static int options_make(Options *o, const char *const *defines, size_t ndefines, const char *kind,
+                        int arch, CutuneError *err)
+{
+    memset(o, 0, sizeof *o);
+    if (ndefines + 4 > MAX_OPTIONS)
+        return cutune_error(err, CUTUNE_ERR_RANGE, "too many kernel parameters (%zu)", ndefines);
+    snprintf(o->arch, sizeof o->arch, "--gpu-architecture=%s_%d", kind, arch);
+    for (size_t i = 0; i < ndefines; i++) {
+        size_t n = strlen(defines[i]) + 3;
+        if (!(o->owned[i] = malloc(n))) {
+            options_free(o);
+            return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+        }
+        o->nowned++;
+        snprintf(o->owned[i], n, "-D%s", defines[i]);
+        o->opts[o->n++] = o->owned[i];
+    }
+    o->opts[o->n++] = o->arch;
+    o->opts[o->n++] = "-std=c++17";
+    o->opts[o->n++] = "-default-device";
+    return 0;
+}
+
+/* Count the .param lines of `.entry NAME(` ... `)` in PTX text; -1 when there is no entry. */
+static int ptx_entry_params(const char *ptx, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(ptx, ".entry "); p; p = strstr(p + 1, ".entry ")) {
+        const char *q = p + 7;
+        while (*q == ' ')
+            q++;
+        if (strncmp(q, name, n) != 0 || (q[n] != '(' && q[n] != ' ' && q[n] != '\n'))
+            continue;
+        const char *open = strchr(q, '('), *close = open ? strchr(open, ')') : NULL;
+        if (!close)
+            return -1;
+        int count = 0;
+        for (const char *r = strstr(open, ".param"); r && r < close; r = strstr(r + 6, ".param"))
+            count++;
+        return count;
+    }
+    return -1;
+}
+
+int cutune_nvrtc_kernel_params(const char *source, const char *kernel_name,
+                               const char *const *defines, size_t ndefines, int arch,
+                               int *nparams, CutuneError *err)
+{
+    *nparams = -1;
+    Options opt;
+    int rc = options_make(&opt, defines, ndefines, "compute", arch, err);
+    if (rc)
+        return rc;
+    nvrtcProgram prog;
+    nvrtcResult r = nvrtcCreateProgram(&prog, source, kernel_name, 0, NULL, NULL);
+    if (r != NVRTC_SUCCESS) {
+        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "nvrtcCreateProgram: %s", nvrtcGetErrorString(r));
+        goto done;
+    }
+    size_t size = 0;
+    char *ptx = NULL;
+    if ((r = nvrtcCompileProgram(prog, (int)opt.n, opt.opts)) != NVRTC_SUCCESS) {
+        char *log = program_log(prog);
+        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "NVRTC could not compile %s: %s%s%s",
+                          kernel_name, nvrtcGetErrorString(r), log ? "\n" : "", log ? log : "");
+        free(log);
+    } else if ((r = nvrtcGetPTXSize(prog, &size)) != NVRTC_SUCCESS || !(ptx = malloc(size + 1)) ||
+               (r = nvrtcGetPTX(prog, ptx)) != NVRTC_SUCCESS) {
+        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "NVRTC produced no PTX for %s: %s", kernel_name,
+                          nvrtcGetErrorString(r));
+    } else {
+        ptx[size] = '\0';
+        *nparams = ptx_entry_params(ptx, kernel_name);
+        if (*nparams < 0)
+            rc = cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                              "the compiled source has no kernel entry '%s'; is it extern \"C\" "
+                              "__global__?", kernel_name);
+    }
+    free(ptx);
+    nvrtcDestroyProgram(&prog);
+done:
+    options_free(&opt);
+    return rc;
+}
+
 int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char *const *defines,
                          size_t ndefines, int arch, const char *cache_dir,
                          CutuneKernelBinary *out, CutuneError *err)
 {
     memset(out, 0, sizeof *out);
-    if (ndefines + 4 > MAX_OPTIONS)
-        return cutune_error(err, CUTUNE_ERR_RANGE, "too many kernel parameters (%zu)", ndefines);
-
-    /* Options: the defines, then fixed ones. Everything in them goes into the cache key. */
-    char arch_opt[48];
-    snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=sm_%d", arch);
-    char *owned[MAX_OPTIONS];
-    const char *opts[MAX_OPTIONS];
-    size_t nopts = 0;
-    int rc = 0;
-    for (size_t i = 0; i < ndefines; i++) {
-        size_t n = strlen(defines[i]) + 3;
-        owned[i] = malloc(n);
-        if (!owned[i]) {
-            for (size_t j = 0; j < i; j++)
-                free(owned[j]);
-            return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
-        }
-        snprintf(owned[i], n, "-D%s", defines[i]);
-        opts[nopts++] = owned[i];
-    }
-    opts[nopts++] = arch_opt;
-    opts[nopts++] = "-std=c++17";
-    opts[nopts++] = "-default-device";
+    Options opt;
+    int rc = options_make(&opt, defines, ndefines, "sm", arch, err);
+    if (rc)
+        return rc;
+    const char *const *opts = opt.opts;
+    size_t nopts = opt.n;
 
     char version[16], key[33];
     cutune_nvrtc_version(version, sizeof version);
@@ -121,7 +206,6 @@ int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char
     if (cache_dir)
         cutune_kcache_put(cache_dir, key, out->cubin, out->size);
 done:
-    for (size_t i = 0; i < ndefines; i++)
-        free(owned[i]);
+    options_free(&opt);
     return rc;
 }

@@ -24,6 +24,14 @@ int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char
                          CutuneKernelBinary *out, CutuneError *err);
 void cutune_kernel_binary_free(CutuneKernelBinary *b);
 
+/* How many parameters kernel `kernel_name` of `source` takes, read from the PTX that NVRTC
+ * makes for compute_<arch> with `defines` (no GPU needed, no cache). Returns 0 with
+ * *nparams set, CUTUNE_ERR_COMPILE (err holds the compiler's messages) or
+ * CUTUNE_ERR_NOT_FOUND when the PTX has no such entry. */
+int cutune_nvrtc_kernel_params(const char *source, const char *kernel_name,
+                               const char *const *defines, size_t ndefines, int arch,
+                               int *nparams, CutuneError *err);
+
 /* "13.0", for messages and the database. */
 void cutune_nvrtc_version(char *buf, size_t len);
 

@@ -2,6 +2,7 @@
 #include "host.h"
 #include "compile.h"
 #include "device.h"
+#include "sdk.h"
 
 #include <cuda_runtime.h>
 #include <stdarg.h>
@@ -56,6 +57,28 @@ static int h_copy_to_host(void *ctx, void *dst, const void *src, size_t bytes)
 {
     return cutune_cuda_check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost),
                              "cudaMemcpy to host", ctx_of(ctx)->err);
+}
+
+static int h_copy_on_device(void *ctx, void *dst, const void *src, size_t bytes)
+{
+    return cutune_cuda_check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice),
+                             "cudaMemcpy device to device", ctx_of(ctx)->err);
+}
+
+static int h_compare_f32(void *ctx, const CutuneCompareF32 *spec, CutuneCheck *verdict)
+{
+    return cutune_sdk_compare_f32(&ctx_of(ctx)->host, spec, verdict);
+}
+
+static int h_compare_exact(void *ctx, const void *out, const void *ref, size_t n, size_t *bad,
+                           size_t *first)
+{
+    return cutune_sdk_compare_exact(&ctx_of(ctx)->host, out, ref, n, bad, first);
+}
+
+static int h_memcpy_yardstick(void *ctx, double bytes, CutuneYardstick *out)
+{
+    return cutune_sdk_memcpy_yardstick(&ctx_of(ctx)->host, bytes, out);
 }
 
 static int h_dev_memset(void *ctx, void *dptr, int byte, size_t bytes)
@@ -194,8 +217,8 @@ void cutune_host_init(CutuneHostCtx *c, int arch, const char *cache_dir, CutuneE
     c->arch = arch;
     c->cache_dir = cache_dir;
     c->host = (CutuneHost){
-        .abi_major = CUTUNE_PLUGIN_ABI_MAJOR,
-        .abi_minor = CUTUNE_PLUGIN_ABI_MINOR,
+        .abi_major = CUTUNE_ABI_MAJOR,
+        .abi_minor = CUTUNE_ABI_MINOR,
         .struct_size = sizeof(CutuneHost),
         .ctx = c,
         .dev_alloc = h_dev_alloc,
@@ -206,6 +229,10 @@ void cutune_host_init(CutuneHostCtx *c, int arch, const char *cache_dir, CutuneE
         .random_uniform = cutune_random_uniform,
         .run_kernel = h_run_kernel,
         .fail = h_fail,
+        .compare_f32 = h_compare_f32,
+        .compare_exact = h_compare_exact,
+        .copy_on_device = h_copy_on_device,
+        .memcpy_yardstick = h_memcpy_yardstick,
     };
 }
 

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "cutune/cutune.h"
-#include "cutune/plugin.h"
+#include "cutune/op.h"
 
 typedef struct CutuneHostCtx {
     CutuneHost host;       /* host.ctx points back here */

@@ -1,6 +1,6 @@
 /* Tuned launches (cutune/lookup.h): the kernel of a lookup result, compiled on first use
  * (or read from the kernel cache) and kept loaded in the handle, launched on the
- * application's buffers and stream with the plugin's launch geometry. */
+ * application's buffers and stream with the variant's launch geometry. */
 #include "compile.h"
 #include "device.h"
 #include "lookup_int.h"
@@ -16,6 +16,7 @@ void cutune_lookup_kernels_free(CutuneLookup *h)
 {
     for (size_t i = 0; i < h->nkernels; i++) {
         cutune_kernel_unload(&h->kernels[i].k);
+        cutune_geometry_free(&h->kernels[i].geo);
         free(h->kernels[i].key);
         free(h->kernels[i].pairs);
     }
@@ -43,7 +44,7 @@ static int parse_config(const char *text, CutuneTunedKernel *k, CutuneError *err
 }
 
 /* Compile (or read from the cache) and load the kernel of a config. */
-static int build_kernel(const CutunePlugin *pl, const char *config, int arch,
+static int build_kernel(const CutuneVariantDef *v, const char *config, int arch,
                         CutuneTunedKernel *k, CutuneError *err)
 {
     int rc = parse_config(config, k, err);
@@ -58,10 +59,12 @@ static int build_kernel(const CutunePlugin *pl, const char *config, int arch,
     char cache[PATH_MAX];
     const char *cache_dir = cutune_cache_dir(cache, sizeof cache, NULL) == 0 ? cache : NULL;
     CutuneKernelBinary bin;
-    rc = cutune_nvrtc_compile(pl->v->kernel_source, pl->v->kernel_name, defp, k->nparams, arch,
-                              cache_dir, &bin, err);
+    if ((rc = cutune_geometry_open(v, k->names, k->nparams, &k->geo, err)))
+        return rc;
+    rc = cutune_nvrtc_compile(v->source, v->kernel_name, defp, k->nparams, arch, cache_dir, &bin,
+                              err);
     if (rc == 0)
-        rc = cutune_kernel_load(bin.cubin, pl->v->kernel_name, &k->k, err);
+        rc = cutune_kernel_load(bin.cubin, v->kernel_name, &k->k, err);
     cutune_kernel_binary_free(&bin);
     if (rc)
         return rc;
@@ -71,7 +74,7 @@ static int build_kernel(const CutunePlugin *pl, const char *config, int arch,
         return rc;
     k->max_threads = attr.maxThreadsPerBlock;
     k->static_shared = attr.sharedSizeBytes;
-    k->plugin = pl;
+    k->variant = v;
     return 0;
 }
 
@@ -90,15 +93,15 @@ static int tuned_kernel(CutuneLookup *h, const CutuneLookupResult *r, int arch,
     int rc = cutune_lookup_registry(h, err);
     if (rc)
         return rc;
-    const CutunePlugin *pl = cutune_registry_find(&h->reg, r->variant);
-    if (!pl || strcmp(pl->v->version, r->variant_version) != 0 || strcmp(pl->v->op, r->op) != 0)
+    const CutuneVariantDef *pl = cutune_registry_find(&h->reg, r->variant);
+    if (!pl || strcmp(pl->version, r->variant_version) != 0 || strcmp(pl->op_name, r->op) != 0)
         return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
                             "the best config for %s %s is of variant %s version %s, but the "
-                            "installed plugins have %s%s%s; install that plugin, or tune "
+                            "installed variants have %s%s%s; install that variant, or tune "
                             "again with the installed ones (cutune run %s --size %s)",
                             r->op, r->size, r->variant, r->variant_version,
-                            pl ? "version " : "no such variant", pl ? pl->v->version : "",
-                            pl && strcmp(pl->v->op, r->op) ? " of another op" : "", r->op,
+                            pl ? "version " : "no such variant", pl ? pl->version : "",
+                            pl && strcmp(pl->op_name, r->op) ? " of another op" : "", r->op,
                             r->size);
     CutuneTunedKernel k = {0};
     CutuneTunedKernel *grown = realloc(h->kernels, (h->nkernels + 1) * sizeof *grown);
@@ -110,6 +113,7 @@ static int tuned_kernel(CutuneLookup *h, const CutuneLookupResult *r, int arch,
     h->kernels = grown;
     if ((rc = build_kernel(pl, r->config, arch, &k, err))) {
         cutune_kernel_unload(&k.k);
+        cutune_geometry_free(&k.geo);
         free(k.key);
         free(k.pairs);
         return rc;
@@ -150,20 +154,21 @@ int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size
     CutuneTunedKernel *k = NULL;
     if ((rc = tuned_kernel(h, r, 10 * major + minor, &k, err)))
         goto out;
-    const CutuneVariant *v = k->plugin->v;
-    char perr[256] = "";
-    if (v->check_problem(&prob, perr, sizeof perr) != 0) {
-        rc = cutune_error(err, CUTUNE_ERR_INVALID, "%s: problem size '%s' is not valid: %s",
-                          v->name, size, perr);
+    const CutuneVariantDef *v = k->variant;
+    if ((rc = cutune_variant_problem(v, size, &prob, err)))
         goto out;
-    }
-    CutuneConfig cfg = {k->nparams, k->names, k->values};
+    CutuneLimits lim;
+    cutune_limits_sm90(&lim); /* the device's own where they matter to a launch */
+    lim.sm_count = sms;
+    lim.cc = 10 * major + minor;
+    lim.max_shared_per_block = max_shared;
     CutuneLaunch l = {{1, 1, 1}, {1, 1, 1}, 0};
-    if (cutune_plugin_geometry(v, &cfg, &prob, sms, 10 * major + minor, &l) != 0) {
-        rc = cutune_error(err, CUTUNE_ERR_RESOURCES,
-                          "%s config %s has no launch geometry for size %s (a grid limit); "
+    char why[512] = "";
+    if ((rc = cutune_geometry_eval(k->geo, k->values, &prob, &lim, &l, why, sizeof why)) != 0) {
+        rc = cutune_error(err, rc == CUTUNE_ERR_RESOURCES ? CUTUNE_ERR_RESOURCES : rc,
+                          "%s config %s has no launch for size %s on this device (%s); "
                           "tune this size: cutune run %s --size %s",
-                          v->name, r->config, size, v->op, size);
+                          v->name, r->config, size, why, v->op_name, size);
         goto out;
     }
     long long threads = (long long)l.block[0] * l.block[1] * l.block[2];
@@ -174,7 +179,7 @@ int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size
                           "(at most %d) and %lld bytes of shared memory (at most %d); tune it "
                           "on this device: cutune run %s --device %d --size %s",
                           v->name, r->config, r->device_name, dev, threads, k->max_threads,
-                          shared, max_shared, v->op, dev, size);
+                          shared, max_shared, v->op_name, dev, size);
         goto out;
     }
     if (l.shared_bytes > 48 * 1024 &&

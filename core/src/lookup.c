@@ -171,17 +171,13 @@ static double log_distance(const CutuneProblem *a, const CutuneProblem *b)
     return sqrt(sum);
 }
 
-/* The op's plugin distance when asked for and provided, else the log distance. */
+/* The op's own distance when asked for and provided, else the log distance. */
 static DistanceFn distance_for(CutuneLookup *h, const char *op)
 {
     if (!h->s.plugin_distance || cutune_lookup_registry(h, NULL) != 0)
         return log_distance;
-    for (size_t i = 0; i < h->reg.count; i++) {
-        CutuneDistanceFn fn = cutune_plugin_distance(&h->reg.plugins[i]);
-        if (fn && strcmp(h->reg.plugins[i].v->op, op) == 0)
-            return fn;
-    }
-    return log_distance;
+    CutuneDistanceFn fn = cutune_op_distance(cutune_registry_op(&h->reg, op));
+    return fn ? fn : log_distance;
 }
 
 /* The best candidate so far of a nearest or same-arch step. */

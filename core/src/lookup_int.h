@@ -17,7 +17,8 @@
 /* A kernel compiled for one (variant, version, config, arch) and loaded. */
 typedef struct CutuneTunedKernel {
     char *key;                 /* variant \x1f version \x1f config \x1f arch */
-    const CutunePlugin *plugin;
+    const CutuneVariantDef *variant;
+    CutuneGeometry *geo;       /* its launch, for the config's parameter names */
     CutuneLoadedKernel k;
     CutuneConfigPairs *pairs;  /* the config, parsed; names[] point into it */
     const char *names[CUTUNE_MAX_PARAMS];

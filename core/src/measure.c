@@ -1,6 +1,5 @@
-/* Evaluate one config: resources, correctness, then time. */
+/* Evaluate one config: resources, correctness, then time (timing.c). */
 #include "measure.h"
-#include "registry.h"
 #include "device.h"
 #include "host.h"
 #include "util.h"
@@ -22,46 +21,6 @@ void cutune_measure_defaults(CutuneMeasureSettings *s)
         .early_stop = 3.0,
         .min_sample_ms = 0.5,
     };
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-void cutune_stats(double *v, int n, double *median, double *mean, double *stddev, double *min)
-{
-    if (n <= 0) {
-        *median = *mean = *stddev = *min = 0;
-        return;
-    }
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-    *min = v[0];
-    double sum = 0;
-    for (int i = 0; i < n; i++)
-        sum += v[i];
-    *mean = sum / n;
-    double ss = 0;
-    for (int i = 0; i < n; i++)
-        ss += (v[i] - *mean) * (v[i] - *mean);
-    *stddev = n > 1 ? sqrt(ss / (n - 1)) : 0;
-}
-
-/* Classify a CUDA failure of a launch: a sticky one kills the context. */
-static int launch_failed(CutuneEvalResult *out, cudaError_t e, const char *when)
-{
-    snprintf(out->message, sizeof out->message, "%s: %s: %s", when, cudaGetErrorName(e),
-             cudaGetErrorString(e));
-    if (cutune_cuda_error_is_sticky(e)) {
-        out->status = CUTUNE_STATUS_CRASHED;
-        out->context_lost = 1;
-        return CUTUNE_ERR_CUDA;
-    }
-    out->status = CUTUNE_STATUS_LAUNCH_ERROR;
-    cudaGetLastError(); /* clear the non-sticky error */
-    return 0;
 }
 
 static int skip(CutuneEvalResult *out, const char *fmt, long long a, long long b)
@@ -105,46 +64,36 @@ static int check_resources(const CutuneEvalInput *in, const CutuneLoadedKernel *
     return 0;
 }
 
-/* One timed sample of `reps` back-to-back launches; its mean time per launch in ms. */
-static cudaError_t sample(const CutuneLoadedKernel *k, const CutuneLaunch *l, void **args, int reps,
-                          cudaEvent_t start, cudaEvent_t stop, double *ms)
+/* The kernel of an evaluation, `reps` launches back to back on the default stream. */
+typedef struct KernelCalls {
+    const CutuneLoadedKernel *k;
+    const CutuneLaunch *l;
+    void **args;
+} KernelCalls;
+
+static int enqueue_kernel(void *user, int reps)
 {
-    dim3 grid = {l->grid[0], l->grid[1], l->grid[2]};
-    dim3 block = {l->block[0], l->block[1], l->block[2]};
-    cudaError_t e = cudaEventRecord(start, 0);
+    const KernelCalls *c = user;
+    dim3 grid = {c->l->grid[0], c->l->grid[1], c->l->grid[2]};
+    dim3 block = {c->l->block[0], c->l->block[1], c->l->block[2]};
+    cudaError_t e = cudaSuccess;
     for (int i = 0; i < reps && e == cudaSuccess; i++)
-        e = cudaLaunchKernel((const void *)k->kernel, grid, block, args, l->shared_bytes, 0);
-    if (e == cudaSuccess)
-        e = cudaEventRecord(stop, 0);
-    if (e == cudaSuccess)
-        e = cudaEventSynchronize(stop);
-    float f = 0;
-    if (e == cudaSuccess)
-        e = cudaEventElapsedTime(&f, start, stop);
-    *ms = (double)f / reps;
-    return e;
+        e = cudaLaunchKernel((const void *)c->k->kernel, grid, block, c->args, c->l->shared_bytes, 0);
+    return (int)e;
 }
 
 int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s, CutuneEvalResult *out)
 {
     double t0 = cutune_now();
     memset(out, 0, sizeof *out);
-    const CutuneVariant *v = in->variant;
-    CutuneLaunch l = {{1, 1, 1}, {1, 1, 1}, 0};
+    const CutuneOp *v = in->op;
+    CutuneLaunch l = *in->launch;
     CutuneLoadedKernel k = {0};
-    cudaEvent_t start = NULL, stop = NULL;
-    double *samples = NULL;
     int rc = 0;
     CutuneError err = {0};
     void *args[CUTUNE_MAX_KERNEL_ARGS];
 
-    if (cutune_plugin_geometry(v, in->config, in->problem, in->device->sm_count,
-                               10 * in->device->cc_major + in->device->cc_minor, &l) != 0) {
-        out->status = CUTUNE_STATUS_SKIPPED_RESOURCES;
-        snprintf(out->message, sizeof out->message, "the plugin has no launch geometry for it");
-        goto done;
-    }
-    if (cutune_kernel_load(in->cubin, v->kernel_name, &k, &err) != 0) {
+    if (cutune_kernel_load(in->cubin, in->kernel_name, &k, &err) != 0) {
         out->status = CUTUNE_STATUS_LAUNCH_ERROR;
         snprintf(out->message, sizeof out->message, "%.500s", err.msg);
         goto done;
@@ -152,9 +101,15 @@ int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s, C
     if (check_resources(in, &k, &l, out))
         goto done;
     int nargs = v->kernel_args(in->state, in->config, args, CUTUNE_MAX_KERNEL_ARGS);
-    if (nargs < 0) {
+    if (nargs < 0 || (v->nargs > 0 && nargs != v->nargs)) {
         out->status = CUTUNE_STATUS_LAUNCH_ERROR;
-        snprintf(out->message, sizeof out->message, "the plugin could not build kernel arguments");
+        if (nargs < 0)
+            snprintf(out->message, sizeof out->message,
+                     "op %s could not build the kernel's arguments", v->name);
+        else
+            snprintf(out->message, sizeof out->message,
+                     "op %s declares %d kernel arguments but passed %d; fix the op", v->name,
+                     v->nargs, nargs);
         goto done;
     }
 
@@ -172,7 +127,7 @@ int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s, C
     if (e == cudaSuccess)
         e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
-        rc = launch_failed(out, e, "checked launch");
+        rc = cutune_launch_failed(out, e, "checked launch");
         goto done;
     }
     CutuneCheck chk = {0};
@@ -191,73 +146,10 @@ int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s, C
     }
 
     /* Time: warm up, size the batch, sample until stable, capped, or hopeless. */
-    if (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess) {
-        rc = launch_failed(out, cudaGetLastError(), "cudaEventCreate");
-        goto done;
-    }
-    double one = 0;
-    for (int i = 0; i < (s->warmup > 0 ? s->warmup : 1); i++)
-        if ((e = sample(&k, &l, args, 1, start, stop, &one)) != cudaSuccess) {
-            rc = launch_failed(out, e, "warm-up launch");
-            goto done;
-        }
-    int reps = one > 0 ? (int)ceil(s->min_sample_ms / one) : 1;
-    reps = reps < 1 ? 1 : reps > 1000 ? 1000 : reps;
-    out->launches_per_sample = reps;
-    int cap = s->max_samples < CUTUNE_MAX_SAMPLES ? s->max_samples : CUTUNE_MAX_SAMPLES;
-    samples = malloc((size_t)(cap > 1 ? cap : 1) * sizeof *samples);
-    double *sorted = malloc((size_t)(cap > 1 ? cap : 1) * sizeof *sorted);
-    if (!samples || !sorted) {
-        free(sorted);
-        out->status = CUTUNE_STATUS_LAUNCH_ERROR;
-        snprintf(out->message, sizeof out->message, "out of host memory");
-        goto done;
-    }
-    double t_timing = cutune_now(), fastest = INFINITY;
-    int n = 0;
-    while (n < cap) {
-        double ms;
-        if ((e = sample(&k, &l, args, reps, start, stop, &ms)) != cudaSuccess) {
-            free(sorted);
-            rc = launch_failed(out, e, "timed launch");
-            goto done;
-        }
-        samples[n++] = ms;
-        fastest = ms < fastest ? ms : fastest;
-        if (in->best_ms > 0 && s->early_stop > 0 && n >= 2 && fastest > s->early_stop * in->best_ms) {
-            out->stopped_early = 1;
-            break;
-        }
-        if (cutune_now() - t_timing > s->max_seconds && n >= 2)
-            break;
-        if (n >= s->min_samples) {
-            double sum = 0, ss = 0;
-            for (int i = 0; i < n; i++)
-                sum += samples[i];
-            double mean = sum / n;
-            for (int i = 0; i < n; i++)
-                ss += (samples[i] - mean) * (samples[i] - mean);
-            double sd = sqrt(ss / (n - 1));
-            if (sd / sqrt((double)n) / mean < s->target_rse)
-                break;
-        }
-    }
-    memcpy(sorted, samples, (size_t)n * sizeof *sorted);
-    cutune_stats(sorted, n, &out->median_ms, &out->mean_ms, &out->stddev_ms, &out->min_ms);
-    free(sorted);
-    out->samples = n;
-    out->status = CUTUNE_STATUS_OK;
-    if (out->stopped_early)
-        snprintf(out->message, sizeof out->message,
-                 "timing stopped early: its fastest sample was over %.3gx the best so far",
-                 s->early_stop);
+    KernelCalls calls = {&k, &l, args};
+    rc = cutune_time_calls(enqueue_kernel, &calls, s, in->best_ms, out);
 
 done:
-    if (start)
-        cudaEventDestroy(start);
-    if (stop)
-        cudaEventDestroy(stop);
-    free(samples);
     if (!out->context_lost)
         cutune_kernel_unload(&k);
     out->measure_ms = 1e3 * (cutune_now() - t0);

@@ -5,7 +5,7 @@
 #define CUTUNE_MEASURE_H
 
 #include "cutune/cutune.h"
-#include "cutune/plugin.h"
+#include "cutune/op.h"
 
 typedef struct CutuneMeasureSettings {
     int warmup;           /* launches after the check, before timing */
@@ -21,12 +21,14 @@ typedef struct CutuneMeasureSettings {
 void cutune_measure_defaults(CutuneMeasureSettings *s);
 
 typedef struct CutuneEvalInput {
-    const CutuneVariant *variant;
+    const CutuneOp *op;          /* the contract: arguments, poisoning, check */
     const CutuneHost *host;
-    void *state;                 /* the plugin's problem state (from setup) */
+    void *state;                 /* the op's problem state (from setup) */
     const CutuneProblem *problem;
     const CutuneConfig *config;
     const void *cubin;           /* compiled kernel for this config */
+    const char *kernel_name;     /* the kernel in it */
+    const CutuneLaunch *launch;  /* its geometry (registry.h: cutune_geometry_eval) */
     const CutuneDeviceInfo *device;
     double best_ms;              /* best median so far for this problem (0: none) */
 } CutuneEvalInput;
@@ -49,6 +51,20 @@ typedef struct CutuneEvalResult {
  * (out->context_lost is then set and out->status is crashed). */
 int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s, CutuneEvalResult *out);
 
+/* ---- timing.c ---- */
+
+/* Enqueue `reps` calls on the default stream; returns a cudaError_t (0: cudaSuccess). */
+typedef int (*CutuneEnqueueFn)(void *user, int reps);
+/* Time the calls: warm-up, a batch of calls long enough to time (min_sample_ms), samples
+ * until stable (target_rse), max_samples or max_seconds, or (best_ms > 0) until the
+ * fastest is early_stop times slower than best_ms. Fills the timing fields of *out and
+ * sets status ok; a CUDA failure sets the status and message (cutune_launch_failed) and
+ * returns < 0 when the context is lost. */
+int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSettings *s,
+                      double best_ms, CutuneEvalResult *out);
+/* Classify a CUDA failure `when` into *out: crashed with context_lost (returns < 0) when the
+ * error is sticky, launch_error (returns 0) otherwise. */
+int cutune_launch_failed(CutuneEvalResult *out, int cuda_error, const char *when);
 /* Median, mean, standard deviation and minimum of n samples (sorts them in place). */
 void cutune_stats(double *samples, int n, double *median, double *mean, double *stddev, double *min);
 

@@ -14,11 +14,19 @@
  *
  *   parent -> worker                          worker -> parent
  *   HELLO    u32 version, i32 device          DEVICE  CutuneDeviceInfo | ERROR
- *   SETUP    str plugin path, CutuneProblem,  OK | ERROR
- *            u64 seed, i32 arch, str cache dir
+ *   SETUP    str contract path (the op plugin,  OK | ERROR
+ *            or a self-contained variant
+ *            plugin), CutuneProblem, u64 seed,
+ *            i32 arch, str cache dir
  *   EVAL     u32 n, n x (str name, i64 value), RESULT  CutuneEvalResult
- *            bytes cubin, f64 best_ms,
+ *            bytes cubin, str kernel name,
+ *            CutuneLaunch, f64 best_ms,
  *            CutuneMeasureSettings
+ * The tuner works out the launch geometry (it has the space and the [launch] expressions);
+ * the worker holds only the op's contract, the inputs and the CUDA context.
+ *   YARDSTICK CutuneMeasureSettings           YARDSTICK_RESULT str name, CutuneEvalResult
+ *                                             | ERROR (CUTUNE_ERR_NOT_FOUND: none, or its
+ *                                               library is missing)
  *   TEARDOWN                                  OK
  *   (closing the socket ends the worker)
  *   ERROR is i32 code, str message. After a RESULT with context_lost set the worker exits. */
@@ -30,7 +38,7 @@
 
 #include "cutune/cutune.h"
 
-#define CUTUNE_PROTO_VERSION 1
+#define CUTUNE_PROTO_VERSION 3
 #define CUTUNE_PROTO_MAX_PAYLOAD (256u << 20) /* far above any cubin */
 
 enum CutuneMsgType {
@@ -38,10 +46,12 @@ enum CutuneMsgType {
     CUTUNE_MSG_SETUP = 2,
     CUTUNE_MSG_EVAL = 3,
     CUTUNE_MSG_TEARDOWN = 4,
+    CUTUNE_MSG_YARDSTICK = 5,
     CUTUNE_MSG_OK = 16,
     CUTUNE_MSG_ERROR = 17,
     CUTUNE_MSG_DEVICE = 18,
     CUTUNE_MSG_RESULT = 19,
+    CUTUNE_MSG_YARDSTICK_RESULT = 20,
 };
 
 /* A growable payload being written, or a received payload being read. Reading past the end

@@ -11,22 +11,25 @@
 #include <stdlib.h>
 
 
-int cutune_reevaluate(const CutunePlugin *pl, const CutuneDeviceInfo *dev, const char *config_text,
+int cutune_reevaluate(const CutuneVariantDef *v, const CutuneDeviceInfo *dev, const char *config_text,
                   const CutuneProblem *prob, uint64_t seed, const CutuneMeasureSettings *ms,
                   int times, CutuneEvalResult *results, CutuneError *err)
 {
     if (times < 1 || times > 8)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_reevaluate: times must be 1..8, got %d", times);
-    char path[PATH_MAX], cache[PATH_MAX];
+    char cache[PATH_MAX], why[512];
     CutuneSpace *sp = NULL;
+    CutuneGeometry *geo = NULL;
     CutuneKernelBinary bin = {0};
+    CutuneLaunch launch;
+    CutuneLimits lim;
     int rc;
-    if ((rc = cutune_space_path(pl->v->name, path, sizeof path, err)) ||
-        (rc = cutune_space_load(path, pl->v->dim_names, &sp, err)) ||
+    if ((rc = cutune_variant_load_space(v, &sp, err)) ||
         (rc = cutune_cache_dir(cache, sizeof cache, err)))
         goto out;
     if (sp->nparams > CUTUNE_MAX_PARAMS) {
-        rc = cutune_error(err, CUTUNE_ERR_RANGE, "%s: more than %d parameters", path, CUTUNE_MAX_PARAMS);
+        rc = cutune_error(err, CUTUNE_ERR_RANGE, "%s: more than %d parameters", sp->path,
+                          CUTUNE_MAX_PARAMS);
         goto out;
     }
     int64_t values[CUTUNE_MAX_PARAMS];
@@ -39,27 +42,40 @@ int cutune_reevaluate(const CutunePlugin *pl, const CutuneDeviceInfo *dev, const
         defp[i] = defs[i];
         names[i] = sp->params[i].name;
     }
+    cutune_limits_from_device(dev, &lim);
+    if ((rc = cutune_geometry_open(v, names, sp->nparams, &geo, err)))
+        goto out;
+    if ((rc = cutune_geometry_eval(geo, values, prob, &lim, &launch, why, sizeof why))) {
+        rc = cutune_error(err, rc, "%s %s: no launch on this device: %s", v->name, config_text,
+                          why);
+        goto out;
+    }
     int arch = 10 * dev->cc_major + dev->cc_minor;
-    if ((rc = cutune_nvrtc_compile(pl->v->kernel_source, pl->v->kernel_name, defp, sp->nparams, arch,
-                                   cache, &bin, err)))
+    if ((rc = cutune_nvrtc_compile(v->source, v->kernel_name, defp, sp->nparams, arch, cache, &bin,
+                                   err)))
         goto out;
     CutuneHostCtx hc;
     cutune_host_init(&hc, arch, cache, err);
     void *state = NULL;
     CutuneProblem p = *prob;
     int lost = 0;
-    if ((rc = pl->v->setup(&hc.host, &p, seed, &state)) == 0) {
+    const CutuneOp *op = v->op->op;
+    if ((rc = op->setup(&hc.host, &p, seed, &state)) == 0) {
         CutuneConfig cfg = {sp->nparams, names, values};
         for (int t = 0; t < times && !lost; t++) {
-            CutuneEvalInput in = {pl->v, &hc.host, state, &p, &cfg, bin.cubin, dev, 0};
+            CutuneEvalInput in = {
+                .op = op, .host = &hc.host, .state = state, .problem = &p, .config = &cfg,
+                .cubin = bin.cubin, .kernel_name = v->kernel_name, .launch = &launch,
+                .device = dev, .best_ms = 0,
+            };
             if (cutune_evaluate(&in, ms, &results[t]) != 0) {
                 lost = 1;
                 rc = cutune_error(err, CUTUNE_ERR_CUDA, "%s %s: the CUDA context was lost: %s",
-                                  pl->v->name, config_text, results[t].message);
+                                  v->name, config_text, results[t].message);
             }
         }
         if (!lost)
-            pl->v->teardown(&hc.host, state);
+            op->teardown(&hc.host, state);
     }
     if (!lost)
         cutune_host_release(&hc);
@@ -67,6 +83,7 @@ int cutune_reevaluate(const CutunePlugin *pl, const CutuneDeviceInfo *dev, const
         free(hc.allocs); /* the device memory went with the context */
 out:
     cutune_kernel_binary_free(&bin);
+    cutune_geometry_free(&geo);
     cutune_space_free(sp);
     return rc;
 }

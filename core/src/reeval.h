@@ -10,13 +10,13 @@
 #include "measure.h"
 #include "registry.h"
 
-/* Evaluate config `config_text` ("TILE=32,PAD=1", the database's text) of plugin pl for
- * problem prob (already checked by the plugin's check_problem) `times` times in a row on
+/* Evaluate config `config_text` ("TILE=32,PAD=1", the database's text) of variant v for
+ * problem prob (already checked by its op's check_problem) `times` times in a row on
  * one state set up with `seed`; results[0..times) receive the results (times <= 8).
  * Returns 0 when every evaluation ran (whatever their statuses), or a negative code with
- * err set when the space, the config text, the compilation or the setup failed, or the
- * CUDA context was lost. */
-int cutune_reevaluate(const CutunePlugin *pl, const CutuneDeviceInfo *dev, const char *config_text,
+ * err set when the space, the config text, the launch geometry, the compilation or the
+ * setup failed, or the CUDA context was lost. */
+int cutune_reevaluate(const CutuneVariantDef *v, const CutuneDeviceInfo *dev, const char *config_text,
                   const CutuneProblem *prob, uint64_t seed, const CutuneMeasureSettings *ms,
                   int times, CutuneEvalResult *results, CutuneError *err);
 

@@ -15,6 +15,14 @@ enum {
     NLIMITS
 };
 
+const char *const cutune_limit_names[] = {
+#define CUTUNE_X_LIMIT_NAME(NAME, field) #NAME,
+    CUTUNE_LIMIT_TABLE(CUTUNE_X_LIMIT_NAME)
+#undef CUTUNE_X_LIMIT_NAME
+};
+_Static_assert(sizeof cutune_limit_names / sizeof cutune_limit_names[0] == CUTUNE_NLIMITS,
+               "CUTUNE_NLIMITS must count CUTUNE_LIMIT_TABLE");
+
 void cutune_limits_sm90(CutuneLimits *out)
 {
     if (!out)
@@ -51,6 +59,10 @@ void cutune_space_free(CutuneSpace *s)
         return;
     free(s->path);
     free(s->variant);
+    free(s->problem_lines);
+    for (size_t i = 0; i < s->nkeys; i++)
+        free(s->keys[i].value);
+    free(s->keys);
     for (size_t i = 0; i < s->nparams; i++)
         free(s->params[i].values);
     free(s->params);

@@ -23,6 +23,10 @@
     X(SM_COUNT, sm_count)                                                            \
     X(CC, cc)
 
+/* The limits' names, in the table's order. */
+extern const char *const cutune_limit_names[];
+#define CUTUNE_NLIMITS 7
+
 typedef struct CutuneLimits {
 #define CUTUNE_X_LIMIT_FIELD(NAME, field) int64_t field;
     CUTUNE_LIMIT_TABLE(CUTUNE_X_LIMIT_FIELD)
@@ -49,9 +53,19 @@ typedef struct CutuneConstraint {
     int uses_problem; /* reads a problem dimension: only checked when a problem is given */
 } CutuneConstraint;
 
+/* A key of the [variant] or [launch] section as written (continuation lines joined with
+ * a space): the keys that make a space file a variant as data (spacekeys.c). */
+typedef struct CutuneSpaceKey {
+    char section[16]; /* "variant" or "launch" */
+    char name[CUTUNE_NAME_MAX];
+    char *value;
+    int line;
+} CutuneSpaceKey;
+
 typedef struct CutuneSpace {
     char *path;     /* the file it was read from */
     char *variant;  /* [variant] name */
+    int variant_line;
     CutuneParam *params;
     size_t nparams;
     char **dim_names; /* the problem dimensions constraints may use (from the plugin) */
@@ -59,7 +73,10 @@ typedef struct CutuneSpace {
     CutuneConstraint *constraints;
     size_t nconstraints;
     char **problems;  /* default problem size strings, as written */
+    int *problem_lines; /* the line each is on */
     size_t nproblems;
+    CutuneSpaceKey *keys; /* [variant] keys other than name and description, [launch] keys */
+    size_t nkeys;
 } CutuneSpace;
 
 /* Read a space file. dim_names: comma-separated problem dimension names ("M,N,K"),
@@ -68,6 +85,31 @@ typedef struct CutuneSpace {
 int cutune_space_load(const char *path, const char *dim_names, CutuneSpace **out,
                       CutuneError *err);
 void cutune_space_free(CutuneSpace *s);
+/* Read a space file without compiling its constraints, which may name problem dimensions
+ * not known yet: enough to learn which op a variant file belongs to. */
+int cutune_space_peek(const char *path, CutuneSpace **out, CutuneError *err);
+
+/* The value of a [variant] or [launch] key (section "variant" or "launch"), or NULL; *line
+ * (may be NULL) gets its line. */
+const char *cutune_space_key(const CutuneSpace *s, const char *section, const char *name,
+                             int *line);
+/* Record a key while reading (spaceini.c). cont: an indented line that continues it.
+ * Returns 0, or -1 with why filled (an unknown or repeated key). */
+int cutune_space_key_set(CutuneSpace *s, const char *section, const char *name,
+                         const char *value, int line, int cont, char *why, size_t len);
+
+/* Expressions over a space's symbols: its parameters, then the problem dimensions, then
+ * the device limits (the order of values given to cutune_expr_eval). */
+size_t cutune_space_nsymbols(const CutuneSpace *s);
+/* The names in that order (malloc'd array of borrowed strings), NULL out of memory. */
+const char **cutune_space_symbol_names(const CutuneSpace *s);
+/* The values in that order into vals (cutune_space_nsymbols of them). */
+void cutune_space_symbol_values(const CutuneSpace *s, const int64_t *params, const int64_t *dims,
+                                const CutuneLimits *lim, int64_t *vals);
+/* Compile `text` (from `line` of the file; `what` names it, e.g. "[launch] grid") over the
+ * space's symbols. The error names the file, the line, the column and the token. */
+int cutune_space_compile(const CutuneSpace *s, const char *what, const char *text, int line,
+                         CutuneExpr **out, CutuneError *err);
 
 /* Number of points of the full cartesian product (before constraints), saturating
  * at SIZE_MAX. */

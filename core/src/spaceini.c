@@ -4,12 +4,17 @@
  *   [variant]
  *   name = matmul_tiled          ; required, [A-Za-z0-9_]+
  *   description = free text      ; optional
+ *   op = matmul                  ; a variant as data: its op, kernel, source and so on
+ *                                ; (spacekeys.c); without op, the space of a C plugin
  *
  *   [param.TILE]                 ; one section per parameter, NAME a C identifier
  *   values = 8, 16, 32           ; or: range = 1..64 (with optional step = 2)
  *                                ; or: pow2 = 1..256 (the powers of two within the bounds)
  *   [constraints]
  *   threads_fit = TILE*TILE <= MAX_THREADS_PER_BLOCK   ; label = integer expression
+ *
+ *   [launch]                     ; grid, block, shared: expressions (spacekeys.c)
+ *   grid = ceil_div(N, TILE), ceil_div(M, TILE)
  *
  *   [problems]
  *   default = 1024x1024x1024, 2048x2048x2048           ; repeating the key appends
@@ -33,20 +38,17 @@
 #include "space_limits.h"
 #include "space.h"
 
-static const char *const limit_names[] = {
-#define CUTUNE_X_LIMIT_NAME(NAME, field) #NAME,
-    CUTUNE_LIMIT_TABLE(CUTUNE_X_LIMIT_NAME)
-#undef CUTUNE_X_LIMIT_NAME
-};
-#define NLIMITS (sizeof limit_names / sizeof limit_names[0])
+#define limit_names cutune_limit_names
+#define NLIMITS CUTUNE_NLIMITS
 
 #define VALUES_FIX "write integers separated by commas, e.g. values = 8, 16, 32"
 #define PARAM_KEYS_FIX                                                                   \
     "a parameter takes one of 'values = 8, 16, 32', 'range = 1..64' (with an optional "   \
     "'step = 2') or 'pow2 = 1..256'"
-#define SECTIONS_FIX "the sections are [variant], [param.NAME], [constraints] and [problems]"
+#define SECTIONS_FIX                                                                       \
+    "the sections are [variant], [param.NAME], [constraints], [launch] and [problems]"
 
-typedef enum { SEC_NONE, SEC_VARIANT, SEC_PARAM, SEC_CONSTRAINTS, SEC_PROBLEMS } Section;
+typedef enum { SEC_NONE, SEC_VARIANT, SEC_PARAM, SEC_CONSTRAINTS, SEC_PROBLEMS, SEC_LAUNCH } Section;
 
 /* What a parameter's keys said, before its values are generated. */
 typedef struct {
@@ -68,9 +70,10 @@ typedef struct {
     size_t cur; /* current parameter */
     char last_key[CUTUNE_NAME_MAX];
     int has_last_key;
-    int variant_line, constraints_line, problems_line;
+    int variant_line, constraints_line, problems_line, launch_line;
     int name_line, description_line;
     int failed, err_line;
+    int peek; /* read without compiling constraints (cutune_space_peek) */
     CutuneError e;
 } Ctx;
 
@@ -197,6 +200,16 @@ static void section_start(Ctx *c, const char *name, size_t len)
         }
         c->constraints_line = line;
         c->sec = SEC_CONSTRAINTS;
+        return;
+    }
+    if (len == 6 && memcmp(name, "launch", 6) == 0) {
+        if (c->launch_line) {
+            fail(c, line, CUTUNE_ERR_PARSE, "section [launch] appears twice (first at line %d); "
+                 "merge the two", c->launch_line);
+            return;
+        }
+        c->launch_line = line;
+        c->sec = SEC_LAUNCH;
         return;
     }
     if (len == 8 && memcmp(name, "problems", 8) == 0) {
@@ -441,11 +454,16 @@ static int add_problem(Ctx *c, const char *it, size_t len)
         if (!np)
             return fail(c, c->lineno, CUTUNE_ERR_NOMEM, "out of memory");
         s->problems = np;
+        int *nl = realloc(s->problem_lines, ncap * sizeof *nl);
+        if (!nl)
+            return fail(c, c->lineno, CUTUNE_ERR_NOMEM, "out of memory");
+        s->problem_lines = nl;
         c->prcap = ncap;
     }
     char *d = dupn(it, len);
     if (!d)
         return fail(c, c->lineno, CUTUNE_ERR_NOMEM, "out of memory");
+    s->problem_lines[s->nproblems] = c->lineno;
     s->problems[s->nproblems++] = d;
     return 1;
 }
@@ -615,7 +633,7 @@ static int handler(void *user, const char *section, const char *name, const char
 static int handle_key(Ctx *c, const char *key, const char *name, const char *value, int cont)
 {
     int line = c->lineno;
-    if (cont && c->sec != SEC_CONSTRAINTS && looks_like_key(value))
+    if (cont && c->sec != SEC_CONSTRAINTS && c->sec != SEC_LAUNCH && looks_like_key(value))
         return fail(c, line, CUTUNE_ERR_PARSE, "this indented line continues '%s' but looks "
                     "like a new key; start keys at the beginning of the line (indented lines "
                     "continue the previous value)", key);
@@ -639,7 +657,7 @@ static int handle_key(Ctx *c, const char *key, const char *name, const char *val
             c->s->variant = dupn(value, strlen(value));
             if (!c->s->variant)
                 return fail(c, line, CUTUNE_ERR_NOMEM, "out of memory");
-            c->name_line = line;
+            c->name_line = c->s->variant_line = line;
         } else if (strcmp(key, "description") == 0) {
             if (!cont && c->description_line)
                 return fail(c, line, CUTUNE_ERR_PARSE, "'description' is given twice (first "
@@ -647,10 +665,17 @@ static int handle_key(Ctx *c, const char *key, const char *name, const char *val
                             c->description_line);
             c->description_line = line;
         } else {
-            return fail(c, line, CUTUNE_ERR_PARSE, "unknown key '%s' in [variant]; the keys "
-                        "are name and description", key);
+            char why[320];
+            if (cutune_space_key_set(c->s, "variant", key, value, line, cont, why, sizeof why))
+                return fail(c, line, CUTUNE_ERR_PARSE, "%s", why);
         }
         break;
+    case SEC_LAUNCH: {
+        char why[320];
+        if (cutune_space_key_set(c->s, "launch", key, value, line, cont, why, sizeof why))
+            return fail(c, line, CUTUNE_ERR_PARSE, "%s", why);
+        break;
+    }
     case SEC_PARAM:
         ok = param_key(c, key, value, cont);
         break;
@@ -811,19 +836,13 @@ static int finish(Ctx *c)
                                         : "narrow the parameters or split the variant");
     }
 
+    if (c->peek)
+        return 1; /* the problem dimensions are not known yet: constraints wait */
     /* constraints: symbols are the parameters, the problem dimensions, the limits */
-    size_t nsyms = s->nparams + s->ndims + NLIMITS;
-    const char **names = malloc(nsyms * sizeof *names);
+    const char **names = cutune_space_symbol_names(s);
     if (!names)
         return fail(c, c->lineno, CUTUNE_ERR_NOMEM, "out of memory");
-    size_t k = 0;
-    for (size_t i = 0; i < s->nparams; i++)
-        names[k++] = s->params[i].name;
-    for (size_t i = 0; i < s->ndims; i++)
-        names[k++] = s->dim_names[i];
-    for (size_t i = 0; i < NLIMITS; i++)
-        names[k++] = limit_names[i];
-    CutuneSymbols syms = {names, nsyms};
+    CutuneSymbols syms = {names, cutune_space_nsymbols(s)};
     int ok = 1;
     for (size_t i = 0; i < s->nconstraints && ok; i++) {
         CutuneConstraint *con = &s->constraints[i];
@@ -898,8 +917,8 @@ static int parse_dims(CutuneSpace *s, const char *dim_names, CutuneError *err)
     }
 }
 
-int cutune_space_load(const char *path, const char *dim_names, CutuneSpace **out,
-                      CutuneError *err)
+static int load(const char *path, const char *dim_names, int peek, CutuneSpace **out,
+                CutuneError *err)
 {
     if (out)
         *out = NULL;
@@ -931,6 +950,7 @@ int cutune_space_load(const char *path, const char *dim_names, CutuneSpace **out
     c.f = f;
     c.path = path;
     c.s = s;
+    c.peek = peek;
     int r = ini_parse_stream(reader, &c, handler, &c);
     fclose(f);
     if (r > 0 && (!c.failed || r < c.err_line)) {
@@ -955,4 +975,15 @@ int cutune_space_load(const char *path, const char *dim_names, CutuneSpace **out
     }
     *out = s;
     return 0;
+}
+
+int cutune_space_load(const char *path, const char *dim_names, CutuneSpace **out,
+                      CutuneError *err)
+{
+    return load(path, dim_names, 0, out, err);
+}
+
+int cutune_space_peek(const char *path, CutuneSpace **out, CutuneError *err)
+{
+    return load(path, NULL, 1, out, err);
 }

@@ -32,17 +32,22 @@ static int not_found(const TuneRun *r, CutuneError *err)
 {
     const CutuneTuneOptions *o = r->o;
     char known[512] = "";
-    for (size_t i = 0; i < r->reg.count; i++) {
-        const CutuneVariant *v = r->reg.plugins[i].v;
-        if (o->variant ? strcmp(v->op, o->op) != 0 : strstr(known, v->op) != NULL)
-            continue;
-        strncat(known, *known ? ", " : "", sizeof known - strlen(known) - 1);
-        strncat(known, o->variant ? v->name : v->op, sizeof known - strlen(known) - 1);
+    if (o->variant) {
+        for (size_t i = 0; i < r->reg.nvariants; i++) {
+            const CutuneVariantDef *v = r->reg.variants[i];
+            if (strcmp(v->op_name, o->op) != 0)
+                continue;
+            strncat(known, *known ? ", " : "", sizeof known - strlen(known) - 1);
+            strncat(known, v->name, sizeof known - strlen(known) - 1);
+        }
+    } else {
+        cutune_registry_op_names(&r->reg, known, sizeof known);
     }
+    /* a file that was refused may be the one meant: say which and why */
     char refused[640] = "";
     for (size_t i = 0; i < r->reg.nrejected; i++) {
-        strncat(refused, i ? "; " : ". Refused plugin files: ", sizeof refused - strlen(refused) - 1);
-        strncat(refused, r->reg.rejected[i].reason, sizeof refused - strlen(refused) - 1);
+        strncat(refused, i ? "; " : ". Refused files: ", sizeof refused - strlen(refused) - 1);
+        strncat(refused, r->reg.rejected[i].text, sizeof refused - strlen(refused) - 1);
     }
     if (o->variant)
         return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
@@ -138,12 +143,12 @@ static int mark_tuned(TuneRun *r, TuneLane *l, CutuneError *err)
         TuneSize *ts = &r->sizes[i];
         int all = !r->o->retune;
         for (size_t k = 0; k < ts->nvariants && all; k++) {
-            const CutuneVariant *v = ts->variants[k]->p->v;
+            const CutuneVariantDef *v = ts->variants[k]->p;
             int64_t vid, pid;
             int tuned = 0, rc;
-            if ((rc = cutune_db_variant(l->db, v->op, v->name, v->version,
+            if ((rc = cutune_db_variant(l->db, v->op_name, v->name, v->version,
                                         ts->variants[k]->p->source_hash, &vid, err)) ||
-                (rc = cutune_db_problem(l->db, v->op, ts->size, &pid, err)) ||
+                (rc = cutune_db_problem(l->db, v->op_name, ts->size, &pid, err)) ||
                 (rc = cutune_db_search_tuned(l->db, l->device_id, vid, pid, &tuned, err)))
                 return rc;
             all = tuned;
@@ -207,14 +212,14 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
     if ((rc = cutune_registry_load(&r.reg, err)))
         goto out;
     if (o->op) {
-        int any = 0;
-        for (size_t i = 0; i < r.reg.count && !any; i++)
-            any = strcmp(r.reg.plugins[i].v->op, o->op) == 0 &&
-                  (!o->variant || strcmp(r.reg.plugins[i].v->name, o->variant) == 0);
-        if (!any) {
+        const CutuneVariantDef *any;
+        if (cutune_registry_variants_of(&r.reg, o->op, o->variant, &any, 1) == 0) {
             rc = not_found(&r, err);
             goto out;
         }
+        /* a refused file of this op may be the variant meant: say so before anything runs */
+        if ((rc = cutune_registry_vet_op(&r.reg, o->op, o->log, err)))
+            goto out;
     }
 
     /* the GPU is used only in the worker process; it describes the device */

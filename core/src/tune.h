@@ -119,7 +119,6 @@ typedef struct CutuneTuneSummary {
     char db_path[4096];
     double budget_s, wall_s;
     int interrupted;
-    size_t no_ok;                   /* (variant, size) pairs searched without one ok trial */
 } CutuneTuneSummary;
 
 /* Run. Returns 0 when the run completed (some trials may have failed: that is data), or a

@@ -29,8 +29,10 @@ typedef struct TuneSize TuneSize;
 
 /* One variant's space, loaded once for every size of the run. */
 typedef struct TuneVariant {
-    const CutunePlugin *p;
+    const CutuneVariantDef *p;
     CutuneSpace *sp;
+    CutuneGeometry *geo;       /* its launch, evaluated per config on the tuner's side */
+    const char **names;        /* the space's parameter names, for CutuneConfig */
     char known_path[PATH_MAX]; /* the space's known-good list, "" when it has none */
     double last_rel;           /* its best over the size's best at the last size done (0:
                                   none yet), to measure the likely winner first */

@@ -65,7 +65,7 @@ int tune_job_open(TuneLane *l, TuneSize *ts, TuneVariant *tv, TuneJob *j, Cutune
 {
     TuneRun *r = l->run;
     const CutuneTuneOptions *o = r->o;
-    const CutuneVariant *v = tv->p->v;
+    const CutuneVariantDef *v = tv->p;
     memset(j, 0, sizeof *j);
     j->ts = ts;
     j->tv = tv;
@@ -74,9 +74,9 @@ int tune_job_open(TuneLane *l, TuneSize *ts, TuneVariant *tv, TuneJob *j, Cutune
     for (int i = 0; i < ts->prob.ndims; i++)
         dims[i] = ts->prob.dim[i];
     int rc;
-    if ((rc = cutune_db_variant(l->db, v->op, v->name, v->version, tv->p->source_hash,
+    if ((rc = cutune_db_variant(l->db, v->op_name, v->name, v->version, tv->p->source_hash,
                                 &j->variant_id, err)) ||
-        (rc = cutune_db_problem(l->db, v->op, ts->size, &j->problem_id, err)) ||
+        (rc = cutune_db_problem(l->db, v->op_name, ts->size, &j->problem_id, err)) ||
         (rc = cutune_space_enumerate(tv->sp, &l->limits, dims, &j->cl, err)) ||
         (rc = cutune_config_list_where(tv->sp, &j->cl, o->where, o->nwhere, err)))
         return rc;
@@ -122,18 +122,20 @@ void tune_job_close(TuneJob *j)
 
 int tune_lane_setup(TuneLane *l, const TuneJob *j, CutuneError *err)
 {
-    const CutunePlugin *p = j->tv->p;
-    if (strcmp(l->setup_path, p->path) == 0 && strcmp(l->setup_size, j->ts->size) == 0)
+    /* the op's inputs and reference serve every variant of it at this size */
+    const CutuneVariantDef *p = j->tv->p;
+    const char *contract = p->op->path;
+    if (strcmp(l->setup_path, contract) == 0 && strcmp(l->setup_size, j->ts->size) == 0)
         return 0;
     if (l->setup_path[0])
         cutune_worker_teardown(l->worker);
     l->setup_path[0] = l->setup_size[0] = '\0';
-    int rc = cutune_worker_setup(l->worker, p->path, &j->ts->prob, l->run->o->seed, l->arch,
+    int rc = cutune_worker_setup(l->worker, contract, &j->ts->prob, l->run->o->seed, l->arch,
                                  l->run->cache_dir, err);
     if (rc)
-        return cutune_error(err, rc, "%s: setting up problem %s failed: %s", p->v->name,
+        return cutune_error(err, rc, "%s: setting up problem %s failed: %s", p->name,
                             j->ts->size, err ? err->msg : "");
-    snprintf(l->setup_path, sizeof l->setup_path, "%s", p->path);
+    snprintf(l->setup_path, sizeof l->setup_path, "%s", contract);
     snprintf(l->setup_size, sizeof l->setup_size, "%s", j->ts->size);
     return 0;
 }
@@ -215,8 +217,8 @@ static int compile_job_start(TuneLane *l, const TuneJob *j, CompileJob *c, size_
     const int64_t *values = j->cl.values + index * j->cl.nparams;
     memset(c, 0, sizeof *c);
     c->job.run = compile_run;
-    c->source = j->tv->p->v->kernel_source;
-    c->kernel_name = j->tv->p->v->kernel_name;
+    c->source = j->tv->p->source;
+    c->kernel_name = j->tv->p->kernel_name;
     c->cache_dir = l->run->cache_dir;
     c->arch = l->arch;
     c->index = index;
@@ -251,16 +253,11 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CompileJob *c, const char
     TuneRun *r = l->run;
     const CutuneTuneOptions *o = r->o;
     const CutuneSpace *sp = j->tv->sp;
-    const CutuneVariant *v = j->tv->p->v;
+    const CutuneVariantDef *v = j->tv->p;
     const int64_t *values = j->cl.values + c->index * j->cl.nparams;
     char text[CONFIG_TEXT_MAX];
     cutune_config_format(sp, values, text, sizeof text);
-    const char **names = calloc(sp->nparams ? sp->nparams : 1, sizeof *names);
-    if (!names)
-        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < sp->nparams; i++)
-        names[i] = sp->params[i].name;
-    CutuneConfig cfg = {sp->nparams, names, values};
+    CutuneConfig cfg = {sp->nparams, j->tv->names, values};
     CutuneTrialRecord rec = {
         .run_id = r->run_id, .device_id = l->device_id, .variant_id = j->variant_id,
         .problem_id = j->problem_id, .config = text, .seed = o->seed,
@@ -276,17 +273,26 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CompileJob *c, const char
     else if (c->rc == 0)
         row->compiled++;
     row->compile_s += c->bin.compile_ms / 1e3;
+    CutuneLaunch launch;
+    char why[512] = "";
+    int grc = c->rc == 0 ? cutune_geometry_eval(j->tv->geo, values, &j->ts->prob, &l->limits,
+                                                &launch, why, sizeof why)
+                         : 0;
     if (c->rc != 0) {
         rec.status = CUTUNE_STATUS_COMPILE_ERROR;
         rec.message = c->err.msg;
+    } else if (grc == CUTUNE_ERR_RESOURCES) { /* no launch of it can run on this device */
+        rec.status = CUTUNE_STATUS_SKIPPED_RESOURCES;
+        rec.message = why;
+    } else if (grc) {
+        return cutune_error(err, grc, "%s %s config %s: %s", v->name, j->ts->size, text,
+                            why[0] ? why : cutune_strerror(grc));
     } else {
         double best = size_best(r, j->ts);
-        wrc = cutune_worker_eval(l->worker, &cfg, c->bin.cubin, c->bin.size, best, &o->measure,
-                                 &res, &werr);
-        if (wrc == CUTUNE_ERR_INTERRUPTED) { /* a second Ctrl-C: nothing was measured */
-            free(names);
+        wrc = cutune_worker_eval(l->worker, &cfg, c->bin.cubin, c->bin.size, v->kernel_name,
+                                 &launch, best, &o->measure, &res, &werr);
+        if (wrc == CUTUNE_ERR_INTERRUPTED) /* a second Ctrl-C: nothing was measured */
             return cutune_error(err, wrc, "%s", werr.msg);
-        }
         if (res.status == CUTUNE_STATUS_CRASHED || res.status == CUTUNE_STATUS_TIMEOUT)
             tune_note(r, "%s %s %s: %s: %s%s", v->name, j->ts->size, text,
                       cutune_status_name(res.status), res.message,
@@ -307,7 +313,6 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CompileJob *c, const char
             rec.gbps = j->ts->bytes > 0 ? j->ts->bytes / (res.median_ms * 1e6) : 0;
         }
     }
-    free(names);
     int64_t trial_id = 0;
     int rc = cutune_db_trial_insert(l->db, &rec, &trial_id, NULL, err);
     if (rc)
@@ -339,7 +344,7 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CompileJob *c, const char
     *status_out = rec.status;
     *ms_out = rec.median_ms;
     CutuneTuneEvent e = {
-        .type = CUTUNE_EVENT_TRIAL, .op = v->op, .size = j->ts->size, .variant = v->name,
+        .type = CUTUNE_EVENT_TRIAL, .op = v->op_name, .size = j->ts->size, .variant = v->name,
         .phase = phase, .config = text, .status = cutune_status_name(rec.status),
         .message = rec.message, .median_ms = rec.median_ms, .gflops = rec.gflops,
         .gbps = rec.gbps, .cut_short = rec.cut_short, .trial_id = trial_id,

@@ -9,36 +9,43 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The space file and the optional known-good list beside it. */
-static int load_variant(const CutunePlugin *p, TuneVariant *tv, CutuneError *err)
+/* The space, the launch and the optional known-good list beside the space file. */
+static int load_variant(const CutuneVariantDef *p, TuneVariant *tv, CutuneError *err)
 {
-    char path[PATH_MAX];
     memset(tv, 0, sizeof *tv);
     tv->p = p;
-    int rc = cutune_space_path(p->v->name, path, sizeof path, err);
-    if (rc || (rc = cutune_space_load(path, p->v->dim_names, &tv->sp, err)))
+    int rc = cutune_variant_load_space(p, &tv->sp, err);
+    if (rc)
+        return rc;
+    if (!(tv->names = cutune_space_symbol_names(tv->sp)))
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    if ((rc = cutune_geometry_open(p, tv->names, tv->sp->nparams, &tv->geo, err)))
         return rc;
     char known[PATH_MAX];
-    const char *slash = strrchr(path, '/');
+    const char *path = tv->sp->path, *slash = strrchr(path, '/');
     int dir = slash ? (int)(slash - path) : 1;
     if ((size_t)snprintf(known, sizeof known, "%.*s/%s.known", dir, slash ? path : ".",
-                         p->v->name) < sizeof known &&
+                         p->name) < sizeof known &&
         access(known, R_OK) == 0)
         snprintf(tv->known_path, sizeof tv->known_path, "%s", known);
     return 0;
+}
+
+static void free_variant(TuneVariant *tv)
+{
+    cutune_geometry_free(&tv->geo);
+    free(tv->names);
+    cutune_space_free(tv->sp);
+    memset(tv, 0, sizeof *tv);
 }
 
 /* The size `text` of op for one variant: parsed, checked by the plugin, canonical. */
 static int size_for(const TuneVariant *tv, const char *text, CutuneProblem *prob, char *canon,
                     size_t len, CutuneError *err)
 {
-    char perr[256] = "";
-    int rc = cutune_problem_parse(text, prob, err);
+    int rc = cutune_variant_problem(tv->p, text, prob, err);
     if (rc)
         return rc;
-    if (tv->p->v->check_problem(prob, perr, sizeof perr) != 0)
-        return cutune_error(err, CUTUNE_ERR_INVALID, "%s: problem size '%s' is not valid: %s",
-                            tv->p->v->name, text, perr);
     if ((size_t)prob->ndims != tv->sp->ndims)
         return cutune_error(err, CUTUNE_ERR_INVALID,
                             "%s: problem '%s' has %d dimensions but the space names %zu",
@@ -59,7 +66,7 @@ static TuneSize *find_size(TuneRun *r, const char *op, const char *size)
 static int add_size(TuneRun *r, TuneVariant *tv, const CutuneProblem *prob, const char *size,
                     CutuneError *err)
 {
-    TuneSize *ts = find_size(r, tv->p->v->op, size);
+    TuneSize *ts = find_size(r, tv->p->op_name, size);
     if (!ts) {
         TuneSize *s = realloc(r->sizes, (r->nsizes + 1) * sizeof *s);
         if (!s)
@@ -67,11 +74,11 @@ static int add_size(TuneRun *r, TuneVariant *tv, const CutuneProblem *prob, cons
         r->sizes = s;
         ts = &r->sizes[r->nsizes++];
         memset(ts, 0, sizeof *ts);
-        snprintf(ts->op, sizeof ts->op, "%s", tv->p->v->op);
+        snprintf(ts->op, sizeof ts->op, "%s", tv->p->op_name);
         snprintf(ts->size, sizeof ts->size, "%s", size);
         ts->prob = *prob;
-        ts->flops = tv->p->v->flops(prob);
-        ts->bytes = tv->p->v->bytes(prob);
+        ts->flops = cutune_variant_flops(tv->p, prob);
+        ts->bytes = cutune_variant_bytes(tv->p, prob);
     }
     TuneVariant **v = realloc(ts->variants, (ts->nvariants + 1) * sizeof *v);
     if (!v)
@@ -111,11 +118,11 @@ static int plan_variant(TuneRun *r, TuneVariant *tv, const CutuneLimits *lim,
             CutuneProblem prob;
             char canon[64];
             CutuneError e = {0};
-            if (strcmp(pending_op[k], tv->p->v->op) != 0)
+            if (strcmp(pending_op[k], tv->p->op_name) != 0)
                 continue;
             if (size_for(tv, pending_size[k], &prob, canon, sizeof canon, &e) != 0) {
                 tune_note(r, "pending %s %s: not a valid size for %s (%s); left pending",
-                          pending_op[k], pending_size[k], tv->p->v->name, e.msg);
+                          pending_op[k], pending_size[k], tv->p->name, e.msg);
                 continue;
             }
             rc = add_size(r, tv, &prob, canon, err);
@@ -125,9 +132,14 @@ static int plan_variant(TuneRun *r, TuneVariant *tv, const CutuneLimits *lim,
     if (!sizes || nsizes == 0) {
         sizes = (const char *const *)tv->sp->problems;
         nsizes = tv->sp->nproblems;
-        if (nsizes == 0)
+        if (nsizes == 0) {
+            const CutuneOp *op = tv->p->op->op;
             return cutune_error(err, CUTUNE_ERR_INVALID,
-                                "%s has no [problems] default sizes; pass --size", tv->sp->path);
+                                "%s has no [problems] default sizes; pass --size (a size of op "
+                                "%s is written %s) or add default = ... under [problems]",
+                                tv->sp->path, tv->p->op_name,
+                                op->size_help ? op->size_help : op->dim_names);
+        }
     }
     for (size_t k = 0; k < nsizes && rc == 0; k++) {
         CutuneProblem prob;
@@ -146,20 +158,22 @@ int tune_plan_build(TuneRun *r, const CutuneLimits *lim, CutuneError *err)
 {
     const CutuneTuneOptions *o = r->o;
     size_t n = 0;
-    for (size_t i = 0; i < r->reg.count; i++) {
-        const CutuneVariant *v = r->reg.plugins[i].v;
-        n += (!o->op || strcmp(v->op, o->op) == 0) && (!o->variant || strcmp(v->name, o->variant) == 0);
+    for (size_t i = 0; i < r->reg.nvariants; i++) {
+        const CutuneVariantDef *v = r->reg.variants[i];
+        n += (!o->op || strcmp(v->op_name, o->op) == 0) && (!o->variant || strcmp(v->name, o->variant) == 0);
     }
     r->variants = calloc(n ? n : 1, sizeof *r->variants);
     if (!r->variants)
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     int rc = 0;
-    for (size_t i = 0; i < r->reg.count && rc == 0; i++) {
-        const CutunePlugin *p = &r->reg.plugins[i];
-        if ((o->op && strcmp(p->v->op, o->op) != 0) || (o->variant && strcmp(p->v->name, o->variant) != 0))
+    for (size_t i = 0; i < r->reg.nvariants && rc == 0; i++) {
+        const CutuneVariantDef *p = r->reg.variants[i];
+        if ((o->op && strcmp(p->op_name, o->op) != 0) || (o->variant && strcmp(p->name, o->variant) != 0))
             continue;
         if ((rc = load_variant(p, &r->variants[r->nvariants], err)) == 0)
             r->nvariants++;
+        else
+            free_variant(&r->variants[r->nvariants]);
     }
     size_t nvalid = 0;
     for (size_t i = 0; i < r->nvariants && rc == 0; i++)
@@ -182,7 +196,7 @@ void tune_plan_free(TuneRun *r)
         free(r->sizes[i].variants);
     free(r->sizes);
     for (size_t i = 0; i < r->nvariants; i++)
-        cutune_space_free(r->variants[i].sp);
+        free_variant(&r->variants[i]);
     free(r->variants);
     r->sizes = NULL;
     r->variants = NULL;

@@ -53,8 +53,8 @@ static int end_search(TuneLane *l, TuneJob *j, const char *status, CutuneError *
     int rc = cutune_db_search_end(l->db, j->search_id, status, j->row->strategy,
                                   j->row->evaluated, j->spent_s, err);
     CutuneTuneEvent e = {
-        .type = CUTUNE_EVENT_SEARCH, .op = j->tv->p->v->op, .size = j->ts->size,
-        .variant = j->tv->p->v->name, .message = status, .evaluated = j->row->evaluated,
+        .type = CUTUNE_EVENT_SEARCH, .op = j->tv->p->op_name, .size = j->ts->size,
+        .variant = j->tv->p->name, .message = status, .evaluated = j->row->evaluated,
         .nvalid = j->cl.nconfigs, .strategy = j->row->strategy, .median_ms = j->best_ms,
     };
     tune_emit(l->run, &e);
@@ -191,7 +191,7 @@ static int retime_best(TuneLane *l, TuneJob *jobs, size_t njobs, CutuneError *er
     if (j->ts->out->retimed_ms > 0 && before > 0 && j->ts->out->retimed_ms > 1.05 * before)
         tune_note(r, "%s %s: the best config re-timed at %.4g ms, %.0f%% slower than the %.4g "
                      "ms recorded; `--retune` searches again",
-                  j->tv->p->v->name, j->ts->size, j->ts->out->retimed_ms,
+                  j->tv->p->name, j->ts->size, j->ts->out->retimed_ms,
                   100 * (j->ts->out->retimed_ms / before - 1), before);
     return rc;
 }
@@ -287,7 +287,7 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
                                 : cutune_strategy_default_search;
         const CutuneStrategyOps *ops = cutune_strategy_find(sname);
         snprintf(j->row->strategy, sizeof j->row->strategy, "%s", sname);
-        set_doing(r, "%s %s: %s", j->tv->p->v->name, j->ts->size, sname);
+        set_doing(r, "%s %s: %s", j->tv->p->name, j->ts->size, sname);
         size_t plan = j->nknown + (isfinite(share[order[k]]) && eval_s > 0
                                        ? (size_t)(share[order[k]] / eval_s) + 1
                                        : left);
@@ -361,14 +361,14 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
                 out->best_ms = j->best_ms;
                 out->gflops = ts->flops > 0 ? ts->flops / (j->best_ms * 1e6) : 0;
                 out->gbps = ts->bytes > 0 ? ts->bytes / (j->best_ms * 1e6) : 0;
-                snprintf(out->variant, sizeof out->variant, "%s", j->tv->p->v->name);
+                snprintf(out->variant, sizeof out->variant, "%s", j->tv->p->name);
                 snprintf(out->config, sizeof out->config, "%s", j->row->best_config);
             }
             pthread_mutex_unlock(&r->mu);
         }
         if (j->cl.nconfigs == 0)
             tune_note(r, "%s %s: no valid config in %s for this device and size; skipped",
-                      j->tv->p->v->name, ts->size, j->tv->sp->path);
+                      j->tv->p->name, ts->size, j->tv->sp->path);
         if (j->tuned_before)
             snprintf(j->row->strategy, sizeof j->row->strategy, "tuned before");
     }
@@ -396,7 +396,7 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
             if (j->tuned_before || j->cl.nconfigs == 0 ||
                 (o->strategy && strcmp(o->strategy, "exhaustive") == 0))
                 continue;
-            set_doing(r, "%s %s: %s", j->tv->p->v->name, ts->size, "warm start");
+            set_doing(r, "%s %s: %s", j->tv->p->name, ts->size, "warm start");
             rc = warm_phase(l, j, earlier(warm_deadline, size_deadline), err);
         }
         free(order);
@@ -431,11 +431,6 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
             rc = erc;
             *err = e2;
         }
-        pthread_mutex_lock(&r->mu);
-        if (j->row && j->row->evaluated > 0 && j->row->count[CUTUNE_STATUS_OK] == 0 &&
-            !(j->best_ms > 0))
-            r->sum->no_ok++;
-        pthread_mutex_unlock(&r->mu);
         tune_job_close(j);
     }
     free(jobs);

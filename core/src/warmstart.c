@@ -123,7 +123,7 @@ static int known_line(const char *config, int line, void *user)
 int tune_warm_start(TuneLane *l, TuneJob *j, size_t max, CutuneError *err)
 {
     TuneRun *r = l->run;
-    const CutuneVariant *v = j->tv->p->v;
+    const CutuneVariantDef *v = j->tv->p;
     size_t n = j->cl.nconfigs, np = j->tv->sp->nparams ? j->tv->sp->nparams : 1;
     free(j->warm);
     j->warm = NULL;
@@ -153,7 +153,7 @@ int tune_warm_start(TuneLane *l, TuneJob *j, size_t max, CutuneError *err)
         take(&w, (size_t)best);
     }
     if (r->o->warm_db) {
-        rc = cutune_db_warm_configs(l->db, v->op, v->name, v->version, l->dev.uuid, l->dev.name,
+        rc = cutune_db_warm_configs(l->db, v->op_name, v->name, v->version, l->dev.uuid, l->dev.name,
                                     j->ts->size, DB_PER_PROBLEM, db_row, &w, err);
         if (rc)
             goto out;

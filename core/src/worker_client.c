@@ -332,13 +332,13 @@ static int restart(CutuneWorker *w, CutuneError *err)
     return rc;
 }
 
-int cutune_worker_setup(CutuneWorker *w, const char *plugin_path, const CutuneProblem *p,
+int cutune_worker_setup(CutuneWorker *w, const char *contract_path, const CutuneProblem *p,
                         uint64_t seed, int arch, const char *cache_dir, CutuneError *err)
 {
     free(w->plugin_path);
     free(w->cache_dir);
     w->has_problem = 0;
-    w->plugin_path = strdup(plugin_path ? plugin_path : "");
+    w->plugin_path = strdup(contract_path ? contract_path : "");
     w->cache_dir = strdup(cache_dir ? cache_dir : "");
     if (!w->plugin_path || !w->cache_dir)
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
@@ -357,8 +357,9 @@ int cutune_worker_setup(CutuneWorker *w, const char *plugin_path, const CutunePr
 }
 
 int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cubin,
-                       size_t cubin_size, double best_ms, const CutuneMeasureSettings *s,
-                       CutuneEvalResult *out, CutuneError *err)
+                       size_t cubin_size, const char *kernel_name, const CutuneLaunch *launch,
+                       double best_ms, const CutuneMeasureSettings *s, CutuneEvalResult *out,
+                       CutuneError *err)
 {
     memset(out, 0, sizeof *out);
     if (!cfg || cfg->count > CUTUNE_MAX_PARAMS || (cfg->count && (!cfg->names || !cfg->values))) {
@@ -381,6 +382,8 @@ int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cub
         cutune_buf_put_i64(&w->buf, cfg->values[i]);
     }
     cutune_buf_put_bytes(&w->buf, cubin, cubin_size);
+    cutune_buf_put_str(&w->buf, kernel_name);
+    cutune_buf_put_bytes(&w->buf, launch, sizeof *launch);
     cutune_buf_put_f64(&w->buf, best_ms);
     cutune_buf_put_bytes(&w->buf, s, sizeof *s);
     double limit = cutune_worker_eval_limit(&w->lim, s, best_ms);
@@ -434,6 +437,69 @@ int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cub
     return restart(w, err);
 }
 
+int cutune_worker_yardstick(CutuneWorker *w, char *name, size_t name_len, double *median_ms,
+                            int *samples, CutuneError *err)
+{
+    *median_ms = 0;
+    *samples = 0;
+    if (name_len)
+        name[0] = '\0';
+    if (!w->has_problem)
+        return cutune_error(err, CUTUNE_ERR_INVALID,
+                            "cutune_worker_yardstick: set a problem up first");
+    int rc = 0;
+    if (w->pid <= 0 && (rc = restart(w, err)))
+        return rc;
+    CutuneMeasureSettings s;
+    cutune_measure_defaults(&s);
+    s.early_stop = 0;
+    cutune_buf_reset(&w->buf);
+    cutune_buf_put_bytes(&w->buf, &s, sizeof s);
+    double limit = cutune_worker_eval_limit(&w->lim, &s, 0);
+    uint32_t type = 0;
+    rc = cutune_msg_send(w->fd, CUTUNE_MSG_YARDSTICK, &w->buf);
+    if (rc == 0)
+        rc = answer(w, limit, &type);
+    if (rc == 0 && type == CUTUNE_MSG_ERROR) /* the worker said why, and lives on */
+        return error_answer(w, "the yardstick failed", err);
+    CutuneEvalResult res;
+    memset(&res, 0, sizeof res);
+    const char *got = "";
+    if (rc == 0 && type == CUTUNE_MSG_YARDSTICK_RESULT) {
+        got = cutune_buf_get_str(&w->buf);
+        cutune_buf_get_struct(&w->buf, &res, sizeof res);
+        res.message[sizeof res.message - 1] = '\0';
+        if (!w->buf.bad && res.status == CUTUNE_STATUS_OK && !res.context_lost) {
+            snprintf(name, name_len, "%s", got);
+            *median_ms = res.median_ms;
+            *samples = res.samples;
+            return 0;
+        }
+    }
+    /* it failed, broke the worker, or hung: say so, and leave a working worker behind */
+    char why[160] = "";
+    int killed = !(rc == 0 && type == CUTUNE_MSG_YARDSTICK_RESULT && !w->buf.bad &&
+                   !res.context_lost);
+    if (killed)
+        reap(w, rc != 0 || !res.context_lost, why, sizeof why);
+    int code;
+    if (rc == 1)
+        code = cutune_error(err, CUTUNE_ERR_IO, "the yardstick gave no result within %.3g s; "
+                            "the worker was killed", limit);
+    else if (rc == 0 && !w->buf.bad && type == CUTUNE_MSG_YARDSTICK_RESULT)
+        code = cutune_error(err, CUTUNE_ERR_CUDA, "yardstick %s: %s: %s", got,
+                            cutune_status_name(res.status), res.message);
+    else
+        code = cutune_error(err, CUTUNE_ERR_IO, "the yardstick ended the worker: %s",
+                            *why ? why : "a malformed answer");
+    if (killed) {
+        CutuneError again = {0};
+        if (restart(w, &again) != 0)
+            return cutune_error(err, again.code, "%s", again.msg);
+    }
+    return code;
+}
+
 void cutune_worker_teardown(CutuneWorker *w)
 {
     if (!w)
@@ -466,15 +532,4 @@ void cutune_worker_stop(CutuneWorker **wp)
     free(w->cache_dir);
     free(w);
     *wp = NULL;
-}
-
-int cutune_worker_yardstick(CutuneWorker *w, char *name, size_t name_len, double *median_ms,
-                            int *samples, CutuneError *err)
-{
-    (void)w;
-    if (name && name_len)
-        name[0] = '\0';
-    *median_ms = 0;
-    *samples = 0;
-    return cutune_error(err, CUTUNE_ERR_NOT_FOUND, "no op of this build has a yardstick");
 }

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "cutune/cutune.h"
-#include "cutune/plugin.h"
+#include "cutune/op.h"
 #include "measure.h"
 
 /* How long an evaluation may take before the worker is killed and the config recorded as
@@ -48,26 +48,35 @@ int cutune_worker_path(char *buf, size_t len, CutuneError *err);
 int cutune_worker_start(int device, const CutuneWorkerLimits *lim, CutuneWorker **out,
                         CutuneDeviceInfo *dev, CutuneError *err);
 
-/* Set up a problem in the worker: it loads the plugin file and calls its setup with the
- * seed. The arguments are kept so that a replacement worker gets the same problem (same
- * seed: the same inputs). */
-int cutune_worker_setup(CutuneWorker *w, const char *plugin_path, const CutuneProblem *p,
+/* Set up a problem in the worker: it loads the op's contract (contract_path: the op
+ * plugin, or a self-contained C variant plugin; registry.h's CutuneOpDef path) and calls its
+ * setup with the seed. The arguments are kept so that a replacement worker gets the same
+ * problem (same seed: the same inputs). */
+int cutune_worker_setup(CutuneWorker *w, const char *contract_path, const CutuneProblem *p,
                         uint64_t seed, int arch, const char *cache_dir, CutuneError *err);
 
-/* Evaluate one config. Returns 0 with *out filled; out->status is `crashed` when the worker
+/* Evaluate one config: the kernel `kernel_name` of the cubin, launched with `launch`.
+ * Returns 0 with *out filled; out->status is `crashed` when the worker
  * died or lost its CUDA context (the message says how: the signal, or the CUDA error) and
  * `timeout` when it passed the deadline and was killed. In both cases a fresh worker has
  * already been started and set up. Returns < 0 (err set, *out still filled) when no
  * working worker could be had again: the run cannot go on. */
 int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cubin,
-                       size_t cubin_size, double best_ms, const CutuneMeasureSettings *s,
-                       CutuneEvalResult *out, CutuneError *err);
+                       size_t cubin_size, const char *kernel_name, const CutuneLaunch *launch,
+                       double best_ms, const CutuneMeasureSettings *s, CutuneEvalResult *out,
+                       CutuneError *err);
 
-/* Time the op's vendor routine (cuBLAS, cudaMemcpy, ...) on the problem set up in the
- * worker: *name gets its name. Returns 0, or CUTUNE_ERR_NOT_FOUND when the op has none or
- * its library is missing here (err says which); never ends the run. */
+/* Time the op's vendor yardstick (cuBLAS SGEMM for matmul, cudaMemcpy device-to-device of
+ * the op's bytes for the memory-bound ops; cutune/op.h) on the inputs of the problem set up
+ * by cutune_worker_setup, with CUDA events as kernels are timed (warm-up, samples, median;
+ * the default measure settings). A yardstick that computes the op is first checked like a
+ * kernel. Returns 0 with its name (e.g. "cuBLAS SGEMM"), median and sample count, or
+ * CUTUNE_ERR_NOT_FOUND when the op has none or its library is missing (err says which).
+ * Any other failure (it is wrong, it faults, it hangs) returns another code with err set;
+ * a worker it broke has been replaced and set up again, so the run goes on. */
 int cutune_worker_yardstick(CutuneWorker *w, char *name, size_t name_len, double *median_ms,
                             int *samples, CutuneError *err);
+
 /* Free the problem in the worker (the worker keeps running for the next one). */
 void cutune_worker_teardown(CutuneWorker *w);
 

@@ -1,6 +1,6 @@
 /* cutune-worker: the process in which kernels under tuning run (see proto.h for the
  * protocol and worker_client.h for the tuner's side). It owns the CUDA context, the
- * plugin's problem state and nothing else, so that a kernel that faults, hangs or breaks
+ * op's problem state and nothing else, so that a kernel that faults, hangs or breaks
  * the context takes only this process down; the tuner records the config and starts a
  * fresh one.
  *
@@ -11,7 +11,9 @@
 #include "space_limits.h"
 #include "proto.h"
 #include "registry.h"
+#include "util.h"
 
+#include <cuda_runtime.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +25,7 @@ typedef struct Worker {
     int fd;
     CutuneDeviceInfo dev;
     int has_device;
-    CutunePlugin plugin;
+    CutuneOpDef op;   /* the contract: setup, arguments, poisoning, check */
     CutuneHostCtx hc;
     CutuneError err;
     void *state;
@@ -50,13 +52,13 @@ static void teardown(Worker *w)
 {
     if (w->has_problem) {
         if (w->state)
-            w->plugin.v->teardown(&w->hc.host, w->state);
+            w->op.op->teardown(&w->hc.host, w->state);
         cutune_host_release(&w->hc);
         w->state = NULL;
         w->has_problem = 0;
     }
-    if (w->plugin.handle)
-        cutune_plugin_close(&w->plugin);
+    if (w->op.path)
+        cutune_op_close(&w->op);
 }
 
 static int on_hello(Worker *w)
@@ -88,7 +90,7 @@ static int on_setup(Worker *w)
         return send_error(w, CUTUNE_ERR_INVALID, "malformed setup request");
     teardown(w);
     cutune_error_clear(&w->err);
-    int rc = cutune_plugin_open(path, &w->plugin, &w->err);
+    int rc = cutune_op_open(path, &w->op, &w->err);
     if (rc)
         return send_error(w, rc, w->err.msg);
     /* the host context keeps pointers to these strings: they live in w->in, which the
@@ -98,16 +100,98 @@ static int on_setup(Worker *w)
     cutune_host_init(&w->hc, arch, *cache_dir ? cache_dir : NULL, &w->err);
     w->problem = p;
     w->has_problem = 1;
-    rc = w->plugin.v->setup(&w->hc.host, &w->problem, seed, &w->state);
+    rc = w->op.op->setup(&w->hc.host, &w->problem, seed, &w->state);
     if (rc) {
         char msg[sizeof w->err.msg + 128];
-        snprintf(msg, sizeof msg, "%s: setting up the problem failed: %s", w->plugin.v->name,
+        snprintf(msg, sizeof msg, "op %s: setting up the problem failed: %s", w->op.op->name,
                  w->err.msg[0] ? w->err.msg : cutune_strerror(rc));
         w->state = NULL;
         teardown(w);
         return send_error(w, rc, msg);
     }
     return send_empty(w, CUTUNE_MSG_OK);
+}
+
+/* The op's yardstick, `reps` calls back to back: a cudaError_t, as timing.c expects. */
+static int enqueue_yardstick(void *user, int reps)
+{
+    const CutuneYardstick *ys = user;
+    for (int i = 0; i < reps; i++)
+        if (ys->run(ys->user, NULL) != 0) {
+            cudaError_t e = cudaPeekAtLastError();
+            return (int)(e != cudaSuccess ? e : cudaErrorUnknown);
+        }
+    return (int)cudaSuccess;
+}
+
+/* Poison the op's output, run the yardstick once, and check it as a kernel is checked:
+ * a yardstick that does not compute the op is no yardstick. 0, or an error sent. */
+static int check_yardstick(Worker *w, const CutuneYardstick *ys, int *sent)
+{
+    const CutuneOp *op = w->op.op;
+    CutuneCheck chk = {0};
+    char msg[sizeof w->err.msg + 256];
+    if (op->poison_output(&w->hc.host, w->state) != 0 || ys->run(ys->user, NULL) != 0 ||
+        cudaDeviceSynchronize() != cudaSuccess || op->check(&w->hc.host, w->state, &chk) != 0) {
+        snprintf(msg, sizeof msg, "yardstick %s of op %s could not run: %s", ys->name, op->name,
+                 w->err.msg[0] ? w->err.msg : cudaGetErrorString(cudaGetLastError()));
+        *sent = 1;
+        return send_error(w, CUTUNE_ERR_CUDA, msg);
+    }
+    if (!chk.passed) {
+        snprintf(msg, sizeof msg, "yardstick %s fails the check of op %s: %s", ys->name, op->name,
+                 chk.message);
+        *sent = 1;
+        return send_error(w, CUTUNE_ERR_WRONG_RESULT, msg);
+    }
+    return 0;
+}
+
+/* Time the op's vendor routine on the problem's inputs (see cutune/op.h). Sets *lost when
+ * the CUDA context is gone. */
+static int on_yardstick(Worker *w, int *lost)
+{
+    CutuneMeasureSettings s;
+    cutune_buf_get_struct(&w->in, &s, sizeof s);
+    if (w->in.bad || !w->has_problem || !w->state)
+        return send_error(w, CUTUNE_ERR_INVALID, "malformed yardstick request, or no problem");
+    const CutuneOp *op = w->op.op;
+    int (*make)(const CutuneHost *, void *, const CutuneProblem *, CutuneYardstick *) =
+        CUTUNE_OP_FIELD(op, yardstick);
+    char msg[sizeof w->err.msg + 128];
+    if (!make) {
+        snprintf(msg, sizeof msg, "op %s offers no yardstick", op->name);
+        return send_error(w, CUTUNE_ERR_NOT_FOUND, msg);
+    }
+    CutuneYardstick ys;
+    memset(&ys, 0, sizeof ys);
+    cutune_error_clear(&w->err);
+    int rc = make(&w->hc.host, w->state, &w->problem, &ys);
+    if (rc || !ys.run) {
+        snprintf(msg, sizeof msg, "op %s: no yardstick: %s", op->name,
+                 w->err.msg[0] ? w->err.msg : cutune_strerror(rc ? rc : CUTUNE_ERR_PLUGIN));
+        return send_error(w, rc ? rc : CUTUNE_ERR_PLUGIN, msg);
+    }
+    ys.name[sizeof ys.name - 1] = '\0';
+    int sent = 0;
+    CutuneEvalResult res;
+    memset(&res, 0, sizeof res);
+    if (ys.checkable)
+        rc = check_yardstick(w, &ys, &sent);
+    if (!sent) {
+        double t0 = cutune_now();
+        cutune_time_calls(enqueue_yardstick, &ys, &s, 0, &res);
+        res.measure_ms = 1e3 * (cutune_now() - t0);
+        *lost = res.context_lost;
+    }
+    if (ys.close && !*lost)
+        ys.close(ys.user);
+    if (sent)
+        return rc;
+    cutune_buf_reset(&w->out);
+    cutune_buf_put_str(&w->out, ys.name);
+    cutune_buf_put_bytes(&w->out, &res, sizeof res);
+    return cutune_msg_send(w->fd, CUTUNE_MSG_YARDSTICK_RESULT, &w->out);
 }
 
 /* Returns 1 when the context is lost and the worker must exit after answering. */
@@ -124,6 +208,9 @@ static int on_eval(Worker *w, int *lost)
     }
     size_t cubin_size;
     const void *cubin = cutune_buf_get_bytes(&w->in, &cubin_size);
+    const char *kernel_name = cutune_buf_get_str(&w->in);
+    CutuneLaunch launch;
+    cutune_buf_get_struct(&w->in, &launch, sizeof launch);
     double best_ms = cutune_buf_get_f64(&w->in);
     CutuneMeasureSettings s;
     cutune_buf_get_struct(&w->in, &s, sizeof s);
@@ -136,8 +223,9 @@ static int on_eval(Worker *w, int *lost)
     memcpy(image, cubin, cubin_size);
     CutuneConfig cfg = {n, names, values};
     CutuneEvalInput in = {
-        .variant = w->plugin.v, .host = &w->hc.host, .state = w->state, .problem = &w->problem,
-        .config = &cfg, .cubin = image, .device = &w->dev, .best_ms = best_ms,
+        .op = w->op.op, .host = &w->hc.host, .state = w->state, .problem = &w->problem,
+        .config = &cfg, .cubin = image, .kernel_name = kernel_name, .launch = &launch,
+        .device = &w->dev, .best_ms = best_ms,
     };
     CutuneEvalResult res;
     /* a failure return means this process can no longer trust the GPU (a sticky error, or
@@ -182,6 +270,9 @@ int main(int argc, char **argv)
             break;
         case CUTUNE_MSG_EVAL:
             rc = on_eval(&w, &lost);
+            break;
+        case CUTUNE_MSG_YARDSTICK:
+            rc = on_yardstick(&w, &lost);
             break;
         case CUTUNE_MSG_TEARDOWN:
             teardown(&w);

@@ -1,8 +1,10 @@
-/* libFuzzer harness for the tuning-space loader (core/src/spaceini.c with inih) and, for
- * spaces small enough, the enumeration and the config text round trip (core/src/space.c).
- * The input is the INI file; it lives in a memfd so that the loader reads it through its
- * ordinary path. Invariants: a failure names the file and a line and carries a message;
- * every enumerated config formats to text that parses back to the same values. */
+/* libFuzzer harness for the tuning-space loader (core/src/spaceini.c with inih), its
+ * [variant] and [launch] keys (spacekeys.c) and, for spaces small enough, the enumeration
+ * and the config text round trip (core/src/space.c). The input is the INI file; it lives
+ * in a memfd so that the loader reads it through its ordinary path. Invariants: a failure
+ * names the file and a line and carries a message; every enumerated config formats to text
+ * that parses back to the same values; a [launch] value compiles over the space's symbols
+ * or fails naming the file, and evaluates without undefined behaviour. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
         return 0;
+    }
+    static const char *const launch[] = {"grid", "block", "shared"};
+    for (size_t k = 0; k < 3; k++) {
+        int line = 0;
+        const char *text = cutune_space_key(s, "launch", launch[k], &line);
+        CutuneExpr *e = NULL;
+        CutuneError lerr = {0};
+        if (!text)
+            continue;
+        if (cutune_space_compile(s, "[launch]", text, line, &e, &lerr) != 0) {
+            if (strncmp(lerr.msg, path, strlen(path)) != 0)
+                abort();
+            continue;
+        }
+        size_t n = cutune_space_nsymbols(s);
+        int64_t *vals = calloc(n, sizeof *vals), *params = calloc(s->nparams + 1, sizeof *params);
+        const int64_t dims[3] = {1024, 512, 64};
+        CutuneLimits lim;
+        cutune_limits_sm90(&lim);
+        for (size_t i = 0; params && i < s->nparams; i++)
+            params[i] = s->params[i].nvalues ? s->params[i].values[0] : 0;
+        if (vals && params) {
+            int64_t r;
+            CutuneExprError ee;
+            cutune_space_symbol_values(s, params, s->ndims == 3 ? dims : NULL, &lim, vals);
+            cutune_expr_eval(e, vals, &r, &ee);
+        }
+        free(vals);
+        free(params);
+        cutune_expr_free(e);
     }
     if (cutune_space_cardinality(s) <= ENUMERATE_MAX) {
         CutuneLimits lim;

@@ -1,10 +1,10 @@
-// histogram kernels on the CPU (kemu.hpp): the four data sets of plugins/common/
-// histogram_op.h (bytes or floats, uniform or skewed) at awkward sizes, two launches in a
+// histogram kernels on the CPU (kemu.hpp): the four data sets of plugins/histogram/
+// histogram.h (bytes or floats, uniform or skewed) at awkward sizes, two launches in a
 // row; the bins must equal the counts made here, and scratch and counter must be back at
 // zero after each launch. Built once per config (-D macros).
 #include "kemu.hpp"
-#include "../../plugins/common/last_block.cuh" // put in front of the kernel, as the plugins do
-#include "../../plugins/common/histogram_finish.cuh"
+#include "../../tuning_spaces/last_block.cuh" // in front of the kernel, as the variants' headers = key puts it
+#include "../../tuning_spaces/histogram_finish.cuh"
 #include KERNEL_SOURCE
 #include <cstdio>
 #include <random>

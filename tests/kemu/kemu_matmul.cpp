@@ -22,8 +22,8 @@ inline void red_add4(float *p, const float *v)
         atomicAdd(p + j, v[j]);
 }
 
-#include "../../plugins/common/matmul_tiles.cuh"
-#include "../../plugins/common/matmul_warp.cuh"
+#include "../../tuning_spaces/matmul_tiles.cuh"
+#include "../../tuning_spaces/matmul_warp.cuh"
 #include KERNEL_SOURCE
 
 int main()

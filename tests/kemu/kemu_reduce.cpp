@@ -1,14 +1,14 @@
 // reduce_sum kernels on the CPU (kemu.hpp): awkward sizes, three launches in a row on the
-// same scratch memory; the sum must be within the op's tolerance (plugins/common/
-// reduce_op.h) and the counter back at zero after every launch. Built once per config;
+// same scratch memory; the sum must be within the op's tolerance (plugins/reduce_sum/
+// reduce_sum.h) and the counter back at zero after every launch. Built once per config;
 // KERNEL (the kernel's name) and the config's parameters come as -D macros.
 #include "kemu.hpp"
-#include "../../plugins/common/reduce_finish.cuh" // put in front of the kernel, as the plugins do
+#include "../../tuning_spaces/reduce_finish.cuh" // in front of the kernel, as the variants' headers = key puts it
 #include KERNEL_SOURCE
 #include <cstdio>
 #include <random>
 
-// The launch geometry, as the plugins compute it.
+// The launch geometry, as the variants' [launch] sections say.
 static long long grid_for(long long n)
 {
 #if defined(UNROLL)

@@ -3,7 +3,7 @@
 // memory. The values must be the k largest in order, the indices distinct and pointing
 // at their values, and the counter back at zero. Built once per config.
 #include "kemu.hpp"
-#include "../../plugins/common/last_block.cuh" // put in front of the kernel, as the plugins do
+#include "../../tuning_spaces/last_block.cuh" // in front of the kernel, as the variants' headers = key puts it
 #include KERNEL_SOURCE
 #include <cstdio>
 #include <functional>

@@ -1,5 +1,5 @@
 /* Deliberately broken plugins for the loader tests: one source, built once per defect
- * (BROKEN = 1..6, see tests/plugins/meson.build). */
+ * (BROKEN = 1..7, see tests/plugins/meson.build). */
 #include <stddef.h>
 
 #include "cutune/plugin.h"
@@ -29,11 +29,16 @@ __attribute__((unused)) static const CutuneVariant variant = {
 #else
     .struct_size = sizeof(CutuneVariant),
 #endif
+#if BROKEN == 7
+    .op = "matmul", /* a variant of the shipped op that claims other dimensions */
+    .dim_names = "M,N",
+#else
     .op = "broken",
+    .dim_names = "n",
+#endif
     .name = "broken" BROKEN_NAME,
     .version = "1",
     .summary = "a deliberately broken plugin",
-    .dim_names = "n",
 #if BROKEN != 4
     .kernel_source = "extern \"C\" __global__ void k() {}", /* BROKEN 4: missing field */
 #endif

@@ -1,108 +1,47 @@
-/* cutune plugin ABI: what a kernel variant plugin exports and what the core gives it.
+/* cutune variant plugin ABI: a kernel variant written in C.
  *
- * A plugin is a shared object holding ONE variant of an op. It exports
+ * Most variants need no C: a kernel file and an INI file whose [launch] section gives the
+ * grid, the block and the dynamic shared memory as expressions (README.md, "Writing a
+ * variant"). A variant plugin is for the rare launch geometry that expressions cannot say
+ * (a loop, a table, a search), or for a self-contained op and variant in one file.
+ *
+ * A variant plugin is a shared object holding ONE variant. It exports
  *
  *     const CutuneVariant *cutune_plugin_variant(void);
  *
  * returning a pointer to a static const descriptor built with designated initialisers.
- * Plugins never link against libcutune or the CUDA libraries: every service they need
- * (device memory, copies, reference kernels, random numbers, comparison) comes through
- * the CutuneHost table the core passes to their callbacks.
+ * Its tuning space is <name>.ini on the space path. Plugins never link against libcutune
+ * or the CUDA libraries: every service comes through the CutuneHost table (cutune/op.h).
  *
- * Versioning: fields are only ever appended. The core rejects a plugin whose abi_major
- * differs from its own, whose abi_minor is newer than its own, or whose struct_size is
- * smaller than the size of the ABI minor it claims. Likewise a plugin must check
- * host->abi_major and host->struct_size before using a host service added later. */
+ * What the loader requires of a CutuneVariant (it refuses the file otherwise, naming it
+ * and the problem):
+ *   - abi_major == CUTUNE_PLUGIN_ABI_MAJOR, abi_minor <= CUTUNE_PLUGIN_ABI_MINOR,
+ *     struct_size >= the size of the ABI minor it claims;
+ *   - op, name (letters, digits, '_'), version, summary, dim_names, kernel_source,
+ *     kernel_name and launch_geometry non-NULL;
+ *   - when an op plugin provides `op` (the shipped ops do): dim_names equal to the op's.
+ *     The op's contract then applies (its setup, check, kernel arguments, counts): the
+ *     contract fields below are not used and may be NULL (ABI 1.3), and no variant brings
+ *     its own check for a shipped op;
+ *   - otherwise the plugin defines the op itself: every field from check_problem to bytes
+ *     must be set.
+ *
+ * Versioning: fields are only ever appended. A plugin must check host->abi_minor and
+ * host->struct_size (CUTUNE_HOST_HAS) before using a host service added later. */
 #ifndef CUTUNE_PLUGIN_H
 #define CUTUNE_PLUGIN_H
 
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
+#include "cutune/op.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define CUTUNE_PLUGIN_ABI_MAJOR 1
-#define CUTUNE_PLUGIN_ABI_MINOR 2 /* 1.1: problem_distance; 1.2: launch_geometry sees the
-                                     device (SM_COUNT, CC) */
+#define CUTUNE_PLUGIN_ABI_MAJOR CUTUNE_ABI_MAJOR
+#define CUTUNE_PLUGIN_ABI_MINOR CUTUNE_ABI_MINOR
 #define CUTUNE_PLUGIN_SYMBOL "cutune_plugin_variant"
 
-#define CUTUNE_MAX_DIMS 4
-#define CUTUNE_MAX_KERNEL_ARGS 16
-
-/* A problem: the dimensions parsed from a size string such as "4096x4096x4096". */
-typedef struct CutuneProblem {
-    int ndims;
-    int64_t dim[CUTUNE_MAX_DIMS];
-} CutuneProblem;
-
-/* A config: one value per tunable parameter, in the order of the space file. The
- * names and values are owned by the core and live for the duration of the callback. */
-typedef struct CutuneConfig {
-    size_t count;
-    const char *const *names;
-    const int64_t *values;
-} CutuneConfig;
-
-/* The value of parameter `name`, or `fallback` when the space does not define it. */
-static inline int64_t cutune_config_get(const CutuneConfig *cfg, const char *name, int64_t fallback)
-{
-    for (size_t i = 0; i < cfg->count; i++)
-        if (strcmp(cfg->names[i], name) == 0)
-            return cfg->values[i];
-    return fallback;
-}
-
-/* Launch geometry of one config for one problem. */
-typedef struct CutuneLaunch {
-    unsigned grid[3];
-    unsigned block[3];
-    size_t shared_bytes; /* dynamic shared memory */
-} CutuneLaunch;
-
-/* The verdict of an output check. */
-typedef struct CutuneCheck {
-    int passed;         /* 1: the output is right within the op's documented tolerance */
-    double error;       /* the error measure the op documents (e.g. relative Frobenius error) */
-    double tolerance;   /* the bound `error` was compared with */
-    char message[256];  /* why it failed: first bad element, NaN, unwritten output ... */
-} CutuneCheck;
-
-/* Services the core offers plugins. Every function returns 0 or a negative CUTUNE_ERR_*
- * code and, on failure, has already recorded a message for the user. */
-typedef struct CutuneHost {
-    uint32_t abi_major, abi_minor;
-    uint32_t struct_size;
-    void *ctx; /* pass back as the first argument of every service */
-
-    /* Device memory. Freed by dev_free, or by the core when the problem is torn down. */
-    int (*dev_alloc)(void *ctx, size_t bytes, void **dptr);
-    void (*dev_free)(void *ctx, void *dptr);
-    int (*copy_to_device)(void *ctx, void *dst, const void *src, size_t bytes);
-    int (*copy_to_host)(void *ctx, void *dst, const void *src, size_t bytes);
-    /* Set every byte of a device buffer to `byte` (0xFF poisons floats with NaN). */
-    int (*dev_memset)(void *ctx, void *dptr, int byte, size_t bytes);
-
-    /* Fill n host floats with uniform values in [lo, hi) from a generator seeded by
-     * `seed` and `stream` (so that each input of a problem gets its own sequence). */
-    void (*random_uniform)(uint64_t seed, uint64_t stream, float *dst, size_t n, float lo, float hi);
-
-    /* Compile (NVRTC, cached) and run a kernel synchronously: for references computed
-     * on the device in higher precision. args[i] points at the i-th kernel argument. */
-    int (*run_kernel)(void *ctx, const char *source, const char *kernel_name,
-                      const CutuneLaunch *launch, void **args);
-
-    /* A message for the user on failure inside the plugin (printf-style). Returns code. */
-    int (*fail)(void *ctx, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-        __attribute__((format(printf, 3, 4)))
-#endif
-        ;
-} CutuneHost;
-
-/* The descriptor. Required: every field up to and including `teardown`. */
+/* The descriptor (what is required: see the top of this file). */
 typedef struct CutuneVariant {
     uint32_t abi_major;   /* CUTUNE_PLUGIN_ABI_MAJOR */
     uint32_t abi_minor;   /* CUTUNE_PLUGIN_ABI_MINOR */
@@ -160,14 +99,8 @@ typedef struct CutuneVariant {
     double (*problem_distance)(const CutuneProblem *a, const CutuneProblem *b);
 } CutuneVariant;
 
-/* The symbol every plugin exports. */
+/* The symbol every variant plugin exports. */
 typedef const CutuneVariant *(*CutunePluginEntry)(void);
-
-#if defined(__GNUC__)
-#define CUTUNE_PLUGIN_EXPORT __attribute__((visibility("default")))
-#else
-#define CUTUNE_PLUGIN_EXPORT
-#endif
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,150 @@
+/* cutune check: a variant, checked as far as it can be without a GPU. */
+#include "cli.h"
+#include "registry.h"
+#include "util.h"
+#include "variant_check.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char help[] =
+    "usage: cutune check [VARIANT]... [--size S]... [--sample N] [--seed N] [--jobs N]\n"
+    "\n"
+    "Check variants without a GPU, each as far as it goes (every variant found when none is\n"
+    "named):\n"
+    "  - its files: the INI, the kernel file and its headers parse and are found, the kernel\n"
+    "    is in the source, the op exists, the sizes are sizes of the op (a refused file is\n"
+    "    reported with its file, line and a fix);\n"
+    "  - its space has configs that pass the constraints under sm_90 (H100) limits;\n"
+    "  - its [launch] gives every valid config, at every size, a launch an sm_90 device can\n"
+    "    run (those that cannot are listed: tuning skips them as skipped_resources);\n"
+    "  - its kernel takes as many parameters as the op passes;\n"
+    "  - NVRTC compiles its configs for sm_90: every one when there are at most N, else a\n"
+    "    seeded sample of N with the first and the last; each failure is listed with its\n"
+    "    config and the compiler's first error.\n"
+    "\n"
+    "options:\n"
+    "  --size S      check the launches at this size (repeatable; default: the variant's\n"
+    "                [problems] sizes)\n"
+    "  --sample N    compile at most N configs a variant (default 64; 0: every config)\n"
+    "  --seed N      the seed of the sample (default 1)\n"
+    "  --jobs N      compile threads (default: one per CPU)\n"
+    "  -h, --help    this text\n"
+    "\n"
+    "Compiled kernels go to the kernel cache (CUTUNE_CACHE_DIR), so a second check and the\n"
+    "tuning run after it compile nothing again. Exit codes: 0 every variant checked is\n"
+    "usable, 1 something failed (each failure is listed), 4 a variant named was not found.\n";
+
+/* A refused file that would have been `name` (its file is name.ini or name.so): the
+ * check's answer for it is the refusal. */
+static const CutuneRegistryNote *refusal_of(const CutuneRegistry *reg, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < reg->nrejected; i++) {
+        const char *base = strrchr(reg->rejected[i].path, '/');
+        base = base ? base + 1 : reg->rejected[i].path;
+        if (!strncmp(base, name, n) && (!strcmp(base + n, ".ini") || !strcmp(base + n, ".so")))
+            return &reg->rejected[i];
+    }
+    return NULL;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"size", required_argument, 0, 's'}, {"sample", required_argument, 0, 'n'},
+        {"seed", required_argument, 0, 'S'}, {"jobs", required_argument, 0, 'j'},
+        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0},
+    };
+    CutuneCheckOptions o;
+    cutune_check_defaults(&o);
+    const char **sizes = calloc((size_t)argc + 1, sizeof *sizes);
+    if (!sizes)
+        return EXIT_FAILURE_;
+    int c, rc = EXIT_OK;
+    unsigned long long v;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 's': sizes[o.nsizes++] = optarg; break;
+        case 'n':
+            if (cli_parse_u64("check", "--sample", optarg, &v))
+                goto usage;
+            o.sample = (size_t)v;
+            break;
+        case 'S':
+            if (cli_parse_u64("check", "--seed", optarg, &v))
+                goto usage;
+            o.seed = v;
+            break;
+        case 'j':
+            if (cli_parse_u64("check", "--jobs", optarg, &v) || v > 1024)
+                goto usage;
+            o.threads = (int)v;
+            break;
+        case 'h':
+            fputs(help, stdout);
+            free(sizes);
+            return EXIT_OK;
+        default:
+            free(sizes);
+            return cli_usage_error("check", "unknown option");
+        }
+    }
+    o.sizes = o.nsizes ? sizes : NULL;
+    o.out = stdout;
+    char cache[PATH_MAX];
+    if (cutune_cache_dir(cache, sizeof cache, NULL) == 0)
+        o.cache_dir = cache;
+
+    CutuneRegistry reg;
+    CutuneError err = {0};
+    if (cutune_registry_load(&reg, &err)) {
+        free(sizes);
+        return cli_fail("check", &err);
+    }
+    size_t failed = 0, missing = 0;
+    if (optind == argc) { /* every variant, and every file that was refused */
+        for (size_t i = 0; i < reg.nrejected; i++)
+            printf("%s\n  FAILED\n", reg.rejected[i].text);
+        failed += reg.nrejected;
+    }
+    size_t nnames = optind < argc ? (size_t)(argc - optind) : reg.nvariants;
+    for (size_t i = 0; i < nnames && rc == EXIT_OK; i++) {
+        const char *name = optind < argc ? argv[optind + i] : reg.variants[i]->name;
+        const CutuneVariantDef *var = cutune_registry_find(&reg, name);
+        const CutuneRegistryNote *refused = var ? NULL : refusal_of(&reg, name);
+        if (refused) {
+            printf("%s\n  FAILED\n", refused->text);
+            failed++;
+            continue;
+        }
+        if (!var) {
+            char ops[512];
+            cutune_registry_op_names(&reg, ops, sizeof ops);
+            fprintf(stderr, "cutune check: no variant '%s' on the space path or the plugin path "
+                    "(`cutune list` shows them; ops: %s)\n", name, ops);
+            missing++;
+            continue;
+        }
+        CutuneCheckReport r;
+        cutune_error_clear(&err);
+        if (cutune_variant_check(var, &o, &r, &err) != 0)
+            rc = cli_fail("check", &err);
+        failed += r.failures > 0;
+        fflush(stdout);
+    }
+    for (size_t i = 0; i < reg.nshadowed; i++)
+        fprintf(stderr, "note: %s\n", reg.shadowed[i].text);
+    cutune_registry_free(&reg);
+    free(sizes);
+    if (rc == EXIT_OK && failed)
+        fprintf(stderr, "cutune check: %zu variant%s failed (above)\n", failed,
+                failed == 1 ? "" : "s");
+    return rc != EXIT_OK ? rc : failed ? EXIT_FAILURE_ : missing ? EXIT_NOT_FOUND : EXIT_OK;
+usage:
+    free(sizes);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,351 @@
+/* cutune new variant: the two files of a new variant, ready to edit. */
+#include "cli.h"
+#include "registry.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char help[] =
+    "usage: cutune new variant <op> <name> [--from VARIANT] [--dir DIR]\n"
+    "\n"
+    "Write DIR/<name>.cu and DIR/<name>.ini, a new variant of <op>, ready to edit:\n"
+    "  --from VARIANT  a copy of that variant (a variant as data of the same op): its kernel\n"
+    "                  file with the kernel renamed <name>, and its INI with the new name,\n"
+    "                  version 1, and its parameters, constraints, launch and sizes\n"
+    "  (default)       a minimal kernel with the op's parameters and one BLOCK parameter,\n"
+    "                  which compiles but computes nothing yet\n"
+    "  --dir DIR       where to write them (default: your variants folder,\n"
+    "                  $XDG_DATA_HOME/cutune/tuning_spaces or ~/.local/share/cutune/\n"
+    "                  tuning_spaces, which cutune searches without any variable)\n"
+    "\n"
+    "Existing files are never overwritten. Then: `cutune check <name>`, `cutune run <op>\n"
+    "--variant <name>`, `cutune query <op> --size S` (README.md, \"Writing a variant\").\n";
+
+/* Your variants folder: first on the space path after CUTUNE_SPACE_PATH. */
+static int user_dir(char *buf, size_t len)
+{
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    int n = xdg && *xdg ? snprintf(buf, len, "%s/cutune/tuning_spaces", xdg)
+            : home && *home ? snprintf(buf, len, "%s/.local/share/cutune/tuning_spaces", home)
+                            : -1;
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *s = NULL;
+    size_t n = 0;
+    for (;;) {
+        char chunk[8192];
+        size_t got = fread(chunk, 1, sizeof chunk, f);
+        if (!got)
+            break;
+        char *g = realloc(s, n + got + 1);
+        if (!g) {
+            free(s);
+            s = NULL;
+            break;
+        }
+        s = g;
+        memcpy(s + n, chunk, got);
+        n += got;
+        s[n] = '\0';
+    }
+    fclose(f);
+    return s ? s : strdup("");
+}
+
+/* Write text to a new file; fails when it exists. */
+static int write_new(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) {
+        fprintf(stderr, "cutune new: cannot create %s: %s%s\n", path, strerror(errno),
+                errno == EEXIST ? " (remove it, or choose another name or --dir)" : "");
+        return -1;
+    }
+    FILE *f = fdopen(fd, "w");
+    int bad = !f || fputs(text, f) < 0;
+    if (f)
+        bad |= fclose(f) != 0;
+    if (bad)
+        fprintf(stderr, "cutune new: cannot write %s: %s\n", path, strerror(errno));
+    return bad ? -1 : 0;
+}
+
+static int is_ident(int c)
+{
+    return isalnum(c) || c == '_';
+}
+
+/* text with every whole-word `from` replaced by `to` (malloc'd). */
+static char *rename_word(const char *text, const char *from, const char *to)
+{
+    size_t nf = strlen(from), nt = strlen(to), count = 0;
+    for (const char *p = strstr(text, from); p; p = strstr(p + nf, from))
+        count++;
+    char *out = malloc(strlen(text) + count * (nt > nf ? nt - nf : 0) + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (const char *p = text; *p;) {
+        if (!strncmp(p, from, nf) && (p == text || !is_ident((unsigned char)p[-1])) &&
+            !is_ident((unsigned char)p[nf])) {
+            memcpy(o, to, nt);
+            o += nt;
+            p += nf;
+        } else {
+            *o++ = *p++;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* An INI like `from`'s, for the copy: in [variant] the name, version 1, a summary saying
+ * where it came from, and no kernel or source (the defaults: the new name). */
+static char *copy_ini(const char *ini, const CutuneVariantDef *from, const char *name)
+{
+    size_t cap = strlen(ini) + 1024, n = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    int in_variant = 0, first = 1;
+    for (const char *line = ini; *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line + 1) : strlen(line);
+        const char *p = line;
+        while (p < line + len && (*p == ' ' || *p == '\t'))
+            p++;
+        char key[32] = "";
+        sscanf(p, "%31[a-z_]", key);
+        const char *text = line;
+        size_t tlen = len;
+        char buf[600];
+        if (*p == '[')
+            in_variant = !strncmp(p, "[variant]", 9);
+        if (first && line[0] == '#') { /* the title comment names the variant */
+            snprintf(buf, sizeof buf, "# %s: copied from %s (`cutune new variant`).\n", name,
+                     from->name);
+            text = buf, tlen = strlen(buf);
+        } else if (in_variant && p == line && !strcmp(key, "name")) {
+            snprintf(buf, sizeof buf, "name = %s\n", name);
+            text = buf, tlen = strlen(buf);
+        } else if (in_variant && p == line && !strcmp(key, "version")) {
+            snprintf(buf, sizeof buf, "version = 1\n");
+            text = buf, tlen = strlen(buf);
+        } else if (in_variant && p == line && !strcmp(key, "summary")) {
+            snprintf(buf, sizeof buf, "summary = copied from %s: %.400s\n", from->name,
+                     from->summary);
+            text = buf, tlen = strlen(buf);
+        } else if (in_variant && p == line && (!strcmp(key, "kernel") || !strcmp(key, "source"))) {
+            tlen = 0;
+        }
+        first = 0;
+        if (n + tlen + 1 > cap) {
+            char *g = realloc(out, cap = 2 * cap + tlen);
+            if (!g) {
+                free(out);
+                return NULL;
+            }
+            out = g;
+        }
+        memcpy(out + n, text, tlen);
+        n += tlen;
+        line += len;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* A default size of the op: the first of its variants', or "" when none has one. */
+static void some_size(const CutuneRegistry *reg, const char *op, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < reg->nvariants && !buf[0]; i++) {
+        const CutuneVariantDef *v = reg->variants[i];
+        if (!strcmp(v->op_name, op) && v->space && v->space->nproblems)
+            snprintf(buf, len, "%s", v->space->problems[0]);
+    }
+}
+
+static int template_files(const CutuneRegistry *reg, const CutuneOp *op, const char *name,
+                          char **cu, char **ini)
+{
+    char first_dim[CUTUNE_NAME_MAX] = "", size[128];
+    sscanf(op->dim_names, "%63[A-Za-z0-9_]", first_dim);
+    some_size(reg, op->name, size, sizeof size);
+    const char *cu_fmt =
+        "// %s: a variant of op %s. Each parameter of %s.ini arrives as a macro\n"
+        "// (-DBLOCK=256); the op passes the arguments below, in this order, and checks what\n"
+        "// the kernel writes against its reference (cutune list %s says what it computes).\n"
+        "extern \"C\" __global__ void __launch_bounds__(BLOCK)\n"
+        "%s(%s)\n"
+        "{\n"
+        "    // TODO: compute the op's output here. Until then every config is recorded as\n"
+        "    // wrong_result: the output is poisoned before each checked launch.\n"
+        "}\n";
+    const char *ini_fmt =
+        "# %s: a variant of op %s (the kernel: %s.cu).\n"
+        "[variant]\n"
+        "name = %s\n"
+        "op = %s\n"
+        "version = 1\n"
+        "summary = TODO: one line for cutune list\n"
+        "; headers = matmul_tiles.cuh  ; device helpers put in front of the kernel, in order\n"
+        "\n"
+        "[param.BLOCK]\n"
+        "pow2 = 64..1024\n"
+        "\n"
+        "[constraints]\n"
+        "threads_fit = BLOCK <= MAX_THREADS_PER_BLOCK\n"
+        "\n"
+        "[launch]\n"
+        "; integer expressions over the parameters, the op's dimensions (%s) and the device\n"
+        "; limits; grid and block take 1 to 3 (x, y, z), shared is dynamic shared memory\n"
+        "grid = ceil_div(%s, BLOCK)\n"
+        "block = BLOCK\n"
+        "shared = 0\n"
+        "\n"
+        "[problems]\n"
+        "%sdefault = %s\n";
+    size_t n1 = strlen(cu_fmt) + 4 * strlen(name) + strlen(op->signature) + 2 * strlen(op->name);
+    size_t n2 = strlen(ini_fmt) + 4 * strlen(name) + 2 * strlen(op->name) + 2 * strlen(op->dim_names) +
+                strlen(size) + 64;
+    *cu = malloc(n1);
+    *ini = malloc(n2);
+    if (!*cu || !*ini)
+        return -1;
+    snprintf(*cu, n1, cu_fmt, name, op->name, name, op->name, name, op->signature);
+    snprintf(*ini, n2, ini_fmt, name, op->name, name, name, op->name, op->dim_names, first_dim,
+             size[0] ? "" : "; a size of the op, as `cutune list` shows it:\n; ",
+             size[0] ? size : "...");
+    return 0;
+}
+
+int cmd_new(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"from", required_argument, 0, 'f'}, {"dir", required_argument, 0, 'd'},
+        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0},
+    };
+    const char *from = NULL, *dir_opt = NULL;
+    int c;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f': from = optarg; break;
+        case 'd': dir_opt = optarg; break;
+        case 'h': fputs(help, stdout); return EXIT_OK;
+        default: return cli_usage_error("new", "unknown option");
+        }
+    }
+    if (argc - optind != 3 || strcmp(argv[optind], "variant"))
+        return cli_usage_error("new", "write `cutune new variant <op> <name>`");
+    const char *opname = argv[optind + 1], *name = argv[optind + 2];
+    if (!cutune_is_name(name) || strlen(name) >= CUTUNE_NAME_MAX)
+        return cli_usage_error("new", "'%s' is not a name: use letters, digits and '_' (at most "
+                               "%d)", name, CUTUNE_NAME_MAX - 1);
+    char dir[PATH_MAX];
+    if (dir_opt)
+        snprintf(dir, sizeof dir, "%s", dir_opt);
+    else if (user_dir(dir, sizeof dir) != 0)
+        return cli_usage_error("new", "neither XDG_DATA_HOME nor HOME is set: pass --dir");
+
+    CutuneRegistry reg;
+    CutuneError err = {0};
+    if (cutune_registry_load(&reg, &err))
+        return cli_fail("new", &err);
+    int rc = EXIT_FAILURE_;
+    char *cu = NULL, *ini = NULL, *text = NULL;
+    const CutuneOpDef *op = cutune_registry_op(&reg, opname);
+    const CutuneVariantDef *same = cutune_registry_find(&reg, name), *src = NULL;
+    if (!op) {
+        char ops[512];
+        cutune_registry_op_names(&reg, ops, sizeof ops);
+        fprintf(stderr, "cutune new: no op '%s'; the ops are %s\n", opname, ops);
+        rc = EXIT_NOT_FOUND;
+        goto out;
+    }
+    if (same) {
+        fprintf(stderr, "cutune new: a variant '%s' exists already (%s); choose another name\n",
+                name, same->path);
+        goto out;
+    }
+    if (from) {
+        src = cutune_registry_find(&reg, from);
+        char path[PATH_MAX];
+        if (!src) {
+            fprintf(stderr, "cutune new: no variant '%s' to copy (cutune list %s)\n", from, opname);
+            rc = EXIT_NOT_FOUND;
+            goto out;
+        }
+        if (strcmp(src->op_name, opname)) {
+            fprintf(stderr, "cutune new: %s is a variant of op %s, not of %s\n", from,
+                    src->op_name, opname);
+            goto out;
+        }
+        if (src->v || cutune_variant_source_path(src, reg.space_dirs, reg.nspace_dirs, path,
+                                                 sizeof path) != 0) {
+            fprintf(stderr, "cutune new: %s is %s; --from copies a variant written as data (an "
+                    "INI and a kernel file)\n", from, src->v ? "a C plugin" : "without its kernel file");
+            goto out;
+        }
+        if (!(text = read_file(path)) || !(cu = rename_word(text, src->kernel_name, name))) {
+            fprintf(stderr, "cutune new: cannot read %s\n", path);
+            goto out;
+        }
+        free(text);
+        if (!(text = read_file(src->path)) || !(ini = copy_ini(text, src, name))) {
+            fprintf(stderr, "cutune new: cannot read %s\n", src->path);
+            goto out;
+        }
+    } else if (template_files(&reg, op->op, name, &cu, &ini) != 0) {
+        fprintf(stderr, "cutune new: out of memory\n");
+        goto out;
+    }
+    if (cutune_mkdir_p(dir, &err) != 0) {
+        fprintf(stderr, "cutune new: %s\n", err.msg);
+        goto out;
+    }
+    char cu_path[PATH_MAX + 80], ini_path[PATH_MAX + 80];
+    snprintf(cu_path, sizeof cu_path, "%s/%s.cu", dir, name);
+    snprintf(ini_path, sizeof ini_path, "%s/%s.ini", dir, name);
+    if (write_new(ini_path, ini) != 0)
+        goto out;
+    if (write_new(cu_path, cu) != 0) {
+        unlink(ini_path);
+        goto out;
+    }
+    printf("wrote %s and %s%s%s\n", ini_path, cu_path, src ? ", copied from " : "",
+           src ? src->name : "");
+    char real[PATH_MAX];
+    int on_path = 0;
+    for (size_t i = 0; realpath(dir, real) && i < reg.nspace_dirs; i++)
+        on_path |= !strcmp(reg.space_dirs[i], real);
+    if (!on_path)
+        printf("note: %s is not on the space path: export CUTUNE_SPACE_PATH=%s (or leave out "
+               "--dir)\n", dir, dir);
+    printf("next: edit them, then\n"
+           "  cutune check %s\n"
+           "  cutune run %s --variant %s --device 0\n"
+           "  cutune query %s --size SIZE --device 0\n",
+           name, opname, name, opname);
+    rc = EXIT_OK;
+out:
+    free(text);
+    free(cu);
+    free(ini);
+    cutune_registry_free(&reg);
+    return rc;
+}

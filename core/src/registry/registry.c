@@ -1,0 +1,540 @@
+/* The registry: the plugin path and the space path, searched in order (registry.h). */
+#include "registry.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifndef CUTUNE_INSTALL_PLUGIN_DIR
+#define CUTUNE_INSTALL_PLUGIN_DIR ""
+#endif
+#ifndef CUTUNE_INSTALL_SPACE_DIR
+#define CUTUNE_INSTALL_SPACE_DIR ""
+#endif
+#ifndef CUTUNE_LIBDIR_TO_SPACES
+#define CUTUNE_LIBDIR_TO_SPACES "../share/cutune/tuning_spaces"
+#endif
+
+/* ---- folder lists ---- */
+
+static int push_dir(char ***dirs, size_t *n, const char *given)
+{
+    if (!given || !*given)
+        return 0;
+    char resolved[PATH_MAX];
+    const char *dir = realpath(given, resolved) ? resolved : given;
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*dirs)[i], dir) == 0)
+            return 0;
+    char **d = realloc(*dirs, (*n + 1) * sizeof *d);
+    if (!d)
+        return CUTUNE_ERR_NOMEM;
+    *dirs = d;
+    if (!(d[*n] = strdup(dir)))
+        return CUTUNE_ERR_NOMEM;
+    (*n)++;
+    return 0;
+}
+
+/* Append each entry of a ':'-separated list of folders. */
+static int push_path_list(char ***dirs, size_t *n, const char *list)
+{
+    if (!list)
+        return 0;
+    char *copy = strdup(list), *save = NULL;
+    if (!copy)
+        return CUTUNE_ERR_NOMEM;
+    int rc = 0;
+    for (char *tok = strtok_r(copy, ":", &save); tok && rc == 0; tok = strtok_r(NULL, ":", &save))
+        rc = push_dir(dirs, n, tok);
+    free(copy);
+    return rc;
+}
+
+void cutune_path_list_free(char **dirs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(dirs[i]);
+    free(dirs);
+}
+
+static int plugin_dirs(char ***dirs, size_t *n)
+{
+    char libdir[PATH_MAX], dir[PATH_MAX + 32];
+    int rc = push_path_list(dirs, n, getenv("CUTUNE_PLUGIN_PATH"));
+    if (rc == 0 && cutune_lib_dir(libdir, sizeof libdir) == 0) {
+        snprintf(dir, sizeof dir, "%s/../plugins", libdir); /* build tree */
+        rc = push_dir(dirs, n, dir);
+        snprintf(dir, sizeof dir, "%s/cutune/plugins", libdir); /* installed */
+        if (rc == 0)
+            rc = push_dir(dirs, n, dir);
+    }
+    if (rc == 0)
+        rc = push_dir(dirs, n, CUTUNE_INSTALL_PLUGIN_DIR);
+    return rc;
+}
+
+int cutune_space_dirs(char ***dirs, size_t *n, CutuneError *err)
+{
+    *dirs = NULL;
+    *n = 0;
+    char libdir[PATH_MAX], dir[PATH_MAX + 256];
+    int rc = push_path_list(dirs, n, getenv("CUTUNE_SPACE_PATH"));
+    /* the user's own variants, found without any variable (cutune new variant writes here) */
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (rc == 0 && xdg && *xdg) {
+        snprintf(dir, sizeof dir, "%s/cutune/tuning_spaces", xdg);
+        rc = push_dir(dirs, n, dir);
+    } else if (rc == 0 && home && *home) {
+        snprintf(dir, sizeof dir, "%s/.local/share/cutune/tuning_spaces", home);
+        rc = push_dir(dirs, n, dir);
+    }
+    if (rc == 0 && cutune_lib_dir(libdir, sizeof libdir) == 0) {
+        static const char *const rel[] = {"../tuning_spaces", /* build tree */
+                                          CUTUNE_LIBDIR_TO_SPACES /* installed tree */};
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0] && rc == 0; i++) {
+            snprintf(dir, sizeof dir, "%s/%s", libdir, rel[i]);
+            struct stat st;
+            if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+                rc = push_dir(dirs, n, dir);
+        }
+    }
+    if (rc == 0)
+        rc = push_dir(dirs, n, CUTUNE_INSTALL_SPACE_DIR);
+    if (rc) {
+        cutune_path_list_free(*dirs, *n);
+        *dirs = NULL;
+        *n = 0;
+        return cutune_error(err, rc, "out of memory");
+    }
+    return 0;
+}
+
+int cutune_space_path(const char *variant, char *buf, size_t len, CutuneError *err)
+{
+    char **dirs = NULL;
+    size_t n = 0;
+    int rc = cutune_space_dirs(&dirs, &n, err);
+    if (rc)
+        return rc;
+    char searched[2048] = "";
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if ((size_t)snprintf(buf, len, "%s/%s.ini", dirs[i], variant) < len &&
+            stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+            cutune_path_list_free(dirs, n);
+            return 0;
+        }
+        strncat(searched, i ? ", " : "", sizeof searched - strlen(searched) - 1);
+        strncat(searched, dirs[i], sizeof searched - strlen(searched) - 1);
+    }
+    cutune_path_list_free(dirs, n);
+    return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                        "no tuning space for variant '%s': looked for %s.ini in %s; add it to "
+                        "one of them or set CUTUNE_SPACE_PATH",
+                        variant, variant, *searched ? searched : "(no folder)");
+}
+
+/* ---- the registry ---- */
+
+static int note(CutuneRegistryNote **list, size_t *n, const char *path, const char *text,
+                const char *op, int is_variant)
+{
+    CutuneRegistryNote *x = realloc(*list, (*n + 1) * sizeof *x);
+    if (!x)
+        return CUTUNE_ERR_NOMEM;
+    *list = x;
+    memset(&x[*n], 0, sizeof x[*n]);
+    x[*n].path = strdup(path);
+    x[*n].text = strdup(text);
+    x[*n].op = op ? strdup(op) : NULL;
+    x[*n].is_variant = is_variant;
+    if (!x[*n].path || !x[*n].text || (op && !x[*n].op)) {
+        free(x[*n].path);
+        free(x[*n].text);
+        free(x[*n].op);
+        return CUTUNE_ERR_NOMEM;
+    }
+    (*n)++;
+    return 0;
+}
+
+static int reject(CutuneRegistry *r, const char *path, const char *why)
+{
+    return note(&r->rejected, &r->nrejected, path, why, NULL, 0);
+}
+
+/* A refused INI, and the op it names if it got that far. */
+static int reject_variant(CutuneRegistry *r, const char *path, const char *why, const char *op)
+{
+    return note(&r->rejected, &r->nrejected, path, why, op, 1);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The files of a folder ending in `suffix`, sorted (a stable order: the same registry on
+ * every run). */
+static size_t list_files(const char *dir, const char *suffix, char ***out)
+{
+    *out = NULL;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0; /* a folder in the search path that does not exist is not an error */
+    char **names = NULL;
+    size_t n = 0, sl = strlen(suffix);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len <= sl || strcmp(e->d_name + len - sl, suffix) != 0 || e->d_name[0] == '.')
+            continue;
+        char **grown = realloc(names, (n + 1) * sizeof *grown);
+        if (!grown)
+            break;
+        names = grown;
+        if ((names[n] = malloc(strlen(dir) + len + 2))) {
+            sprintf(names[n], "%s/%s", dir, e->d_name);
+            n++;
+        }
+    }
+    closedir(d);
+    if (n > 1) /* a stable order: the same registry on every run (qsort takes no NULL array) */
+        qsort(names, n, sizeof *names, cmp_str);
+    *out = names;
+    return n;
+}
+
+const CutuneVariantDef *cutune_registry_find(const CutuneRegistry *r, const char *variant)
+{
+    for (size_t i = 0; i < r->nvariants; i++)
+        if (strcmp(r->variants[i]->name, variant) == 0)
+            return r->variants[i];
+    return NULL;
+}
+
+const CutuneOpDef *cutune_registry_op(const CutuneRegistry *r, const char *op)
+{
+    for (size_t i = 0; i < r->nops; i++)
+        if (strcmp(r->ops[i]->op->name, op) == 0)
+            return r->ops[i];
+    return NULL;
+}
+
+size_t cutune_registry_variants_of(const CutuneRegistry *r, const char *op, const char *variant,
+                                   const CutuneVariantDef **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->nvariants && n < max; i++) {
+        const CutuneVariantDef *v = r->variants[i];
+        if (strcmp(v->op_name, op) == 0 && (!variant || strcmp(v->name, variant) == 0))
+            out[n++] = v;
+    }
+    return n;
+}
+
+void cutune_registry_op_names(const CutuneRegistry *r, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < r->nops; i++) {
+        const char *name = r->ops[i]->op->name;
+        int seen = 0;
+        for (size_t j = 0; j < i; j++)
+            seen |= strcmp(r->ops[j]->op->name, name) == 0;
+        if (seen)
+            continue;
+        strncat(buf, *buf ? ", " : "", len - strlen(buf) - 1);
+        strncat(buf, name, len - strlen(buf) - 1);
+    }
+}
+
+static int add_op(CutuneRegistry *r, CutuneOpDef *d)
+{
+    CutuneOpDef *copy = malloc(sizeof *copy);
+    CutuneOpDef **grown = copy ? realloc(r->ops, (r->nops + 1) * sizeof *grown) : NULL;
+    if (!grown) {
+        free(copy);
+        return CUTUNE_ERR_NOMEM;
+    }
+    *copy = *d;
+    if (copy->op == &d->own)
+        copy->op = &copy->own;
+    r->ops = grown;
+    r->ops[r->nops++] = copy;
+    return 0;
+}
+
+static int add_variant(CutuneRegistry *r, CutuneVariantDef *v)
+{
+    CutuneVariantDef *copy = malloc(sizeof *copy);
+    CutuneVariantDef **grown = copy ? realloc(r->variants, (r->nvariants + 1) * sizeof *grown)
+                                    : NULL;
+    if (!grown) {
+        free(copy);
+        return CUTUNE_ERR_NOMEM;
+    }
+    *copy = *v;
+    r->variants = grown;
+    r->variants[r->nvariants++] = copy;
+    return 0;
+}
+
+/* A second definition of a variant name: the first one wins. */
+static int shadowed(CutuneRegistry *r, const CutuneVariantDef *winner, const char *path)
+{
+    char why[2 * PATH_MAX + 160];
+    snprintf(why, sizeof why, "variant '%s' is defined by %s and by %s; %s wins (earlier on the "
+             "path; C plugins come before data variants): rename one of them to keep both",
+             winner->name, winner->path, path, winner->path);
+    return note(&r->shadowed, &r->nshadowed, path, why, winner->op_name, 1);
+}
+
+/* Is the file <name>.ini where name is a variant of op? (It would have defined it.) */
+static int names_variant_of(const CutuneRegistry *r, const char *path, const char *op)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    for (size_t i = 0; n > 4 && i < r->nvariants; i++) {
+        const CutuneVariantDef *v = r->variants[i];
+        if (!strcmp(v->op_name, op) && strlen(v->name) == n - 4 && !strncmp(v->name, base, n - 4))
+            return 1;
+    }
+    return 0;
+}
+
+int cutune_registry_vet_op(const CutuneRegistry *r, const char *op, FILE *log, CutuneError *err)
+{
+    for (size_t i = 0; log && i < r->nshadowed; i++)
+        if (r->shadowed[i].op && !strcmp(r->shadowed[i].op, op))
+            fprintf(log, "note: %s\n", r->shadowed[i].text);
+    char list[3000] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < r->nrejected; i++) {
+        const CutuneRegistryNote *x = &r->rejected[i];
+        if (!x->is_variant || (x->op && strcmp(x->op, op) && !names_variant_of(r, x->path, op)))
+            continue;
+        strncat(list, n++ ? "\n  " : "\n  ", sizeof list - strlen(list) - 1);
+        strncat(list, x->text, sizeof list - strlen(list) - 1);
+    }
+    if (n == 0)
+        return 0;
+    return cutune_error(err, CUTUNE_ERR_PARSE,
+                        "%zu variant file%s that may belong to op %s %s refused; fix %s or move "
+                        "%s off the space path:%s",
+                        n, n == 1 ? "" : "s", op, n == 1 ? "was" : "were", n == 1 ? "it" : "them",
+                        n == 1 ? "it" : "them", list);
+}
+
+/* A C variant plugin joins the registry with the contract of its op: an op plugin's (its
+ * dimensions must agree), or its own when no op plugin provides the op. */
+static int add_variant_plugin(CutuneRegistry *r, CutuneVariantDef *v)
+{
+    const CutuneVariantDef *prev = cutune_registry_find(r, v->name);
+    int rc = 0;
+    if (prev) {
+        rc = shadowed(r, prev, v->path);
+        goto drop;
+    }
+    const CutuneOpDef *op = NULL;
+    for (size_t i = 0; i < r->nops && !op; i++) /* op plugins, not another plugin's contract */
+        if (r->ops[i]->handle && strcmp(r->ops[i]->op->name, v->op_name) == 0)
+            op = r->ops[i];
+    CutuneError e = {0};
+    if (op && strcmp(op->op->dim_names, v->v->dim_names) != 0) {
+        cutune_error(&e, CUTUNE_ERR_PLUGIN,
+                     "%s: variant %s of op %s claims the dimensions \"%s\", but op %s (%s) has "
+                     "\"%s\"; set .dim_names = \"%s\"",
+                     v->path, v->name, v->op_name, v->v->dim_names, op->op->name, op->path,
+                     op->op->dim_names, op->op->dim_names);
+        rc = reject(r, v->path, e.msg);
+        goto drop;
+    }
+    if (!op) {
+        CutuneOpDef own;
+        memset(&own, 0, sizeof own);
+        if (cutune_op_from_variant(v->path, v->v, &own, &e) != 0) {
+            free(own.path);
+            rc = reject(r, v->path, e.msg);
+            goto drop;
+        }
+        if ((rc = add_op(r, &own))) {
+            free(own.path);
+            goto drop;
+        }
+        op = r->ops[r->nops - 1];
+    }
+    v->op = op;
+    if ((rc = add_variant(r, v)) == 0)
+        return 0;
+drop:
+    cutune_variant_close(v);
+    return rc;
+}
+
+static int exports_op(const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    int yes = h && dlsym(h, CUTUNE_OP_SYMBOL) != NULL;
+    if (h)
+        dlclose(h);
+    return yes;
+}
+
+static int load_plugin_dir(CutuneRegistry *r, const char *dir, CutuneVariantDef **pending,
+                           size_t *npending)
+{
+    char **files = NULL;
+    size_t n = list_files(dir, ".so", &files);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        CutuneError e = {0};
+        struct stat st;
+        if (stat(files[i], &st) != 0 || !S_ISREG(st.st_mode)) { /* dlopen would block on a FIFO */
+            rc = reject(r, files[i], "it is not a regular file (a FIFO, a device or a folder), "
+                                     "so not a plugin; remove it or rename it");
+            continue;
+        }
+        if (exports_op(files[i])) {
+            CutuneOpDef op;
+            const CutuneOpDef *prev;
+            if (cutune_op_open(files[i], &op, &e) != 0) {
+                rc = reject(r, files[i], e.msg);
+            } else if ((prev = cutune_registry_op(r, op.op->name))) {
+                char why[2 * PATH_MAX + 96];
+                snprintf(why, sizeof why, "op '%s' is already provided by %s; this file is not "
+                         "used", op.op->name, prev->path);
+                cutune_op_close(&op);
+                rc = reject(r, files[i], why);
+            } else if ((rc = add_op(r, &op))) {
+                cutune_op_close(&op);
+            }
+            continue;
+        }
+        CutuneVariantDef v;
+        if (cutune_variant_plugin_open(files[i], &v, &e) != 0) {
+            rc = reject(r, files[i], e.msg);
+            continue;
+        }
+        CutuneVariantDef *grown = realloc(*pending, (*npending + 1) * sizeof *grown);
+        if (!grown) {
+            cutune_variant_close(&v);
+            rc = CUTUNE_ERR_NOMEM;
+            break;
+        }
+        *pending = grown;
+        grown[(*npending)++] = v;
+    }
+    for (size_t i = 0; i < n; i++)
+        free(files[i]);
+    free(files);
+    return rc;
+}
+
+static int load_space_dir(CutuneRegistry *r, const char *dir)
+{
+    char **files = NULL;
+    size_t n = list_files(dir, ".ini", &files);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        CutuneSpace *sp = NULL;
+        CutuneError e = {0};
+        if (cutune_space_peek(files[i], &sp, &e) != 0) {
+            rc = reject_variant(r, files[i], e.msg, NULL);
+            continue;
+        }
+        int line = 0;
+        const char *opname = cutune_space_key(sp, "variant", "op", &line);
+        if (!opname) { /* the space of a C variant plugin, read when that plugin runs */
+            cutune_space_free(sp);
+            continue;
+        }
+        const CutuneVariantDef *prev = cutune_registry_find(r, sp->variant);
+        const CutuneOpDef *op = cutune_registry_op(r, opname);
+        if (prev) {
+            rc = shadowed(r, prev, files[i]);
+        } else if (!op) {
+            char ops[512];
+            cutune_registry_op_names(r, ops, sizeof ops);
+            cutune_error(&e, CUTUNE_ERR_NOT_FOUND,
+                         "%s:%d: op '%s' is unknown; the ops are %s (cutune list); install its op "
+                         "plugin or set CUTUNE_PLUGIN_PATH to its folder",
+                         files[i], line, opname, *ops ? ops : "none");
+            rc = reject_variant(r, files[i], e.msg, opname);
+        } else {
+            CutuneVariantDef v;
+            if (cutune_variant_data_open(files[i], op, r->space_dirs, r->nspace_dirs, &v, &e) != 0)
+                rc = reject_variant(r, files[i], e.msg, opname);
+            else if ((rc = add_variant(r, &v)))
+                cutune_variant_close(&v);
+        }
+        cutune_space_free(sp);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(files[i]);
+    free(files);
+    return rc;
+}
+
+int cutune_registry_load(CutuneRegistry *r, CutuneError *err)
+{
+    memset(r, 0, sizeof *r);
+    CutuneVariantDef *pending = NULL;
+    size_t npending = 0;
+    int rc = plugin_dirs(&r->plugin_dirs, &r->nplugin_dirs);
+    if (rc == 0)
+        rc = cutune_space_dirs(&r->space_dirs, &r->nspace_dirs, NULL);
+    /* every op first, so that a variant anywhere finds its op */
+    for (size_t i = 0; i < r->nplugin_dirs && rc == 0; i++)
+        rc = load_plugin_dir(r, r->plugin_dirs[i], &pending, &npending);
+    for (size_t i = 0; i < npending; i++) {
+        if (rc == 0)
+            rc = add_variant_plugin(r, &pending[i]);
+        else
+            cutune_variant_close(&pending[i]);
+    }
+    free(pending);
+    for (size_t i = 0; i < r->nspace_dirs && rc == 0; i++)
+        rc = load_space_dir(r, r->space_dirs[i]);
+    if (rc) {
+        cutune_registry_free(r);
+        return cutune_error(err, rc, "loading plugins and variants: %s", cutune_strerror(rc));
+    }
+    return 0;
+}
+
+static void notes_free(CutuneRegistryNote *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(list[i].path);
+        free(list[i].text);
+        free(list[i].op);
+    }
+    free(list);
+}
+
+void cutune_registry_free(CutuneRegistry *r)
+{
+    /* variants first: a self-contained plugin's op points into the variant's library */
+    for (size_t i = 0; i < r->nvariants; i++) {
+        cutune_variant_close(r->variants[i]);
+        free(r->variants[i]);
+    }
+    for (size_t i = 0; i < r->nops; i++) {
+        cutune_op_close(r->ops[i]);
+        free(r->ops[i]);
+    }
+    free(r->variants);
+    free(r->ops);
+    notes_free(r->rejected, r->nrejected);
+    notes_free(r->shadowed, r->nshadowed);
+    cutune_path_list_free(r->plugin_dirs, r->nplugin_dirs);
+    cutune_path_list_free(r->space_dirs, r->nspace_dirs);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,168 @@
+/* The registry: the ops and the variants cutune knows, where each came from, what was
+ * refused and which names two files define.
+ *
+ *   ops       op plugins (cutune/op.h), one shared object each, on the plugin path;
+ *   variants  variants as data: an INI file with an `op` key and its kernel file, on the
+ *             space path (spacekeys.c describes the keys); and C variant plugins
+ *             (cutune/plugin.h) on the plugin path, for launches that expressions cannot
+ *             say. A C plugin whose op no op plugin provides brings the op itself.
+ *
+ * The plugin path: each folder of $CUTUNE_PLUGIN_PATH (':'-separated), then the folder
+ * beside the library (build/plugins; installed: <libdir>/cutune/plugins). The space path:
+ * each folder of $CUTUNE_SPACE_PATH, then the user's folder ($XDG_DATA_HOME/cutune/
+ * tuning_spaces, else ~/.local/share/cutune/tuning_spaces), then the shipped folder
+ * (build/tuning_spaces; installed: <datadir>/cutune/tuning_spaces).
+ *
+ * A name that two files define: the first one wins, C plugins before data variants and
+ * each path in its order; the other is listed in `shadowed`, naming both files. */
+#ifndef CUTUNE_REGISTRY_H
+#define CUTUNE_REGISTRY_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cutune/cutune.h"
+#include "cutune/plugin.h"
+#include "space.h"
+
+/* An op: its contract and where it came from. */
+typedef struct CutuneOpDef {
+    const CutuneOp *op;  /* the contract (points at `own` for a self-contained C plugin) */
+    char *path;          /* the op plugin, or the C variant plugin that defines the op */
+    void *handle;        /* dlopen handle of an op plugin; NULL when a variant owns it */
+    CutuneOp own;        /* the contract of a self-contained C variant plugin */
+} CutuneOpDef;
+
+/* A variant: a kernel, its space, its launch, and the op it keeps the contract of. */
+typedef struct CutuneVariantDef {
+    char *name, *op_name, *version, *summary, *kernel_name;
+    char *source;             /* what NVRTC compiles: the headers, then the kernel file */
+    char source_hash[33];     /* trials are kept per (variant, version, source hash) */
+    char *path;               /* the INI of a data variant, the .so of a C variant plugin */
+    const CutuneOpDef *op;    /* the contract */
+    CutuneSpace *space;       /* data variants: the space file, read with the op's dimensions */
+    void *handle;             /* C variant plugins: the dlopen handle */
+    const CutuneVariant *v;   /* C variant plugins: the descriptor; NULL for data variants */
+} CutuneVariantDef;
+
+/* A file and a sentence about it. */
+typedef struct CutuneRegistryNote {
+    char *path;
+    char *text;
+    char *op;       /* the op the file names, NULL when it could not be read that far */
+    int is_variant; /* an INI on the space path (not a shared object) */
+} CutuneRegistryNote;
+
+typedef struct CutuneRegistry {
+    CutuneOpDef **ops;
+    size_t nops;
+    CutuneVariantDef **variants; /* C plugins first, then data variants, each in path order */
+    size_t nvariants;
+    CutuneRegistryNote *rejected; /* files refused, and why (file, line, fix) */
+    size_t nrejected;
+    CutuneRegistryNote *shadowed; /* names defined again: which file wins */
+    size_t nshadowed;
+    char **plugin_dirs, **space_dirs; /* the folders searched, in order */
+    size_t nplugin_dirs, nspace_dirs;
+} CutuneRegistry;
+
+/* Load every op and variant of the two paths. A bad file is recorded in `rejected` and
+ * the others still load; only running out of memory fails. */
+int cutune_registry_load(CutuneRegistry *r, CutuneError *err);
+void cutune_registry_free(CutuneRegistry *r);
+const CutuneVariantDef *cutune_registry_find(const CutuneRegistry *r, const char *variant);
+const CutuneOpDef *cutune_registry_op(const CutuneRegistry *r, const char *op);
+/* The variants of an op (only `variant` when non-NULL), in registry order; returns how
+ * many (at most max). */
+size_t cutune_registry_variants_of(const CutuneRegistry *r, const char *op, const char *variant,
+                                   const CutuneVariantDef **out, size_t max);
+/* Before tuning `op`: a refused INI that names the op, or could not be read far enough to
+ * say, or has the file name of one of the op's variants, may be the variant meant, so it is
+ * an error that lists every such file; a variant
+ * name of the op that two files define is a note on `log` (may be NULL). */
+int cutune_registry_vet_op(const CutuneRegistry *r, const char *op, FILE *log, CutuneError *err);
+/* "matmul, transpose, ..." into buf: the ops, for messages. */
+void cutune_registry_op_names(const CutuneRegistry *r, char *buf, size_t len);
+
+/* The folders of the space path, in order (see above); *dirs is malloc'd, free it with
+ * cutune_path_list_free. */
+int cutune_space_dirs(char ***dirs, size_t *n, CutuneError *err);
+void cutune_path_list_free(char **dirs, size_t n);
+/* The space file of a C variant plugin, <variant>.ini on the space path. */
+int cutune_space_path(const char *variant, char *buf, size_t len, CutuneError *err);
+
+/* 1 when s is a name: letters, digits and '_', not empty. */
+int cutune_is_name(const char *s);
+
+/* ---- one file at a time (registry.c uses these; the worker opens a contract by path) ---- */
+
+/* An op plugin (cutune_op), or the contract of a self-contained C variant plugin
+ * (cutune_plugin_variant with every contract field set). The message names the file and
+ * what is wrong. */
+int cutune_op_open(const char *path, CutuneOpDef *out, CutuneError *err);
+void cutune_op_close(CutuneOpDef *d);
+/* Check an op descriptor as the loader does (path names it in messages). */
+int cutune_op_validate(const char *path, const CutuneOp *op, CutuneError *err);
+/* The contract fields of a C variant plugin as an op (into d->own); the plugin must set
+ * every one of them. */
+int cutune_op_from_variant(const char *path, const CutuneVariant *v, CutuneOpDef *d,
+                           CutuneError *err);
+
+/* A C variant plugin: dlopen, the ABI and the fields every variant plugin must set. Its
+ * op is resolved by the registry (out->op is NULL here). */
+int cutune_variant_plugin_open(const char *path, CutuneVariantDef *out, CutuneError *err);
+/* A variant as data: the INI at path, whose op is `op` (dims, checks), its sources found
+ * beside it, then in space_dirs. The message names the file, the line and a fix. */
+int cutune_variant_data_open(const char *path, const CutuneOpDef *op, char *const *space_dirs,
+                             size_t nspace_dirs, CutuneVariantDef *out, CutuneError *err);
+void cutune_variant_close(CutuneVariantDef *v);
+/* The kernel file of a data variant (its `source`, without the headers), found as when it
+ * loaded. CUTUNE_ERR_NOT_FOUND for a C plugin or a file gone since. */
+int cutune_variant_source_path(const CutuneVariantDef *v, char *const *space_dirs,
+                               size_t nspace_dirs, char *buf, size_t len);
+/* v->source_hash from its source and kernel name: what trials and the database key on. */
+void cutune_variant_hash(CutuneVariantDef *v);
+
+/* ---- what the rest of the core asks of a variant ---- */
+
+/* Its tuning space, read now with its op's dimensions (the caller frees it). */
+int cutune_variant_load_space(const CutuneVariantDef *v, CutuneSpace **out, CutuneError *err);
+/* Every default size of the space ([problems]) is a size of the op; else an error naming
+ * the file, the line and how a size of the op is written. */
+int cutune_space_check_sizes(const CutuneSpace *sp, const CutuneOp *op, CutuneError *err);
+/* Parse a size string and check it against the op: "<variant>: problem size '...' is not
+ * valid: <why>" on failure. */
+int cutune_variant_problem(const CutuneVariantDef *v, const char *size, CutuneProblem *p,
+                           CutuneError *err);
+double cutune_variant_flops(const CutuneVariantDef *v, const CutuneProblem *p);
+double cutune_variant_bytes(const CutuneVariantDef *v, const CutuneProblem *p);
+/* The op's problem_distance, or NULL (the core's log distance applies). */
+typedef double (*CutuneDistanceFn)(const CutuneProblem *a, const CutuneProblem *b);
+CutuneDistanceFn cutune_op_distance(const CutuneOpDef *op);
+/* The optional op fields, NULL when the op's struct_size does not reach them. */
+#define CUTUNE_OP_FIELD(op, field)                                                           \
+    ((op)->struct_size >= offsetof(CutuneOp, field) + sizeof((op)->field) ? (op)->field : NULL)
+
+/* ---- launch geometry (geometry.c) ---- */
+
+/* A variant's launch, ready to evaluate for configs with these parameter names (the
+ * space's, in its order: the names of a data variant's space must match). */
+typedef struct CutuneGeometry CutuneGeometry;
+int cutune_geometry_open(const CutuneVariantDef *v, const char *const *names, size_t nparams,
+                         CutuneGeometry **out, CutuneError *err);
+/* Grid, block and dynamic shared memory of a config (values in the order of the names)
+ * for a problem under the device limits `lim`. Returns 0, or CUTUNE_ERR_RESOURCES with
+ * `why` saying which [launch] key or limit (a division by zero, a block larger than the
+ * device allows, a grid past CUDA's limits, an op buffer too small): the config cannot
+ * run there and is recorded as skipped_resources. Other codes: out of memory. */
+int cutune_geometry_eval(const CutuneGeometry *g, const int64_t *values, const CutuneProblem *p,
+                         const CutuneLimits *lim, CutuneLaunch *out, char *why, size_t len);
+void cutune_geometry_free(CutuneGeometry **g);
+
+/* A C plugin's launch_geometry of cfg for p, the device's SM count and compute capability
+ * (e.g. 90) passed as the pseudo-parameters SM_COUNT and CC after cfg's own (ABI 1.2).
+ * Returns the callback's result, -1 out of memory. */
+int cutune_plugin_geometry(const CutuneVariant *v, const CutuneConfig *cfg, const CutuneProblem *p,
+                           int sm_count, int cc, CutuneLaunch *out);
+
+#endif

@@ -1,0 +1,86 @@
+/* What the rest of the core asks of a variant: its space, its sizes, its counts. */
+#include "registry.h"
+#include "util.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+void cutune_variant_hash(CutuneVariantDef *v)
+{
+    CutuneHash hash;
+    cutune_hash_init(&hash);
+    cutune_hash_str(&hash, v->source);
+    cutune_hash_str(&hash, v->kernel_name);
+    cutune_hash_hex(&hash, v->source_hash);
+}
+
+int cutune_space_check_sizes(const CutuneSpace *sp, const CutuneOp *op, CutuneError *err)
+{
+    for (size_t i = 0; i < sp->nproblems; i++) {
+        CutuneProblem p;
+        CutuneError perr = {0};
+        char why[sizeof perr.msg] = "";
+        if (cutune_problem_parse(sp->problems[i], &p, &perr) != 0)
+            memcpy(why, perr.msg, sizeof why);
+        else
+            op->check_problem(&p, why, sizeof why);
+        if (why[0])
+            return cutune_error(err, CUTUNE_ERR_PARSE,
+                                "%s:%d: default size '%s' is not a size of op %s: %s (a size is "
+                                "written %s)",
+                                sp->path, sp->problem_lines[i], sp->problems[i], op->name, why,
+                                op->size_help ? op->size_help : op->dim_names);
+    }
+    return 0;
+}
+
+int cutune_variant_load_space(const CutuneVariantDef *v, CutuneSpace **out, CutuneError *err)
+{
+    *out = NULL;
+    char path[PATH_MAX];
+    int rc = 0;
+    if (v->v) /* a C plugin: <name>.ini on the space path */
+        rc = cutune_space_path(v->name, path, sizeof path, err);
+    else
+        snprintf(path, sizeof path, "%s", v->path);
+    if (rc || (rc = cutune_space_load(path, v->op->op->dim_names, out, err)))
+        return rc;
+    if ((rc = cutune_space_check_sizes(*out, v->op->op, err))) {
+        cutune_space_free(*out);
+        *out = NULL;
+        return rc;
+    }
+    if (strcmp((*out)->variant, v->name) != 0) {
+        rc = cutune_error(err, CUTUNE_ERR_PARSE,
+                          "%s:%d: the space is named '%s' but belongs to variant '%s' (%s); set "
+                          "name = %s",
+                          path, (*out)->variant_line, (*out)->variant, v->name, v->path, v->name);
+        cutune_space_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int cutune_variant_problem(const CutuneVariantDef *v, const char *size, CutuneProblem *p,
+                           CutuneError *err)
+{
+    int rc = cutune_problem_parse(size, p, err);
+    if (rc)
+        return rc;
+    char why[256] = "";
+    if (v->op->op->check_problem(p, why, sizeof why) != 0)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "%s: problem size '%s' is not valid: %s",
+                            v->name, size, why);
+    return 0;
+}
+
+double cutune_variant_flops(const CutuneVariantDef *v, const CutuneProblem *p)
+{
+    return v->op->op->flops(p);
+}
+
+double cutune_variant_bytes(const CutuneVariantDef *v, const CutuneProblem *p)
+{
+    return v->op->op->bytes(p);
+}

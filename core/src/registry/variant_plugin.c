@@ -1,0 +1,160 @@
+/* C variant plugins (cutune/plugin.h): dlopen, the ABI checks, the fields every variant
+ * plugin must set, and its launch geometry. Which op's contract applies is the registry's
+ * to decide (registry.c). */
+#include "registry.h"
+#include "util.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Size of the descriptor as ABI 1.0 defined it: through the last field of that minor. */
+#define VARIANT_SIZE_1_0 (offsetof(CutuneVariant, bytes) + sizeof(((CutuneVariant *)0)->bytes))
+
+int cutune_is_name(const char *s)
+{
+    if (!s || !*s)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
+            return 0;
+    return 1;
+}
+
+static int validate(const char *path, const CutuneVariant *v, CutuneError *err)
+{
+    if (v->abi_major != CUTUNE_PLUGIN_ABI_MAJOR)
+        return cutune_error(err, CUTUNE_ERR_PLUGIN,
+                            "%s: plugin ABI %u.%u, but this cutune speaks ABI %d.%d; rebuild the "
+                            "plugin against this cutune's cutune/plugin.h",
+                            path, v->abi_major, v->abi_minor, CUTUNE_PLUGIN_ABI_MAJOR,
+                            CUTUNE_PLUGIN_ABI_MINOR);
+    if (v->abi_minor > CUTUNE_PLUGIN_ABI_MINOR)
+        return cutune_error(err, CUTUNE_ERR_PLUGIN,
+                            "%s: plugin ABI %u.%u is newer than this cutune's ABI %d.%d; upgrade "
+                            "cutune or build the plugin against the older header",
+                            path, v->abi_major, v->abi_minor, CUTUNE_PLUGIN_ABI_MAJOR,
+                            CUTUNE_PLUGIN_ABI_MINOR);
+    if (v->struct_size < VARIANT_SIZE_1_0)
+        return cutune_error(err, CUTUNE_ERR_PLUGIN,
+                            "%s: descriptor struct_size is %u bytes but ABI %u.%u needs at least "
+                            "%zu; set .struct_size = sizeof(CutuneVariant)",
+                            path, v->struct_size, v->abi_major, v->abi_minor, VARIANT_SIZE_1_0);
+    size_t size_1_1 = offsetof(CutuneVariant, problem_distance) + sizeof v->problem_distance;
+    if (v->abi_minor >= 1 && v->struct_size < size_1_1)
+        return cutune_error(err, CUTUNE_ERR_PLUGIN,
+                            "%s: descriptor struct_size is %u bytes but ABI %u.%u needs at least "
+                            "%zu; set .struct_size = sizeof(CutuneVariant)",
+                            path, v->struct_size, v->abi_major, v->abi_minor, size_1_1);
+    struct {
+        const char *name;
+        const void *ptr;
+    } required[] = {
+        {"op", v->op},
+        {"name", v->name},
+        {"version", v->version},
+        {"summary", v->summary},
+        {"dim_names", v->dim_names},
+        {"kernel_source", v->kernel_source},
+        {"kernel_name", v->kernel_name},
+        {"launch_geometry", (const void *)(size_t)v->launch_geometry},
+    };
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (!required[i].ptr)
+            return cutune_error(err, CUTUNE_ERR_PLUGIN,
+                                "%s: required descriptor field '%s' is NULL; a variant plugin "
+                                "sets op, name, version, summary, dim_names, kernel_source, "
+                                "kernel_name and launch_geometry (cutune/plugin.h)",
+                                path, required[i].name);
+    if (!cutune_is_name(v->op) || !cutune_is_name(v->name))
+        return cutune_error(err, CUTUNE_ERR_PLUGIN,
+                            "%s: op '%s' and name '%s' must be made of letters, digits and '_'",
+                            path, v->op, v->name);
+    return 0;
+}
+
+static char *dup_or_empty(const char *s)
+{
+    return strdup(s ? s : "");
+}
+
+int cutune_variant_plugin_open(const char *path, CutuneVariantDef *out, CutuneError *err)
+{
+    memset(out, 0, sizeof *out);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return cutune_error(err, CUTUNE_ERR_PLUGIN, "%s: cannot load: %s", path, dlerror());
+    CutunePluginEntry entry;
+    *(void **)&entry = dlsym(h, CUTUNE_PLUGIN_SYMBOL);
+    if (!entry) {
+        dlclose(h);
+        return cutune_error(err, CUTUNE_ERR_PLUGIN,
+                            "%s: no symbol '%s' or '%s': a variant plugin exports "
+                            "`const CutuneVariant *%s(void)`, an op plugin `const CutuneOp "
+                            "*%s(void)`",
+                            path, CUTUNE_PLUGIN_SYMBOL, CUTUNE_OP_SYMBOL, CUTUNE_PLUGIN_SYMBOL,
+                            CUTUNE_OP_SYMBOL);
+    }
+    const CutuneVariant *v = entry();
+    if (!v) {
+        dlclose(h);
+        return cutune_error(err, CUTUNE_ERR_PLUGIN, "%s: %s() returned NULL", path,
+                            CUTUNE_PLUGIN_SYMBOL);
+    }
+    int rc = validate(path, v, err);
+    if (rc) {
+        dlclose(h);
+        return rc;
+    }
+    out->handle = h;
+    out->v = v;
+    if (!(out->path = strdup(path)) || !(out->name = strdup(v->name)) ||
+        !(out->op_name = strdup(v->op)) || !(out->version = strdup(v->version)) ||
+        !(out->summary = dup_or_empty(v->summary)) ||
+        !(out->kernel_name = strdup(v->kernel_name)) ||
+        !(out->source = strdup(v->kernel_source))) {
+        cutune_variant_close(out);
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    }
+    cutune_variant_hash(out);
+    return 0;
+}
+
+void cutune_variant_close(CutuneVariantDef *v)
+{
+    if (!v)
+        return;
+    free(v->name);
+    free(v->op_name);
+    free(v->version);
+    free(v->summary);
+    free(v->kernel_name);
+    free(v->source);
+    free(v->path);
+    cutune_space_free(v->space);
+    if (v->handle)
+        dlclose(v->handle);
+    memset(v, 0, sizeof *v);
+}
+
+int cutune_plugin_geometry(const CutuneVariant *v, const CutuneConfig *cfg, const CutuneProblem *p,
+                           int sm_count, int cc, CutuneLaunch *out)
+{
+    size_t n = cfg->count;
+    const char **names = malloc((n + 2) * sizeof *names);
+    int64_t *values = malloc((n + 2) * sizeof *values);
+    int rc = -1;
+    if (names && values) {
+        for (size_t i = 0; i < n; i++)
+            names[i] = cfg->names[i], values[i] = cfg->values[i];
+        names[n] = "SM_COUNT", values[n] = sm_count;
+        names[n + 1] = "CC", values[n + 1] = cc;
+        CutuneConfig all = {n + 2, names, values};
+        rc = v->launch_geometry(&all, p, out);
+    }
+    free(names);
+    free(values);
+    return rc;
+}

@@ -1,0 +1,145 @@
+/* Timing on the GPU with CUDA events, for kernels and for yardsticks alike: warm-up, a
+ * batch of calls long enough to time, then samples until the median is stable, the time
+ * cap is hit or the calls cannot win. */
+#include "measure.h"
+#include "host.h"
+#include "util.h"
+
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void cutune_stats(double *v, int n, double *median, double *mean, double *stddev, double *min)
+{
+    if (n <= 0) {
+        *median = *mean = *stddev = *min = 0;
+        return;
+    }
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    *min = v[0];
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += v[i];
+    *mean = sum / n;
+    double ss = 0;
+    for (int i = 0; i < n; i++)
+        ss += (v[i] - *mean) * (v[i] - *mean);
+    *stddev = n > 1 ? sqrt(ss / (n - 1)) : 0;
+}
+
+/* Classify a CUDA failure of a launch: a sticky one kills the context. */
+int cutune_launch_failed(CutuneEvalResult *out, int cuda_error, const char *when)
+{
+    cudaError_t e = (cudaError_t)cuda_error;
+    snprintf(out->message, sizeof out->message, "%s: %s: %s", when, cudaGetErrorName(e),
+             cudaGetErrorString(e));
+    if (cutune_cuda_error_is_sticky(e)) {
+        out->status = CUTUNE_STATUS_CRASHED;
+        out->context_lost = 1;
+        return CUTUNE_ERR_CUDA;
+    }
+    out->status = CUTUNE_STATUS_LAUNCH_ERROR;
+    cudaGetLastError(); /* clear the non-sticky error */
+    return 0;
+}
+
+/* One timed sample of `reps` calls; its mean time per call in ms. */
+static cudaError_t sample(CutuneEnqueueFn enqueue, void *user, int reps, cudaEvent_t start,
+                          cudaEvent_t stop, double *ms)
+{
+    cudaError_t e = cudaEventRecord(start, 0);
+    if (e == cudaSuccess)
+        e = (cudaError_t)enqueue(user, reps);
+    if (e == cudaSuccess)
+        e = cudaEventRecord(stop, 0);
+    if (e == cudaSuccess)
+        e = cudaEventSynchronize(stop);
+    float f = 0;
+    if (e == cudaSuccess)
+        e = cudaEventElapsedTime(&f, start, stop);
+    *ms = (double)f / reps;
+    return e;
+}
+
+int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSettings *s,
+                      double best_ms, CutuneEvalResult *out)
+{
+    cudaEvent_t start = NULL, stop = NULL;
+    double *samples = NULL, *sorted = NULL;
+    int rc = 0;
+    cudaError_t e;
+    if (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess) {
+        rc = cutune_launch_failed(out, cudaGetLastError(), "cudaEventCreate");
+        goto done;
+    }
+    double one = 0;
+    for (int i = 0; i < (s->warmup > 0 ? s->warmup : 1); i++)
+        if ((e = sample(enqueue, user, 1, start, stop, &one)) != cudaSuccess) {
+            rc = cutune_launch_failed(out, e, "warm-up launch");
+            goto done;
+        }
+    int reps = one > 0 ? (int)ceil(s->min_sample_ms / one) : 1;
+    reps = reps < 1 ? 1 : reps > 1000 ? 1000 : reps;
+    out->launches_per_sample = reps;
+    int cap = s->max_samples < CUTUNE_MAX_SAMPLES ? s->max_samples : CUTUNE_MAX_SAMPLES;
+    samples = malloc((size_t)(cap > 1 ? cap : 1) * sizeof *samples);
+    sorted = malloc((size_t)(cap > 1 ? cap : 1) * sizeof *sorted);
+    if (!samples || !sorted) {
+        out->status = CUTUNE_STATUS_LAUNCH_ERROR;
+        snprintf(out->message, sizeof out->message, "out of host memory");
+        goto done;
+    }
+    double t_timing = cutune_now(), fastest = INFINITY;
+    int n = 0;
+    while (n < cap) {
+        double ms;
+        if ((e = sample(enqueue, user, reps, start, stop, &ms)) != cudaSuccess) {
+            rc = cutune_launch_failed(out, e, "timed launch");
+            goto done;
+        }
+        samples[n++] = ms;
+        fastest = ms < fastest ? ms : fastest;
+        if (best_ms > 0 && s->early_stop > 0 && n >= 2 && fastest > s->early_stop * best_ms) {
+            out->stopped_early = 1;
+            break;
+        }
+        if (cutune_now() - t_timing > s->max_seconds && n >= 2)
+            break;
+        if (n >= s->min_samples) {
+            double sum = 0, ss = 0;
+            for (int i = 0; i < n; i++)
+                sum += samples[i];
+            double mean = sum / n;
+            for (int i = 0; i < n; i++)
+                ss += (samples[i] - mean) * (samples[i] - mean);
+            double sd = sqrt(ss / (n - 1));
+            if (sd / sqrt((double)n) / mean < s->target_rse)
+                break;
+        }
+    }
+    memcpy(sorted, samples, (size_t)n * sizeof *sorted);
+    cutune_stats(sorted, n, &out->median_ms, &out->mean_ms, &out->stddev_ms, &out->min_ms);
+    out->samples = n;
+    out->status = CUTUNE_STATUS_OK;
+    if (out->stopped_early)
+        snprintf(out->message, sizeof out->message,
+                 "timing stopped early: its fastest sample was over %.3gx the best so far",
+                 s->early_stop);
+done:
+    if (start)
+        cudaEventDestroy(start);
+    if (stop)
+        cudaEventDestroy(stop);
+    free(samples);
+    free(sorted);
+    return rc;
+}

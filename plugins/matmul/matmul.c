@@ -1,0 +1,181 @@
+/* The matmul op plugin: problem checks, inputs, the double-precision reference on the
+ * device, the check (the contract is in matmul.h). */
+#include "matmul.h"
+#include "cublas.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const char cutune_matmul_ref_cu[]; /* matmul_ref.cu, embedded at build time */
+
+typedef struct MatmulState {
+    int M, N, K;
+    float *A, *B, *C;   /* device */
+    double *ref, *mag;  /* device, MxN */
+} MatmulState;
+
+#define DIM_LIMIT (1LL << 31)
+
+static int check_problem(CutuneProblem *p, char *err, size_t errlen)
+{
+    if (p->ndims == 1) { /* "N" means NxNxN */
+        p->ndims = 3;
+        p->dim[1] = p->dim[2] = p->dim[0];
+    }
+    if (p->ndims != 3) {
+        snprintf(err, errlen, "matmul takes MxNxK (C is MxN, K is the inner dimension), got %d numbers",
+                 p->ndims);
+        return -1;
+    }
+    int64_t M = p->dim[0], N = p->dim[1], K = p->dim[2];
+    if (M * K >= DIM_LIMIT || K * N >= DIM_LIMIT || M * N >= DIM_LIMIT) {
+        snprintf(err, errlen, "each matrix must have fewer than 2^31 elements");
+        return -1;
+    }
+    if (K >= (1 << 24)) { /* the error bound K u / (1 - K u) needs K u < 1 */
+        snprintf(err, errlen, "K must be below 2^24 for a float32 result to be checkable");
+        return -1;
+    }
+    return 0;
+}
+
+static double flops(const CutuneProblem *p)
+{
+    return 2.0 * (double)p->dim[0] * (double)p->dim[1] * (double)p->dim[2];
+}
+
+static double bytes(const CutuneProblem *p)
+{
+    double M = (double)p->dim[0], N = (double)p->dim[1], K = (double)p->dim[2];
+    return 4.0 * (M * K + K * N + M * N);
+}
+
+static int fill_random(const CutuneHost *host, float *dst, size_t n, uint64_t seed, uint64_t stream)
+{
+    float *h = malloc(n * sizeof *h);
+    if (!h)
+        return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory for %zu inputs", n);
+    host->random_uniform(seed, stream, h, n, -1.0f, 1.0f);
+    int rc = host->copy_to_device(host->ctx, dst, h, n * sizeof *h);
+    free(h);
+    return rc;
+}
+
+static void teardown(const CutuneHost *host, void *state)
+{
+    MatmulState *s = state;
+    if (!s)
+        return;
+    host->dev_free(host->ctx, s->A);
+    host->dev_free(host->ctx, s->B);
+    host->dev_free(host->ctx, s->C);
+    host->dev_free(host->ctx, s->ref);
+    host->dev_free(host->ctx, s->mag);
+    free(s);
+}
+
+static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, void **state)
+{
+    MatmulState *s = calloc(1, sizeof *s);
+    if (!s)
+        return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
+    s->M = (int)p->dim[0];
+    s->N = (int)p->dim[1];
+    s->K = (int)p->dim[2];
+    size_t mk = (size_t)s->M * s->K, kn = (size_t)s->K * s->N, mn = (size_t)s->M * s->N;
+    int rc;
+    if ((rc = host->dev_alloc(host->ctx, mk * sizeof(float), (void **)&s->A)) ||
+        (rc = host->dev_alloc(host->ctx, kn * sizeof(float), (void **)&s->B)) ||
+        (rc = host->dev_alloc(host->ctx, mn * sizeof(float), (void **)&s->C)) ||
+        (rc = host->dev_alloc(host->ctx, mn * sizeof(double), (void **)&s->ref)) ||
+        (rc = host->dev_alloc(host->ctx, mn * sizeof(double), (void **)&s->mag)) ||
+        (rc = fill_random(host, s->A, mk, seed, 0)) || (rc = fill_random(host, s->B, kn, seed, 1)))
+        goto fail;
+    CutuneLaunch l = {{(unsigned)cutune_ceil_div(s->N, 16), (unsigned)cutune_ceil_div(s->M, 16), 1},
+                      {16, 16, 1}, 0};
+    void *args[] = {&s->A, &s->B, &s->ref, &s->mag, &s->M, &s->N, &s->K};
+    if ((rc = host->run_kernel(host->ctx, cutune_matmul_ref_cu, "cutune_matmul_ref", &l, args)))
+        goto fail;
+    *state = s;
+    return 0;
+fail:
+    teardown(host, s);
+    return rc;
+}
+
+static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int max)
+{
+    (void)cfg;
+    MatmulState *s = state;
+    if (max < 6)
+        return -1;
+    args[0] = &s->A;
+    args[1] = &s->B;
+    args[2] = &s->C;
+    args[3] = &s->M;
+    args[4] = &s->N;
+    args[5] = &s->K;
+    return 6;
+}
+
+static int poison_output(const CutuneHost *host, void *state)
+{
+    MatmulState *s = state;
+    return cutune_op_poison(host, s->C, (size_t)s->M * s->N * sizeof(float));
+}
+
+static const char *describe(size_t index, void *user, char *buf, size_t len)
+{
+    const MatmulState *s = user;
+    snprintf(buf, len, "C[%zu][%zu]", index / (size_t)s->N, index % (size_t)s->N);
+    return buf;
+}
+
+static int check(const CutuneHost *host, void *state, CutuneCheck *out)
+{
+    MatmulState *s = state;
+    const double u = 0x1p-24, ku = s->K * u;
+    CutuneCompareF32 spec = {
+        .out = s->C, .ref = s->ref, .n = (size_t)s->M * s->N,
+        .mag = s->mag, .gamma = ku / (1.0 - ku),
+        .norm_tol = 8.0 * u * sqrt((double)s->K),
+        .describe = describe, .user = s,
+    };
+    return host->compare_f32(host->ctx, &spec, out);
+}
+
+static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p,
+                     CutuneYardstick *out)
+{
+    (void)p;
+    MatmulState *s = state;
+    return matmul_cublas_yardstick(host, s->A, s->B, s->C, s->M, s->N, s->K, out);
+}
+
+static const CutuneOp op = {
+    .abi_major = CUTUNE_ABI_MAJOR,
+    .abi_minor = CUTUNE_ABI_MINOR,
+    .struct_size = sizeof(CutuneOp),
+    .name = "matmul",
+    .summary = "C = A * B, float32, row-major",
+    .dim_names = "M,N,K",
+    .size_help = "MxNxK (C is MxN, K the inner dimension); N means NxNxN",
+    .signature = "const float *A, const float *B, float *C, int M, int N, int K",
+    .nargs = 6,
+    .check_problem = check_problem,
+    .setup = setup,
+    .kernel_args = kernel_args,
+    .poison_output = poison_output,
+    .check = check,
+    .teardown = teardown,
+    .flops = flops,
+    .bytes = bytes,
+    .yardstick = yardstick,
+};
+
+const CutuneOp *cutune_op_matmul(void)
+{
+    return &op;
+}

@@ -1,0 +1,236 @@
+/* The topk op plugin: problem checks, inputs, reference, check. */
+#include "topk.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct TopkState {
+    long long n;
+    int k;
+    float *x, *out_val, *part_val; /* device */
+    int *out_idx, *part_idx;       /* device */
+    unsigned int *counter;         /* device */
+    float *hx;                     /* host copy of x, to check the indices */
+    float ref[TOPK_MAX_K];         /* the k largest values, descending */
+} TopkState;
+
+static void teardown(const CutuneHost *host, void *state);
+
+static int check_problem(CutuneProblem *p, char *err, size_t errlen)
+{
+    if (p->ndims != 2 || p->dim[1] > p->dim[0] || p->dim[1] > TOPK_MAX_K) {
+        snprintf(err, errlen, "topk takes NxK: N elements, the K largest, 1 <= K <= min(N, %d)",
+                 TOPK_MAX_K);
+        return -1;
+    }
+    return 0;
+}
+
+static double flops(const CutuneProblem *p)
+{
+    (void)p;
+    return 0;
+}
+
+static double bytes(const CutuneProblem *p)
+{
+    return 4.0 * (double)p->dim[0] + 8.0 * (double)p->dim[1];
+}
+
+/* Restore the min-heap property below slot i of h[0..k). */
+static void sift_down(float *h, int k, int i)
+{
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < k && h[l] < h[m])
+            m = l;
+        if (r < k && h[r] < h[m])
+            m = r;
+        if (m == i)
+            return;
+        float t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+/* The k largest of x[0..n) into out, descending: a min-heap of the best k so far. */
+static void reference(const float *x, long long n, int k, float *out)
+{
+    for (int i = 0; i < k; i++)
+        out[i] = x[i];
+    for (int i = k / 2 - 1; i >= 0; i--)
+        sift_down(out, k, i);
+    for (long long i = k; i < n; i++)
+        if (x[i] > out[0]) {
+            out[0] = x[i];
+            sift_down(out, k, 0);
+        }
+    for (int end = k - 1; end > 0; end--) { /* heap sort: the minimum goes to the back */
+        float t = out[0];
+        out[0] = out[end];
+        out[end] = t;
+        sift_down(out, end, 0);
+    }
+}
+
+static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, void **state)
+{
+    TopkState *s = calloc(1, sizeof *s);
+    if (!s)
+        return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
+    s->n = p->dim[0];
+    s->k = (int)p->dim[1];
+    size_t parts = (size_t)TOPK_MAX_BLOCKS * s->k;
+    int rc;
+    if ((rc = cutune_op_random_floats(host, (size_t)s->n, seed, 0, -1.0f, 1.0f, &s->x, &s->hx)) ||
+        (rc = host->dev_alloc(host->ctx, (size_t)s->k * sizeof(float), (void **)&s->out_val)) ||
+        (rc = host->dev_alloc(host->ctx, (size_t)s->k * sizeof(int), (void **)&s->out_idx)) ||
+        (rc = host->dev_alloc(host->ctx, parts * sizeof(float), (void **)&s->part_val)) ||
+        (rc = host->dev_alloc(host->ctx, parts * sizeof(int), (void **)&s->part_idx)) ||
+        (rc = host->dev_alloc(host->ctx, sizeof(unsigned int), (void **)&s->counter)) ||
+        (rc = host->dev_memset(host->ctx, s->counter, 0, sizeof(unsigned int)))) {
+        teardown(host, s);
+        return rc;
+    }
+    reference(s->hx, s->n, s->k, s->ref);
+    *state = s;
+    return 0;
+}
+
+static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int max)
+{
+    (void)cfg;
+    TopkState *s = state;
+    if (max < 8)
+        return -1;
+    args[0] = &s->x;
+    args[1] = &s->out_val;
+    args[2] = &s->out_idx;
+    args[3] = &s->part_val;
+    args[4] = &s->part_idx;
+    args[5] = &s->counter;
+    args[6] = &s->n;
+    args[7] = &s->k;
+    return 8;
+}
+
+static int poison_output(const CutuneHost *host, void *state)
+{
+    TopkState *s = state;
+    int rc = host->dev_memset(host->ctx, s->out_val, 0xFF, (size_t)s->k * sizeof(float));
+    return rc ? rc : host->dev_memset(host->ctx, s->out_idx, 0xFF, (size_t)s->k * sizeof(int));
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static int check(const CutuneHost *host, void *state, CutuneCheck *out)
+{
+    TopkState *s = state;
+    float val[TOPK_MAX_K];
+    int idx[TOPK_MAX_K], sorted[TOPK_MAX_K];
+    int rc = host->copy_to_host(host->ctx, val, s->out_val, (size_t)s->k * sizeof(float));
+    if (!rc)
+        rc = host->copy_to_host(host->ctx, idx, s->out_idx, (size_t)s->k * sizeof(int));
+    if (rc)
+        return rc;
+    memset(out, 0, sizeof *out);
+    int bad = 0;
+    for (int i = 0; i < s->k; i++) {
+        const char *why = NULL;
+        if (!(val[i] == s->ref[i])) /* NaN fails */
+            why = "value";
+        else if (idx[i] < 0 || idx[i] >= s->n)
+            why = "index out of range";
+        else if (!(s->hx[idx[i]] == val[i]))
+            why = "index does not point at the value";
+        if (why && bad++ == 0)
+            snprintf(out->message, sizeof out->message,
+                     "rank %d: got value %.9g at index %d, expected value %.9g (%s)", i,
+                     (double)val[i], idx[i], (double)s->ref[i], why);
+    }
+    memcpy(sorted, idx, (size_t)s->k * sizeof(int));
+    qsort(sorted, (size_t)s->k, sizeof(int), cmp_int);
+    for (int i = 1; i < s->k; i++)
+        if (sorted[i] == sorted[i - 1] && bad++ == 0)
+            snprintf(out->message, sizeof out->message, "index %d appears twice", sorted[i]);
+    out->passed = bad == 0;
+    out->error = bad; /* wrong ranks; the tolerance is none */
+    if (bad > 1) {
+        size_t len = strlen(out->message);
+        snprintf(out->message + len, sizeof out->message - len, "; %d faults in all", bad);
+    }
+    return 0;
+}
+
+static void teardown(const CutuneHost *host, void *state)
+{
+    TopkState *s = state;
+    if (!s)
+        return;
+    host->dev_free(host->ctx, s->x);
+    host->dev_free(host->ctx, s->out_val);
+    host->dev_free(host->ctx, s->out_idx);
+    host->dev_free(host->ctx, s->part_val);
+    host->dev_free(host->ctx, s->part_idx);
+    host->dev_free(host->ctx, s->counter);
+    free(s->hx);
+    free(s);
+}
+
+const float *topk_device_input(void *state)
+{
+    return ((TopkState *)state)->x;
+}
+
+static int check_launch(const CutuneProblem *p, const CutuneLaunch *l, char *why, size_t len)
+{
+    (void)p;
+    uint64_t blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+    if (blocks <= TOPK_MAX_BLOCKS)
+        return 0;
+    snprintf(why, len, "a grid of %llu blocks, but the op holds candidates for %d",
+             (unsigned long long)blocks, TOPK_MAX_BLOCKS);
+    return -1;
+}
+
+/* The yardstick of a memory-bound op: a device-to-device copy of as many bytes. */
+static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p,
+                     CutuneYardstick *out)
+{
+    (void)state;
+    return host->memcpy_yardstick(host->ctx, bytes(p), out);
+}
+
+static const CutuneOp op = {
+    .abi_major = CUTUNE_ABI_MAJOR,
+    .abi_minor = CUTUNE_ABI_MINOR,
+    .struct_size = sizeof(CutuneOp),
+    .name = "topk",
+    .summary = "the k largest of n float32 values with their indices, sorted",
+    .dim_names = "N,K",
+    .size_help = "NxK: the K largest of N floats, K <= min(N, 1024)",
+    .signature = "const float *x, float *out_val, int *out_idx, float *part_val, int *part_idx, unsigned int *counter, long long n, int k",
+    .nargs = 8,
+    .check_problem = check_problem,
+    .setup = setup,
+    .kernel_args = kernel_args,
+    .poison_output = poison_output,
+    .check = check,
+    .teardown = teardown,
+    .flops = flops,
+    .bytes = bytes,
+    .yardstick = yardstick,
+    .check_launch = check_launch,
+};
+
+const CutuneOp *cutune_op_topk(void)
+{
+    return &op;
+}
