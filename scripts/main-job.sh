@@ -12,6 +12,8 @@
 #   scripts/main-job.sh wait         wait for it to end (up to MAIN_WAIT seconds)
 #   scripts/main-job.sh finish [OP]  the second run, the known bests, bench_matmul; copies
 #                                    everything to $OUT and prints a table
+#   scripts/main-job.sh memory       the main job of each memory-bound op (MEMORY_OPS), each
+#                                    against its yardstick
 #
 # MAIN_ARGS adds flags to the first run (for an ablation: --warm-start db); MAIN_DIR is where
 # the run keeps its files between calls (default /tmp/cutune-main).
@@ -40,11 +42,16 @@ wait_done() {
     tail -c 2000 "$dir/run1.err" 2>/dev/null | tr '\r' '\n' | tail -5
 }
 
+# cuBLAS (the yardstick in the worker, and bench_matmul) may live inside a Python package
+for lib in libcublas.so.13 libcublasLt.so.13; do
+    if ! ldconfig -p | grep -q "$lib"; then
+        d=$(find / -name "$lib*" -not -path "*/proc/*" 2>/dev/null | head -1)
+        [ -n "$d" ] && export LD_LIBRARY_PATH=$(dirname "$d")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    fi
+done
+
 case $cmd in
 start)
-    for lib in libcublas.so.13 libcublasLt.so.13; do # for bench_matmul, later
-        ldconfig -p | grep -q "$lib" || true
-    done
     rm -rf "$dir"
     mkdir -p "$dir"
     nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.sm --format=csv,noheader > "$dir/gpu.txt"
@@ -77,12 +84,6 @@ finish)
                 --where "$cfg" --strategy exhaustive --retune --db "$dir/known.db" --no-progress \
                 >> "$dir/known.out" 2>&1
         done < "$root/bench/matmul_best_known.txt"
-        for lib in libcublas.so.13 libcublasLt.so.13; do
-            if ! ldconfig -p | grep -q "$lib"; then
-                d=$(find / -name "$lib*" -not -path "*/proc/*" 2>/dev/null | head -1)
-                [ -n "$d" ] && export LD_LIBRARY_PATH=$(dirname "$d")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-            fi
-        done
         sizes=$(python3 -c "
 import json
 for l in open('$dir/run1.jsonl'):
@@ -91,14 +92,41 @@ for l in open('$dir/run1.jsonl'):
         print(' '.join(s['size'] for s in e['sizes']))")
         "$b/bench/bench_matmul" --db "$dir/main.db" $sizes > "$dir/bench.log" 2>&1
     fi
-    python3 "$root/bench/main_job_table.py" "$dir" "$op" | tee "$dir/table.txt"
-    for f in run1.jsonl run1.err run2.out known.out bench.log table.txt gpu.txt; do
+    { cat "$dir/gpu.txt"; python3 "$root/bench/main_job_table.py" "$dir" "$op" --svg "$dir/quality.svg"; } |
+        tee "$dir/table.txt"
+    for f in run1.jsonl run1.err run2.out known.out bench.log table.txt quality.svg; do
         [ -f "$dir/$f" ] && cp "$dir/$f" "$out/"
     done
     cp "$dir/main.db" "$out/main.db"
     ;;
+memory)
+    # the main job of every memory-bound op, one after another, each from a fresh database
+    # and a cold kernel cache; one line per size: its best against the op's yardstick
+    rm -rf "$dir/mem" && mkdir -p "$dir/mem"
+    for o in ${MEMORY_OPS:-transpose matadd reduce_sum histogram topk}; do
+        export CUTUNE_CACHE_DIR=$dir/mem/kcache-$o
+        t0=$(date +%s.%N)
+        "$b/cli/cutune" run "$o" --device 0 --db "$dir/mem/$o.db" --json > "$dir/mem/$o.jsonl" \
+            2> "$dir/mem/$o.err"
+        rc=$?
+        t1=$(date +%s.%N)
+        python3 - "$dir/mem/$o.jsonl" "$o" "$rc" "$(awk "BEGIN{print $t1 - $t0}")" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+s = [e for e in ev if e["event"] == "summary"]
+n = sum(1 for e in ev if e["event"] == "trial")
+print("%s: exit %s, wall %.1f s, %d measurements" % (sys.argv[2], sys.argv[3], float(sys.argv[4]), n))
+for z in (s[-1]["sizes"] if s else []):
+    y = z.get("yardstick_ms")
+    print("  %-22s %-20s %9.4f ms  %-14s %s  %s" % (z["size"], z["variant"], z["best_ms"] or 0,
+          z.get("yardstick") or "-", ("%.3fx" % (y / z["best_ms"])) if y and z["best_ms"] else "-", z["config"]))
+PY
+    done 2>&1 | tee "$dir/memory.txt"
+    cp "$dir/memory.txt" "$out/"
+    tar czf "$out/memory-runs.tgz" -C "$dir/mem" $(cd "$dir/mem" && ls *.jsonl *.err)
+    ;;
 *)
-    echo "usage: $0 start|wait|finish [OP]"
+    echo "usage: $0 start|wait|finish|memory [OP]"
     exit 2
     ;;
 esac
