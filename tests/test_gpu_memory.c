@@ -56,6 +56,8 @@ static void tune_op(const OpSizes *c, CutuneTuneSummary *sum)
     o.measure.min_sample_ms = 0.1;
     o.measure.max_seconds = 0.02;
     o.argv_text = "test_gpu_memory";
+    o.strategy = "exhaustive"; /* every config is checked at these awkward sizes */
+    o.time_limit_s = 0;
     CutuneError err = {0};
     int rc = cutune_tune(&o, sum, &err);
     CHECK_MSG(rc == 0, "cutune_tune %s: %s", c->op, err.msg);
