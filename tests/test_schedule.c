@@ -43,16 +43,19 @@ static void cost_model(void)
 static void size_shares(void)
 {
     /* no deadline: no limit */
-    CHECK(cutune_schedule_size_share(0, 1, 1, 3) == 0);
+    CHECK(cutune_schedule_size_share(0, 1, 1, 3, 3) == 0);
     /* one of three equal sizes gets a third, on one lane */
-    CHECK(near(cutune_schedule_size_share(600, 1, 1, 3), 200));
+    CHECK(near(cutune_schedule_size_share(600, 1, 1, 3, 3), 200));
     /* a size that costs twice as much an evaluation gets twice the time of each other one */
-    CHECK(near(cutune_schedule_size_share(400, 1, 2, 4), 200));
+    CHECK(near(cutune_schedule_size_share(400, 1, 2, 4, 3), 200));
     /* two lanes: each size may take twice as long, but never past the run's end */
-    CHECK(near(cutune_schedule_size_share(600, 2, 1, 3), 400));
-    CHECK(near(cutune_schedule_size_share(600, 8, 1, 3), 600));
+    CHECK(near(cutune_schedule_size_share(600, 2, 1, 3, 3), 400));
+    CHECK(near(cutune_schedule_size_share(600, 8, 1, 3, 3), 600));
     /* the last size takes what is left */
-    CHECK(near(cutune_schedule_size_share(123, 1, 5, 5), 123));
+    CHECK(near(cutune_schedule_size_share(123, 1, 5, 5, 1), 123));
+    /* a size whose launches cost almost nothing still gets half an equal split, for its
+     * warm start's compiles: 1000^3 before 8192^3 */
+    CHECK(near(cutune_schedule_size_share(600, 1, 0.025, 1.6, 7), 0.5 * 600 / 7));
 }
 
 static void promises(void)

@@ -3,6 +3,9 @@
 
 #include <math.h>
 
+/* A size gets at least this part of an equal split of the time left. */
+#define SIZE_FLOOR 0.5
+
 void cutune_cost_init(CutuneCostModel *m, int threads)
 {
     *m = (CutuneCostModel){
@@ -54,13 +57,17 @@ double cutune_cost_eval_s(const CutuneCostModel *m, double flops, double bytes,
 }
 
 double cutune_schedule_size_share(double time_left, int lanes, double cost_this,
-                                  double cost_rest)
+                                  double cost_rest, size_t sizes_left)
 {
     if (!(time_left > 0))
         return 0;
     if (!(cost_this > 0) || !(cost_rest >= cost_this))
         return time_left;
-    double share = (lanes > 0 ? lanes : 1) * time_left * cost_this / cost_rest;
+    double k = lanes > 0 ? lanes : 1;
+    double share = k * time_left * cost_this / cost_rest;
+    /* every size also compiles its warm start, whatever its launches cost */
+    double floor = sizes_left ? SIZE_FLOOR * k * time_left / (double)sizes_left : 0;
+    share = share > floor ? share : floor;
     return share < time_left ? share : time_left;
 }
 

@@ -30,11 +30,13 @@ double cutune_cost_eval_s(const CutuneCostModel *m, double flops, double bytes,
                           double cold_fraction);
 
 /* The share of time_left that a size gets when it starts: sizes not started yet (this one
- * included) cost cost_rest per evaluation in sum, this one cost_this, and `lanes` GPUs work
- * in parallel; every size is meant to get about as many evaluations. Never more than
- * time_left. time_left <= 0 (no deadline) gives 0, meaning no limit. */
+ * included, sizes_left of them) cost cost_rest per evaluation in sum, this one cost_this,
+ * and `lanes` GPUs work in parallel; every size is meant to get about as many evaluations,
+ * and at least half of an equal split (the warm start compiles the same configs at every
+ * size, however cheap its launches). Never more than time_left. time_left <= 0 (no
+ * deadline) gives 0, meaning no limit. */
 double cutune_schedule_size_share(double time_left, int lanes, double cost_this,
-                                  double cost_rest);
+                                  double cost_rest, size_t sizes_left);
 
 /* How much a variant may still win at a size, from its best so far against the size's:
  * 1 when it is within 5% of the best, 0.25 within 30%, else 0 (it cannot win: it keeps

@@ -217,7 +217,7 @@ static void yardstick(TuneLane *l, TuneJob *j)
 
 /* The share of the size's time left for each job, by what it may still win. */
 static void split_time(TuneRun *r, TuneJob *jobs, size_t n, double time, double eval_s,
-                       double *share)
+                       int round, double *share)
 {
     double *need = calloc(n ? n : 1, sizeof *need), *promise = calloc(n ? n : 1, sizeof *promise);
     if (!need || !promise) {
@@ -235,6 +235,10 @@ static void split_time(TuneRun *r, TuneJob *jobs, size_t n, double time, double 
         size_t left = j->finished || j->tuned_before ? 0 : j->cl.nconfigs - j->nknown;
         need[i] = (double)left * eval_s;
         promise[i] = cutune_schedule_promise(j->best_ms, best, left);
+        /* after the first round, time left over goes only to variants that may still win:
+         * a size whose searches have ended gives it back to the run */
+        if (round > 0 && promise[i] < 1)
+            promise[i] = 0;
     }
     cutune_schedule_split(need, promise, n, time, share);
     free(need);
@@ -243,7 +247,7 @@ static void split_time(TuneRun *r, TuneJob *jobs, size_t n, double time, double 
 
 /* One round over the variants that may still win, each with its share of the time left. */
 static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadline,
-                        double eval_s, size_t *measured, CutuneError *err)
+                        double eval_s, int round, size_t *measured, CutuneError *err)
 {
     TuneRun *r = l->run;
     const CutuneTuneOptions *o = r->o;
@@ -256,7 +260,7 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
     }
     double time = size_deadline > 0 ? size_deadline - cutune_now() : INFINITY;
     if (size_deadline > 0)
-        split_time(r, jobs, n, time, eval_s, share);
+        split_time(r, jobs, n, time, eval_s, round, share);
     for (size_t i = 0; i < n; i++) {
         TuneJob *j = &jobs[i];
         int open = !j->finished && !j->tuned_before && j->nknown < j->cl.nconfigs;
@@ -329,6 +333,7 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
     /* the size's share of the time left */
     pthread_mutex_lock(&r->mu);
     double cost_rest = 0;
+    size_t sizes_left = 0;
     for (size_t i = 0; i < r->nsizes; i++)
         if (r->sizes[i].state == TUNE_SIZE_WAITING || &r->sizes[i] == ts) {
             TuneSize *s = &r->sizes[i];
@@ -336,12 +341,13 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
                                 ? 0
                                 : cutune_cost_eval_s(&r->cost, s->flops, s->bytes, 0.5);
             cost_rest += s->est_eval_s;
+            sizes_left += !s->out->tuned_before;
         }
     ts->state = TUNE_SIZE_RUNNING;
     double eval_s = ts->est_eval_s;
     pthread_mutex_unlock(&r->mu);
     double share = cutune_schedule_size_share(r->deadline > 0 ? r->deadline - start : 0,
-                                              r->nlanes, eval_s, cost_rest);
+                                              r->nlanes, eval_s, cost_rest, sizes_left);
     double size_deadline = share > 0 ? earlier(start + share, r->deadline) : r->deadline;
 
     for (size_t i = 0; i < ts->nvariants && rc == 0; i++) {
@@ -408,7 +414,8 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
             pthread_mutex_lock(&r->mu);
             double e = cutune_cost_eval_s(&r->cost, ts->flops, ts->bytes, 0.5);
             pthread_mutex_unlock(&r->mu);
-            rc = search_round(l, jobs, njobs, size_deadline, e > 0 ? e : eval_s, &measured, err);
+            rc = search_round(l, jobs, njobs, size_deadline, e > 0 ? e : eval_s, round,
+                              &measured, err);
             if (measured == 0)
                 break;
         }
