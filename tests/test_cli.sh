@@ -26,8 +26,12 @@ for c in run list devices query show export replay; do
     expect 0 "usage: cutune $c" -- "$exe" $c --help
 done
 expect 2 "which op?" -- "$exe" run
-expect 2 "--budget needs a whole number of at least 0, got 'lots'" -- "$exe" run matmul --budget lots
-expect 2 "--time needs a number of at least 0, got '-1': it is too small" -- "$exe" run matmul --time -1
+expect 2 "--budget needs a whole number of at least 1, got 'lots'" -- "$exe" run matmul --budget lots
+expect 2 "--time takes the run's budget in seconds, a positive number" -- "$exe" run matmul --time -1
+expect 2 "--time takes the run's budget in seconds, a positive number" -- "$exe" run matmul --time 0
+expect 2 "too short to set a size up and measure anything; give at least 10" -- "$exe" run matmul --time 3
+expect 2 "at least 1" -- "$exe" run matmul --budget 0
+expect 2 "--warm-start: 'everything' is not db, known, both or none" -- "$exe" run matmul --warm-start everything
 expect 2 "--size is required" -- "$exe" query matmul
 expect 2 "unknown status 'great'" -- "$exe" show --status great
 expect 2 "leave out --size" -- "$exe" run --pending --size 64

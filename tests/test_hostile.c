@@ -578,7 +578,7 @@ static void options(void)
         {"run", "axpy", "--device", "4294967299", "--db", good, NULL},
         {"run", "axpy", "--device", "", "--db", good, NULL},
         {"run", "axpy", "--jobs", "99999999999", "--db", good, NULL},
-        {"run", "axpy", "--time", "inf", "--db", good, NULL},
+        {"run", "axpy", "--time", "1e999", "--db", good, NULL},
         {"run", "axpy", "--max-seconds", "nan", "--db", good, NULL},
         {"run", "axpy", "--strategy", "nope", "--db", good, NULL},
         {"query", "axpy", "--size", "4096", "--device", "4294967299", "--db", good, NULL},

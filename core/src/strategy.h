@@ -14,6 +14,11 @@ typedef struct CutuneStrategyArgs {
     const CutuneConfigList *configs; /* the valid configs */
     uint64_t seed;
     size_t budget;                   /* evaluations the tuner will allow (<= nconfigs) */
+    size_t parallel;      /* how many proposals the tuner keeps in flight (compile pool + GPU):
+                             2 x compile threads + 2, e.g. 34 on a 16-core GPU host; 0 or 1 = one at a time */
+    const size_t *start;  /* warm start: config indices to propose first, in this order (known-good
+                             configs from the database or the space's shipped list); may be NULL */
+    size_t nstart;
 } CutuneStrategyArgs;
 
 enum { CUTUNE_NEXT_DONE = -1, CUTUNE_NEXT_WAIT = 0, CUTUNE_NEXT_READY = 1 };

@@ -467,3 +467,14 @@ void cutune_worker_stop(CutuneWorker **wp)
     free(w);
     *wp = NULL;
 }
+
+int cutune_worker_yardstick(CutuneWorker *w, char *name, size_t name_len, double *median_ms,
+                            int *samples, CutuneError *err)
+{
+    (void)w;
+    if (name && name_len)
+        name[0] = '\0';
+    *median_ms = 0;
+    *samples = 0;
+    return cutune_error(err, CUTUNE_ERR_NOT_FOUND, "no op of this build has a yardstick");
+}

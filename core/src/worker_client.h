@@ -63,6 +63,11 @@ int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cub
                        size_t cubin_size, double best_ms, const CutuneMeasureSettings *s,
                        CutuneEvalResult *out, CutuneError *err);
 
+/* Time the op's vendor routine (cuBLAS, cudaMemcpy, ...) on the problem set up in the
+ * worker: *name gets its name. Returns 0, or CUTUNE_ERR_NOT_FOUND when the op has none or
+ * its library is missing here (err says which); never ends the run. */
+int cutune_worker_yardstick(CutuneWorker *w, char *name, size_t name_len, double *median_ms,
+                            int *samples, CutuneError *err);
 /* Free the problem in the worker (the worker keeps running for the next one). */
 void cutune_worker_teardown(CutuneWorker *w);
 
