@@ -47,6 +47,13 @@ static const char help[] =
     "                     a budget above the number of configs is the whole space\n"
     "  --window N         proposals asked ahead of feedback, as `cutune run` does with its\n"
     "                     compile threads (default 34)\n"
+    "  --start-from FILE  a warm start, as `cutune run` takes one from other sizes or\n"
+    "                     devices: the --start-best fastest configs of FILE, another\n"
+    "                     recording of the same space (another device or size), are\n"
+    "                     proposed first (and count as evaluations). Starting from the\n"
+    "                     optimum of the replayed recording itself would flatter every\n"
+    "                     strategy, hence another file\n"
+    "  --start-best K     how many configs --start-from gives (default 5)\n"
     "  --no-space         search the recorded configs, not the tuning space\n"
     "  --json             print JSON instead of the table\n"
     "  --csv PATH         also write the results as CSV (one row per strategy and budget)\n"
@@ -62,11 +69,18 @@ enum { MAX_STRATEGIES = 16, MAX_BUDGETS = 32 };
 #define MAX_WINDOW 1000000
 #define MAX_BUDGET 1000000000000ULL
 
+/* The warm start of every replay: indices into the replayed recording's configs. */
+typedef struct Start {
+    size_t *idx, n;
+    double best_fraction; /* the best of them, as a fraction of the recording's optimum */
+} Start;
+
 typedef struct Opts {
     const char *file, *variant, *size, *device, *strategies, *csv, *svg, *export_csv;
+    const char *start_from;
     int synthetic, no_space, json;
     uint64_t synthetic_seed, seed;
-    size_t seeds, window;
+    size_t seeds, window, start_best;
     size_t budgets[MAX_BUDGETS], nbudgets;
 } Opts;
 
@@ -115,8 +129,8 @@ static CutuneSpace *find_space(const char *variant)
     return sp;
 }
 
-static int print_json(const Opts *o, const CutuneRecording *r, const char *const *names,
-                      const CutuneReplayStat *const *stats, size_t ns)
+static int print_json(const Opts *o, const CutuneRecording *r, const Start *st,
+                      const char *const *names, const CutuneReplayStat *const *stats, size_t ns)
 {
     CutuneJson j;
     cutune_json_init(&j, stdout, 2);
@@ -144,6 +158,14 @@ static int print_json(const Opts *o, const CutuneRecording *r, const char *const
     else
         cutune_json_number(&j, (double)o->seed);
     cutune_json_member_int(&j, "window", (int64_t)o->window);
+    if (o->start_from) {
+        cutune_json_key(&j, "start");
+        cutune_json_begin_object(&j);
+        cutune_json_member_string(&j, "from", o->start_from);
+        cutune_json_member_int(&j, "configs", (int64_t)st->n);
+        cutune_json_member_number(&j, "best_fraction", st->best_fraction);
+        cutune_json_end_object(&j);
+    }
     cutune_json_key(&j, "strategies");
     cutune_json_begin_array(&j);
     for (size_t s = 0; s < ns; s++) {
@@ -181,8 +203,8 @@ static int print_json(const Opts *o, const CutuneRecording *r, const char *const
     return 0;
 }
 
-static void print_table(const Opts *o, const CutuneRecording *r, const char *const *names,
-                        const CutuneReplayStat *const *stats, size_t ns)
+static void print_table(const Opts *o, const CutuneRecording *r, const Start *st,
+                        const char *const *names, const CutuneReplayStat *const *stats, size_t ns)
 {
     /* the names come from the recording: made safe for a terminal */
     printf("recording: ");
@@ -201,8 +223,11 @@ static void print_table(const Opts *o, const CutuneRecording *r, const char *con
     if (r->nunmatched)
         printf("(%zu recorded configs are not valid in the space and were left out)\n",
                r->nunmatched);
-    printf("fraction of the optimum: median [25th-75th percentile] min, over %zu seeds\n",
-           o->seeds);
+    if (o->start_from)
+        printf("warm start: the %zu fastest configs of %s that this space has; the best of them "
+               "reaches %.3f of this optimum\n", st->n, o->start_from, st->best_fraction);
+    printf("fraction of the optimum: median [25th-75th percentile] min, over %zu seeds, "
+           "window %zu\n", o->seeds, o->window);
     printf("%-11s", "strategy");
     for (size_t b = 0; b < o->nbudgets; b++) {
         char h[32];
@@ -281,6 +306,36 @@ static int pick_strategies(const Opts *o, const CutuneStrategyOps **ops, size_t 
     return rc;
 }
 
+/* The warm start: the fastest configs of another recording of the same space. */
+static int load_start(const Opts *o, const CutuneRecording *rec, Start *st)
+{
+    CutuneRecording from;
+    CutuneError err = {0};
+    int rc = 0;
+    if (cutune_recording_load(o->start_from, NULL, NULL, NULL, NULL, &from, &err))
+        return cli_fail("replay", &err);
+    st->idx = malloc((size_t)o->start_best * sizeof *st->idx);
+    long m = st->idx ? cutune_recording_best_of(&from, rec, (size_t)o->start_best, st->idx, &err)
+                     : cutune_error(&err, CUTUNE_ERR_NOMEM, "out of memory");
+    if (m < 0) {
+        rc = cli_fail("replay", &err);
+    } else if (m == 0) {
+        fprintf(stderr, "cutune replay: no ok config of %s is in the space of %s: no warm start "
+                "to give\n", o->start_from, rec->source);
+        rc = EXIT_NOT_FOUND;
+    } else {
+        st->n = (size_t)m;
+        for (size_t k = 0; k < st->n; k++) {
+            size_t i = st->idx[k];
+            if (rec->status[i] == CUTUNE_STATUS_OK && rec->median_ms[i] > 0 &&
+                rec->best_ms / rec->median_ms[i] > st->best_fraction)
+                st->best_fraction = rec->best_ms / rec->median_ms[i];
+        }
+    }
+    cutune_recording_free(&from);
+    return rc;
+}
+
 static int parse_args(int argc, char **argv, Opts *o)
 {
     static const struct option longopts[] = {
@@ -291,6 +346,7 @@ static int parse_args(int argc, char **argv, Opts *o)
         {"no-space", no_argument, 0, 'N'}, {"json", no_argument, 0, 'j'},
         {"csv", required_argument, 0, 'c'}, {"svg", required_argument, 0, 'g'},
         {"export-csv", required_argument, 0, 'e'}, {"synthetic", required_argument, 0, 'y'},
+        {"start-from", required_argument, 0, 'f'}, {"start-best", required_argument, 0, 'k'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     static const size_t defaults[] = {25, 50, 100, 200, 400};
@@ -298,6 +354,7 @@ static int parse_args(int argc, char **argv, Opts *o)
     o->seeds = 30;
     o->seed = 1;
     o->window = 34;
+    o->start_best = 5;
     memcpy(o->budgets, defaults, sizeof defaults);
     o->nbudgets = sizeof defaults / sizeof defaults[0];
     int c, rc;
@@ -322,6 +379,11 @@ static int parse_args(int argc, char **argv, Opts *o)
             break;
         case 'w':
             if ((rc = cli_parse_size("replay", "--window", optarg, 1, MAX_WINDOW, &o->window)))
+                return rc;
+            break;
+        case 'f': o->start_from = optarg; break;
+        case 'k':
+            if ((rc = cli_parse_size("replay", "--start-best", optarg, 1, 10000, &o->start_best)))
                 return rc;
             break;
         case 'N': o->no_space = 1; break;
@@ -370,12 +432,15 @@ int cmd_replay(int argc, char **argv)
         return rc < 0 ? EXIT_OK : rc;
     CutuneRecording rec;
     CutuneError err = {0};
-    const char *outputs[] = {o.csv, o.svg, o.export_csv};
-    for (size_t i = 0; i < 3 && o.file; i++)
-        if (outputs[i] && (rc = cli_refuse_db_output("replay", outputs[i], o.file)))
-            return rc;
+    const char *outputs[] = {o.csv, o.svg, o.export_csv}, *inputs[] = {o.file, o.start_from};
+    for (size_t i = 0; i < 3; i++)
+        for (size_t k = 0; k < 2; k++)
+            if (outputs[i] && inputs[k] &&
+                (rc = cli_refuse_db_output("replay", outputs[i], inputs[k])))
+                return rc;
     CutuneSpace *sp = NULL;
     CutuneReplayStat *all = NULL;
+    Start start = {NULL, 0, 0};
     const CutuneStrategyOps *ops[MAX_STRATEGIES];
     size_t ns = 0;
     memset(&rec, 0, sizeof rec);
@@ -415,6 +480,8 @@ int cmd_replay(int argc, char **argv)
                     rec.configs.nconfigs - rec.nmissing, rec.variant, rec.size, o.export_csv);
         goto out;
     }
+    if (o.start_from && (rc = load_start(&o, &rec, &start)))
+        goto out;
     all = calloc(ns * o.nbudgets, sizeof *all); /* at most 16 x 32 */
     if (!all) {
         rc = EXIT_FAILURE_;
@@ -426,15 +493,15 @@ int cmd_replay(int argc, char **argv)
         names[s] = ops[s]->name;
         stats[s] = all + s * o.nbudgets;
         if (cutune_replay_stats(ops[s], &rec, o.seed, o.seeds, o.budgets, o.nbudgets, o.window,
-                                all + s * o.nbudgets, &err)) {
+                                start.idx, start.n, all + s * o.nbudgets, &err)) {
             rc = cli_fail("replay", &err);
             goto out;
         }
     }
     if (o.json)
-        rc = print_json(&o, &rec, names, stats, ns);
+        rc = print_json(&o, &rec, &start, names, stats, ns);
     else
-        print_table(&o, &rec, names, stats, ns);
+        print_table(&o, &rec, &start, names, stats, ns);
     if (o.csv && (rc = write_csv(&o, &rec, names, stats, ns)))
         goto out;
     if (o.svg) {
@@ -448,6 +515,7 @@ int cmd_replay(int argc, char **argv)
             rc = cli_fail("replay", &err);
     }
 out:
+    free(start.idx);
     free(all);
     cutune_space_free(sp);
     cutune_recording_free(&rec);

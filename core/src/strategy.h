@@ -26,6 +26,8 @@ enum { CUTUNE_NEXT_DONE = -1, CUTUNE_NEXT_WAIT = 0, CUTUNE_NEXT_READY = 1 };
 typedef struct CutuneStrategyOps {
     const char *name;
     const char *summary;
+    /* Every strategy proposes the start configs first (an index out of range or repeated
+     * is skipped), each once, and learns from their results as from its own. */
     int (*create)(const CutuneStrategyArgs *a, void **state);
     /* CUTUNE_NEXT_READY with *index set; CUTUNE_NEXT_WAIT when it needs feedback on the
      * configs already proposed before it can propose more; CUTUNE_NEXT_DONE when it has
@@ -60,5 +62,6 @@ extern const CutuneStrategyOps cutune_strategy_annealing;
 extern const CutuneStrategyOps cutune_strategy_genetic;
 extern const CutuneStrategyOps cutune_strategy_ils;
 extern const CutuneStrategyOps cutune_strategy_tpe;
+extern const CutuneStrategyOps cutune_strategy_portfolio;
 
 #endif
