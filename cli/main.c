@@ -22,6 +22,7 @@ static const char usage[] =
     "  show [run]      the trials of a run (the latest by default)\n"
     "  export          the best configs as JSON, CSV or a C header\n"
     "  replay FILE     replay search strategies against a recorded exhaustive run (no GPU)\n"
+    "  merge OUT IN... merge tuning databases (the shards of a run) into one\n"
     "\n"
     "`cutune <command> --help` describes each command's options.\n"
     "\n"
@@ -77,7 +78,7 @@ int main(int argc, char **argv)
     } cmds[] = {
         {"run", cmd_run}, {"list", cmd_list}, {"devices", cmd_devices},
         {"query", cmd_query}, {"show", cmd_show}, {"export", cmd_export},
-        {"replay", cmd_replay},
+        {"replay", cmd_replay}, {"merge", cmd_merge},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))
