@@ -352,12 +352,15 @@ try:
     con = sqlite3.connect(live)
     con.execute("UPDATE runs SET status = 'running', finished_at = NULL WHERE id = (SELECT max(id) FROM runs)")
     con.execute("UPDATE searches SET status = 'running' WHERE run_id = (SELECT max(id) FROM runs)")
+    con.execute("UPDATE requests SET run_id = (SELECT max(id) FROM runs) WHERE status = 'pending'")
     con.commit()
     con.close()
     lo = os.path.join(bdir, "live-out.db")
     r = merge(lo, live)
     uuid = q(live, "SELECT uuid FROM runs WHERE status = 'running'")[0][0]
     check(q(lo, "SELECT status FROM runs WHERE uuid = ?", (uuid,)) == [("running",)], "the copy's run is running")
+    check(q(lo, "SELECT count(*) FROM requests WHERE status = 'pending' AND run_id IS NOT NULL")[0][0] == 0,
+          "a pending request claimed in the input keeps its claim in OUT")
     r = merge(lo, shards[2])
     check(r.returncode == 0 and "1 runs and" in r.stdout, "the run's end was not taken:\n" + r.stdout)
     check(q(lo, "SELECT status FROM runs WHERE uuid = ?", (uuid,)) == [("done",)], "the run did not end 'done'")

@@ -134,12 +134,22 @@ static void remove_db_files(const char *path)
     }
 }
 
-/* Add one input to target (a private file being built): the input, upgraded in memory if
- * older, is copied into a temporary database attached as "src", then merged in one
- * transaction. */
-static int add_input(CutuneDb *target, const char *out, const CutuneMergeInput *mi,
-                     const char *before, CutuneMergeCounts *added, CutuneMergeResult *res,
-                     CutuneError *err)
+/* Copy all of database `from` into schema `to` of h (SQLite's backup: page by page). */
+static int copy_db(sqlite3 *h, const char *to, CutuneDb *from)
+{
+    sqlite3_backup *b = sqlite3_backup_init(h, to, cutune_db_sqlite(from), "main");
+    if (!b)
+        return sqlite3_errcode(h);
+    int rc = sqlite3_backup_step(b, -1), fin = sqlite3_backup_finish(b);
+    return rc == SQLITE_DONE ? fin : rc;
+}
+
+/* Add one input to target (a private file being built). Into an empty target the input,
+ * upgraded in memory if older, is copied whole, page by page, and what a merge would not
+ * carry over is dropped; else it is copied into a temporary database attached as "src",
+ * then merged in one transaction. */
+static int add_input(CutuneDb *target, const char *out, const CutuneMergeInput *mi, int empty,
+                     CutuneMergeCounts *added, CutuneMergeResult *res, CutuneError *err)
 {
     sqlite3 *h = cutune_db_sqlite(target);
     CutuneDb *in = NULL;
@@ -148,25 +158,29 @@ static int add_input(CutuneDb *target, const char *out, const CutuneMergeInput *
         return code;
     char what[4300];
     snprintf(what, sizeof what, "copying %s", mi->path);
-    int attached = 0, rc = sqlite3_exec(h, "ATTACH '' AS src", NULL, NULL, NULL);
-    sqlite3_backup *b = NULL;
-    if (rc == SQLITE_OK) {
-        attached = 1;
-        b = sqlite3_backup_init(h, "src", cutune_db_sqlite(in), "main");
-        rc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(h);
-        int fin = b ? sqlite3_backup_finish(b) : SQLITE_OK;
-        rc = rc == SQLITE_DONE ? fin : rc;
-    }
-    cutune_db_close(&in);
-    if (rc == SQLITE_OK) {
-        snprintf(what, sizeof what, "merging %s", mi->path);
-        rc = cutune_merge_run_uuids(h, mi->schema < RUN_UUID_SCHEMA);
-    }
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(h, "BEGIN", NULL, NULL, NULL);
-    if (rc == SQLITE_OK) {
-        rc = cutune_merge_attached(h, mi->path, before, added, res, err);
+    int attached = 0, rc = SQLITE_OK, legacy = mi->schema < RUN_UUID_SCHEMA;
+    if (empty) {
+        rc = copy_db(h, "main", in);
+        cutune_db_close(&in);
+        /* the copy brought the input's journal mode along: the build keeps none */
         if (rc == SQLITE_OK)
+            rc = sqlite3_exec(h, "PRAGMA journal_mode=OFF", NULL, NULL, NULL);
+        if (rc == SQLITE_OK && (rc = cutune_merge_run_uuids(h, "main", legacy)) == SQLITE_OK &&
+            (rc = cutune_merge_adopt(h)) == SQLITE_OK)
+            rc = cutune_merge_count(h, "main", added);
+    } else {
+        if ((rc = sqlite3_exec(h, "ATTACH '' AS src", NULL, NULL, NULL)) == SQLITE_OK) {
+            attached = 1;
+            rc = copy_db(h, "src", in);
+        }
+        cutune_db_close(&in);
+        if (rc == SQLITE_OK) {
+            snprintf(what, sizeof what, "merging %s", mi->path);
+            rc = cutune_merge_run_uuids(h, "src", legacy);
+        }
+        if (rc == SQLITE_OK && (rc = sqlite3_exec(h, "BEGIN", NULL, NULL, NULL)) == SQLITE_OK &&
+            (rc = cutune_merge_attached(h, mi->path, "the inputs before it", added, res, err)) ==
+                SQLITE_OK)
             rc = sqlite3_exec(h, "COMMIT", NULL, NULL, NULL);
     }
     if (rc > 0)
@@ -198,7 +212,7 @@ static int build(const char *path, const char *out, const CutuneMergeInput *in, 
     if (rc != SQLITE_OK)
         return write_fail(h, rc, out, "setting up a temporary file", err);
     for (size_t i = 0; i < n && code == 0; i++)
-        code = add_input(*db, out, &in[i], "the inputs before it", added, res, err);
+        code = add_input(*db, out, &in[i], i == 0, added, res, err);
     return code;
 }
 

@@ -84,11 +84,17 @@ struct sqlite3;
 int cutune_merge_attached(struct sqlite3 *h, const char *label, const char *main_label,
                           CutuneMergeCounts *added, CutuneMergeResult *res, CutuneError *err);
 /* Inside an open write transaction: recompute the best of every (device, problem) that has a
- * verified trial with an id above since_trial. Returns a SQLite code. */
+ * verified trial with an id above since_trial (every key when since_trial is 0). Returns a
+ * SQLite code. */
 int cutune_merge_best(struct sqlite3 *h, int64_t since_trial, int64_t *keys, int64_t *changed);
-/* Give the runs of "src" that have no UUID, or all when `all` (a schema before 0003, whose
- * upgrade drew random ones), the UUID derived from their own fields. Returns a SQLite code. */
-int cutune_merge_run_uuids(struct sqlite3 *h, int all);
+/* Give the runs of database `schema` ("src", or "main") that have no UUID, or all when
+ * `all` (a schema before 0003, whose upgrade drew random ones), the UUID derived from their
+ * own fields. Returns a SQLite code. */
+int cutune_merge_run_uuids(struct sqlite3 *h, const char *schema, int all);
+/* After main was made a copy of one input: what the merge would not have carried over is
+ * dropped (claims of pending requests, the best, which is chosen again). Returns a SQLite
+ * code. */
+int cutune_merge_adopt(struct sqlite3 *h);
 /* The rows of each table of the database attached as `schema`. Returns a SQLite code. */
 int cutune_merge_count(struct sqlite3 *h, const char *schema, CutuneMergeCounts *c);
 

@@ -16,12 +16,14 @@
     "(CASE " s " WHEN 'done' THEN 3 WHEN 'spent' THEN 3 WHEN 'failed' THEN 2"                \
     " WHEN 'interrupted' THEN 1 ELSE 0 END)"
 
-/* Run one statement without parameters to its end; *changes (may be NULL) gets the rows it
- * changed. Returns a SQLite code. */
-static int run(sqlite3 *h, const char *sql, int64_t *changes)
+/* Run one statement to its end, with ?1 bound to param when it has one; *changes (may be
+ * NULL) gets the rows it changed. Returns a SQLite code. */
+static int run_with(sqlite3 *h, const char *sql, int64_t param, int64_t *changes)
 {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK && sqlite3_bind_parameter_count(st) > 0)
+        rc = sqlite3_bind_int64(st, 1, param);
     if (rc == SQLITE_OK) {
         while ((rc = sqlite3_step(st)) == SQLITE_ROW)
             ;
@@ -32,6 +34,11 @@ static int run(sqlite3 *h, const char *sql, int64_t *changes)
         *changes = sqlite3_changes64(h);
     sqlite3_finalize(st);
     return rc;
+}
+
+static int run(sqlite3 *h, const char *sql, int64_t *changes)
+{
+    return run_with(h, sql, 0, changes);
 }
 
 /* The first column of the first row of a query without parameters. */
@@ -62,16 +69,20 @@ int cutune_merge_count(sqlite3 *h, const char *schema, CutuneMergeCounts *c)
     return rc;
 }
 
-int cutune_merge_run_uuids(sqlite3 *h, int all)
+int cutune_merge_run_uuids(sqlite3 *h, const char *schema, int all)
 {
     sqlite3_stmt *sel = NULL, *upd = NULL;
-    int rc = sqlite3_prepare_v2(h,
-                                "SELECT r.id, d.uuid, r.started_at, r.argv, r.seed FROM src.runs r"
-                                " LEFT JOIN src.devices d ON d.id = r.device_id"
-                                " WHERE ?1 OR r.uuid IS NULL",
-                                -1, &sel, NULL);
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SELECT r.id, d.uuid, r.started_at, r.argv, r.seed FROM \"%s\".runs r"
+             " LEFT JOIN \"%s\".devices d ON d.id = r.device_id WHERE ?1 OR r.uuid IS NULL",
+             schema, schema);
+    int rc = sqlite3_prepare_v2(h, sql, -1, &sel, NULL);
     if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(h, "UPDATE src.runs SET uuid = ?1 WHERE id = ?2", -1, &upd, NULL);
+    {
+        snprintf(sql, sizeof sql, "UPDATE \"%s\".runs SET uuid = ?1 WHERE id = ?2", schema);
+        rc = sqlite3_prepare_v2(h, sql, -1, &upd, NULL);
+    }
     if (rc == SQLITE_OK)
         rc = sqlite3_bind_int(sel, 1, all != 0);
     while (rc == SQLITE_OK && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
@@ -95,6 +106,17 @@ int cutune_merge_run_uuids(sqlite3 *h, int all)
     sqlite3_finalize(sel);
     sqlite3_finalize(upd);
     return rc;
+}
+
+int cutune_merge_adopt(sqlite3 *h)
+{
+    /* a pending request's claim belongs to a run tuning the database it came from (see
+     * requests_sql); the best is chosen again over everything merged */
+    return sqlite3_exec(h,
+                        "UPDATE main.requests SET run_id = NULL"
+                        " WHERE status = 'pending' AND run_id IS NOT NULL;"
+                        "DELETE FROM main.best;",
+                        NULL, NULL, NULL);
 }
 
 /* src's id -> main's id, per table; filled again for each input. */
@@ -146,7 +168,8 @@ static const char run_ids_sql[] =
 
 /* A trial is the same trial when its run, key, config, status, time, seed and creation
  * agree: two measurements of one config in one run within the same second that also agree
- * to the last bit of their median are not told apart. */
+ * to the last bit of their median are not told apart. A trial of a run new to main (an id
+ * above ?1, main's last run before this input) cannot be there yet: it is not looked for. */
 static const char trials_sql[] =
     "INSERT INTO main.trials (run_id, device_id, variant_id, problem_id, config, status,"
     " median_ms, min_ms, mean_ms, stddev_ms, samples, gflops, gbps, error, compile_ms,"
@@ -157,7 +180,7 @@ static const char trials_sql[] =
     " FROM src.trials t JOIN temp.merge_dev d ON d.s = t.device_id"
     " JOIN temp.merge_var v ON v.s = t.variant_id JOIN temp.merge_prob p ON p.s = t.problem_id"
     " LEFT JOIN temp.merge_run r ON r.s = t.run_id"
-    " WHERE NOT EXISTS (SELECT 1 FROM main.trials x WHERE x.device_id = d.m"
+    " WHERE r.m > ?1 OR NOT EXISTS (SELECT 1 FROM main.trials x WHERE x.device_id = d.m"
     " AND x.variant_id = v.m AND x.problem_id = p.m AND x.config = t.config"
     " AND x.run_id IS r.m AND x.status = t.status AND x.created_at = t.created_at"
     " AND x.median_ms IS t.median_ms AND x.seed IS t.seed)"
@@ -284,11 +307,14 @@ int cutune_merge_attached(sqlite3 *h, const char *label, const char *main_label,
         added->problems += n;
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(h, ids_sql, NULL, NULL, NULL);
+    int64_t last_run = 0;
+    if (rc == SQLITE_OK)
+        rc = scalar(h, "SELECT coalesce(max(id), 0) FROM main.runs", &last_run);
     if (rc == SQLITE_OK)
         rc = upsert(h, runs_sql, "runs", &added->runs, &res->runs_ended);
     if (rc == SQLITE_OK)
         rc = run(h, run_ids_sql, NULL);
-    if (rc == SQLITE_OK && (rc = run(h, trials_sql, &n)) == SQLITE_OK)
+    if (rc == SQLITE_OK && (rc = run_with(h, trials_sql, last_run, &n)) == SQLITE_OK)
         added->trials += n;
     if (rc == SQLITE_OK && (rc = run(h, searches_end_sql, &n)) == SQLITE_OK)
         res->searches_ended += n;
@@ -313,35 +339,51 @@ static const char best_keys_sql[] =
 static const char best_fill_sql[] =
     "INSERT OR IGNORE INTO temp.merge_keys SELECT device_id, problem_id FROM main.trials"
     " WHERE id > ?1 AND status = 'ok' AND median_ms > 0";
-static const char best_sql[] =
-    "WITH agg AS (SELECT t.device_id, t.problem_id, t.variant_id, min(t.median_ms) AS ms,"
-    "  max(t.created_at) AS last FROM main.trials t"
-    "  WHERE t.status = 'ok' AND t.median_ms > 0"
-    "  AND (t.device_id, t.problem_id) IN (SELECT device_id, problem_id FROM temp.merge_keys)"
+#define BEST_AGG(keys)                                                                       \
+    "WITH agg AS (SELECT t.device_id, t.problem_id, t.variant_id, min(t.median_ms) AS ms,"    \
+    "  max(t.created_at) AS last FROM main.trials t"                                          \
+    "  WHERE t.status = 'ok' AND t.median_ms > 0" keys                                        \
     "  GROUP BY t.device_id, t.problem_id, t.variant_id),"
-    " named AS (SELECT a.*, v.name, v.version FROM agg a JOIN main.variants v"
-    "  ON v.id = a.variant_id),"
-    " latest AS (SELECT device_id, problem_id, name, version, row_number() OVER ("
-    "  PARTITION BY device_id, problem_id, name"
-    "  ORDER BY last DESC, length(version) DESC, version DESC) AS k FROM named),"
-    " pick AS (SELECT n.device_id, n.problem_id, n.variant_id, n.ms, row_number() OVER ("
-    "  PARTITION BY n.device_id, n.problem_id ORDER BY n.ms, n.variant_id) AS k"
-    "  FROM named n JOIN latest l ON l.k = 1 AND l.device_id = n.device_id"
-    "  AND l.problem_id = n.problem_id AND l.name = n.name AND l.version = n.version)"
-    " INSERT INTO main.best (device_id, problem_id, trial_id)"
-    " SELECT p.device_id, p.problem_id, (SELECT x.id FROM main.trials x"
-    "  WHERE x.device_id = p.device_id AND x.variant_id = p.variant_id"
-    "  AND x.problem_id = p.problem_id AND x.status = 'ok' AND x.median_ms = p.ms"
-    "  ORDER BY x.created_at, x.config, x.id LIMIT 1)"
-    " FROM pick p WHERE p.k = 1"
-    " ON CONFLICT (device_id, problem_id) DO UPDATE SET trial_id = excluded.trial_id,"
-    " updated_at = datetime('now') WHERE trial_id <> excluded.trial_id";
+#define BEST_KEYS                                                                            \
+    "  AND (t.device_id, t.problem_id) IN (SELECT device_id, problem_id FROM temp.merge_keys)"
+#define BEST_CHOICE                                                                          \
+    " named AS (SELECT a.*, v.name, v.version FROM agg a JOIN main.variants v"               \
+    "  ON v.id = a.variant_id),"                                                              \
+    " latest AS (SELECT device_id, problem_id, name, version, row_number() OVER ("            \
+    "  PARTITION BY device_id, problem_id, name"                                              \
+    "  ORDER BY last DESC, length(version) DESC, version DESC) AS k FROM named),"             \
+    " pick AS (SELECT n.device_id, n.problem_id, n.variant_id, n.ms, row_number() OVER ("     \
+    "  PARTITION BY n.device_id, n.problem_id ORDER BY n.ms, n.variant_id) AS k"              \
+    "  FROM named n JOIN latest l ON l.k = 1 AND l.device_id = n.device_id"                   \
+    "  AND l.problem_id = n.problem_id AND l.name = n.name AND l.version = n.version)"        \
+    " INSERT INTO main.best (device_id, problem_id, trial_id)"                                \
+    " SELECT p.device_id, p.problem_id, (SELECT x.id FROM main.trials x"                      \
+    "  WHERE x.device_id = p.device_id AND x.variant_id = p.variant_id"                       \
+    "  AND x.problem_id = p.problem_id AND x.status = 'ok' AND x.median_ms = p.ms"            \
+    "  ORDER BY x.created_at, x.config, x.id LIMIT 1)"                                        \
+    " FROM pick p WHERE p.k = 1"                                                              \
+    " ON CONFLICT (device_id, problem_id) DO UPDATE SET trial_id = excluded.trial_id,"        \
+    " updated_at = datetime('now') WHERE trial_id <> excluded.trial_id"
+/* the keys given by temp.merge_keys; every key (no list to build and probe) */
+static const char best_sql[] = BEST_AGG(BEST_KEYS) BEST_CHOICE;
+static const char best_all_sql[] = BEST_AGG("") BEST_CHOICE;
+#undef BEST_AGG
+#undef BEST_KEYS
+#undef BEST_CHOICE
 
 int cutune_merge_best(sqlite3 *h, int64_t since_trial, int64_t *keys, int64_t *changed)
 {
     sqlite3_stmt *st = NULL;
     int64_t n = 0;
-    int rc = sqlite3_exec(h, best_keys_sql, NULL, NULL, NULL);
+    int rc = SQLITE_OK;
+    if (since_trial <= 0) { /* every key: counted from what was chosen */
+        if ((rc = run(h, best_all_sql, &n)) == SQLITE_OK)
+            *changed += n;
+        if (rc == SQLITE_OK && (rc = scalar(h, "SELECT count(*) FROM main.best", &n)) == SQLITE_OK)
+            *keys += n;
+        return rc;
+    }
+    rc = sqlite3_exec(h, best_keys_sql, NULL, NULL, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_prepare_v2(h, best_fill_sql, -1, &st, NULL);
     if (rc == SQLITE_OK && (rc = sqlite3_bind_int64(st, 1, since_trial)) == SQLITE_OK &&
