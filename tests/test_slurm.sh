@@ -5,8 +5,10 @@
 # worker (tests/fake_worker.c: real trials, no GPU), one GPU per task, then the dependent
 # merge job. Checked: every task and the merge completed, each size was tuned by exactly one
 # shard, every shard's trials are in the merged database once, and its best per size is the
-# fastest verified trial of any shard. Exits 77 (skipped) where Slurm is not installed or
-# cannot start. Not in the default suite (meson test --suite slurm).
+# fastest verified trial of any shard. Then a shard stopped by SIGTERM (as the time limit
+# stops it) still saves what it measured, whole, to the shared folder. Exits 77 (skipped)
+# where Slurm is not installed or cannot start. Not in the default suite (meson test --suite
+# slurm).
 #
 #   test_slurm.sh CUTUNE_EXE FAKE_WORKER SOURCE_ROOT
 set -u
@@ -165,5 +167,44 @@ check(got == want, "merged best per size:\n  got  %s\n  want %s" % (sorted(got.i
 print("slurm: %d shards, %d trials merged, %d bests checked" % (len(shards), len(m), len(got)))
 sys.exit(1 if bad else 0)
 EOF
+# --- a shard stopped as the time limit stops it (SIGTERM to the job's processes): cutune
+# keeps what it measured, and the script still copies the database to the shared folder.
+# Each evaluation takes 200 ms here, so that the run is still going when it is stopped.
+export CUTUNE_SHARD_DIR="$tmp/stopped"
+mkdir -p "$CUTUNE_SHARD_DIR"
+long=()
+for s in $(seq 20); do long+=(--size $((4096 * s))); done
+stopped=$(cd "$tmp" && CUTUNE_FAKE_DELAY_MS=200 sbatch --parsable --array=0-0 --output="$CUTUNE_SHARD_DIR/shard-%a.out" \
+    "$src/examples/slurm/cutune-shard.sbatch" axpy "${long[@]}" --max-seconds 0.05)
+stopped=${stopped%%;*}
+measured=0
+for _ in $(seq 300); do
+    local_db=$(find "$tmp/local" -name 'shard-0.db' 2>/dev/null | head -1)
+    [ -n "$local_db" ] && measured=$(python3 -c 'import sqlite3, sys
+try:
+    print(sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True).execute("SELECT count(*) FROM trials").fetchone()[0])
+except sqlite3.Error:  # not created whole yet
+    print(0)' "$local_db")
+    [ "$measured" -gt 0 ] && break
+    sleep 0.1
+done
+[ "$measured" -gt 0 ] || bad "the shard to stop measured nothing in 30 s: $(find "$tmp/local")"
+scancel --full --signal=TERM "${stopped}_0"
+for _ in $(seq 300); do
+    case "$(job_state "$stopped")" in *PENDING* | *RUNNING* | *COMPLETING* | "") sleep 0.1 ;; *) break ;; esac
+done
+python3 - "$CUTUNE_SHARD_DIR/shard-0.db" <<'EOF2' || bad "the stopped shard's database was not saved whole"
+import sqlite3, sys
+con = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+n = con.execute("SELECT count(*) FROM trials").fetchone()[0]
+st = con.execute("SELECT status FROM runs").fetchall()
+ok = con.execute("PRAGMA integrity_check").fetchone()[0]
+print("slurm: the stopped shard saved %d trials, run %s, integrity %s" % (n, st, ok))
+sys.exit(0 if n > 0 and st == [("interrupted",)] and ok == "ok" else 1)
+EOF2
+grep -q "ended with exit code 130" "$CUTUNE_SHARD_DIR/shard-0.out" ||
+    { bad "the stopped shard did not end with cutune's 130"; tail -n 5 "$CUTUNE_SHARD_DIR/shard-0.out"; }
+[ -z "$(ls -A "$tmp/local")" ] || bad "the shards left files on the node's disk: $(ls "$tmp/local")"
+
 [ $fail = 0 ] && echo "slurm: ok" || echo "slurm: FAILED"
 exit $fail
