@@ -283,6 +283,17 @@ try:
     con.execute("CREATE TABLE t (x)")
     con.close()
     refused([foreign], 1, "not a cutune database", "someone else's database")
+    for what, path, phrase in (("a text file", text, "not a cutune database"),
+                               ("a truncated database", trunc, "truncated"),
+                               ("a database with corrupt pages", corrupt, "damaged")):
+        o = os.path.join(bdir, "out-" + os.path.basename(path))
+        shutil.copy(path, o)
+        snap = sha(o)
+        r = merge(o, shards[1])
+        check(r.returncode == 1 and phrase in r.stderr, "OUT is %s: exit %d\n%s" % (what, r.returncode, r.stderr))
+        check(sha(o) == snap, "OUT, %s, was changed" % what)
+    check(not [f for f in os.listdir(bdir) if ".tmp" in f or "merge-" in f],
+          "temporary files left beside a refused OUT: %s" % os.listdir(bdir))
     snap = sha(out)
     for what, args in (("OUT itself", [out]), ("OUT among others", [shards[0], out])):
         r = merge(out, *args)

@@ -123,6 +123,23 @@ static int check_input(const char *path, CutuneMergeInput *mi, CutuneError *err)
     return code;
 }
 
+/* An existing OUT, before anything is written: a cutune database (or an empty file) this
+ * cutune can write, not damaged. */
+static int check_output(const char *out, CutuneError *err)
+{
+    struct stat st;
+    CutuneDb *db = NULL;
+    int code = stat(out, &st) == 0 ? cutune_db_file_check(out, &st, err) : 0;
+    if (code == 0 && (code = cutune_db_open(out, CUTUNE_DB_READONLY, &db, err)) == 0)
+        code = quick_check(db, "the output", err);
+    cutune_db_close(&db);
+    if (code == CUTUNE_ERR_NOT_FOUND) { /* empty: it is created there */
+        cutune_error_clear(err);
+        code = 0;
+    }
+    return code;
+}
+
 /* Remove a database file built here and the journal files SQLite may have left beside it. */
 static void remove_db_files(const char *path)
 {
@@ -277,8 +294,8 @@ static int merge_existing(const char *out, const CutuneMergeInput *in, size_t n,
         return code;
     code = build(staging, out, in, n, &sdb, &scratch, &sres, err);
     cutune_db_close(&sdb);
-    if (code == 0 && (code = cutune_db_open(out, 0, &db, err)) == 0)
-        code = quick_check(db, "the output", err);
+    if (code == 0)
+        code = cutune_db_open(out, 0, &db, err);
     sqlite3 *h = cutune_db_sqlite(db);
     sqlite3_stmt *att = NULL;
     int64_t since = 0;
@@ -359,10 +376,11 @@ int cutune_db_merge(const char *out, const char *const *inputs, size_t n, Cutune
     for (size_t i = 0; i < n && code == 0; i++)
         code = check_input(inputs[i], &mi[i], err);
     struct stat st;
-    if (code == 0) {
-        res->created = stat(out, &st) != 0;
+    res->created = stat(out, &st) != 0;
+    if (code == 0 && !res->created)
+        code = check_output(out, err);
+    if (code == 0)
         code = res->created ? merge_new(out, mi, n, res, err) : merge_existing(out, mi, n, res, err);
-    }
     if (mi != in)
         free(mi);
     res->seconds = cutune_now() - started;

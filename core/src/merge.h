@@ -1,8 +1,8 @@
 /* Merging tuning databases: the shards of a run (shard.h), or databases of other machines,
  * joined into one.
  *
- * Every input is checked before anything is written: it must exist, be a cutune database
- * no newer than this cutune, and pass PRAGMA quick_check. An input of an older schema is
+ * Every input, and OUT when it exists, is checked before anything is written: it must
+ * exist, be a cutune database no newer than this cutune, and pass PRAGMA quick_check. An input of an older schema is
  * upgraded in a copy in memory; the input files are only ever read.
  *
  * Rows are matched by what identifies them in any database, never by their ids: devices by
