@@ -27,6 +27,7 @@ int cmd_export(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_new(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 /* Print "cutune <cmd>: <message>" on stderr and return the exit code that fits err->code. */
 int cli_fail(const char *cmd, const CutuneError *err);

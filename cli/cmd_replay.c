@@ -430,10 +430,12 @@ int cmd_replay(int argc, char **argv)
         return rc < 0 ? EXIT_OK : rc;
     CutuneRecording rec;
     CutuneError err = {0};
-    const char *outputs[] = {o.csv, o.svg, o.export_csv};
-    for (size_t i = 0; i < 3 && o.file; i++)
-        if (outputs[i] && (rc = cli_refuse_db_output("replay", outputs[i], o.file)))
-            return rc;
+    const char *outputs[] = {o.csv, o.svg, o.export_csv}, *inputs[] = {o.file, o.start_from};
+    for (size_t i = 0; i < 3; i++)
+        for (size_t k = 0; k < 2; k++)
+            if (outputs[i] && inputs[k] &&
+                (rc = cli_refuse_db_output("replay", outputs[i], inputs[k])))
+                return rc;
     CutuneSpace *sp = NULL;
     CutuneReplayStat *all = NULL;
     Start start = {NULL, 0, 0};

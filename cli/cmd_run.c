@@ -70,6 +70,11 @@ static const char help[] =
     "  --timeout-floor S   the floor of that limit, in seconds (default 2)\n"
     "  --no-progress     no progress line (it is drawn only on a terminal anyway; off a\n"
     "                    terminal each size prints one line when it is done)\n"
+    "  --shard I/N       only shard I of N (I counts from 0) of the run's (variant, size)\n"
+    "                    jobs: job k is shard k mod N's. For N machines that each tune into\n"
+    "                    a database of their own (never one SQLite file shared over a\n"
+    "                    network filesystem); join them with `cutune merge`. Every shard\n"
+    "                    needs the same command line and the same installed plugins\n"
     "  --json            one JSON object per line on stdout for every trial, every search's\n"
     "                    end, every size's end, then the summary (event: trial, search, size,\n"
     "                    summary); the table goes to stderr\n"
@@ -212,7 +217,8 @@ int cmd_run(int argc, char **argv)
         {"max-seconds", required_argument, 0, 'm'}, {"no-progress", no_argument, 0, 'P'},
         {"timeout-factor", required_argument, 0, 'F'},
         {"timeout-floor", required_argument, 0, 'L'},
-        {"json", no_argument, 0, 'O'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+        {"json", no_argument, 0, 'O'}, {"shard", required_argument, 0, 'H'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     CutuneTuneOptions o;
     RunJson rj = {stdout, 0};
@@ -305,6 +311,14 @@ int cmd_run(int argc, char **argv)
                                      &o.worker.timeout_floor_s)))
                 goto out;
             break;
+        case 'H': {
+            CutuneError serr = {0};
+            if (cutune_shard_parse(optarg, &o.shard, &serr)) {
+                rc = cli_usage_error("run", "%s", serr.msg);
+                goto out;
+            }
+            break;
+        }
         case 'h':
             fputs(help, stdout);
             goto out;

@@ -24,6 +24,7 @@ static const char usage[] =
     "  show [run]      the trials of a run (the latest by default)\n"
     "  export          the best configs as JSON, CSV or a C header\n"
     "  replay FILE     replay search strategies against a recorded exhaustive run (no GPU)\n"
+    "  merge OUT IN... merge tuning databases (the shards of a run) into one\n"
     "\n"
     "`cutune <command> --help` describes each command's options.\n"
     "\n"
@@ -83,6 +84,7 @@ int main(int argc, char **argv)
         {"run", cmd_run}, {"list", cmd_list}, {"devices", cmd_devices},
         {"query", cmd_query}, {"show", cmd_show}, {"export", cmd_export},
         {"replay", cmd_replay}, {"new", cmd_new}, {"check", cmd_check},
+        {"merge", cmd_merge},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))

@@ -500,8 +500,10 @@ static void output_is_input(void)
 {
     char path[600];
     snprintf(path, sizeof path, "%s", in_tmp("good.db"));
-    char wal[640];
+    char wal[640], other[600];
     snprintf(wal, sizeof wal, "%s-wal", path);
+    snprintf(other, sizeof other, "%s", in_tmp("tampered.db"));
+    uint64_t other_before = sum_file(other);
     uint64_t before = sum_file(path);
     const char *cmds[][12] = {
         {"export", "--db", path, "--output", path, NULL},
@@ -509,6 +511,8 @@ static void output_is_input(void)
         {"replay", path, "--variant", "axpy_template", "--size", "4096", "--export-csv", path, NULL},
         {"replay", path, "--variant", "axpy_template", "--size", "4096", "--csv", path, NULL},
         {"replay", path, "--variant", "axpy_template", "--size", "4096", "--svg", path, NULL},
+        {"replay", path, "--variant", "axpy_template", "--size", "4096", "--start-from", other,
+         "--csv", other, NULL},
     };
     for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
         Result r = run(cmds[c]);
@@ -520,6 +524,7 @@ static void output_is_input(void)
         CHECK_MSG(sum_file(path) == before, "%s changed the database", what);
         result_free(&r);
     }
+    CHECK(sum_file(other) == other_before);
     const char *show[] = {"show", "--db", path, NULL};
     Result r = run(show);
     CHECK(r.status == 0);
@@ -578,7 +583,7 @@ static void options(void)
         {"run", "axpy", "--device", "4294967299", "--db", good, NULL},
         {"run", "axpy", "--device", "", "--db", good, NULL},
         {"run", "axpy", "--jobs", "99999999999", "--db", good, NULL},
-        {"run", "axpy", "--time", "inf", "--db", good, NULL},
+        {"run", "axpy", "--time", "1e999", "--db", good, NULL},
         {"run", "axpy", "--max-seconds", "nan", "--db", good, NULL},
         {"run", "axpy", "--strategy", "nope", "--db", good, NULL},
         {"query", "axpy", "--size", "4096", "--device", "4294967299", "--db", good, NULL},

@@ -11,6 +11,7 @@
 
 #include "cutune/cutune.h"
 #include "measure.h"
+#include "shard.h"
 #include "worker_client.h"
 
 /* The budget of a run when none is given: 10 minutes. */
@@ -57,6 +58,8 @@ typedef struct CutuneTuneOptions {
                                      * measure again what it holds */
     int warm_db;                    /* warm start from the database's earlier bests */
     int warm_known;                 /* warm start from the spaces' known-good lists */
+    CutuneShard shard;              /* only this shard's (variant, size) jobs (shard.h);
+                                     * count 0: every job */
     uint64_t seed;                  /* inputs and the strategy */
     int device;
     const char *db_path;            /* NULL: the default location */

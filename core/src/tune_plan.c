@@ -154,6 +154,30 @@ static int plan_variant(TuneRun *r, TuneVariant *tv, const CutuneLimits *lim,
     return rc;
 }
 
+/* --shard I/N: keep this shard's (variant, size) jobs, numbered in the plan's order (the
+ * sizes in order, the variants of each in registry order); a size left without a variant is
+ * dropped. A shard may be left with nothing: its run then records no trials. */
+static void keep_shard(TuneRun *r)
+{
+    size_t k = 0, kept = 0, jobs = 0;
+    for (size_t i = 0; i < r->nsizes; i++) {
+        TuneSize ts = r->sizes[i];
+        size_t n = 0;
+        for (size_t v = 0; v < ts.nvariants; v++, k++)
+            if (cutune_shard_has(&r->o->shard, k))
+                ts.variants[n++] = ts.variants[v];
+        ts.nvariants = n;
+        jobs += n;
+        if (n == 0)
+            free(ts.variants);
+        else
+            r->sizes[kept++] = ts;
+    }
+    r->nsizes = kept;
+    tune_note(r, "shard %u/%u: %zu of the run's %zu (variant, size) jobs, at %zu size%s",
+              r->o->shard.index, r->o->shard.count, jobs, k, kept, kept == 1 ? "" : "s");
+}
+
 int tune_plan_build(TuneRun *r, const CutuneLimits *lim, CutuneError *err)
 {
     const CutuneTuneOptions *o = r->o;
@@ -187,6 +211,8 @@ int tune_plan_build(TuneRun *r, const CutuneLimits *lim, CutuneError *err)
                           "its tuning space (`cutune list %s` shows the valid counts)%s",
                           o->variant ? "variant " : "op ", o->variant ? o->variant : o->op, o->op,
                           o->nwhere ? ", and --where keeps only the configs it names" : "");
+    if (rc == 0 && o->shard.count > 0)
+        keep_shard(r);
     return rc;
 }
 

@@ -1,0 +1,113 @@
+/* cutune merge: join tuning databases (the shards of a run) into one. */
+#include "cli.h"
+#include "merge.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char help[] =
+    "usage: cutune merge OUT.db IN.db...\n"
+    "\n"
+    "Merge tuning databases into OUT.db (created when it does not exist): the shards of a\n"
+    "run (`cutune run ... --shard I/N --db shard-I.db` on N machines, each writing its own\n"
+    "database, since SQLite on a shared network filesystem is not safe for writers), or the\n"
+    "databases of other machines. Devices, variants, problems, runs, trials, searches,\n"
+    "vendor yardsticks and application requests are added without duplicates: rows are\n"
+    "matched by what they are (a device by its UUID, a run by its UUID, a trial by its run\n"
+    "and its own fields), so merging the same input twice changes nothing. The best config\n"
+    "of every device and size that received a verified trial is chosen again: the fastest\n"
+    "verified trial of the variant versions in force (a variant's latest version there\n"
+    "takes the best from its older ones, which stay in the database, apart).\n"
+    "\n"
+    "Every input is checked before anything is written: it must be a cutune database that\n"
+    "this cutune can read and pass SQLite's quick_check; an older schema is upgraded in a\n"
+    "copy in memory (inputs are only read); a newer one, a damaged or truncated file, or\n"
+    "OUT.db itself as an input is refused. A new OUT.db is built in a temporary file\n"
+    "beside it and renamed into place; an existing one is changed in one transaction (a\n"
+    "tuner using it meanwhile keeps working). Any failure, a full disk included, leaves\n"
+    "OUT.db as it was.\n"
+    "\n"
+    "options:\n"
+    "  -q, --quiet       print nothing but errors\n"
+    "  -h, --help        this text\n"
+    "\n"
+    "Exit codes: 0 merged, 1 failure (a damaged, newer or foreign input, a disagreement on\n"
+    "a variant, a write that failed), 2 bad usage (OUT.db is an input), 4 an input that\n"
+    "does not exist.\n";
+
+static void print_counts(const char *label, int schema, const CutuneMergeCounts *c)
+{
+    printf("%-32s %6d %7lld %9lld %8lld %10lld %8lld\n", label, schema, (long long)c->runs,
+           (long long)c->trials, (long long)c->searches, (long long)c->yardsticks,
+           (long long)c->requests);
+}
+
+static void print_result(const char *out, const CutuneMergeInput *in, size_t n,
+                         const CutuneMergeResult *r)
+{
+    printf("%-32s %6s %7s %9s %8s %10s %8s\n", "input", "schema", "runs", "trials", "searches",
+           "yardsticks", "requests");
+    for (size_t i = 0; i < n; i++)
+        print_counts(in[i].path, in[i].schema, &in[i].rows);
+    const CutuneMergeCounts *a = &r->added;
+    printf("%s %s in %.2f s: added %lld devices, %lld variants, %lld problems, %lld runs, "
+           "%lld trials, %lld searches, %lld yardsticks, %lld requests",
+           out, r->created ? "created" : "updated", r->seconds, (long long)a->devices,
+           (long long)a->variants, (long long)a->problems, (long long)a->runs,
+           (long long)a->trials, (long long)a->searches, (long long)a->yardsticks,
+           (long long)a->requests);
+    if (r->runs_ended || r->searches_ended || r->requests_updated)
+        printf("; %lld runs and %lld searches took their end from an input, %lld requests "
+               "were updated",
+               (long long)r->runs_ended, (long long)r->searches_ended,
+               (long long)r->requests_updated);
+    printf("\nbest configs: %lld (device, size) keys chosen again, %lld of them changed\n",
+           (long long)r->best_keys, (long long)r->best_changed);
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    int quiet = 0, c;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'q':
+            quiet = 1;
+            break;
+        case 'h':
+            fputs(help, stdout);
+            return EXIT_OK;
+        default:
+            return cli_usage_error("merge", "unknown option");
+        }
+    }
+    if (argc - optind < 2)
+        return cli_usage_error("merge", argc - optind == 0
+                                            ? "which databases? e.g. cutune merge all.db shard-*.db"
+                                            : "no input: give OUT.db, then the databases to merge "
+                                              "into it");
+    const char *out = argv[optind];
+    size_t n = (size_t)(argc - optind - 1);
+    CutuneMergeInput *in = calloc(n, sizeof *in);
+    if (!in)
+        return EXIT_FAILURE_;
+    CutuneMergeResult res;
+    CutuneError err = {0};
+    int rc = cutune_db_merge(out, (const char *const *)argv + optind + 1, n, in, &res, &err);
+    if (rc == CUTUNE_ERR_INVALID) { /* OUT.db is one of the inputs */
+        fprintf(stderr, "cutune merge: %s\n", err.msg);
+        rc = EXIT_USAGE;
+    } else if (rc) {
+        rc = cli_fail("merge", &err);
+    } else if (!quiet) {
+        print_result(out, in, n, &res);
+    }
+    free(in);
+    return rc;
+}
