@@ -12,6 +12,7 @@
  * rules on a GPU, over every matmul space and several seeds: test_gpu_check.c. */
 #include "check.h"
 #include "compare_rule.h"
+#include "fake_host.h"
 #include "host.h"
 #include "sdk.h"
 
@@ -92,29 +93,6 @@ static float dot(const float *a, const float *b, size_t bs, int K, int order)
 
 /* ---- part 1: the op's check through a host table on host memory ---- */
 
-static int f_alloc(void *ctx, size_t bytes, void **p)
-{
-    (void)ctx;
-    *p = calloc(1, bytes ? bytes : 1);
-    return *p ? 0 : CUTUNE_ERR_NOMEM;
-}
-static void f_free(void *ctx, void *p)
-{
-    (void)ctx;
-    free(p);
-}
-static int f_copy(void *ctx, void *dst, const void *src, size_t bytes)
-{
-    (void)ctx;
-    memmove(dst, src, bytes);
-    return 0;
-}
-static int f_memset(void *ctx, void *p, int byte, size_t bytes)
-{
-    (void)ctx;
-    memset(p, byte, bytes);
-    return 0;
-}
 static int f_fail(void *ctx, int code, const char *fmt, ...)
 {
     (void)ctx, (void)fmt;
@@ -174,10 +152,7 @@ static int f_compare_f32(void *ctx, const CutuneCompareF32 *spec, CutuneCheck *v
 static void op_check_small(int M, int N, int K)
 {
     fake = (CutuneHost){
-        .abi_major = CUTUNE_ABI_MAJOR, .abi_minor = CUTUNE_ABI_MINOR,
-        .struct_size = sizeof(CutuneHost), .dev_alloc = f_alloc, .dev_free = f_free,
-        .copy_to_device = f_copy, .copy_to_host = f_copy, .dev_memset = f_memset,
-        .random_uniform = cutune_random_uniform, .run_kernel = f_run_kernel, .fail = f_fail,
+        FAKE_HOST_MEMORY, .run_kernel = f_run_kernel, .fail = f_fail,
         .compare_f32 = f_compare_f32,
     };
     const CutuneOp *op = cutune_op_matmul();
