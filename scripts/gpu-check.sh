@@ -37,6 +37,12 @@
 #          tests/data/recordings/) and `cutune replay` of it (table, JSON, SVG)
 #   faulty the faulting matmul variant (tests/faulty/): configs that fault, hang or are
 #          wrong are recorded and the run goes on in fresh worker processes ($OUT/faulty.log)
+#   tight  matmul's check at 1000^3, 4096^3 and 8192^3 (tests/test_gpu_check): a planted 1e-3
+#          error in C[0][0] is caught, and no config of a shipped matmul variant is recorded
+#          wrong over a random sample of CHECK_BUDGET (default 48) configs a variant at 1000^3
+#          with 3 seeds (half at 4096^3 with 2 seeds, a quarter at 8192^3); $OUT/tight.log
+#   yardstick  the ops' yardsticks through the worker (tests/test_gpu_yardstick): cuBLAS
+#          SGEMM, cudaMemcpy; $OUT/yardstick.log
 #   memory `cutune run OP --device 0` for transpose, matadd, reduce_sum, histogram and topk
 #          on their default sizes (8192x8192, 2^28 elements, k = 1024: the issue's) into
 #          a fresh memory.db (MEMORY_OPS: only these ops), then bench_memory (CUB and
@@ -301,6 +307,15 @@ PY
                 --json > "$out/replay-$tag.json"
             "$b/cli/cutune" replay "$out/$dev-$tag.csv" | tee "$out/replay-$tag.txt" | tee -a "$summary"
         done
+        ;;
+    tight)
+        timed "matmul check (tight)" "$out/tight.log" env CUTUNE_CHECK_BUDGET="${CHECK_BUDGET:-48}" \
+            CUTUNE_SPACE_PATH="$root/tests/planted" "$b/tests/test_gpu_check"
+        grep -E "^planted|checked|gpu_check" "$out/tight.log" | tee -a "$summary"
+        ;;
+    yardstick)
+        timed "yardsticks" "$out/yardstick.log" "$b/tests/test_gpu_yardstick"
+        cat "$out/yardstick.log" | tee -a "$summary"
         ;;
     faulty)
         timed "faulting variant" "$out/faulty.log" env CUTUNE_PLUGIN_PATH="$b/tests/faulty" \

@@ -5,11 +5,17 @@
 #       `meson install --destdir` the build into BUILD_DIR/tests/example-root, check what the
 #       tree holds, run its `cutune` with no CUTUNE_* variables (it must find its plugins and
 #       spaces by itself), and build the example against it through pkg-config, with the
-#       example's Makefile and with its meson.build (dependency('cutune')).
+#       example's Makefile and with its meson.build (dependency('cutune')). Then, as a user
+#       does with nothing but the installed tree: a variant of matmul written in a folder of
+#       its own (`cutune new variant`, list, check), and the out-of-tree op of
+#       examples/softmax built with `pkg-config --cflags cutune-plugin` (Makefile and
+#       meson.build), its variant listed and checked.
 #   test_example.sh gpu BUILD_DIR ...
 #       on a GPU: tune a small matmul with the installed cutune, then run the example: an
 #       exact answer, a nearest one recorded as a request, `cutune run --pending`, and the
-#       exact answer after it, each result checked. Exits 77 without a device.
+#       exact answer after it, each result checked; then tune the out-of-tree variant and
+#       the out-of-tree op, each verified correct, and query them. Exits 77 without a
+#       device.
 set -u
 mode=$1 build=$2 src=$3 prefix=$4 libdir=$5 includedir=$6 datadir=$7 bindir=$8
 root=$build/tests/example-root
@@ -23,6 +29,11 @@ export LD_LIBRARY_PATH=$root$prefix/$libdir:$cuda/lib64${LD_LIBRARY_PATH:+:$LD_L
 # with it, so the runtime cannot come first: let it start anyway.
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 installed() { env -u CUTUNE_PLUGIN_PATH -u CUTUNE_SPACE_PATH "$root$prefix/$bindir/cutune" "$@"; }
+# the installed command with the out-of-tree variant's folder, and with the softmax op
+variants=$build/tests/example-variants
+mine() { env -u CUTUNE_PLUGIN_PATH CUTUNE_SPACE_PATH="$variants" "$root$prefix/$bindir/cutune" "$@"; }
+softmax() { env CUTUNE_PLUGIN_PATH="$ex/softmax" CUTUNE_SPACE_PATH="$src/examples/softmax" \
+    "$root$prefix/$bindir/cutune" "$@"; }
 bad() { echo "FAIL: $*"; fail=1; }
 
 expect() { # expect CODE PHRASE -- command...
@@ -61,7 +72,7 @@ if [ "$mode" = build ]; then
             "(the example built with the build is kept)"
         exit 77
     fi
-    rm -rf "$root" "$ex"
+    rm -rf "$root" "$ex" "$variants"
     mkdir -p "$ex"
     if ! meson install -C "$build" --no-rebuild --destdir "$root" >"$tmp/install.log" 2>&1; then
         cat "$tmp/install.log"; echo "FAIL: meson install"; exit 1
@@ -88,10 +99,21 @@ if [ "$mode" = build ]; then
             { bad "the installed cutune did not start its worker (exit $rc)"; cat "$tmp/w.out"; }
     fi
 
-    export PKG_CONFIG_PATH=$p/$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root
+    # The .pc files find the tree from their own folder (no path of this machine in them,
+    # no private dependency: --cflags works without sqlite3's headers).
+    export PKG_CONFIG_PATH=$p/$libdir/pkgconfig
     flags=$(pkg-config --cflags --libs cutune) || bad "pkg-config --cflags --libs cutune failed"
-    case "$flags" in *"-I$p/$includedir"*"-L$p/$libdir"*"-lcutune"*) ;;
-        *) bad "pkg-config gave '$flags'" ;; esac
+    inc=$(pkg-config --variable=includedir cutune) lib=$(pkg-config --variable=libdir cutune)
+    [ -f "$inc/cutune/lookup.h" ] && [ -e "$lib/libcutune.so" ] && case "$flags" in
+        *"-I$inc"*"-L$lib"*"-lcutune"*) true ;; *) false ;; esac ||
+        bad "pkg-config gave '$flags'"
+    [ -z "$(pkg-config --print-requires --print-requires-private cutune)" ] ||
+        bad "cutune.pc requires other modules"
+    grep -qE "sqlite|inih|$build|^prefix=/" "$p/$libdir/pkgconfig/cutune.pc" "$p/$libdir/pkgconfig/cutune-plugin.pc" &&
+        bad "a .pc file names a dependency or a path of the build machine"
+    [ "$(pkg-config --cflags cutune-plugin)" = "-I$inc " ] || [ "$(pkg-config --cflags cutune-plugin)" = "-I$inc" ] ||
+        bad "pkg-config --cflags cutune-plugin gave '$(pkg-config --cflags cutune-plugin)'"
+    [ -z "$(pkg-config --libs cutune-plugin | tr -d ' ')" ] || bad "cutune-plugin.pc links a library"
     expect 0 "" -- make -C "$src/examples" O="$ex" CC=cc
     [ -x "$ex/matmul_app" ] || bad "the Makefile built no matmul_app"
     # The same through Meson's dependency('cutune').
@@ -109,7 +131,32 @@ if [ "$mode" = build ]; then
     else
         [ $rc = 77 ] || { bad "matmul_app without a GPU exited $rc, expected 77"; cat "$tmp/out"; }
     fi
-    [ $fail = 0 ] && echo "installed tree, pkg-config, Makefile and meson.build: ok"
+
+    # A variant of matmul in a folder of its own, with nothing but the installed tree.
+    expect 0 "copied from matmul_tiled" -- installed new variant matmul my_tiled --from matmul_tiled \
+        --dir "$variants"
+    expect 0 "my_tiled" -- mine list matmul
+    expect 0 "kernel my_tiled takes 6 parameters, as op matmul passes them" -- mine check my_tiled --sample 4
+    grep -q "^  ok$" "$tmp/out" || { bad "the out-of-tree variant does not check"; cat "$tmp/out"; }
+
+    # An op out of the tree: examples/softmax, built against the plugin headers only.
+    mkdir -p "$ex/softmax"
+    expect 0 "" -- make -C "$src/examples/softmax" O="$ex/softmax" CC=cc
+    [ -f "$ex/softmax/softmax.so" ] || bad "the softmax Makefile built no softmax.so"
+    if nm -D --undefined-only "$ex/softmax/softmax.so" | grep -qE "cutune_|cuda"; then
+        bad "softmax.so needs libcutune or CUDA"
+    fi
+    if meson setup "$ex/softmax-meson" "$src/examples/softmax" >"$tmp/setup.log" 2>&1 &&
+        ninja -C "$ex/softmax-meson" >>"$tmp/setup.log" 2>&1; then
+        [ -f "$ex/softmax-meson/softmax.so" ] || bad "the softmax meson.build built no softmax.so"
+    else
+        cat "$tmp/setup.log"; bad "examples/softmax/meson.build did not build against the tree"
+    fi
+    expect 0 "op: $ex/softmax/softmax.so" -- softmax list softmax
+    grep -q "softmax_naive " "$tmp/out" || bad "softmax_naive is not listed"
+    expect 0 "kernel softmax_naive takes 4 parameters, as op softmax passes them" -- softmax check softmax_naive
+    grep -q "^  ok$" "$tmp/out" || { bad "softmax_naive does not check"; cat "$tmp/out"; }
+    [ $fail = 0 ] && echo "installed tree, pkg-config, Makefile and meson.build, a variant and an op out of the tree: ok"
     exit $fail
 fi
 
@@ -136,5 +183,15 @@ expect 0 "answered by exact" -- "$ex/matmul_app" --db "$db" --size 300x200x100 -
 grep -q "recorded as a request" "$tmp/out" && bad "an exact answer was recorded as a request"
 cat "$tmp/out"
 expect 0 "no pending requests" -- installed run --pending --device 0 --db "$db" --no-progress
-[ $fail = 0 ] && echo "example on the GPU: exact, nearest, --pending, exact again: ok"
+
+# the out-of-tree variant and op, tuned (a run exits 1 when no config is correct) and queried
+[ -f "$variants/my_tiled.ini" ] && [ -f "$ex/softmax/softmax.so" ] ||
+    { echo "FAIL: the example_build test must run first"; exit 1; }
+expect 0 "my_tiled" -- mine run matmul --device 0 --variant my_tiled --size 512x512x512 \
+    --budget 12 --db "$tmp/mine.db" --no-progress
+expect 0 "my_tiled" -- mine query matmul --device 0 --size 512x512x512 --db "$tmp/mine.db"
+expect 0 "softmax_naive" -- softmax run softmax --device 0 --size 4096x1000 --size 1000x4097 \
+    --db "$tmp/softmax.db" --no-progress
+expect 0 "softmax_naive" -- softmax query softmax --device 0 --size 1000x4097 --db "$tmp/softmax.db"
+[ $fail = 0 ] && echo "example on the GPU: exact, nearest, --pending, exact again, a variant and an op out of the tree: ok"
 exit $fail

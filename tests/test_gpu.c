@@ -3,6 +3,7 @@
  * wrong_result and never chosen though they are faster, that `cutune query` finds the best,
  * that a second run compiles nothing, and that --resume measures nothing twice. */
 #include "check.h"
+#include "gpu_present.h"
 #include "db.h"
 #include "device.h"
 #include "tune.h"
@@ -42,6 +43,13 @@ static void tune_matmul(const char *const *variants, const char *const *sizes, s
         o.time_limit_s = 0;
         o.measure.max_seconds = 0.2;
         o.argv_text = "test_gpu";
+        /* BUG 6 is a 1e-3 error in C[0][0], which these random inputs may make near 0:
+         * test_gpu_check plants it with the seed it is known to be caught with */
+        static const char *const bugs[] = {"BUG=0", "BUG=1", "BUG=2", "BUG=3", "BUG=4", "BUG=5"};
+        if (!strcmp(variants[v], "matmul_planted")) {
+            o.where = bugs;
+            o.nwhere = 6;
+        }
         CutuneError err = {0};
         CutuneTuneSummary one;
         int rc = cutune_tune(&o, &one, &err);
@@ -219,12 +227,9 @@ static void template_plugin(void)
 
 int main(void)
 {
-    int n = 0;
     CutuneError err = {0};
-    if (cutune_device_count(&n, &err) != 0) {
-        printf("skipped: %s\n", err.msg);
+    if (!gpu_present())
         return CHECK_SKIP;
-    }
     CutuneDeviceInfo dev;
     CHECK_MSG(cutune_device_open(0, &dev, &err) == 0, "%s", err.msg);
     char dir[] = "/tmp/cutune-gpu-XXXXXX", cache[PATH_MAX];

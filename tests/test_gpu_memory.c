@@ -5,6 +5,7 @@
  * state: the second checked launch runs after the first one's timed launches, so a kernel
  * that leaves its scratch counters dirty fails it. */
 #include "check.h"
+#include "gpu_present.h"
 #include "db.h"
 #include "device.h"
 #include "registry.h"
@@ -115,12 +116,9 @@ static void reevaluate_best(const char *op, const char *size, const CutuneDevice
 
 int main(void)
 {
-    int n = 0;
     CutuneError err = {0};
-    if (cutune_device_count(&n, &err) != 0) {
-        printf("skipped: %s\n", err.msg);
+    if (!gpu_present())
         return CHECK_SKIP;
-    }
     CutuneDeviceInfo dev;
     CHECK_MSG(cutune_device_open(0, &dev, &err) == 0, "%s", err.msg);
     char dir[] = "/tmp/cutune-gpu-mem-XXXXXX";

@@ -3,6 +3,7 @@
  * missing when this machine has none) and cudaMemcpy device-to-device for the memory-bound
  * ops, each timed with a median and samples. */
 #include "check.h"
+#include "gpu_present.h"
 #include "device.h"
 #include "registry.h"
 #include "util.h"
@@ -59,12 +60,9 @@ static void one(CutuneWorker *w, const CutuneRegistry *reg, const char *op, cons
 
 int main(void)
 {
-    int n = 0;
     CutuneError err = {0};
-    if (cutune_device_count(&n, &err) != 0) {
-        printf("skipped: %s\n", err.msg);
+    if (!gpu_present())
         return CHECK_SKIP;
-    }
     CutuneRegistry reg;
     CutuneWorker *w = NULL;
     CutuneDeviceInfo dev;

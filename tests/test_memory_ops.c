@@ -4,6 +4,7 @@
  * and so are the ops' reference kernels (by name) and the SDK's exact comparison. Each
  * check must pass the right output and fail the wrong ones. */
 #include "check.h"
+#include "fake_host.h"
 #include "host.h"
 
 #include "histogram/histogram.h"
@@ -20,29 +21,6 @@
 
 static char last_failure[512];
 
-static int f_alloc(void *ctx, size_t bytes, void **p)
-{
-    (void)ctx;
-    *p = calloc(1, bytes ? bytes : 1);
-    return *p ? 0 : CUTUNE_ERR_NOMEM;
-}
-static void f_free(void *ctx, void *p)
-{
-    (void)ctx;
-    free(p);
-}
-static int f_copy(void *ctx, void *dst, const void *src, size_t bytes)
-{
-    (void)ctx;
-    memcpy(dst, src, bytes);
-    return 0;
-}
-static int f_memset(void *ctx, void *p, int byte, size_t bytes)
-{
-    (void)ctx;
-    memset(p, byte, bytes);
-    return 0;
-}
 
 /* The ops' reference kernels, emulated: args point at the kernel arguments. */
 static int f_run_kernel(void *ctx, const char *source, const char *name, const CutuneLaunch *l, void **args)
@@ -94,10 +72,7 @@ static int f_compare_exact(void *ctx, const void *out, const void *ref, size_t n
 }
 
 static const CutuneHost fake = {
-    .abi_major = CUTUNE_ABI_MAJOR, .abi_minor = CUTUNE_ABI_MINOR,
-    .struct_size = sizeof(CutuneHost), .ctx = NULL, .dev_alloc = f_alloc, .dev_free = f_free,
-    .copy_to_device = f_copy, .copy_to_host = f_copy, .dev_memset = f_memset,
-    .random_uniform = cutune_random_uniform, .run_kernel = f_run_kernel, .fail = f_fail,
+    FAKE_HOST_MEMORY, .run_kernel = f_run_kernel, .fail = f_fail,
     .compare_exact = f_compare_exact,
 };
 

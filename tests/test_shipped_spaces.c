@@ -268,26 +268,33 @@ static void check_common_sources(void)
 {
     const char *root = getenv("CUTUNE_SOURCE_ROOT");
     CHECK(root != NULL);
-    const char *files[][2] = {{"core/src/sdk/compare.cu", "cutune_compare_f32"},
-                              {"core/src/sdk/compare.cu", "cutune_compare_exact"},
-                              {"plugins/matmul/matmul_ref.cu", "cutune_matmul_ref"},
-                              {"plugins/transpose/transpose_ref.cu", "cutune_ref_transpose"},
-                              {"plugins/matadd/matadd_ref.cu", "cutune_ref_add"}};
+    /* file(s) joined in order, as the build embeds them; the kernel */
+    const char *files[][3] = {
+        {"core/src/sdk/compare_rule.h", "core/src/sdk/compare.cu", "cutune_compare_f32"},
+        {"core/src/sdk/compare_rule.h", "core/src/sdk/compare.cu", "cutune_compare_exact"},
+        {"", "plugins/matmul/matmul_ref.cu", "cutune_matmul_ref"},
+        {"", "plugins/transpose/transpose_ref.cu", "cutune_ref_transpose"},
+        {"", "plugins/matadd/matadd_ref.cu", "cutune_ref_add"}};
     for (size_t i = 0; root && i < sizeof files / sizeof files[0]; i++) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s", root, files[i][0]);
-        FILE *f = fopen(path, "rb");
-        CHECK_MSG(f != NULL, "cannot open %s", path);
-        if (!f)
-            continue;
         static char src[1 << 16];
-        size_t n = fread(src, 1, sizeof src - 1, f);
+        size_t n = 0;
+        for (int part = 0; part < 2; part++) {
+            if (!*files[i][part])
+                continue;
+            char path[PATH_MAX];
+            snprintf(path, sizeof path, "%s/%s", root, files[i][part]);
+            FILE *f = fopen(path, "rb");
+            CHECK_MSG(f != NULL, "cannot open %s", path);
+            if (!f)
+                continue;
+            n += fread(src + n, 1, sizeof src - 1 - n, f);
+            fclose(f);
+        }
         src[n] = '\0';
-        fclose(f);
         CutuneKernelBinary b;
         CutuneError err = {0};
-        CHECK_MSG(cutune_nvrtc_compile(src, files[i][1], NULL, 0, 90, NULL, &b, &err) == 0, "%s: %s",
-                  path, err.msg);
+        CHECK_MSG(cutune_nvrtc_compile(src, files[i][2], NULL, 0, 90, NULL, &b, &err) == 0, "%s: %s",
+                  files[i][1], err.msg);
         cutune_kernel_binary_free(&b);
     }
 }

@@ -13,7 +13,7 @@ extern const char cutune_matmul_ref_cu[]; /* matmul_ref.cu, embedded at build ti
 typedef struct MatmulState {
     int M, N, K;
     float *A, *B, *C;   /* device */
-    double *ref, *mag;  /* device, MxN */
+    double *ref, *mag, *scale; /* device, MxN (matmul_ref.cu) */
 } MatmulState;
 
 #define DIM_LIMIT (1LL << 31)
@@ -73,6 +73,7 @@ static void teardown(const CutuneHost *host, void *state)
     host->dev_free(host->ctx, s->C);
     host->dev_free(host->ctx, s->ref);
     host->dev_free(host->ctx, s->mag);
+    host->dev_free(host->ctx, s->scale);
     free(s);
 }
 
@@ -91,11 +92,12 @@ static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, 
         (rc = host->dev_alloc(host->ctx, mn * sizeof(float), (void **)&s->C)) ||
         (rc = host->dev_alloc(host->ctx, mn * sizeof(double), (void **)&s->ref)) ||
         (rc = host->dev_alloc(host->ctx, mn * sizeof(double), (void **)&s->mag)) ||
+        (rc = host->dev_alloc(host->ctx, mn * sizeof(double), (void **)&s->scale)) ||
         (rc = fill_random(host, s->A, mk, seed, 0)) || (rc = fill_random(host, s->B, kn, seed, 1)))
         goto fail;
     CutuneLaunch l = {{(unsigned)cutune_ceil_div(s->N, 16), (unsigned)cutune_ceil_div(s->M, 16), 1},
                       {16, 16, 1}, 0};
-    void *args[] = {&s->A, &s->B, &s->ref, &s->mag, &s->M, &s->N, &s->K};
+    void *args[] = {&s->A, &s->B, &s->ref, &s->mag, &s->scale, &s->M, &s->N, &s->K};
     if ((rc = host->run_kernel(host->ctx, cutune_matmul_ref_cu, "cutune_matmul_ref", &l, args)))
         goto fail;
     *state = s;
@@ -133,16 +135,23 @@ static const char *describe(size_t index, void *user, char *buf, size_t len)
     return buf;
 }
 
+void matmul_tolerances(int K, double *gamma, double *tau, double *norm_tol)
+{
+    const double u = 0x1p-24, ku = K * u;
+    *gamma = ku / (1.0 - ku);
+    *tau = MATMUL_TAU * u;
+    *norm_tol = 8.0 * u * sqrt((double)K);
+}
+
 static int check(const CutuneHost *host, void *state, CutuneCheck *out)
 {
     MatmulState *s = state;
-    const double u = 0x1p-24, ku = s->K * u;
     CutuneCompareF32 spec = {
         .out = s->C, .ref = s->ref, .n = (size_t)s->M * s->N,
-        .mag = s->mag, .gamma = ku / (1.0 - ku),
-        .norm_tol = 8.0 * u * sqrt((double)s->K),
+        .mag = s->mag, .scale = s->scale, .floor_abs = 1e-30,
         .describe = describe, .user = s,
     };
+    matmul_tolerances(s->K, &spec.gamma, &spec.tau, &spec.norm_tol);
     return host->compare_f32(host->ctx, &spec, out);
 }
 

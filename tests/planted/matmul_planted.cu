@@ -5,8 +5,10 @@
 //   3  uses half of K: much faster and very wrong
 //   4  asks for 2048 threads a block: must be recorded as skipped_resources
 //   5  does not compile: must be recorded as compile_error
-// The tuner must record 1..3 as wrong_result and never pick them as best, though they
-// time faster than 0.
+//   6  right but for C[0][0], 1e-3 (relative) too large: within the worst-case bound of the
+//      matmul check at K >= 1000, past its statistical one
+// The tuner must record 1..3 and 6 as wrong_result and never pick them as best, though
+// 1..3 time faster than 0.
 #if BUG == 5
 #error "planted compile error"
 #endif
@@ -30,5 +32,9 @@ extern "C" __global__ void matmul_planted(const float *__restrict__ A, const flo
     float acc = 0.0f;
     for (int k = 0; k < kend; k++)
         acc += A[(size_t)row * K + k] * B[(size_t)k * N + col];
+#if BUG == 6
+    if (row == 0 && col == 0)
+        acc *= 1.001f;
+#endif
     C[(size_t)row * N + col] = acc;
 }

@@ -1,6 +1,7 @@
 /* The op SDK's comparisons (host->compare_f32, host->compare_exact): compare.cu's kernels,
  * run through the host's own services, and their sums turned into a verdict. */
 #include "sdk.h"
+#include "compare_rule.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -54,15 +55,15 @@ int cutune_sdk_compare_f32(const CutuneHost *host, const CutuneCompareF32 *spec,
             goto out;
         char where[64];
         double d = fabs((double)got - want);
-        const char *which = !(d <= gamma * m + 1e-30) ? "the worst-case bound"
-                                                       : "the statistical bound";
+        int worst = cutune_compare_element(got, want, m, gamma, scale != NULL, sc, tau,
+                                           floor_abs) != 2;
         snprintf(res->message, sizeof res->message,
                  "%llu of %zu elements wrong; first at %s: got %.9g, expected %.9g (error "
                  "%.3g > %s %.3g)",
                  bad_h[0], spec->n,
                  spec->describe ? spec->describe(i, spec->user, where, sizeof where) : "?",
-                 (double)got, want, d, which,
-                 !(d <= gamma * m + 1e-30) ? gamma * m : tau * sc + floor_abs);
+                 (double)got, want, d, worst ? "the worst-case bound" : "the statistical bound",
+                 worst ? gamma * m : tau * sc + floor_abs);
         res->error = isnan(got) ? NAN : res->error;
         res->passed = 0;
     } else if (!(res->error <= spec->norm_tol)) {

@@ -1,10 +1,10 @@
 // The op SDK's comparisons on the device (cutune/op.h: host->compare_f32, compare_exact).
+// compare_rule.h comes in front of this file.
 //
-// cutune_compare_f32: a float output against a double-precision reference. Element test:
-// |out - ref| <= gamma * mag + 1e-30 (mag is the op's worst-case error scale for that
-// element, for matmul sum_k |a_ik| |b_kj|) and, when scale is given, |out - ref| <=
-// tau * scale + floor_abs (a statistical bound). NaN or infinity never passes: every
-// comparison with NaN is false. Norm test (on the host): sqrt(sum d^2 / sum ref^2).
+// cutune_compare_f32: a float output against a double-precision reference, element by
+// element as cutune_compare_element says (mag is the op's worst-case error scale for that
+// element, for matmul sum_k |a_ik| |b_kj|; scale, when given, its statistical one). Norm
+// test (on the host): sqrt(sum d^2 / sum ref^2).
 //
 // acc[0] += sum of (out - ref)^2 over finite outputs, acc[1] += sum of ref^2
 // bad[0] += elements failing the element test, bad[1] = min failing index (init ~0ull)
@@ -21,10 +21,8 @@ extern "C" __global__ void cutune_compare_f32(const float *__restrict__ out,
     for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
          i += (unsigned long long)gridDim.x * blockDim.x) {
         double o = (double)out[i], r = ref[i], d = o - r;
-        bool ok = fabs(d) <= gamma * mag[i] + 1e-30;
-        if (scale)
-            ok = ok && fabs(d) <= tau * scale[i] + floor_abs;
-        if (!ok) {
+        if (cutune_compare_element(o, r, mag[i], gamma, scale != nullptr, scale ? scale[i] : 0,
+                                   tau, floor_abs) != 0) {
             nbad++;
             first = i < first ? i : first;
         }
