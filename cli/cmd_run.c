@@ -1,5 +1,6 @@
 /* cutune run: tune the variants of an op within one time budget. */
 #include "cli.h"
+#include "device.h"
 #include "run_json.h"
 #include "run_report.h"
 #include "strategy.h"
@@ -36,7 +37,11 @@ static const char help[] =
     "second run re-times each size's best, and --retune searches again.\n"
     "\n"
     "options:\n"
-    "  --device N        CUDA device ordinal (default 0)\n"
+    "  --device D        the GPU: a CUDA device ordinal (default 0), a list such as 0,2,3,\n"
+    "                    or 'all'; with several, one worker per GPU takes the sizes one\n"
+    "                    after another until the budget is spent (the budget is wall time:\n"
+    "                    more GPUs get more done in it), and each size's winner is re-timed\n"
+    "                    on every GPU of the run\n"
     "  --size S          problem size, e.g. 4096x4096x4096 (repeatable; default: the sizes\n"
     "                    listed under [problems] in each variant's tuning space)\n"
     "  --variant NAME    tune only this variant\n"
@@ -91,6 +96,41 @@ static const char help[] =
     "unknown op or variant, 130 interrupted.\n";
 
 static volatile sig_atomic_t stop_flag;
+
+/* --device: one ordinal, a comma-separated list of them, or "all" (every device the driver
+ * sees: exit 3 without one). Writes at most max ordinals to out; 0 or an exit code. */
+static int parse_devices(const char *text, int *out, size_t max, size_t *n)
+{
+    *n = 0;
+    if (!strcmp(text, "all")) {
+        int count = 0;
+        CutuneError err = {0};
+        if (cutune_device_count(&count, &err) != 0)
+            return cli_fail("run", &err);
+        for (int i = 0; i < count && *n < max; i++)
+            out[(*n)++] = i;
+        return 0;
+    }
+    char buf[1024];
+    if (!*text || strlen(text) >= sizeof buf)
+        return cli_usage_error("run", "--device takes an ordinal, a list such as 0,2,3, or "
+                                      "all; got '%.100s'", text);
+    strcpy(buf, text);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int d, rc;
+        if ((rc = cli_parse_int("run", "--device", t, 0, CLI_MAX_DEVICE, &d)))
+            return rc;
+        for (size_t i = 0; i < *n; i++)
+            if (out[i] == d)
+                return cli_usage_error("run", "--device names GPU %d twice", d);
+        if (*n == max)
+            return cli_usage_error("run", "--device names more than %zu GPUs", max);
+        out[(*n)++] = d;
+    }
+    if (*n == 0 || text[strlen(text) - 1] == ',' || text[0] == ',')
+        return cli_usage_error("run", "--device '%s': an empty item in the list", text);
+    return 0;
+}
 
 /* Variants that ran trials in this run and not one of them ok: each is said, with what
  * went wrong, and the count returned (the run then exits 1: nothing of them can be used). */
@@ -235,12 +275,13 @@ int cmd_run(int argc, char **argv)
         return EXIT_FAILURE_;
     }
     int c, rc = EXIT_OK;
+    const char *device_arg = NULL;
+    int devices[CLI_MAX_DEVICE + 1];
     optind = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd':
-            if ((rc = cli_parse_int("run", "--device", optarg, 0, CLI_MAX_DEVICE, &o.device)))
-                goto out;
+            device_arg = optarg;
             break;
         case 's':
             sizes[o.nsizes++] = optarg;
@@ -355,6 +396,16 @@ int cmd_run(int argc, char **argv)
         goto out;
     } else {
         o.op = argv[optind];
+    }
+    if (device_arg) {
+        size_t nd = 0;
+        if ((rc = parse_devices(device_arg, devices, sizeof devices / sizeof devices[0], &nd)))
+            goto out;
+        o.device = devices[0];
+        if (nd > 1) {
+            o.devices = devices;
+            o.ndevices = nd;
+        }
     }
     o.sizes = o.nsizes ? sizes : NULL;
     for (size_t i = 0; i < o.nsizes; i++) { /* a bad size is a usage error: say so at once */

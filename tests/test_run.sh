@@ -99,5 +99,18 @@ k1=$(q "$db5" "SELECT count(*) FROM trials")
 dup=$(q "$db5" "SELECT count(*) FROM (SELECT config, variant_id FROM trials GROUP BY config, variant_id HAVING count(*) > 1)")
 [ "$dup" = 0 ] || bad "$dup configs measured twice after Ctrl-C"
 
+# --- 6. two GPUs (--device 0,1; the fake worker answers for any ordinal): both lanes take
+# sizes, every size is done once, and each size's winner is re-timed on the other GPU
+db6=$tmp/two.db
+"$exe" run histogram --db "$db6" --device 0,1 --time 60 --no-progress >"$tmp/two.out" 2>&1 ||
+    { bad "--device 0,1 failed"; cat "$tmp/two.out"; }
+grep -q "device: 2 GPUs: " "$tmp/two.out" || bad "--device 0,1: the summary does not name 2 GPUs"
+[ "$(grep -c ' re-time ' "$tmp/two.out")" = 4 ] || { bad "--device 0,1: want 4 winners re-timed"; cat "$tmp/two.out"; }
+[ "$(q "$db6" "SELECT count(DISTINCT problem_id) FROM searches")" = 4 ] || bad "--device 0,1: not every size searched"
+[ "$(q "$db6" "SELECT count(*) FROM (SELECT variant_id, problem_id FROM searches GROUP BY 1, 2 HAVING count(*) > 1)")" = 0 ] ||
+    bad "--device 0,1: a (variant, size) searched by both GPUs"
+"$exe" run histogram --device 0,x --db "$db6" >/dev/null 2>&1
+[ $? = 2 ] || bad "--device 0,x is not a usage error"
+
 [ $fail = 0 ] && echo "run: ok (first run $n1 trials)"
 exit $fail

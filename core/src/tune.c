@@ -163,8 +163,7 @@ static int begin_run(TuneRun *r, TuneLane *l, CutuneError *err)
 {
     const CutuneTuneOptions *o = r->o;
     int rc;
-    if ((rc = cutune_db_open(r->sum->db_path, 0, &l->db, err)) ||
-        (rc = cutune_db_device(l->db, &l->dev, &l->device_id, err)))
+    if ((rc = tune_lane_connect(r, l, err)))
         return rc;
     CutuneRunInfo ri = {
         .argv = o->argv_text ? o->argv_text : "", .op = o->op,
@@ -177,36 +176,51 @@ static int begin_run(TuneRun *r, TuneLane *l, CutuneError *err)
     return 0;
 }
 
-/* Take sizes one after another until none is left, the run is stopped or fails. */
-static void lane_work(TuneLane *l)
+/* The lanes beyond the first: one worker and connection per further GPU. A GPU whose worker
+ * does not start is left out with a note; the run needs only one. */
+static void open_more_lanes(TuneRun *r, const int *devices, size_t n)
 {
-    TuneRun *r = l->run;
-    for (;;) {
-        pthread_mutex_lock(&r->mu);
-        TuneSize *ts = r->next_size < r->nsizes ? &r->sizes[r->next_size++] : NULL;
-        pthread_mutex_unlock(&r->mu);
-        if (!ts || (r->o->stop && *r->o->stop))
-            break;
-        if ((l->rc = tune_size_run(l, ts, &l->err)))
-            break;
+    for (size_t i = 1; i < n; i++) {
+        TuneLane *l = &r->lanes[r->nlanes];
+        CutuneError e = {0};
+        if (tune_lane_open(r, l, devices[i], &e) != 0 || tune_lane_connect(r, l, &e) != 0) {
+            tune_note(r, "GPU %d left out of the run: %s", devices[i], e.msg);
+            tune_lane_close(l);
+            continue;
+        }
+        if (strcmp(l->dev.name, r->lanes[0].dev.name) != 0)
+            tune_note(r, "GPU %d is a %s and GPU %d a %s: the sizes are checked against the "
+                         "first; a config too large for another is recorded skipped_resources "
+                         "there",
+                      devices[0], r->lanes[0].dev.name, devices[i], l->dev.name);
+        r->nlanes++;
     }
+    char *p = r->sum->device_name;
+    size_t len = sizeof r->sum->device_name;
+    int k = r->nlanes > 1 ? snprintf(p, len, "%d GPUs:", r->nlanes) : 0;
+    for (int i = 0; i < r->nlanes && k >= 0 && (size_t)k < len; i++)
+        k += r->nlanes > 1 ? snprintf(p + k, len - (size_t)k, " %s (%d)", r->lanes[i].dev.name,
+                                      r->lanes[i].device)
+                           : snprintf(p + k, len - (size_t)k, "%s", r->lanes[i].dev.name);
+    r->sum->ngpus = r->nlanes;
 }
 
 int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError *err)
 {
     TuneRun r;
-    TuneLane lane;
     memset(&r, 0, sizeof r);
-    memset(&lane, 0, sizeof lane);
     memset(sum, 0, sizeof *sum);
     r.o = o;
     r.sum = sum;
     r.started = cutune_now();
-    r.nlanes = 1;
-    lane.run = &r;
-    lane.device = o->device;
     pthread_mutex_init(&r.mu, NULL);
+    const int *devices = o->ndevices ? o->devices : &o->device;
+    size_t ndevices = o->ndevices ? o->ndevices : 1;
+    r.lanes = calloc(ndevices, sizeof *r.lanes);
+    TuneLane *lane0 = r.lanes;
     int rc = check_strategy(o->strategy, err), began = 0;
+    if (!r.lanes)
+        rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     if (rc)
         goto out;
     if ((rc = cutune_registry_load(&r.reg, err)))
@@ -223,11 +237,11 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
     }
 
     /* the GPU is used only in the worker process; it describes the device */
-    if ((rc = cutune_worker_start(o->device, &o->worker, &lane.worker, &lane.dev, err)))
+    if ((rc = tune_lane_open(&r, lane0, devices[0], err)))
         goto out;
-    snprintf(sum->device_name, sizeof sum->device_name, "%s", lane.dev.name);
-    lane.arch = 10 * lane.dev.cc_major + lane.dev.cc_minor;
-    cutune_limits_from_device(&lane.dev, &lane.limits);
+    r.nlanes = 1;
+    snprintf(sum->device_name, sizeof sum->device_name, "%s", lane0->dev.name);
+    sum->ngpus = 1;
     if ((rc = cutune_cache_dir(r.cache_dir, sizeof r.cache_dir, err)))
         goto out;
     if (o->db_path)
@@ -238,21 +252,21 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
     if (o->pending) {
         /* the requests are claimed by this run, in one transaction: a --pending run beside
          * it leaves them alone */
-        if ((rc = begin_run(&r, &lane, err)))
+        if ((rc = begin_run(&r, lane0, err)))
             goto out;
         began = 1;
-        if ((rc = cutune_db_requests_claim(lane.db, lane.dev.uuid, o->op, r.run_id, pending_add,
-                                           &r, err)))
+        if ((rc = cutune_db_requests_claim(lane0->db, lane0->dev.uuid, o->op, r.run_id,
+                                           pending_add, &r, err)))
             goto out;
         if (r.npending == 0 && o->log)
-            fprintf(o->log, "no pending requests for %s (%s)%s%s\n", lane.dev.name, lane.dev.uuid,
-                    o->op ? " and op " : "", o->op ? o->op : "");
+            fprintf(o->log, "no pending requests for %s (%s)%s%s\n", lane0->dev.name,
+                    lane0->dev.uuid, o->op ? " and op " : "", o->op ? o->op : "");
     }
     /* everything is checked before a database is written, but for --pending's claim */
-    if ((rc = tune_plan_build(&r, &lane.limits, err)) || (rc = check_feasible(&r, &lane, err)))
+    if ((rc = tune_plan_build(&r, &lane0->limits, err)) || (rc = check_feasible(&r, lane0, err)))
         goto out;
-    for (size_t i = 0; i < r.nsizes; i++)
-        r.row_cap += r.sizes[i].nvariants;
+    for (size_t i = 0; i < r.nsizes; i++) /* a row per job, and per re-timed winner */
+        r.row_cap += r.sizes[i].nvariants + ndevices - 1;
     if (!(sum->sizes = calloc(r.nsizes ? r.nsizes : 1, sizeof *sum->sizes)) ||
         !(sum->rows = calloc(r.row_cap ? r.row_cap : 1, sizeof *sum->rows))) {
         rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
@@ -266,12 +280,13 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
     }
 
     if (!began) {
-        if ((rc = begin_run(&r, &lane, err)))
+        if ((rc = begin_run(&r, lane0, err)))
             goto out;
         began = 1;
     }
-    if ((rc = mark_tuned(&r, &lane, err)))
+    if ((rc = mark_tuned(&r, lane0, err)))
         goto out;
+    open_more_lanes(&r, devices, ndevices);
     if (o->time_limit_s > 0) {
         r.deadline = r.started + o->time_limit_s;
         sum->budget_s = o->time_limit_s;
@@ -283,29 +298,26 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
     r.window = 2 * cutune_pool_threads(r.pool) + 2;
     cutune_cost_init(&r.cost, cutune_pool_threads(r.pool));
 
-    lane_work(&lane);
+    int lrc = tune_lanes_run(&r, err);
     tune_progress_clear(&r);
-    if (lane.rc && lane.rc != CUTUNE_ERR_INTERRUPTED) {
-        rc = lane.rc;
-        *err = lane.err;
-    }
-    sum->interrupted = (o->stop && *o->stop) || lane.rc == CUTUNE_ERR_INTERRUPTED;
+    if (lrc && lrc != CUTUNE_ERR_INTERRUPTED)
+        rc = lrc;
+    sum->interrupted = (o->stop && *o->stop) || lrc == CUTUNE_ERR_INTERRUPTED;
     /* requests are done once every size of them was tuned in full */
     for (size_t i = 0; o->pending && rc == 0 && !sum->interrupted && i < r.nsizes; i++)
         if (r.sizes[i].state == TUNE_SIZE_DONE)
-            rc = cutune_db_request_done(lane.db, lane.dev.uuid, r.sizes[i].op, r.sizes[i].size,
-                                        r.run_id, err);
+            rc = cutune_db_request_done(lane0->db, lane0->dev.uuid, r.sizes[i].op,
+                                        r.sizes[i].size, r.run_id, err);
 
 out:
     if (began)
-        cutune_db_run_end(lane.db, r.run_id,
+        cutune_db_run_end(lane0->db, r.run_id,
                           rc ? "failed" : sum->interrupted ? "interrupted" : "done", NULL);
     sum->wall_s = cutune_now() - r.started;
-    if (lane.setup_path[0])
-        cutune_worker_teardown(lane.worker);
     cutune_pool_destroy(&r.pool);
-    cutune_worker_stop(&lane.worker);
-    cutune_db_close(&lane.db);
+    for (int i = 0; r.lanes && i < (r.nlanes > 0 ? r.nlanes : 1); i++)
+        tune_lane_close(&r.lanes[i]);
+    free(r.lanes);
     tune_plan_free(&r);
     pending_free(&r);
     cutune_registry_free(&r.reg);

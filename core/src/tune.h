@@ -62,6 +62,9 @@ typedef struct CutuneTuneOptions {
                                      * count 0: every job */
     uint64_t seed;                  /* inputs and the strategy */
     int device;
+    const int *devices;             /* several GPUs (ndevices > 0): one lane each; the
+                                     * (variant, size) jobs are shared out between them */
+    size_t ndevices;
     const char *db_path;            /* NULL: the default location */
     const char *argv_text;          /* recorded with the run */
     int pending;                    /* tune the device's pending requests (sizes ignored;
@@ -122,6 +125,8 @@ typedef struct CutuneTuneSummary {
     char db_path[4096];
     double budget_s, wall_s;
     int interrupted;
+    int ngpus;                      /* GPUs the run used */
+    size_t lanes_failed;            /* GPUs lost during the run (the others went on) */
 } CutuneTuneSummary;
 
 /* Run. Returns 0 when the run completed (some trials may have failed: that is data), or a

@@ -26,6 +26,7 @@
 
 typedef struct TuneJob TuneJob;
 typedef struct TuneSize TuneSize;
+typedef struct TuneLane TuneLane;
 
 /* One variant's space, loaded once for every size of the run. */
 typedef struct TuneVariant {
@@ -48,6 +49,7 @@ struct TuneSize {
     double flops, bytes;       /* work of one launch (from the first variant's op) */
     int state;                 /* TUNE_SIZE_WAITING, _RUNNING, _DONE */
     double est_eval_s;         /* the cost model's time of one evaluation here */
+    TuneLane *lane;            /* the lane that tunes it (set when it is taken) */
     CutuneTuneSize *out;       /* its line of the summary */
 };
 
@@ -68,13 +70,12 @@ typedef struct TuneRun {
     size_t nvariants;
     TuneSize *sizes;
     size_t nsizes;
+    TuneLane *lanes;           /* one per GPU; lanes[0] also begins and ends the run */
     int nlanes;
     pthread_mutex_t mu;
-    size_t next_size;          /* the next size a lane takes */
     CutuneTuneSummary *sum;
     size_t row_cap;            /* rows allocated in sum->rows: one per (variant, size) */
     CutuneCostModel cost;
-    char now_doing[160];       /* for the progress line */
     int progress_drawn;
     double last_draw;
     char **pending_op;         /* --pending: the device's requests, as parallel lists */
@@ -83,7 +84,7 @@ typedef struct TuneRun {
 } TuneRun;
 
 /* One GPU: its worker, its database connection, what it has set up. */
-typedef struct TuneLane {
+struct TuneLane {
     TuneRun *run;
     int device;
     CutuneDb *db;
@@ -96,7 +97,8 @@ typedef struct TuneLane {
     char setup_size[64];
     int rc;                    /* the error that stopped the lane, 0 if none */
     CutuneError err;
-} TuneLane;
+    char doing[120];           /* what it measures now, for the progress line (under mu) */
+};
 
 /* One variant at one size, on one lane. */
 struct TuneJob {
@@ -156,6 +158,14 @@ extern const CutuneStrategyOps tune_list_strategy;
 
 /* warmstart.c: fill j->warm with up to max configs (database, then the known-good list). */
 int tune_warm_start(TuneLane *l, TuneJob *j, size_t max, CutuneError *err);
+
+/* tune_lanes.c: a lane's worker on its GPU (tune_lane_open), its database connection
+ * (tune_lane_connect), and the lanes working through the sizes at once; the run goes on as
+ * long as one lane does. */
+int tune_lane_open(TuneRun *r, TuneLane *l, int device, CutuneError *err);
+int tune_lane_connect(TuneRun *r, TuneLane *l, CutuneError *err);
+void tune_lane_close(TuneLane *l);
+int tune_lanes_run(TuneRun *r, CutuneError *err);
 
 /* tune_size.c: everything one lane does for one size. */
 int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err);

@@ -54,12 +54,17 @@ static void draw(TuneRun *r)
         clock_text(r->deadline - r->started, b, sizeof b);
         char left[48];
         clock_text(r->deadline > now ? r->deadline - now : 0, left, sizeof left);
-        n = snprintf(line, sizeof line, "[%s/%s, %s left] sizes %zu/%zu | %s |", a, b, left,
-                     done, r->nsizes, r->now_doing);
+        n = snprintf(line, sizeof line, "[%s/%s, %s left] sizes %zu/%zu |", a, b, left, done,
+                     r->nsizes);
     } else {
-        n = snprintf(line, sizeof line, "[%s] sizes %zu/%zu | %s |", a, done, r->nsizes,
-                     r->now_doing);
+        n = snprintf(line, sizeof line, "[%s] sizes %zu/%zu |", a, done, r->nsizes);
     }
+    for (int i = 0; i < r->nlanes && n > 0 && (size_t)n < sizeof line; i++)
+        if (r->lanes[i].doing[0])
+            n += r->nlanes > 1 ? snprintf(line + n, sizeof line - (size_t)n, " GPU%d %s |",
+                                          r->lanes[i].device, r->lanes[i].doing)
+                               : snprintf(line + n, sizeof line - (size_t)n, " %s |",
+                                          r->lanes[i].doing);
     for (size_t i = 0; i < r->nsizes && n > 0 && (size_t)n < sizeof line; i++) {
         if (r->sizes[i].state == TUNE_SIZE_WAITING)
             continue;

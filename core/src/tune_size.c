@@ -17,11 +17,11 @@ enum {
 /* The warm start may use this part of a size's share; the search gets the rest. */
 #define WARM_PART 0.5
 
-static void set_doing(TuneRun *r, const char *fmt, const char *a, const char *b, const char *c)
+static void set_doing(TuneLane *l, const char *fmt, const char *a, const char *b, const char *c)
 {
-    pthread_mutex_lock(&r->mu);
-    snprintf(r->now_doing, sizeof r->now_doing, fmt, a, b, c);
-    pthread_mutex_unlock(&r->mu);
+    pthread_mutex_lock(&l->run->mu);
+    snprintf(l->doing, sizeof l->doing, fmt, a, b, c);
+    pthread_mutex_unlock(&l->run->mu);
 }
 
 /* The earlier of two deadlines, 0 meaning none. */
@@ -291,7 +291,7 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
                                 : cutune_strategy_default_search;
         const CutuneStrategyOps *ops = cutune_strategy_find(sname);
         snprintf(j->row->strategy, sizeof j->row->strategy, "%s", sname);
-        set_doing(r, "%s %s: %s", j->tv->p->name, j->ts->size, sname);
+        set_doing(l, "%s %s: %s", j->tv->p->name, j->ts->size, sname);
         size_t plan = j->nknown + (isfinite(share[order[k]]) && eval_s > 0
                                        ? (size_t)(share[order[k]] / eval_s) + 1
                                        : left);
@@ -383,7 +383,7 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
 
     if (rc == 0 && all_tuned) {
         ts->out->tuned_before = 1;
-        set_doing(r, "%s%s%s: re-timing the best", ts->size, "", "");
+        set_doing(l, "%s%s%s: re-timing the best", ts->size, "", "");
         rc = retime_best(l, jobs, njobs, err);
     } else if (rc == 0) {
         /* every variant shows its level first; the warm start may use part of the share */
@@ -402,7 +402,7 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
             if (j->tuned_before || j->cl.nconfigs == 0 ||
                 (o->strategy && strcmp(o->strategy, "exhaustive") == 0))
                 continue;
-            set_doing(r, "%s %s: %s", j->tv->p->name, ts->size, "warm start");
+            set_doing(l, "%s %s: %s", j->tv->p->name, ts->size, "warm start");
             rc = warm_phase(l, j, earlier(warm_deadline, size_deadline), err);
         }
         free(order);
