@@ -410,6 +410,13 @@ try:
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
         check(p.returncode == 0, "run --shard %d/3: exit %d\n%s" % (i, p.returncode, p.stderr))
         sdbs.append(d)
+    for bad_shard, phrase in (("3/2", "counts from 0"), ("2/2", "out of range"), ("0/0", "at least 1"),
+                              ("x", "not of the form")):
+        p = subprocess.run([exe] + argv + ["--shard", bad_shard, "--db", os.path.join(tmp, "no.db")],
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+        check(p.returncode == 2 and phrase in p.stderr and not os.path.exists(os.path.join(tmp, "no.db")),
+              "run --shard %s: exit %d, want 2 with '%s' and no database\n%s"
+              % (bad_shard, p.returncode, phrase, p.stderr))
     owned = [set(x[0] for x in q(d, "SELECT DISTINCT p.size FROM trials t JOIN problems p"
                                     " ON p.id = t.problem_id")) for d in sdbs]
     check(sorted(sum([sorted(o) for o in owned], [])) == sorted(sizes),
