@@ -3,6 +3,7 @@
 #include "merge.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +27,7 @@ static const char help[] =
     "OUT.db itself as an input is refused. A new OUT.db is built in a temporary file\n"
     "beside it and renamed into place; an existing one is changed in one transaction (a\n"
     "tuner using it meanwhile keeps working). Any failure, a full disk included, leaves\n"
-    "OUT.db as it was.\n"
+    "OUT.db as it was; so does Ctrl-C (exit 130), which stops it at once.\n"
     "\n"
     "options:\n"
     "  -q, --quiet       print nothing but errors\n"
@@ -34,7 +35,15 @@ static const char help[] =
     "\n"
     "Exit codes: 0 merged, 1 failure (a damaged, newer or foreign input, a disagreement on\n"
     "a variant, a write that failed), 2 bad usage (OUT.db is an input), 4 an input that\n"
-    "does not exist.\n";
+    "does not exist, 130 interrupted.\n";
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
 
 static void print_counts(const char *label, int schema, const CutuneMergeCounts *c)
 {
@@ -99,7 +108,15 @@ int cmd_merge(int argc, char **argv)
         return EXIT_FAILURE_;
     CutuneMergeResult res;
     CutuneError err = {0};
-    int rc = cutune_db_merge(out, (const char *const *)argv + optind + 1, n, in, &res, &err);
+    /* Ctrl-C or SIGTERM end the merge at once, with OUT as it was and no file left over */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    int rc = cutune_db_merge(out, (const char *const *)argv + optind + 1, n, &stop_flag, in, &res,
+                             &err);
     if (rc == CUTUNE_ERR_INVALID) { /* OUT.db is one of the inputs */
         fprintf(stderr, "cutune merge: %s\n", err.msg);
         rc = EXIT_USAGE;

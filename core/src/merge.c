@@ -26,6 +26,10 @@ static int write_fail(sqlite3 *h, int rc, const char *out, const char *what, Cut
      * did not keep */
     int full = (rc & 0xff) == SQLITE_FULL || sys == ENOSPC || sys == EDQUOT || sys == EFBIG ||
                (h && sqlite3_extended_errcode(h) == SQLITE_IOERR_WRITE && sys == 0);
+    if ((rc & 0xff) == SQLITE_INTERRUPT)
+        return cutune_error(err, CUTUNE_ERR_INTERRUPTED,
+                            "merging into %s: interrupted while %s; %s is as it was", out, what,
+                            out);
     int code = (rc & 0xff) == SQLITE_NOMEM ? CUTUNE_ERR_NOMEM
                : full || (rc & 0xff) == SQLITE_IOERR ? CUTUNE_ERR_IO
                                                      : CUTUNE_ERR_DB;
@@ -211,16 +215,30 @@ static int add_input(CutuneDb *target, const char *out, const CutuneMergeInput *
     return code;
 }
 
+/* SQLite calls this every few thousand steps of a statement: a non-zero answer ends the
+ * statement with SQLITE_INTERRUPT. */
+static int stopped(void *stop)
+{
+    return *(volatile sig_atomic_t *)stop != 0;
+}
+
+static void watch(CutuneDb *db, volatile sig_atomic_t *stop)
+{
+    if (stop)
+        sqlite3_progress_handler(cutune_db_sqlite(db), 10000, stopped, (void *)stop);
+}
+
 /* Open a private database at path (created) and add every input to it. The file is only
  * ever seen by this process: no journal, no syncs (the caller syncs what it keeps), and no
  * foreign key checks (every id written is a parent's id by construction). */
 static int build(const char *path, const char *out, const CutuneMergeInput *in, size_t n,
-                 CutuneDb **db, CutuneMergeCounts *added, CutuneMergeResult *res,
-                 CutuneError *err)
+                 volatile sig_atomic_t *stop, CutuneDb **db, CutuneMergeCounts *added,
+                 CutuneMergeResult *res, CutuneError *err)
 {
     int code = cutune_db_open(path, 0, db, err);
     if (code)
         return code;
+    watch(*db, stop);
     sqlite3 *h = cutune_db_sqlite(*db);
     int rc = sqlite3_exec(h, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
                              " PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;"
@@ -235,14 +253,14 @@ static int build(const char *path, const char *out, const CutuneMergeInput *in, 
 
 /* OUT does not exist: build it in a temporary file beside it, then rename it into place. */
 static int merge_new(const char *out, const CutuneMergeInput *in, size_t n,
-                     CutuneMergeResult *res, CutuneError *err)
+                     volatile sig_atomic_t *stop, CutuneMergeResult *res, CutuneError *err)
 {
     CutuneOutFile of;
     CutuneDb *db = NULL;
     int code = cutune_outfile_open(&of, out, err);
     if (code)
         return code;
-    code = build(of.tmp, out, in, n, &db, &res->added, res, err);
+    code = build(of.tmp, out, in, n, stop, &db, &res->added, res, err);
     sqlite3 *h = cutune_db_sqlite(db);
     int rc = SQLITE_OK;
     if (code == 0 && (rc = sqlite3_exec(h, "BEGIN", NULL, NULL, NULL)) == SQLITE_OK &&
@@ -283,7 +301,7 @@ static int staging_path(const char *out, char *buf, size_t len, CutuneError *err
 /* OUT exists: join the inputs in a temporary file beside it, then add them to OUT in one
  * transaction. */
 static int merge_existing(const char *out, const CutuneMergeInput *in, size_t n,
-                          CutuneMergeResult *res, CutuneError *err)
+                          volatile sig_atomic_t *stop, CutuneMergeResult *res, CutuneError *err)
 {
     char staging[4200];
     CutuneDb *sdb = NULL, *db = NULL;
@@ -292,10 +310,10 @@ static int merge_existing(const char *out, const CutuneMergeInput *in, size_t n,
     int code = staging_path(out, staging, sizeof staging, err);
     if (code)
         return code;
-    code = build(staging, out, in, n, &sdb, &scratch, &sres, err);
+    code = build(staging, out, in, n, stop, &sdb, &scratch, &sres, err);
     cutune_db_close(&sdb);
-    if (code == 0)
-        code = cutune_db_open(out, 0, &db, err);
+    if (code == 0 && (code = cutune_db_open(out, 0, &db, err)) == 0)
+        watch(db, stop);
     sqlite3 *h = cutune_db_sqlite(db);
     sqlite3_stmt *att = NULL;
     int64_t since = 0;
@@ -357,8 +375,9 @@ static int refuse_out(const char *out, const char *const *inputs, size_t n, Cutu
     return 0;
 }
 
-int cutune_db_merge(const char *out, const char *const *inputs, size_t n, CutuneMergeInput *in,
-                    CutuneMergeResult *res, CutuneError *err)
+int cutune_db_merge(const char *out, const char *const *inputs, size_t n,
+                    volatile sig_atomic_t *stop, CutuneMergeInput *in, CutuneMergeResult *res,
+                    CutuneError *err)
 {
     CutuneMergeResult local;
     if (!res)
@@ -380,7 +399,8 @@ int cutune_db_merge(const char *out, const char *const *inputs, size_t n, Cutune
     if (code == 0 && !res->created)
         code = check_output(out, err);
     if (code == 0)
-        code = res->created ? merge_new(out, mi, n, res, err) : merge_existing(out, mi, n, res, err);
+        code = res->created ? merge_new(out, mi, n, stop, res, err)
+                            : merge_existing(out, mi, n, stop, res, err);
     if (mi != in)
         free(mi);
     res->seconds = cutune_now() - started;

@@ -35,6 +35,7 @@
 #ifndef CUTUNE_MERGE_H
 #define CUTUNE_MERGE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,14 +64,17 @@ typedef struct CutuneMergeResult {
 } CutuneMergeResult;
 
 /* Merge inputs[0..n-1] (paths) into the database at out (created when missing). in[] (n
- * entries, may be NULL) receives what each input held; res (may be NULL) what changed.
+ * entries, may be NULL) receives what each input held; res (may be NULL) what changed. A
+ * *stop (may be NULL) set asynchronously (SIGINT) ends the writing within milliseconds,
+ * with CUTUNE_ERR_INTERRUPTED, OUT as it was and the temporary files removed.
  * Returns 0, or: CUTUNE_ERR_INVALID when out is one of the inputs (by device and inode, or
  * an input's journal file); CUTUNE_ERR_NOT_FOUND when an input does not exist;
  * CUTUNE_ERR_DB for an input or OUT that is damaged, not a cutune database or newer, or
  * databases that disagree on what a variant is; CUTUNE_ERR_IO when writing fails. err names the file and the problem; OUT is
  * unchanged on any failure. */
-int cutune_db_merge(const char *out, const char *const *inputs, size_t n, CutuneMergeInput *in,
-                    CutuneMergeResult *res, CutuneError *err);
+int cutune_db_merge(const char *out, const char *const *inputs, size_t n,
+                    volatile sig_atomic_t *stop, CutuneMergeInput *in, CutuneMergeResult *res,
+                    CutuneError *err);
 
 /* ---- the SQL steps (merge_sql.c), for merge.c ------------------------------------------ */
 
