@@ -41,6 +41,8 @@
 #          error in C[0][0] is caught, and no config of a shipped matmul variant is recorded
 #          wrong over a random sample of CHECK_BUDGET (default 48) configs a variant at 1000^3
 #          with 3 seeds (half at 4096^3 with 2 seeds, a quarter at 8192^3); $OUT/tight.log
+#   kt-compare  Kernel Tuner (wheels in .whl/) against cutune on matmul_reg2d at KT_SIZE
+#          (default 2048): time to 95% and 99% of the optimum, configs/s (bench/kt_compare.py)
 #   yardstick  the ops' yardsticks through the worker (tests/test_gpu_yardstick): cuBLAS
 #          SGEMM, cudaMemcpy; $OUT/yardstick.log
 #   memory `cutune run OP --device 0` for transpose, matadd, reduce_sum, histogram and topk
@@ -316,6 +318,18 @@ PY
     yardstick)
         timed "yardsticks" "$out/yardstick.log" "$b/tests/test_gpu_yardstick"
         cat "$out/yardstick.log" | tee -a "$summary"
+        ;;
+    kt-compare)
+        # Kernel Tuner against cutune on matmul_reg2d's space (bench/kt_compare.py); Kernel
+        # Tuner and what the GPU machine lacks come as wheels in .whl/ (carried)
+        if ls "$root"/.whl/*.whl >/dev/null 2>&1; then
+            python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+                --target /tmp/site "$root"/.whl/*.whl && export PYTHONPATH=/tmp/site
+        fi
+        timed "Kernel Tuner against cutune" "$out/kt_compare.log" python3 "$root/bench/kt_compare.py" \
+            --size "${KT_SIZE:-2048}" --kt-time "${KT_TIME:-150}" --cutune-time "${KT_CUTUNE_TIME:-120}" \
+            --strategies "${KT_STRATEGIES:-random_sample,genetic_algorithm}" --out "$out"
+        tail -8 "$out/kt_compare.log" | tee -a "$summary"
         ;;
     faulty)
         timed "faulting variant" "$out/faulty.log" env CUTUNE_PLUGIN_PATH="$b/tests/faulty" \
