@@ -2,6 +2,8 @@
 #ifndef CUTUNE_CLI_H
 #define CUTUNE_CLI_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cutune/cutune.h"
@@ -32,9 +34,31 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Parse a non-negative integer option value; prints the error itself. */
+/* Numeric options (options.c): the value of option `opt` of command `cmd` parsed into its
+ * real type within [min, max]: strict decimal (an optional '-', digits; no spaces, '+' or
+ * hex), or for cli_parse_real a finite number as strtod reads it. On failure they print a
+ * usage error saying the range and what was wrong ("it is too large") and return
+ * EXIT_USAGE; *out is set only on success. */
+int cli_parse_int64(const char *cmd, const char *opt, const char *text, int64_t min,
+                    int64_t max, int64_t *out);
+int cli_parse_uint64(const char *cmd, const char *opt, const char *text, uint64_t min,
+                     uint64_t max, uint64_t *out);
+int cli_parse_int(const char *cmd, const char *opt, const char *text, int min, int max,
+                  int *out);
+int cli_parse_size(const char *cmd, const char *opt, const char *text, size_t min, size_t max,
+                   size_t *out);
+int cli_parse_real(const char *cmd, const char *opt, const char *text, double min, double max,
+                   double *out);
+/* The full uint64 range, and a finite number >= 0. */
 int cli_parse_u64(const char *cmd, const char *opt, const char *text, unsigned long long *out);
 int cli_parse_double(const char *cmd, const char *opt, const char *text, double *out);
+
+/* The largest CUDA device ordinal an option accepts. */
+#define CLI_MAX_DEVICE 1023
+/* Refuse an output file that is the database (or recording) at db_path or one of its
+ * journal files, compared by device and inode; call before anything is opened for writing.
+ * Returns 0, or EXIT_USAGE after printing why. */
+int cli_refuse_db_output(const char *cmd, const char *output, const char *db_path);
 /* Write s as a JSON string literal. */
 void cli_json_string(FILE *f, const char *s);
 

@@ -2,6 +2,7 @@
  * not link SQLite (or cutune). */
 #include "cli.h"
 #include "db.h"
+#include "outfile.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -287,19 +288,22 @@ int cmd_export(int argc, char **argv)
     CutuneError err = {0};
     char path[4096], uuid[64];
     CutuneDb *db = NULL;
+    CutuneOutFile out = {0};
     int rc;
     if (!db_path) {
         if ((rc = cutune_db_default_path(path, sizeof path, &err)))
             return cli_fail("export", &err);
         db_path = path;
     }
+    if (output && (rc = cli_refuse_db_output("export", output, db_path)))
+        return rc;
     if ((rc = cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err)) ||
         (device && (rc = cutune_db_find_device(db, device, uuid, sizeof uuid, &err))))
         goto fail;
-    if (output && !(e.f = fopen(output, "w"))) {
-        rc = cutune_error(&err, CUTUNE_ERR_IO, "cannot write %s; check the folder exists and "
-                                               "is writable", output);
-        goto fail;
+    if (output) {
+        if ((rc = cutune_outfile_open(&out, output, &err)))
+            goto fail;
+        e.f = out.f;
     }
     const char *dev = device ? uuid : NULL;
     if (e.format == 0) {
@@ -333,16 +337,12 @@ int cmd_export(int argc, char **argv)
         fputs(e.n ? "\n]}\n" : "]}\n", e.f);
     else if (e.format == 2)
         fprintf(e.f, "%s};\n%s", e.n ? "" : "    {0},\n", header_bottom);
-    if (e.f != stdout && fclose(e.f) != 0) {
-        e.f = stdout;
-        rc = cutune_error(&err, CUTUNE_ERR_IO, "writing %s failed", output);
+    if (output && (rc = cutune_outfile_commit(&out, &err)))
         goto fail;
-    }
     cutune_db_close(&db);
     return EXIT_OK;
 fail:
-    if (e.f && e.f != stdout)
-        fclose(e.f);
+    cutune_outfile_abort(&out); /* the previous output file stays as it was */
     cutune_db_close(&db);
     return cli_fail("export", &err);
 }

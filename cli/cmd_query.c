@@ -180,14 +180,16 @@ int cmd_query(int argc, char **argv)
     }
     CutuneDeviceInfo dev; /* the device asked for: all of it for an ordinal, else its UUID */
     memset(&dev, 0, sizeof dev);
-    char *end;
-    long ordinal = strtol(device, &end, 10);
-    if (*device && !*end) {
-        if ((rc = cutune_device_open((int)ordinal, &dev, &err))) {
+    int ordinal = -1;
+    if (device[strspn(device, "0123456789")] == '\0' &&
+        (rc = cli_parse_int("query", "--device", device, 0, CLI_MAX_DEVICE, &ordinal)))
+        return rc; /* an empty name, or an ordinal out of range */
+    if (ordinal >= 0) {
+        if ((rc = cutune_device_open(ordinal, &dev, &err))) {
             if (rc == CUTUNE_ERR_NO_DEVICE) {
                 cutune_error_clear(&err);
                 cutune_error(&err, CUTUNE_ERR_NO_DEVICE,
-                             "device %ld needs a CUDA device to resolve, and there is none here; "
+                             "device %d needs a CUDA device to resolve, and there is none here; "
                              "pass --device with a name or UUID recorded in %s",
                              ordinal, db_path);
             }

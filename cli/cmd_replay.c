@@ -1,5 +1,6 @@
 /* cutune replay: run search strategies against a recorded exhaustive run. Needs no GPU. */
 #include "cli.h"
+#include "outfile.h"
 #include "registry.h"
 #include "replay.h"
 #include "replay_svg.h"
@@ -51,30 +52,42 @@ static const char help[] =
     "  -h, --help         this text\n";
 
 enum { MAX_STRATEGIES = 16, MAX_BUDGETS = 32 };
+/* Ranges of the numeric options: far above any use, low enough that no size overflows. */
+#define MAX_SEEDS 1000000
+#define MAX_WINDOW 1000000
+#define MAX_BUDGET 1000000000000ULL
 
 typedef struct Opts {
     const char *file, *variant, *size, *device, *strategies, *csv, *svg, *export_csv;
     int synthetic, no_space, json;
-    unsigned long long synthetic_seed, seeds, seed, window;
+    uint64_t synthetic_seed, seed;
+    size_t seeds, window;
     size_t budgets[MAX_BUDGETS], nbudgets;
 } Opts;
 
 static int parse_budgets(const char *text, Opts *o)
 {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", text);
+    char *buf = strdup(text); /* any length: a list is never cut short */
+    if (!buf)
+        return cli_usage_error("replay", "out of memory reading --budgets");
     o->nbudgets = 0;
     char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        unsigned long long u;
-        if (o->nbudgets == MAX_BUDGETS || cli_parse_u64("replay", "--budgets", tok, &u))
-            return EXIT_USAGE;
-        if (u == 0 || (o->nbudgets && u <= o->budgets[o->nbudgets - 1]))
-            return cli_usage_error("replay", "--budgets must be positive and increasing, got '%s'",
-                                   text);
-        o->budgets[o->nbudgets++] = (size_t)u;
+    int rc = 0;
+    for (char *tok = strtok_r(buf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+        size_t u;
+        if (o->nbudgets == MAX_BUDGETS)
+            rc = cli_usage_error("replay", "--budgets lists more than %d budgets", MAX_BUDGETS);
+        else if ((rc = cli_parse_size("replay", "--budgets", tok, 1, MAX_BUDGET, &u)))
+            ;
+        else if (o->nbudgets && u <= o->budgets[o->nbudgets - 1])
+            rc = cli_usage_error("replay", "--budgets must be increasing, got '%s'", text);
+        else
+            o->budgets[o->nbudgets++] = u;
     }
-    return o->nbudgets ? 0 : cli_usage_error("replay", "--budgets is empty");
+    free(buf);
+    if (!rc && o->nbudgets == 0)
+        rc = cli_usage_error("replay", "--budgets is empty");
+    return rc;
 }
 
 /* The variant's space, when the plugin and its space file can be found; NULL otherwise,
@@ -113,8 +126,8 @@ static void print_json(const Opts *o, const CutuneRecording *r, const char *cons
     printf(", \"configs\": %zu, \"ok\": %zu, \"failed\": %zu, \"not_recorded\": %zu, "
            "\"best_ms\": %.9g},\n",
            r->configs.nconfigs, r->nok, r->nfailed, r->nmissing, r->best_ms);
-    printf(" \"seeds\": %llu, \"first_seed\": %llu, \"window\": %llu,\n \"strategies\": [",
-           o->seeds, o->seed, o->window);
+    printf(" \"seeds\": %zu, \"first_seed\": %llu, \"window\": %zu,\n \"strategies\": [",
+           o->seeds, (unsigned long long)o->seed, o->window);
     for (size_t s = 0; s < ns; s++) {
         printf("%s\n  {\"name\": ", s ? "," : "");
         cli_json_string(stdout, names[s]);
@@ -146,7 +159,7 @@ static void print_table(const Opts *o, const CutuneRecording *r, const char *con
     if (r->nunmatched)
         printf("(%zu recorded configs are not valid in the space and were left out)\n",
                r->nunmatched);
-    printf("fraction of the optimum: median [25th-75th percentile] min, over %llu seeds\n",
+    printf("fraction of the optimum: median [25th-75th percentile] min, over %zu seeds\n",
            o->seeds);
     printf("%-11s", "strategy");
     for (size_t b = 0; b < o->nbudgets; b++) {
@@ -174,26 +187,23 @@ static void print_table(const Opts *o, const CutuneRecording *r, const char *con
 static int write_csv(const Opts *o, const CutuneRecording *r, const char *const *names,
                      const CutuneReplayStat *const *stats, size_t ns)
 {
-    FILE *f = fopen(o->csv, "w");
-    if (!f) {
-        fprintf(stderr, "cutune replay: cannot write %s\n", o->csv);
-        return EXIT_FAILURE_;
-    }
+    CutuneOutFile out;
+    CutuneError err = {0};
+    if (cutune_outfile_open(&out, o->csv, &err))
+        return cli_fail("replay", &err);
+    FILE *f = out.f;
     fprintf(f, "variant,size,device,strategy,budget,evaluations,seeds,median,p25,p75,min,max,"
                "mean,seconds_per_replay\n");
     for (size_t s = 0; s < ns; s++)
         for (size_t b = 0; b < o->nbudgets; b++) {
             const CutuneReplayStat *x = &stats[s][b];
             size_t ev = x->budget < r->configs.nconfigs ? x->budget : r->configs.nconfigs;
-            fprintf(f, "%s,%s,\"%s\",%s,%zu,%zu,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6g\n",
+            fprintf(f, "%s,%s,\"%s\",%s,%zu,%zu,%zu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6g\n",
                     r->variant, r->size, r->device, names[s], x->budget, ev, o->seeds,
                     x->median, x->p25, x->p75, x->min, x->max, x->mean, x->seconds);
         }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        fprintf(stderr, "cutune replay: writing %s failed\n", o->csv);
-        return EXIT_FAILURE_;
-    }
+    if (cutune_outfile_commit(&out, &err))
+        return cli_fail("replay", &err);
     return 0;
 }
 
@@ -209,18 +219,21 @@ static int pick_strategies(const Opts *o, const CutuneStrategyOps **ops, size_t 
                 ops[(*n)++] = cutune_strategy_list[i];
         return 0;
     }
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", o->strategies);
+    char *buf = strdup(o->strategies); /* any length: a list is never cut short */
+    if (!buf)
+        return cli_usage_error("replay", "out of memory reading --strategy");
     char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int rc = 0;
+    for (char *tok = strtok_r(buf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
         const CutuneStrategyOps *x = cutune_strategy_find(tok);
         if (!x)
-            return cli_usage_error("replay", "unknown strategy '%s' (see `cutune run --help`)",
-                                   tok);
-        if (x != &cutune_strategy_random && *n < MAX_STRATEGIES)
+            rc = cli_usage_error("replay", "unknown strategy '%s' (see `cutune run --help`)",
+                                 tok);
+        else if (x != &cutune_strategy_random && *n < MAX_STRATEGIES)
             ops[(*n)++] = x;
     }
-    return 0;
+    free(buf);
+    return rc;
 }
 
 static int parse_args(int argc, char **argv, Opts *o)
@@ -251,13 +264,11 @@ static int parse_args(int argc, char **argv, Opts *o)
         case 'd': o->device = optarg; break;
         case 'S': o->strategies = optarg; break;
         case 'n':
-            if ((rc = cli_parse_u64("replay", "--seeds", optarg, &o->seeds)))
+            if ((rc = cli_parse_size("replay", "--seeds", optarg, 1, MAX_SEEDS, &o->seeds)))
                 return rc;
-            if (o->seeds == 0)
-                return cli_usage_error("replay", "--seeds must be at least 1");
             break;
         case 'r':
-            if ((rc = cli_parse_u64("replay", "--seed", optarg, &o->seed)))
+            if ((rc = cli_parse_uint64("replay", "--seed", optarg, 0, UINT64_MAX, &o->seed)))
                 return rc;
             break;
         case 'b':
@@ -265,10 +276,8 @@ static int parse_args(int argc, char **argv, Opts *o)
                 return rc;
             break;
         case 'w':
-            if ((rc = cli_parse_u64("replay", "--window", optarg, &o->window)))
+            if ((rc = cli_parse_size("replay", "--window", optarg, 1, MAX_WINDOW, &o->window)))
                 return rc;
-            if (o->window == 0)
-                return cli_usage_error("replay", "--window must be at least 1");
             break;
         case 'N': o->no_space = 1; break;
         case 'j': o->json = 1; break;
@@ -276,7 +285,8 @@ static int parse_args(int argc, char **argv, Opts *o)
         case 'g': o->svg = optarg; break;
         case 'e': o->export_csv = optarg; break;
         case 'y':
-            if ((rc = cli_parse_u64("replay", "--synthetic", optarg, &o->synthetic_seed)))
+            if ((rc = cli_parse_uint64("replay", "--synthetic", optarg, 0, UINT64_MAX,
+                                       &o->synthetic_seed)))
                 return rc;
             o->synthetic = 1;
             break;
@@ -306,6 +316,10 @@ int cmd_replay(int argc, char **argv)
         return rc < 0 ? EXIT_OK : rc;
     CutuneRecording rec;
     CutuneError err = {0};
+    const char *outputs[] = {o.csv, o.svg, o.export_csv};
+    for (size_t i = 0; i < 3 && o.file; i++)
+        if (outputs[i] && (rc = cli_refuse_db_output("replay", outputs[i], o.file)))
+            return rc;
     CutuneSpace *sp = NULL;
     CutuneReplayStat *all = NULL;
     const CutuneStrategyOps *ops[MAX_STRATEGIES];
@@ -347,7 +361,7 @@ int cmd_replay(int argc, char **argv)
                     rec.configs.nconfigs - rec.nmissing, rec.variant, rec.size, o.export_csv);
         goto out;
     }
-    all = calloc(ns * o.nbudgets, sizeof *all);
+    all = calloc(ns * o.nbudgets, sizeof *all); /* at most 16 x 32 */
     if (!all) {
         rc = EXIT_FAILURE_;
         goto out;
@@ -357,8 +371,8 @@ int cmd_replay(int argc, char **argv)
     for (size_t s = 0; s < ns; s++) {
         names[s] = ops[s]->name;
         stats[s] = all + s * o.nbudgets;
-        if (cutune_replay_stats(ops[s], &rec, o.seed, (size_t)o.seeds, o.budgets, o.nbudgets,
-                                (size_t)o.window, all + s * o.nbudgets, &err)) {
+        if (cutune_replay_stats(ops[s], &rec, o.seed, o.seeds, o.budgets, o.nbudgets, o.window,
+                                all + s * o.nbudgets, &err)) {
             rc = cli_fail("replay", &err);
             goto out;
         }
@@ -372,9 +386,9 @@ int cmd_replay(int argc, char **argv)
     if (o.svg) {
         char title[512];
         if (o.synthetic)
-            snprintf(title, sizeof title, "%s: median over %llu seeds", rec.device, o.seeds);
+            snprintf(title, sizeof title, "%s: median over %zu seeds", rec.device, o.seeds);
         else
-            snprintf(title, sizeof title, "%s %s on %s (%s): median over %llu seeds",
+            snprintf(title, sizeof title, "%s %s on %s (%s): median over %zu seeds",
                      rec.variant, rec.size, rec.device, rec.date[0] ? rec.date : "-", o.seeds);
         if (replay_svg_write(o.svg, title, names, stats, ns, o.nbudgets, &err))
             rc = cli_fail("replay", &err);

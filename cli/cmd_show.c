@@ -68,8 +68,8 @@ int cmd_show(int argc, char **argv)
     }
     if (argc - optind > 1)
         return cli_usage_error("show", "expected at most one run id");
-    unsigned long long run = 0;
-    if (optind < argc && cli_parse_u64("show", "RUN", argv[optind], &run))
+    int64_t run = 0;
+    if (optind < argc && cli_parse_int64("show", "RUN", argv[optind], 1, INT64_MAX, &run))
         return EXIT_USAGE;
 
     CutuneError err = {0};
@@ -80,7 +80,7 @@ int cmd_show(int argc, char **argv)
             return cli_fail("show", &err);
         db_path = path;
     }
-    int64_t run_id = (int64_t)run;
+    int64_t run_id = run;
     if (cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err) ||
         (run_id == 0 && cutune_db_last_run(db, &run_id, &err)) ||
         cutune_db_trials_foreach(db, run_id, row, &s, &err)) {

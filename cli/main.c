@@ -1,5 +1,6 @@
 /* cutune: tune CUDA kernels, store the results, look them up. */
 #include "cli.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -92,28 +93,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
-int cli_parse_u64(const char *cmd, const char *opt, const char *text, unsigned long long *out)
-{
-    char *end;
-    errno = 0;
-    if (!text || *text == '-' || *text == '\0')
-        return cli_usage_error(cmd, "%s needs a non-negative integer, got '%s'", opt, text ? text : "");
-    *out = strtoull(text, &end, 10);
-    if (errno || *end)
-        return cli_usage_error(cmd, "%s needs a non-negative integer, got '%s'", opt, text);
-    return 0;
-}
-
-int cli_parse_double(const char *cmd, const char *opt, const char *text, double *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtod(text, &end);
-    if (errno || *end || end == text || !(*out >= 0))
-        return cli_usage_error(cmd, "%s needs a non-negative number, got '%s'", opt, text);
-    return 0;
-}
-
 void cli_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -129,4 +108,19 @@ void cli_json_string(FILE *f, const char *s)
             fputc(c, f);
     }
     fputc('"', f);
+}
+
+int cli_refuse_db_output(const char *cmd, const char *output, const char *db_path)
+{
+    /* the database's journal files hold committed data too */
+    char wal[4200], shm[4200], journal[4200];
+    snprintf(wal, sizeof wal, "%s-wal", db_path);
+    snprintf(shm, sizeof shm, "%s-shm", db_path);
+    snprintf(journal, sizeof journal, "%s-journal", db_path);
+    const char *inputs[] = {db_path, wal, shm, journal};
+    CutuneError err = {0};
+    if (cutune_outfile_refuse_input(output, inputs, 4, &err) == 0)
+        return 0;
+    fprintf(stderr, "cutune %s: %s\n", cmd, err.msg);
+    return EXIT_USAGE;
 }

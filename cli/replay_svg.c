@@ -2,6 +2,7 @@
  * strategy (the median over seeds), log x axis. Plain SVG written by hand: no plotting
  * dependency. */
 #include "replay_svg.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -42,9 +43,10 @@ int replay_svg_write(const char *path, const char *title, const char *const *nam
     ymin = floor(ymin * 10) / 10;
     if (ymin > 0.9)
         ymin = 0.9;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return cutune_error(err, CUTUNE_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    CutuneOutFile out;
+    if (cutune_outfile_open(&out, path, err))
+        return err ? err->code : CUTUNE_ERR_IO;
+    FILE *f = out.f;
 #define X(v) (L + pw * (log((v) / xmin) / log(xmax / xmin)))
 #define Y(v) (T + ph * (1.0 - ((v) - ymin) / (1.0 - ymin)))
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
@@ -97,8 +99,5 @@ int replay_svg_write(const char *path, const char *title, const char *const *nam
 #undef X
 #undef Y
     fprintf(f, "</svg>\n");
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return cutune_error(err, CUTUNE_ERR_IO, "writing %s failed", path);
-    return 0;
+    return cutune_outfile_commit(&out, err);
 }

@@ -80,6 +80,20 @@ printf '[variant]\nname = axpy_template\n[param.BLOCK]\nvalues =\n' | space
 expect 1 "axpy_template.ini:4" -- runspace
 unchanged "parameter without values"
 
+# the most parameters a space may have reach the worker whole; one more is refused at load
+many=$good_space
+for i in $(seq 1 46); do many="$many
+[param.P$i]
+values = $i"; done
+printf '%s\n' "$many" | space
+CUTUNE_SPACE_PATH=$spaces "$exe" run axpy --size 4096 --db "$tmp/many.db" --no-progress --budget 3 \
+    --strategy random >"$tmp/out" 2>&1 || { bad "a 48-parameter space did not run"; cat "$tmp/out"; }
+n=$("$exe" show --db "$tmp/many.db" --status ok 2>&1 | grep -c "P46=46")
+[ "$n" = 3 ] || { bad "a 48-parameter space: $n ok trials with P46=46, want 3"; "$exe" show --db "$tmp/many.db"; }
+printf '%s\n[param.P47]\nvalues = 47\n' "$many" | space
+expect 1 "axpy_template.ini:99: parameter 'P47' is one more than the 48 a space may have" -- runspace
+unchanged "49 parameters"
+
 # --- ops, variants, sizes
 expect 4 "no plugin implements op 'nosuchop'" -- "$exe" run nosuchop --db "$db"
 expect 4 "has no variant 'nope'" -- "$exe" run axpy --variant nope --db "$db"
@@ -164,6 +178,27 @@ if python3 -c 'import sqlite3' 2>/dev/null; then
     ic=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("PRAGMA integrity_check").fetchone()[0])' "$full")
     [ "$ic" = ok ] || bad "full disk: integrity_check says $ic"
 fi
+
+# --- outputs: never over an input, never half-written
+expect 2 "is the input" -- "$exe" export --db "$db" --output "$db"
+unchanged "export --output = --db"
+ln -s "$db" "$tmp/db-link"
+expect 2 "is the input" -- "$exe" export --db "$db" --output "$tmp/db-link"
+expect 2 "is the input" -- "$exe" export --db "$db" --output "$db-wal"
+unchanged "export --output = a link to --db, or its WAL"
+expect 2 "is the input" -- "$exe" replay "$db" --variant axpy_template --size 4096 --export-csv "$db"
+expect 2 "is the input" -- "$exe" replay "$db" --variant axpy_template --size 4096 --csv "$db"
+expect 2 "is the input" -- "$exe" replay "$db" --variant axpy_template --size 4096 --svg "$tmp/db-link"
+unchanged "replay output = its input"
+printf 'previous export\n' >"$tmp/prev.h"
+(ulimit -f 1 && exec "$exe" export --db "$db" --format header --output "$tmp/prev.h") >"$tmp/out" 2>&1
+rc=$?
+[ $rc = 1 ] || { bad "export past the file size limit: exit $rc, want 1"; cat "$tmp/out"; }
+grep -q "disk is full" "$tmp/out" || { bad "export past the file size limit: unclear message"; cat "$tmp/out"; }
+[ "$(cat "$tmp/prev.h")" = "previous export" ] || bad "a failed export replaced the previous file"
+ls -a "$tmp" | grep -q '\.tmp$' && bad "a failed export left its temporary file"
+"$exe" export --db "$db" --format header --output "$tmp/prev.h" >/dev/null 2>&1 || bad "export --output failed"
+grep -q CUTUNE_TUNED_COUNT "$tmp/prev.h" || bad "export --output did not replace the previous file"
 
 unchanged "the whole test"
 [ $fail = 0 ] && echo "all bad-input checks passed"

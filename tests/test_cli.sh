@@ -26,8 +26,8 @@ for c in run list devices query show export replay; do
     expect 0 "usage: cutune $c" -- "$exe" $c --help
 done
 expect 2 "which op?" -- "$exe" run
-expect 2 "--budget needs a non-negative integer, got 'lots'" -- "$exe" run matmul --budget lots
-expect 2 "--time needs a non-negative number" -- "$exe" run matmul --time -1
+expect 2 "--budget needs a whole number of at least 0, got 'lots'" -- "$exe" run matmul --budget lots
+expect 2 "--time needs a number of at least 0, got '-1': it is too small" -- "$exe" run matmul --time -1
 expect 2 "--size is required" -- "$exe" query matmul
 expect 2 "unknown status 'great'" -- "$exe" show --status great
 expect 2 "leave out --size" -- "$exe" run --pending --size 64
@@ -41,7 +41,7 @@ expect 4 "no plugin implements op 'nosuchop'" -- "$exe" list nosuchop
 rec=$CUTUNE_TEST_DATA/recordings/h200-matmul_tiled-4096.csv
 expect 2 "which recording?" -- "$exe" replay
 expect 2 "unknown strategy 'nope'" -- "$exe" replay "$rec" --strategy nope
-expect 2 "--budgets must be positive and increasing" -- "$exe" replay "$rec" --budgets 50,25
+expect 2 "--budgets must be increasing" -- "$exe" replay "$rec" --budgets 50,25
 expect 4 "cannot open" -- "$exe" replay "$tmp/none.csv"
 expect 0 "space: 132 configs: 132 ok, 0 failed, 0 not recorded" -- "$exe" replay "$rec" --seeds 5 \
     --svg "$tmp/plot.svg" --csv "$tmp/out.csv"

@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "db.h"
+#include "raw_sqlite.h"
 
 static char tmpdir[64];
 
@@ -43,45 +44,6 @@ static char *read_all(const char *path, size_t *len)
     *len = buf ? fread(buf, 1, 1 << 20, f) : 0;
     fclose(f);
     return buf;
-}
-
-/* A value from a plain sqlite3 connection (read-only), -999 on error. */
-static long long raw_int(const char *path, const char *sql)
-{
-    sqlite3 *h = NULL;
-    sqlite3_stmt *st = NULL;
-    long long v = -999;
-    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return v;
-}
-
-static void raw_text(const char *path, const char *sql, char *out, size_t len)
-{
-    sqlite3 *h = NULL;
-    sqlite3_stmt *st = NULL;
-    snprintf(out, len, "(error)");
-    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        snprintf(out, len, "%s",
-                 sqlite3_column_type(st, 0) == SQLITE_NULL
-                     ? "(null)"
-                     : (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-}
-
-static int raw_exec(const char *path, const char *sql)
-{
-    sqlite3 *h = NULL;
-    int rc = sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
-    sqlite3_close(h);
-    return rc;
 }
 
 static CutuneDeviceInfo device(const char *uuid, const char *name, int sm)
@@ -560,7 +522,7 @@ static void test_not_a_database(void)
         CutuneError e = {0};
         CHECK_EQ_INT(cutune_db_open(path, ro ? CUTUNE_DB_READONLY : 0, &db, &e), CUTUNE_ERR_DB);
         CHECK(db == NULL);
-        CHECK_STR_CONTAINS(e.msg, "is not a cutune database (file is not a database)");
+        CHECK_STR_CONTAINS(e.msg, "is not a cutune database (file is not a database: its first bytes are not a SQLite header");
         CHECK_STR_CONTAINS(e.msg, path);
         CHECK_STR_CONTAINS(e.msg, "--db");
     }
@@ -594,12 +556,14 @@ static void test_read_only(void)
                  CUTUNE_ERR_NOT_FOUND);
     CHECK(!exists(in_tmp("absent.db")));
 
-    /* an empty (never migrated) file cannot be read: it must be upgraded first */
+    /* an empty (never migrated) file has nothing recorded: not found, and no advice to
+     * upgrade it (it is not old) */
     const char *empty = in_tmp("empty.db");
     fclose(fopen(empty, "wb"));
     e = (CutuneError){0};
-    CHECK_EQ_INT(cutune_db_open(empty, CUTUNE_DB_READONLY, &db, &e), CUTUNE_ERR_DB);
-    CHECK_STR_CONTAINS(e.msg, "read-write");
+    CHECK_EQ_INT(cutune_db_open(empty, CUTUNE_DB_READONLY, &db, &e), CUTUNE_ERR_NOT_FOUND);
+    CHECK_STR_CONTAINS(e.msg, "nothing recorded yet");
+    CHECK(strstr(e.msg, "older") == NULL && strstr(e.msg, "upgrade") == NULL);
 
     /* a good one: reads work, writes fail */
     const char *path = in_tmp("rows.db");

@@ -480,6 +480,27 @@ static void replay_catches_repeats(void)
     cutune_recording_free(&r);
 }
 
+/* Sizes from the command line that would overflow an allocation: a window larger than the
+ * budget is clamped, and a seed count whose array cannot exist fails cleanly. */
+static void huge_sizes(void)
+{
+    CutuneRecording r;
+    CHECK_EQ_INT(cutune_landscape_generate(6, &r), 0);
+    double found = 0;
+    size_t np = 0;
+    CHECK(cutune_replay_once(&cutune_strategy_random, &r, 1, 50, (size_t)1 << 61, &found, &np,
+                             NULL, NULL) == 0);
+    CHECK(np == 50 && found > 0);
+    size_t budget = 10;
+    CutuneReplayStat st;
+    CutuneError e = {0};
+    CHECK(cutune_replay_stats(&cutune_strategy_random, &r, 1, (size_t)1 << 61, &budget, 1, 4,
+                              &st, &e) == CUTUNE_ERR_NOMEM);
+    CHECK(cutune_replay_stats(&cutune_strategy_random, &r, 1, SIZE_MAX, &budget, 1, SIZE_MAX,
+                              &st, NULL) == CUTUNE_ERR_NOMEM);
+    cutune_recording_free(&r);
+}
+
 static void choosing(void)
 {
     char why[512];
@@ -502,6 +523,7 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0);
     grid_neighbours();
     replay_catches_repeats();
+    huge_sizes();
     load_from_db();
     landscape();
     recordings();

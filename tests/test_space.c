@@ -6,8 +6,12 @@
 #include <string.h>
 
 #include "check.h"
+#include "config_text.h"
 #include "cutune/cutune.h"
 #include "space.h"
+#include "space_limits.h"
+
+#include <unistd.h>
 
 static char data_dir[1024];
 
@@ -419,6 +423,143 @@ static void test_bad_files(void)
     CHECK(s == NULL);
 }
 
+/* Write a generated space to a temporary file; returns its path (static). */
+static const char *generated(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/cutune-test-space-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return "/nonexistent";
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* "[variant]\nname = t\n" then nparams sections; the first `two` with 2 values, the rest
+ * with 1. Sections start at line 3 + 2 * i. */
+static char *params_space(int nparams, int two)
+{
+    size_t cap = 64 + (size_t)nparams * 48;
+    char *t = malloc(cap);
+    size_t k = (size_t)snprintf(t, cap, "[variant]\nname = t\n");
+    for (int i = 0; i < nparams; i++)
+        k += (size_t)snprintf(t + k, cap - k, "[param.P%d]\nvalues = %s\n", i, i < two ? "1, 2" : "1");
+    return t;
+}
+
+static void expect_refused(const char *text, const char *where, const char *phrase)
+{
+    const char *path = generated(text);
+    CutuneSpace *s = NULL;
+    CutuneError err = {0};
+    int rc = cutune_space_load(path, NULL, &s, &err);
+    CHECK_MSG(rc == CUTUNE_ERR_PARSE && !s, "rc %d", rc);
+    char want[128];
+    snprintf(want, sizeof want, "%s:%s", path, where);
+    CHECK_STR_CONTAINS(err.msg, want);
+    CHECK_STR_CONTAINS(err.msg, phrase);
+    cutune_space_free(s);
+    unlink(path);
+}
+
+/* The limits of space_limits.h hold at load, each with the file, the line and a fix. */
+static void test_space_limits(void)
+{
+    char *t = params_space(CUTUNE_MAX_PARAMS, 3);
+    const char *path = generated(t);
+    CutuneSpace *s = NULL;
+    CutuneError err = {0};
+    CHECK_MSG(cutune_space_load(path, NULL, &s, &err) == 0, "%s", err.msg);
+    CHECK(s && s->nparams == CUTUNE_MAX_PARAMS);
+    cutune_space_free(s);
+    unlink(path);
+    free(t);
+
+    /* one parameter too many: at its section's line */
+    t = params_space(CUTUNE_MAX_PARAMS + 1, 3);
+    char where[16];
+    snprintf(where, sizeof where, "%d:", 3 + 2 * CUTUNE_MAX_PARAMS);
+    expect_refused(t, where, "one more than the 48 a space may have");
+    free(t);
+    t = params_space(72, 3); /* the space that used to load and fail every config */
+    expect_refused(t, where, "split the variant");
+    free(t);
+
+    /* 2^20 points x 40 parameters: the single-valued ones count for memory */
+    t = params_space(40, 20);
+    expect_refused(t, "43:", "can be a #define in the kernel");
+    free(t);
+    t = params_space(30, 20); /* 2^20 x 30 is within */
+    path = generated(t);
+    s = NULL;
+    CHECK_MSG(cutune_space_load(path, NULL, &s, &err) == 0, "%s", err.msg);
+    cutune_space_free(s);
+    unlink(path);
+    free(t);
+
+    /* more values than a level index holds */
+    expect_refused("[variant]\nname = t\n[param.A]\nrange = 1..70000\n", "4:",
+                   "more than the 65535 a parameter may have");
+    expect_refused("[variant]\nname = t\n[param.A]\nrange = 0..65535\n", "4:", "65536 values");
+    t = params_space(0, 0);
+    size_t cap = 800000;
+    char *big = malloc(cap);
+    size_t k = (size_t)snprintf(big, cap, "%s[param.A]\nvalues = 0", t);
+    for (int i = 1; i <= CUTUNE_MAX_VALUES; i++) /* continuation lines keep lines short */
+        k += (size_t)snprintf(big + k, cap - k, i % 16 ? ",%d" : ",\n  %d", i);
+    snprintf(big + k, cap - k, "\n");
+    expect_refused(big, "4:", "lists 65536 values");
+    free(big);
+    free(t);
+}
+
+/* A config's text from a database, read strictly. */
+static void test_config_text(void)
+{
+    CutuneConfigPairs p;
+    CutuneError err = {0};
+    CHECK(cutune_config_pairs_parse("TILE=16,PAD=-1,BIG=9223372036854775807", &p, &err) == 0);
+    CHECK(p.count == 3 && strcmp(p.names[1], "PAD") == 0 && p.values[1] == -1 &&
+          p.values[2] == INT64_MAX);
+    CHECK(cutune_config_pairs_parse("", &p, &err) == 0 && p.count == 0);
+    CHECK(cutune_config_pairs_parse("M=-9223372036854775808", &p, &err) == 0 &&
+          p.values[0] == INT64_MIN);
+    static const struct {
+        const char *text, *phrase;
+    } bad[] = {
+        {"A=1,,B=2", "is empty"},
+        {"A=1,", "is empty"},
+        {",A=1", "is empty"},
+        {"A=1);system(\"id\");//", "not a whole number"},
+        {"A=1e3", "not a whole number"},
+        {"A=", "not a whole number"},
+        {"A=9223372036854775808", "not a whole number"},
+        {"A=-9223372036854775809", "not a whole number"},
+        {"A = 1", "parameter name"},
+        {"1A=1", "parameter name"},
+        {"A\"B=1", "parameter name"},
+        {"=1", "parameter name"},
+        {"A", "is not NAME=value"},
+        {"A=1,A=2", "a second time"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cutune_error_clear(&err);
+        CHECK_MSG(cutune_config_pairs_parse(bad[i].text, &p, &err) == CUTUNE_ERR_PARSE,
+                  "'%s' accepted", bad[i].text);
+        CHECK_STR_CONTAINS(err.msg, bad[i].phrase);
+        CHECK(p.count == 0);
+    }
+    char many[4096];
+    size_t k = 0;
+    for (int i = 0; i <= CUTUNE_MAX_PARAMS; i++)
+        k += (size_t)snprintf(many + k, sizeof many - k, "%sP%d=1", i ? "," : "", i);
+    cutune_error_clear(&err);
+    CHECK(cutune_config_pairs_parse(many, &p, &err) == CUTUNE_ERR_PARSE);
+    CHECK_STR_CONTAINS(err.msg, "one more than the 48");
+}
+
 int main(void)
 {
     const char *d = getenv("CUTUNE_TEST_DATA");
@@ -434,5 +575,7 @@ int main(void)
     test_eval_error();
     test_limits();
     test_bad_files();
+    test_space_limits();
+    test_config_text();
     return check_result("space");
 }

@@ -3,6 +3,7 @@
  * is refused, and the evaluation deadline follows its documented formula. (The whole
  * worker life cycle is tested through the cutune command in test_isolation.sh.) */
 #include "check.h"
+#include "space_limits.h"
 #include "proto.h"
 #include "util.h"
 #include "worker_client.h"
@@ -163,6 +164,20 @@ static void real_worker(void)
     unsetenv("CUTUNE_WORKER");
 }
 
+/* A config with more parameters than names[] can hold is refused before anything of it
+ * is read (no names array is even given here). */
+static void oversized_config(void)
+{
+    CutuneConfig cfg = {CUTUNE_MAX_PARAMS + 1, NULL, NULL};
+    CutuneEvalResult res;
+    CutuneMeasureSettings ms;
+    memset(&ms, 0, sizeof ms);
+    CutuneError err = {0};
+    CHECK(cutune_worker_eval(NULL, &cfg, "", 0, 0, &ms, &res, &err) == CUTUNE_ERR_INVALID);
+    CHECK_STR_CONTAINS(err.msg, "at most 48");
+    CHECK(res.status == CUTUNE_STATUS_LAUNCH_ERROR);
+}
+
 int main(void)
 {
     fields();
@@ -170,5 +185,6 @@ int main(void)
     deadlines();
     path_override();
     real_worker();
+    oversized_config();
     return check_result("worker");
 }

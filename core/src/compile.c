@@ -1,6 +1,7 @@
 /* NVRTC compilation of kernel sources into cubins, through the kernel cache. */
 #include "compile.h"
 #include "kcache.h"
+#include "space_limits.h"
 #include "util.h"
 
 #include <nvrtc.h>
@@ -8,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_OPTIONS 64
+/* a define per parameter and per problem dimension, and the fixed options */
+#define MAX_OPTIONS (CUTUNE_MAX_PARAMS + CUTUNE_MAX_DIMS + 8)
 
 void cutune_nvrtc_version(char *buf, size_t len)
 {

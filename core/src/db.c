@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -27,6 +28,8 @@ struct CutuneDb {
 };
 
 enum { BUSY_TIMEOUT_MS = 10000, BUSY_RETRIES = 4 };
+/* How long a reader waits for a database that another process is creating. */
+enum { CREATE_WAIT_MS = 3000, CREATE_POLL_MS = 20 };
 
 /* ---- errors ---------------------------------------------------------------------- */
 
@@ -226,30 +229,69 @@ static int migrate(CutuneDb *db, int from, CutuneError *err)
     return 0;
 }
 
-/* After the file has been read: refuse what is not ours, or newer than us. */
-static int check_version(CutuneDb *db, int ro, int *version, CutuneError *err)
+/* A file SQLite cannot read as a database: say whether it is one at all, and if it is,
+ * how it is damaged, and what to do. */
+static int damaged(CutuneDb *db, CutuneError *err)
 {
-    int latest = cutune_db_schema_latest();
-    /* The version and the table count are read in one transaction: another process may
-     * commit the first migration between two separate reads, and tables without a version
-     * would look like someone else's database. */
+    char how[200];
+    cutune_db_file_damage(db->path, how, sizeof how);
+    if (strstr(how, "not a SQLite header"))
+        return cutune_error(err, CUTUNE_ERR_DB,
+                            "%s is not a cutune database (file is not a database: %s); move it "
+                            "away or pass --db with another path",
+                            db->path, how);
+    return cutune_error(err, CUTUNE_ERR_DB,
+                        "database %s is damaged: %s; it was not modified. Restore it from a "
+                        "copy, move it away, or pass --db with another path",
+                        db->path, how);
+}
+
+/* The version and the count of schema objects in one read transaction (another process
+ * may commit the first migration between two separate reads, and tables without a version
+ * would look like someone else's database). Returns a SQLite code; a failure is recorded
+ * in err before the rollback, which would clear SQLite's message. */
+static int read_schema(CutuneDb *db, int *version, int *objects, CutuneError *err)
+{
+    *objects = 0;
     int rc = sqlite3_exec(db->h, "BEGIN", NULL, NULL, NULL);
-    int objects = 0; /* a SQLite file with tables of its own is someone else's */
     if (rc == SQLITE_OK)
         rc = read_version(db, version);
     if (rc == SQLITE_OK && *version == 0)
-        rc = query_int(db, "SELECT count(*) FROM sqlite_schema", &objects);
+        rc = query_int(db, "SELECT count(*) FROM sqlite_schema", objects);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        return rc;
+    if ((rc & 0xff) == SQLITE_NOTADB || (rc & 0xff) == SQLITE_CORRUPT)
+        damaged(db, err);
     else
-        rollback(db);
-    if ((rc & 0xff) == SQLITE_NOTADB)
+        db_error(db, err, rc, "reading the schema version");
+    rollback(db);
+    return rc;
+}
+
+/* After the file has been read: refuse what is not ours, or newer than us. A reader that
+ * finds no schema yet waits while the file is being written (another process creating the
+ * database commits all its migrations in one transaction), then says nothing is recorded:
+ * CUTUNE_ERR_NOT_FOUND. */
+static int check_version(CutuneDb *db, int ro, int *version, CutuneError *err)
+{
+    int latest = cutune_db_schema_latest();
+    int objects = 0, rc;
+    for (int waited_ms = 0;; waited_ms += CREATE_POLL_MS) {
+        if ((rc = read_schema(db, version, &objects, err)) != SQLITE_OK)
+            return err ? err->code : CUTUNE_ERR_DB;
+        if (!ro || *version != 0 || objects != 0 || waited_ms >= CREATE_WAIT_MS ||
+            cutune_db_file_age(db->path) > 2)
+            break;
+        usleep(CREATE_POLL_MS * 1000);
+    }
+    if (*version < 0)
         return cutune_error(err, CUTUNE_ERR_DB,
-                            "%s is not a cutune database (file is not a database); move it "
-                            "away or pass --db with another path",
-                            db->path);
-    if (rc != SQLITE_OK)
-        return db_error(db, err, rc, "reading the schema version");
+                            "%s is not a cutune database (its schema version is %d, and "
+                            "cutune's are 1 and up); move it away or pass --db with another "
+                            "path (the database was not modified)",
+                            db->path, *version);
     if (*version > latest)
         return cutune_error(err, CUTUNE_ERR_DB,
                             "database %s has schema version %d, newer than the %d this cutune "
@@ -261,12 +303,11 @@ static int check_version(CutuneDb *db, int ro, int *version, CutuneError *err)
                             "%s is not a cutune database (it has tables but no cutune schema "
                             "version); move it away or pass --db with another path",
                             db->path);
-    if (ro && *version < latest)
-        return cutune_error(err, CUTUNE_ERR_DB,
-                            "database %s has schema version %d, older than the %d this cutune "
-                            "reads; run any cutune command that records results (it opens the "
-                            "database read-write and upgrades it) once, then retry",
-                            db->path, *version, latest);
+    if (ro && *version == 0)
+        return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                            "database %s has nothing recorded yet (it is empty, or another "
+                            "process is creating it); record results with `cutune run` first",
+                            db->path);
     return 0;
 }
 
@@ -291,6 +332,33 @@ static int switch_to_wal(CutuneDb *db)
     return rc;
 }
 
+/* An older schema opened for reading is upgraded in a private copy in memory: the file is
+ * never written (the folder may be read-only, or this machine may never run `cutune run`),
+ * and the reader sees the schema it knows. The copy is a snapshot of the file. */
+static int migrate_in_memory(CutuneDb *db, int version, CutuneError *err)
+{
+    sqlite3 *mem = NULL;
+    int rc = sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    sqlite3_backup *b = rc == SQLITE_OK ? sqlite3_backup_init(mem, "main", db->h, "main") : NULL;
+    if (b) {
+        rc = sqlite3_backup_step(b, -1);
+        int fin = sqlite3_backup_finish(b);
+        rc = rc == SQLITE_DONE ? fin : rc;
+    } else if (rc == SQLITE_OK) {
+        rc = sqlite3_errcode(mem);
+    }
+    if (rc != SQLITE_OK) {
+        db_error(db, err, rc, "copying an older schema into memory to read it");
+        sqlite3_close(mem);
+        return err ? err->code : CUTUNE_ERR_DB;
+    }
+    sqlite3_close(db->h);
+    db->h = mem;
+    if ((rc = sqlite3_extended_result_codes(db->h, 1)) != SQLITE_OK)
+        return db_error(db, err, rc, "configuring the connection");
+    return migrate(db, version, err);
+}
+
 int cutune_db_open(const char *path, int flags, CutuneDb **out, CutuneError *err)
 {
     if (out)
@@ -306,19 +374,24 @@ int cutune_db_open(const char *path, int flags, CutuneDb **out, CutuneError *err
         goto fail;
     }
     struct stat st;
-    if (ro && !memory && stat(path, &st) != 0) {
+    int exists = !memory && stat(path, &st) == 0;
+    if (ro && !memory && !exists) {
         code = cutune_error(err, errno == ENOENT ? CUTUNE_ERR_NOT_FOUND : CUTUNE_ERR_IO,
                             "cannot open the database %s: %s; record some results first "
                             "(cutune run) or pass --db with another path",
                             path, strerror(errno));
         goto fail;
     }
+    if (exists && (code = cutune_db_file_check(path, &st, err)) != 0)
+        goto fail;
     if (!ro && !memory && (code = prepare_dir(path, err)) != 0)
         goto fail;
     code = CUTUNE_ERR_DB;
-    rc = sqlite3_open_v2(path, &db->h,
-                         ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                         NULL);
+    rc = ro && !memory ? cutune_db_file_open_readonly(path, &db->h)
+                       : sqlite3_open_v2(path, &db->h,
+                                         ro ? SQLITE_OPEN_READONLY
+                                            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                                         NULL);
     if (rc != SQLITE_OK) {
         code = db_error(db, err, rc, "opening");
         goto fail;
@@ -349,8 +422,12 @@ int cutune_db_open(const char *path, int flags, CutuneDb **out, CutuneError *err
         code = db_error(db, err, rc, "setting pragmas");
         goto fail;
     }
+    if (ro && version < cutune_db_schema_latest() && (code = migrate_in_memory(db, version, err)))
+        goto fail;
     if (!ro && (code = migrate(db, version, err)) != 0)
         goto fail;
+    if (!ro && !memory)
+        cutune_db_runs_reap_stale(db);
     *out = db;
     return 0;
 fail:
@@ -408,18 +485,25 @@ int cutune_db_schema_version(CutuneDb *db)
 
 /* ---- rows ------------------------------------------------------------------------------ */
 
-/* Run one statement that returns the id wanted in its first column (0 rows: NOT_FOUND). */
-static int step_id(CutuneDb *db, sqlite3_stmt *st, int64_t *id, const char *what,
-                   CutuneError *err)
+/* Run one statement that returns the id wanted in its first column (0 rows: NOT_FOUND);
+ * with text_out, a copy of its second column too (NULL when out of memory). */
+static int step_id(CutuneDb *db, sqlite3_stmt *st, int64_t *id, const char **text_out,
+                   const char *what, CutuneError *err)
 {
     int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *id = sqlite3_column_int64(st, 0);
-        return 0;
-    }
     if (rc == SQLITE_DONE)
         return cutune_error(err, CUTUNE_ERR_NOT_FOUND, "database %s: %s: no row", db->path, what);
-    return db_error(db, err, rc, what);
+    if (rc != SQLITE_ROW)
+        return db_error(db, err, rc, what);
+    *id = sqlite3_column_int64(st, 0);
+    if (text_out)
+        *text_out = strdup(col_text(st, 1));
+    /* A statement with RETURNING commits (outside a transaction) only when it runs to its
+     * end: step once more, or its commit's failure (a full disk) would go unseen and the
+     * row later look like a bad id. */
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        ;
+    return rc == SQLITE_DONE ? 0 : db_error(db, err, rc, what);
 }
 
 int cutune_db_device(CutuneDb *db, const CutuneDeviceInfo *d, int64_t *id, CutuneError *err)
@@ -441,7 +525,7 @@ int cutune_db_device(CutuneDb *db, const CutuneDeviceInfo *d, int64_t *id, Cutun
         rc = bind(st, "ttiiiiii", d->uuid, d->name, (int64_t)d->cc_major, (int64_t)d->cc_minor,
                   (int64_t)d->sm_count, (int64_t)d->total_mem, (int64_t)d->driver_version,
                   (int64_t)d->runtime_version);
-    code = rc == SQLITE_OK ? step_id(db, st, id, "recording the device", err)
+    code = rc == SQLITE_OK ? step_id(db, st, id, NULL, "recording the device", err)
                            : db_error(db, err, rc, "recording the device");
     sqlite3_finalize(st);
     return code;
@@ -460,8 +544,7 @@ static int get_or_create(CutuneDb *db, const char *insert, const char *select, c
         (rc = sqlite3_step(ins)) == SQLITE_DONE &&
         (rc = sqlite3_prepare_v2(db->h, select, -1, &sel, NULL)) == SQLITE_OK &&
         (rc = bind(sel, fmt, a, b, c, d)) == SQLITE_OK) {
-        if ((code = step_id(db, sel, id, what, err)) == 0 && op_out)
-            *op_out = strdup(col_text(sel, 1));
+        code = step_id(db, sel, id, op_out, what, err);
     } else {
         code = db_error(db, err, rc, what);
     }
@@ -524,7 +607,7 @@ int cutune_db_run_begin(CutuneDb *db, const CutuneRunInfo *r, int64_t *run_id, C
         rc = bind(st, "tttidiIit", r->argv ? r->argv : "", r->op, r->strategy, r->budget,
                   r->time_limit_s, (int64_t)r->seed, r->device_id, (int64_t)getpid(),
                   host[0] ? host : NULL);
-    code = rc == SQLITE_OK ? step_id(db, st, run_id, "recording the run", err)
+    code = rc == SQLITE_OK ? step_id(db, st, run_id, NULL, "recording the run", err)
                            : db_error(db, err, rc, "recording the run");
     sqlite3_finalize(st);
     return code;
@@ -549,6 +632,8 @@ int cutune_db_run_end(CutuneDb *db, int64_t run_id, const char *status, CutuneEr
         code = cutune_error(err, CUTUNE_ERR_NOT_FOUND, "database %s has no run %lld", db->path,
                             (long long)run_id);
     sqlite3_finalize(st);
+    if (code == 0) /* requests it claimed and did not tune are free for the next run */
+        code = cutune_db_requests_release(db, run_id, err);
     return code;
 }
 

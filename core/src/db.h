@@ -147,6 +147,37 @@ const char *cutune_db_path(const CutuneDb *db);
 /* Record a SQLite failure (rc) of `what` on db in err, with a hint; returns the code. */
 int cutune_db_fail(CutuneDb *db, CutuneError *err, int rc, const char *what);
 
+/* One snapshot for several reads (an export's two passes, a lookup's ladder): begin a read
+ * transaction before the first and end it after the last; writers are not blocked (WAL).
+ * cutune_db_read_end is safe without a begin. */
+int cutune_db_read_begin(CutuneDb *db, CutuneError *err);
+void cutune_db_read_end(CutuneDb *db);
+
+/* ---- the file itself (db_file.c) ----------------------------------------------------- */
+
+struct stat;
+/* 0 when st (of an existing path) is a regular file; else CUTUNE_ERR_DB saying what it is
+ * (a FIFO would hang SQLite's open). */
+int cutune_db_file_check(const char *path, const struct stat *st, CutuneError *err);
+/* How a file SQLite calls damaged is damaged, from its header and size, for a person:
+ * "it is truncated: 4096 bytes, where its header says 26 pages of 4096 bytes ...". */
+void cutune_db_file_damage(const char *path, char *buf, size_t len);
+/* sqlite3_open_v2 for reading. A WAL database needs its -shm file, which a reader creates
+ * when missing; in a folder that cannot be written (a read-only mount, another user's
+ * folder), with no -shm and no non-empty -wal there (so no process has it open and all of
+ * it is in the main file), the file is opened immutable: read as it is, without locks.
+ * Returns a SQLite code; *h is set as by sqlite3_open_v2. */
+int cutune_db_file_open_readonly(const char *path, struct sqlite3 **h);
+/* Seconds since the file or its -wal last changed (huge when neither exists). */
+double cutune_db_file_age(const char *path);
+
+/* ---- runs whose process is gone (requests.c) ------------------------------------------ */
+
+/* Mark 'interrupted' every run left 'running' by a process of this host that no longer
+ * exists, with its searches, and let go of its claims on requests. Best effort (a busy or
+ * read-only database is left as it is): cutune_db_open calls it on every read-write open. */
+void cutune_db_runs_reap_stale(CutuneDb *db);
+
 /* ---- requests: keys applications looked up without an exact answer (migration 0002) -- */
 
 typedef struct CutuneRequest {
@@ -165,6 +196,18 @@ int cutune_db_request_add(CutuneDb *db, const CutuneRequest *r, CutuneError *err
 int cutune_db_requests_pending(CutuneDb *db, const char *device_uuid, const char *op,
                                int (*fn)(const char *op, const char *size, void *user),
                                void *user, CutuneError *err);
+/* Claim the pending requests of a device (of one op, or all when op is NULL) for run_id,
+ * in one write transaction, then call fn(op, size) for each, ordered by op then size. A
+ * request claimed by another run that is still 'running' is left to it, so that runs of
+ * --pending side by side never tune the same request. A claim ends when the request is
+ * marked done, or when its run ends (cutune_db_run_end releases what is left) or is found
+ * stale. */
+int cutune_db_requests_claim(CutuneDb *db, const char *device_uuid, const char *op,
+                             int64_t run_id,
+                             int (*fn)(const char *op, const char *size, void *user),
+                             void *user, CutuneError *err);
+/* Let go of the requests run_id claimed and did not mark done. */
+int cutune_db_requests_release(CutuneDb *db, int64_t run_id, CutuneError *err);
 /* Mark a pending request done by run_id. Not an error when there is none. */
 int cutune_db_request_done(CutuneDb *db, const char *device_uuid, const char *op,
                            const char *size, int64_t run_id, CutuneError *err);

@@ -17,32 +17,27 @@ void cutune_lookup_kernels_free(CutuneLookup *h)
     for (size_t i = 0; i < h->nkernels; i++) {
         cutune_kernel_unload(&h->kernels[i].k);
         free(h->kernels[i].key);
-        free(h->kernels[i].names_buf);
+        free(h->kernels[i].pairs);
     }
     free(h->kernels);
     h->kernels = NULL;
     h->nkernels = 0;
 }
 
-/* Split "A=1,B=2" into names (in k->names_buf) and values. */
+/* The config's names (in k->pairs, owned) and values, read strictly: the text comes from
+ * a database, and its names become -D options. */
 static int parse_config(const char *text, CutuneTunedKernel *k, CutuneError *err)
 {
-    if (!(k->names_buf = strdup(text)))
+    if (!(k->pairs = malloc(sizeof *k->pairs)))
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
-    char *save = NULL;
-    for (char *kv = strtok_r(k->names_buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(kv, '='), *end = NULL;
-        if (!eq || eq == kv || k->nparams == CUTUNE_LOOKUP_MAX_PARAMS)
-            return cutune_error(err, CUTUNE_ERR_PARSE,
-                                "config '%s' from the database is not NAME=value,...", text);
-        *eq = '\0';
-        long long v = strtoll(eq + 1, &end, 10);
-        if (end == eq + 1 || *end)
-            return cutune_error(err, CUTUNE_ERR_PARSE,
-                                "config '%s' from the database: '%s' is not an integer", text,
-                                eq + 1);
-        k->names[k->nparams] = kv;
-        k->values[k->nparams++] = v;
+    CutuneError perr = {0};
+    if (cutune_config_pairs_parse(text, k->pairs, &perr))
+        return cutune_error(err, CUTUNE_ERR_PARSE, "the database holds a malformed config: %s",
+                            perr.msg);
+    k->nparams = k->pairs->count;
+    for (size_t i = 0; i < k->nparams; i++) {
+        k->names[i] = k->pairs->names[i];
+        k->values[i] = k->pairs->values[i];
     }
     return 0;
 }
@@ -54,8 +49,8 @@ static int build_kernel(const CutunePlugin *pl, const char *config, int arch,
     int rc = parse_config(config, k, err);
     if (rc)
         return rc;
-    char defs[CUTUNE_LOOKUP_MAX_PARAMS][96];
-    const char *defp[CUTUNE_LOOKUP_MAX_PARAMS];
+    char defs[CUTUNE_MAX_PARAMS][96];
+    const char *defp[CUTUNE_MAX_PARAMS];
     for (size_t i = 0; i < k->nparams; i++) {
         snprintf(defs[i], sizeof defs[i], "%s=%lld", k->names[i], (long long)k->values[i]);
         defp[i] = defs[i];
@@ -116,7 +111,7 @@ static int tuned_kernel(CutuneLookup *h, const CutuneLookupResult *r, int arch,
     if ((rc = build_kernel(pl, r->config, arch, &k, err))) {
         cutune_kernel_unload(&k.k);
         free(k.key);
-        free(k.names_buf);
+        free(k.pairs);
         return rc;
     }
     h->kernels[h->nkernels] = k;

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "config_text.h"
 #include "cutune/lookup.h"
 #include "db.h"
 #include "host.h"
@@ -13,16 +14,15 @@
 #include "registry.h"
 
 #define CUTUNE_LOOKUP_MAX_DEVICES 64
-#define CUTUNE_LOOKUP_MAX_PARAMS 64
 
 /* A kernel compiled for one (variant, version, config, arch) and loaded. */
 typedef struct CutuneTunedKernel {
     char *key;                 /* variant \x1f version \x1f config \x1f arch */
     const CutunePlugin *plugin;
     CutuneLoadedKernel k;
-    char *names_buf;           /* the config's parameter names, NUL-separated */
-    const char *names[CUTUNE_LOOKUP_MAX_PARAMS];
-    int64_t values[CUTUNE_LOOKUP_MAX_PARAMS];
+    CutuneConfigPairs *pairs;  /* the config, parsed; names[] point into it */
+    const char *names[CUTUNE_MAX_PARAMS];
+    int64_t values[CUTUNE_MAX_PARAMS];
     size_t nparams;
     int max_threads;           /* from the compiled kernel (registers decide it) */
     size_t static_shared;

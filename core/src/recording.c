@@ -13,6 +13,9 @@
  *
  * Lines starting with '#' are comments; "# key: value" sets device, date, variant, size
  * or source. The first other line names the parameters, then status and median_ms. */
+#include "db.h"
+#include "space_limits.h"
+#include "outfile.h"
 #include "replay.h"
 #include "util.h"
 
@@ -24,6 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+/* A CSV line: the parameters, then status and median_ms. */
+enum { MAX_FIELDS = CUTUNE_MAX_PARAMS + 2 };
+/* The canonical text of the largest config: every name, '=', an int64 and a comma. */
+#define CONFIG_TEXT_MAX (CUTUNE_MAX_PARAMS * (CUTUNE_NAME_MAX + 22))
 
 typedef struct Entry {
     char *config; /* canonical "A=1,B=2" */
@@ -48,7 +56,7 @@ static int entries_add(Entries *es, const char *config, int status, double ms)
 {
     if (es->n == es->cap) {
         size_t cap = es->cap ? 2 * es->cap : 256;
-        Entry *e = realloc(es->e, cap * sizeof *e);
+        Entry *e = cutune_realloc_array(es->e, cap, sizeof *e);
         if (!e)
             return CUTUNE_ERR_NOMEM;
         es->e = e;
@@ -77,7 +85,7 @@ static int cmp_double(const void *a, const void *b)
 static int entries_merge(Entries *es)
 {
     qsort(es->e, es->n, sizeof *es->e, cmp_entry);
-    double *ms = malloc((es->n ? es->n : 1) * sizeof *ms);
+    double *ms = cutune_malloc_array(es->n, sizeof *ms);
     if (!ms)
         return CUTUNE_ERR_NOMEM;
     size_t w = 0;
@@ -110,15 +118,16 @@ static int entries_merge(Entries *es)
 static int load_db(const char *path, const char *variant, const char *size, const char *device,
                    Entries *es, CutuneRecording *r, CutuneError *err)
 {
+    CutuneDb *cdb = NULL;
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
     char uuid[64] = "";
-    int rc = 0;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        rc = cutune_error(err, CUTUNE_ERR_NOT_FOUND, "cannot open the database %s: %s", path,
-                          db ? sqlite3_errmsg(db) : "out of memory");
+    /* through the database layer: damage, foreign files, read-only folders and older
+     * schemas are handled as for every other reader */
+    int rc = cutune_db_open(path, CUTUNE_DB_READONLY, &cdb, err);
+    if (rc)
         goto out;
-    }
+    db = cutune_db_sqlite(cdb);
     static const char sql[] =
         "SELECT t.config, t.status, t.median_ms, d.name, d.uuid, t.created_at "
         "FROM trials t JOIN variants v ON v.id = t.variant_id "
@@ -164,7 +173,7 @@ static int load_db(const char *path, const char *variant, const char *size, cons
         }
     }
     if (s != SQLITE_DONE) {
-        rc = cutune_error(err, CUTUNE_ERR_DB, "reading %s: %s", path, sqlite3_errmsg(db));
+        rc = cutune_db_fail(cdb, err, s, "reading the recorded trials");
         goto out;
     }
     if (es->n == 0)
@@ -174,7 +183,7 @@ static int load_db(const char *path, const char *variant, const char *size, cons
                           path, variant, size, device ? " on device " : "", device ? device : "");
 out:
     sqlite3_finalize(st);
-    sqlite3_close(db);
+    cutune_db_close(&cdb);
     return rc;
 }
 
@@ -194,11 +203,16 @@ static int load_csv(const char *path, Entries *es, CutuneRecording *r, CutuneErr
     if (!f)
         return cutune_error(err, CUTUNE_ERR_NOT_FOUND, "cannot open %s: %s", path,
                             strerror(errno));
-    char line[4096], names[64][CUTUNE_NAME_MAX];
+    char line[8192], names[CUTUNE_MAX_PARAMS][CUTUNE_NAME_MAX];
     size_t ncols = 0;
     int lineno = 0, rc = 0;
     while (fgets(line, sizeof line, f)) {
         lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: the line is longer than %zu bytes",
+                              path, lineno, sizeof line - 2);
+            goto out;
+        }
         char *t = trim(line);
         if (*t == '\0')
             continue;
@@ -220,21 +234,34 @@ static int load_csv(const char *path, Entries *es, CutuneRecording *r, CutuneErr
                 snprintf(r->origin, sizeof r->origin, "%s", val);
             continue;
         }
-        char *fields[66], *save = NULL;
+        char *fields[MAX_FIELDS], *save = NULL;
         size_t nf = 0;
-        for (char *tok = strtok_r(t, ",", &save); tok && nf < 66; tok = strtok_r(NULL, ",", &save))
+        for (char *tok = strtok_r(t, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            if (nf == MAX_FIELDS) {
+                rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: more than %d fields (at most %d "
+                                  "parameters, then status and median_ms)", path, lineno,
+                                  MAX_FIELDS, CUTUNE_MAX_PARAMS);
+                goto out;
+            }
             fields[nf++] = trim(tok);
+        }
         if (ncols == 0) {
-            if (nf < 3 || nf > 66 || strcmp(fields[nf - 2], "status") ||
-                strcmp(fields[nf - 1], "median_ms")) {
+            if (nf < 3 || strcmp(fields[nf - 2], "status") || strcmp(fields[nf - 1], "median_ms")) {
                 rc = cutune_error(err, CUTUNE_ERR_PARSE,
                                   "%s:%d: expected the header line PARAM,...,status,median_ms",
                                   path, lineno);
                 goto out;
             }
             ncols = nf;
-            for (size_t i = 0; i + 2 < nf; i++)
+            for (size_t i = 0; i + 2 < nf; i++) {
+                if (strlen(fields[i]) >= sizeof names[i]) {
+                    rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: parameter name '%.80s...' is "
+                                      "longer than %zu bytes", path, lineno, fields[i],
+                                      sizeof names[i] - 1);
+                    goto out;
+                }
                 snprintf(names[i], sizeof names[i], "%s", fields[i]);
+            }
             continue;
         }
         /* a failed config's empty median field leaves one field fewer */
@@ -243,14 +270,20 @@ static int load_csv(const char *path, Entries *es, CutuneRecording *r, CutuneErr
                               path, lineno, ncols, nf);
             goto out;
         }
-        char config[2048];
+        char config[CONFIG_TEXT_MAX];
         size_t k = 0;
         config[0] = '\0';
         for (size_t i = 0; i + 2 < ncols && k < sizeof config; i++)
             k += (size_t)snprintf(config + k, sizeof config - k, "%s%s=%s", i ? "," : "",
                                   names[i], fields[i]);
         int status = cutune_status_parse(fields[ncols - 2]);
-        double ms = nf == ncols ? strtod(fields[ncols - 1], NULL) : 0;
+        char *end = NULL;
+        double ms = nf == ncols ? strtod(fields[ncols - 1], &end) : 0;
+        if (nf == ncols && (*end || end == fields[ncols - 1] || !isfinite(ms) || ms < 0)) {
+            rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: median_ms '%s' is not a finite "
+                              "number >= 0", path, lineno, fields[ncols - 1]);
+            goto out;
+        }
         if (status < 0) {
             rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: unknown status '%s'", path, lineno,
                               fields[ncols - 2]);
@@ -271,7 +304,7 @@ out:
 /* "A=1,B=2" into names (first call) and values. */
 static int parse_generic(const char *text, CutuneRecording *r, int64_t *values)
 {
-    char buf[2048];
+    char buf[CONFIG_TEXT_MAX];
     snprintf(buf, sizeof buf, "%s", text);
     size_t k = 0;
     char *save = NULL;
@@ -317,11 +350,13 @@ static int build(Entries *es, const CutuneSpace *space, CutuneRecording *r, Cutu
             r->nparams += *p == '=';
         cl->nparams = r->nparams;
         cl->nconfigs = es->n;
-        cl->values = malloc((es->n * r->nparams + 1) * sizeof *cl->values);
+        size_t cells;
+        if (cutune_size_mul(es->n, r->nparams, &cells) == 0)
+            cl->values = cutune_malloc_array(cells, sizeof *cl->values);
     }
     r->param_names = calloc(r->nparams + 1, sizeof *r->param_names);
-    r->status = malloc((cl->nconfigs + 1) * sizeof *r->status);
-    r->median_ms = malloc((cl->nconfigs + 1) * sizeof *r->median_ms);
+    r->status = cutune_malloc_array(cl->nconfigs, sizeof *r->status);
+    r->median_ms = cutune_malloc_array(cl->nconfigs, sizeof *r->median_ms);
     if (!cl->values || !r->param_names || !r->status || !r->median_ms)
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     if (space) {
@@ -329,7 +364,7 @@ static int build(Entries *es, const CutuneSpace *space, CutuneRecording *r, Cutu
             snprintf(r->param_names[j], CUTUNE_NAME_MAX, "%s", space->params[j].name);
         size_t matched = 0;
         for (size_t i = 0; i < cl->nconfigs; i++) {
-            char text[2048];
+            char text[CONFIG_TEXT_MAX];
             cutune_config_format(space, cl->values + i * cl->nparams, text, sizeof text);
             Entry key = {text, 0, 0};
             Entry *e = bsearch(&key, es->e, es->n, sizeof *es->e, cmp_entry);
@@ -358,7 +393,8 @@ static int build(Entries *es, const CutuneSpace *space, CutuneRecording *r, Cutu
     for (size_t i = 0; i < cl->nconfigs; i++) {
         if (r->status[i] == CUTUNE_REPLAY_MISSING) {
             r->nmissing++;
-        } else if (r->status[i] == CUTUNE_STATUS_OK && r->median_ms[i] > 0) {
+        } else if (r->status[i] == CUTUNE_STATUS_OK && r->median_ms[i] > 0 &&
+                   isfinite(r->median_ms[i])) {
             r->nok++;
             if (!(r->best_ms > 0) || r->median_ms[i] < r->best_ms)
                 r->best_ms = r->median_ms[i];
@@ -418,9 +454,11 @@ out:
 
 int cutune_recording_write_csv(const CutuneRecording *r, const char *path, CutuneError *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return cutune_error(err, CUTUNE_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    CutuneOutFile out;
+    int rc = cutune_outfile_open(&out, path, err);
+    if (rc)
+        return rc;
+    FILE *f = out.f;
     fprintf(f, "# cutune recording\n# device: %s\n# date: %s\n# variant: %s\n# size: %s\n"
                "# source: %s\n# median_ms: the median of the medians of the config's trials\n",
             r->device, r->date, r->variant, r->size, r->origin[0] ? r->origin : r->source);
@@ -437,8 +475,5 @@ int cutune_recording_write_csv(const CutuneRecording *r, const char *path, Cutun
         else
             fprintf(f, "%s,\n", cutune_status_name((CutuneStatus)r->status[i]));
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return cutune_error(err, CUTUNE_ERR_IO, "writing %s failed", path);
-    return 0;
+    return cutune_outfile_commit(&out, err);
 }

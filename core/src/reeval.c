@@ -2,6 +2,7 @@
 #include "reeval.h"
 #include "compile.h"
 #include "host.h"
+#include "space_limits.h"
 #include "space.h"
 #include "util.h"
 
@@ -9,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define MAX_PARAMS 64
 
 int cutune_reevaluate(const CutunePlugin *pl, const CutuneDeviceInfo *dev, const char *config_text,
                   const CutuneProblem *prob, uint64_t seed, const CutuneMeasureSettings *ms,
@@ -25,13 +25,13 @@ int cutune_reevaluate(const CutunePlugin *pl, const CutuneDeviceInfo *dev, const
         (rc = cutune_space_load(path, pl->v->dim_names, &sp, err)) ||
         (rc = cutune_cache_dir(cache, sizeof cache, err)))
         goto out;
-    if (sp->nparams > MAX_PARAMS) {
-        rc = cutune_error(err, CUTUNE_ERR_RANGE, "%s: more than %d parameters", path, MAX_PARAMS);
+    if (sp->nparams > CUTUNE_MAX_PARAMS) {
+        rc = cutune_error(err, CUTUNE_ERR_RANGE, "%s: more than %d parameters", path, CUTUNE_MAX_PARAMS);
         goto out;
     }
-    int64_t values[MAX_PARAMS];
-    char defs[MAX_PARAMS][96];
-    const char *defp[MAX_PARAMS], *names[MAX_PARAMS];
+    int64_t values[CUTUNE_MAX_PARAMS];
+    char defs[CUTUNE_MAX_PARAMS][96];
+    const char *defp[CUTUNE_MAX_PARAMS], *names[CUTUNE_MAX_PARAMS];
     if ((rc = cutune_config_parse(sp, config_text, values, err)))
         goto out;
     for (size_t i = 0; i < sp->nparams; i++) {

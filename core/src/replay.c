@@ -24,6 +24,8 @@ int cutune_replay_once(const CutuneStrategyOps *ops, const CutuneRecording *r, u
     size_t n = r->configs.nconfigs;
     if (budget > n)
         budget = n;
+    if (window > budget) /* more ahead than the budget is never asked for */
+        window = budget;
     if (window < 1)
         window = 1;
     *best_found = 0;
@@ -31,7 +33,7 @@ int cutune_replay_once(const CutuneStrategyOps *ops, const CutuneRecording *r, u
     CutuneStrategyArgs a = {NULL, &r->configs, seed, budget};
     void *st = NULL;
     unsigned char *seen = calloc(n ? n : 1, 1);
-    size_t *ring = malloc(window * sizeof *ring);
+    size_t *ring = cutune_malloc_array(window, sizeof *ring);
     size_t head = 0, inflight = 0, proposed = 0;
     int rc = 0, done = 0;
     if (!seen || !ring) {
@@ -110,7 +112,7 @@ int cutune_replay_stats(const CutuneStrategyOps *ops, const CutuneRecording *r, 
         return cutune_error(err, CUTUNE_ERR_INVALID,
                             nseeds ? "the recording has no ok config: nothing to find"
                                    : "replay needs at least one seed");
-    double *frac = malloc(nseeds * sizeof *frac);
+    double *frac = cutune_malloc_array(nseeds, sizeof *frac);
     if (!frac)
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     int rc = 0;

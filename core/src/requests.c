@@ -1,9 +1,14 @@
 /* Reading and writing for applications and exports: the requests table (migration 0002),
  * keys that applications looked up and found no config tuned for exactly, `cutune run
- * --pending`'s list of what to tune; and every best config, for `cutune export`. */
+ * --pending`'s list of what to tune, and the claims on them; runs whose process is gone;
+ * read snapshots; and every best config, for `cutune export`. */
 #include "db.h"
 
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -85,6 +90,148 @@ int cutune_db_requests_pending(CutuneDb *db, const char *device_uuid, const char
         code = cutune_db_fail(db, err, rc, "reading the pending requests");
     sqlite3_finalize(st);
     return code;
+}
+
+/* Roll back after a failure already recorded. */
+static void rollback(sqlite3 *h)
+{
+    if (!sqlite3_get_autocommit(h))
+        (void)sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL); /* nothing more to report */
+}
+
+int cutune_db_requests_claim(CutuneDb *db, const char *device_uuid, const char *op,
+                             int64_t run_id,
+                             int (*fn)(const char *op, const char *size, void *user),
+                             void *user, CutuneError *err)
+{
+    if (!db || !device_uuid || !fn || run_id <= 0)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_requests_claim: missing argument");
+    sqlite3 *h = cutune_db_sqlite(db);
+    sqlite3_stmt *claim = NULL, *list = NULL;
+    const char *what = "claiming the pending requests";
+    int code = 0, rc = sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(
+            h,
+            "UPDATE requests SET run_id = ?3 WHERE status = 'pending' AND device_uuid = ?1"
+            " AND (?2 IS NULL OR op = ?2) AND (run_id IS NULL OR run_id = ?3 OR run_id NOT IN"
+            " (SELECT id FROM runs WHERE status = 'running'))",
+            -1, &claim, NULL);
+    if (rc == SQLITE_OK && (rc = bind_text(claim, 1, device_uuid)) == SQLITE_OK &&
+        (rc = bind_text(claim, 2, op)) == SQLITE_OK &&
+        (rc = sqlite3_bind_int64(claim, 3, run_id)) == SQLITE_OK &&
+        (rc = sqlite3_step(claim)) == SQLITE_DONE)
+        rc = sqlite3_prepare_v2(h,
+                                "SELECT op, size FROM requests WHERE status = 'pending'"
+                                " AND run_id = ?1 ORDER BY op, size",
+                                -1, &list, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(list, 1, run_id);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(list)) == SQLITE_ROW) {
+        const char *o = (const char *)sqlite3_column_text(list, 0);
+        const char *z = (const char *)sqlite3_column_text(list, 1);
+        rc = fn(o ? o : "", z ? z : "", user) != 0 ? SQLITE_DONE : SQLITE_OK;
+        if (rc == SQLITE_DONE)
+            break;
+    }
+    if (rc == SQLITE_DONE) {
+        what = "committing the claims on pending requests";
+        rc = sqlite3_exec(h, "COMMIT", NULL, NULL, NULL);
+    }
+    if (rc != SQLITE_OK) {
+        code = cutune_db_fail(db, err, rc, what);
+        rollback(h);
+    }
+    sqlite3_finalize(claim);
+    sqlite3_finalize(list);
+    return code;
+}
+
+int cutune_db_requests_release(CutuneDb *db, int64_t run_id, CutuneError *err)
+{
+    if (!db)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_requests_release: no database");
+    sqlite3_stmt *st = NULL;
+    int code = 0, rc = sqlite3_prepare_v2(
+        cutune_db_sqlite(db),
+        "UPDATE requests SET run_id = NULL WHERE run_id = ?1 AND status = 'pending'", -1, &st,
+        NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_bind_int64(st, 1, run_id)) == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE)
+        code = cutune_db_fail(db, err, rc, "releasing the run's pending requests");
+    sqlite3_finalize(st);
+    return code;
+}
+
+void cutune_db_runs_reap_stale(CutuneDb *db)
+{
+    char host[256] = "";
+    sqlite3 *h = cutune_db_sqlite(db);
+    if (!h || gethostname(host, sizeof host - 1) != 0 || !host[0])
+        return;
+    sqlite3_stmt *st = NULL;
+    int64_t stale[64];
+    size_t n = 0;
+    if (sqlite3_prepare_v2(h,
+                           "SELECT id, pid FROM runs WHERE status = 'running' AND host = ?1"
+                           " AND pid IS NOT NULL ORDER BY id",
+                           -1, &st, NULL) == SQLITE_OK &&
+        bind_text(st, 1, host) == SQLITE_OK) {
+        while (n < sizeof stale / sizeof *stale && sqlite3_step(st) == SQLITE_ROW) {
+            int64_t pid = sqlite3_column_int64(st, 1);
+            /* EPERM: it exists under another user. A reused pid keeps a run alive: safe. */
+            if (pid > 0 && pid <= INT32_MAX && pid != getpid() && kill((pid_t)pid, 0) != 0 &&
+                errno == ESRCH)
+                stale[n++] = sqlite3_column_int64(st, 0);
+        }
+    }
+    sqlite3_finalize(st);
+    if (n == 0 || sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        return;
+    static const char *const steps[] = {
+        "UPDATE runs SET status = 'interrupted', finished_at = datetime('now')"
+        " WHERE id = ?1 AND status = 'running'",
+        "UPDATE searches SET status = 'interrupted', ended_at = datetime('now')"
+        " WHERE run_id = ?1 AND status = 'running'",
+        "UPDATE requests SET run_id = NULL WHERE run_id = ?1 AND status = 'pending'",
+    };
+    int rc = SQLITE_OK;
+    for (size_t k = 0; k < sizeof steps / sizeof *steps && rc == SQLITE_OK; k++) {
+        st = NULL;
+        rc = sqlite3_prepare_v2(h, steps[k], -1, &st, NULL);
+        for (size_t i = 0; i < n && rc == SQLITE_OK; i++) {
+            sqlite3_reset(st);
+            if ((rc = sqlite3_bind_int64(st, 1, stale[i])) == SQLITE_OK &&
+                (rc = sqlite3_step(st)) == SQLITE_DONE)
+                rc = SQLITE_OK;
+        }
+        sqlite3_finalize(st);
+    }
+    if (rc != SQLITE_OK || sqlite3_exec(h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        rollback(h);
+}
+
+int cutune_db_read_begin(CutuneDb *db, CutuneError *err)
+{
+    sqlite3 *h = cutune_db_sqlite(db);
+    if (!h)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_read_begin: no database");
+    /* in WAL mode the snapshot is taken by the first read, so read at once */
+    int rc = sqlite3_exec(h, "BEGIN; SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        int code = cutune_db_fail(db, err, rc, "starting a read");
+        rollback(h);
+        return code;
+    }
+    return 0;
+}
+
+void cutune_db_read_end(CutuneDb *db)
+{
+    sqlite3 *h = cutune_db_sqlite(db);
+    if (h && !sqlite3_get_autocommit(h))
+        (void)sqlite3_exec(h, "COMMIT", NULL, NULL, NULL); /* a read: nothing to lose */
 }
 
 int cutune_db_request_done(CutuneDb *db, const char *device_uuid, const char *op,

@@ -30,9 +30,8 @@
 
 #include <ini.h>
 
+#include "space_limits.h"
 #include "space.h"
-
-#define MAX_POINTS 10000000ULL /* largest cartesian product a space may have */
 
 static const char *const limit_names[] = {
 #define CUTUNE_X_LIMIT_NAME(NAME, field) #NAME,
@@ -245,6 +244,12 @@ static void section_start(Ctx *c, const char *name, size_t len)
                      "dimension; rename the parameter", pname);
                 return;
             }
+        }
+        if (s->nparams == CUTUNE_MAX_PARAMS) {
+            fail(c, line, CUTUNE_ERR_PARSE, "parameter '%s' is one more than the %d a space may "
+                 "have; merge parameters, fix some of them with -D in the kernel, or split the "
+                 "variant", pname, CUTUNE_MAX_PARAMS);
+            return;
         }
         if (s->nparams == c->pcap) {
             size_t ncap = c->pcap ? 2 * c->pcap : 8;
@@ -694,6 +699,10 @@ static int finish_param(Ctx *c, size_t pi)
         if (p->nvalues == 0)
             return fail(c, ps->values_line, CUTUNE_ERR_PARSE, "parameter '%s': empty list; "
                         VALUES_FIX, p->name);
+        if (p->nvalues > CUTUNE_MAX_VALUES)
+            return fail(c, ps->values_line, CUTUNE_ERR_PARSE, "parameter '%s' lists %zu values, "
+                        "more than the %d a parameter may have; keep the values worth "
+                        "measuring", p->name, p->nvalues, CUTUNE_MAX_VALUES);
         /* duplicates: sort the indices by value, then compare neighbours */
         ValueAt *ix = malloc(p->nvalues * sizeof *ix);
         if (!ix)
@@ -719,11 +728,12 @@ static int finish_param(Ctx *c, size_t pi)
     if (ps->range_line) {
         uint64_t step = ps->step_line ? (uint64_t)ps->step : 1;
         uint64_t count = ((uint64_t)ps->hi - (uint64_t)ps->lo) / step + 1;
-        if (count > MAX_POINTS)
+        if (count > CUTUNE_MAX_VALUES)
             return fail(c, ps->range_line, CUTUNE_ERR_PARSE, "parameter '%s': range %lld..%lld "
-                        "step %llu has %llu values, more than %llu; narrow the range or use a "
-                        "larger step", p->name, (long long)ps->lo, (long long)ps->hi,
-                        (unsigned long long)step, (unsigned long long)count, MAX_POINTS);
+                        "step %llu has %llu values, more than the %d a parameter may have; "
+                        "narrow the range or use a larger step", p->name, (long long)ps->lo,
+                        (long long)ps->hi, (unsigned long long)step, (unsigned long long)count,
+                        CUTUNE_MAX_VALUES);
         vals = malloc((size_t)count * sizeof *vals);
         if (!vals)
             return fail(c, ps->range_line, CUTUNE_ERR_NOMEM, "out of memory");
@@ -769,10 +779,10 @@ static int finish(Ctx *c)
         if (s->params[i].nvalues > s->params[biggest].nvalues)
             biggest = i;
         if (__builtin_mul_overflow(total, (uint64_t)s->params[i].nvalues, &total) ||
-            total > MAX_POINTS)
-            total = MAX_POINTS + 1;
+            total > CUTUNE_MAX_POINTS)
+            total = CUTUNE_MAX_POINTS + 1;
     }
-    if (total > MAX_POINTS) {
+    if (total > CUTUNE_MAX_POINTS) {
         char sizes[600];
         size_t k = 0;
         sizes[0] = '\0';
@@ -781,7 +791,24 @@ static int finish(Ctx *c)
                                   s->params[i].name, s->params[i].nvalues);
         return fail(c, s->params[biggest].line, CUTUNE_ERR_PARSE, "the space has more than "
                     "%llu points (%s); narrow the parameters (e.g. '%s') or split the variant",
-                    MAX_POINTS, sizes, s->params[biggest].name);
+                    CUTUNE_MAX_POINTS, sizes, s->params[biggest].name);
+    }
+    /* every point may be valid: the enumeration then holds points x parameters values,
+     * and parameters with one value each count there too */
+    if (total * s->nparams > CUTUNE_MAX_CELLS) {
+        size_t single = s->nparams;
+        for (size_t i = s->nparams; i-- > 0;)
+            if (s->params[i].nvalues == 1)
+                single = i;
+        size_t at = single < s->nparams ? single : biggest;
+        return fail(c, s->params[at].line, CUTUNE_ERR_PARSE, "the space's %llu points of %zu "
+                    "parameters would take %llu MiB to enumerate, more than the %llu MiB a space "
+                    "may take; %s", (unsigned long long)total, s->nparams,
+                    (unsigned long long)(total * s->nparams * 8 >> 20),
+                    (unsigned long long)(CUTUNE_MAX_CELLS * 8 >> 20),
+                    single < s->nparams ? "a parameter with one value (like this one) can be a "
+                                          "#define in the kernel instead"
+                                        : "narrow the parameters or split the variant");
     }
 
     /* constraints: symbols are the parameters, the problem dimensions, the limits */

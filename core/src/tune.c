@@ -1,5 +1,6 @@
 /* The tuning loop. */
 #include "tune.h"
+#include "space_limits.h"
 #include "compile.h"
 #include "db.h"
 #include "device.h"
@@ -241,10 +242,12 @@ static int finish_job(Tuner *t, const CutunePlugin *p, const CutuneSpace *sp,
     const int64_t *values = cl->values + c->index * cl->nparams;
     char text[CONFIG_TEXT_MAX];
     cutune_config_format(sp, values, text, sizeof text);
-    const char *names[CUTUNE_MAX_KERNEL_ARGS * 4];
-    for (size_t i = 0; i < sp->nparams && i < sizeof names / sizeof names[0]; i++)
+    /* the space loader refuses more parameters than this; the count never exceeds names[] */
+    const char *names[CUTUNE_MAX_PARAMS];
+    size_t nnames = sp->nparams < CUTUNE_MAX_PARAMS ? sp->nparams : CUTUNE_MAX_PARAMS;
+    for (size_t i = 0; i < nnames; i++)
         names[i] = sp->params[i].name;
-    CutuneConfig cfg = {sp->nparams, names, values};
+    CutuneConfig cfg = {nnames, names, values};
 
     CutuneTrialRecord rec = {
         .run_id = t->run_id, .device_id = t->device_id, .variant_id = variant_id,

@@ -2,8 +2,10 @@
 #ifndef CUTUNE_UTIL_H
 #define CUTUNE_UTIL_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "cutune/cutune.h"
 #include "cutune/plugin.h"
@@ -34,5 +36,40 @@ double cutune_now(void);
 int cutune_problem_parse(const char *text, CutuneProblem *p, CutuneError *err);
 /* Canonical text of a problem ("4096x4096x4096"). */
 void cutune_problem_format(const CutuneProblem *p, char *buf, size_t len);
+
+/* ---- checked sizes: every allocation whose size comes from input is computed here -- */
+
+/* *out = a * b; returns 0, or -1 (and *out = SIZE_MAX) when the product overflows. */
+static inline int cutune_size_mul(size_t a, size_t b, size_t *out)
+{
+    if (__builtin_mul_overflow(a, b, out)) {
+        *out = SIZE_MAX;
+        return -1;
+    }
+    return 0;
+}
+
+/* malloc(n * size), NULL (errno ENOMEM) when the product overflows. n == 0 allocates
+ * one element, so that NULL always means failure. */
+static inline void *cutune_malloc_array(size_t n, size_t size)
+{
+    size_t bytes;
+    if (cutune_size_mul(n ? n : 1, size ? size : 1, &bytes)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return malloc(bytes);
+}
+
+/* realloc(p, n * size) with the same check; on failure p is left as it was. */
+static inline void *cutune_realloc_array(void *p, size_t n, size_t size)
+{
+    size_t bytes;
+    if (cutune_size_mul(n ? n : 1, size ? size : 1, &bytes)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc(p, bytes);
+}
 
 #endif

@@ -1,5 +1,6 @@
 /* Starting, talking to, timing out and replacing the worker process (see worker_client.h). */
 #include "worker_client.h"
+#include "space_limits.h"
 #include "proto.h"
 #include "util.h"
 
@@ -347,6 +348,12 @@ int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cub
                        CutuneEvalResult *out, CutuneError *err)
 {
     memset(out, 0, sizeof *out);
+    if (!cfg || cfg->count > CUTUNE_MAX_PARAMS || (cfg->count && (!cfg->names || !cfg->values))) {
+        out->status = CUTUNE_STATUS_LAUNCH_ERROR;
+        snprintf(out->message, sizeof out->message, "a config of %zu parameters (at most %d)",
+                 cfg ? cfg->count : 0, CUTUNE_MAX_PARAMS);
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_worker_eval: %s", out->message);
+    }
     double t0 = cutune_now();
     int rc = 0;
     if (w->pid <= 0 && (rc = restart(w, err))) {

@@ -8,6 +8,7 @@
 #include "device.h"
 #include "host.h"
 #include "measure.h"
+#include "space_limits.h"
 #include "proto.h"
 #include "registry.h"
 
@@ -113,10 +114,10 @@ static int on_setup(Worker *w)
 static int on_eval(Worker *w, int *lost)
 {
     size_t n = cutune_buf_get_u32(&w->in);
-    if (n > 64)
+    if (n > CUTUNE_MAX_PARAMS)
         w->in.bad = 1;
-    const char *names[64];
-    int64_t values[64];
+    const char *names[CUTUNE_MAX_PARAMS];
+    int64_t values[CUTUNE_MAX_PARAMS];
     for (size_t i = 0; i < n && !w->in.bad; i++) {
         names[i] = cutune_buf_get_str(&w->in);
         values[i] = cutune_buf_get_i64(&w->in);

@@ -1,0 +1,201 @@
+/* Atomic output files (see outfile.h). */
+#include "outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int cutune_outfile_refuse_input(const char *output, const char *const *inputs, size_t ninputs,
+                                CutuneError *err)
+{
+    struct stat out, in;
+    if (!output || stat(output, &out) != 0)
+        return 0; /* not there yet: it cannot be an input */
+    for (size_t i = 0; i < ninputs; i++) {
+        if (!inputs || !inputs[i] || stat(inputs[i], &in) != 0)
+            continue;
+        if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+            return cutune_error(err, CUTUNE_ERR_INVALID,
+                                "the output %s is the input %s (the same file): writing it "
+                                "would destroy what is being read; nothing was written. "
+                                "Choose another output path",
+                                output, inputs[i]);
+    }
+    return 0;
+}
+
+/* What a failed write means for a person. */
+static const char *why(int e)
+{
+    return e == ENOSPC || e == EDQUOT || e == EFBIG
+               ? "the disk is full, or a quota or file size limit was reached"
+               : strerror(e);
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+static void clear(CutuneOutFile *o)
+{
+    free(o->target);
+    free(o->tmp);
+    memset(o, 0, sizeof *o);
+}
+
+/* A fresh name beside the target, created with O_EXCL so that nothing is overwritten;
+ * mode 0666 lets the umask decide, as for any new file. Returns the descriptor or -1. */
+static int create_temp(const char *target, char **tmp_out)
+{
+    const char *slash = strrchr(target, '/');
+    size_t dirlen = slash ? (size_t)(slash - target) + 1 : 0;
+    const char *base = slash ? slash + 1 : target;
+    size_t cap = strlen(target) + 64;
+    char *tmp = malloc(cap);
+    if (!tmp) {
+        errno = ENOMEM;
+        return -1;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)tmp;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        snprintf(tmp, cap, "%.*s.%s.%06llx.tmp", (int)dirlen, target, base,
+                 (unsigned long long)(x >> 40));
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            *tmp_out = tmp;
+            return fd;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    free(tmp);
+    return -1;
+}
+
+int cutune_outfile_open(CutuneOutFile *o, const char *path, CutuneError *err)
+{
+    if (!o)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_outfile_open: no output");
+    memset(o, 0, sizeof *o);
+    if (!path || !*path)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "no output path given");
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    char resolved[PATH_MAX];
+    struct stat lst;
+    /* a link is followed: the file it names is replaced, the link itself stays */
+    const char *target = exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) &&
+                                 realpath(path, resolved)
+                             ? resolved
+                             : path;
+    if (!(o->target = dup_str(target)))
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    if (exists && S_ISDIR(st.st_mode)) {
+        clear(o);
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cannot write %s: it is a folder; give a "
+                                                     "file name", path);
+    }
+    if (exists && !S_ISREG(st.st_mode)) {
+        /* a device or a pipe cannot be replaced by a rename: write it in place */
+        if (!(o->f = fopen(o->target, "w"))) {
+            int e = errno;
+            clear(o);
+            return cutune_error(err, CUTUNE_ERR_IO, "cannot write %s: %s", path, strerror(e));
+        }
+        return 0;
+    }
+    int fd = create_temp(o->target, &o->tmp);
+    if (fd < 0) {
+        int e = errno;
+        clear(o);
+        return cutune_error(err, CUTUNE_ERR_IO,
+                            "cannot write %s: creating a file in its folder failed: %s; check "
+                            "that the folder exists and is writable",
+                            path, why(e));
+    }
+    if (exists)
+        (void)fchmod(fd, st.st_mode & 07777); /* keep the old file's permissions; best effort */
+    if (!(o->f = fdopen(fd, "w"))) {
+        int e = errno;
+        close(fd);
+        unlink(o->tmp);
+        clear(o);
+        return cutune_error(err, CUTUNE_ERR_IO, "cannot write %s: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+/* fsync the folder holding path, so that the rename itself is durable. Best effort: the
+ * new content is already in place whatever this says. */
+static void sync_folder(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+}
+
+int cutune_outfile_commit(CutuneOutFile *o, CutuneError *err)
+{
+    if (!o || !o->f)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_outfile_commit: nothing open");
+    const char *step = "writing";
+    int e = 0;
+    errno = 0;
+    if (fflush(o->f) != 0 || ferror(o->f))
+        e = errno ? errno : EIO;
+    else if (fsync(fileno(o->f)) != 0 && (o->tmp || (errno != EINVAL && errno != EROFS)))
+        e = errno, step = "syncing it to disk";
+    int closed = fclose(o->f);
+    o->f = NULL;
+    if (!e && closed != 0)
+        e = errno ? errno : EIO, step = "closing it";
+    if (!e && o->tmp && rename(o->tmp, o->target) != 0)
+        e = errno, step = "renaming it into place";
+    if (e) {
+        if (o->tmp)
+            unlink(o->tmp);
+        int code = cutune_error(err, CUTUNE_ERR_IO, "writing %s failed (%s): %s; %s", o->target,
+                                step, why(e),
+                                o->tmp ? "the previous file, if any, is unchanged"
+                                       : "what was written is incomplete");
+        clear(o);
+        return code;
+    }
+    if (o->tmp)
+        sync_folder(o->target);
+    clear(o);
+    return 0;
+}
+
+void cutune_outfile_abort(CutuneOutFile *o)
+{
+    if (!o)
+        return;
+    if (o->f)
+        fclose(o->f);
+    if (o->tmp)
+        unlink(o->tmp);
+    clear(o);
+}

@@ -1,0 +1,57 @@
+/* Output files that appear whole or not at all, and never over an input.
+ *
+ * Every file cutune writes (exports, replay CSV and SVG, reports, merged databases) goes
+ * through here:
+ *
+ *     CutuneOutFile o;
+ *     if (cutune_outfile_refuse_input(path, inputs, ninputs, &err) ||
+ *         cutune_outfile_open(&o, path, &err))
+ *         ...fail...
+ *     fprintf(o.f, ...);                          (or write to o.fd)
+ *     if (cutune_outfile_commit(&o, &err))        the target now holds the new content
+ *         ...fail...                              or still the old one, never a mix
+ *
+ * The content goes to a temporary file in the target's folder (same filesystem, so that
+ * the final rename(2) is atomic). Commit checks every step: fflush, fsync, close, rename,
+ * then fsyncs the folder. Any failure, or cutune_outfile_abort, removes the temporary file
+ * and leaves the previous target exactly as it was.
+ *
+ * A target that exists and is not a regular file (a terminal, /dev/null, /dev/full, a
+ * FIFO) cannot be replaced: it is written in place, and commit still reports a failed
+ * write. A symbolic link is followed: the file it points to is replaced, the link stays. */
+#ifndef CUTUNE_OUTFILE_H
+#define CUTUNE_OUTFILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cutune/cutune.h"
+
+typedef struct CutuneOutFile {
+    FILE *f;      /* write here; owned until commit or abort */
+    char *target; /* the path the content will have (a symlink resolved) */
+    char *tmp;    /* the temporary file, or NULL when writing in place */
+} CutuneOutFile;
+
+/* Refuse `output` when it is the same file (device and inode, so through any link or
+ * path spelling) as one of inputs[0..ninputs-1]. An input that does not exist, or a NULL
+ * entry, is skipped; an output that does not exist yet is never an input. Call it before
+ * anything is opened for writing. Returns 0 or CUTUNE_ERR_INVALID, with a message naming
+ * both paths. */
+int cutune_outfile_refuse_input(const char *output, const char *const *inputs, size_t ninputs,
+                                CutuneError *err);
+
+/* Start writing `path`. On failure (folder missing or not writable, no memory) o is left
+ * empty and err names the path. */
+int cutune_outfile_open(CutuneOutFile *o, const char *path, CutuneError *err);
+
+/* Finish: flush, fsync, close and rename over the target. Returns 0, or CUTUNE_ERR_IO with
+ * the step and the system's reason (a full disk says so); o is empty afterwards either way,
+ * and on failure the target is as it was before open. */
+int cutune_outfile_commit(CutuneOutFile *o, CutuneError *err);
+
+/* Give up: close and remove the temporary file; the target is untouched. NULL-safe, and
+ * safe on an empty or already finished o. */
+void cutune_outfile_abort(CutuneOutFile *o);
+
+#endif
