@@ -21,6 +21,9 @@ static const char usage[] =
     "  show [run]      the trials of a run (the latest by default)\n"
     "  export          the best configs as JSON, CSV or a C header\n"
     "  replay FILE     replay search strategies against a recorded exhaustive run (no GPU)\n"
+    "  import kernel-tuner CACHE  a Kernel Tuner cache into the database or a recording\n"
+    "  report [run]    a run for a person: the best per size, convergence, spread,\n"
+    "                  parameters, failures (--html FILE: one self-contained page)\n"
     "\n"
     "`cutune <command> --help` describes each command's options.\n"
     "\n"
@@ -58,7 +61,7 @@ int main(int argc, char **argv)
     } cmds[] = {
         {"run", cmd_run}, {"list", cmd_list}, {"devices", cmd_devices},
         {"query", cmd_query}, {"show", cmd_show}, {"export", cmd_export},
-        {"replay", cmd_replay},
+        {"replay", cmd_replay}, {"import", cmd_import}, {"report", cmd_report},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))

@@ -3,7 +3,8 @@
 # (meson-python builds the wheel, with libcutune, the worker, the command, the plugins and
 # the spaces inside it), then, from outside the source tree, a lookup from a fixture
 # database through `import cutune` and the `cutune` command the package installs, then the
-# module's CPU tests (pytest) against the installed package. CI runs it (.ci/run).
+# module's CPU tests (pytest) against the installed package, then Kernel Tuner caches in
+# and out (tests/test_kernel_tuner.py, with Kernel Tuner installed). CI runs it (.ci/run).
 #   scripts/python-check.sh [VENV]     (default build-py/venv)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,3 +27,9 @@ sys.exit(0 if (r.match, r.tuned_size, r.config_text) ==
     grep -q 'TILE=32,ROWS=8,PAD=1'
 echo "cutune command from the package: ok"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/python/test_module.py"
+# Kernel Tuner caches in and out, through the package's cutune command, with Kernel Tuner
+# itself reading the exported cache (CUTUNE_CI_NO_KERNEL_TUNER=1 skips installing it).
+if [ -z "${CUTUNE_CI_NO_KERNEL_TUNER:-}" ]; then
+    "$venv/bin/python" -m pip install -q kernel_tuner
+fi
+KT_PYTHON="$venv/bin/python" "$venv/bin/python" "$root/tests/test_kernel_tuner.py" "$venv/bin/cutune" "$root"
