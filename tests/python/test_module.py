@@ -208,8 +208,9 @@ def test_ctypes_structures_match_the_headers(tmp_path):
         pytest.skip("no C compiler or no source tree")
     src, exe = tmp_path / "layout.c", tmp_path / "layout"
     src.write_text(LAYOUT_C)
-    subprocess.run([cc, "-I", include, str(src), "-o", str(exe)], check=True)
-    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}  # see tests/meson.build
+    subprocess.run([cc, "-I", include, str(src), "-o", str(exe)], check=True, env=env)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True, env=env).stdout
     types = {"CutuneError": _lib.Error, "CutuneDeviceInfo": _lib.DeviceInfo,
              "CutuneLookupSettings": _lib.Settings, "CutuneLookupResult": _lib.Result}
     lines = out.split("\n")
