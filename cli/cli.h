@@ -64,7 +64,5 @@ int cli_parse_double(const char *cmd, const char *opt, const char *text, double 
  * journal files, compared by device and inode; call before anything is opened for writing.
  * Returns 0, or EXIT_USAGE after printing why. */
 int cli_refuse_db_output(const char *cmd, const char *output, const char *db_path);
-/* Write s as a JSON string literal. */
-void cli_json_string(FILE *f, const char *s);
 
 #endif

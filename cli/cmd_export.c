@@ -1,11 +1,17 @@
 /* cutune export: every best config as JSON, CSV, or a C header for applications that will
  * not link SQLite (or cutune). */
 #include "cli.h"
+#include "cliteral.h"
+#include "config_text.h"
+#include "csv.h"
 #include "db.h"
+#include "json.h"
 #include "outfile.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -33,106 +39,79 @@ static const char help[] =
     "\n"
     "  --device D   only device D: a UUID or part of a device name recorded in the database\n"
     "  --op OP      only this op\n"
+    "  --output F   write F whole or not at all (through a temporary file in its folder);\n"
+    "               refused when F is the database or one of its journal files\n"
+    "A best config that is not NAME=integer pairs (a database changed by something else) is\n"
+    "left out with a warning, and so is, in a header, one whose times are not finite.\n"
     "Works without a GPU. Exits 4 when a --device matches nothing.\n";
 
 typedef struct Export {
     FILE *f;
     int format; /* 0 json, 1 csv, 2 header */
-    size_t n;
+    size_t n;       /* rows written */
+    size_t skipped; /* rows left out, each with a warning */
+    int header_pass; /* header: 0 parameter arrays, 1 the table */
+    CutuneJson json;
 } Export;
 
-static void csv_field(FILE *f, const char *s, int last)
+/* The row's config, parsed strictly; a row whose config is not NAME=integer pairs (a
+ * tampered or foreign database) is left out, with a warning saying which and why, and so
+ * is one whose numbers C cannot hold (the header has no null). The header's two passes
+ * read one snapshot and decide alike, so that they agree. */
+static int row_ok(const CutuneBestRow *r, Export *e, CutuneConfigPairs *pairs)
 {
-    if (strpbrk(s, ",\"\r\n")) {
-        fputc('"', f);
-        for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', f);
-            fputc(*s, f);
-        }
-        fputc('"', f);
-    } else {
-        fputs(s, f);
+    CutuneError perr = {0};
+    const char *why = NULL;
+    if (cutune_config_pairs_parse(r->config, pairs, &perr) != 0)
+        why = perr.msg;
+    else if (e->format == 2 && !(isfinite(r->median_ms) && isfinite(r->gflops)))
+        why = "its median or rate is not a finite number";
+    if (!why)
+        return 1;
+    if (e->format != 2 || e->header_pass == 0) {
+        fprintf(stderr, "cutune export: warning: left out the best config of trial %lld (",
+                (long long)r->trial_id);
+        cutune_text_write(stderr, r->op, 64);
+        fputc(' ', stderr);
+        cutune_text_write(stderr, r->size, 64);
+        fputs(" on ", stderr);
+        cutune_text_write(stderr, r->device_uuid, 64);
+        fputs("): ", stderr);
+        cutune_text_write(stderr, why, 300);
+        fputc('\n', stderr);
+        e->skipped++;
     }
-    fputc(last ? '\n' : ',', f);
-}
-
-/* A C string literal; octal escapes (three digits) cannot run into the next character. */
-static void c_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20 || c >= 0x7f || c == '?') /* '?': no trigraphs */
-            fprintf(f, "\\%03o", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-/* Call fn(name, value) for each NAME=value of a canonical config. */
-static void config_pairs(const char *config, void (*fn)(FILE *, const char *, const char *, int),
-                         FILE *f)
-{
-    char *copy = strdup(config), *save = NULL;
-    int i = 0;
-    for (char *kv = copy ? strtok_r(copy, ",", &save) : NULL; kv; kv = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(kv, '=');
-        if (!eq)
-            continue;
-        *eq = '\0';
-        fn(f, kv, eq + 1, i++);
-    }
-    free(copy);
-}
-
-static void json_pair(FILE *f, const char *name, const char *value, int i)
-{
-    fputs(i ? ", " : "", f);
-    cli_json_string(f, name);
-    fprintf(f, ": %s", value);
-}
-
-static void c_pair(FILE *f, const char *name, const char *value, int i)
-{
-    fputs(i ? ", {" : "{", f);
-    c_string(f, name);
-    fprintf(f, ", %sLL}", value);
-}
-
-static int json_row(const CutuneBestRow *r, Export *e)
-{
-    FILE *f = e->f;
-    fputs(e->n ? ",\n    {" : "\n    {", f);
-    fputs("\"device_uuid\": ", f);
-    cli_json_string(f, r->device_uuid);
-    fputs(", \"device\": ", f);
-    cli_json_string(f, r->device_name);
-    fprintf(f, ", \"cc\": \"%d.%d\", \"op\": ", r->cc_major, r->cc_minor);
-    cli_json_string(f, r->op);
-    fputs(", \"size\": ", f);
-    cli_json_string(f, r->size);
-    fputs(", \"variant\": ", f);
-    cli_json_string(f, r->variant);
-    fputs(", \"variant_version\": ", f);
-    cli_json_string(f, r->variant_version);
-    fputs(", \"config\": {", f);
-    config_pairs(r->config, json_pair, f);
-    fputs("}, \"config_text\": ", f);
-    cli_json_string(f, r->config);
-    fprintf(f, ", \"median_ms\": %.17g, \"min_ms\": %.17g, \"gflops\": %.17g, \"gbps\": %.17g, "
-               "\"error\": %.17g, \"samples\": %d, \"trial_id\": %lld, \"updated_at\": ",
-            r->median_ms, r->min_ms, r->gflops, r->gbps, r->error, r->samples,
-            (long long)r->trial_id);
-    cli_json_string(f, r->updated_at);
-    fputc('}', f);
     return 0;
 }
 
-static int csv_row(const CutuneBestRow *r, Export *e)
+static void json_row(const CutuneBestRow *r, const CutuneConfigPairs *pairs, Export *e)
+{
+    CutuneJson *j = &e->json;
+    char cc[32];
+    snprintf(cc, sizeof cc, "%d.%d", r->cc_major, r->cc_minor);
+    cutune_json_begin_object(j);
+    cutune_json_member_string(j, "device_uuid", r->device_uuid);
+    cutune_json_member_string(j, "device", r->device_name);
+    cutune_json_member_string(j, "cc", cc);
+    cutune_json_member_string(j, "op", r->op);
+    cutune_json_member_string(j, "size", r->size);
+    cutune_json_member_string(j, "variant", r->variant);
+    cutune_json_member_string(j, "variant_version", r->variant_version);
+    cutune_json_key(j, "config");
+    cutune_config_pairs_json(j, pairs);
+    cutune_json_member_string(j, "config_text", r->config);
+    cutune_json_member_number(j, "median_ms", r->median_ms);
+    cutune_json_member_number(j, "min_ms", r->min_ms);
+    cutune_json_member_number(j, "gflops", r->gflops);
+    cutune_json_member_number(j, "gbps", r->gbps);
+    cutune_json_member_number(j, "error", r->error);
+    cutune_json_member_int(j, "samples", r->samples);
+    cutune_json_member_int(j, "trial_id", r->trial_id);
+    cutune_json_member_string(j, "updated_at", r->updated_at);
+    cutune_json_end_object(j);
+}
+
+static void csv_row(const CutuneBestRow *r, Export *e)
 {
     FILE *f = e->f;
     char cc[32], num[6][40];
@@ -148,64 +127,74 @@ static int csv_row(const CutuneBestRow *r, Export *e)
                             num[4], num[5], r->updated_at};
     size_t n = sizeof fields / sizeof fields[0];
     for (size_t i = 0; i < n; i++)
-        csv_field(f, fields[i], i + 1 == n);
-    return 0;
+        cutune_csv_field(f, fields[i], i + 1 == n);
 }
 
 /* The header's entries come in two passes: the parameter arrays, then the table. */
-static int header_params(const CutuneBestRow *r, Export *e)
+static void header_params(const CutuneConfigPairs *pairs, Export *e)
 {
-    fprintf(e->f, "static const CutuneTunedParam cutune_tuned_params_%zu[] = {", e->n);
-    if (!strchr(r->config, '='))
-        fputs("{\"\", 0LL}", e->f); /* a config without parameters */
-    config_pairs(r->config, c_pair, e->f);
-    fputs("};\n", e->f);
-    return 0;
+    FILE *f = e->f;
+    fprintf(f, "static const CutuneTunedParam cutune_tuned_params_%zu[] = {", e->n);
+    if (pairs->count == 0)
+        fputs("{\"\", 0LL}", f); /* a config without parameters: C has no empty array */
+    for (size_t i = 0; i < pairs->count; i++) {
+        fputs(i ? ", {" : "{", f);
+        cutune_c_string(f, pairs->names[i]);
+        fputs(", ", f);
+        cutune_c_int64(f, pairs->values[i]);
+        fputc('}', f);
+    }
+    fputs("};\n", f);
 }
 
-static int header_entry(const CutuneBestRow *r, Export *e)
+static void header_entry(const CutuneBestRow *r, const CutuneConfigPairs *pairs, Export *e)
 {
     FILE *f = e->f;
     CutuneProblem p;
     memset(&p, 0, sizeof p);
     (void)cutune_problem_parse(r->size, &p, NULL); /* 0 dims if the size is not ours */
-    int nparams = strchr(r->config, '=') ? 1 : 0;
-    for (const char *c = r->config; *c; c++)
-        nparams += *c == ',';
     fputs("    {", f);
-    c_string(f, r->device_uuid);
+    cutune_c_string(f, r->device_uuid);
     fputs(", ", f);
-    c_string(f, r->device_name);
+    cutune_c_string(f, r->device_name);
     fprintf(f, ", %d, %d, ", r->cc_major, r->cc_minor);
-    c_string(f, r->op);
+    cutune_c_string(f, r->op);
     fputs(", ", f);
-    c_string(f, r->size);
-    fprintf(f, ", %d, {%lldLL, %lldLL, %lldLL, %lldLL},\n     ", p.ndims, (long long)p.dim[0],
-            (long long)p.dim[1], (long long)p.dim[2], (long long)p.dim[3]);
-    c_string(f, r->variant);
+    cutune_c_string(f, r->size);
+    fprintf(f, ", %d, {", p.ndims);
+    for (int i = 0; i < 4; i++) {
+        fputs(i ? ", " : "", f);
+        cutune_c_int64(f, i < p.ndims ? p.dim[i] : 0);
+    }
+    fputs("},\n     ", f);
+    cutune_c_string(f, r->variant);
     fputs(", ", f);
-    c_string(f, r->variant_version);
+    cutune_c_string(f, r->variant_version);
     fputs(", ", f);
-    c_string(f, r->config);
-    fprintf(f, ", %d, cutune_tuned_params_%zu, %.17g, %.17g},\n", nparams, e->n, r->median_ms,
-            r->gflops);
-    return 0;
+    cutune_c_string(f, r->config);
+    fprintf(f, ", %zu, cutune_tuned_params_%zu, ", pairs->count, e->n);
+    cutune_c_double(f, r->median_ms);
+    fputs(", ", f);
+    cutune_c_double(f, r->gflops);
+    fputs("},\n", f);
 }
 
-static int pass_params(const CutuneBestRow *r, void *user)
+static int pass_row(const CutuneBestRow *r, void *user)
 {
     Export *e = user;
-    header_params(r, e);
+    CutuneConfigPairs pairs;
+    if (!row_ok(r, e, &pairs))
+        return 0;
+    if (e->format == 0)
+        json_row(r, &pairs, e);
+    else if (e->format == 1)
+        csv_row(r, e);
+    else if (e->header_pass == 0)
+        header_params(&pairs, e);
+    else
+        header_entry(r, &pairs, e);
     e->n++;
     return 0;
-}
-
-static int pass_rows(const CutuneBestRow *r, void *user)
-{
-    Export *e = user;
-    int rc = e->format == 0 ? json_row(r, e) : e->format == 1 ? csv_row(r, e) : header_entry(r, e);
-    e->n++;
-    return rc;
 }
 
 static const char header_top[] =
@@ -324,10 +313,16 @@ int cmd_export(int argc, char **argv)
         e.f = out.f;
     }
     const char *dev = device ? uuid : NULL;
+    /* every pass reads one snapshot: a run writing meanwhile cannot make them disagree */
+    if ((rc = cutune_db_read_begin(db, &err)))
+        goto fail;
     if (e.format == 0) {
-        fprintf(e.f, "{\"generator\": \"cutune %s\", \"database\": ", CUTUNE_VERSION);
-        cli_json_string(e.f, db_path);
-        fputs(", \"configs\": [", e.f);
+        cutune_json_init(&e.json, e.f, 2);
+        cutune_json_begin_object(&e.json);
+        cutune_json_member_string(&e.json, "generator", "cutune " CUTUNE_VERSION);
+        cutune_json_member_string(&e.json, "database", db_path);
+        cutune_json_key(&e.json, "configs");
+        cutune_json_begin_array(&e.json);
     } else if (e.format == 1) {
         fputs("device_uuid,device,cc,op,size,variant,variant_version,config,median_ms,min_ms,"
               "gflops,gbps,samples,trial_id,updated_at\n", e.f);
@@ -337,30 +332,51 @@ int cmd_export(int argc, char **argv)
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", gmtime(&now));
         fprintf(e.f, "/* Generated by `cutune export --format header` (cutune %s) on %s UTC\n"
                      " * from ", CUTUNE_VERSION, when);
-        for (const char *s = db_path; *s; s++) /* a path cannot close the comment */
-            fputc(s[0] == '*' && s[1] == '/' ? '_' : s[0], e.f);
+        cutune_c_comment_text(e.f, db_path);
         fputs(".\n * The best verified config per device and problem size: no SQLite or "
               "libcutune needed. */\n", e.f);
         fputs(header_top, e.f);
-        if ((rc = cutune_db_best_foreach(db, dev, op, pass_params, &e, &err)))
+        if ((rc = cutune_db_best_foreach(db, dev, op, pass_row, &e, &err)))
             goto fail;
         fprintf(e.f, "\n#define CUTUNE_TUNED_COUNT %zu\n", e.n);
         fprintf(e.f, "static const CutuneTunedConfig cutune_tuned_configs[%s] = {\n",
                 e.n ? "" : "1");
-        e.n = 0;
+        e.header_pass = 1;
     }
-    if ((rc = cutune_db_best_foreach(db, dev, op, pass_rows, &e, &err)))
+    size_t first_pass = e.n;
+    e.n = 0;
+    if ((rc = cutune_db_best_foreach(db, dev, op, pass_row, &e, &err)))
         goto fail;
-    if (e.format == 0)
-        fputs(e.n ? "\n]}\n" : "]}\n", e.f);
-    else if (e.format == 2)
+    cutune_db_read_end(db);
+    if (e.format == 2 && e.n != first_pass) {
+        rc = cutune_error(&err, CUTUNE_ERR_DB, "the database changed between the header's two "
+                                               "passes (%zu and %zu rows); nothing was written",
+                          first_pass, e.n);
+        goto fail;
+    }
+    if (e.format == 0) {
+        cutune_json_end_array(&e.json);
+        cutune_json_end_object(&e.json);
+        if ((rc = cutune_json_finish(&e.json)) == CUTUNE_ERR_INVALID) {
+            rc = cutune_error(&err, rc, "the JSON writer was misused (a bug in cutune)");
+            goto fail;
+        }
+        if (cutune_json_replaced(&e.json))
+            fprintf(stderr, "cutune export: warning: %zu bytes of text were not valid UTF-8 and "
+                            "are written as U+FFFD\n", cutune_json_replaced(&e.json));
+    } else if (e.format == 2) {
         fprintf(e.f, "%s};\n%s", e.n ? "" : "    {0},\n", header_bottom);
+    }
+    if (e.skipped)
+        fprintf(stderr, "cutune export: %zu malformed row(s) left out, %zu written\n", e.skipped,
+                e.n);
     if (output && (rc = cutune_outfile_commit(&out, &err)))
         goto fail;
     cutune_db_close(&db);
     return EXIT_OK;
 fail:
     cutune_outfile_abort(&out); /* the previous output file stays as it was */
+    cutune_db_read_end(db);
     cutune_db_close(&db);
     return cli_fail("export", &err);
 }

@@ -1,9 +1,12 @@
 /* cutune query: the best verified config for (device, op, size). */
 #include "cli.h"
+#include "config_text.h"
 #include "cutune/lookup.h"
 #include "db.h"
 #include "device.h"
+#include "json.h"
 #include "registry.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -48,51 +51,65 @@ static int canonical_size(const char *op, const char *text, char *out, size_t le
     return 0;
 }
 
-static void print_config_json(const char *config)
+/* The opening of both JSON answers, on stdout: {"op": ..., "size": ... */
+static void json_head(CutuneJson *j, const char *op, const char *size)
 {
-    /* "A=1,B=2" -> {"A": 1, "B": 2} */
-    printf("{");
-    char *copy = strdup(config), *save = NULL;
-    int first = 1;
-    for (char *kv = copy ? strtok_r(copy, ",", &save) : NULL; kv; kv = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(kv, '=');
-        if (!eq)
-            continue;
-        *eq = '\0';
-        printf("%s", first ? "" : ", ");
-        cli_json_string(stdout, kv);
-        printf(": %s", eq + 1);
-        first = 0;
-    }
-    printf("}");
-    free(copy);
+    cutune_json_init(j, stdout, 0);
+    cutune_json_begin_object(j);
+    cutune_json_member_string(j, "op", op);
+    cutune_json_member_string(j, "size", size);
 }
 
-/* The opening of both JSON answers: {"op": ..., "size": ... */
-static void print_json_head(const char *op, const char *size)
+/* The members both JSON answers share, from "device" to "config_text". The config was
+ * checked (check_config) before. */
+static void json_answer(CutuneJson *j, const char *device_name, const char *device_uuid,
+                        const char *variant, const char *version, const CutuneConfigPairs *pairs,
+                        const char *config)
 {
-    printf("{\"op\": ");
-    cli_json_string(stdout, op);
-    printf(", \"size\": ");
-    cli_json_string(stdout, size);
+    cutune_json_key(j, "device");
+    cutune_json_begin_object(j);
+    cutune_json_member_string(j, "name", device_name);
+    cutune_json_member_string(j, "uuid", device_uuid);
+    cutune_json_end_object(j);
+    cutune_json_member_string(j, "variant", variant);
+    cutune_json_member_string(j, "variant_version", version);
+    cutune_json_key(j, "config");
+    cutune_config_pairs_json(j, pairs);
+    cutune_json_member_string(j, "config_text", config);
 }
 
-/* The JSON members both answers share, from "device" to "config_text" (after a comma). */
-static void print_json_answer(const char *device_name, const char *device_uuid, const char *variant,
-                              const char *version, const char *config)
+/* The answer's config, strictly: a database may be tampered with or foreign, and what
+ * query prints is read by programs. */
+static int check_config(const char *config, int64_t trial_id, CutuneConfigPairs *pairs,
+                        CutuneError *err)
 {
-    printf("\"device\": {\"name\": ");
-    cli_json_string(stdout, device_name);
-    printf(", \"uuid\": ");
-    cli_json_string(stdout, device_uuid);
-    printf("}, \"variant\": ");
-    cli_json_string(stdout, variant);
-    printf(", \"variant_version\": ");
-    cli_json_string(stdout, version);
-    printf(", \"config\": ");
-    print_config_json(config);
-    printf(", \"config_text\": ");
-    cli_json_string(stdout, config);
+    CutuneError perr = {0};
+    if (cutune_config_pairs_parse(config, pairs, &perr) == 0)
+        return 0;
+    return cutune_error(err, CUTUNE_ERR_PARSE,
+                        "the best config recorded (trial %lld) is malformed, so it is not "
+                        "given: %s; the database was changed by something other than cutune",
+                        (long long)trial_id, perr.msg);
+}
+
+/* Finish a JSON answer on stdout; a broken writer is a bug, a stream error is left for
+ * main's final check of stdout. */
+static int json_done(CutuneJson *j, CutuneError *err)
+{
+    int rc = cutune_json_finish(j);
+    if (rc == CUTUNE_ERR_INVALID)
+        return cutune_error(err, rc, "the JSON writer was misused (a bug in cutune)");
+    if (cutune_json_replaced(j))
+        fprintf(stderr, "cutune query: warning: %zu bytes of text were not valid UTF-8 and are "
+                        "written as U+FFFD\n", cutune_json_replaced(j));
+    return 0;
+}
+
+/* "  label  text" with the text made safe for a terminal. */
+static void line(const char *label, const char *text)
+{
+    printf("  %-8s ", label);
+    cutune_text_write(stdout, text, 0);
 }
 
 /* --fallback: the lookup API's ladder for (device, op, size). `dev` holds at least the
@@ -114,25 +131,44 @@ static int query_fallback(const char *db_path, const CutuneDeviceInfo *dev, cons
     cutune_close(&h);
     if (rc)
         return rc;
+    CutuneConfigPairs pairs;
+    if ((rc = check_config(r.config, r.trial_id, &pairs, err)))
+        return rc;
     if (json) {
-        print_json_head(r.op, r.size);
-        printf(", \"match\": ");
-        cli_json_string(stdout, cutune_match_name(r.match));
-        printf(", \"tuned_size\": ");
-        cli_json_string(stdout, r.tuned_size);
-        printf(", \"distance\": %.6g, ", r.distance);
-        print_json_answer(r.device_name, r.device_uuid, r.variant, r.variant_version, r.config);
-        printf(", \"median_ms\": %.6g, \"gflops\": %.6g, \"trial_id\": %lld}\n", r.median_ms,
-               r.gflops, (long long)r.trial_id);
-        return 0;
+        CutuneJson j;
+        json_head(&j, r.op, r.size);
+        cutune_json_member_string(&j, "match", cutune_match_name(r.match));
+        cutune_json_member_string(&j, "tuned_size", r.tuned_size);
+        cutune_json_member_number(&j, "distance", r.distance);
+        json_answer(&j, r.device_name, r.device_uuid, r.variant, r.variant_version, &pairs,
+                    r.config);
+        cutune_json_member_number(&j, "median_ms", r.median_ms);
+        cutune_json_member_number(&j, "gflops", r.gflops);
+        cutune_json_member_int(&j, "trial_id", r.trial_id);
+        cutune_json_end_object(&j);
+        return json_done(&j, err);
     }
-    printf("%s %s on %s: %s match\n", r.op, r.size, uuid, cutune_match_name(r.match));
-    printf("  tuned    %s on %s (%s)", r.tuned_size, r.device_name, r.device_uuid);
+    cutune_text_write(stdout, r.op, 0);
+    putchar(' ');
+    cutune_text_write(stdout, r.size, 0);
+    printf(" on ");
+    cutune_text_write(stdout, uuid, 0);
+    printf(": %s match\n", cutune_match_name(r.match));
+    line("tuned", r.tuned_size);
+    printf(" on ");
+    cutune_text_write(stdout, r.device_name, 0);
+    printf(" (");
+    cutune_text_write(stdout, r.device_uuid, 0);
+    printf(")");
     if (r.match != CUTUNE_MATCH_EXACT)
         printf(", distance %.3g", r.distance);
-    printf("\n  variant  %s (version %s)\n", r.variant, r.variant_version);
-    printf("  config   %s\n", r.config);
-    printf("  median   %.4f ms at the tuned size", r.median_ms);
+    putchar('\n');
+    line("variant", r.variant);
+    printf(" (version ");
+    cutune_text_write(stdout, r.variant_version, 0);
+    printf(")\n");
+    line("config", r.config);
+    printf("\n  median   %.4f ms at the tuned size", r.median_ms);
     if (r.gflops > 0)
         printf(", %.1f GFLOP/s", r.gflops);
     printf("\n  trial    #%lld\n", (long long)r.trial_id);
@@ -172,7 +208,7 @@ int cmd_query(int argc, char **argv)
     CutuneDb *db = NULL;
     int rc;
     if ((rc = canonical_size(op, size, canon, sizeof canon, &err)))
-        return cli_fail("query", &err);
+        return cli_usage_error("query", "--size: %s", err.msg);
     if (!db_path) {
         if ((rc = cutune_db_default_path(path, sizeof path, &err)))
             return cli_fail("query", &err);
@@ -214,26 +250,49 @@ int cmd_query(int argc, char **argv)
     CutuneBest b;
     if ((rc = cutune_db_best(db, uuid, op, canon, &b, &err)))
         goto fail;
+    CutuneConfigPairs pairs;
+    if ((rc = check_config(b.config, b.trial_id, &pairs, &err)))
+        goto fail;
     if (json) {
-        print_json_head(b.op, b.size);
-        printf(", ");
-        print_json_answer(b.device_name, b.device_uuid, b.variant, b.variant_version, b.config);
-        printf(", \"median_ms\": %.6g, \"min_ms\": %.6g, \"samples\": %d, \"gflops\": %.6g, "
-               "\"gbps\": %.6g, \"error\": %.3g, \"trial_id\": %lld, \"updated_at\": ",
-               b.median_ms, b.min_ms, b.samples, b.gflops, b.gbps, b.error, (long long)b.trial_id);
-        cli_json_string(stdout, b.updated_at);
-        printf("}\n");
+        CutuneJson j;
+        json_head(&j, b.op, b.size);
+        json_answer(&j, b.device_name, b.device_uuid, b.variant, b.variant_version, &pairs,
+                    b.config);
+        cutune_json_member_number(&j, "median_ms", b.median_ms);
+        cutune_json_member_number(&j, "min_ms", b.min_ms);
+        cutune_json_member_int(&j, "samples", b.samples);
+        cutune_json_member_number(&j, "gflops", b.gflops);
+        cutune_json_member_number(&j, "gbps", b.gbps);
+        cutune_json_member_number(&j, "error", b.error);
+        cutune_json_member_int(&j, "trial_id", b.trial_id);
+        cutune_json_member_string(&j, "updated_at", b.updated_at);
+        cutune_json_end_object(&j);
+        if ((rc = json_done(&j, &err)))
+            goto fail;
     } else {
-        printf("%s %s on %s (%s)\n", b.op, b.size, b.device_name, b.device_uuid);
-        printf("  variant  %s (version %s)\n", b.variant, b.variant_version);
-        printf("  config   %s\n", b.config);
-        printf("  median   %.4f ms over %d samples (min %.4f ms)", b.median_ms, b.samples, b.min_ms);
+        cutune_text_write(stdout, b.op, 0);
+        putchar(' ');
+        cutune_text_write(stdout, b.size, 0);
+        printf(" on ");
+        cutune_text_write(stdout, b.device_name, 0);
+        printf(" (");
+        cutune_text_write(stdout, b.device_uuid, 0);
+        printf(")\n");
+        line("variant", b.variant);
+        printf(" (version ");
+        cutune_text_write(stdout, b.variant_version, 0);
+        printf(")\n");
+        line("config", b.config);
+        printf("\n  median   %.4f ms over %d samples (min %.4f ms)", b.median_ms, b.samples,
+               b.min_ms);
         if (b.gflops > 0)
             printf(", %.1f GFLOP/s", b.gflops);
         else if (b.gbps > 0)
             printf(", %.1f GB/s", b.gbps);
         printf("\n  checked  relative error %.3g\n", b.error);
-        printf("  trial    #%lld, recorded %s UTC\n", (long long)b.trial_id, b.updated_at);
+        printf("  trial    #%lld, recorded ", (long long)b.trial_id);
+        cutune_text_write(stdout, b.updated_at, 0);
+        printf(" UTC\n");
     }
     cutune_db_close(&db);
     return EXIT_OK;

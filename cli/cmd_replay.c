@@ -1,7 +1,10 @@
 /* cutune replay: run search strategies against a recorded exhaustive run. Needs no GPU. */
 #include "cli.h"
+#include "csv.h"
+#include "json.h"
 #include "outfile.h"
 #include "registry.h"
+#include "utf8.h"
 #include "replay.h"
 #include "replay_svg.h"
 #include "space.h"
@@ -44,11 +47,20 @@ static const char help[] =
     "                     a budget above the number of configs is the whole space\n"
     "  --window N         proposals asked ahead of feedback, as `cutune run` does with its\n"
     "                     compile threads (default 34)\n"
+    "  --start-from FILE  a warm start, as `cutune run` takes one from other sizes or\n"
+    "                     devices: the --start-best fastest configs of FILE, another\n"
+    "                     recording of the same space (another device or size), are\n"
+    "                     proposed first (and count as evaluations). Starting from the\n"
+    "                     optimum of the replayed recording itself would flatter every\n"
+    "                     strategy, hence another file\n"
+    "  --start-best K     how many configs --start-from gives (default 5)\n"
     "  --no-space         search the recorded configs, not the tuning space\n"
     "  --json             print JSON instead of the table\n"
     "  --csv PATH         also write the results as CSV (one row per strategy and budget)\n"
     "  --svg PATH         also plot the median fraction against evaluations (SVG)\n"
     "  --export-csv PATH  write the recording as CSV (a data set to commit) and stop\n"
+    "                     (every PATH is written whole or not at all, and refused when it\n"
+    "                     is FILE)\n"
     "  -h, --help         this text\n";
 
 enum { MAX_STRATEGIES = 16, MAX_BUDGETS = 32 };
@@ -57,11 +69,18 @@ enum { MAX_STRATEGIES = 16, MAX_BUDGETS = 32 };
 #define MAX_WINDOW 1000000
 #define MAX_BUDGET 1000000000000ULL
 
+/* The warm start of every replay: indices into the replayed recording's configs. */
+typedef struct Start {
+    size_t *idx, n;
+    double best_fraction; /* the best of them, as a fraction of the recording's optimum */
+} Start;
+
 typedef struct Opts {
     const char *file, *variant, *size, *device, *strategies, *csv, *svg, *export_csv;
+    const char *start_from;
     int synthetic, no_space, json;
     uint64_t synthetic_seed, seed;
-    size_t seeds, window;
+    size_t seeds, window, start_best;
     size_t budgets[MAX_BUDGETS], nbudgets;
 } Opts;
 
@@ -110,57 +129,105 @@ static CutuneSpace *find_space(const char *variant)
     return sp;
 }
 
-static void print_json(const Opts *o, const CutuneRecording *r, const char *const *names,
-                       const CutuneReplayStat *const *stats, size_t ns)
+static int print_json(const Opts *o, const CutuneRecording *r, const Start *st,
+                      const char *const *names, const CutuneReplayStat *const *stats, size_t ns)
 {
-    printf("{\"recording\": {\"source\": ");
-    cli_json_string(stdout, r->source);
-    printf(", \"device\": ");
-    cli_json_string(stdout, r->device);
-    printf(", \"date\": ");
-    cli_json_string(stdout, r->date);
-    printf(", \"variant\": ");
-    cli_json_string(stdout, r->variant);
-    printf(", \"size\": ");
-    cli_json_string(stdout, r->size);
-    printf(", \"configs\": %zu, \"ok\": %zu, \"failed\": %zu, \"not_recorded\": %zu, "
-           "\"best_ms\": %.9g},\n",
-           r->configs.nconfigs, r->nok, r->nfailed, r->nmissing, r->best_ms);
-    printf(" \"seeds\": %zu, \"first_seed\": %llu, \"window\": %zu,\n \"strategies\": [",
-           o->seeds, (unsigned long long)o->seed, o->window);
+    CutuneJson j;
+    cutune_json_init(&j, stdout, 2);
+    cutune_json_begin_object(&j);
+    cutune_json_key(&j, "recording");
+    cutune_json_begin_object(&j);
+    static const char *const keys[] = {"source", "device", "date", "variant", "size"};
+    const char *texts[] = {r->source, r->device, r->date, r->variant, r->size};
+    for (size_t i = 0; i < 5; i++) {
+        cutune_json_key(&j, keys[i]);
+        cutune_json_string(&j, texts[i]);
+    }
+    static const char *const counts[] = {"configs", "ok", "failed", "not_recorded"};
+    const size_t cvals[] = {r->configs.nconfigs, r->nok, r->nfailed, r->nmissing};
+    for (size_t i = 0; i < 4; i++) {
+        cutune_json_key(&j, counts[i]);
+        cutune_json_int(&j, (int64_t)cvals[i]);
+    }
+    cutune_json_member_number(&j, "best_ms", r->best_ms);
+    cutune_json_end_object(&j);
+    cutune_json_member_int(&j, "seeds", (int64_t)o->seeds);
+    cutune_json_key(&j, "first_seed");
+    if (o->seed <= INT64_MAX)
+        cutune_json_int(&j, (int64_t)o->seed);
+    else
+        cutune_json_number(&j, (double)o->seed);
+    cutune_json_member_int(&j, "window", (int64_t)o->window);
+    if (o->start_from) {
+        cutune_json_key(&j, "start");
+        cutune_json_begin_object(&j);
+        cutune_json_member_string(&j, "from", o->start_from);
+        cutune_json_member_int(&j, "configs", (int64_t)st->n);
+        cutune_json_member_number(&j, "best_fraction", st->best_fraction);
+        cutune_json_end_object(&j);
+    }
+    cutune_json_key(&j, "strategies");
+    cutune_json_begin_array(&j);
     for (size_t s = 0; s < ns; s++) {
-        printf("%s\n  {\"name\": ", s ? "," : "");
-        cli_json_string(stdout, names[s]);
-        printf(", \"results\": [");
+        cutune_json_begin_object(&j);
+        cutune_json_member_string(&j, "name", names[s]);
+        cutune_json_key(&j, "results");
+        cutune_json_begin_array(&j);
         for (size_t b = 0; b < o->nbudgets; b++) {
             const CutuneReplayStat *x = &stats[s][b];
             size_t ev = x->budget < r->configs.nconfigs ? x->budget : r->configs.nconfigs;
-            printf("%s\n    {\"budget\": %zu, \"evaluations\": %zu, \"median\": %.6f, "
-                   "\"p25\": %.6f, \"p75\": %.6f, \"min\": %.6f, \"max\": %.6f, "
-                   "\"mean\": %.6f, \"seconds_per_replay\": %.6g}",
-                   b ? "," : "", x->budget, ev, x->median, x->p25, x->p75, x->min, x->max,
-                   x->mean, x->seconds);
+            cutune_json_begin_object(&j);
+            cutune_json_member_int(&j, "budget", (int64_t)x->budget);
+            cutune_json_member_int(&j, "evaluations", (int64_t)ev);
+            static const char *const sk[] = {"median", "p25", "p75", "min", "max", "mean",
+                                             "seconds_per_replay"};
+            const double sv[] = {x->median, x->p25, x->p75, x->min, x->max, x->mean, x->seconds};
+            for (size_t i = 0; i < 7; i++) {
+                cutune_json_key(&j, sk[i]);
+                cutune_json_number(&j, sv[i]);
+            }
+            cutune_json_end_object(&j);
         }
-        printf("]}");
+        cutune_json_end_array(&j);
+        cutune_json_end_object(&j);
     }
-    printf("\n]}\n");
+    cutune_json_end_array(&j);
+    cutune_json_end_object(&j);
+    if (cutune_json_finish(&j) == CUTUNE_ERR_INVALID) {
+        fprintf(stderr, "cutune replay: the JSON writer was misused (a bug in cutune)\n");
+        return EXIT_FAILURE_;
+    }
+    if (cutune_json_replaced(&j))
+        fprintf(stderr, "cutune replay: warning: %zu bytes of text were not valid UTF-8 and are "
+                        "written as U+FFFD\n", cutune_json_replaced(&j));
+    return 0;
 }
 
-static void print_table(const Opts *o, const CutuneRecording *r, const char *const *names,
-                        const CutuneReplayStat *const *stats, size_t ns)
+static void print_table(const Opts *o, const CutuneRecording *r, const Start *st,
+                        const char *const *names, const CutuneReplayStat *const *stats, size_t ns)
 {
-    if (o->synthetic)
-        printf("recording: %s\n", r->device);
-    else
-        printf("recording: %s %s on %s (%s), from %s\n", r->variant, r->size,
-               r->device[0] ? r->device : "?", r->date[0] ? r->date : "date unknown", r->source);
+    /* the names come from the recording: made safe for a terminal */
+    printf("recording: ");
+    if (o->synthetic) {
+        cutune_text_write(stdout, r->device, 0);
+    } else {
+        const char *parts[] = {r->variant, " ", r->size, " on ", r->device[0] ? r->device : "?",
+                               " (", r->date[0] ? r->date : "date unknown", "), from ",
+                               r->source};
+        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+            cutune_text_write(stdout, parts[i], 0);
+    }
+    putchar('\n');
     printf("space: %zu configs: %zu ok, %zu failed, %zu not recorded; optimum %.6g ms\n",
            r->configs.nconfigs, r->nok, r->nfailed, r->nmissing, r->best_ms);
     if (r->nunmatched)
         printf("(%zu recorded configs are not valid in the space and were left out)\n",
                r->nunmatched);
-    printf("fraction of the optimum: median [25th-75th percentile] min, over %zu seeds\n",
-           o->seeds);
+    if (o->start_from)
+        printf("warm start: the %zu fastest configs of %s that this space has; the best of them "
+               "reaches %.3f of this optimum\n", st->n, o->start_from, st->best_fraction);
+    printf("fraction of the optimum: median [25th-75th percentile] min, over %zu seeds, "
+           "window %zu\n", o->seeds, o->window);
     printf("%-11s", "strategy");
     for (size_t b = 0; b < o->nbudgets; b++) {
         char h[32];
@@ -198,9 +265,12 @@ static int write_csv(const Opts *o, const CutuneRecording *r, const char *const 
         for (size_t b = 0; b < o->nbudgets; b++) {
             const CutuneReplayStat *x = &stats[s][b];
             size_t ev = x->budget < r->configs.nconfigs ? x->budget : r->configs.nconfigs;
-            fprintf(f, "%s,%s,\"%s\",%s,%zu,%zu,%zu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6g\n",
-                    r->variant, r->size, r->device, names[s], x->budget, ev, o->seeds,
-                    x->median, x->p25, x->p75, x->min, x->max, x->mean, x->seconds);
+            cutune_csv_field(f, r->variant, 0);
+            cutune_csv_field(f, r->size, 0);
+            cutune_csv_field(f, r->device, 0);
+            cutune_csv_field(f, names[s], 0);
+            fprintf(f, "%zu,%zu,%zu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6g\n", x->budget, ev,
+                    o->seeds, x->median, x->p25, x->p75, x->min, x->max, x->mean, x->seconds);
         }
     if (cutune_outfile_commit(&out, &err))
         return cli_fail("replay", &err);
@@ -236,6 +306,36 @@ static int pick_strategies(const Opts *o, const CutuneStrategyOps **ops, size_t 
     return rc;
 }
 
+/* The warm start: the fastest configs of another recording of the same space. */
+static int load_start(const Opts *o, const CutuneRecording *rec, Start *st)
+{
+    CutuneRecording from;
+    CutuneError err = {0};
+    int rc = 0;
+    if (cutune_recording_load(o->start_from, NULL, NULL, NULL, NULL, &from, &err))
+        return cli_fail("replay", &err);
+    st->idx = malloc((size_t)o->start_best * sizeof *st->idx);
+    long m = st->idx ? cutune_recording_best_of(&from, rec, (size_t)o->start_best, st->idx, &err)
+                     : cutune_error(&err, CUTUNE_ERR_NOMEM, "out of memory");
+    if (m < 0) {
+        rc = cli_fail("replay", &err);
+    } else if (m == 0) {
+        fprintf(stderr, "cutune replay: no ok config of %s is in the space of %s: no warm start "
+                "to give\n", o->start_from, rec->source);
+        rc = EXIT_NOT_FOUND;
+    } else {
+        st->n = (size_t)m;
+        for (size_t k = 0; k < st->n; k++) {
+            size_t i = st->idx[k];
+            if (rec->status[i] == CUTUNE_STATUS_OK && rec->median_ms[i] > 0 &&
+                rec->best_ms / rec->median_ms[i] > st->best_fraction)
+                st->best_fraction = rec->best_ms / rec->median_ms[i];
+        }
+    }
+    cutune_recording_free(&from);
+    return rc;
+}
+
 static int parse_args(int argc, char **argv, Opts *o)
 {
     static const struct option longopts[] = {
@@ -246,6 +346,7 @@ static int parse_args(int argc, char **argv, Opts *o)
         {"no-space", no_argument, 0, 'N'}, {"json", no_argument, 0, 'j'},
         {"csv", required_argument, 0, 'c'}, {"svg", required_argument, 0, 'g'},
         {"export-csv", required_argument, 0, 'e'}, {"synthetic", required_argument, 0, 'y'},
+        {"start-from", required_argument, 0, 'f'}, {"start-best", required_argument, 0, 'k'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     static const size_t defaults[] = {25, 50, 100, 200, 400};
@@ -253,6 +354,7 @@ static int parse_args(int argc, char **argv, Opts *o)
     o->seeds = 30;
     o->seed = 1;
     o->window = 34;
+    o->start_best = 5;
     memcpy(o->budgets, defaults, sizeof defaults);
     o->nbudgets = sizeof defaults / sizeof defaults[0];
     int c, rc;
@@ -277,6 +379,11 @@ static int parse_args(int argc, char **argv, Opts *o)
             break;
         case 'w':
             if ((rc = cli_parse_size("replay", "--window", optarg, 1, MAX_WINDOW, &o->window)))
+                return rc;
+            break;
+        case 'f': o->start_from = optarg; break;
+        case 'k':
+            if ((rc = cli_parse_size("replay", "--start-best", optarg, 1, 10000, &o->start_best)))
                 return rc;
             break;
         case 'N': o->no_space = 1; break;
@@ -308,6 +415,15 @@ static int parse_args(int argc, char **argv, Opts *o)
     return 0;
 }
 
+/* A recording that cannot be loaded: what the command line asked for does not fit it
+ * (--variant and --size missing for a database, another variant or size than the file's,
+ * several devices without --device) is a usage error; the file's own faults are not. */
+static int load_failed(const CutuneError *err)
+{
+    int rc = cli_fail("replay", err);
+    return err->code == CUTUNE_ERR_INVALID ? EXIT_USAGE : rc;
+}
+
 int cmd_replay(int argc, char **argv)
 {
     Opts o;
@@ -316,12 +432,15 @@ int cmd_replay(int argc, char **argv)
         return rc < 0 ? EXIT_OK : rc;
     CutuneRecording rec;
     CutuneError err = {0};
-    const char *outputs[] = {o.csv, o.svg, o.export_csv};
-    for (size_t i = 0; i < 3 && o.file; i++)
-        if (outputs[i] && (rc = cli_refuse_db_output("replay", outputs[i], o.file)))
-            return rc;
+    const char *outputs[] = {o.csv, o.svg, o.export_csv}, *inputs[] = {o.file, o.start_from};
+    for (size_t i = 0; i < 3; i++)
+        for (size_t k = 0; k < 2; k++)
+            if (outputs[i] && inputs[k] &&
+                (rc = cli_refuse_db_output("replay", outputs[i], inputs[k])))
+                return rc;
     CutuneSpace *sp = NULL;
     CutuneReplayStat *all = NULL;
+    Start start = {NULL, 0, 0};
     const CutuneStrategyOps *ops[MAX_STRATEGIES];
     size_t ns = 0;
     memset(&rec, 0, sizeof rec);
@@ -337,7 +456,7 @@ int cmd_replay(int argc, char **argv)
         const char *variant = o.variant;
         if (!o.no_space && !variant) {
             if (cutune_recording_load(o.file, NULL, o.size, o.device, NULL, &rec, &err)) {
-                rc = cli_fail("replay", &err);
+                rc = load_failed(&err);
                 goto out;
             }
             variant = rec.variant;
@@ -349,7 +468,7 @@ int cmd_replay(int argc, char **argv)
         cutune_recording_free(&rec);
         if (cutune_recording_load(o.file, o.variant ? o.variant : v[0] ? v : NULL, o.size,
                                   o.device, sp, &rec, &err)) {
-            rc = cli_fail("replay", &err);
+            rc = load_failed(&err);
             goto out;
         }
     }
@@ -361,6 +480,8 @@ int cmd_replay(int argc, char **argv)
                     rec.configs.nconfigs - rec.nmissing, rec.variant, rec.size, o.export_csv);
         goto out;
     }
+    if (o.start_from && (rc = load_start(&o, &rec, &start)))
+        goto out;
     all = calloc(ns * o.nbudgets, sizeof *all); /* at most 16 x 32 */
     if (!all) {
         rc = EXIT_FAILURE_;
@@ -372,15 +493,15 @@ int cmd_replay(int argc, char **argv)
         names[s] = ops[s]->name;
         stats[s] = all + s * o.nbudgets;
         if (cutune_replay_stats(ops[s], &rec, o.seed, o.seeds, o.budgets, o.nbudgets, o.window,
-                                all + s * o.nbudgets, &err)) {
+                                start.idx, start.n, all + s * o.nbudgets, &err)) {
             rc = cli_fail("replay", &err);
             goto out;
         }
     }
     if (o.json)
-        print_json(&o, &rec, names, stats, ns);
+        rc = print_json(&o, &rec, &start, names, stats, ns);
     else
-        print_table(&o, &rec, names, stats, ns);
+        print_table(&o, &rec, &start, names, stats, ns);
     if (o.csv && (rc = write_csv(&o, &rec, names, stats, ns)))
         goto out;
     if (o.svg) {
@@ -394,6 +515,7 @@ int cmd_replay(int argc, char **argv)
             rc = cli_fail("replay", &err);
     }
 out:
+    free(start.idx);
     free(all);
     cutune_space_free(sp);
     cutune_recording_free(&rec);

@@ -62,6 +62,23 @@ static void td(FILE *f, const char *s)
     fputs("</td>", f);
 }
 
+/* A config may break after each comma: long ones wrap in a narrow window. */
+static void td_config(FILE *f, const char *config)
+{
+    fputs("<td>", f);
+    for (const char *p = config; p && *p;) {
+        const char *comma = strchr(p, ',');
+        char part[512];
+        size_t n = comma ? (size_t)(comma - p + 1) : strlen(p);
+        snprintf(part, sizeof part, "%.*s", (int)(n < sizeof part ? n : sizeof part - 1), p);
+        report_text(f, part);
+        if (comma)
+            fputs("<wbr>", f);
+        p = comma ? comma + 1 : NULL;
+    }
+    fputs("</td>", f);
+}
+
 static void tdf(FILE *f, const char *fmt, double v)
 {
     fputs("<td class=\"num\">", f);
@@ -83,7 +100,7 @@ static void best_table(FILE *f, const Report *r)
             fputs("<td colspan=\"3\">no config ran correctly</td>", f);
         } else {
             td(f, r->groups[g].variant);
-            td(f, r->trials[r->groups[g].best].config);
+            td_config(f, r->trials[r->groups[g].best].config);
             tdf(f, "%.6g", r->groups[g].best_ms);
         }
         if (y) {
@@ -306,7 +323,7 @@ static void failures(FILE *f, const Report *r)
             fputs("<tr>", f);
             td(f, r->groups[t->group].variant);
             td(f, r->groups[t->group].size);
-            td(f, t->config);
+            td_config(f, t->config);
             td(f, t->message);
             fputs("</tr>\n", f);
             shown++;
@@ -323,8 +340,7 @@ static const char style[] =
     "<style>\n"
     "body{font-family:sans-serif;margin:2em auto;max-width:60em;color:#222}\n"
     "table{border-collapse:collapse;margin:0.5em 0 1.5em}\n"
-    "th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top;"
-    "overflow-wrap:anywhere}\n"
+    "th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}\n"
     "th{background:#f0f0f0} td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
     ".meta,.note{color:#555} figure{margin:1em 0} svg.plot{max-width:100%;height:auto}\n"
     "figcaption{color:#333;font-size:90%}\n"

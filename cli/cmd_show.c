@@ -1,8 +1,10 @@
 /* cutune show: the trials of a run. */
 #include "cli.h"
 #include "db.h"
+#include "utf8.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char help[] =
@@ -17,6 +19,20 @@ typedef struct {
     const char *status;
     size_t shown;
 } Show;
+
+/* A column of the table: the text made safe, padded to width. */
+static void cell(const char *text, int width)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return;
+    cutune_text_write(m, text, 0);
+    fclose(m);
+    printf("%-*s ", width, buf ? buf : "");
+    free(buf);
+}
 
 static int row(const CutuneTrialRow *r, void *user)
 {
@@ -34,11 +50,21 @@ static int row(const CutuneTrialRow *r, void *user)
     char med[32] = "-";
     if (r->median_ms > 0)
         snprintf(med, sizeof med, "%.4f", r->median_ms);
-    printf("%-8lld %-14s %-16s %-18s %10s %10s  %s", (long long)r->id, r->variant, r->size,
-           r->status, med, rate, r->config);
+    /* names, configs and messages come from the database: escaped, so that control
+     * sequences (ESC[2J clears a screen) reach no terminal */
+    printf("%-8lld ", (long long)r->id);
+    cell(r->variant, 14);
+    cell(r->size, 16);
+    cell(r->status, 18);
+    printf("%10s %10s  ", med, rate);
+    cutune_text_write(stdout, r->config, 0);
     if (r->message && *r->message) {
         const char *nl = strchr(r->message, '\n');
-        printf("  (%.*s)", nl ? (int)(nl - r->message) : 200, r->message);
+        char first[256];
+        snprintf(first, sizeof first, "%.*s", nl ? (int)(nl - r->message) : 200, r->message);
+        printf("  (");
+        cutune_text_write(stdout, first, 0);
+        printf(")");
     }
     printf("\n");
     return 0;

@@ -1,6 +1,7 @@
 /* cutune: tune CUDA kernels, store the results, look them up. */
 #include "cli.h"
 #include "outfile.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -37,6 +38,24 @@ static const char usage[] =
     "exit codes: 0 success, 1 failure, 2 bad usage, 3 no CUDA driver or device,\n"
     "            4 not found, 130 interrupted\n";
 
+/* Every command's output is checked to the end: what a full disk, /dev/full or a closed
+ * pipe refused to take is a failure (exit 1), never a success with half an answer. */
+static int finish_stdout(const char *cmd, int rc)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (!bad)
+        return rc;
+    fprintf(stderr, "cutune %s: writing the output failed: %s\n", cmd,
+            e == ENOSPC ? "no space left on the device" : e ? strerror(e) : "a write failed (a full disk, or the reader went away)");
+    return rc == EXIT_OK ? EXIT_FAILURE_ : rc;
+}
+
 int main(int argc, char **argv)
 {
     /* past a file size limit (ulimit -f) a write fails like on a full disk and the
@@ -49,11 +68,11 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage, stdout);
-        return EXIT_OK;
+        return finish_stdout("--help", EXIT_OK);
     }
     if (!strcmp(cmd, "--version")) {
         printf("cutune %s\n", CUTUNE_VERSION);
-        return EXIT_OK;
+        return finish_stdout("--version", EXIT_OK);
     }
     static const struct {
         const char *name;
@@ -65,14 +84,24 @@ int main(int argc, char **argv)
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))
-            return cmds[i].fn(argc - 1, argv + 1);
+            return finish_stdout(cmd, cmds[i].fn(argc - 1, argv + 1));
     fprintf(stderr, "cutune: unknown command '%s'\n\n%s", cmd, usage);
     return EXIT_USAGE;
 }
 
 int cli_fail(const char *cmd, const CutuneError *err)
 {
-    fprintf(stderr, "cutune %s: %s\n", cmd, err->msg[0] ? err->msg : cutune_strerror(err->code));
+    /* a message may quote a database's strings: its lines are made safe for a terminal */
+    const char *msg = err->msg[0] ? err->msg : cutune_strerror(err->code);
+    fprintf(stderr, "cutune %s: ", cmd);
+    for (const char *p = msg; p;) {
+        const char *nl = strchr(p, '\n');
+        char line[sizeof err->msg];
+        snprintf(line, sizeof line, "%.*s", nl ? (int)(nl - p) : (int)strlen(p), p);
+        cutune_text_write(stderr, line, 0);
+        fputc('\n', stderr);
+        p = nl && nl[1] ? nl + 1 : NULL;
+    }
     switch (err->code) {
     case CUTUNE_ERR_NO_DEVICE:
         return EXIT_NO_DEVICE;
@@ -94,23 +123,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\n(see `cutune %s --help`)\n", cmd);
     return EXIT_USAGE;
-}
-
-void cli_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
 }
 
 int cli_refuse_db_output(const char *cmd, const char *output, const char *db_path)

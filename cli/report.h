@@ -23,7 +23,7 @@ typedef struct ReportGroup {
     double best_ms;     /* the fastest ok trial; 0 if none */
     size_t best;        /* its index in Report.trials */
     int searched;       /* the run recorded its search (migration 0003) */
-    char strategy[32], status[16];
+    char strategy[96], status[16]; /* strategies " + "-joined; the last search's end */
     int64_t nvalid, evaluated;
     double seconds;
 } ReportGroup;

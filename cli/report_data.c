@@ -182,9 +182,16 @@ static int load_searches(CutuneDb *db, Report *r, CutuneError *err)
             if (!v || !ver || !size || strcmp(gr->variant, v) || strcmp(gr->version, ver) ||
                 strcmp(gr->size, size))
                 continue;
+            /* a size searched in steps (a warm start, then a strategy): their strategies,
+             * the largest space, the evaluations and seconds added up, the last ending */
+            const char *strategy = (const char *)sqlite3_column_text(st, 3);
+            size_t len = strlen(gr->strategy);
+            if (strategy && !strstr(gr->strategy, strategy))
+                snprintf(gr->strategy + len, sizeof gr->strategy - len, "%s%s",
+                         gr->searched ? " + " : "", strategy);
             gr->searched = 1;
-            snprintf(gr->strategy, sizeof gr->strategy, "%s", sqlite3_column_text(st, 3));
-            gr->nvalid += sqlite3_column_int64(st, 4);
+            int64_t nvalid = sqlite3_column_int64(st, 4);
+            gr->nvalid = nvalid > gr->nvalid ? nvalid : gr->nvalid;
             gr->evaluated += sqlite3_column_int64(st, 5);
             gr->seconds += sqlite3_column_double(st, 6);
             snprintf(gr->status, sizeof gr->status, "%s", sqlite3_column_text(st, 7));

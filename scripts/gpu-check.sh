@@ -20,7 +20,7 @@
 #          ASYNC_TIME, ASYNC_SEED, ASYNC_SIZES and ASYNC_WHERE (a partial config) change them);
 #          async-where: every matmul_async config matching $ASYNC_WHERE (a partial config,
 #          e.g. cuBLAS's tile shape) at 4096^3 and 8192^3 (or ASYNC_SIZES); async-known: every config
-#          listed in bench/matmul_async_known.txt (earlier bests) at the 7 issue 4 sizes
+#          listed in tuning_spaces/matmul_async.known (earlier bests) at the 7 issue 4 sizes
 #          and 3 K-small ones (or ASYNC_SIZES); splitk-edges: a random sample of each SPLITK, and of N % 4 != 0,
 #          at sizes that cut every tile (EDGE_BUDGET a size); survey: known configs, then
 #          annealing (SURVEY_BUDGET, SURVEY_TIME), then bench_matmul, at SURVEY_SIZES, shapes
@@ -100,8 +100,8 @@ size_args() { # --size for each argument
     for s_ in "$@"; do printf -- '--size %s ' "$s_"; done
 }
 
-known_where() { # --where for each config in bench/matmul_async_known.txt
-    grep -v '^#' "$root/bench/matmul_async_known.txt" | sed 's/^/--where /' | tr '\n' ' '
+known_where() { # --where for each config in tuning_spaces/matmul_async.known
+    grep -v '^#' "$root/tuning_spaces/matmul_async.known" | sed 's/^/--where /' | tr '\n' ' '
 }
 
 # issue 4's sizes, then rank-64 and rank-128 updates (K small, as in a blocked LU's

@@ -12,6 +12,7 @@
  *       hang     never answer (like a kernel that loops forever)
  *       lost     answer `crashed` with context_lost set and exit (a sticky CUDA error)
  *       garbage  answer with a malformed message
+ *       badstatus  answer a well-formed result whose status is out of range (99)
  *       wrong    answer wrong_result
  *   CUTUNE_FAKE_DELAY_MS  sleep this long in every evaluation (default 0)
  *   CUTUNE_FAKE_LOG       append "<pid> <config>" for every evaluation begun
@@ -162,6 +163,8 @@ static void on_eval(void)
         snprintf(r.message, sizeof r.message,
                  "checked launch: cudaErrorIllegalAddress: an illegal memory access was "
                  "encountered (fake)");
+    } else if (a && !strcmp(a, "badstatus")) {
+        r.status = (CutuneStatus)99;
     } else if (a && !strcmp(a, "wrong")) {
         r.status = CUTUNE_STATUS_WRONG_RESULT;
         r.error = 1;

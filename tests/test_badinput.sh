@@ -179,6 +179,34 @@ if python3 -c 'import sqlite3' 2>/dev/null; then
     [ "$ic" = ok ] || bad "full disk: integrity_check says $ic"
 fi
 
+# --- run --pending: a refused size says why, and two runs side by side tune each request once
+if python3 -c 'import sqlite3' 2>/dev/null; then
+    pend=$tmp/pend.db
+    "$exe" run axpy --size 1024 --db "$pend" --no-progress >/dev/null 2>&1 || bad "seeding $pend failed"
+    python3 - "$pend" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+uuid = c.execute("SELECT uuid FROM devices").fetchone()[0]
+for size in ("2048", "8192", "16384", "abc"):
+    c.execute("INSERT INTO requests (device_uuid, op, size, answered_by) VALUES (?, 'axpy', ?, 'none')",
+              (uuid, size))
+c.commit()
+PY
+    "$exe" run --pending --db "$pend" --no-progress >"$tmp/p1" 2>&1 &
+    p1=$!
+    "$exe" run --pending --db "$pend" --no-progress >"$tmp/p2" 2>&1
+    wait $p1
+    cat "$tmp/p1" "$tmp/p2" >"$tmp/out"
+    grep -q "pending axpy abc: not a valid size for axpy_template (problem size 'abc': expected a number" "$tmp/out" ||
+        { bad "a refused pending size does not say why"; cat "$tmp/out"; }
+    n=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
+        "SELECT count(*) FROM trials t JOIN problems p ON p.id = t.problem_id WHERE p.size IN (\"2048\", \"8192\", \"16384\")").fetchone()[0])' "$pend")
+    [ "$n" = 60 ] || { bad "two --pending runs measured $n trials for 3 requests of 20 configs, want 60"; cat "$tmp/out"; }
+    left=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
+        "SELECT group_concat(size) FROM requests WHERE status = \"pending\"").fetchone()[0])' "$pend")
+    [ "$left" = abc ] || bad "after --pending, pending requests are '$left', want 'abc'"
+fi
+
 # --- outputs: never over an input, never half-written
 expect 2 "is the input" -- "$exe" export --db "$db" --output "$db"
 unchanged "export --output = --db"

@@ -26,8 +26,12 @@ for c in run list devices query show export replay; do
     expect 0 "usage: cutune $c" -- "$exe" $c --help
 done
 expect 2 "which op?" -- "$exe" run
-expect 2 "--budget needs a whole number of at least 0, got 'lots'" -- "$exe" run matmul --budget lots
-expect 2 "--time needs a number of at least 0, got '-1': it is too small" -- "$exe" run matmul --time -1
+expect 2 "--budget needs a whole number of at least 1, got 'lots'" -- "$exe" run matmul --budget lots
+expect 2 "--time takes the run's budget in seconds, a positive number" -- "$exe" run matmul --time -1
+expect 2 "--time takes the run's budget in seconds, a positive number" -- "$exe" run matmul --time 0
+expect 2 "too short to set a size up and measure anything; give at least 10" -- "$exe" run matmul --time 3
+expect 2 "at least 1" -- "$exe" run matmul --budget 0
+expect 2 "--warm-start: 'everything' is not db, known, both or none" -- "$exe" run matmul --warm-start everything
 expect 2 "--size is required" -- "$exe" query matmul
 expect 2 "unknown status 'great'" -- "$exe" show --status great
 expect 2 "leave out --size" -- "$exe" run --pending --size 64
@@ -46,7 +50,7 @@ expect 4 "cannot open" -- "$exe" replay "$tmp/none.csv"
 expect 0 "space: 132 configs: 132 ok, 0 failed, 0 not recorded" -- "$exe" replay "$rec" --seeds 5 \
     --svg "$tmp/plot.svg" --csv "$tmp/out.csv"
 expect 0 "<polyline" -- cat "$tmp/plot.svg"
-expect 0 "matmul_tiled,4096x4096x4096,\"NVIDIA H200\",annealing,400,132,5," -- cat "$tmp/out.csv"
+expect 0 "matmul_tiled,4096x4096x4096,NVIDIA H200,annealing,400,132,5," -- cat "$tmp/out.csv"
 expect 0 '"name": "tpe"' -- "$exe" replay "$rec" --seeds 3 --budgets 10,20 --json
 expect 2 "give a FILE or --synthetic, not both" -- "$exe" replay "$rec" --synthetic 1
 expect 0 "space: " -- "$exe" replay --synthetic 4 --seeds 2 --budgets 25 --strategy ils

@@ -103,6 +103,57 @@ unset CUTUNE_FAKE_DELAY_MS
     { bad "kill -9: the resumed run failed"; cat "$tmp/kill2.out"; }
 resume_check kill "$db" "$wpid"
 
+run_status() { # DB RUN: the run's status, read behind cutune's back
+    python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
+        "SELECT status FROM runs WHERE id = ?", (int(sys.argv[2]),)).fetchone()[0])' "$1" "$2" 2>/dev/null
+}
+# the run killed with -9 was left 'running'; the resumed run's open found its process gone
+if python3 -c 'import sqlite3' 2>/dev/null; then
+    [ "$(run_status "$db" 1)" = interrupted ] || bad "kill -9: run 1 is '$(run_status "$db" 1)', want interrupted"
+    [ "$(run_status "$db" 2)" = done ] || bad "kill -9: the resumed run is '$(run_status "$db" 2)', want done"
+fi
+
+# --- 2b. a second Ctrl-C stops a hung kernel at once, not at its deadline (6 x 60 s here):
+# every evaluation sleeps ten minutes, so the first one is the hung trial
+db=$tmp/twice.db
+export CUTUNE_FAKE_LOG=$tmp/twice.log CUTUNE_FAKE_DELAY_MS=600000
+"$exe" run axpy --size $size --db "$db" --timeout-floor 60 --no-progress >"$tmp/twice.out" 2>&1 &
+pid=$!
+wait_lines "$CUTUNE_FAKE_LOG" 1 || bad "second signal: the run did not start evaluating"
+kill -INT $pid
+sleep 0.5
+kill -0 $pid 2>/dev/null || bad "second signal: the first signal did not wait for the trial in flight"
+start=$(date +%s)
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc = 130 ] || { bad "second signal: exit $rc, want 130"; cat "$tmp/twice.out"; }
+[ $(( $(date +%s) - start )) -le 5 ] || bad "second signal: the run took $(( $(date +%s) - start )) s to stop"
+grep -q "stopping now" "$tmp/twice.out" || { bad "second signal: no message"; cat "$tmp/twice.out"; }
+wpid=$(awk 'NR == 1 {print $1}' "$CUTUNE_FAKE_LOG")
+sleep 0.2
+kill -0 "$wpid" 2>/dev/null && { bad "second signal: the hung worker $wpid survived"; kill -9 "$wpid"; }
+[ "$(rows "$db" 1 | wc -l)" = 0 ] || { bad "second signal: the killed trial was recorded"; rows "$db" 1; }
+if python3 -c 'import sqlite3' 2>/dev/null; then
+    [ "$(run_status "$db" 1)" = interrupted ] || bad "second signal: the run is '$(run_status "$db" 1)', want interrupted"
+fi
+unset CUTUNE_FAKE_DELAY_MS
+
+# --- 2c. SIGHUP (a closed terminal) stops the run like SIGTERM: never left 'running'
+db=$tmp/hup.db
+export CUTUNE_FAKE_LOG=$tmp/hup.log CUTUNE_FAKE_DELAY_MS=100
+"$exe" run axpy --size $size --db "$db" --no-progress >"$tmp/hup.out" 2>&1 &
+pid=$!
+wait_lines "$CUTUNE_FAKE_LOG" 2 || bad "SIGHUP: the run did not start evaluating"
+kill -HUP $pid
+wait $pid
+rc=$?
+[ $rc = 130 ] || { bad "SIGHUP: exit $rc, want 130"; cat "$tmp/hup.out"; }
+if python3 -c 'import sqlite3' 2>/dev/null; then
+    [ "$(run_status "$db" 1)" = interrupted ] || bad "SIGHUP: the run is '$(run_status "$db" 1)', want interrupted"
+fi
+unset CUTUNE_FAKE_DELAY_MS
+
 # --- 3. SIGTERM: stops after the trial in flight, exit 130, the run is resumable
 db=$tmp/term.db
 export CUTUNE_FAKE_LOG=$tmp/term.log CUTUNE_FAKE_DELAY_MS=100

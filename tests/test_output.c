@@ -209,8 +209,17 @@ static void output_is_input(void)
     CHECK(cutune_outfile_refuse_input(spelled, inputs, 3, &err) == CUTUNE_ERR_INVALID);
     cutune_error_clear(&err);
     CHECK(cutune_outfile_refuse_input(other, inputs, 3, &err) == 0);
-    CHECK(cutune_outfile_refuse_input(missing, inputs, 3, &err) == 0);
     CHECK(err.msg[0] == '\0');
+    /* an input that is not there yet (a database's -wal) is refused by its place */
+    CHECK(cutune_outfile_refuse_input(missing, inputs, 3, &err) == CUTUNE_ERR_INVALID);
+    cutune_error_clear(&err);
+    char other_missing[600], spelled_missing[600];
+    snprintf(other_missing, sizeof other_missing, "%s/missing.db-wal", dir);
+    snprintf(spelled_missing, sizeof spelled_missing, "%s/../%s/missing.db", dir, strrchr(dir, '/') + 1);
+    CHECK(cutune_outfile_refuse_input(other_missing, inputs, 3, &err) == 0);
+    CHECK(cutune_outfile_refuse_input(spelled_missing, inputs, 3, &err) == CUTUNE_ERR_INVALID);
+    CHECK(cutune_outfile_same_place(missing, spelled_missing));
+    CHECK(!cutune_outfile_same_place(missing, other_missing));
     CHECK(strcmp(slurp(in), "data\n") == 0);
     unlink(in);
     unlink(hard);

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char broken_dir[PATH_MAX / 2], real_dir[PATH_MAX / 2];
@@ -117,6 +119,34 @@ static void geometry_sees_device(void)
     cutune_registry_free(&reg);
 }
 
+/* A FIFO named *.so is refused at once (dlopen would wait for a writer for ever), and a
+ * folder of plugins without any .so (nothing to sort) is fine. */
+static void odd_files(void)
+{
+    char tmp[] = "/tmp/cutune-plugins-XXXXXX", fifo[PATH_MAX], empty[PATH_MAX], env[3 * PATH_MAX];
+    CHECK(mkdtemp(tmp) != NULL);
+    snprintf(fifo, sizeof fifo, "%s/a_fifo.so", tmp);
+    CHECK(mkfifo(fifo, 0644) == 0);
+    snprintf(empty, sizeof empty, "%s/empty", tmp);
+    CHECK(mkdir(empty, 0755) == 0);
+    snprintf(env, sizeof env, "%s:%s", empty, tmp);
+    setenv("CUTUNE_PLUGIN_PATH", env, 1);
+    CutuneRegistry reg;
+    CutuneError err = {0};
+    time_t t0 = time(NULL);
+    CHECK_MSG(cutune_registry_load(&reg, &err) == 0, "%s", err.msg);
+    CHECK(time(NULL) - t0 < 5);
+    int seen = 0;
+    for (size_t i = 0; i < reg.nrejected; i++)
+        seen |= strstr(reg.rejected[i].path, "a_fifo.so") &&
+                strstr(reg.rejected[i].reason, "not a regular file");
+    CHECK_MSG(seen, "the FIFO was not refused as such");
+    cutune_registry_free(&reg);
+    unlink(fifo);
+    rmdir(empty);
+    rmdir(tmp);
+}
+
 int main(void)
 {
     const char *b = getenv("CUTUNE_TEST_BROKEN_PLUGINS"), *r = getenv("CUTUNE_PLUGIN_PATH");
@@ -132,5 +162,6 @@ int main(void)
     space_lookup();
     geometry_sees_device();
     registry_keeps_going();
+    odd_files();
     return check_result("plugins");
 }

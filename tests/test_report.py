@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """cutune report: a run made with the fake worker (three reduce_sum variants at two sizes,
-with wrong results and crashes), plus what a run also records on a GPU (a vendor yardstick
-and its searches), written as HTML and checked
+with wrong results and crashes, and the searches the run records), plus what a run records
+on a GPU only (a vendor yardstick), written as HTML and checked
   - as text: every table and figure there with what the database holds (the best config
     per size, the ratio to the yardstick, one curve per variant, one dot per ok config,
     each parameter's medians, the failures by status), untrusted text escaped, no script,
@@ -51,18 +51,24 @@ ok = [t for t in trials if t[3] == "ok"]
 sizes = sorted({t[1] for t in trials})
 groups = sorted({(t[0], t[1]) for t in trials})
 best = {s: min((t for t in ok if t[1] == s), key=lambda t: t[4]) for s in sizes}
-# what a GPU run records beside the trials: a vendor yardstick for one size, its searches
+# what a run on a GPU records beside the trials: a vendor yardstick (here for one size)
 ysize = "1048576"
 y_ms = best[ysize][4] * 1.25
 con.execute("INSERT INTO yardsticks (run_id, device_id, problem_id, name, median_ms) VALUES"
             " (1, ?, ?, 'cub::DeviceReduce::Sum', ?)", (best[ysize][7], best[ysize][6], y_ms))
-for name, size in groups:
-    n = sum(1 for t in trials if (t[0], t[1]) == (name, size))
-    con.execute("INSERT INTO searches (run_id, device_id, variant_id, problem_id, strategy, nvalid,"
-                " evaluated, seconds, status) SELECT 1, t.device_id, t.variant_id, t.problem_id,"
-                " 'random', 100, ?, 1.5, 'done' FROM trials t JOIN variants v ON v.id = t.variant_id"
-                " JOIN problems p ON p.id = t.problem_id WHERE v.name = ? AND p.size = ? LIMIT 1",
-                (n, name, size))
+searches = {}
+for name, size, strategy, nvalid, evaluated, seconds, status in con.execute(
+        "SELECT variant, size, strategy, nvalid, evaluated, seconds, status FROM search_details"
+        " WHERE run_id = 1 ORDER BY id"):
+    g = searches.setdefault((name, size), {"strategy": [], "nvalid": 0, "evaluated": 0,
+                                           "seconds": 0.0, "status": ""})
+    if strategy not in g["strategy"]:
+        g["strategy"].append(strategy)
+    g["nvalid"] = max(g["nvalid"], nvalid)
+    g["evaluated"] += evaluated
+    g["seconds"] += seconds
+    g["status"] = status
+check(set(searches) == set(groups), "the run recorded a search of every variant and size: %s" % searches)
 hostile = "<script>alert(1)</script> \x1b[2J & \"quoted\""
 crashed = [t for t in trials if t[3] == "crashed"]
 con.execute("UPDATE trials SET message = ? WHERE id = ?", (hostile, crashed[0][5]))
@@ -133,9 +139,12 @@ def check_page(p, where):
     st = p.tables.get("search-table", [])
     check(len(st) == 1 + len(groups), "%s: a search row per variant and size" % where)
     for row in st[1:]:
-        n = sum(1 for t in trials if (t[0], t[1]) == (row[0], row[1]))
-        check(row[2] == "random" and row[3] == "100" and row[4] == str(n) and row[6] == "done",
-              "%s: search row %s" % (where, row))
+        g = searches.get((row[0], row[1]))
+        n = sum(1 for t in trials if (t[0], t[1]) == (row[0], row[1]) and t[3] == "ok")
+        check(g and row[2] == " + ".join(g["strategy"]) and row[3] == str(g["nvalid"]) and
+              row[4] == str(g["evaluated"]) and row[5] == "%.1f" % g["seconds"] and
+              row[6] == g["status"] and row[7] == str(n),
+              "%s: search row %s is %s" % (where, row, g))
     for i, s in enumerate(sizes_in_report(p)):
         variants = {g[0] for g in groups if g[1] == s}
         for kind in ("evals", "time"):

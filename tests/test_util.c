@@ -100,7 +100,7 @@ static void strategies(void)
     for (int i = 0; i < N; i++)
         values[i] = i;
     CutuneConfigList cl = {1, N, values, NULL};
-    CutuneStrategyArgs a = {NULL, &cl, 7, N};
+    CutuneStrategyArgs a = {.configs = &cl, .seed = 7, .budget = N};
     for (int s = 0; cutune_strategy_list[s]; s++) {
         const CutuneStrategyOps *ops = cutune_strategy_list[s];
         int seen[N] = {0}, order1[N], order2[N];

@@ -1,5 +1,6 @@
 /* Reading a config's canonical text strictly (see config_text.h). */
 #include "config_text.h"
+#include "json.h"
 
 #include <string.h>
 
@@ -68,16 +69,16 @@ int cutune_config_pairs_parse(const char *text, CutuneConfigPairs *out, CutuneEr
             return refuse(out, err, text, p, len, "does not start with a parameter name (letters, "
                                                   "digits and '_', not a digit first, under 64 "
                                                   "bytes)");
+        if (out->count == CUTUNE_MAX_PARAMS) /* before anything is stored at count */
+            return refuse(out, err, text, p, len, "is one more than the " CUTUNE_STR(
+                                                      CUTUNE_MAX_PARAMS) " parameters a config "
+                                                  "may have");
         if (parse_value(eq + 1, len - nlen - 1, &out->values[out->count]))
             return refuse(out, err, text, p, len, "has a value that is not a whole number in the "
                                                   "int64 range");
         for (size_t i = 0; i < out->count; i++)
             if (strlen(out->names[i]) == nlen && memcmp(out->names[i], p, nlen) == 0)
                 return refuse(out, err, text, p, len, "names a parameter a second time");
-        if (out->count == CUTUNE_MAX_PARAMS)
-            return refuse(out, err, text, p, len, "is one more than the " CUTUNE_STR(
-                                                      CUTUNE_MAX_PARAMS) " parameters a config "
-                                                  "may have");
         memcpy(out->names[out->count], p, nlen);
         out->names[out->count][nlen] = '\0';
         out->count++;
@@ -85,4 +86,12 @@ int cutune_config_pairs_parse(const char *text, CutuneConfigPairs *out, CutuneEr
             return 0;
         p = comma + 1;
     }
+}
+
+void cutune_config_pairs_json(CutuneJson *j, const CutuneConfigPairs *p)
+{
+    cutune_json_begin_object(j);
+    for (size_t i = 0; i < p->count; i++)
+        cutune_json_member_int(j, p->names[i], p->values[i]);
+    cutune_json_end_object(j);
 }

@@ -25,4 +25,8 @@ typedef struct CutuneConfigPairs {
  * (out->count is then 0). */
 int cutune_config_pairs_parse(const char *text, CutuneConfigPairs *out, CutuneError *err);
 
+/* Write the pairs as a JSON object of integers: {"TILE": 16, "PAD": 1}. */
+struct CutuneJson;
+void cutune_config_pairs_json(struct CutuneJson *j, const CutuneConfigPairs *p);
+
 #endif

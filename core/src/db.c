@@ -69,9 +69,15 @@ static int db_error(CutuneDb *db, CutuneError *err, int rc, const char *what)
                         ? "; the disk is full (or a quota or file size limit was reached): free "
                           "some space and retry; every trial committed so far is kept"
                         : hint(rc);
-    return cutune_error(err, code, "database %s: %s: %s%s%s%s%s", db->path, what,
+    char how[240] = "";
+    if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB) { /* say how */
+        snprintf(how, sizeof how, " (");
+        cutune_db_file_damage(db->path, how + 2, sizeof how - 3);
+        strcat(how, ")");
+    }
+    return cutune_error(err, code, "database %s: %s: %s%s%s%s%s%s", db->path, what,
                         db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc), sys ? " (" : "",
-                        sys ? strerror(sys) : "", sys ? ")" : "", h);
+                        sys ? strerror(sys) : "", sys ? ")" : "", how, h);
 }
 
 /* ---- small statement helpers -------------------------------------------------------- */
@@ -674,14 +680,16 @@ static int trial_once(CutuneDb *db, const CutuneTrialRecord *t, int64_t *id, int
         db->h,
         "INSERT INTO trials (run_id, device_id, variant_id, problem_id, config, status,"
         " median_ms, min_ms, mean_ms, stddev_ms, samples, gflops, gbps, error, compile_ms,"
-        " measure_ms, message, seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " measure_ms, message, seed, cut_short)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         -1, &ins, NULL);
     if (rc != SQLITE_OK)
         goto fail;
-    rc = bind(ins, "Iiiittddddi" "DDdddti", t->run_id, t->device_id, t->variant_id,
+    rc = bind(ins, "Iiiittddddi" "DDdddtii", t->run_id, t->device_id, t->variant_id,
               t->problem_id, t->config, cutune_status_name(t->status), t->median_ms, t->min_ms,
               t->mean_ms, t->stddev_ms, (int64_t)t->samples, t->gflops, t->gbps, t->error,
-              t->compile_ms, t->measure_ms, t->message, (int64_t)t->seed);
+              t->compile_ms, t->measure_ms, t->message, (int64_t)t->seed,
+              (int64_t)(ok && t->cut_short ? 1 : 0));
     /* The timings of a failed trial mean nothing: NULL (read back as 0). */
     for (int i = 7; i <= 13 && !ok && rc == SQLITE_OK; i++)
         rc = sqlite3_bind_null(ins, i);

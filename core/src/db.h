@@ -69,6 +69,7 @@ typedef struct CutuneTrialRecord {
     double compile_ms, measure_ms;
     const char *message;  /* why it failed; may be NULL */
     uint64_t seed;
+    int cut_short;        /* ok, but its timing stopped early: it was far slower than the best */
 } CutuneTrialRecord;
 
 /* Insert a trial and, in the same transaction, make it the best of its (device, op,
@@ -228,5 +229,44 @@ typedef struct CutuneBestRow {
 int cutune_db_best_foreach(CutuneDb *db, const char *device_uuid, const char *op,
                            int (*fn)(const CutuneBestRow *row, void *user), void *user,
                            CutuneError *err);
+
+/* ---- searches and yardsticks (migration 0003; db_searches.c) ------------------------- */
+
+typedef struct CutuneSearchInfo {
+    int64_t run_id, device_id, variant_id, problem_id;
+    const char *strategy;
+    size_t nvalid;
+} CutuneSearchInfo;
+/* A search starts 'running'; end it with 'done', 'spent', 'interrupted' or 'failed', and
+ * the strategy it ended with (NULL or "": the one it began with). */
+int cutune_db_search_begin(CutuneDb *db, const CutuneSearchInfo *s, int64_t *search_id,
+                           CutuneError *err);
+int cutune_db_search_end(CutuneDb *db, int64_t search_id, const char *status,
+                         const char *strategy, size_t evaluated, double seconds,
+                         CutuneError *err);
+/* Whether (device, variant version, problem) has a search that ended 'done' or 'spent':
+ * a later run treats it as tuned. */
+int cutune_db_search_tuned(CutuneDb *db, int64_t device_id, int64_t variant_id,
+                           int64_t problem_id, int *tuned, CutuneError *err);
+/* Record a vendor library's time for a problem on a device. */
+int cutune_db_yardstick_add(CutuneDb *db, int64_t run_id, int64_t device_id, int64_t problem_id,
+                            const char *name, double median_ms, int samples, CutuneError *err);
+/* The newest yardstick of (device, problem): *found 0 when there is none. */
+int cutune_db_yardstick_latest(CutuneDb *db, int64_t device_id, int64_t problem_id, char *name,
+                               size_t name_len, double *median_ms, int *found, CutuneError *err);
+
+/* The fastest verified configs of one variant version on a device or on any device of the
+ * same model (devices.name), at every size of the op but `size` on that very device: up to
+ * `per_problem` configs for each (device, size), each with its rank there (1 = fastest) and
+ * its time relative to that size's fastest of the variant. The warm start of a search. */
+typedef struct CutuneWarmRow {
+    const char *config, *size, *device_uuid;
+    double median_ms, relative; /* relative >= 1 */
+    int rank;
+} CutuneWarmRow;
+int cutune_db_warm_configs(CutuneDb *db, const char *op, const char *variant, const char *version,
+                           const char *device_uuid, const char *device_name, const char *size,
+                           int per_problem, int (*fn)(const CutuneWarmRow *row, void *user),
+                           void *user, CutuneError *err);
 
 #endif

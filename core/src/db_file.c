@@ -62,8 +62,8 @@ void cutune_db_file_damage(const char *path, char *buf, size_t len)
         snprintf(buf, len, "its size (%lld bytes) is not a whole number of %u-byte pages: it "
                  "was cut short or appended to", (long long)st.st_size, page);
     else
-        snprintf(buf, len, "its pages are inconsistent (SQLite: database disk image is "
-                 "malformed)");
+        snprintf(buf, len, "its size is right but its pages are inconsistent (overwritten "
+                 "or edited in place)");
 }
 
 /* "file:PATH?immutable=1", with the characters a URI gives meaning to escaped. */

@@ -199,6 +199,24 @@ void cutune_json_null(CutuneJson *j)
     value_end(j);
 }
 
+void cutune_json_member_string(CutuneJson *j, const char *key, const char *s)
+{
+    cutune_json_key(j, key);
+    cutune_json_string(j, s);
+}
+
+void cutune_json_member_number(CutuneJson *j, const char *key, double v)
+{
+    cutune_json_key(j, key);
+    cutune_json_number(j, v);
+}
+
+void cutune_json_member_int(CutuneJson *j, const char *key, int64_t v)
+{
+    cutune_json_key(j, key);
+    cutune_json_int(j, v);
+}
+
 int cutune_json_error(const CutuneJson *j)
 {
     if (!j || !j->f || j->misuse)

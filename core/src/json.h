@@ -61,6 +61,11 @@ void cutune_json_int(CutuneJson *j, int64_t v);
 void cutune_json_bool(CutuneJson *j, int v);
 void cutune_json_null(CutuneJson *j);
 
+/* A member of the object open: the key, then the value. */
+void cutune_json_member_string(CutuneJson *j, const char *key, const char *s);
+void cutune_json_member_number(CutuneJson *j, const char *key, double v);
+void cutune_json_member_int(CutuneJson *j, const char *key, int64_t v);
+
 /* 0 while all is well; CUTUNE_ERR_INVALID after a call out of order; CUTUNE_ERR_IO when
  * the stream has an error (ferror). */
 int cutune_json_error(const CutuneJson *j);

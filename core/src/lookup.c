@@ -362,7 +362,12 @@ int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op, 
         return rc;
     }
     CutuneError lerr = {0};
+    /* the ladder's steps read one snapshot: a run committing meanwhile cannot make them
+     * disagree; a failed begin leaves each step its own read */
+    int snap = cutune_db_read_begin(h->db, NULL) == 0;
     rc = ladder(h, dev, op, &want, out, &lerr);
+    if (snap)
+        cutune_db_read_end(h->db);
     if (rc == 0 || rc == CUTUNE_ERR_NOT_FOUND) {
         if (rc != 0)
             out->match = CUTUNE_MATCH_NONE;

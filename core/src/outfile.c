@@ -14,13 +14,12 @@
 int cutune_outfile_refuse_input(const char *output, const char *const *inputs, size_t ninputs,
                                 CutuneError *err)
 {
-    struct stat out, in;
-    if (!output || stat(output, &out) != 0)
-        return 0; /* not there yet: it cannot be an input */
+    if (!output)
+        return 0;
     for (size_t i = 0; i < ninputs; i++) {
-        if (!inputs || !inputs[i] || stat(inputs[i], &in) != 0)
+        if (!inputs || !inputs[i])
             continue;
-        if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+        if (cutune_outfile_same_place(output, inputs[i]))
             return cutune_error(err, CUTUNE_ERR_INVALID,
                                 "the output %s is the input %s (the same file): writing it "
                                 "would destroy what is being read; nothing was written. "
@@ -28,6 +27,34 @@ int cutune_outfile_refuse_input(const char *output, const char *const *inputs, s
                                 output, inputs[i]);
     }
     return 0;
+}
+
+/* The folder part of path ("." when none) into buf. */
+static void folder_of(const char *path, char *buf, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(buf, len, ".");
+    else
+        snprintf(buf, len, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+}
+
+int cutune_outfile_same_place(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (ea != eb)
+        return 0;
+    char da[PATH_MAX], db[PATH_MAX];
+    folder_of(a, da, sizeof da);
+    folder_of(b, db, sizeof db);
+    const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
+    ba = ba ? ba + 1 : a;
+    bb = bb ? bb + 1 : b;
+    return strcmp(ba, bb) == 0 && stat(da, &sa) == 0 && stat(db, &sb) == 0 &&
+           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 /* What a failed write means for a person. */
@@ -143,12 +170,8 @@ int cutune_outfile_open(CutuneOutFile *o, const char *path, CutuneError *err)
  * new content is already in place whatever this says. */
 static void sync_folder(const char *path)
 {
-    const char *slash = strrchr(path, '/');
     char dir[PATH_MAX];
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    folder_of(path, dir, sizeof dir);
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) {
         (void)fsync(fd);

@@ -33,13 +33,18 @@ typedef struct CutuneOutFile {
     char *tmp;    /* the temporary file, or NULL when writing in place */
 } CutuneOutFile;
 
-/* Refuse `output` when it is the same file (device and inode, so through any link or
- * path spelling) as one of inputs[0..ninputs-1]. An input that does not exist, or a NULL
- * entry, is skipped; an output that does not exist yet is never an input. Call it before
- * anything is opened for writing. Returns 0 or CUTUNE_ERR_INVALID, with a message naming
+/* Refuse `output` when it is the same file as one of inputs[0..ninputs-1], by
+ * cutune_outfile_same_place: through any link or spelling of the path, and also when the
+ * input does not exist yet (a database's -wal file appears when it is opened). NULL
+ * entries are skipped. Call it before anything is opened for writing. Returns 0 or CUTUNE_ERR_INVALID, with a message naming
  * both paths. */
 int cutune_outfile_refuse_input(const char *output, const char *const *inputs, size_t ninputs,
                                 CutuneError *err);
+
+/* 1 when paths a and b name the same file, whether or not it exists yet: the same device
+ * and inode when both exist, else the same folder (by device and inode) and the same last
+ * component. A database's -wal file that is not there now will be when SQLite opens it. */
+int cutune_outfile_same_place(const char *a, const char *b);
 
 /* Start writing `path`. On failure (folder missing or not writable, no memory) o is left
  * empty and err names the path. */

@@ -228,11 +228,18 @@ static int load_dir(CutuneRegistry *r, const char *dir)
             n++;
     }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_str); /* a stable order: same registry on every run */
+    if (n > 1) /* a stable order: same registry on every run (qsort takes no NULL array) */
+        qsort(names, n, sizeof *names, cmp_str);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        struct stat st;
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) { /* dlopen would block on a FIFO */
+            rc = reject(r, path, "it is not a regular file (a FIFO, a device or a folder), so "
+                                 "not a plugin; remove it or rename it");
+            continue;
+        }
         CutunePlugin p;
         CutuneError perr = {0};
         if (cutune_plugin_open(path, &p, &perr) != 0) {

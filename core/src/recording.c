@@ -477,3 +477,57 @@ int cutune_recording_write_csv(const CutuneRecording *r, const char *path, Cutun
     }
     return cutune_outfile_commit(&out, err);
 }
+
+long cutune_recording_best_of(const CutuneRecording *from, const CutuneRecording *to, size_t k,
+                              size_t *out, CutuneError *err)
+{
+    size_t p = to->nparams, nf = from->configs.nconfigs, nt = to->configs.nconfigs;
+    size_t *col = malloc((p + 1) * sizeof *col), *ok = malloc((nf + 1) * sizeof *ok);
+    size_t nok = 0, m = 0;
+    long rc;
+    if (!col || !ok) {
+        rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t j = 0; j < p; j++) {
+        size_t c = 0;
+        while (c < from->nparams && strcmp(from->param_names[c], to->param_names[j]) != 0)
+            c++;
+        if (c == from->nparams) {
+            rc = cutune_error(err, CUTUNE_ERR_INVALID,
+                              "%s has no parameter %s: it is not a recording of the space of %s",
+                              from->source, to->param_names[j], to->source);
+            goto out;
+        }
+        col[j] = c;
+    }
+    for (size_t i = 0; i < nf; i++)
+        if (from->status[i] == CUTUNE_STATUS_OK && from->median_ms[i] > 0)
+            ok[nok++] = i;
+    /* selection of the fastest, k times: k is a handful */
+    for (size_t r = 0; r < nok && m < k; r++) {
+        size_t at = r;
+        for (size_t i = r + 1; i < nok; i++)
+            if (from->median_ms[ok[i]] < from->median_ms[ok[at]])
+                at = i;
+        size_t f = ok[at];
+        ok[at] = ok[r];
+        ok[r] = f;
+        const int64_t *fv = from->configs.values + f * from->nparams;
+        for (size_t t = 0; t < nt; t++) {
+            const int64_t *tv = to->configs.values + t * p;
+            size_t j = 0;
+            while (j < p && tv[j] == fv[col[j]])
+                j++;
+            if (j == p) {
+                out[m++] = t;
+                break;
+            }
+        }
+    }
+    rc = (long)m;
+out:
+    free(col);
+    free(ok);
+    return rc;
+}

@@ -18,8 +18,8 @@ void cutune_recording_free(CutuneRecording *r)
 }
 
 int cutune_replay_once(const CutuneStrategyOps *ops, const CutuneRecording *r, uint64_t seed,
-                       size_t budget, size_t window, double *best_found, size_t *proposals,
-                       size_t *order, CutuneError *err)
+                       size_t budget, size_t window, const size_t *start, size_t nstart,
+                       double *best_found, size_t *proposals, size_t *order, CutuneError *err)
 {
     size_t n = r->configs.nconfigs;
     if (budget > n)
@@ -30,7 +30,8 @@ int cutune_replay_once(const CutuneStrategyOps *ops, const CutuneRecording *r, u
         window = 1;
     *best_found = 0;
     *proposals = 0;
-    CutuneStrategyArgs a = {NULL, &r->configs, seed, budget};
+    CutuneStrategyArgs a = {.space = NULL, .configs = &r->configs, .seed = seed, .budget = budget,
+                            .parallel = window, .start = start, .nstart = start ? nstart : 0};
     void *st = NULL;
     unsigned char *seen = calloc(n ? n : 1, 1);
     size_t *ring = cutune_malloc_array(window, sizeof *ring);
@@ -106,7 +107,8 @@ static double quantile(const double *v, size_t n, double q)
 
 int cutune_replay_stats(const CutuneStrategyOps *ops, const CutuneRecording *r, uint64_t seed0,
                         size_t nseeds, const size_t *budgets, size_t nbudgets, size_t window,
-                        CutuneReplayStat *stats, CutuneError *err)
+                        const size_t *start, size_t nstart, CutuneReplayStat *stats,
+                        CutuneError *err)
 {
     if (nseeds == 0 || !(r->best_ms > 0))
         return cutune_error(err, CUTUNE_ERR_INVALID,
@@ -124,8 +126,8 @@ int cutune_replay_stats(const CutuneStrategyOps *ops, const CutuneRecording *r, 
         for (size_t k = 0; k < nseeds; k++) {
             double found;
             size_t np;
-            if ((rc = cutune_replay_once(ops, r, seed0 + k, budgets[b], window, &found, &np,
-                                         NULL, err)))
+            if ((rc = cutune_replay_once(ops, r, seed0 + k, budgets[b], window, start, nstart,
+                                         &found, &np, NULL, err)))
                 break;
             frac[k] = found > 0 ? r->best_ms / found : 0;
             sum += frac[k];

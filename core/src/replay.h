@@ -51,6 +51,14 @@ int cutune_recording_load(const char *path, const char *variant, const char *siz
                           const char *device, const CutuneSpace *space, CutuneRecording *out,
                           CutuneError *err);
 
+/* A warm start for replays that is honest: the (at most) k fastest ok configs of another
+ * recording of the same space (another device, or another size), as indices into to's
+ * configs, fastest first, written to out; configs that to lacks are skipped. Matched by
+ * parameter name and value. Returns how many (0 to k), or a negative error, with a
+ * message, when a parameter of to is not in from. */
+long cutune_recording_best_of(const CutuneRecording *from, const CutuneRecording *to, size_t k,
+                              size_t *out, CutuneError *err);
+
 /* Write a recording as CSV (the format cutune_recording_load reads). */
 int cutune_recording_write_csv(const CutuneRecording *r, const char *path, CutuneError *err);
 
@@ -60,13 +68,15 @@ int cutune_recording_write_csv(const CutuneRecording *r, const char *path, Cutun
  * structured and random places. The same seed gives the same landscape. */
 int cutune_landscape_generate(uint64_t seed, CutuneRecording *out);
 
-/* One replay of a strategy with a budget of b evaluations (the strategy is told b):
- * *best_found gets the best ok time among its proposals (0 if none), *proposals how many
- * it made (fewer than b only if it said DONE). Fails with CUTUNE_ERR_INVALID when the
- * strategy proposes an index out of range or one it proposed before. */
+/* One replay of a strategy with a budget of b evaluations (the strategy is told b, and
+ * told window as its parallel), the warm start start[0..nstart) (may be NULL): *best_found
+ * gets the best ok time among its proposals (0 if none), *proposals how many it made
+ * (fewer than b only if it said DONE), order (if not NULL, room for b) the proposals.
+ * Fails with CUTUNE_ERR_INVALID when the strategy proposes an index out of range or one
+ * it proposed before. */
 int cutune_replay_once(const CutuneStrategyOps *ops, const CutuneRecording *r, uint64_t seed,
-                       size_t budget, size_t window, double *best_found, size_t *proposals,
-                       size_t *order, CutuneError *err);
+                       size_t budget, size_t window, const size_t *start, size_t nstart,
+                       double *best_found, size_t *proposals, size_t *order, CutuneError *err);
 
 /* Summary of the fraction of the optimum over seeds, at one budget. */
 typedef struct CutuneReplayStat {
@@ -75,10 +85,11 @@ typedef struct CutuneReplayStat {
     double seconds;    /* mean wall time of one replay at this budget */
 } CutuneReplayStat;
 
-/* Replay ops with seeds seed0, seed0+1, ... (nseeds of them) at each budget; stats gets
- * nbudgets entries. */
+/* Replay ops with seeds seed0, seed0+1, ... (nseeds of them) at each budget, each with
+ * the same warm start (may be NULL); stats gets nbudgets entries. */
 int cutune_replay_stats(const CutuneStrategyOps *ops, const CutuneRecording *r, uint64_t seed0,
                         size_t nseeds, const size_t *budgets, size_t nbudgets, size_t window,
-                        CutuneReplayStat *stats, CutuneError *err);
+                        const size_t *start, size_t nstart, CutuneReplayStat *stats,
+                        CutuneError *err);
 
 #endif

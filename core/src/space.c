@@ -252,6 +252,12 @@ int cutune_config_parse(const CutuneSpace *s, const char *text, int64_t *values,
     return parse_assignment(s, text, values, NULL, 0, err);
 }
 
+int cutune_config_parse_partial(const CutuneSpace *s, const char *text, int64_t *values,
+                                unsigned char *named, CutuneError *err)
+{
+    return parse_assignment(s, text, values, named, 1, err);
+}
+
 int cutune_config_list_where(const CutuneSpace *s, CutuneConfigList *cl, const char *const *where,
                              size_t nwhere, CutuneError *err)
 {

@@ -93,10 +93,32 @@ void cutune_config_list_free(CutuneConfigList *l);
 int cutune_config_format(const CutuneSpace *s, const int64_t *values, char *buf, size_t len);
 /* Parse the canonical text back into values (every parameter must be present once). */
 int cutune_config_parse(const CutuneSpace *s, const char *text, int64_t *values, CutuneError *err);
+/* Parse a partial config ("BM=128,BK=8"): named[i] = 1 and values[i] set for each parameter
+ * it names (both arrays hold nparams entries). */
+int cutune_config_parse_partial(const CutuneSpace *s, const char *text, int64_t *values,
+                                unsigned char *named, CutuneError *err);
 /* Keep only the configs of `cl` that match one of the partial assignments in where[]
  * ("BM=128,BK=8": the named parameters have these values, the others any). An unknown
  * parameter or a bad value is an error (CUTUNE_ERR_PARSE); nwhere == 0 keeps all. */
 int cutune_config_list_where(const CutuneSpace *s, CutuneConfigList *cl, const char *const *where,
                              size_t nwhere, CutuneError *err);
+
+/* A lookup from a config's values to its row in a config list: open addressing over a hash
+ * of the row. The list must outlive the index and not change under it. */
+typedef struct CutuneConfigIndex {
+    const CutuneConfigList *cl;
+    size_t *slots; /* row + 1; 0 = empty */
+    size_t mask;
+} CutuneConfigIndex;
+int cutune_config_index_build(const CutuneConfigList *cl, CutuneConfigIndex *ix);
+/* The row holding exactly these nparams values, or -1. */
+long cutune_config_index_find(const CutuneConfigIndex *ix, const int64_t *values);
+void cutune_config_index_free(CutuneConfigIndex *ix);
+
+/* A variant's list of known-good configs (`<variant>.known` beside its space file): one
+ * config per line, possibly partial, `#` starting a comment. Calls fn for each config with
+ * its line number; fn returns non-zero to stop. A missing file is not an error. */
+int cutune_known_read(const char *path, int (*fn)(const char *config, int line, void *user),
+                      void *user, CutuneError *err);
 
 #endif

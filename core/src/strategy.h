@@ -14,6 +14,11 @@ typedef struct CutuneStrategyArgs {
     const CutuneConfigList *configs; /* the valid configs */
     uint64_t seed;
     size_t budget;                   /* evaluations the tuner will allow (<= nconfigs) */
+    size_t parallel;      /* how many proposals the tuner keeps in flight (compile pool + GPU):
+                             2 x compile threads + 2, e.g. 34 on a 16-core GPU host; 0 or 1 = one at a time */
+    const size_t *start;  /* warm start: config indices to propose first, in this order (known-good
+                             configs from the database or the space's shipped list); may be NULL */
+    size_t nstart;
 } CutuneStrategyArgs;
 
 enum { CUTUNE_NEXT_DONE = -1, CUTUNE_NEXT_WAIT = 0, CUTUNE_NEXT_READY = 1 };
@@ -21,6 +26,8 @@ enum { CUTUNE_NEXT_DONE = -1, CUTUNE_NEXT_WAIT = 0, CUTUNE_NEXT_READY = 1 };
 typedef struct CutuneStrategyOps {
     const char *name;
     const char *summary;
+    /* Every strategy proposes the start configs first (an index out of range or repeated
+     * is skipped), each once, and learns from their results as from its own. */
     int (*create)(const CutuneStrategyArgs *a, void **state);
     /* CUTUNE_NEXT_READY with *index set; CUTUNE_NEXT_WAIT when it needs feedback on the
      * configs already proposed before it can propose more; CUTUNE_NEXT_DONE when it has
@@ -55,5 +62,6 @@ extern const CutuneStrategyOps cutune_strategy_annealing;
 extern const CutuneStrategyOps cutune_strategy_genetic;
 extern const CutuneStrategyOps cutune_strategy_ils;
 extern const CutuneStrategyOps cutune_strategy_tpe;
+extern const CutuneStrategyOps cutune_strategy_portfolio;
 
 #endif

@@ -1,6 +1,7 @@
-/* The tuning loop: for each variant of an op and each problem size, enumerate the space,
- * let a strategy propose configs, compile them ahead on the CPU, evaluate them on the GPU,
- * and commit every trial to the database as it finishes. */
+/* The tuning loop: tune the variants of an op for its problem sizes within one time budget
+ * for the whole run, compiling configs ahead on the CPU, evaluating them on the GPU in a
+ * worker process, and committing every trial to the database as it finishes (see
+ * tune_int.h for how the budget is spent). */
 #ifndef CUTUNE_TUNE_H
 #define CUTUNE_TUNE_H
 
@@ -12,58 +13,113 @@
 #include "measure.h"
 #include "worker_client.h"
 
+/* The budget of a run when none is given: 10 minutes. */
+#define CUTUNE_DEFAULT_TIME_S 600.0
+/* Below this a run cannot set up and measure anything useful. */
+#define CUTUNE_MIN_TIME_S 10.0
+
+/* What the loop tells its caller as it goes (for `run --json` and dashboards). */
+typedef enum CutuneTuneEventType {
+    CUTUNE_EVENT_TRIAL,    /* a config was measured and recorded */
+    CUTUNE_EVENT_SEARCH,   /* a (variant, size) search ended */
+    CUTUNE_EVENT_SIZE,     /* a size is done */
+} CutuneTuneEventType;
+
+typedef struct CutuneTuneEvent {
+    CutuneTuneEventType type;
+    double elapsed_s, budget_s;        /* since the run started; the run's budget (0: none) */
+    const char *op, *size, *variant;   /* variant NULL for a size */
+    const char *phase;                 /* trial: "warm start", "search" or "re-time" */
+    const char *config, *status;       /* trial: the config and its status */
+    const char *message;               /* trial: why it failed; search: how it ended */
+    double median_ms, gflops, gbps;    /* trial: its time (0 unless ok); size: the best */
+    int cut_short;                     /* trial: timing stopped early (far slower than best) */
+    int64_t trial_id;
+    size_t evaluated, nvalid;          /* search: measured in this run / valid configs */
+    const char *strategy;              /* search */
+    double yardstick_ms;               /* size: the vendor library's time (0: none) */
+    const char *yardstick;
+} CutuneTuneEvent;
+
 typedef struct CutuneTuneOptions {
     const char *op;
     const char *variant;            /* NULL: every variant of the op */
     const char *const *sizes;       /* NULL: each space's default problems */
     size_t nsizes;
-    const char *strategy;           /* NULL: "exhaustive", unless a budget smaller than the
-                                     * space or a time limit is set: then the default search
-                                     * strategy (strategy.h), announced on `log` */
+    const char *strategy;           /* NULL: chosen per space and share of the budget */
     const char *const *where;       /* partial configs ("BM=128,BK=8"): tune only the
                                      * configs matching one of them */
     size_t nwhere;
     size_t budget;                  /* evaluations per (variant, size); 0: no limit */
-    double time_limit_s;            /* per (variant, size); 0: no limit */
+    double time_limit_s;            /* the whole run; 0: no limit */
+    double job_time_s;              /* at most this per (variant, size); 0: no limit */
+    int retune;                     /* search again where the database says it is tuned, and
+                                     * measure again what it holds */
+    int warm_db;                    /* warm start from the database's earlier bests */
+    int warm_known;                 /* warm start from the spaces' known-good lists */
     uint64_t seed;                  /* inputs and the strategy */
     int device;
     const char *db_path;            /* NULL: the default location */
     const char *argv_text;          /* recorded with the run */
-    int resume;                     /* skip configs the database already holds for the key */
     int pending;                    /* tune the device's pending requests (sizes ignored;
                                        op may be NULL: every op), then mark them done */
-    int progress;                   /* draw a progress line on `log` */
+    int progress;                   /* draw a progress line on `log` (a terminal) */
     int compile_threads;            /* 0: one per CPU */
     CutuneMeasureSettings measure;
     CutuneWorkerLimits worker;      /* evaluation deadlines in the worker process */
     FILE *log;                      /* progress and notes (stderr) */
     volatile sig_atomic_t *stop;    /* set asynchronously (SIGINT) to stop after the trial */
+    void (*on_event)(const CutuneTuneEvent *e, void *user);
+    void *event_user;
 } CutuneTuneOptions;
 
+/* Every variant and size, default sizes, a budget of CUTUNE_DEFAULT_TIME_S, warm starts on. */
 void cutune_tune_defaults(CutuneTuneOptions *o);
 
+/* One (variant, size) of the run. */
 typedef struct CutuneTuneRow {
     char variant[64];
     char size[64];
     size_t nvalid;        /* valid configs in the space for this problem */
     size_t evaluated;     /* trials recorded in this run */
+    size_t known;         /* configs the database already held (not measured again) */
     size_t count[CUTUNE_STATUS_COUNT];
     size_t compiled, cached;
     double compile_s;     /* NVRTC time summed over the compile threads */
     double measure_s;     /* GPU evaluation time */
     double wall_s;
-    double best_ms, best_gflops, best_gbps;  /* this run's best verified trial */
+    double best_ms, best_gflops, best_gbps;  /* the variant's best verified time known here */
     char best_config[512];
-    char strategy[32];    /* the strategy used */
+    char strategy[32];    /* how it was searched: "exhaustive", a strategy, "warm start",
+                             "tuned before" */
+    char ended[16];       /* "done", "spent", "interrupted", "failed" or "" */
 } CutuneTuneRow;
+
+/* One size of the run: its best config on this device after the run, and the yardstick. */
+typedef struct CutuneTuneSize {
+    char op[64];
+    char size[64];
+    char variant[64];
+    char config[512];
+    double best_ms, gflops, gbps;   /* 0: nothing verified */
+    double retimed_ms;              /* the best measured again in this run (0: not re-timed) */
+    char yardstick[64];
+    double yardstick_ms;            /* 0: none */
+    double done_s;                  /* seconds from the run's start to this size's end */
+    int tuned_before;               /* every variant of it was tuned by an earlier run */
+} CutuneTuneSize;
 
 typedef struct CutuneTuneSummary {
     CutuneTuneRow *rows;
     size_t nrows;
+    CutuneTuneSize *sizes;
+    size_t nsizes;
     int64_t run_id;
     char device_name[256];
     char db_path[4096];
+    double budget_s, wall_s;
     int interrupted;
+    size_t no_ok;                   /* (variant, size) pairs searched without one ok trial */
 } CutuneTuneSummary;
 
 /* Run. Returns 0 when the run completed (some trials may have failed: that is data), or a

@@ -43,6 +43,7 @@ void cutune_worker_limits_defaults(CutuneWorkerLimits *l)
     l->timeout_factor = 10;
     l->timeout_floor_s = 2;
     l->setup_timeout_s = 300;
+    l->stop = NULL;
 }
 
 double cutune_worker_eval_limit(const CutuneWorkerLimits *l, const CutuneMeasureSettings *s,
@@ -91,16 +92,22 @@ int cutune_worker_path(char *buf, size_t len, CutuneError *err)
 }
 
 /* Wait up to `limit` seconds for the worker to become readable. 1: readable (or hung up),
- * 0: deadline passed. Signals (Ctrl-C) do not cut the wait: the trial in flight finishes. */
-static int wait_readable(int fd, double limit)
+ * 0: deadline passed, 2: stopped (*stop reached 2: a second Ctrl-C). A first signal does
+ * not cut the wait: the trial in flight finishes. */
+static int wait_readable(int fd, double limit, const volatile sig_atomic_t *stop)
 {
     double end = cutune_now() + limit;
     for (;;) {
+        if (stop && *stop >= 2)
+            return 2;
         double left = end - cutune_now();
         if (left <= 0)
             return 0;
         struct pollfd p = {fd, POLLIN, 0};
-        int ms = left > 3600 ? 3600000 : (int)ceil(left * 1e3);
+        /* with a stop flag, wake often enough to see it (a signal may land between the
+         * check and the poll) */
+        double cap = stop ? 0.1 : 3600;
+        int ms = (int)ceil((left > cap ? cap : left) * 1e3);
         int r = poll(&p, 1, ms);
         if (r > 0)
             return 1;
@@ -202,8 +209,9 @@ static int spawn(CutuneWorker *w, CutuneError *err)
  * timeout, or < 0 when the worker is gone. */
 static int answer(CutuneWorker *w, double limit, uint32_t *type)
 {
-    if (!wait_readable(w->fd, limit))
-        return 1;
+    int r = wait_readable(w->fd, limit, w->lim.stop);
+    if (r != 1)
+        return r == 2 ? 2 : 1;
     return cutune_msg_recv(w->fd, type, &w->buf);
 }
 
@@ -235,6 +243,9 @@ static int request(CutuneWorker *w, uint32_t type, uint32_t want, double limit,
         return rc;
     }
     reap(w, 1, why, sizeof why);
+    if (rc == 2)
+        return cutune_error(err, CUTUNE_ERR_INTERRUPTED, "%s: stopped by a second signal; the "
+                            "worker was killed", what);
     if (rc == 1)
         return cutune_error(err, CUTUNE_ERR_IO, "%s: the worker did not answer within %.0f s",
                             what, limit);
@@ -292,6 +303,8 @@ int cutune_worker_start(int device, const CutuneWorkerLimits *lim, CutuneWorker 
         w->lim.timeout_floor_s = lim->timeout_floor_s;
     if (lim && lim->setup_timeout_s > 0)
         w->lim.setup_timeout_s = lim->setup_timeout_s;
+    if (lim)
+        w->lim.stop = lim->stop;
     int rc = spawn(w, err);
     if (rc == 0)
         rc = hello(w, &w->dev, err);
@@ -377,6 +390,9 @@ int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cub
         rc = answer(w, limit, &type);
     if (rc == 0 && type == CUTUNE_MSG_RESULT) {
         cutune_buf_get_struct(&w->buf, out, sizeof *out);
+        /* the status indexes the tuner's counters: one out of range is a malformed answer */
+        if ((int)out->status < 0 || out->status >= CUTUNE_STATUS_COUNT || out->samples < 0)
+            w->buf.bad = 1;
         if (!w->buf.bad) {
             out->message[sizeof out->message - 1] = '\0';
             if (!out->context_lost)
@@ -393,6 +409,12 @@ int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cub
     char why[160] = "";
     reap(w, 1, why, sizeof why);
     memset(out, 0, sizeof *out);
+    if (rc == 2) { /* a second signal: the trial is dropped, not recorded */
+        out->status = CUTUNE_STATUS_CRASHED;
+        snprintf(out->message, sizeof out->message, "stopped by a second signal");
+        return cutune_error(err, CUTUNE_ERR_INTERRUPTED, "stopped by a second signal; the "
+                            "worker and the trial in flight were killed");
+    }
     if (rc == 1) {
         out->status = CUTUNE_STATUS_TIMEOUT;
         snprintf(out->message, sizeof out->message,
@@ -444,4 +466,15 @@ void cutune_worker_stop(CutuneWorker **wp)
     free(w->cache_dir);
     free(w);
     *wp = NULL;
+}
+
+int cutune_worker_yardstick(CutuneWorker *w, char *name, size_t name_len, double *median_ms,
+                            int *samples, CutuneError *err)
+{
+    (void)w;
+    if (name && name_len)
+        name[0] = '\0';
+    *median_ms = 0;
+    *samples = 0;
+    return cutune_error(err, CUTUNE_ERR_NOT_FOUND, "no op of this build has a yardstick");
 }

@@ -8,6 +8,7 @@
 #ifndef CUTUNE_WORKER_CLIENT_H
 #define CUTUNE_WORKER_CLIENT_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,10 @@ typedef struct CutuneWorkerLimits {
     double timeout_factor;  /* default 10 */
     double timeout_floor_s; /* default 2 */
     double setup_timeout_s; /* problem setup (inputs, reference); default 300 */
+    /* Set asynchronously by a signal handler (NULL: never). When it reaches 2 (a second
+     * Ctrl-C), a wait for the worker ends at once: the worker is killed, the trial in
+     * flight is dropped, and the call returns CUTUNE_ERR_INTERRUPTED. */
+    const volatile sig_atomic_t *stop;
 } CutuneWorkerLimits;       /* a field <= 0 takes its default in cutune_worker_start */
 
 void cutune_worker_limits_defaults(CutuneWorkerLimits *l);
@@ -58,6 +63,11 @@ int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cub
                        size_t cubin_size, double best_ms, const CutuneMeasureSettings *s,
                        CutuneEvalResult *out, CutuneError *err);
 
+/* Time the op's vendor routine (cuBLAS, cudaMemcpy, ...) on the problem set up in the
+ * worker: *name gets its name. Returns 0, or CUTUNE_ERR_NOT_FOUND when the op has none or
+ * its library is missing here (err says which); never ends the run. */
+int cutune_worker_yardstick(CutuneWorker *w, char *name, size_t name_len, double *median_ms,
+                            int *samples, CutuneError *err);
 /* Free the problem in the worker (the worker keeps running for the next one). */
 void cutune_worker_teardown(CutuneWorker *w);
 

@@ -27,6 +27,7 @@ typedef struct {
     SearchRng rng;
     size_t budget;
     long cur;   /* where the walk stands; -1 before the start */
+    int started;
     size_t cand[SA_BATCH], ncand; /* proposed neighbours whose times decide the next moves */
     size_t *nb;
     size_t sample[SA_START_SAMPLE], nsample;
@@ -54,6 +55,8 @@ static int sa_create(const CutuneStrategyArgs *a, void **state)
     int rc = search_grid_build(a->configs, &s->g);
     if (!rc)
         rc = search_book_init(&s->b, a->configs->nconfigs, &s->rng);
+    if (!rc)
+        rc = search_book_start(&s->b, a);
     if (!rc && !(s->nb = malloc((2 * a->configs->nparams + 1) * sizeof *s->nb)))
         rc = CUTUNE_ERR_NOMEM;
     if (rc) {
@@ -92,7 +95,12 @@ static void sa_step(void *state)
                 s->cur = (long)s->sample[k];
         s->nsample = 0;
     }
-    if (b->proposed == 0) {
+    if (!s->started) {
+        s->started = 1;
+        if (b->best >= 0) /* the warm start's best */
+            s->cur = b->best;
+    }
+    if (s->cur < 0 && s->ncand == 0 && b->proposed == b->nstart) {
         while (s->nsample < SA_START_SAMPLE) {
             long r = search_book_random_new(b);
             if (r < 0)

@@ -22,6 +22,7 @@ typedef struct {
     size_t pop[GA_POP + GA_CHILDREN], npop;
     size_t kids[GA_CHILDREN], nkids;
     uint16_t *lv;
+    int started;
 } Genetic;
 
 static void ga_destroy(void *state)
@@ -44,6 +45,8 @@ static int ga_create(const CutuneStrategyArgs *a, void **state)
     int rc = search_grid_build(a->configs, &s->g);
     if (!rc)
         rc = search_book_init(&s->b, a->configs->nconfigs, &s->rng);
+    if (!rc)
+        rc = search_book_start(&s->b, a);
     if (!rc && !(s->lv = malloc((a->configs->nparams + 1) * sizeof *s->lv)))
         rc = CUTUNE_ERR_NOMEM;
     if (rc) {
@@ -124,6 +127,11 @@ static void ga_step(void *state)
 {
     Genetic *s = state;
     SearchBook *b = &s->b;
+    if (!s->started) { /* the warm start's configs are the first parents */
+        s->started = 1;
+        for (size_t k = 0; k < b->nstart && s->npop < GA_POP + GA_CHILDREN; k++)
+            s->pop[s->npop++] = b->start[k];
+    }
     /* the children of the last generation are measured: select the next population */
     for (size_t i = 0; i < s->nkids; i++)
         if (!in_list(s->pop, s->npop, s->kids[i]))

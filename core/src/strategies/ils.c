@@ -25,6 +25,7 @@ typedef struct {
     long cur;     /* the config local search stands on, -1 before a start */
     long home;    /* the best local optimum of this restart */
     int misses;   /* perturbations since home last improved */
+    int started;
     size_t sample[ILS_START_SAMPLE], nsample; /* random configs to start from the best of */
     size_t *nb;
 } Ils;
@@ -50,6 +51,8 @@ static int ils_create(const CutuneStrategyArgs *a, void **state)
     int rc = search_grid_build(a->configs, &s->g);
     if (!rc)
         rc = search_book_init(&s->b, a->configs->nconfigs, &s->rng);
+    if (!rc)
+        rc = search_book_start(&s->b, a);
     if (!rc && !(s->nb = malloc((2 * a->configs->nparams + 1) * sizeof *s->nb)))
         rc = CUTUNE_ERR_NOMEM;
     if (rc) {
@@ -77,6 +80,10 @@ static void ils_step(void *state)
 {
     Ils *s = state;
     SearchBook *b = &s->b;
+    if (!s->started) {
+        s->started = 1;
+        s->cur = b->best; /* the warm start's best, if any */
+    }
     for (int moves = 0; moves < ILS_FREE_MOVES; moves++) {
         if (s->nsample) { /* a start: from the best of the random sample */
             long best = -1;
@@ -90,7 +97,7 @@ static void ils_step(void *state)
         }
         if (s->cur < 0 || !isfinite(b->cost[s->cur])) {
             /* start, or a start where every sample failed: sample random new configs */
-            size_t want = b->proposed ? ILS_RESTART_SAMPLE : ILS_START_SAMPLE;
+            size_t want = b->proposed > b->nstart ? ILS_RESTART_SAMPLE : ILS_START_SAMPLE;
             while (s->nsample < want) {
                 long r = search_book_random_new(b);
                 if (r < 0)

@@ -1,5 +1,6 @@
-/* Random sampling without replacement: a seeded Fisher-Yates shuffle of the valid configs. */
-#include "../strategy.h"
+/* Random sampling without replacement: a seeded Fisher-Yates shuffle of the valid configs,
+ * after the warm start's configs. */
+#include "search.h"
 
 #include <stdlib.h>
 
@@ -8,35 +9,30 @@ typedef struct {
     size_t order[];
 } Random;
 
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static int rnd_create(const CutuneStrategyArgs *a, void **state)
 {
     size_t n = a->configs->nconfigs;
-    Random *s = malloc(sizeof *s + n * sizeof(size_t));
-    if (!s)
+    Random *s = malloc(sizeof *s + (n + a->nstart + 1) * sizeof(size_t));
+    unsigned char *mark = calloc(n ? n : 1, 1);
+    if (!s || !mark) {
+        free(s);
+        free(mark);
         return CUTUNE_ERR_NOMEM;
+    }
     s->next = 0;
     s->count = n;
-    for (size_t i = 0; i < n; i++)
-        s->order[i] = i;
-    uint64_t x = a->seed;
-    for (size_t i = n; i > 1; i--) {
-        /* unbiased index in [0, i) by rejection */
-        uint64_t limit = UINT64_MAX - UINT64_MAX % i, r;
-        do
-            r = splitmix64(&x);
-        while (r >= limit);
-        size_t j = (size_t)(r % i), t = s->order[i - 1];
-        s->order[i - 1] = s->order[j];
-        s->order[j] = t;
+    SearchRng rng = {a->seed};
+    search_permutation(s->order, n, &rng);
+    size_t m = search_start_list(a, s->order + n, mark);
+    if (m) { /* the starts, then the shuffle without them */
+        size_t *perm = s->order, k = n;
+        for (size_t i = n; i-- > 0;)
+            if (!mark[perm[i]])
+                perm[--k] = perm[i];
+        for (size_t i = 0; i < m; i++)
+            perm[i] = perm[n + i];
     }
+    free(mark);
     *state = s;
     return 0;
 }
@@ -57,7 +53,7 @@ static void rnd_feedback(void *state, size_t index, CutuneStatus status, double 
 
 const CutuneStrategyOps cutune_strategy_random = {
     .name = "random",
-    .summary = "configs drawn at random without replacement (seeded)",
+    .summary = "configs drawn at random without replacement (seeded), after the warm start",
     .create = rnd_create,
     .next = rnd_next,
     .feedback = rnd_feedback,

@@ -28,6 +28,17 @@ size_t search_rng_below(SearchRng *r, size_t n)
     return (size_t)(x % n);
 }
 
+void search_permutation(size_t *v, size_t n, SearchRng *r)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = i;
+    for (size_t i = n; i > 1; i--) {
+        size_t j = search_rng_below(r, i), t = v[i - 1];
+        v[i - 1] = v[j];
+        v[j] = t;
+    }
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -153,20 +164,15 @@ int search_book_init(SearchBook *b, size_t n, SearchRng *rng)
         search_book_free(b);
         return CUTUNE_ERR_NOMEM;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         b->cost[i] = NAN;
-        b->order[i] = i;
-    }
-    for (size_t i = n; i > 1; i--) {
-        size_t j = search_rng_below(rng, i), t = b->order[i - 1];
-        b->order[i - 1] = b->order[j];
-        b->order[j] = t;
-    }
+    search_permutation(b->order, n, rng);
     return 0;
 }
 
 void search_book_free(SearchBook *b)
 {
+    free(b->start);
     free(b->state);
     free(b->cost);
     free(b->order);
@@ -199,6 +205,48 @@ int search_book_queue(SearchBook *b, size_t i)
     b->state[i] = SEARCH_QUEUED;
     b->batch[b->blen++] = i;
     return 1;
+}
+
+void search_sorted_insert(size_t *list, size_t *n, const double *cost, size_t i)
+{
+    size_t at = *n;
+    while (at > 0) {
+        size_t q = list[at - 1];
+        if (cost[q] < cost[i] || (cost[q] == cost[i] && q < i))
+            break;
+        list[at] = q;
+        at--;
+    }
+    list[at] = i;
+    (*n)++;
+}
+
+size_t search_start_list(const CutuneStrategyArgs *a, size_t *out, unsigned char *mark)
+{
+    size_t n = a->configs->nconfigs, m = 0;
+    for (size_t k = 0; a->start && k < a->nstart; k++) {
+        size_t i = a->start[k];
+        if (i < n && !mark[i]) {
+            mark[i] = 1;
+            out[m++] = i;
+        }
+    }
+    return m;
+}
+
+int search_book_start(SearchBook *b, const CutuneStrategyArgs *a)
+{
+    if (!a->start || a->nstart == 0)
+        return 0;
+    b->start = malloc(a->nstart * sizeof *b->start);
+    if (!b->start)
+        return CUTUNE_ERR_NOMEM;
+    for (size_t k = 0; k < a->nstart; k++) {
+        size_t i = a->start[k];
+        if (search_book_queue(b, i)) /* queue() skips what is out of range or seen */
+            b->start[b->nstart++] = i;
+    }
+    return 0;
 }
 
 int search_next(SearchBook *b, size_t *index, void (*step)(void *st), void *st)

@@ -22,6 +22,9 @@ double search_rng_unit(SearchRng *r);
 /* Uniform in [0, n); n > 0. */
 size_t search_rng_below(SearchRng *r, size_t n);
 
+/* v = a seeded random permutation of 0..n-1 (Fisher-Yates). */
+void search_permutation(size_t *v, size_t n, SearchRng *r);
+
 /* Each parameter's distinct values among the valid configs, sorted; a config is then a
  * vector of level numbers. Points of the full grid that are not valid configs are absent
  * from the lookup table, so a move never lands on one. */
@@ -59,6 +62,8 @@ typedef struct SearchBook {
     long best;         /* the fastest measured config, -1 if none */
     size_t *batch;     /* configs queued by the strategy's last step, proposed in order */
     size_t bhead, blen;
+    size_t *start;     /* the warm start's configs (valid, distinct), in the order given */
+    size_t nstart;
 } SearchBook;
 
 int search_book_init(SearchBook *b, size_t n, SearchRng *rng);
@@ -71,6 +76,19 @@ void search_book_feedback(SearchBook *b, size_t i, CutuneStatus status, double m
 long search_book_random_new(SearchBook *b);
 /* Queue config i for proposal when it is new; returns 1 if queued, 0 if not new. */
 int search_book_queue(SearchBook *b, size_t i);
+/* Queue the warm start of a->start (after search_book_init, before any proposal): its
+ * valid, distinct indices, in order, are then the first proposals of search_next, and
+ * stay listed in b->start. Returns 0 or CUTUNE_ERR_NOMEM. */
+int search_book_start(SearchBook *b, const CutuneStrategyArgs *a);
+
+/* The warm start of a without what it cannot mean: its indices below a->configs->nconfigs,
+ * each once, in order, written to out (room for a->nstart); mark (nconfigs bytes, zero on
+ * entry) gets 1 at each. Returns how many. For strategies that keep no SearchBook. */
+size_t search_start_list(const CutuneStrategyArgs *a, size_t *out, unsigned char *mark);
+
+/* Insert config i into list[0..*n), kept sorted by (cost, index), and count it: the order
+ * then never depends on the order the results came in. */
+void search_sorted_insert(size_t *list, size_t *n, const double *cost, size_t i);
 
 /* The next() of a strategy that works in steps: it proposes the queued batch, waits until
  * every proposal has its feedback, then calls step(st) to queue the next batch (a step

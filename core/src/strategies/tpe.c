@@ -58,6 +58,8 @@ static int tpe_create(const CutuneStrategyArgs *a, void **state)
     int rc = search_grid_build(a->configs, &s->g);
     if (!rc)
         rc = search_book_init(&s->b, n, &s->rng);
+    if (!rc)
+        rc = search_book_start(&s->b, a);
     if (!rc) {
         s->off = calloc(p + 1, sizeof *s->off);
         s->measured = malloc((n ? n : 1) * sizeof *s->measured);
@@ -175,18 +177,7 @@ static void tpe_feedback(void *state, size_t index, CutuneStatus status, double 
     if (index >= b->n || b->state[index] != SEARCH_PENDING)
         return;
     search_book_feedback(b, index, status, median_ms);
-    /* insert in order of (cost, index), so the order never depends on feedback order */
-    size_t at = s->nmeasured;
-    double c = b->cost[index];
-    while (at > 0) {
-        size_t q = s->measured[at - 1];
-        if (b->cost[q] < c || (b->cost[q] == c && q < index))
-            break;
-        s->measured[at] = q;
-        at--;
-    }
-    s->measured[at] = index;
-    s->nmeasured++;
+    search_sorted_insert(s->measured, &s->nmeasured, b->cost, index);
 }
 
 const CutuneStrategyOps cutune_strategy_tpe = {

@@ -1,0 +1,110 @@
+/* The event lines of `cutune run --json` (see run_json.h). */
+#include "run_json.h"
+
+#include "json.h"
+
+static void str(CutuneJson *j, const char *k, const char *v)
+{
+    cutune_json_key(j, k);
+    cutune_json_string(j, v);
+}
+
+static void num(CutuneJson *j, const char *k, double v, int positive_only)
+{
+    cutune_json_key(j, k);
+    if (positive_only && !(v > 0))
+        cutune_json_null(j);
+    else
+        cutune_json_number(j, v);
+}
+
+static void line_end(RunJson *rj, CutuneJson *j)
+{
+    cutune_json_end_object(j);
+    if (cutune_json_finish(j) != 0)
+        rj->failed = 1;
+}
+
+void run_json_event(const CutuneTuneEvent *e, void *user)
+{
+    RunJson *rj = user;
+    CutuneJson j;
+    cutune_json_init(&j, rj->f, 0);
+    cutune_json_begin_object(&j);
+    static const char *const names[] = {"trial", "search", "size"};
+    str(&j, "event", names[e->type]);
+    num(&j, "elapsed_s", e->elapsed_s, 0);
+    str(&j, "op", e->op);
+    str(&j, "size", e->size);
+    str(&j, "variant", e->variant);
+    switch (e->type) {
+    case CUTUNE_EVENT_TRIAL:
+        str(&j, "phase", e->phase);
+        str(&j, "config", e->config);
+        str(&j, "status", e->status);
+        num(&j, "median_ms", e->median_ms, 1);
+        num(&j, "gflops", e->gflops, 1);
+        num(&j, "gbps", e->gbps, 1);
+        cutune_json_key(&j, "cut_short");
+        cutune_json_bool(&j, e->cut_short);
+        cutune_json_key(&j, "trial_id");
+        cutune_json_int(&j, e->trial_id);
+        str(&j, "message", e->message);
+        break;
+    case CUTUNE_EVENT_SEARCH:
+        str(&j, "strategy", e->strategy);
+        str(&j, "ended", e->message);
+        cutune_json_key(&j, "measured");
+        cutune_json_int(&j, (int64_t)e->evaluated);
+        cutune_json_key(&j, "valid");
+        cutune_json_int(&j, (int64_t)e->nvalid);
+        num(&j, "best_ms", e->median_ms, 1);
+        break;
+    case CUTUNE_EVENT_SIZE:
+        str(&j, "config", e->config);
+        num(&j, "best_ms", e->median_ms, 1);
+        num(&j, "gflops", e->gflops, 1);
+        num(&j, "gbps", e->gbps, 1);
+        str(&j, "yardstick", e->yardstick && *e->yardstick ? e->yardstick : NULL);
+        num(&j, "yardstick_ms", e->yardstick_ms, 1);
+        break;
+    }
+    num(&j, "budget_s", e->budget_s, 1);
+    line_end(rj, &j);
+}
+
+void run_json_summary(RunJson *rj, const CutuneTuneSummary *s)
+{
+    CutuneJson j;
+    cutune_json_init(&j, rj->f, 0);
+    cutune_json_begin_object(&j);
+    str(&j, "event", "summary");
+    cutune_json_key(&j, "run_id");
+    cutune_json_int(&j, s->run_id);
+    str(&j, "device", s->device_name);
+    str(&j, "database", s->db_path);
+    num(&j, "wall_s", s->wall_s, 0);
+    num(&j, "budget_s", s->budget_s, 1);
+    cutune_json_key(&j, "interrupted");
+    cutune_json_bool(&j, s->interrupted);
+    cutune_json_key(&j, "sizes");
+    cutune_json_begin_array(&j);
+    for (size_t i = 0; i < s->nsizes; i++) {
+        const CutuneTuneSize *z = &s->sizes[i];
+        cutune_json_begin_object(&j);
+        str(&j, "op", z->op);
+        str(&j, "size", z->size);
+        str(&j, "variant", z->variant[0] ? z->variant : NULL);
+        str(&j, "config", z->config[0] ? z->config : NULL);
+        num(&j, "best_ms", z->best_ms, 1);
+        num(&j, "retimed_ms", z->retimed_ms, 1);
+        str(&j, "yardstick", z->yardstick[0] ? z->yardstick : NULL);
+        num(&j, "yardstick_ms", z->yardstick_ms, 1);
+        num(&j, "done_s", z->done_s, 1);
+        cutune_json_key(&j, "tuned_before");
+        cutune_json_bool(&j, z->tuned_before);
+        cutune_json_end_object(&j);
+    }
+    cutune_json_end_array(&j);
+    line_end(rj, &j);
+}

@@ -1,0 +1,91 @@
+/* The summary of a run (see run_report.h). */
+#include "run_report.h"
+
+#include <string.h>
+
+static void clock_text(double s, char *buf, size_t len)
+{
+    long v = s > 0 && s < 1e7 ? (long)(s + 0.5) : 0;
+    snprintf(buf, len, "%ld:%02ld", v / 60, v % 60);
+}
+
+static void print_sizes(FILE *f, const CutuneTuneSummary *s)
+{
+    fprintf(f, "%-18s %-18s %10s %12s %12s %9s %8s  %s\n", "size", "best variant", "ms",
+            "rate", "yardstick ms", "vs it", "at", "best config");
+    for (size_t i = 0; i < s->nsizes; i++) {
+        const CutuneTuneSize *z = &s->sizes[i];
+        char ms[32] = "-", rate[32] = "-", ys[32] = "-", ratio[32] = "-", at[32] = "-";
+        if (z->best_ms > 0) {
+            snprintf(ms, sizeof ms, "%.4f", z->best_ms);
+            /* FLOP/s for work that does several operations a byte, else bandwidth */
+            if (z->gflops > 0 && !(z->gbps > 0 && z->gflops < 4 * z->gbps))
+                snprintf(rate, sizeof rate, "%.2f TFLOP/s", z->gflops / 1e3);
+            else if (z->gbps > 0)
+                snprintf(rate, sizeof rate, "%.1f GB/s", z->gbps);
+        }
+        if (z->yardstick_ms > 0) {
+            snprintf(ys, sizeof ys, "%.4f", z->yardstick_ms);
+            if (z->best_ms > 0)
+                snprintf(ratio, sizeof ratio, "%.3fx", z->yardstick_ms / z->best_ms);
+        }
+        if (z->done_s > 0)
+            clock_text(z->done_s, at, sizeof at);
+        fprintf(f, "%-18s %-18s %10s %12s %12s %9s %8s  %s\n", z->size,
+                z->variant[0] ? z->variant : "-", ms, rate, ys, ratio, at,
+                z->config[0] ? z->config : "-");
+        if (z->retimed_ms > 0)
+            fprintf(f, "%-18s   re-timed now: %.4f ms (recorded %.4f ms)\n", "", z->retimed_ms,
+                    z->best_ms);
+    }
+    const char *yname = "";
+    for (size_t i = 0; i < s->nsizes && !*yname; i++)
+        yname = s->sizes[i].yardstick;
+    if (*yname)
+        fprintf(f, "(yardstick: %s on the same inputs in the same worker; 'vs it' > 1 means "
+                   "faster than it; 'at': when the size was done)\n", yname);
+    else
+        fprintf(f, "(no vendor yardstick was measured for this op here; 'at': when the size "
+                   "was done)\n");
+}
+
+static void print_rows(FILE *f, const CutuneTuneSummary *s)
+{
+    fprintf(f, "\n%-18s %-18s %-12s %8s %7s %7s %5s %6s %6s %9s %8s\n", "variant", "size",
+            "searched by", "measured", "known", "valid", "ok", "wrong", "other", "best ms",
+            "ended");
+    for (size_t i = 0; i < s->nrows; i++) {
+        const CutuneTuneRow *r = &s->rows[i];
+        size_t other = r->evaluated - r->count[CUTUNE_STATUS_OK] -
+                       r->count[CUTUNE_STATUS_WRONG_RESULT];
+        char best[32] = "-";
+        if (r->best_ms > 0)
+            snprintf(best, sizeof best, "%.4f", r->best_ms);
+        fprintf(f, "%-18s %-18s %-12s %8zu %7zu %7zu %5zu %6zu %6zu %9s %8s\n", r->variant,
+                r->size, r->strategy[0] ? r->strategy : "-", r->evaluated, r->known, r->nvalid,
+                r->count[CUTUNE_STATUS_OK], r->count[CUTUNE_STATUS_WRONG_RESULT], other, best,
+                r->ended[0] ? r->ended : "-");
+    }
+    fprintf(f, "(measured: in this run; known: held by the database from earlier runs and not "
+               "measured again; 'other': compile or launch errors, skipped for resources, "
+               "crashed, timeout)\n");
+}
+
+void run_report_print(FILE *f, const CutuneTuneSummary *s)
+{
+    char wall[32], budget[32];
+    clock_text(s->wall_s, wall, sizeof wall);
+    clock_text(s->budget_s, budget, sizeof budget);
+    fprintf(f, "\ndevice: %s   run: %lld   database: %s\nwall time %s%s%s\n\n", s->device_name,
+            (long long)s->run_id, s->db_path, wall, s->budget_s > 0 ? " of a budget of " : "",
+            s->budget_s > 0 ? budget : "");
+    print_sizes(f, s);
+    print_rows(f, s);
+    size_t tuned = 0;
+    for (size_t i = 0; i < s->nsizes; i++)
+        tuned += s->sizes[i].tuned_before;
+    if (tuned)
+        fprintf(f, "%zu of %zu sizes were tuned by an earlier run: their best was only re-timed "
+                   "(`--retune` searches them again)\n",
+                tuned, s->nsizes);
+}

@@ -1,0 +1,116 @@
+/* The run's time policy (see schedule.h). */
+#include "schedule.h"
+
+#include <math.h>
+
+void cutune_cost_init(CutuneCostModel *m, int threads)
+{
+    *m = (CutuneCostModel){
+        .threads = threads > 0 ? threads : 1,
+        .compile_s = 0.8,   /* matmul_async on one core of a GPU host; learned below */
+        .overhead_s = 0.02,
+        .launches = 20,
+        .flop_rate = 2e13,
+        .byte_rate = 1e12,
+    };
+}
+
+/* Exponential average that trusts the first observations fully. */
+static double blend(double old, double x, size_t n)
+{
+    double w = n < 8 ? 1.0 / (double)(n + 1) : 0.1;
+    return old + w * (x - old);
+}
+
+void cutune_cost_observe(CutuneCostModel *m, double compile_ms, double measure_ms,
+                         double median_ms, double flops, double bytes)
+{
+    if (compile_ms > 0)
+        m->compile_s = blend(m->compile_s, compile_ms / 1e3, m->nobs);
+    if (median_ms > 0 && measure_ms > 0) {
+        double launch_s = median_ms / 1e3;
+        if (flops > 0 && flops / launch_s > m->flop_rate)
+            m->flop_rate = flops / launch_s;
+        if (bytes > 0 && bytes / launch_s > m->byte_rate)
+            m->byte_rate = bytes / launch_s;
+        /* time beyond the launches is overhead only for short kernels; long ones tell how
+         * many launch-times an evaluation takes */
+        double ratio = measure_ms / median_ms;
+        if (median_ms >= 1.0 && ratio >= 3 && ratio <= 1000)
+            m->launches = blend(m->launches, ratio, m->nobs);
+        else if (median_ms < 0.1)
+            m->overhead_s = blend(m->overhead_s, measure_ms / 1e3, m->nobs);
+    }
+    m->nobs++;
+}
+
+double cutune_cost_eval_s(const CutuneCostModel *m, double flops, double bytes,
+                          double cold_fraction)
+{
+    double launch = fmax(flops > 0 ? flops / m->flop_rate : 0, bytes > 0 ? bytes / m->byte_rate : 0);
+    double gpu = m->overhead_s + m->launches * launch;
+    double cpu = cold_fraction * m->compile_s / (double)m->threads;
+    return fmax(gpu, cpu);
+}
+
+double cutune_schedule_size_share(double time_left, int lanes, double cost_this,
+                                  double cost_rest)
+{
+    if (!(time_left > 0))
+        return 0;
+    if (!(cost_this > 0) || !(cost_rest >= cost_this))
+        return time_left;
+    double share = (lanes > 0 ? lanes : 1) * time_left * cost_this / cost_rest;
+    return share < time_left ? share : time_left;
+}
+
+double cutune_schedule_promise(double variant_best_ms, double size_best_ms, size_t left)
+{
+    if (left == 0)
+        return 0;
+    if (!(variant_best_ms > 0))
+        return 0.25;
+    if (!(size_best_ms > 0) || variant_best_ms <= 1.15 * size_best_ms)
+        return 1;
+    return variant_best_ms <= 1.6 * size_best_ms ? 0.25 : 0;
+}
+
+void cutune_schedule_split(const double *need, const double *promise, size_t n, double time,
+                           double *share)
+{
+    for (size_t i = 0; i < n; i++)
+        share[i] = -1; /* not settled yet */
+    double left = time > 0 ? time : 0;
+    for (;;) {
+        double w = 0;
+        for (size_t i = 0; i < n; i++)
+            if (share[i] < 0) {
+                if (!(promise[i] > 0) || !(need[i] > 0))
+                    share[i] = 0;
+                else
+                    w += promise[i];
+            }
+        if (!(w > 0))
+            break;
+        /* settle every variant whose need fits its proportional part; the others share
+         * what is left once no more fit */
+        int settled = 0;
+        for (size_t i = 0; i < n; i++)
+            if (share[i] < 0 && need[i] <= left * promise[i] / w) {
+                share[i] = need[i];
+                settled = 1;
+            }
+        if (settled) {
+            left = time;
+            for (size_t i = 0; i < n; i++)
+                if (share[i] >= 0)
+                    left -= share[i];
+            left = left > 0 ? left : 0;
+            continue;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (share[i] < 0)
+                share[i] = left * promise[i] / w;
+        break;
+    }
+}

@@ -1,0 +1,52 @@
+/* How a run spends its time budget: a cost model of one evaluation, each size's share of
+ * the time left, and each variant's share of a size. Pure functions of what was measured,
+ * so that the policy is tested without a GPU (tests/test_schedule.c). */
+#ifndef CUTUNE_SCHEDULE_H
+#define CUTUNE_SCHEDULE_H
+
+#include <stddef.h>
+
+/* What one evaluation costs, learned as the run goes. */
+typedef struct CutuneCostModel {
+    int threads;          /* compile threads */
+    double compile_s;     /* NVRTC seconds for one config on one thread (cache misses) */
+    double overhead_s;    /* per evaluation besides the launches: check, IPC, commit */
+    double launches;      /* launch-times an evaluation takes (checked launch, warm-up,
+                             samples), as a multiple of one launch */
+    double flop_rate;     /* FLOP/s and B/s of the fastest configs seen: a launch of a */
+    double byte_rate;     /* new size takes about max(flops / flop_rate, bytes / byte_rate) */
+    size_t nobs;
+} CutuneCostModel;
+
+void cutune_cost_init(CutuneCostModel *m, int threads);
+/* Learn from one recorded evaluation: compile_ms (0 when the kernel came from the cache),
+ * measure_ms (its time in the worker), and for an ok trial its median launch time with the
+ * work of the problem. */
+void cutune_cost_observe(CutuneCostModel *m, double compile_ms, double measure_ms,
+                         double median_ms, double flops, double bytes);
+/* Seconds one evaluation of a problem with this work is expected to take on the GPU, and
+ * with its share of the compile pool when cold_fraction of the configs are not cached. */
+double cutune_cost_eval_s(const CutuneCostModel *m, double flops, double bytes,
+                          double cold_fraction);
+
+/* The share of time_left that a size gets when it starts: sizes not started yet (this one
+ * included) cost cost_rest per evaluation in sum, this one cost_this, and `lanes` GPUs work
+ * in parallel; every size is meant to get about as many evaluations. Never more than
+ * time_left. time_left <= 0 (no deadline) gives 0, meaning no limit. */
+double cutune_schedule_size_share(double time_left, int lanes, double cost_this,
+                                  double cost_rest);
+
+/* How much a variant may still win at a size, from its best so far against the size's:
+ * 1 when it is within 15% of the best, 0.25 within 60%, else 0 (it cannot win: it keeps
+ * the best it recorded). A variant with no verified config yet gets 0.25 while it has
+ * configs left. */
+double cutune_schedule_promise(double variant_best_ms, double size_best_ms, size_t left);
+
+/* Split `time` seconds of a size among n variants: need[i] is the time variant i needs to
+ * measure all its configs left, promise[i] its promise. Variants with promise 0 get 0; a
+ * variant whose need is below its proportional share gets its need and the rest goes to
+ * the others. Writes share[0..n). */
+void cutune_schedule_split(const double *need, const double *promise, size_t n, double time,
+                           double *share);
+
+#endif

@@ -1,0 +1,248 @@
+/* The default search: a portfolio of three kinds of proposal, one proposal per call of
+ * next(), so that it keeps as many configs in flight as the tuner asks for (its compile
+ * pool and the GPU) and never waits for a batch to finish.
+ *
+ * - Local search from the best local optima known. A measured config is a head while no
+ *   measured neighbour is faster and some neighbour has not been proposed; the fastest head
+ *   proposes one of those neighbours, at random. Neighbours are the configs one parameter
+ *   away, at any of its values (not only the next level): a neighbourhood of 15 to 45
+ *   configs on the foreign recordings, which fills a pipeline on its own, and 1 to 53 local
+ *   optima on them where one-level steps leave 39 to 545, so that the search crosses the
+ *   valleys that trap a walk on isolated optima. A random config that lands in another
+ *   basin becomes a head too: restarts come for free, and a basin is left only when it is
+ *   worse than another one's best.
+ * - A model: an additive fit of log-time over the parameter levels (model.h), refitted at
+ *   each of these proposals; it proposes the config it predicts fastest among those at
+ *   most three parameters away from the best so far (a trust region: the model is rough,
+ *   and far from the data it is wrong), which jumps several parameters in one proposal
+ *   where local search needs one round of feedback per parameter.
+ * - Random configs, in the order the random strategy draws them (the same seed gives the
+ *   same draws): the first proposals, until eight results are known, or the warm start's
+ *   (with a pipeline of 34, the first 34 are necessarily blind), and a tenth of the rest,
+ *   so that no region is left unseen for good.
+ * Of the informed proposals, 30% come from the model and 60% from local search. The last
+ *   `parallel` proposals of the budget, whose results no later proposal can use, are
+ *   exploitation only (no random). Failed configs cost +inf: never a head, and the model
+ *   counts them as slower than the slowest ok config.
+ *
+ * Replays (bench/RESULTS.md, "search on foreign spaces") chose these settings over one-level
+ * neighbourhoods, a model share of 0.5 or 0.6, several heads expanded in turn, neighbours
+ * ordered by the model, a global model argmin, and descent steps taken on predictions
+ * before results come back: each did worse, or no better, at 100 and 400 evaluations with
+ * a pipeline of 34 and of 1. */
+#include "model.h"
+#include "search.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PF_MODEL_SHARE 0.3
+#define PF_RANDOM_SHARE 0.1
+enum { PF_MIN_KNOWN = 8, PF_TRUST_RADIUS = 3 };
+
+typedef struct {
+    SearchGrid g;
+    SearchBook b;
+    SearchRng rng;
+    SearchModel model;
+    int model_stale;
+    size_t parallel, budget, nfinite, nfed;
+    size_t *measured, nmeasured; /* sorted by (cost, index) */
+    uint8_t *dom;                /* a measured neighbour is faster */
+    uint32_t *nnew;              /* of a measured config: neighbours not yet proposed */
+    size_t *nb;                  /* room for the largest neighbourhood */
+} Portfolio;
+
+static void pf_destroy(void *state)
+{
+    Portfolio *s = state;
+    if (!s)
+        return;
+    search_grid_free(&s->g);
+    search_book_free(&s->b);
+    search_model_free(&s->model);
+    free(s->measured);
+    free(s->dom);
+    free(s->nnew);
+    free(s->nb);
+    free(s);
+}
+
+static int pf_create(const CutuneStrategyArgs *a, void **state)
+{
+    Portfolio *s = calloc(1, sizeof *s);
+    if (!s)
+        return CUTUNE_ERR_NOMEM;
+    size_t n = a->configs->nconfigs;
+    s->rng.x = a->seed; /* the book's shuffle is then random's: see search_book_init */
+    s->parallel = a->parallel > 1 ? a->parallel : 1;
+    s->budget = a->budget ? a->budget : n;
+    int rc = search_grid_build(a->configs, &s->g);
+    if (!rc)
+        rc = search_book_init(&s->b, n, &s->rng);
+    if (!rc)
+        rc = search_book_start(&s->b, a);
+    if (!rc)
+        rc = search_model_init(&s->model, &s->g);
+    if (!rc) {
+        size_t maxnb = 1;
+        for (size_t j = 0; j < s->g.nparams; j++)
+            maxnb += s->g.nlevels[j];
+        s->measured = malloc((n + 1) * sizeof *s->measured);
+        s->dom = calloc(n + 1, 1);
+        s->nnew = calloc(n + 1, sizeof *s->nnew);
+        s->nb = malloc(maxnb * sizeof *s->nb);
+        if (!s->measured || !s->dom || !s->nnew || !s->nb)
+            rc = CUTUNE_ERR_NOMEM;
+    }
+    if (rc) {
+        pf_destroy(s);
+        return rc;
+    }
+    *state = s;
+    return 0;
+}
+
+/* The valid configs that differ from config i in one parameter, written to out. */
+static size_t neighbours(const Portfolio *s, size_t i, size_t *out)
+{
+    size_t p = s->g.nparams, m = 0;
+    uint16_t lv[SEARCH_MAX_PARAMS];
+    memcpy(lv, &s->g.level[i * p], p * sizeof *lv);
+    for (size_t j = 0; j < p; j++) {
+        uint16_t v0 = lv[j];
+        for (size_t v = 0; v < s->g.nlevels[j]; v++) {
+            if (v == v0)
+                continue;
+            lv[j] = (uint16_t)v;
+            long k = search_grid_find(&s->g, lv);
+            if (k >= 0)
+                out[m++] = (size_t)k;
+        }
+        lv[j] = v0;
+    }
+    return m;
+}
+
+/* The model's pick: the unproposed config it predicts fastest within the trust region
+ * around the best config; -1 when it cannot fit yet or the region is all proposed. */
+static long model_pick(Portfolio *s)
+{
+    SearchBook *b = &s->b;
+    if (s->model_stale && search_model_fit(&s->model) == 0)
+        s->model_stale = 0;
+    if (!s->model.fitted || b->best < 0)
+        return -1;
+    size_t p = s->g.nparams;
+    const uint16_t *c = &s->g.level[(size_t)b->best * p];
+    long pick = -1;
+    double pv = INFINITY;
+    for (size_t i = 0; i < b->n; i++) {
+        if (b->state[i] != SEARCH_NEW)
+            continue;
+        const uint16_t *x = &s->g.level[i * p];
+        size_t d = 0;
+        for (size_t j = 0; j < p && d <= PF_TRUST_RADIUS; j++)
+            d += x[j] != c[j];
+        if (d > PF_TRUST_RADIUS)
+            continue;
+        double v = search_model_predict(&s->model, i);
+        if (v < pv) {
+            pv = v;
+            pick = (long)i;
+        }
+    }
+    return pick;
+}
+
+/* Local search's pick: an unproposed neighbour of the fastest head, at random. */
+static long local_pick(Portfolio *s)
+{
+    SearchBook *b = &s->b;
+    for (size_t r = 0; r < s->nmeasured; r++) {
+        size_t h = s->measured[r];
+        if (!isfinite(b->cost[h]))
+            break;
+        if (s->dom[h] || s->nnew[h] == 0)
+            continue;
+        size_t m = neighbours(s, h, s->nb), c = 0;
+        for (size_t k = 0; k < m; k++)
+            if (b->state[s->nb[k]] == SEARCH_NEW)
+                s->nb[c++] = s->nb[k];
+        if (c)
+            return (long)s->nb[search_rng_below(&s->rng, c)];
+    }
+    return -1;
+}
+
+static int pf_next(void *state, size_t *index)
+{
+    Portfolio *s = state;
+    SearchBook *b = &s->b;
+    long x = -1;
+    if (b->bhead < b->blen) { /* the warm start, in its order */
+        x = (long)b->batch[b->bhead++];
+        b->state[x] = SEARCH_NEW;
+    } else if (s->nfinite >= PF_MIN_KNOWN || (b->nstart && s->nfed >= b->nstart && s->nfinite)) {
+        /* no random proposal where its result would come too late to be of use */
+        int last = b->proposed + s->parallel >= s->budget;
+        double u = search_rng_unit(&s->rng), rnd = last ? 0 : PF_RANDOM_SHARE;
+        if (u >= rnd && u < rnd + PF_MODEL_SHARE) {
+            if ((x = model_pick(s)) < 0)
+                x = local_pick(s);
+        } else if (u >= rnd) {
+            if ((x = local_pick(s)) < 0)
+                x = model_pick(s);
+        }
+    }
+    if (x < 0)
+        x = search_book_random_new(b);
+    if (x < 0)
+        return CUTUNE_NEXT_DONE;
+    /* the measured neighbours of x have one unproposed neighbour fewer */
+    size_t m = neighbours(s, (size_t)x, s->nb);
+    for (size_t k = 0; k < m; k++)
+        if (b->state[s->nb[k]] == SEARCH_DONE && s->nnew[s->nb[k]])
+            s->nnew[s->nb[k]]--;
+    search_book_propose(b, (size_t)x);
+    *index = (size_t)x;
+    return CUTUNE_NEXT_READY;
+}
+
+static void pf_feedback(void *state, size_t index, CutuneStatus status, double median_ms)
+{
+    Portfolio *s = state;
+    SearchBook *b = &s->b;
+    if (index >= b->n || b->state[index] != SEARCH_PENDING)
+        return;
+    search_book_feedback(b, index, status, median_ms);
+    double c = b->cost[index];
+    s->nfinite += isfinite(c);
+    s->nfed++;
+    search_model_add(&s->model, index, c);
+    s->model_stale = 1;
+    search_sorted_insert(s->measured, &s->nmeasured, b->cost, index);
+    size_t m = neighbours(s, index, s->nb);
+    uint32_t fresh = 0;
+    for (size_t k = 0; k < m; k++) {
+        size_t y = s->nb[k];
+        if (b->state[y] == SEARCH_NEW)
+            fresh++;
+        else if (b->state[y] == SEARCH_DONE && b->cost[y] < c)
+            s->dom[index] = 1;
+        else if (b->state[y] == SEARCH_DONE && c < b->cost[y])
+            s->dom[y] = 1;
+    }
+    s->nnew[index] = fresh;
+}
+
+const CutuneStrategyOps cutune_strategy_portfolio = {
+    .name = "portfolio",
+    .summary = "local search from the best local optima (one parameter to any value), an "
+               "additive model's picks near the best, and random configs; fills the pipeline",
+    .create = pf_create,
+    .next = pf_next,
+    .feedback = pf_feedback,
+    .destroy = pf_destroy,
+};

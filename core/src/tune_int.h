@@ -1,0 +1,172 @@
+/* Inside the tuning loop: the run, its lanes (one per GPU, each with its own worker process
+ * and database connection), the sizes it tunes and the (variant, size) jobs of each.
+ *
+ * A run takes one time budget for everything it tunes. It works size by size: each size is
+ * set up once per variant in a lane's worker, its vendor yardstick is timed, every variant
+ * first measures its warm start (what the database and the space's known-good list say is
+ * likely to win) and a few probes, then the size's share of the budget goes to the variants
+ * that can still win (schedule.c): a space that fits its share is measured whole, a larger
+ * one is searched. What the database already holds is never measured again, unless the run
+ * retunes; a size whose every variant was tuned before only has its best re-timed. */
+#ifndef CUTUNE_TUNE_INT_H
+#define CUTUNE_TUNE_INT_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "db.h"
+#include "pool.h"
+#include "registry.h"
+#include "schedule.h"
+#include "space.h"
+#include "strategy.h"
+#include "tune.h"
+#include "worker_client.h"
+
+typedef struct TuneJob TuneJob;
+typedef struct TuneSize TuneSize;
+
+/* One variant's space, loaded once for every size of the run. */
+typedef struct TuneVariant {
+    const CutunePlugin *p;
+    CutuneSpace *sp;
+    char known_path[PATH_MAX]; /* the space's known-good list, "" when it has none */
+    double last_rel;           /* its best over the size's best at the last size done (0:
+                                  none yet), to measure the likely winner first */
+} TuneVariant;
+
+/* One problem size of the op and the variants that tune it. */
+struct TuneSize {
+    char op[64];
+    char size[64];             /* canonical */
+    CutuneProblem prob;
+    TuneVariant **variants;    /* the variants whose space takes this size */
+    size_t nvariants;
+    double flops, bytes;       /* work of one launch (from the first variant's op) */
+    int state;                 /* TUNE_SIZE_WAITING, _RUNNING, _DONE */
+    double est_eval_s;         /* the cost model's time of one evaluation here */
+    CutuneTuneSize *out;       /* its line of the summary */
+};
+
+enum { TUNE_SIZE_WAITING, TUNE_SIZE_RUNNING, TUNE_SIZE_DONE };
+
+/* The state every lane shares. Fields below `mu` change during the run and are read and
+ * written under it. */
+typedef struct TuneRun {
+    const CutuneTuneOptions *o;
+    CutuneRegistry reg;
+    CutunePool *pool;
+    int window;                /* proposals in flight per job: 2 x compile threads + 2 */
+    char cache_dir[PATH_MAX];
+    int64_t run_id;
+    double started;            /* cutune_now() at the start */
+    double deadline;           /* cutune_now() limit of the whole run; 0: none */
+    TuneVariant *variants;
+    size_t nvariants;
+    TuneSize *sizes;
+    size_t nsizes;
+    int nlanes;
+    pthread_mutex_t mu;
+    size_t next_size;          /* the next size a lane takes */
+    CutuneTuneSummary *sum;
+    size_t row_cap;            /* rows allocated in sum->rows: one per (variant, size) */
+    CutuneCostModel cost;
+    char now_doing[160];       /* for the progress line */
+    int progress_drawn;
+    double last_draw;
+    char **pending_op;         /* --pending: the device's requests, as parallel lists */
+    char **pending_size;
+    size_t npending;
+} TuneRun;
+
+/* One GPU: its worker, its database connection, what it has set up. */
+typedef struct TuneLane {
+    TuneRun *run;
+    int device;
+    CutuneDb *db;
+    CutuneWorker *worker;
+    CutuneDeviceInfo dev;
+    CutuneLimits limits;
+    int arch;
+    int64_t device_id;
+    char setup_path[PATH_MAX]; /* the plugin and size the worker holds now ("" none) */
+    char setup_size[64];
+    int rc;                    /* the error that stopped the lane, 0 if none */
+    CutuneError err;
+} TuneLane;
+
+/* One variant at one size, on one lane. */
+struct TuneJob {
+    TuneSize *ts;
+    TuneVariant *tv;
+    int64_t variant_id, problem_id;
+    CutuneConfigList cl;       /* the valid configs for this size and device */
+    CutuneConfigIndex ix;
+    uint8_t *kstatus;          /* per config: 0 unknown, else 1 + its CutuneStatus */
+    double *kms;               /* its time when ok */
+    size_t nknown;             /* configs with a known result */
+    int tuned_before;          /* an earlier search of this key ended done or spent */
+    double best_ms;            /* the variant's best known time here (0: none) */
+    long best_idx;
+    size_t *warm;              /* warm-start configs, most promising first */
+    size_t nwarm;
+    int64_t search_id;
+    double spent_s;
+    int finished;              /* the search ended by itself: nothing more to measure */
+    CutuneTuneRow *row;
+};
+
+/* How a job's pipeline run ended. */
+typedef enum TuneEnd {
+    TUNE_END_DONE,        /* the strategy had nothing more to propose */
+    TUNE_END_EVALS,       /* the evaluation cap was reached */
+    TUNE_END_TIME,        /* the deadline passed */
+    TUNE_END_STOPPED,     /* the user stopped the run */
+    TUNE_END_STALLED,     /* `patience` measurements in a row did not improve the best */
+} TuneEnd;
+
+typedef struct TuneLimits {
+    double deadline;      /* cutune_now() time; 0: none */
+    size_t max_evals;     /* new measurements; 0: none */
+    size_t patience;      /* end after this many measurements without a better best (by
+                             more than STALL_GAIN); 0: never */
+    const char *phase;    /* "warm start", "search", "re-time" (events and progress) */
+} TuneLimits;
+
+/* tune_plan.c: the sizes and variants of the run, checked before anything is measured. */
+int tune_plan_build(TuneRun *r, const CutuneLimits *lim, CutuneError *err);
+void tune_plan_free(TuneRun *r);
+
+/* tune_job.c */
+int tune_job_open(TuneLane *l, TuneSize *ts, TuneVariant *tv, TuneJob *j, CutuneError *err);
+void tune_job_close(TuneJob *j);
+/* Make the lane's worker hold this job's problem (a new setup only when it changes). */
+int tune_lane_setup(TuneLane *l, const TuneJob *j, CutuneError *err);
+/* Run a strategy over the job's configs through the compile pool and the worker, recording
+ * every new measurement, until the strategy is done or a limit is met. Configs with a known
+ * result are answered from it and cost nothing. */
+int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops,
+                 const CutuneStrategyArgs *a, const TuneLimits *lim, TuneEnd *end,
+                 CutuneError *err);
+/* A strategy that proposes the indices it is given (a->start), in order, then is done. */
+extern const CutuneStrategyOps tune_list_strategy;
+
+/* warmstart.c: fill j->warm with up to max configs (database, then the known-good list). */
+int tune_warm_start(TuneLane *l, TuneJob *j, size_t max, CutuneError *err);
+
+/* tune_size.c: everything one lane does for one size. */
+int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err);
+
+/* tune_progress.c: the progress line (terminal) and events (callback). Call with run->mu
+ * not held. */
+void tune_progress(TuneRun *r);
+void tune_progress_clear(TuneRun *r);
+void tune_note(TuneRun *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void tune_emit(TuneRun *r, const CutuneTuneEvent *e);
+
+#endif

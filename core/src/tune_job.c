@@ -1,0 +1,458 @@
+/* One (variant, size) job: its configs and what is known of them, and the pipeline that
+ * compiles proposals on the CPU while the worker measures on the GPU (see tune_int.h). */
+#include "compile.h"
+#include "tune_int.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONFIG_TEXT_MAX 512
+/* A new best counts as a gain when it is this much faster (0.3%): less is timing noise. */
+#define STALL_GAIN 1.003
+
+/* ---- the configs of a job and what the database knows of them ----------------------- */
+
+/* The summary's rows were allocated for every (variant, size) of the plan, so that a row
+ * never moves while its job writes to it. */
+static CutuneTuneRow *add_row(TuneRun *r, const char *variant, const char *size)
+{
+    CutuneTuneSummary *s = r->sum;
+    CutuneTuneRow *row = NULL;
+    pthread_mutex_lock(&r->mu);
+    if (s->nrows < r->row_cap) {
+        row = &s->rows[s->nrows++];
+        memset(row, 0, sizeof *row);
+        snprintf(row->variant, sizeof row->variant, "%s", variant);
+        snprintf(row->size, sizeof row->size, "%s", size);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return row;
+}
+
+/* A known result for config idx (status ok with its time, or a failure). */
+static void know(TuneJob *j, size_t idx, CutuneStatus status, double ms)
+{
+    if (!j->kstatus[idx])
+        j->nknown++;
+    j->kstatus[idx] = (uint8_t)(1 + status);
+    j->kms[idx] = status == CUTUNE_STATUS_OK ? ms : 0;
+    if (status == CUTUNE_STATUS_OK && ms > 0 && (!(j->best_ms > 0) || ms < j->best_ms)) {
+        j->best_ms = ms;
+        j->best_idx = (long)idx;
+    }
+}
+
+typedef struct KnownCtx {
+    TuneJob *j;
+    int64_t *values;
+} KnownCtx;
+
+static int known_add(const char *config, const char *status, double median_ms, void *user)
+{
+    KnownCtx *k = user;
+    int s = cutune_status_parse(status);
+    if (s < 0 || cutune_config_parse(k->j->tv->sp, config, k->values, NULL) != 0)
+        return 0; /* a config of another space layout: not this one's */
+    long idx = cutune_config_index_find(&k->j->ix, k->values);
+    if (idx >= 0)
+        know(k->j, (size_t)idx, (CutuneStatus)s, median_ms);
+    return 0;
+}
+
+int tune_job_open(TuneLane *l, TuneSize *ts, TuneVariant *tv, TuneJob *j, CutuneError *err)
+{
+    TuneRun *r = l->run;
+    const CutuneTuneOptions *o = r->o;
+    const CutuneVariant *v = tv->p->v;
+    memset(j, 0, sizeof *j);
+    j->ts = ts;
+    j->tv = tv;
+    j->best_idx = -1;
+    int64_t dims[CUTUNE_MAX_DIMS] = {0};
+    for (int i = 0; i < ts->prob.ndims; i++)
+        dims[i] = ts->prob.dim[i];
+    int rc;
+    if ((rc = cutune_db_variant(l->db, v->op, v->name, v->version, tv->p->source_hash,
+                                &j->variant_id, err)) ||
+        (rc = cutune_db_problem(l->db, v->op, ts->size, &j->problem_id, err)) ||
+        (rc = cutune_space_enumerate(tv->sp, &l->limits, dims, &j->cl, err)) ||
+        (rc = cutune_config_list_where(tv->sp, &j->cl, o->where, o->nwhere, err)))
+        return rc;
+    if (!(j->row = add_row(r, v->name, ts->size)))
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    j->row->nvalid = j->cl.nconfigs;
+    size_t n = j->cl.nconfigs ? j->cl.nconfigs : 1;
+    j->kstatus = calloc(n, sizeof *j->kstatus);
+    j->kms = calloc(n, sizeof *j->kms);
+    if (!j->kstatus || !j->kms)
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    if ((rc = cutune_config_index_build(&j->cl, &j->ix)))
+        return cutune_error(err, rc, "out of memory indexing the configs of %s", v->name);
+    if (o->retune)
+        return 0; /* measure everything again */
+    if ((rc = cutune_db_search_tuned(l->db, l->device_id, j->variant_id, j->problem_id,
+                                     &j->tuned_before, err)))
+        return rc;
+    KnownCtx k = {j, calloc(tv->sp->nparams ? tv->sp->nparams : 1, sizeof *k.values)};
+    if (!k.values)
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    rc = cutune_db_configs_done(l->db, l->device_id, j->variant_id, j->problem_id, known_add, &k,
+                                err);
+    free(k.values);
+    j->row->known = j->nknown;
+    if (j->best_ms > 0) {
+        j->row->best_ms = j->best_ms;
+        cutune_config_format(tv->sp, j->cl.values + (size_t)j->best_idx * j->cl.nparams,
+                             j->row->best_config, sizeof j->row->best_config);
+    }
+    return rc;
+}
+
+void tune_job_close(TuneJob *j)
+{
+    cutune_config_index_free(&j->ix);
+    cutune_config_list_free(&j->cl);
+    free(j->kstatus);
+    free(j->kms);
+    free(j->warm);
+    memset(j, 0, sizeof *j);
+}
+
+int tune_lane_setup(TuneLane *l, const TuneJob *j, CutuneError *err)
+{
+    const CutunePlugin *p = j->tv->p;
+    if (strcmp(l->setup_path, p->path) == 0 && strcmp(l->setup_size, j->ts->size) == 0)
+        return 0;
+    if (l->setup_path[0])
+        cutune_worker_teardown(l->worker);
+    l->setup_path[0] = l->setup_size[0] = '\0';
+    int rc = cutune_worker_setup(l->worker, p->path, &j->ts->prob, l->run->o->seed, l->arch,
+                                 l->run->cache_dir, err);
+    if (rc)
+        return cutune_error(err, rc, "%s: setting up problem %s failed: %s", p->v->name,
+                            j->ts->size, err ? err->msg : "");
+    snprintf(l->setup_path, sizeof l->setup_path, "%s", p->path);
+    snprintf(l->setup_size, sizeof l->setup_size, "%s", j->ts->size);
+    return 0;
+}
+
+/* ---- the list strategy: the warm start ---------------------------------------------- */
+
+typedef struct {
+    const size_t *idx;
+    size_t n, next;
+} ListState;
+
+static int list_create(const CutuneStrategyArgs *a, void **state)
+{
+    ListState *s = calloc(1, sizeof *s);
+    if (!s)
+        return CUTUNE_ERR_NOMEM;
+    s->idx = a->start;
+    s->n = a->start ? a->nstart : 0;
+    *state = s;
+    return 0;
+}
+
+static int list_next(void *state, size_t *index)
+{
+    ListState *s = state;
+    if (s->next >= s->n)
+        return CUTUNE_NEXT_DONE;
+    *index = s->idx[s->next++];
+    return CUTUNE_NEXT_READY;
+}
+
+static void list_feedback(void *state, size_t index, CutuneStatus status, double median_ms)
+{
+    (void)state, (void)index, (void)status, (void)median_ms;
+}
+
+const CutuneStrategyOps tune_list_strategy = {
+    .name = "warm start",
+    .summary = "the given configs, in order",
+    .create = list_create,
+    .next = list_next,
+    .feedback = list_feedback,
+    .destroy = free,
+};
+
+/* ---- the pipeline -------------------------------------------------------------------- */
+
+typedef struct CompileJob {
+    CutuneJob job;
+    const char *source, *kernel_name, *cache_dir;
+    int arch;
+    char **defines;
+    size_t ndefines;
+    size_t index;
+    CutuneKernelBinary bin;
+    int rc;
+    CutuneError err;
+} CompileJob;
+
+static void compile_run(CutuneJob *job)
+{
+    CompileJob *c = (CompileJob *)job;
+    c->rc = cutune_nvrtc_compile(c->source, c->kernel_name, (const char *const *)c->defines,
+                                 c->ndefines, c->arch, c->cache_dir, &c->bin, &c->err);
+}
+
+static void compile_job_clear(CompileJob *c)
+{
+    for (size_t i = 0; i < c->ndefines; i++)
+        free(c->defines[i]);
+    free(c->defines);
+    cutune_kernel_binary_free(&c->bin);
+    memset(c, 0, sizeof *c);
+}
+
+static int compile_job_start(TuneLane *l, const TuneJob *j, CompileJob *c, size_t index)
+{
+    const CutuneSpace *sp = j->tv->sp;
+    const int64_t *values = j->cl.values + index * j->cl.nparams;
+    memset(c, 0, sizeof *c);
+    c->job.run = compile_run;
+    c->source = j->tv->p->v->kernel_source;
+    c->kernel_name = j->tv->p->v->kernel_name;
+    c->cache_dir = l->run->cache_dir;
+    c->arch = l->arch;
+    c->index = index;
+    c->defines = calloc(sp->nparams ? sp->nparams : 1, sizeof *c->defines);
+    if (!c->defines)
+        return CUTUNE_ERR_NOMEM;
+    for (size_t i = 0; i < sp->nparams; i++) {
+        char buf[CUTUNE_NAME_MAX + 32];
+        snprintf(buf, sizeof buf, "%s=%lld", sp->params[i].name, (long long)values[i]);
+        if (!(c->defines[i] = strdup(buf)))
+            return CUTUNE_ERR_NOMEM;
+        c->ndefines++;
+    }
+    cutune_pool_submit(l->run->pool, &c->job);
+    return 0;
+}
+
+/* The size's best time so far (any variant), for early stops and deadlines. */
+static double size_best(TuneRun *r, const TuneSize *ts)
+{
+    pthread_mutex_lock(&r->mu);
+    double b = ts->out->best_ms;
+    pthread_mutex_unlock(&r->mu);
+    return b;
+}
+
+/* Measure one compiled config and record it as a trial. Returns 0, or an error that ends
+ * the run (the database failed, or no worker could be had again). */
+static int measure_and_record(TuneLane *l, TuneJob *j, CompileJob *c, const char *phase,
+                              CutuneStatus *status_out, double *ms_out, CutuneError *err)
+{
+    TuneRun *r = l->run;
+    const CutuneTuneOptions *o = r->o;
+    const CutuneSpace *sp = j->tv->sp;
+    const CutuneVariant *v = j->tv->p->v;
+    const int64_t *values = j->cl.values + c->index * j->cl.nparams;
+    char text[CONFIG_TEXT_MAX];
+    cutune_config_format(sp, values, text, sizeof text);
+    const char **names = calloc(sp->nparams ? sp->nparams : 1, sizeof *names);
+    if (!names)
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < sp->nparams; i++)
+        names[i] = sp->params[i].name;
+    CutuneConfig cfg = {sp->nparams, names, values};
+    CutuneTrialRecord rec = {
+        .run_id = r->run_id, .device_id = l->device_id, .variant_id = j->variant_id,
+        .problem_id = j->problem_id, .config = text, .seed = o->seed,
+        .compile_ms = c->bin.compile_ms,
+    };
+    CutuneEvalResult res;
+    CutuneError werr = {0};
+    int wrc = 0;
+    memset(&res, 0, sizeof res);
+    CutuneTuneRow *row = j->row;
+    if (c->bin.from_cache)
+        row->cached++;
+    else if (c->rc == 0)
+        row->compiled++;
+    row->compile_s += c->bin.compile_ms / 1e3;
+    if (c->rc != 0) {
+        rec.status = CUTUNE_STATUS_COMPILE_ERROR;
+        rec.message = c->err.msg;
+    } else {
+        double best = size_best(r, j->ts);
+        wrc = cutune_worker_eval(l->worker, &cfg, c->bin.cubin, c->bin.size, best, &o->measure,
+                                 &res, &werr);
+        if (wrc == CUTUNE_ERR_INTERRUPTED) { /* a second Ctrl-C: nothing was measured */
+            free(names);
+            return cutune_error(err, wrc, "%s", werr.msg);
+        }
+        if (res.status == CUTUNE_STATUS_CRASHED || res.status == CUTUNE_STATUS_TIMEOUT)
+            tune_note(r, "%s %s %s: %s: %s%s", v->name, j->ts->size, text,
+                      cutune_status_name(res.status), res.message,
+                      wrc ? "" : "; going on in a fresh worker");
+        rec.status = res.status;
+        rec.median_ms = res.median_ms;
+        rec.min_ms = res.min_ms;
+        rec.mean_ms = res.mean_ms;
+        rec.stddev_ms = res.stddev_ms;
+        rec.samples = res.samples;
+        rec.error = res.error;
+        rec.measure_ms = res.measure_ms;
+        rec.cut_short = res.stopped_early;
+        rec.message = res.message[0] ? res.message : NULL;
+        row->measure_s += res.measure_ms / 1e3;
+        if (res.status == CUTUNE_STATUS_OK && res.median_ms > 0) {
+            rec.gflops = j->ts->flops > 0 ? j->ts->flops / (res.median_ms * 1e6) : 0;
+            rec.gbps = j->ts->bytes > 0 ? j->ts->bytes / (res.median_ms * 1e6) : 0;
+        }
+    }
+    free(names);
+    int64_t trial_id = 0;
+    int rc = cutune_db_trial_insert(l->db, &rec, &trial_id, NULL, err);
+    if (rc)
+        return rc;
+    row->evaluated++;
+    row->count[rec.status]++;
+    know(j, c->index, rec.status, rec.median_ms);
+    pthread_mutex_lock(&r->mu);
+    cutune_cost_observe(&r->cost, c->bin.from_cache ? 0 : c->bin.compile_ms, rec.measure_ms,
+                        rec.status == CUTUNE_STATUS_OK ? rec.median_ms : 0, j->ts->flops,
+                        j->ts->bytes);
+    if (rec.status == CUTUNE_STATUS_OK && rec.median_ms > 0) {
+        if (!(row->best_ms > 0) || rec.median_ms < row->best_ms) {
+            row->best_ms = rec.median_ms;
+            row->best_gflops = rec.gflops;
+            row->best_gbps = rec.gbps;
+            snprintf(row->best_config, sizeof row->best_config, "%s", text);
+        }
+        CutuneTuneSize *out = j->ts->out;
+        if (!(out->best_ms > 0) || rec.median_ms < out->best_ms) {
+            out->best_ms = rec.median_ms;
+            out->gflops = rec.gflops;
+            out->gbps = rec.gbps;
+            snprintf(out->variant, sizeof out->variant, "%s", v->name);
+            snprintf(out->config, sizeof out->config, "%s", text);
+        }
+    }
+    pthread_mutex_unlock(&r->mu);
+    *status_out = rec.status;
+    *ms_out = rec.median_ms;
+    CutuneTuneEvent e = {
+        .type = CUTUNE_EVENT_TRIAL, .op = v->op, .size = j->ts->size, .variant = v->name,
+        .phase = phase, .config = text, .status = cutune_status_name(rec.status),
+        .message = rec.message, .median_ms = rec.median_ms, .gflops = rec.gflops,
+        .gbps = rec.gbps, .cut_short = rec.cut_short, .trial_id = trial_id,
+    };
+    tune_emit(r, &e);
+    tune_progress(r);
+    if (wrc)
+        return cutune_error(err, wrc,
+                            "%s %s config %s: %s (%s); no fresh worker process could be set up "
+                            "after it: %s. Every trial so far is saved: run the same command "
+                            "again to go on", v->name, j->ts->size, text,
+                            cutune_status_name(res.status), res.message, werr.msg);
+    return 0;
+}
+
+int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops,
+                 const CutuneStrategyArgs *a, const TuneLimits *lim, TuneEnd *end,
+                 CutuneError *err)
+{
+    TuneRun *r = l->run;
+    const CutuneTuneOptions *o = r->o;
+    size_t window = (size_t)(r->window > 0 ? r->window : 1);
+    CompileJob *ring = calloc(window, sizeof *ring);
+    size_t head = 0, inflight = 0, proposed = 0, since_gain = 0;
+    void *st = NULL;
+    int rc = 0, strategy_done = 0, stopped = 0, timed_out = 0, stalled = 0;
+    double best_seen = j->best_ms;
+    double t0 = cutune_now();
+    *end = TUNE_END_DONE;
+    if (!ring)
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    if ((rc = ops->create(a, &st))) {
+        rc = cutune_error(err, rc, "strategy %s could not start", ops->name);
+        goto out;
+    }
+    if ((rc = tune_lane_setup(l, j, err)))
+        goto out;
+    for (;;) {
+        stopped = stopped || (o->stop && *o->stop);
+        timed_out = timed_out || (lim->deadline > 0 && cutune_now() > lim->deadline);
+        int stopping = stopped || timed_out || stalled;
+        while (!stopping && !strategy_done && inflight < window &&
+               (lim->max_evals == 0 || proposed < lim->max_evals)) {
+            size_t idx;
+            int k = ops->next(st, &idx);
+            if (k == CUTUNE_NEXT_DONE)
+                strategy_done = 1;
+            if (k != CUTUNE_NEXT_READY)
+                break;
+            if (idx >= j->cl.nconfigs) {
+                rc = cutune_error(err, CUTUNE_ERR_INVALID, "strategy %s proposed config %zu of "
+                                  "%zu", ops->name, idx, j->cl.nconfigs);
+                goto out;
+            }
+            if (j->kstatus[idx]) { /* measured before: tell the strategy, spend nothing */
+                ops->feedback(st, idx, (CutuneStatus)(j->kstatus[idx] - 1), j->kms[idx]);
+                continue;
+            }
+            CompileJob *c = &ring[(head + inflight) % window];
+            if ((rc = compile_job_start(l, j, c, idx))) {
+                compile_job_clear(c);
+                rc = cutune_error(err, rc, "out of memory");
+                goto out;
+            }
+            inflight++;
+            proposed++;
+        }
+        if (inflight == 0)
+            break; /* nothing left, or a strategy waiting on nothing */
+        CompileJob *c = &ring[head];
+        cutune_pool_wait(r->pool, &c->job);
+        head = (head + 1) % window;
+        inflight--;
+        if (stopping) { /* compiled (and cached), but not measured */
+            compile_job_clear(c);
+            continue;
+        }
+        CutuneStatus s;
+        double ms;
+        size_t idx = c->index;
+        rc = measure_and_record(l, j, c, lim->phase, &s, &ms, err);
+        compile_job_clear(c);
+        if (rc)
+            goto out;
+        ops->feedback(st, idx, s, ms);
+        if (s == CUTUNE_STATUS_OK && ms > 0 && (!(best_seen > 0) || ms < best_seen / STALL_GAIN)) {
+            best_seen = ms;
+            since_gain = 0;
+        } else if (lim->patience && ++since_gain >= lim->patience) {
+            stalled = 1;
+        }
+    }
+    if (stopped)
+        *end = TUNE_END_STOPPED;
+    else if (stalled)
+        *end = TUNE_END_STALLED;
+    else if (timed_out)
+        *end = TUNE_END_TIME;
+    else if (!strategy_done && lim->max_evals && proposed >= lim->max_evals)
+        *end = TUNE_END_EVALS;
+out:
+    while (inflight > 0) { /* queued compiles finish before their memory goes */
+        CompileJob *c = &ring[head];
+        cutune_pool_wait(r->pool, &c->job);
+        compile_job_clear(c);
+        head = (head + 1) % window;
+        inflight--;
+    }
+    double spent = cutune_now() - t0;
+    j->spent_s += spent;
+    j->row->wall_s += spent;
+    if (st)
+        ops->destroy(st);
+    free(ring);
+    return rc;
+}

@@ -1,0 +1,450 @@
+/* Everything one lane does for one size: the yardstick, the warm start of every variant,
+ * then the size's share of the budget spent on the variants that can still win; or, when
+ * an earlier run tuned every variant of the size, only its best re-timed. */
+#include "tune_int.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    WARM_MAX = 32,      /* warm-start configs a variant measures first */
+    PROBES = 8,         /* what a variant with no warm start measures to show its level */
+    PATIENCE_MIN = 100, /* a chosen search ends after this many measurements without a */
+    PATIENCE_WINDOWS = 3, /* gain, or this many pipeline windows, whichever is more */
+};
+/* The warm start may use this part of a size's share; the search gets the rest. */
+#define WARM_PART 0.5
+
+static void set_doing(TuneRun *r, const char *fmt, const char *a, const char *b, const char *c)
+{
+    pthread_mutex_lock(&r->mu);
+    snprintf(r->now_doing, sizeof r->now_doing, fmt, a, b, c);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* The earlier of two deadlines, 0 meaning none. */
+static double earlier(double a, double b)
+{
+    if (!(a > 0))
+        return b;
+    if (!(b > 0))
+        return a;
+    return a < b ? a : b;
+}
+
+static int begin_search(TuneLane *l, TuneJob *j, const char *strategy, CutuneError *err)
+{
+    if (j->search_id)
+        return 0;
+    CutuneSearchInfo s = {
+        .run_id = l->run->run_id, .device_id = l->device_id, .variant_id = j->variant_id,
+        .problem_id = j->problem_id, .strategy = strategy, .nvalid = j->cl.nconfigs,
+    };
+    return cutune_db_search_begin(l->db, &s, &j->search_id, err);
+}
+
+static int end_search(TuneLane *l, TuneJob *j, const char *status, CutuneError *err)
+{
+    if (!j->search_id)
+        return 0;
+    snprintf(j->row->ended, sizeof j->row->ended, "%s", status);
+    int rc = cutune_db_search_end(l->db, j->search_id, status, j->row->strategy,
+                                  j->row->evaluated, j->spent_s, err);
+    CutuneTuneEvent e = {
+        .type = CUTUNE_EVENT_SEARCH, .op = j->tv->p->v->op, .size = j->ts->size,
+        .variant = j->tv->p->v->name, .message = status, .evaluated = j->row->evaluated,
+        .nvalid = j->cl.nconfigs, .strategy = j->row->strategy, .median_ms = j->best_ms,
+    };
+    tune_emit(l->run, &e);
+    j->search_id = 0;
+    return rc;
+}
+
+/* The args of a strategy over a job: its warm start first. */
+static CutuneStrategyArgs job_args(const TuneRun *r, const TuneJob *j, size_t budget)
+{
+    size_t n = j->cl.nconfigs;
+    return (CutuneStrategyArgs){
+        .space = j->tv->sp, .configs = &j->cl, .seed = r->o->seed,
+        .budget = budget && budget < n ? budget : n, .parallel = (size_t)r->window,
+        .start = j->warm, .nstart = j->nwarm,
+    };
+}
+
+static int run_phase(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, size_t budget,
+                     double deadline, size_t patience, const char *phase, TuneEnd *end,
+                     CutuneError *err)
+{
+    const CutuneTuneOptions *o = l->run->o;
+    CutuneStrategyArgs a = job_args(l->run, j, budget);
+    TuneLimits lim = {.deadline = deadline, .patience = patience, .phase = phase};
+    if (o->budget) {
+        if (j->row->evaluated >= o->budget) {
+            *end = TUNE_END_EVALS;
+            return 0;
+        }
+        lim.max_evals = o->budget - j->row->evaluated;
+    }
+    if (o->job_time_s > 0) {
+        double left = o->job_time_s - j->spent_s;
+        if (left <= 0) {
+            *end = TUNE_END_TIME;
+            return 0;
+        }
+        lim.deadline = earlier(lim.deadline, cutune_now() + left);
+    }
+    return tune_job_run(l, j, ops, &a, &lim, end, err);
+}
+
+/* The warm start, and random probes for a variant with little of it. */
+static int warm_phase(TuneLane *l, TuneJob *j, double deadline, CutuneError *err)
+{
+    int rc = tune_warm_start(l, j, WARM_MAX, err);
+    if (rc)
+        return rc;
+    size_t n = j->cl.nconfigs, fresh = 0;
+    for (size_t i = 0; i < j->nwarm; i++)
+        fresh += j->kstatus[j->warm[i]] == 0;
+    /* probes: random configs not known, so that the variant shows its level */
+    size_t *list = malloc((j->nwarm + PROBES) * sizeof *list);
+    if (!list)
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    memcpy(list, j->warm, j->nwarm * sizeof *list);
+    size_t nlist = j->nwarm;
+    uint64_t x = l->run->o->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)j->variant_id;
+    for (size_t tries = 0; fresh + (nlist - j->nwarm) < PROBES && j->nknown + nlist < n &&
+                           tries < 64 * PROBES; tries++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t idx = (size_t)(x % n);
+        int dup = j->kstatus[idx] != 0;
+        for (size_t k = 0; k < nlist && !dup; k++)
+            dup = list[k] == idx;
+        if (!dup)
+            list[nlist++] = idx;
+    }
+    CutuneStrategyArgs a = job_args(l->run, j, nlist);
+    a.start = list;
+    a.nstart = nlist;
+    snprintf(j->row->strategy, sizeof j->row->strategy, "warm start");
+    TuneEnd end;
+    TuneLimits lim = {.deadline = deadline, .phase = "warm start"};
+    if (l->run->o->budget)
+        lim.max_evals = l->run->o->budget;
+    rc = begin_search(l, j, "warm start", err);
+    if (rc == 0 && nlist > 0)
+        rc = tune_job_run(l, j, &tune_list_strategy, &a, &lim, &end, err);
+    free(list);
+    return rc;
+}
+
+/* The order in which variants show their level: the likely winner first (its times make
+ * the others' hopeless configs stop early): by how close each came to the best at the
+ * last size, then those with a known-good list, then the larger spaces. */
+static int likely_first(const void *pa, const void *pb, void *jobs)
+{
+    const TuneJob *a = (const TuneJob *)jobs + *(const size_t *)pa;
+    const TuneJob *b = (const TuneJob *)jobs + *(const size_t *)pb;
+    double ra = a->tv->last_rel, rb = b->tv->last_rel;
+    if ((ra > 0) != (rb > 0))
+        return ra > 0 ? -1 : 1;
+    if (ra > 0 && ra != rb)
+        return ra < rb ? -1 : 1;
+    int ka = a->tv->known_path[0] != 0, kb = b->tv->known_path[0] != 0;
+    if (ka != kb)
+        return kb - ka;
+    return (a->cl.nconfigs < b->cl.nconfigs) - (a->cl.nconfigs > b->cl.nconfigs);
+}
+
+/* Measure the size's best config again, once. */
+static int retime_best(TuneLane *l, TuneJob *jobs, size_t njobs, CutuneError *err)
+{
+    TuneJob *j = NULL;
+    for (size_t i = 0; i < njobs; i++)
+        if (jobs[i].best_ms > 0 && (!j || jobs[i].best_ms < j->best_ms))
+            j = &jobs[i];
+    if (!j)
+        return 0;
+    size_t idx = (size_t)j->best_idx;
+    uint8_t s = j->kstatus[idx];
+    double ms = j->kms[idx], before = j->best_ms;
+    j->kstatus[idx] = 0; /* unknown for this one measurement */
+    j->nknown--;
+    CutuneStrategyArgs a = job_args(l->run, j, 1);
+    a.start = &idx;
+    a.nstart = 1;
+    TuneLimits lim = {.phase = "re-time"};
+    TuneEnd end;
+    snprintf(j->row->strategy, sizeof j->row->strategy, "re-time");
+    int rc = tune_job_run(l, j, &tune_list_strategy, &a, &lim, &end, err);
+    TuneRun *r = l->run;
+    pthread_mutex_lock(&r->mu);
+    if (j->kstatus[idx] == 1 + CUTUNE_STATUS_OK)
+        j->ts->out->retimed_ms = j->kms[idx];
+    else if (!j->kstatus[idx]) { /* not measured (stopped): keep what was known */
+        j->kstatus[idx] = s;
+        j->kms[idx] = ms;
+        j->nknown++;
+    }
+    pthread_mutex_unlock(&r->mu);
+    if (j->ts->out->retimed_ms > 0 && before > 0 && j->ts->out->retimed_ms > 1.05 * before)
+        tune_note(r, "%s %s: the best config re-timed at %.4g ms, %.0f%% slower than the %.4g "
+                     "ms recorded; `--retune` searches again",
+                  j->tv->p->v->name, j->ts->size, j->ts->out->retimed_ms,
+                  100 * (j->ts->out->retimed_ms / before - 1), before);
+    return rc;
+}
+
+static void yardstick(TuneLane *l, TuneJob *j)
+{
+    TuneRun *r = l->run;
+    CutuneError e = {0};
+    char name[64];
+    double ms = 0;
+    int samples = 0;
+    if (tune_lane_setup(l, j, &e) != 0 ||
+        cutune_worker_yardstick(l->worker, name, sizeof name, &ms, &samples, &e) != 0 ||
+        !(ms > 0))
+        return; /* no vendor library for this op here: the summary says so */
+    cutune_db_yardstick_add(l->db, r->run_id, l->device_id, j->problem_id, name, ms, samples,
+                            NULL);
+    pthread_mutex_lock(&r->mu);
+    snprintf(j->ts->out->yardstick, sizeof j->ts->out->yardstick, "%s", name);
+    j->ts->out->yardstick_ms = ms;
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* The share of the size's time left for each job, by what it may still win. */
+static void split_time(TuneRun *r, TuneJob *jobs, size_t n, double time, double eval_s,
+                       double *share)
+{
+    double *need = calloc(n ? n : 1, sizeof *need), *promise = calloc(n ? n : 1, sizeof *promise);
+    if (!need || !promise) {
+        for (size_t i = 0; i < n; i++)
+            share[i] = 0;
+        free(need);
+        free(promise);
+        return;
+    }
+    pthread_mutex_lock(&r->mu);
+    double best = jobs[0].ts->out->best_ms;
+    pthread_mutex_unlock(&r->mu);
+    for (size_t i = 0; i < n; i++) {
+        TuneJob *j = &jobs[i];
+        size_t left = j->finished || j->tuned_before ? 0 : j->cl.nconfigs - j->nknown;
+        need[i] = (double)left * eval_s;
+        promise[i] = cutune_schedule_promise(j->best_ms, best, left);
+    }
+    cutune_schedule_split(need, promise, n, time, share);
+    free(need);
+    free(promise);
+}
+
+/* One round over the variants that may still win, each with its share of the time left. */
+static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadline,
+                        double eval_s, size_t *measured, CutuneError *err)
+{
+    TuneRun *r = l->run;
+    const CutuneTuneOptions *o = r->o;
+    double *share = calloc(n ? n : 1, sizeof *share);
+    size_t *order = calloc(n ? n : 1, sizeof *order);
+    int rc = 0;
+    if (!share || !order) {
+        rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    double time = size_deadline > 0 ? size_deadline - cutune_now() : INFINITY;
+    if (size_deadline > 0)
+        split_time(r, jobs, n, time, eval_s, share);
+    for (size_t i = 0; i < n; i++) {
+        TuneJob *j = &jobs[i];
+        int open = !j->finished && !j->tuned_before && j->nknown < j->cl.nconfigs;
+        share[i] = !open ? 0 : size_deadline > 0 ? share[i] : INFINITY;
+        order[i] = i;
+    }
+    /* the smallest needs first: what they leave goes to the larger searches */
+    for (size_t a = 1; a < n; a++)
+        for (size_t b = a; b > 0; b--) {
+            const TuneJob *x = &jobs[order[b - 1]], *y = &jobs[order[b]];
+            if (x->cl.nconfigs - x->nknown <= y->cl.nconfigs - y->nknown)
+                break;
+            size_t t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    for (size_t k = 0; k < n && rc == 0 && !(o->stop && *o->stop); k++) {
+        TuneJob *j = &jobs[order[k]];
+        if (!(share[order[k]] > 0))
+            continue;
+        if (size_deadline > 0 && cutune_now() >= size_deadline)
+            break;
+        size_t left = j->cl.nconfigs - j->nknown;
+        double need = (double)left * eval_s;
+        const char *sname = o->strategy ? o->strategy
+                            : need <= share[order[k]] || size_deadline <= 0
+                                ? "exhaustive"
+                                : cutune_strategy_default_search;
+        const CutuneStrategyOps *ops = cutune_strategy_find(sname);
+        snprintf(j->row->strategy, sizeof j->row->strategy, "%s", sname);
+        set_doing(r, "%s %s: %s", j->tv->p->v->name, j->ts->size, sname);
+        size_t plan = j->nknown + (isfinite(share[order[k]]) && eval_s > 0
+                                       ? (size_t)(share[order[k]] / eval_s) + 1
+                                       : left);
+        double deadline = isfinite(share[order[k]]) ? cutune_now() + share[order[k]] : 0;
+        size_t before = j->row->evaluated;
+        TuneEnd end;
+        /* a search the scheduler chose ends once it stops finding better configs, and gives
+         * its time back; one the user named runs its course */
+        size_t patience = o->strategy || strcmp(sname, "exhaustive") == 0
+                              ? 0
+                              : (size_t)(PATIENCE_WINDOWS * r->window) > PATIENCE_MIN
+                                    ? (size_t)(PATIENCE_WINDOWS * r->window)
+                                    : PATIENCE_MIN;
+        rc = run_phase(l, j, ops, plan, earlier(deadline, size_deadline), patience, "search",
+                       &end, err);
+        *measured += j->row->evaluated - before;
+        if (rc == 0 && (end == TUNE_END_DONE || end == TUNE_END_EVALS || end == TUNE_END_STALLED))
+            j->finished = 1;
+    }
+out:
+    free(share);
+    free(order);
+    return rc;
+}
+
+int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
+{
+    TuneRun *r = l->run;
+    const CutuneTuneOptions *o = r->o;
+    double start = cutune_now();
+    TuneJob *jobs = calloc(ts->nvariants ? ts->nvariants : 1, sizeof *jobs);
+    size_t njobs = 0;
+    int rc = 0;
+    if (!jobs)
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+
+    /* the size's share of the time left */
+    pthread_mutex_lock(&r->mu);
+    double cost_rest = 0;
+    for (size_t i = 0; i < r->nsizes; i++)
+        if (r->sizes[i].state == TUNE_SIZE_WAITING || &r->sizes[i] == ts) {
+            TuneSize *s = &r->sizes[i];
+            s->est_eval_s = s->out->tuned_before
+                                ? 0
+                                : cutune_cost_eval_s(&r->cost, s->flops, s->bytes, 0.5);
+            cost_rest += s->est_eval_s;
+        }
+    ts->state = TUNE_SIZE_RUNNING;
+    double eval_s = ts->est_eval_s;
+    pthread_mutex_unlock(&r->mu);
+    double share = cutune_schedule_size_share(r->deadline > 0 ? r->deadline - start : 0,
+                                              r->nlanes, eval_s, cost_rest);
+    double size_deadline = share > 0 ? earlier(start + share, r->deadline) : r->deadline;
+
+    for (size_t i = 0; i < ts->nvariants && rc == 0; i++) {
+        if ((rc = tune_job_open(l, ts, ts->variants[i], &jobs[njobs], err)) == 0)
+            njobs++;
+        else
+            tune_job_close(&jobs[njobs]);
+    }
+    int all_tuned = rc == 0;
+    for (size_t i = 0; i < njobs && rc == 0; i++) {
+        TuneJob *j = &jobs[i];
+        all_tuned &= j->tuned_before || j->cl.nconfigs == 0;
+        if (j->best_ms > 0) {
+            pthread_mutex_lock(&r->mu);
+            CutuneTuneSize *out = ts->out;
+            if (!(out->best_ms > 0) || j->best_ms < out->best_ms) {
+                out->best_ms = j->best_ms;
+                out->gflops = ts->flops > 0 ? ts->flops / (j->best_ms * 1e6) : 0;
+                out->gbps = ts->bytes > 0 ? ts->bytes / (j->best_ms * 1e6) : 0;
+                snprintf(out->variant, sizeof out->variant, "%s", j->tv->p->v->name);
+                snprintf(out->config, sizeof out->config, "%s", j->row->best_config);
+            }
+            pthread_mutex_unlock(&r->mu);
+        }
+        if (j->cl.nconfigs == 0)
+            tune_note(r, "%s %s: no valid config in %s for this device and size; skipped",
+                      j->tv->p->v->name, ts->size, j->tv->sp->path);
+        if (j->tuned_before)
+            snprintf(j->row->strategy, sizeof j->row->strategy, "tuned before");
+    }
+    if (rc == 0 && njobs > 0 && jobs[0].cl.nconfigs > 0)
+        yardstick(l, &jobs[0]);
+
+    if (rc == 0 && all_tuned) {
+        ts->out->tuned_before = 1;
+        set_doing(r, "%s%s%s: re-timing the best", ts->size, "", "");
+        rc = retime_best(l, jobs, njobs, err);
+    } else if (rc == 0) {
+        /* every variant shows its level first; the warm start may use part of the share */
+        double warm_deadline = size_deadline > 0 ? start + WARM_PART * (size_deadline - start) : 0;
+        size_t *order = calloc(njobs ? njobs : 1, sizeof *order), nord = order ? njobs : 0;
+        if (!order)
+            rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < nord; i++)
+            order[i] = i;
+        pthread_mutex_lock(&r->mu); /* last_rel is written under it by other lanes */
+        qsort_r(order, nord, sizeof *order, likely_first, jobs);
+        pthread_mutex_unlock(&r->mu);
+        for (size_t k = 0; k < nord && rc == 0 && !(o->stop && *o->stop); k++) {
+            TuneJob *j = &jobs[order[k]];
+            if (j->tuned_before || j->cl.nconfigs == 0)
+                continue;
+            set_doing(r, "%s %s: %s", j->tv->p->v->name, ts->size, "warm start");
+            rc = warm_phase(l, j, earlier(warm_deadline, size_deadline), err);
+        }
+        free(order);
+        /* then the share goes where it pays, round after round while time is left */
+        for (int round = 0; rc == 0 && round < 8 && !(o->stop && *o->stop); round++) {
+            if (size_deadline > 0 && cutune_now() >= size_deadline)
+                break;
+            size_t measured = 0;
+            pthread_mutex_lock(&r->mu);
+            double e = cutune_cost_eval_s(&r->cost, ts->flops, ts->bytes, 0.5);
+            pthread_mutex_unlock(&r->mu);
+            rc = search_round(l, jobs, njobs, size_deadline, e > 0 ? e : eval_s, &measured, err);
+            if (measured == 0)
+                break;
+        }
+    }
+
+    int stopped = o->stop && *o->stop;
+    pthread_mutex_lock(&r->mu);
+    for (size_t i = 0; i < njobs; i++)
+        if (jobs[i].best_ms > 0 && ts->out->best_ms > 0)
+            jobs[i].tv->last_rel = jobs[i].best_ms / ts->out->best_ms;
+    pthread_mutex_unlock(&r->mu);
+    for (size_t i = 0; i < njobs; i++) {
+        TuneJob *j = &jobs[i];
+        const char *status = rc ? "failed" : stopped && !j->finished ? "interrupted"
+                             : j->finished || j->nknown >= j->cl.nconfigs ? "done" : "spent";
+        CutuneError e2 = {0};
+        int erc = end_search(l, j, status, &e2);
+        if (erc && rc == 0) {
+            rc = erc;
+            *err = e2;
+        }
+        pthread_mutex_lock(&r->mu);
+        if (j->row && j->row->evaluated > 0 && j->row->count[CUTUNE_STATUS_OK] == 0 &&
+            !(j->best_ms > 0))
+            r->sum->no_ok++;
+        pthread_mutex_unlock(&r->mu);
+        tune_job_close(j);
+    }
+    free(jobs);
+    pthread_mutex_lock(&r->mu);
+    ts->state = TUNE_SIZE_DONE;
+    ts->out->done_s = cutune_now() - r->started;
+    CutuneTuneEvent e = {
+        .type = CUTUNE_EVENT_SIZE, .op = ts->op, .size = ts->size, .variant = ts->out->variant,
+        .config = ts->out->config, .median_ms = ts->out->best_ms, .gflops = ts->out->gflops,
+        .gbps = ts->out->gbps, .yardstick = ts->out->yardstick,
+        .yardstick_ms = ts->out->yardstick_ms,
+    };
+    pthread_mutex_unlock(&r->mu);
+    tune_emit(r, &e);
+    tune_progress(r);
+    return rc;
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The run as a whole, through the cutune command with the fake worker (no GPU): one budget
+# for every size, `--json` lines, a second run that measures nothing the database holds and
+# re-times the bests, --retune, an exhaustive search that cannot keep --time refused up
+# front, and Ctrl-C in the warm start losing nothing.
+# Usage: test_run.sh PATH_TO_CUTUNE PATH_TO_FAKE_WORKER
+set -u
+exe=$1
+export CUTUNE_WORKER=$2
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bad() { echo "FAIL: $*"; fail=1; }
+q() { # q DB SQL: the first column of the first row
+    python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$@"
+}
+# histogram: 2 variants (13 and 148 configs) at 4 default sizes; the fake times are instant
+db=$tmp/run.db
+
+# --- 1. the first run, as JSON lines: every line an object, one trial line per measurement
+"$exe" run histogram --db "$db" --json --time 120 >"$tmp/first.json" 2>"$tmp/first.err"
+rc=$?
+[ $rc = 0 ] || { bad "first run exited $rc"; cat "$tmp/first.err"; }
+python3 - "$tmp/first.json" <<'EOF' || fail=1
+import json, sys
+events = [json.loads(line) for line in open(sys.argv[1])]
+kinds = [e["event"] for e in events]
+trials = [e for e in events if e["event"] == "trial"]
+sizes = [e for e in events if e["event"] == "size"]
+summary = events[-1]
+ok = True
+def need(cond, what):
+    global ok
+    if not cond:
+        print("FAIL: " + what); ok = False
+need(summary["event"] == "summary" and kinds.count("summary") == 1, "the summary is not the one last line")
+need(len(sizes) == 4 and len(summary["sizes"]) == 4, "want 4 size lines, got %d" % len(sizes))
+need(len(trials) > 13, "only %d trials" % len(trials))
+need(all(t["status"] == "ok" and t["median_ms"] > 0 for t in trials), "a trial is not ok")
+need(all(t["phase"] in ("warm start", "search") for t in trials), "a trial of no phase")
+need([t["elapsed_s"] for t in trials] == sorted(t["elapsed_s"] for t in trials), "time goes back")
+# every size's best is the fastest of its trials
+for s in summary["sizes"]:
+    mine = [t["median_ms"] for t in trials if t["size"] == s["size"]]
+    need(mine and abs(min(mine) - s["best_ms"]) < 1e-9, "size %s: best %s, fastest trial %s" % (s["size"], s["best_ms"], min(mine) if mine else None))
+# the warm start comes first in each search
+for v in ("histogram_shared",):
+    ph = [t["phase"] for t in trials if t["variant"] == v and t["size"] == "268435456x1x1"]
+    need(ph and ph[0] == "warm start", "%s did not start with its warm start" % v)
+print("first run: %d trials, %d sizes" % (len(trials), len(sizes)))
+sys.exit(0 if ok else 1)
+EOF
+n1=$(grep -c '"event": "trial"' "$tmp/first.json")
+# the known-good list was measured first: its config is the first trial of histogram_shared
+first=$(grep '"variant": "histogram_shared"' "$tmp/first.json" | grep '"event": "trial"' | head -1)
+case "$first" in *'"config": "BLOCK=1024,BLOCKS_PER_SM=2,ITEMS=2,COPIES=32,RLE=0"'*) ;;
+    *) bad "histogram_shared did not start from its known-good list: $first" ;; esac
+
+# --- 2. a second run measures only each size's best again, and says how to search again
+"$exe" run histogram --db "$db" --no-progress >"$tmp/second.out" 2>&1 || { bad "second run failed"; cat "$tmp/second.out"; }
+n2=$(q "$db" "SELECT count(*) FROM trials WHERE run_id = 2" 2>/dev/null || echo x)
+[ "$n2" = 4 ] || bad "the second run measured $n2 configs, want 4 (one best per size)"
+grep -q "4 of 4 sizes were tuned by an earlier run" "$tmp/second.out" || bad "the second run does not say the sizes were tuned"
+grep -q -- "--retune" "$tmp/second.out" || bad "the second run does not say how to search again"
+grep -q "re-timed now" "$tmp/second.out" || bad "the second run does not show the re-timed bests"
+
+# --- 3. --retune searches again (from the kernel cache)
+"$exe" run histogram --db "$db" --retune --no-progress --time 60 --size 268435456x4x1 >"$tmp/retune.out" 2>&1 ||
+    { bad "--retune failed"; cat "$tmp/retune.out"; }
+n3=$(q "$db" "SELECT count(*) FROM trials WHERE run_id = 3" 2>/dev/null || echo 0)
+[ "$n3" -gt 13 ] || bad "--retune measured only $n3 configs"
+
+# --- 4. an exhaustive search that cannot keep --time is refused before anything runs
+before=$(q "$db" "SELECT count(*) FROM runs")
+"$exe" run matmul --db "$db" --strategy exhaustive --time 60 --no-progress >"$tmp/ex.out" 2>&1
+rc=$?
+[ $rc = 1 ] || bad "exhaustive with a short --time exited $rc"
+grep -q "drop --time to measure them all" "$tmp/ex.out" || { bad "no advice for exhaustive + --time"; cat "$tmp/ex.out"; }
+[ "$(q "$db" "SELECT count(*) FROM runs")" = "$before" ] || bad "the refused run wrote a run row"
+
+# --- 5. Ctrl-C during the warm start: exit 130, every trial kept, the next run goes on
+db5=$tmp/int.db
+CUTUNE_FAKE_DELAY_MS=200 "$exe" run histogram --db "$db5" --no-progress --size 268435456x1x2 >"$tmp/int.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+    k=$(q "$db5" "SELECT count(*) FROM trials" 2>/dev/null || echo 0)
+    [ "${k:-0}" -ge 2 ] && break
+    sleep 0.1
+done
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc = 130 ] || { bad "Ctrl-C in the warm start exited $rc, want 130"; cat "$tmp/int.out"; }
+k1=$(q "$db5" "SELECT count(*) FROM trials")
+[ "$k1" -ge 2 ] || bad "the interrupted run kept $k1 trials"
+[ "$(q "$db5" "SELECT status FROM runs WHERE id = 1")" = interrupted ] || bad "the run is not marked interrupted"
+[ "$(q "$db5" "SELECT count(*) FROM searches WHERE status = 'interrupted'")" -ge 1 ] || bad "no search marked interrupted"
+"$exe" run histogram --db "$db5" --no-progress --size 268435456x1x2 >"$tmp/int2.out" 2>&1 || bad "the run after Ctrl-C failed"
+dup=$(q "$db5" "SELECT count(*) FROM (SELECT config, variant_id FROM trials GROUP BY config, variant_id HAVING count(*) > 1)")
+[ "$dup" = 0 ] || bad "$dup configs measured twice after Ctrl-C"
+
+[ $fail = 0 ] && echo "run: ok (first run $n1 trials)"
+exit $fail

@@ -1,0 +1,234 @@
+/* How a run spends its budget (core/src/schedule.c), finding configs by their values
+ * (config_index.c) and the shipped known-good lists (known.c): no GPU needed. */
+#include "check.h"
+#include "registry.h"
+#include "schedule.h"
+#include "space.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int near(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * fmax(1, fabs(b));
+}
+
+/* Evaluations of a bigger problem cost more; compiles dominate only tiny problems. */
+static void cost_model(void)
+{
+    CutuneCostModel m;
+    cutune_cost_init(&m, 16);
+    double small = cutune_cost_eval_s(&m, 2e9, 0, 0), big = cutune_cost_eval_s(&m, 1.1e12, 0, 0);
+    CHECK_MSG(big > 10 * small, "8192^3 %.3f s against 1000^3 %.3f s", big, small);
+    double cold = cutune_cost_eval_s(&m, 2e3, 0, 1), warm = cutune_cost_eval_s(&m, 2e3, 0, 0);
+    CHECK_MSG(cold > warm, "a cold compile costs nothing: %.4f against %.4f", cold, warm);
+    /* a faster config raises the rate, so the same work is expected to take less */
+    double before = cutune_cost_eval_s(&m, 1.1e12, 0, 0);
+    cutune_cost_observe(&m, 0, 500, 20, 1.1e12, 0); /* 55 TFLOP/s, 25 launch-times */
+    CHECK_MSG(m.flop_rate > 5e13, "rate %.3g", m.flop_rate);
+    CHECK(cutune_cost_eval_s(&m, 1.1e12, 0, 0) < before);
+    /* compile times are learned from cache misses only */
+    double c0 = m.compile_s;
+    cutune_cost_observe(&m, 0, 10, 0.05, 2e9, 0);
+    CHECK(near(m.compile_s, c0));
+    cutune_cost_observe(&m, 2000, 10, 0.05, 2e9, 0);
+    CHECK(m.compile_s > c0);
+    /* bandwidth-bound work is timed by its bytes */
+    CHECK(cutune_cost_eval_s(&m, 0, 4e9, 0) > cutune_cost_eval_s(&m, 0, 4e6, 0));
+}
+
+static void size_shares(void)
+{
+    /* no deadline: no limit */
+    CHECK(cutune_schedule_size_share(0, 1, 1, 3) == 0);
+    /* one of three equal sizes gets a third, on one lane */
+    CHECK(near(cutune_schedule_size_share(600, 1, 1, 3), 200));
+    /* a size that costs twice as much an evaluation gets twice the time of each other one */
+    CHECK(near(cutune_schedule_size_share(400, 1, 2, 4), 200));
+    /* two lanes: each size may take twice as long, but never past the run's end */
+    CHECK(near(cutune_schedule_size_share(600, 2, 1, 3), 400));
+    CHECK(near(cutune_schedule_size_share(600, 8, 1, 3), 600));
+    /* the last size takes what is left */
+    CHECK(near(cutune_schedule_size_share(123, 1, 5, 5), 123));
+}
+
+static void promises(void)
+{
+    CHECK(cutune_schedule_promise(1.0, 1.0, 10) == 1);
+    CHECK(cutune_schedule_promise(1.1, 1.0, 10) == 1);
+    CHECK(cutune_schedule_promise(1.5, 1.0, 10) == 0.25);
+    /* naive next to a tiled config 5x faster: it cannot win, it keeps its best */
+    CHECK(cutune_schedule_promise(5.0, 1.0, 72) == 0);
+    /* nothing left to measure, nothing to win */
+    CHECK(cutune_schedule_promise(1.0, 1.0, 0) == 0);
+    /* no verified config yet: a little, while configs are left */
+    CHECK(cutune_schedule_promise(0, 1.0, 10) == 0.25);
+}
+
+static void splits(void)
+{
+    double share[4];
+    /* a small space that fits is measured whole; the big search gets the rest */
+    double need[] = {5, 1000, 300, 50}, promise[] = {1, 1, 0, 0.25};
+    cutune_schedule_split(need, promise, 4, 100, share);
+    CHECK_MSG(near(share[0], 5), "small space %.2f", share[0]);
+    CHECK_MSG(share[2] == 0, "hopeless variant got %.2f", share[2]);
+    CHECK_MSG(share[1] > 4 * share[3] - 1e-9 && share[3] > 0, "shares %.2f %.2f", share[1], share[3]);
+    CHECK_MSG(near(share[0] + share[1] + share[2] + share[3], 100), "sum %.2f",
+              share[0] + share[1] + share[2] + share[3]);
+    /* when everything fits, everyone gets their need and time is left over */
+    double need2[] = {10, 20}, promise2[] = {1, 0.25};
+    cutune_schedule_split(need2, promise2, 2, 100, share);
+    CHECK(near(share[0], 10) && near(share[1], 20));
+    /* nobody can win: nothing is spent */
+    double need3[] = {10, 20}, promise3[] = {0, 0};
+    cutune_schedule_split(need3, promise3, 2, 100, share);
+    CHECK(share[0] == 0 && share[1] == 0);
+}
+
+/* 10^5 configs: every row found by its values, a missing one not. */
+static void config_index(void)
+{
+    enum { N = 100000, P = 5 };
+    CutuneConfigList cl = {.nparams = P, .nconfigs = N};
+    cl.values = malloc(sizeof(int64_t) * N * P);
+    CHECK(cl.values != NULL);
+    if (!cl.values)
+        return;
+    for (size_t r = 0; r < N; r++)
+        for (size_t p = 0; p < P; p++)
+            cl.values[r * P + p] = (int64_t)((r >> (4 * p)) & 15) * (p + 1);
+    CutuneConfigIndex ix;
+    CHECK(cutune_config_index_build(&cl, &ix) == 0);
+    size_t wrong = 0;
+    for (size_t r = 0; r < N; r++)
+        wrong += cutune_config_index_find(&ix, cl.values + r * P) != (long)r;
+    CHECK_EQ_INT(wrong, 0);
+    int64_t absent[P] = {99, 0, 0, 0, 0};
+    CHECK(cutune_config_index_find(&ix, absent) == -1);
+    cutune_config_index_free(&ix);
+    free(cl.values);
+}
+
+typedef struct {
+    const CutuneSpace *sp;
+    const CutuneConfigList *cl;
+    const char *path;
+    size_t lines, unmatched;
+} KnownCheck;
+
+static int known_line(const char *config, int line, void *user)
+{
+    KnownCheck *k = user;
+    int64_t values[256];
+    unsigned char named[256];
+    CutuneError err = {0};
+    k->lines++;
+    if (k->sp->nparams > 256 || cutune_config_parse_partial(k->sp, config, values, named, &err)) {
+        fprintf(stderr, "%s:%d: %s\n", k->path, line, err.msg);
+        k->unmatched++;
+        return 0;
+    }
+    for (size_t c = 0; c < k->cl->nconfigs; c++) {
+        const int64_t *row = k->cl->values + c * k->cl->nparams;
+        int match = 1;
+        for (size_t i = 0; i < k->sp->nparams && match; i++)
+            match = !named[i] || row[i] == values[i];
+        if (match)
+            return 0;
+    }
+    fprintf(stderr, "%s:%d: '%s' is no valid config of the space under sm_90 limits\n", k->path,
+            line, config);
+    k->unmatched++;
+    return 0;
+}
+
+/* Every line of every shipped known-good list is a valid config of its space. */
+static void shipped_known_lists(void)
+{
+    const char *dir = getenv("CUTUNE_SPACE_PATH");
+    CHECK(dir != NULL);
+    DIR *d = dir ? opendir(dir) : NULL;
+    CHECK(d != NULL);
+    if (!d)
+        return;
+    CutuneRegistry reg;
+    CutuneError rerr = {0};
+    CHECK_MSG(cutune_registry_load(&reg, &rerr) == 0, "%s", rerr.msg);
+    size_t lists = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n < 7 || strcmp(e->d_name + n - 6, ".known") != 0)
+            continue;
+        char ini[PATH_MAX], known[PATH_MAX];
+        snprintf(known, sizeof known, "%s/%s", dir, e->d_name);
+        snprintf(ini, sizeof ini, "%s/%.*s.ini", dir, (int)(n - 6), e->d_name);
+        char variant[256];
+        snprintf(variant, sizeof variant, "%.*s", (int)(n - 6), e->d_name);
+        const CutunePlugin *p = cutune_registry_find(&reg, variant);
+        CHECK_MSG(p != NULL, "%s: no plugin %s", known, variant);
+        if (!p)
+            continue;
+        CutuneSpace *sp = NULL;
+        CutuneError err = {0};
+        CutuneLimits lim;
+        cutune_limits_sm90(&lim);
+        CutuneConfigList cl = {0};
+        CHECK_MSG(cutune_space_load(ini, p->v->dim_names, &sp, &err) == 0, "%s: %s", ini, err.msg);
+        if (!sp)
+            continue;
+        CHECK_MSG(cutune_space_enumerate(sp, &lim, NULL, &cl, &err) == 0, "%s", err.msg);
+        KnownCheck k = {sp, &cl, known, 0, 0};
+        CHECK_MSG(cutune_known_read(known, known_line, &k, &err) == 0, "%s", err.msg);
+        CHECK_MSG(k.lines > 0 && k.unmatched == 0, "%s: %zu lines, %zu not valid", known,
+                  k.lines, k.unmatched);
+        lists++;
+        cutune_config_list_free(&cl);
+        cutune_space_free(sp);
+    }
+    closedir(d);
+    cutune_registry_free(&reg);
+    CHECK_MSG(lists >= 6, "only %zu known-good lists in %s", lists, dir);
+}
+
+static int count_line(const char *config, int line, void *user)
+{
+    (void)config, (void)line;
+    ++*(int *)user;
+    return 0;
+}
+
+/* Comments, blank lines and trailing space are not configs; a missing list is empty. */
+static void known_format(void)
+{
+    char path[] = "/tmp/cutune-known-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    FILE *f = fdopen(fd, "w");
+    fputs("# a comment\n\nA=1,B=2   # the best at 1024\n  A=3\t\n#A=4\n", f);
+    fclose(f);
+    int n = 0;
+    CHECK(cutune_known_read(path, count_line, &n, NULL) == 0);
+    CHECK_EQ_INT(n, 2);
+    unlink(path);
+    n = 0;
+    CHECK(cutune_known_read(path, count_line, &n, NULL) == 0 && n == 0);
+}
+
+int main(void)
+{
+    cost_model();
+    size_shares();
+    promises();
+    splits();
+    config_index();
+    known_format();
+    shipped_known_lists();
+    return check_result("schedule");
+}
