@@ -28,6 +28,11 @@ int cmd_replay(int argc, char **argv);
 int cmd_new(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+/* cutune export --format kernel-tuner (export_kt.c): returns the exit code. */
+int cli_export_kernel_tuner(const char *db_path, const char *device, const char *variant,
+                            const char *size, const char *output);
 
 /* Print "cutune <cmd>: <message>" on stderr and return the exit code that fits err->code. */
 int cli_fail(const char *cmd, const CutuneError *err);

@@ -19,6 +19,8 @@
 static const char help[] =
     "usage: cutune export [--format json|csv|header] [--device D] [--op OP] [--db PATH]\n"
     "                     [--output FILE]\n"
+    "       cutune export --format kernel-tuner --variant V --size S [--device D] [--db PATH]\n"
+    "                     [--output FILE]\n"
     "\n"
     "Write the best verified config of every (device, op, size) in the database, on stdout\n"
     "or to FILE:\n"
@@ -27,6 +29,13 @@ static const char help[] =
     "  header   a C header with a static table of the configs per device and problem size,\n"
     "           and cutune_tuned_find(uuid, op, size) / cutune_tuned_param(): no SQLite or\n"
     "           libcutune needed to use it\n"
+    "  kernel-tuner  every config measured of installed variant V (its installed version) at\n"
+    "           size S on device D (needed when the database holds several), as the cache\n"
+    "           file Kernel Tuner's tune_kernel(cache=...) reads, to resume or simulate from:\n"
+    "           the newest trial of each config; its median is the time (failures:\n"
+    "           InvalidConfig for skipped_resources, CompilationFailedConfig, and\n"
+    "           RuntimeFailedConfig for the others); problem_size is S's dimensions and\n"
+    "           kernel_name the plugin's kernel: pass the same to tune_kernel\n"
     "\n"
     "  --device D   only device D: a UUID or part of a device name recorded in the database\n"
     "  --op OP      only this op\n"
@@ -246,9 +255,11 @@ int cmd_export(int argc, char **argv)
         {"format", required_argument, 0, 'f'}, {"device", required_argument, 0, 'd'},
         {"op", required_argument, 0, 'o'},     {"db", required_argument, 0, 'D'},
         {"output", required_argument, 0, 'O'}, {"help", no_argument, 0, 'h'},
+        {"variant", required_argument, 0, 'v'}, {"size", required_argument, 0, 's'},
         {0, 0, 0, 0},
     };
     const char *format = "json", *device = NULL, *op = NULL, *db_path = NULL, *output = NULL;
+    const char *variant = NULL, *size = NULL;
     int c;
     optind = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -258,12 +269,18 @@ int cmd_export(int argc, char **argv)
         case 'o': op = optarg; break;
         case 'D': db_path = optarg; break;
         case 'O': output = optarg; break;
+        case 'v': variant = optarg; break;
+        case 's': size = optarg; break;
         case 'h': fputs(help, stdout); return EXIT_OK;
         default: return cli_usage_error("export", "unknown option");
         }
     }
     if (optind != argc)
         return cli_usage_error("export", "unexpected argument '%s'", argv[optind]);
+    if (!strcmp(format, "kernel-tuner"))
+        return cli_export_kernel_tuner(db_path, device, variant, size, output);
+    if (variant || size)
+        return cli_usage_error("export", "--variant and --size belong to --format kernel-tuner");
     Export e = {.f = stdout};
     if (!strcmp(format, "json"))
         e.format = 0;
@@ -272,7 +289,8 @@ int cmd_export(int argc, char **argv)
     else if (!strcmp(format, "header"))
         e.format = 2;
     else
-        return cli_usage_error("export", "unknown format '%s': json, csv or header", format);
+        return cli_usage_error("export", "unknown format '%s': json, csv, header or kernel-tuner",
+                               format);
 
     CutuneError err = {0};
     char path[4096], uuid[64];

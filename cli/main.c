@@ -25,6 +25,9 @@ static const char usage[] =
     "  export          the best configs as JSON, CSV or a C header\n"
     "  replay FILE     replay search strategies against a recorded exhaustive run (no GPU)\n"
     "  merge OUT IN... merge tuning databases (the shards of a run) into one\n"
+    "  import kernel-tuner CACHE  a Kernel Tuner cache into the database or a recording\n"
+    "  report [run]    a run for a person: the best per size, convergence, spread,\n"
+    "                  parameters, failures (--html FILE: one self-contained page)\n"
     "\n"
     "`cutune <command> --help` describes each command's options.\n"
     "\n"
@@ -84,7 +87,7 @@ int main(int argc, char **argv)
         {"run", cmd_run}, {"list", cmd_list}, {"devices", cmd_devices},
         {"query", cmd_query}, {"show", cmd_show}, {"export", cmd_export},
         {"replay", cmd_replay}, {"new", cmd_new}, {"check", cmd_check},
-        {"merge", cmd_merge},
+        {"merge", cmd_merge}, {"import", cmd_import}, {"report", cmd_report},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))

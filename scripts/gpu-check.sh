@@ -41,6 +41,10 @@
 #          error in C[0][0] is caught, and no config of a shipped matmul variant is recorded
 #          wrong over a random sample of CHECK_BUDGET (default 48) configs a variant at 1000^3
 #          with 3 seeds (half at 4096^3 with 2 seeds, a quarter at 8192^3); $OUT/tight.log
+#   python-gpu  the Python module on the GPU (pytest, against torch.matmul) and the cost a
+#          Python call adds over a C launch (bench_python.py, bench_launch)
+#   kt-compare  Kernel Tuner (wheels in .whl/) against cutune on matmul_reg2d at KT_SIZE
+#          (default 2048): time to 95% and 99% of the optimum, configs/s (bench/kt_compare.py)
 #   yardstick  the ops' yardsticks through the worker (tests/test_gpu_yardstick): cuBLAS
 #          SGEMM, cudaMemcpy; $OUT/yardstick.log
 #   memory `cutune run OP --device 0` for transpose, matadd, reduce_sum, histogram and topk
@@ -72,6 +76,13 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 if ldd "$b/cli/cutune" "$b/bench/bench_matmul" "$b/bench/bench_memory" | grep "not found"; then
     note "missing libraries (above)"
 fi
+
+# Python packages the GPU machine lacks (pytest, Kernel Tuner), carried as wheels in .whl/
+if ls "$root"/.whl/*.whl >/dev/null 2>&1 && [ ! -d /tmp/site ]; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/site "$root"/.whl/*.whl
+fi
+[ -d /tmp/site ] && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 
 run_tests() {
     rm -f "$out/tests.log"
@@ -316,6 +327,27 @@ PY
     yardstick)
         timed "yardsticks" "$out/yardstick.log" "$b/tests/test_gpu_yardstick"
         cat "$out/yardstick.log" | tee -a "$summary"
+        ;;
+    python-gpu)
+        # the module against torch.matmul (tests/python/test_gpu.py), then what a Python call
+        # adds over a C launch (bench/bench_python.py against bench_launch)
+        timed "python on the GPU" "$out/python_gpu.log" env PYTHONPATH="$root/python:${PYTHONPATH:-}" \
+            CUTUNE_LIBRARY="$b/core/libcutune.so" python3 "$root/tests/python/run.py" gpu
+        tail -3 "$out/python_gpu.log" | tee -a "$summary"
+        "$b/cli/cutune" run matmul --device 0 --size 64x64x64 --time 30 --db "$out/py.db" \
+            --no-progress > "$out/py_tune.log" 2>&1
+        timed "bench_python" "$out/bench_python.log" env PYTHONPATH="$root/python:${PYTHONPATH:-}" \
+            CUTUNE_LIBRARY="$b/core/libcutune.so" python3 "$root/bench/bench_python.py" \
+            --db "$out/py.db" --size 64x64x64 --bench-launch "$b/bench/bench_launch"
+        cat "$out/bench_python.log" | tee -a "$summary"
+        ;;
+    kt-compare)
+        # Kernel Tuner against cutune on matmul_reg2d's space (bench/kt_compare.py); Kernel
+        # Tuner and what the GPU machine lacks come as wheels in .whl/ (carried)
+        timed "Kernel Tuner against cutune" "$out/kt_compare.log" python3 "$root/bench/kt_compare.py" \
+            --size "${KT_SIZE:-2048}" --kt-time "${KT_TIME:-150}" --cutune-time "${KT_CUTUNE_TIME:-120}" \
+            --strategies "${KT_STRATEGIES:-random_sample,genetic_algorithm}" --out "$out"
+        tail -8 "$out/kt_compare.log" | tee -a "$summary"
         ;;
     faulty)
         timed "faulting variant" "$out/faulty.log" env CUTUNE_PLUGIN_PATH="$b/tests/faulty" \

@@ -97,7 +97,7 @@ static const struct {
  * takes seconds to compile, and there are 1,200 configs in the small spaces alone). Through
  * the kernel cache, a run after the first compiles nothing. CUTUNE_TEST_SAMPLE=0 compiles
  * every config of every space (what `cutune check --sample 0`, a CI step, does). */
-enum { SAMPLE = 12 };
+enum { SAMPLE = 8 };
 
 /* The rules of tuning_spaces/matmul_*.ini, written again as plain loops. */
 static size_t brute_reg1d(void)

@@ -232,3 +232,51 @@ int cutune_matmul(CutuneLookup *h, const float *A, const float *B, float *C, int
     void *args[] = {(void *)&A, (void *)&B, (void *)&C, &M, &N, &K};
     return cutune_launch(h, r, size, args, stream, err);
 }
+
+/* Make `device` current; *prev gets the device that was. */
+static int enter_device(int device, int *prev, CutuneError *err)
+{
+    int count = 0;
+    int rc = cutune_cuda_check(cudaGetDevice(prev), "cudaGetDevice", err);
+    if (rc || *prev == device)
+        return rc;
+    if ((rc = cutune_device_count(&count, err)))
+        return rc;
+    if (device < 0 || device >= count)
+        return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                            "no CUDA device %d: this machine has %d (0 to %d); see `cutune "
+                            "devices`",
+                            device, count, count - 1);
+    return cutune_cuda_check(cudaSetDevice(device), "cudaSetDevice", err);
+}
+
+static void leave_device(int device, int prev)
+{
+    if (prev != device)
+        (void)cudaSetDevice(prev);
+}
+
+int cutune_launch_on(CutuneLookup *h, int device, const CutuneLookupResult *r, const char *size,
+                     void **args, void *stream, CutuneError *err)
+{
+    int prev = device;
+    int rc = enter_device(device, &prev, err);
+    if (rc)
+        return rc;
+    rc = cutune_launch(h, r, size, args, stream, err);
+    leave_device(device, prev);
+    return rc;
+}
+
+int cutune_matmul_on(CutuneLookup *h, int device, const float *A, const float *B, float *C,
+                     int M, int N, int K, void *stream, CutuneLookupResult *used,
+                     CutuneError *err)
+{
+    int prev = device;
+    int rc = enter_device(device, &prev, err);
+    if (rc)
+        return rc;
+    rc = cutune_matmul(h, A, B, C, M, N, K, stream, used, err);
+    leave_device(device, prev);
+    return rc;
+}

@@ -35,15 +35,6 @@ const char *cutune_match_name(CutuneMatch m)
     return "unknown";
 }
 
-static void copy_str(char *dst, size_t len, const char *src)
-{
-    size_t n = src ? strlen(src) : 0;
-    n = n < len - 1 ? n : len - 1;
-    if (n)
-        memcpy(dst, src, n);
-    dst[n] = '\0';
-}
-
 static const char *col(sqlite3_stmt *st, int i)
 {
     const unsigned char *s = sqlite3_column_text(st, i);
@@ -53,12 +44,12 @@ static const char *col(sqlite3_stmt *st, int i)
 static void read_row(sqlite3_stmt *st, CutuneLookupResult *out)
 {
     out->trial_id = sqlite3_column_int64(st, 0);
-    copy_str(out->device_uuid, sizeof out->device_uuid, col(st, 1));
-    copy_str(out->device_name, sizeof out->device_name, col(st, 2));
-    copy_str(out->tuned_size, sizeof out->tuned_size, col(st, 3));
-    copy_str(out->variant, sizeof out->variant, col(st, 4));
-    copy_str(out->variant_version, sizeof out->variant_version, col(st, 5));
-    copy_str(out->config, sizeof out->config, col(st, 6));
+    cutune_copy_str(out->device_uuid, sizeof out->device_uuid, col(st, 1));
+    cutune_copy_str(out->device_name, sizeof out->device_name, col(st, 2));
+    cutune_copy_str(out->tuned_size, sizeof out->tuned_size, col(st, 3));
+    cutune_copy_str(out->variant, sizeof out->variant, col(st, 4));
+    cutune_copy_str(out->variant_version, sizeof out->variant_version, col(st, 5));
+    cutune_copy_str(out->config, sizeof out->config, col(st, 6));
     out->median_ms = sqlite3_column_double(st, 7);
     out->gflops = sqlite3_column_double(st, 8);
 }
@@ -87,7 +78,7 @@ int cutune_open(CutuneLookup **out, const CutuneLookupSettings *s, CutuneError *
     int rc;
     char path[4096];
     if (h->s.db_path)
-        copy_str(path, sizeof path, h->s.db_path);
+        cutune_copy_str(path, sizeof path, h->s.db_path);
     else if ((rc = cutune_db_default_path(path, sizeof path, err))) {
         free(h);
         return rc;
@@ -308,10 +299,10 @@ static int ladder(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op,
                             h->path, op, out->size, dev->uuid, cc, op, out->size);
     }
     char size[64];
-    copy_str(size, sizeof size, out->size);
+    cutune_copy_str(size, sizeof size, out->size);
     *out = c.r;
-    copy_str(out->op, sizeof out->op, op);
-    copy_str(out->size, sizeof out->size, size);
+    cutune_copy_str(out->op, sizeof out->op, op);
+    cutune_copy_str(out->size, sizeof out->size, size);
     out->match = match;
     out->distance = c.distance;
     return 0;
@@ -347,7 +338,7 @@ int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op, 
     int rc = cutune_problem_parse(size, &want, err);
     if (rc)
         return rc;
-    copy_str(out->op, sizeof out->op, op);
+    cutune_copy_str(out->op, sizeof out->op, op);
     cutune_problem_format(&want, out->size, sizeof out->size);
     char key[512];
     if (!cutune_lcache_key(key, sizeof key, dev->uuid, op, out->size))

@@ -149,6 +149,39 @@ int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size
 int cutune_matmul(CutuneLookup *h, const float *A, const float *B, float *C, int M, int N, int K,
                   void *stream, CutuneLookupResult *used, CutuneError *err);
 
+/* cutune_launch and cutune_matmul on CUDA device `device` (an ordinal) instead of the
+ * calling thread's current one: `device` is made current for the call and the previous
+ * current device is restored before it returns, whatever the outcome. For callers whose
+ * notion of the current device is their own (a Python framework's, say). Errors: those of
+ * cutune_launch and cutune_matmul, and CUTUNE_ERR_NOT_FOUND for an ordinal the machine
+ * does not have. */
+int cutune_launch_on(CutuneLookup *h, int device, const CutuneLookupResult *r, const char *size,
+                     void **args, void *stream, CutuneError *err);
+int cutune_matmul_on(CutuneLookup *h, int device, const float *A, const float *B, float *C,
+                     int M, int N, int K, void *stream, CutuneLookupResult *used,
+                     CutuneError *err);
+
+/* A device recorded in the handle's database, found by its UUID (exact) or by a
+ * case-insensitive part of its name ("H200"): fills out->uuid, name, cc_major, cc_minor,
+ * sm_count, total_mem, driver_version and runtime_version (the other fields are 0), so
+ * that a machine without that GPU, or without any, can look up what was tuned on it.
+ * Errors: CUTUNE_ERR_NOT_FOUND (no such device; the message lists the recorded ones),
+ * CUTUNE_ERR_INVALID (the pattern matches several devices; the message names them). */
+int cutune_device_find(CutuneLookup *h, const char *pattern, CutuneDeviceInfo *out,
+                       CutuneError *err);
+
+/* Every best config of the database (the fastest verified trial per device, op and size),
+ * of one device (a UUID or part of a name, as cutune_device_find; NULL: every device) and
+ * one op (NULL: every op), ordered by device UUID, op and size. *list receives a malloc'ed
+ * array of *count results (NULL and 0 when there are none), each with match EXACT, size
+ * and tuned_size equal, distance 0; free it with cutune_best_list_free. Reads the database
+ * as it is now (the lookup cache plays no part). Errors: those of cutune_device_find,
+ * CUTUNE_ERR_DB, CUTUNE_ERR_NOMEM; *list is NULL on failure. */
+int cutune_best_list(CutuneLookup *h, const char *device, const char *op,
+                     CutuneLookupResult **list, size_t *count, CutuneError *err);
+/* Free a list of cutune_best_list and set *list to NULL; NULL is fine. */
+void cutune_best_list_free(CutuneLookupResult **list);
+
 #ifdef __cplusplus
 }
 #endif

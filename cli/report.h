@@ -1,0 +1,55 @@
+/* What `cutune report` shows of one run, read from the database (report_data.c). */
+#ifndef CUTUNE_CLI_REPORT_H
+#define CUTUNE_CLI_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+
+typedef struct ReportTrial {
+    size_t group;       /* index into Report.groups */
+    char *config;       /* "A=1,B=2" */
+    int status;         /* CutuneStatus */
+    double ms;          /* median, > 0 when ok */
+    double t;           /* seconds from the run's start to the trial's commit */
+    char *message;
+} ReportTrial;
+
+/* The trials of one variant (at one version) for one size, in the order they ran. */
+typedef struct ReportGroup {
+    char *variant, *version, *size;
+    size_t *trials, n;
+    double best_ms;     /* the fastest ok trial; 0 if none */
+    size_t best;        /* its index in Report.trials */
+    int searched;       /* the run recorded its search (migration 0003) */
+    char strategy[96], status[16]; /* strategies " + "-joined; the last search's end */
+    int64_t nvalid, evaluated;
+    double seconds;
+} ReportGroup;
+
+/* A vendor library's time for a size, measured on the run's device. */
+typedef struct ReportYardstick {
+    char *size, *name;
+    double ms;
+} ReportYardstick;
+
+typedef struct Report {
+    int64_t run_id;
+    char *started, *finished, *status, *op, *strategy, *argv, *device, *uuid;
+    ReportTrial *trials;
+    size_t ntrials;
+    ReportGroup *groups;
+    size_t ngroups;
+    char **sizes;       /* the run's sizes, in the order first measured */
+    size_t nsizes;
+    ReportYardstick *yard;
+    size_t nyard;
+} Report;
+
+/* Read run `run_id` (0: the latest) of db. CUTUNE_ERR_NOT_FOUND when there is no such run
+ * (the message says which runs there are). */
+int report_load(CutuneDb *db, int64_t run_id, Report *r, CutuneError *err);
+void report_free(Report *r);
+
+#endif

@@ -1,0 +1,284 @@
+/* Reading one run for `cutune report` (see report.h). */
+#include "report.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_col(sqlite3_stmt *st, int i)
+{
+    const unsigned char *s = sqlite3_column_text(st, i);
+    return strdup(s ? (const char *)s : "");
+}
+
+static int prepare(CutuneDb *db, const char *sql, int64_t run_id, sqlite3_stmt **st,
+                   CutuneError *err)
+{
+    int rc = sqlite3_prepare_v2(cutune_db_sqlite(db), sql, -1, st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(*st, 1, run_id);
+    return rc == SQLITE_OK ? 0 : cutune_db_fail(db, err, rc, "reading the run");
+}
+
+static int load_run(CutuneDb *db, int64_t *run_id, Report *r, CutuneError *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = *run_id ? 0 : cutune_db_last_run(db, run_id, err);
+    if (rc || (rc = prepare(db,
+                            "SELECT r.id, r.started_at, coalesce(r.finished_at, ''), r.status,"
+                            " coalesce(r.op, ''), coalesce(r.strategy, ''), r.argv,"
+                            " coalesce(d.name, ''), coalesce(d.uuid, '') FROM runs r"
+                            " LEFT JOIN devices d ON d.id = r.device_id WHERE r.id = ?1",
+                            *run_id, &st, err)))
+        return rc;
+    int s = sqlite3_step(st);
+    if (s == SQLITE_ROW) {
+        r->run_id = sqlite3_column_int64(st, 0);
+        r->started = dup_col(st, 1);
+        r->finished = dup_col(st, 2);
+        r->status = dup_col(st, 3);
+        r->op = dup_col(st, 4);
+        r->strategy = dup_col(st, 5);
+        r->argv = dup_col(st, 6);
+        r->device = dup_col(st, 7);
+        r->uuid = dup_col(st, 8);
+        rc = r->device && r->uuid && r->argv && r->started && r->finished && r->status &&
+                     r->op && r->strategy
+                 ? 0
+                 : cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    } else if (s == SQLITE_DONE) {
+        rc = cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                          "%s has no run %lld; `cutune show` lists the trials of the latest, "
+                          "and sqlite3 %s 'SELECT * FROM run_summary' every run",
+                          cutune_db_path(db), (long long)*run_id, cutune_db_path(db));
+    } else {
+        rc = cutune_db_fail(db, err, s, "reading the run");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static size_t find_or_add(char ***list, size_t *n, const char *s, int *nomem)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*list)[i], s) == 0)
+            return i;
+    char **grown = realloc(*list, (*n + 1) * sizeof *grown);
+    char *copy = strdup(s);
+    if (!grown || !copy) {
+        free(copy);
+        if (grown)
+            *list = grown;
+        *nomem = 1;
+        return 0;
+    }
+    *list = grown;
+    (*list)[*n] = copy;
+    return (*n)++;
+}
+
+static size_t group_of(Report *r, const char *variant, const char *version, const char *size,
+                       int *nomem)
+{
+    for (size_t g = 0; g < r->ngroups; g++)
+        if (!strcmp(r->groups[g].variant, variant) && !strcmp(r->groups[g].version, version) &&
+            !strcmp(r->groups[g].size, size))
+            return g;
+    ReportGroup *grown = realloc(r->groups, (r->ngroups + 1) * sizeof *grown);
+    if (!grown) {
+        *nomem = 1;
+        return 0;
+    }
+    r->groups = grown;
+    ReportGroup *g = &r->groups[r->ngroups];
+    memset(g, 0, sizeof *g);
+    g->variant = strdup(variant);
+    g->version = strdup(version);
+    g->size = strdup(size);
+    if (!g->variant || !g->version || !g->size)
+        *nomem = 1;
+    (void)find_or_add(&r->sizes, &r->nsizes, size, nomem);
+    return r->ngroups++;
+}
+
+static int load_trials(CutuneDb *db, Report *r, CutuneError *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = prepare(db,
+                     "SELECT v.name, v.version, p.size, t.config, t.status, t.median_ms,"
+                     " (julianday(t.created_at) - julianday(r.started_at)) * 86400.0,"
+                     " coalesce(t.message, '') FROM trials t JOIN variants v ON v.id = t.variant_id"
+                     " JOIN problems p ON p.id = t.problem_id JOIN runs r ON r.id = t.run_id"
+                     " WHERE t.run_id = ?1 ORDER BY t.id",
+                     r->run_id, &st, err);
+    int s = SQLITE_OK, nomem = 0;
+    size_t cap = 0;
+    while (rc == 0 && !nomem && (s = sqlite3_step(st)) == SQLITE_ROW) {
+        if (r->ntrials == cap) {
+            cap = cap ? 2 * cap : 256;
+            ReportTrial *t = realloc(r->trials, cap * sizeof *t);
+            if (!t) {
+                nomem = 1;
+                break;
+            }
+            r->trials = t;
+        }
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        const char *version = (const char *)sqlite3_column_text(st, 1);
+        const char *size = (const char *)sqlite3_column_text(st, 2);
+        size_t g = group_of(r, name ? name : "", version ? version : "", size ? size : "", &nomem);
+        ReportTrial *t = &r->trials[r->ntrials];
+        t->group = g;
+        t->config = dup_col(st, 3);
+        int status = cutune_status_parse((const char *)sqlite3_column_text(st, 4));
+        t->status = status < 0 ? CUTUNE_STATUS_CRASHED : status;
+        t->ms = sqlite3_column_double(st, 5);
+        t->t = sqlite3_column_double(st, 6);
+        t->message = dup_col(st, 7);
+        r->ntrials++;
+        if (!t->config || !t->message)
+            nomem = 1;
+        if (t->status == CUTUNE_STATUS_OK && t->ms > 0 && !nomem) {
+            ReportGroup *gr = &r->groups[g];
+            if (!(gr->best_ms > 0) || t->ms < gr->best_ms) {
+                gr->best_ms = t->ms;
+                gr->best = r->ntrials - 1;
+            }
+        }
+    }
+    if (rc == 0 && nomem)
+        rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory reading the run");
+    else if (rc == 0 && s != SQLITE_DONE)
+        rc = cutune_db_fail(db, err, s, "reading the trials");
+    sqlite3_finalize(st);
+    for (size_t g = 0; rc == 0 && g < r->ngroups; g++) {
+        ReportGroup *gr = &r->groups[g];
+        if (!(gr->trials = malloc((r->ntrials + 1) * sizeof *gr->trials)))
+            return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; rc == 0 && i < r->ntrials; i++) {
+        ReportGroup *gr = &r->groups[r->trials[i].group];
+        gr->trials[gr->n++] = i;
+    }
+    return rc;
+}
+
+static int load_searches(CutuneDb *db, Report *r, CutuneError *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = prepare(db,
+                     "SELECT v.name, v.version, p.size, s.strategy, s.nvalid, s.evaluated,"
+                     " s.seconds, s.status FROM searches s JOIN variants v ON v.id = s.variant_id"
+                     " JOIN problems p ON p.id = s.problem_id WHERE s.run_id = ?1 ORDER BY s.id",
+                     r->run_id, &st, err);
+    int s = SQLITE_OK;
+    while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) {
+        for (size_t g = 0; g < r->ngroups; g++) {
+            ReportGroup *gr = &r->groups[g];
+            const char *v = (const char *)sqlite3_column_text(st, 0);
+            const char *ver = (const char *)sqlite3_column_text(st, 1);
+            const char *size = (const char *)sqlite3_column_text(st, 2);
+            if (!v || !ver || !size || strcmp(gr->variant, v) || strcmp(gr->version, ver) ||
+                strcmp(gr->size, size))
+                continue;
+            /* a size searched in steps (a warm start, then a strategy): their strategies,
+             * the largest space, the evaluations and seconds added up, the last ending */
+            const char *strategy = (const char *)sqlite3_column_text(st, 3);
+            size_t len = strlen(gr->strategy);
+            if (strategy && !strstr(gr->strategy, strategy))
+                snprintf(gr->strategy + len, sizeof gr->strategy - len, "%s%s",
+                         gr->searched ? " + " : "", strategy);
+            gr->searched = 1;
+            int64_t nvalid = sqlite3_column_int64(st, 4);
+            gr->nvalid = nvalid > gr->nvalid ? nvalid : gr->nvalid;
+            gr->evaluated += sqlite3_column_int64(st, 5);
+            gr->seconds += sqlite3_column_double(st, 6);
+            snprintf(gr->status, sizeof gr->status, "%s", sqlite3_column_text(st, 7));
+        }
+    }
+    if (rc == 0 && s != SQLITE_DONE)
+        rc = cutune_db_fail(db, err, s, "reading the searches");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Per size, the yardstick measured in this run, else the newest on this device. */
+static int load_yardsticks(CutuneDb *db, Report *r, CutuneError *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = prepare(db,
+                     "SELECT p.size, y.name, y.median_ms FROM yardsticks y"
+                     " JOIN problems p ON p.id = y.problem_id JOIN runs r ON r.id = ?1"
+                     " WHERE y.device_id = r.device_id AND p.op = r.op"
+                     " ORDER BY p.size, y.run_id = ?1 DESC, y.id DESC",
+                     r->run_id, &st, err);
+    int s = SQLITE_OK;
+    while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *size = (const char *)sqlite3_column_text(st, 0);
+        if (!size || (r->nyard && !strcmp(r->yard[r->nyard - 1].size, size)))
+            continue; /* the first row of a size is the one */
+        ReportYardstick *y = realloc(r->yard, (r->nyard + 1) * sizeof *y);
+        if (!y) {
+            rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+            break;
+        }
+        r->yard = y;
+        y[r->nyard].size = strdup(size);
+        y[r->nyard].name = dup_col(st, 1);
+        y[r->nyard].ms = sqlite3_column_double(st, 2);
+        r->nyard++;
+    }
+    if (rc == 0 && s != SQLITE_DONE)
+        rc = cutune_db_fail(db, err, s, "reading the yardsticks");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int report_load(CutuneDb *db, int64_t run_id, Report *r, CutuneError *err)
+{
+    memset(r, 0, sizeof *r);
+    int rc = load_run(db, &run_id, r, err);
+    if (rc == 0)
+        rc = load_trials(db, r, err);
+    if (rc == 0)
+        rc = load_searches(db, r, err);
+    if (rc == 0)
+        rc = load_yardsticks(db, r, err);
+    if (rc)
+        report_free(r);
+    return rc;
+}
+
+void report_free(Report *r)
+{
+    for (size_t i = 0; i < r->ntrials; i++) {
+        free(r->trials[i].config);
+        free(r->trials[i].message);
+    }
+    for (size_t g = 0; g < r->ngroups; g++) {
+        free(r->groups[g].variant);
+        free(r->groups[g].version);
+        free(r->groups[g].size);
+        free(r->groups[g].trials);
+    }
+    for (size_t i = 0; i < r->nsizes; i++)
+        free(r->sizes[i]);
+    for (size_t i = 0; i < r->nyard; i++) {
+        free(r->yard[i].size);
+        free(r->yard[i].name);
+    }
+    free(r->trials);
+    free(r->groups);
+    free(r->sizes);
+    free(r->yard);
+    free(r->started);
+    free(r->finished);
+    free(r->status);
+    free(r->op);
+    free(r->strategy);
+    free(r->argv);
+    free(r->device);
+    free(r->uuid);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,382 @@
+"""cutune from Python: look up the best tuned config of a CUDA kernel and launch it on
+PyTorch or CuPy tensors, on the caller's stream, with no copy through the host.
+
+    import cutune, torch
+    c = cutune.matmul(a, b)                    # float32 CUDA tensors; the default database
+    with cutune.open("tuned.db") as h:
+        r = h.lookup("matmul", "4096x4096x4096", device=0)
+        print(r.match, r.variant, r.config, r.median_ms)
+        h.launch("matmul", (M, N, K), a, b, c, M, N, K)   # the op's kernel arguments
+        h.best()                               # every best config (a DataFrame with pandas)
+
+A thin layer over libcutune's public C API (cutune/lookup.h) through ctypes; errors raise
+cutune.CutuneError with the library's message."""
+import atexit
+import ctypes
+import threading
+
+from . import _arrays
+from . import _lib
+from ._lib import Error as _Error, Result as _Result, DeviceInfo as _DeviceInfo
+
+__version__ = "0.1.0"
+__all__ = ["open", "matmul", "Handle", "Lookup", "CutuneError", "NotFoundError",
+           "NoDeviceError", "MATCHES"]
+
+MATCHES = ("exact", "nearest", "same_arch", "miss")
+
+
+class CutuneError(RuntimeError):
+    """A failure in cutune: `code` is the library's CUTUNE_ERR_* value (negative), `name`
+    its short name ("not_found", "cuda", ...), and the text is the library's message."""
+
+    def __init__(self, message, code=_lib.ERR_INVALID):
+        super().__init__(message)
+        self.code = code
+        self.name = _lib.ERROR_NAMES.get(code, "unknown")
+
+
+class NotFoundError(CutuneError, LookupError):
+    """Nothing answers: no such device, database, variant or tuned config."""
+
+
+class NoDeviceError(CutuneError):
+    """No CUDA driver or device on this machine."""
+
+
+def _raise(rc, err):
+    msg = err.msg.decode("utf-8", "replace") or _lib.lib().cutune_strerror(rc).decode()
+    cls = {_lib.ERR_NOT_FOUND: NotFoundError, _lib.ERR_NO_DEVICE: NoDeviceError}.get(rc,
+                                                                                    CutuneError)
+    raise cls(msg, rc)
+
+
+def _size_text(size):
+    """The size text from a string ("4096x4096x4096"), an int (one dimension: reduce_sum's
+    N) or a tuple of ints ((M, N, K)). Written in full: the CLI's shorthands (matmul's N for
+    NxNxN) belong to the op's plugin, which a lookup does not ask."""
+    if isinstance(size, str):
+        return size
+    if isinstance(size, int):
+        return str(size)
+    if isinstance(size, (tuple, list)) and size and all(isinstance(d, int) for d in size):
+        return "x".join(str(d) for d in size)
+    raise TypeError("cutune: a size is a string such as '4096x4096x4096', an int, or a tuple "
+                    "of ints; got %r" % (size,))
+
+
+class Lookup:
+    """The answer of a lookup. `match` is one of MATCHES; on a miss, `variant` and `config`
+    are None and `median_ms` is 0."""
+    __slots__ = ("match", "op", "size", "tuned_size", "device_uuid", "device_name", "variant",
+                 "variant_version", "config", "config_text", "median_ms", "gflops", "distance",
+                 "trial_id", "recorded", "_raw")
+
+    def __init__(self, raw, fallback=True):
+        d = lambda b: b.decode("utf-8", "replace")  # noqa: E731
+        self.match = _lib.MATCH_NAMES.get(raw.match, "miss")
+        if not fallback and self.match != "exact":
+            self.match = "miss"
+        self.op, self.size = d(raw.op), d(raw.size)
+        self.recorded = bool(raw.recorded)
+        self._raw = raw
+        hit = self.match != "miss"
+        self.tuned_size = d(raw.tuned_size) if hit else None
+        self.device_uuid = d(raw.device_uuid) if hit else None
+        self.device_name = d(raw.device_name) if hit else None
+        self.variant = d(raw.variant) if hit else None
+        self.variant_version = d(raw.variant_version) if hit else None
+        self.config_text = d(raw.config) if hit else None
+        self.config = _parse_config(self.config_text) if hit else None
+        self.median_ms = raw.median_ms if hit else 0.0
+        self.gflops = raw.gflops if hit else 0.0
+        self.distance = raw.distance if hit else 0.0
+        self.trial_id = raw.trial_id if hit else 0
+
+    def __bool__(self):
+        return self.match != "miss"
+
+    def as_dict(self):
+        return {k: getattr(self, k) for k in self.__slots__ if k != "_raw"}
+
+    def __repr__(self):
+        if self.match == "miss":
+            return "Lookup(miss: %s %s)" % (self.op, self.size)
+        return "Lookup(%s: %s %s -> %s %s, %.6g ms at %s on %s)" % (
+            self.match, self.op, self.size, self.variant, self.config_text, self.median_ms,
+            self.tuned_size, self.device_name)
+
+
+def _parse_config(text):
+    out = {}
+    for kv in filter(None, text.split(",")):
+        name, _, value = kv.partition("=")
+        try:
+            out[name] = int(value)
+        except ValueError:
+            out[name] = value
+    return out
+
+
+class Handle:
+    """An open tuning database (cutune_open): lookups are cached for the handle's life, and
+    the kernels it launched stay loaded until close(). Safe to share between threads."""
+
+    def __init__(self, db=None, record_requests=True, plugin_distance=True):
+        lib = _lib.lib()
+        s = _lib.Settings()
+        lib.cutune_lookup_default_settings(ctypes.byref(s))
+        s.db_path = None if db is None else str(db).encode()
+        s.record_requests = 1 if record_requests else 0
+        s.plugin_distance = 1 if plugin_distance else 0
+        h, err = ctypes.c_void_p(), _Error()
+        rc = lib.cutune_open(ctypes.byref(h), ctypes.byref(s), ctypes.byref(err))
+        if rc:
+            _raise(rc, err)
+        self._h = h
+        self._lib = lib
+        self._devices = {}
+        self._mu = threading.Lock()
+
+    # ---- lifetime ---------------------------------------------------------------------
+    def close(self):
+        """Unload the kernels and close the database. Later calls raise CutuneError."""
+        with self._mu:
+            if self._h is not None and self._h.value:
+                self._lib.cutune_close(ctypes.byref(self._h))
+            self._h = None
+
+    @property
+    def closed(self):
+        return self._h is None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def _handle(self):
+        h = self._h
+        if h is None:
+            raise CutuneError("this cutune handle is closed; open another with cutune.open()")
+        return h
+
+    # ---- devices ----------------------------------------------------------------------
+    def _device(self, device):
+        """A DeviceInfo: an ordinal of this machine, or a UUID or part of a name recorded in
+        the database (which needs no GPU)."""
+        info = self._devices.get(device)
+        if info is not None:
+            return info
+        h, err, info = self._handle(), _Error(), _DeviceInfo()
+        if isinstance(device, bool) or not isinstance(device, (int, str)):
+            raise TypeError("cutune: device is an ordinal (int) or a UUID or name (str); got %r"
+                            % (device,))
+        if isinstance(device, int):
+            rc = self._lib.cutune_device_describe(device, ctypes.byref(info), ctypes.byref(err))
+        else:
+            rc = self._lib.cutune_device_find(h, device.encode(), ctypes.byref(info),
+                                              ctypes.byref(err))
+        if rc:
+            _raise(rc, err)
+        self._devices[device] = info
+        return info
+
+    # ---- lookups ----------------------------------------------------------------------
+    def lookup(self, op, size, device=0, fallback=True):
+        """The best verified config of `op` for `size` on `device` (an ordinal, or a UUID or
+        name recorded in the database): a Lookup with its match level ("exact", "nearest",
+        "same_arch" or "miss"), variant, config and measured time. fallback=False reports
+        anything but an exact answer as a miss. A miss is not an error; it is recorded in
+        the database's requests for `cutune run --pending` when the handle records."""
+        h, info = self._handle(), self._device(device)
+        raw, err = _Result(), _Error()
+        rc = self._lib.cutune_lookup(h, ctypes.byref(info), str(op).encode(),
+                                     _size_text(size).encode(), ctypes.byref(raw),
+                                     ctypes.byref(err))
+        if rc and rc != _lib.ERR_NOT_FOUND:
+            _raise(rc, err)
+        return Lookup(raw, fallback)
+
+    def best(self, op=None, device=None, as_frame=None):
+        """Every best config (the fastest verified per device, op and size), of one op and
+        one device (a UUID or part of a name) when given: a pandas DataFrame when pandas is
+        installed (as_frame=None) or asked for (True), else a list of dicts."""
+        h, err = self._handle(), _Error()
+        lst, n = ctypes.POINTER(_Result)(), ctypes.c_size_t()
+        rc = self._lib.cutune_best_list(h, None if device is None else str(device).encode(),
+                                        None if op is None else str(op).encode(),
+                                        ctypes.byref(lst), ctypes.byref(n), ctypes.byref(err))
+        if rc:
+            _raise(rc, err)
+        try:
+            rows = []
+            for i in range(n.value):
+                r = Lookup(lst[i])
+                rows.append({"device": r.device_name, "device_uuid": r.device_uuid, "op": r.op,
+                             "size": r.size, "variant": r.variant,
+                             "variant_version": r.variant_version, "config": r.config_text,
+                             "median_ms": r.median_ms, "gflops": r.gflops,
+                             "trial_id": r.trial_id})
+        finally:
+            self._lib.cutune_best_list_free(ctypes.byref(lst))
+        if as_frame is False:
+            return rows
+        try:
+            import pandas
+        except ImportError:
+            if as_frame:
+                raise
+            return rows
+        columns = ["device", "device_uuid", "op", "size", "variant", "variant_version",
+                   "config", "median_ms", "gflops", "trial_id"]
+        return pandas.DataFrame(rows, columns=columns)
+
+    # ---- launches ---------------------------------------------------------------------
+    def launch(self, op, size, *args, device=0, stream=None):
+        """Look up `op` at `size` on CUDA device `device` and launch the tuned kernel with
+        `args`, the op's kernel arguments in its documented order (plugins/common/<op>_op.h;
+        matmul: A, B, C, M, N, K). A device array (PyTorch, CuPy, __cuda_array_interface__,
+        DLPack) passes its pointer and must be C-contiguous and on `device`; an int passes a
+        C int, a float a C float, and a ctypes value (ctypes.c_longlong(n)) itself. The
+        launch is asynchronous, on `stream` or else the stream the first array's framework
+        calls current. Returns the Lookup it launched."""
+        h = self._handle()
+        if isinstance(device, bool) or not isinstance(device, int):
+            raise TypeError("cutune: launch needs a device ordinal (int), got %r" % (device,))
+        size_text = _size_text(size)
+        values, first = [], None
+        for i, a in enumerate(args):
+            if isinstance(a, bool):
+                values.append(ctypes.c_int(int(a)))
+            elif isinstance(a, int):
+                values.append(ctypes.c_int(a))
+            elif isinstance(a, float):
+                values.append(ctypes.c_float(a))
+            elif isinstance(a, ctypes._SimpleCData):
+                values.append(a)
+            else:
+                arr = _checked(a, device, "argument %d" % (i + 1), op)
+                first = first or (arr, a)
+                values.append(ctypes.c_void_p(arr.ptr))
+        r = self.lookup(op, size_text, device)
+        if not r:
+            raise NotFoundError("cutune: no tuned config for %s %s on device %d, nearby or on "
+                                "its architecture; tune it: cutune run %s --size %s"
+                                % (op, size_text, device, op, size_text), _lib.ERR_NOT_FOUND)
+        ptrs = (ctypes.c_void_p * max(len(values), 1))(
+            *[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in values])
+        s = _stream(stream, first)
+        err = _Error()
+        rc = self._lib.cutune_launch_on(h, device, ctypes.byref(r._raw), size_text.encode(),
+                                        ptrs, s, ctypes.byref(err))
+        if rc:
+            _raise(rc, err)
+        return r
+
+    def matmul(self, a, b, out=None, stream=None):
+        """out = a @ b with the best tuned matmul kernel: float32, row-major, C-contiguous
+        2-D device arrays on one GPU. out is allocated (like a) when not given. Launched on
+        `stream`, else on the stream a's framework calls current; returns out."""
+        h = self._handle()
+        A = _checked(a, None, "a", "matmul")
+        B = _checked(b, A.device, "b", "matmul")
+        if len(A.shape) != 2 or len(B.shape) != 2 or A.shape[1] != B.shape[0]:
+            raise ValueError("cutune.matmul: needs 2-D arrays with a.shape[1] == b.shape[0]; "
+                             "got %s and %s" % (A.shape, B.shape))
+        if A.typestr != "<f4" or B.typestr != "<f4":
+            raise TypeError("cutune.matmul: needs float32 arrays; got %s and %s"
+                            % (A.typestr, B.typestr))
+        M, K = A.shape
+        N = B.shape[1]
+        if out is None:
+            out = _empty_like(a, A, (M, N))
+        C = _checked(out, A.device, "out", "matmul")
+        if C.shape != (M, N) or C.typestr != "<f4":
+            raise ValueError("cutune.matmul: out must be float32 of shape %s; got %s %s"
+                             % ((M, N), C.typestr, C.shape))
+        if M == 0 or N == 0 or K == 0:
+            raise ValueError("cutune.matmul: empty matrices (%d x %d times %d x %d)"
+                             % (M, K, K, N))
+        s = _stream(stream, (A, a))
+        err = _Error()
+        rc = self._lib.cutune_matmul_on(h, A.device, A.ptr, B.ptr, C.ptr, M, N, K, s, None,
+                                        ctypes.byref(err))
+        if rc:
+            _raise(rc, err)
+        return out
+
+
+def _checked(obj, device, what, op):
+    arr = _arrays.describe(obj)
+    if arr is None:
+        raise TypeError("cutune %s: %s is a %s, not a CUDA device array (a PyTorch or CuPy "
+                        "tensor, or anything with __cuda_array_interface__ or __dlpack__)"
+                        % (op, what, type(obj).__name__))
+    if not arr.cuda:
+        raise ValueError("cutune %s: %s is not on a CUDA device (%s); move it there first, "
+                         "e.g. t.cuda()" % (op, what, arr.kind))
+    if device is not None and arr.device is not None and arr.device != device:
+        raise ValueError("cutune %s: %s is on CUDA device %d, but the launch is on device %d; "
+                         "put every tensor on one device and pass it as device=" %
+                         (op, what, arr.device, device))
+    if not arr.contiguous:
+        raise ValueError("cutune %s: %s is not C-contiguous (shape %s); pass t.contiguous() "
+                         "(a copy on the device)" % (op, what, arr.shape))
+    if arr.device is None:
+        arr.device = device if device is not None else 0
+    return arr
+
+
+def _stream(stream, first):
+    if stream is not None or first is None:
+        return _arrays.stream_handle(stream)
+    return _arrays.current_stream(first[0], first[1])
+
+
+def _empty_like(obj, arr, shape):
+    if arr.kind == "torch":
+        return obj.new_empty(shape)
+    if arr.kind == "cupy":
+        import cupy
+        with cupy.cuda.Device(arr.device):
+            return cupy.empty(shape, dtype=cupy.float32)
+    raise TypeError("cutune.matmul: cannot allocate the result like a %s; pass out="
+                    % type(obj).__name__)
+
+
+def open(db=None, record_requests=True, plugin_distance=True):  # noqa: A001
+    """Open a tuning database (None: $CUTUNE_DB, else the default that `cutune run` writes)
+    and return a Handle. record_requests: lookups without an exact answer are added to the
+    database's requests, for `cutune run --pending`."""
+    return Handle(db, record_requests, plugin_distance)
+
+
+_default = None
+_default_mu = threading.Lock()
+
+
+def _default_handle():
+    global _default
+    with _default_mu:
+        if _default is None or _default.closed:
+            _default = Handle()
+            atexit.register(_default.close)
+        return _default
+
+
+def matmul(a, b, out=None, stream=None):
+    """a @ b with the best tuned kernel from the default database (see Handle.matmul)."""
+    return _default_handle().matmul(a, b, out, stream)
+
+
+def lookup(op, size, device=0, fallback=True):
+    """A lookup in the default database (see Handle.lookup)."""
+    return _default_handle().lookup(op, size, device, fallback)

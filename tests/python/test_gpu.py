@@ -1,0 +1,137 @@
+"""The cutune Python module on a GPU: matmul on PyTorch (and CuPy) tensors against
+torch.matmul, launch() with the op's arguments, the caller's stream, and the bad input a
+launch refuses. Skipped without PyTorch and a CUDA device. A fixture tunes two matmul sizes
+with `cutune run` into a database of its own first (CUTUNE_EXE, else the command the wheel
+carries)."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA device", allow_module_level=True)
+
+import cutune  # noqa: E402
+
+SIZES = ["256x384x512", "512x512x512"]
+
+
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory):
+    db = str(tmp_path_factory.mktemp("gpu") / "tuned.db")
+    exe = os.environ.get("CUTUNE_EXE")
+    cmd = [exe] if exe else [sys.executable, "-m", "cutune"]
+    args = ["run", "matmul", "--device", "0", "--variant", "matmul_tiled", "--budget", "24",
+            "--db", db]
+    for s in SIZES:
+        args += ["--size", s]
+    subprocess.run(cmd + args, check=True, timeout=600)
+    return db
+
+
+def inputs(M, N, K):
+    return torch.randn((M, K), device="cuda"), torch.randn((K, N), device="cuda")
+
+
+def reference(a, b):
+    return (a.double() @ b.double()).float()
+
+
+def close_to(c, a, b):
+    ref = reference(a, b)
+    assert torch.isfinite(c).all()
+    torch.testing.assert_close(c, ref, rtol=1e-4, atol=1e-4 * a.shape[1] ** 0.5)
+    torch.testing.assert_close(c, torch.matmul(a, b), rtol=1e-4, atol=1e-4 * a.shape[1] ** 0.5)
+
+
+@pytest.mark.parametrize("shape", [(256, 384, 512), (512, 512, 512), (300, 200, 100)])
+def test_matmul_matches_torch(tuned, shape):
+    M, N, K = shape
+    g = torch.Generator(device="cuda").manual_seed(M + N + K)
+    a = torch.rand((M, K), device="cuda", generator=g) * 2 - 1
+    b = torch.rand((K, N), device="cuda", generator=g) * 2 - 1
+    with cutune.open(tuned) as h:
+        r = h.lookup("matmul", shape, device=0)
+        assert r.match == ("exact" if "%dx%dx%d" % shape in SIZES else "nearest")
+        c = h.matmul(a, b)
+        assert c.shape == (M, N) and c.device == a.device and c.dtype == torch.float32
+        torch.cuda.synchronize()
+        close_to(c, a, b)
+        out = torch.full((M, N), float("nan"), device="cuda")
+        assert h.matmul(a, b, out=out) is out
+        torch.cuda.synchronize()
+        close_to(out, a, b)
+
+
+def test_launch_with_the_ops_arguments(tuned):
+    M, N, K = 256, 384, 512
+    a, b = inputs(M, N, K)
+    c = torch.full((M, N), float("nan"), device="cuda")
+    with cutune.open(tuned) as h:
+        r = h.launch("matmul", (M, N, K), a, b, c, M, N, K, device=0)
+        assert r.match == "exact" and r.variant == "matmul_tiled"
+        torch.cuda.synchronize()
+        close_to(c, a, b)
+
+
+def test_the_callers_stream(tuned):
+    a, b = inputs(512, 512, 512)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with cutune.open(tuned) as h:
+        with torch.cuda.stream(side):
+            c = h.matmul(a, b)  # on `side`: the current stream
+            d = torch.empty_like(c)
+            h.matmul(a, b, out=d, stream=side.cuda_stream)
+        side.synchronize()
+        close_to(c, a, b)
+        close_to(d, a, b)
+
+
+def test_module_level_matmul_uses_the_default_database(tuned, monkeypatch):
+    monkeypatch.setenv("CUTUNE_DB", tuned)
+    a, b = inputs(512, 512, 512)
+    c = cutune.matmul(a, b)
+    torch.cuda.synchronize()
+    close_to(c, a, b)
+
+
+def test_cupy_arrays(tuned):
+    cupy = pytest.importorskip("cupy")
+    a = cupy.random.rand(256, 512, dtype=cupy.float32)
+    b = cupy.random.rand(512, 384, dtype=cupy.float32)
+    with cutune.open(tuned) as h:
+        c = h.matmul(a, b)
+        cupy.cuda.get_current_stream().synchronize()
+    ta, tb = torch.as_tensor(a, device="cuda"), torch.as_tensor(b, device="cuda")
+    close_to(torch.as_tensor(c, device="cuda"), ta, tb)
+
+
+def test_bad_tensors_are_refused(tuned):
+    a, b = inputs(256, 384, 512)
+    with cutune.open(tuned) as h:
+        with pytest.raises(ValueError, match="not on a CUDA device"):
+            h.matmul(a.cpu(), b.cpu())
+        with pytest.raises(ValueError, match="not C-contiguous"):
+            h.matmul(torch.randn((512, 256), device="cuda").t(), b)
+        with pytest.raises(TypeError, match="float32"):
+            h.matmul(a.double(), b.double())
+        with pytest.raises(cutune.NotFoundError, match="no CUDA device 99"):
+            h.lookup("matmul", (256, 384, 512), device=99)
+        if torch.cuda.device_count() > 1:
+            with pytest.raises(ValueError, match="device 1"):
+                h.matmul(a, b.to("cuda:1"))
+            c = torch.empty((256, 384), device="cuda:1")
+            with pytest.raises(ValueError, match="device 1"):
+                h.launch("matmul", (256, 384, 512), a, b, c, 256, 384, 512, device=0)
+    with pytest.raises(cutune.CutuneError, match="closed"):
+        h.matmul(a, b)
+
+
+def test_no_tuned_config_is_not_found(tuned):
+    with cutune.open(tuned) as h:
+        a = torch.randn((4, 4), device="cuda")
+        with pytest.raises(cutune.NotFoundError, match="transpose"):
+            h.launch("transpose", (4, 4), a, a, 4, 4)
