@@ -285,30 +285,35 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
             break;
         size_t left = j->cl.nconfigs - j->nknown;
         double need = (double)left * eval_s;
-        const char *sname = o->strategy ? o->strategy
-                            : need <= share[order[k]] || size_deadline <= 0
-                                ? "exhaustive"
-                                : cutune_strategy_default_search;
+        /* a space whose rest fits its part is measured whole, in the default search's
+         * order (the likely winners first, not the space file's), then the file's order for
+         * whatever the search left; a larger one is searched */
+        int whole = !o->strategy && (need <= share[order[k]] || size_deadline <= 0);
+        const char *sname = o->strategy ? o->strategy : cutune_strategy_default_search;
         const CutuneStrategyOps *ops = cutune_strategy_find(sname);
-        snprintf(j->row->strategy, sizeof j->row->strategy, "%s", sname);
-        set_doing(l, "%s %s: %s", j->tv->p->name, j->ts->size, sname);
-        size_t plan = j->nknown + (isfinite(share[order[k]]) && eval_s > 0
-                                       ? (size_t)(share[order[k]] / eval_s) + 1
-                                       : left);
+        snprintf(j->row->strategy, sizeof j->row->strategy, "%s%s", sname, whole ? ", all" : "");
+        set_doing(l, "%s %s: %s", j->tv->p->name, j->ts->size, j->row->strategy);
+        size_t plan = whole ? j->cl.nconfigs
+                            : j->nknown + (isfinite(share[order[k]]) && eval_s > 0
+                                               ? (size_t)(share[order[k]] / eval_s) + 1
+                                               : left);
         double deadline = isfinite(share[order[k]]) ? cutune_now() + share[order[k]] : 0;
         size_t before = j->row->evaluated;
-        TuneEnd end;
+        TuneEnd end = TUNE_END_DONE;
         /* a search the scheduler chose ends once it stops finding better configs, and gives
-         * its time back; one the user named runs its course */
-        size_t patience = o->strategy || strcmp(sname, "exhaustive") == 0
+         * its time back; one the user named, or one over the whole space, runs its course */
+        size_t patience = o->strategy || whole
                               ? 0
                               : (size_t)(PATIENCE_WINDOWS * r->window) > PATIENCE_MIN
                                     ? (size_t)(PATIENCE_WINDOWS * r->window)
                                     : PATIENCE_MIN;
-        rc = begin_search(l, j, sname, err);
+        rc = begin_search(l, j, j->row->strategy, err);
         if (rc == 0)
             rc = run_phase(l, j, ops, plan, earlier(deadline, size_deadline), patience, "search",
                            &end, err);
+        if (rc == 0 && whole && end == TUNE_END_DONE && j->nknown < j->cl.nconfigs)
+            rc = run_phase(l, j, &cutune_strategy_exhaustive, j->cl.nconfigs,
+                           earlier(deadline, size_deadline), 0, "search", &end, err);
         *measured += j->row->evaluated - before;
         if (rc == 0 && (end == TUNE_END_DONE || end == TUNE_END_EVALS || end == TUNE_END_STALLED))
             j->finished = 1;
