@@ -87,6 +87,10 @@ void run_json_summary(RunJson *rj, const CutuneTuneSummary *s)
     num(&j, "budget_s", s->budget_s, 1);
     cutune_json_key(&j, "interrupted");
     cutune_json_bool(&j, s->interrupted);
+    cutune_json_key(&j, "ngpus");
+    cutune_json_int(&j, s->ngpus);
+    cutune_json_key(&j, "gpus_lost");
+    cutune_json_int(&j, (int64_t)s->lanes_failed);
     cutune_json_key(&j, "sizes");
     cutune_json_begin_array(&j);
     for (size_t i = 0; i < s->nsizes; i++) {
