@@ -4,7 +4,7 @@ the cache it writes (a test file for `cutune import kernel-tuner`).
 
     python3 scripts/kt_cache.py [--size 4096x4096] [--out tests/data/kernel_tuner]
 
-The kernel is matadd_2d (plugins/matadd_2d/matadd_2d.cu), C = A + B on M x N floats, whose
+The kernel is matadd_2d (tuning_spaces/matadd_2d.cu), C = A + B on M x N floats, whose
 thread block is its parameters: Kernel Tuner launches it exactly as cutune's plugin does
 (block BLOCK_X x BLOCK_Y, grid ceil(N / (BLOCK_X * VEC)) x ceil(M / BLOCK_Y)), over the
 parameters and values of tuning_spaces/matadd_2d.ini with its constraints as restrictions,
@@ -53,7 +53,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "tests", "data", "kernel_tuner"))
     o = ap.parse_args()
     M, N = (int(x) for x in o.size.split("x"))
-    source = open(os.path.join(ROOT, "plugins", "matadd_2d", "matadd_2d.cu")).read()
+    source = open(os.path.join(ROOT, "tuning_spaces", "matadd_2d.cu")).read()
     params = space_params(os.path.join(ROOT, "tuning_spaces", "matadd_2d.ini"))
     assert params == {"BLOCK_X": [1 << i for i in range(11)],
                       "BLOCK_Y": [1 << i for i in range(11)], "VEC": [1, 4]}, params
