@@ -1,5 +1,5 @@
 /* cutune export --format kernel-tuner: the trials of one variant and size on one device as
- * a Kernel Tuner cache (core/src/ktcache.h says what maps). */
+ * a Kernel Tuner cache (core/src/replay/ktcache.h says what maps). */
 #include "cli.h"
 #include "db.h"
 #include "ktdb.h"

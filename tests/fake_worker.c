@@ -1,6 +1,6 @@
 /* A stand-in for cutune-worker, for testing the tuner's side of the worker protocol on a
  * machine without a GPU (selected with CUTUNE_WORKER=<this program>). It speaks the real
- * protocol (core/src/proto.h), reports a fake device, accepts any problem, and "evaluates"
+ * protocol (core/src/worker/proto.h), reports a fake device, accepts any problem, and "evaluates"
  * a config deterministically from its text, never touching CUDA:
  *
  *   median time  1 + (FNV-1a hash of the config text % 1000) / 100 ms

@@ -1,4 +1,4 @@
-/* The JSON reader (core/src/jsonread.h): values, escapes, Python's NaN and Infinity, the
+/* The JSON reader (core/src/util/jsonread.h): values, escapes, Python's NaN and Infinity, the
  * line of every value, and malformed text refused with its line and column. */
 #include "check.h"
 #include "jsonread.h"

@@ -1,4 +1,4 @@
-/* How a run spends its budget (core/src/schedule.c), finding configs by their values
+/* How a run spends its budget (core/src/tuning/schedule.c), finding configs by their values
  * (config_index.c) and the shipped known-good lists (known.c): no GPU needed. */
 #include "check.h"
 #include "registry.h"

@@ -2,7 +2,7 @@
  * cache. Needs no GPU. */
 #include "check.h"
 #include "host.h"
-#include "kcache.h"
+#include "kernel_cache.h"
 #include "pool.h"
 #include "strategy.h"
 #include "util.h"
@@ -182,9 +182,9 @@ static void kernel_cache(void)
     const char key[] = "0123456789abcdef0123456789abcdef";
     void *data = NULL;
     size_t size = 0;
-    CHECK(cutune_kcache_get(dir, key, &data, &size) == -1);
-    CHECK(cutune_kcache_put(dir, key, "cubin!", 6) == 0);
-    CHECK(cutune_kcache_get(dir, key, &data, &size) == 0);
+    CHECK(cutune_kernel_cache_get(dir, key, &data, &size) == -1);
+    CHECK(cutune_kernel_cache_put(dir, key, "cubin!", 6) == 0);
+    CHECK(cutune_kernel_cache_get(dir, key, &data, &size) == 0);
     CHECK(size == 6 && data && memcmp(data, "cubin!", 6) == 0);
     free(data);
     char path[256];

@@ -1,4 +1,4 @@
-/* libFuzzer harness for the constraint expression parser and evaluator (core/src/expr.c).
+/* libFuzzer harness for the constraint expression parser and evaluator (core/src/space/expr.c).
  * The input is the expression text. It is compiled against a fixed set of names and, when
  * it parses, evaluated over a few value vectors chosen to reach the overflow and
  * division-by-zero paths. Invariants checked: a failed parse says where (column within

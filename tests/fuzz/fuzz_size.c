@@ -1,4 +1,4 @@
-/* libFuzzer harness for the problem size parser (core/src/problem.c). Invariants: a parse
+/* libFuzzer harness for the problem size parser (core/src/util/problem.c). Invariants: a parse
  * succeeds only with 1..CUTUNE_MAX_DIMS dimensions in 1..2^31-1, its canonical text parses
  * back to the same problem, and a failure carries a message. */
 #include <stdint.h>

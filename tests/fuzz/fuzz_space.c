@@ -1,6 +1,6 @@
-/* libFuzzer harness for the tuning-space loader (core/src/spaceini.c with inih), its
+/* libFuzzer harness for the tuning-space loader (core/src/space/spaceini.c with inih), its
  * [variant] and [launch] keys (spacekeys.c) and, for spaces small enough, the enumeration
- * and the config text round trip (core/src/space.c). The input is the INI file; it lives
+ * and the config text round trip (core/src/space/space.c). The input is the INI file; it lives
  * in a memfd so that the loader reads it through its ordinary path. Invariants: a failure
  * names the file and a line and carries a message; every enumerated config formats to text
  * that parses back to the same values; a [launch] value compiles over the space's symbols

@@ -10,7 +10,7 @@
 #include "cutune/lookup.h"
 #include "db.h"
 #include "host.h"
-#include "lcache.h"
+#include "lookup_cache.h"
 #include "registry.h"
 
 #define CUTUNE_LOOKUP_MAX_DEVICES 64
@@ -37,7 +37,7 @@ struct CutuneLookup {
     CutuneDb *rw;              /* read-write, opened on the first request to record */
     int rw_failed;             /* do not retry a read-write open that failed */
     struct sqlite3_stmt *q_exact, *q_device, *q_arch, *q_cc;
-    CutuneLCache cache;
+    CutuneLookupCache cache;
     CutuneRegistry reg;
     int reg_state;             /* 0 not loaded, 1 loaded, -1 failed */
     CutuneTunedKernel *kernels;

@@ -1,5 +1,5 @@
-/* The lookup cache (see lcache.h). */
-#include "lcache.h"
+/* The lookup cache (see lookup_cache.h). */
+#include "lookup_cache.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -15,13 +15,13 @@ static uint64_t key_hash(const char *s)
     return h;
 }
 
-size_t cutune_lcache_key(char *buf, size_t len, const char *uuid, const char *op, const char *size)
+size_t cutune_lookup_cache_key(char *buf, size_t len, const char *uuid, const char *op, const char *size)
 {
     int n = snprintf(buf, len, "%s\x1f%s\x1f%s", uuid, op, size);
     return n < 0 || (size_t)n >= len ? 0 : (size_t)n;
 }
 
-static CutuneLCacheEntry *find_slot(CutuneLCacheEntry *slots, size_t cap, const char *key)
+static CutuneLookupCacheEntry *find_slot(CutuneLookupCacheEntry *slots, size_t cap, const char *key)
 {
     size_t i = (size_t)key_hash(key) & (cap - 1);
     while (slots[i].key && strcmp(slots[i].key, key) != 0)
@@ -29,19 +29,19 @@ static CutuneLCacheEntry *find_slot(CutuneLCacheEntry *slots, size_t cap, const 
     return &slots[i];
 }
 
-const CutuneLCacheEntry *cutune_lcache_get(const CutuneLCache *c, const char *key)
+const CutuneLookupCacheEntry *cutune_lookup_cache_get(const CutuneLookupCache *c, const char *key)
 {
     if (c->cap == 0)
         return NULL;
-    const CutuneLCacheEntry *e = find_slot(c->slots, c->cap, key);
+    const CutuneLookupCacheEntry *e = find_slot(c->slots, c->cap, key);
     return e->key ? e : NULL;
 }
 
 /* Double the table (or make the first one) and move every entry over. */
-static int grow(CutuneLCache *c)
+static int grow(CutuneLookupCache *c)
 {
     size_t cap = c->cap ? 2 * c->cap : 64;
-    CutuneLCacheEntry *slots = calloc(cap, sizeof *slots);
+    CutuneLookupCacheEntry *slots = calloc(cap, sizeof *slots);
     if (!slots)
         return CUTUNE_ERR_NOMEM;
     for (size_t i = 0; i < c->cap; i++)
@@ -53,11 +53,11 @@ static int grow(CutuneLCache *c)
     return 0;
 }
 
-int cutune_lcache_put(CutuneLCache *c, const char *key, int rc, const CutuneLookupResult *r)
+int cutune_lookup_cache_put(CutuneLookupCache *c, const char *key, int rc, const CutuneLookupResult *r)
 {
     if (2 * (c->count + 1) > c->cap && grow(c) != 0) /* load factor at most 1/2 */
         return CUTUNE_ERR_NOMEM;
-    CutuneLCacheEntry *e = find_slot(c->slots, c->cap, key);
+    CutuneLookupCacheEntry *e = find_slot(c->slots, c->cap, key);
     if (!e->key) {
         if (!(e->key = strdup(key)))
             return CUTUNE_ERR_NOMEM;
@@ -68,7 +68,7 @@ int cutune_lcache_put(CutuneLCache *c, const char *key, int rc, const CutuneLook
     return 0;
 }
 
-void cutune_lcache_free(CutuneLCache *c)
+void cutune_lookup_cache_free(CutuneLookupCache *c)
 {
     for (size_t i = 0; i < c->cap; i++)
         free(c->slots[i].key);

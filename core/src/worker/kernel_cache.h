@@ -6,9 +6,9 @@
 #include <stddef.h>
 
 /* Read the entry for key (32 hex digits); 0 and a malloc'd buffer, or -1 if absent. */
-int cutune_kcache_get(const char *cache_dir, const char *key, void **data, size_t *size);
+int cutune_kernel_cache_get(const char *cache_dir, const char *key, void **data, size_t *size);
 /* Store an entry; failures are not errors for the caller (the cache is an optimisation),
  * but return -1 so tests can see them. */
-int cutune_kcache_put(const char *cache_dir, const char *key, const void *data, size_t size);
+int cutune_kernel_cache_put(const char *cache_dir, const char *key, const void *data, size_t size);
 
 #endif

@@ -9,24 +9,24 @@
 
 #include "cutune/lookup.h"
 
-typedef struct CutuneLCacheEntry {
+typedef struct CutuneLookupCacheEntry {
     char *key;                 /* NULL: empty slot */
     int rc;                    /* 0 or CUTUNE_ERR_NOT_FOUND */
     CutuneLookupResult result;
-} CutuneLCacheEntry;
+} CutuneLookupCacheEntry;
 
-typedef struct CutuneLCache {
-    CutuneLCacheEntry *slots;
+typedef struct CutuneLookupCache {
+    CutuneLookupCacheEntry *slots;
     size_t cap, count;         /* cap is 0 or a power of two */
-} CutuneLCache;
+} CutuneLookupCache;
 
 /* Write the key of (uuid, op, size) into buf; fields are joined by '\x1f' (never in a UUID,
  * an op name or a size). Returns its length, or 0 if it does not fit. */
-size_t cutune_lcache_key(char *buf, size_t len, const char *uuid, const char *op, const char *size);
+size_t cutune_lookup_cache_key(char *buf, size_t len, const char *uuid, const char *op, const char *size);
 /* The entry for key, or NULL. */
-const CutuneLCacheEntry *cutune_lcache_get(const CutuneLCache *c, const char *key);
+const CutuneLookupCacheEntry *cutune_lookup_cache_get(const CutuneLookupCache *c, const char *key);
 /* Insert (or replace) the entry for key; copies key and result. CUTUNE_ERR_NOMEM on failure. */
-int cutune_lcache_put(CutuneLCache *c, const char *key, int rc, const CutuneLookupResult *r);
-void cutune_lcache_free(CutuneLCache *c);
+int cutune_lookup_cache_put(CutuneLookupCache *c, const char *key, int rc, const CutuneLookupResult *r);
+void cutune_lookup_cache_free(CutuneLookupCache *c);
 
 #endif

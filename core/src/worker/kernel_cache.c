@@ -1,5 +1,5 @@
 /* On-disk kernel cache. */
-#include "kcache.h"
+#include "kernel_cache.h"
 #include "util.h"
 
 #include <limits.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-int cutune_kcache_get(const char *cache_dir, const char *key, void **data, size_t *size)
+int cutune_kernel_cache_get(const char *cache_dir, const char *key, void **data, size_t *size)
 {
     char path[PATH_MAX];
     if ((size_t)snprintf(path, sizeof path, "%s/kernels/%s.cubin", cache_dir, key) >= sizeof path)
@@ -29,7 +29,7 @@ int cutune_kcache_get(const char *cache_dir, const char *key, void **data, size_
     return -1;
 }
 
-int cutune_kcache_put(const char *cache_dir, const char *key, const void *data, size_t size)
+int cutune_kernel_cache_put(const char *cache_dir, const char *key, const void *data, size_t size)
 {
     char dir[PATH_MAX], tmp[PATH_MAX + 64], path[PATH_MAX + 64];
     if ((size_t)snprintf(dir, sizeof dir, "%s/kernels", cache_dir) >= sizeof dir)

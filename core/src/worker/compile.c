@@ -1,6 +1,6 @@
 /* NVRTC compilation of kernel sources into cubins, through the kernel cache. */
 #include "compile.h"
-#include "kcache.h"
+#include "kernel_cache.h"
 #include "space_limits.h"
 #include "util.h"
 
@@ -168,7 +168,7 @@ int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char
         cutune_hash_str(&h, opts[i]);
     cutune_hash_hex(&h, key);
 
-    if (cache_dir && cutune_kcache_get(cache_dir, key, &out->cubin, &out->size) == 0) {
+    if (cache_dir && cutune_kernel_cache_get(cache_dir, key, &out->cubin, &out->size) == 0) {
         out->from_cache = 1;
         goto done;
     }
@@ -204,7 +204,7 @@ int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char
     nvrtcDestroyProgram(&prog);
     out->compile_ms = 1e3 * (cutune_now() - t0);
     if (cache_dir)
-        cutune_kcache_put(cache_dir, key, out->cubin, out->size);
+        cutune_kernel_cache_put(cache_dir, key, out->cubin, out->size);
 done:
     options_free(&opt);
     return rc;

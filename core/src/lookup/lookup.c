@@ -126,7 +126,7 @@ void cutune_close(CutuneLookup **hp)
     sqlite3_finalize(h->q_cc);
     cutune_db_close(&h->db);
     cutune_db_close(&h->rw);
-    cutune_lcache_free(&h->cache);
+    cutune_lookup_cache_free(&h->cache);
     pthread_mutex_destroy(&h->mu);
     free(h->path);
     free(h);
@@ -341,11 +341,11 @@ int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op, 
     cutune_copy_str(out->op, sizeof out->op, op);
     cutune_problem_format(&want, out->size, sizeof out->size);
     char key[512];
-    if (!cutune_lcache_key(key, sizeof key, dev->uuid, op, out->size))
+    if (!cutune_lookup_cache_key(key, sizeof key, dev->uuid, op, out->size))
         return cutune_error(err, CUTUNE_ERR_RANGE, "cutune_lookup: device UUID or op too long");
 
     pthread_mutex_lock(&h->mu);
-    const CutuneLCacheEntry *e = cutune_lcache_get(&h->cache, key);
+    const CutuneLookupCacheEntry *e = cutune_lookup_cache_get(&h->cache, key);
     if (e) {
         *out = e->result;
         out->recorded = 0; /* recorded once, by the lookup that filled the cache */
@@ -369,7 +369,7 @@ int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op, 
             out->match = CUTUNE_MATCH_NONE;
         if (h->s.record_requests && out->match != CUTUNE_MATCH_EXACT)
             out->recorded = record_request(h, dev, op, out->size, out->match);
-        (void)cutune_lcache_put(&h->cache, key, rc, out); /* no memory: just not cached */
+        (void)cutune_lookup_cache_put(&h->cache, key, rc, out); /* no memory: just not cached */
     }
     pthread_mutex_unlock(&h->mu);
     if (rc)
