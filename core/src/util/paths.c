@@ -5,17 +5,52 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+
+#ifndef CUTUNE_BINDIR_TO_LIBDIR
+#define CUTUNE_BINDIR_TO_LIBDIR "../lib"
+#endif
+
+/* A program with the library linked in (the cutune command, the worker, tests) has no
+ * libcutune file of its own: the library's folder is found from the program's, where the
+ * tree puts it. */
+static int program_lib_dir(char *buf, size_t len)
+{
+    char exe[PATH_MAX], path[2 * PATH_MAX], resolved[PATH_MAX];
+    if (!realpath("/proc/self/exe", exe))
+        return CUTUNE_ERR_NOT_FOUND;
+    const char *bin = dirname(exe);
+    /* beside it (a wheel), ../core (the build tree), then the installed tree's libdir */
+    static const char *const rel[] = {".", "../core", CUTUNE_BINDIR_TO_LIBDIR};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s/libcutune.so", bin, rel[i]);
+        int last = i + 1 == sizeof rel / sizeof rel[0];
+        if (!last && access(path, F_OK) != 0)
+            continue;
+        if (!realpath(dirname(path), resolved))
+            continue;
+        if ((size_t)snprintf(buf, len, "%s", resolved) >= len)
+            return CUTUNE_ERR_RANGE;
+        return 0;
+    }
+    return CUTUNE_ERR_NOT_FOUND;
+}
 
 int cutune_lib_dir(char *buf, size_t len)
 {
     Dl_info info;
-    if (!dladdr((void *)cutune_lib_dir, &info) || !info.dli_fname)
+    struct link_map *map = NULL;
+    if (!dladdr1((void *)cutune_lib_dir, &info, (void **)&map, RTLD_DL_LINKMAP) ||
+        !info.dli_fname)
         return CUTUNE_ERR_NOT_FOUND;
+    if (map && map->l_name && map->l_name[0] == '\0') /* the main program's */
+        return program_lib_dir(buf, len);
     char resolved[PATH_MAX];
     if (!realpath(info.dli_fname, resolved))
         return CUTUNE_ERR_NOT_FOUND;

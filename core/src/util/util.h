@@ -21,7 +21,8 @@ void cutune_hash_update(CutuneHash *h, const void *data, size_t len);
 void cutune_hash_str(CutuneHash *h, const char *s);
 void cutune_hash_hex(const CutuneHash *h, char out[33]);
 
-/* Folder of the file holding libcutune (build/core/ or <libdir>/). */
+/* Folder of libcutune (build/core/ or <libdir>/), also from a program that has the library
+ * linked in (the cutune command, the worker): the worker, plugins and spaces are found from it. */
 int cutune_lib_dir(char *buf, size_t len);
 /* Kernel cache folder: $CUTUNE_CACHE_DIR, else $XDG_CACHE_HOME/cutune, else
  * $HOME/.cache/cutune. */
