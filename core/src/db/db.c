@@ -4,6 +4,7 @@
  * Style: every statement is prepared with bound parameters; every sqlite3 return code is
  * checked; each function has one `fail:` path that finalizes what it prepared. */
 #include "db.h"
+#include "util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -158,26 +159,6 @@ static void rollback(CutuneDb *db)
 
 /* ---- open, migrate, close ------------------------------------------------------------- */
 
-/* mkdir -p dir (mode 0755). On failure, dir is cut at the component that failed. */
-static int mkdir_p(char *dir)
-{
-    struct stat st;
-    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-        return 0;
-    for (char *p = dir + 1;; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char c = *p;
-        *p = '\0';
-        if (!(stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) && mkdir(dir, 0755) != 0 &&
-            errno != EEXIST)
-            return -1;
-        if (c == '\0')
-            return 0;
-        *p = c;
-    }
-}
-
 /* Create the database's directory if missing and check that we can write in it. */
 static int prepare_dir(const char *path, CutuneError *err)
 {
@@ -190,11 +171,10 @@ static int prepare_dir(const char *path, CutuneError *err)
         strcpy(dir, ".");
     else
         slash[slash == dir] = '\0'; /* "/x.db" keeps "/" */
-    if (mkdir_p(dir) != 0)
-        code = cutune_error(err, CUTUNE_ERR_IO,
-                            "cannot create directory %s for the database %s: %s; create it "
-                            "yourself or pass --db with another path",
-                            dir, path, strerror(errno));
+    CutuneError made = {0};
+    if (cutune_mkdir_p(dir, &made) != 0)
+        code = cutune_error(err, CUTUNE_ERR_IO, "%s (for the database %s); create it yourself "
+                            "or pass --db with another path", made.msg, path);
     else if (access(dir, W_OK | X_OK) != 0)
         code = cutune_error(err, CUTUNE_ERR_IO,
                             "cannot write in directory %s (for the database %s): %s; fix its "

@@ -176,15 +176,14 @@ static size_t pick(size_t nvalid, size_t sample, uint64_t seed, size_t *out)
         return n;
     }
     unsigned char *taken = calloc(nvalid, 1);
-    uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
+    uint64_t x = seed;
     size_t k = 0;
     out[k++] = 0;
     out[k++] = nvalid - 1;
     if (taken) {
         taken[0] = taken[nvalid - 1] = 1;
         while (k < n) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            size_t i = (size_t)(x % nvalid);
+            size_t i = (size_t)cutune_splitmix64_below(&x, nvalid);
             if (!taken[i]) {
                 taken[i] = 1;
                 out[k++] = i;
