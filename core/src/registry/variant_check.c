@@ -2,6 +2,7 @@
 #include "variant_check.h"
 #include "compile.h"
 #include "pool.h"
+#include "space_limits.h"
 #include "util.h"
 
 #include <stdarg.h>
@@ -36,15 +37,15 @@ static void say(const CutuneCheckOptions *o, const char *fmt, ...)
 
 /* "-DNAME=value" texts of one config, for NVRTC. */
 typedef struct Defines {
-    char text[64][CUTUNE_NAME_MAX + 24];
-    const char *ptr[64];
+    char text[CUTUNE_MAX_PARAMS][CUTUNE_NAME_MAX + 24];
+    const char *ptr[CUTUNE_MAX_PARAMS];
     size_t n;
 } Defines;
 
 static void defines_of(const CutuneSpace *sp, const int64_t *values, Defines *d)
 {
     d->n = 0;
-    for (size_t i = 0; i < sp->nparams && i < 64; i++) {
+    for (size_t i = 0; i < sp->nparams && i < CUTUNE_MAX_PARAMS; i++) {
         snprintf(d->text[i], sizeof d->text[i], "%s=%lld", sp->params[i].name,
                  (long long)values[i]);
         d->ptr[d->n++] = d->text[i];
