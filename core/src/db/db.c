@@ -147,6 +147,17 @@ static int read_version(CutuneDb *db, int *version)
     return query_int(db, "PRAGMA user_version", version);
 }
 
+int db_each_row(CutuneDb *db, sqlite3_stmt *st, int rc,
+                int (*row)(sqlite3_stmt *st, void *user), void *user, const char *what,
+                CutuneError *err)
+{
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        rc = row(st, user) ? SQLITE_DONE : SQLITE_OK;
+    int code = rc == SQLITE_DONE ? 0 : cutune_db_fail(db, err, rc, what);
+    sqlite3_finalize(st);
+    return code;
+}
+
 /* Roll back the open transaction, if any, after a failure already reported. */
 void db_rollback(CutuneDb *db)
 {

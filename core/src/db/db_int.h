@@ -28,6 +28,12 @@ int db_bind(sqlite3_stmt *st, const char *fmt, ...);
 const char *db_col_text(sqlite3_stmt *st, int i);
 /* Copy column i into dst[n]; -1 if it does not fit. */
 int db_col_copy(char *dst, size_t n, sqlite3_stmt *st, int i);
+/* Step st (prepared and bound; rc is the result so far) through its rows, calling
+ * row(st, user) on each until one returns non-zero, then finalize st. Returns 0, or the
+ * CUTUNE_ERR_* of a failure with err saying what was being read (what). */
+int db_each_row(CutuneDb *db, sqlite3_stmt *st, int rc,
+                int (*row)(sqlite3_stmt *st, void *user), void *user, const char *what,
+                CutuneError *err);
 /* Roll back the open transaction, if any, after a failure already reported. */
 void db_rollback(CutuneDb *db);
 

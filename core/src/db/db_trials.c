@@ -287,6 +287,41 @@ out:
     return code;
 }
 
+/* A row callback of the public API with its user pointer, for db_each_row. */
+typedef struct RowCallback {
+    void (*fn)(void); /* cast back to its own type by the row function */
+    void *user;
+} RowCallback;
+
+static int trial_row(sqlite3_stmt *st, void *user)
+{
+    const RowCallback *cb = user;
+    CutuneTrialRow r = {
+        .id = sqlite3_column_int64(st, 0),
+        .run_id = sqlite3_column_int64(st, 1),
+        .variant = db_col_text(st, 2),
+        .variant_version = db_col_text(st, 3),
+        .op = db_col_text(st, 4),
+        .size = db_col_text(st, 5),
+        .config = db_col_text(st, 6),
+        .status = db_col_text(st, 7),
+        .message = sqlite3_column_type(st, 8) == SQLITE_NULL ? NULL : db_col_text(st, 8),
+        .median_ms = sqlite3_column_double(st, 9),
+        .min_ms = sqlite3_column_double(st, 10),
+        .mean_ms = sqlite3_column_double(st, 11),
+        .stddev_ms = sqlite3_column_double(st, 12),
+        .gflops = sqlite3_column_double(st, 13),
+        .gbps = sqlite3_column_double(st, 14),
+        .error = sqlite3_column_double(st, 15),
+        .compile_ms = sqlite3_column_double(st, 16),
+        .measure_ms = sqlite3_column_double(st, 17),
+        .samples = sqlite3_column_int(st, 18),
+        .seed = (uint64_t)sqlite3_column_int64(st, 19),
+        .created_at = db_col_text(st, 20),
+    };
+    return ((int (*)(const CutuneTrialRow *, void *))cb->fn)(&r, cb->user);
+}
+
 int cutune_db_trials_foreach(CutuneDb *db, int64_t run_id,
                              int (*fn)(const CutuneTrialRow *row, void *user), void *user,
                              CutuneError *err)
@@ -294,7 +329,7 @@ int cutune_db_trials_foreach(CutuneDb *db, int64_t run_id,
     if (!db || !fn)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_trials_foreach: no callback");
     sqlite3_stmt *st = NULL;
-    int code = 0, rc = sqlite3_prepare_v2(
+    int rc = sqlite3_prepare_v2(
         db->h,
         "SELECT t.id, t.run_id, v.name, v.version, p.op, p.size, t.config, t.status, t.message,"
         " t.median_ms, t.min_ms, t.mean_ms, t.stddev_ms, t.gflops, t.gbps, t.error,"
@@ -304,40 +339,16 @@ int cutune_db_trials_foreach(CutuneDb *db, int64_t run_id,
         -1, &st, NULL);
     if (rc == SQLITE_OK)
         rc = db_bind(st, "i", run_id);
-    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        CutuneTrialRow r = {
-            .id = sqlite3_column_int64(st, 0),
-            .run_id = sqlite3_column_int64(st, 1),
-            .variant = db_col_text(st, 2),
-            .variant_version = db_col_text(st, 3),
-            .op = db_col_text(st, 4),
-            .size = db_col_text(st, 5),
-            .config = db_col_text(st, 6),
-            .status = db_col_text(st, 7),
-            .message = sqlite3_column_type(st, 8) == SQLITE_NULL ? NULL : db_col_text(st, 8),
-            .median_ms = sqlite3_column_double(st, 9),
-            .min_ms = sqlite3_column_double(st, 10),
-            .mean_ms = sqlite3_column_double(st, 11),
-            .stddev_ms = sqlite3_column_double(st, 12),
-            .gflops = sqlite3_column_double(st, 13),
-            .gbps = sqlite3_column_double(st, 14),
-            .error = sqlite3_column_double(st, 15),
-            .compile_ms = sqlite3_column_double(st, 16),
-            .measure_ms = sqlite3_column_double(st, 17),
-            .samples = sqlite3_column_int(st, 18),
-            .seed = (uint64_t)sqlite3_column_int64(st, 19),
-            .created_at = db_col_text(st, 20),
-        };
-        if (fn(&r, user) != 0) {
-            rc = SQLITE_DONE;
-            break;
-        }
-        rc = SQLITE_OK;
-    }
-    if (rc != SQLITE_DONE)
-        code = cutune_db_fail(db, err, rc, "reading the trials");
-    sqlite3_finalize(st);
-    return code;
+    RowCallback cb = {(void (*)(void))fn, user};
+    return db_each_row(db, st, rc, trial_row, &cb, "reading the trials", err);
+}
+
+static int config_row(sqlite3_stmt *st, void *user)
+{
+    const RowCallback *cb = user;
+    int (*fn)(const char *, const char *, double, void *) =
+        (int (*)(const char *, const char *, double, void *))cb->fn;
+    return fn(db_col_text(st, 0), db_col_text(st, 1), sqlite3_column_double(st, 2), cb->user);
 }
 
 int cutune_db_configs_done(CutuneDb *db, int64_t device_id, int64_t variant_id, int64_t problem_id,
@@ -348,7 +359,7 @@ int cutune_db_configs_done(CutuneDb *db, int64_t device_id, int64_t variant_id, 
     if (!db || !fn)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_configs_done: no callback");
     sqlite3_stmt *st = NULL;
-    int code = 0, rc = sqlite3_prepare_v2(
+    int rc = sqlite3_prepare_v2(
         db->h,
         "SELECT config, status, median_ms FROM trials WHERE id IN"
         " (SELECT max(id) FROM trials WHERE device_id = ? AND variant_id = ? AND problem_id = ?"
@@ -356,15 +367,6 @@ int cutune_db_configs_done(CutuneDb *db, int64_t device_id, int64_t variant_id, 
         -1, &st, NULL);
     if (rc == SQLITE_OK)
         rc = db_bind(st, "iii", device_id, variant_id, problem_id);
-    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (fn(db_col_text(st, 0), db_col_text(st, 1), sqlite3_column_double(st, 2), user) != 0) {
-            rc = SQLITE_DONE;
-            break;
-        }
-        rc = SQLITE_OK;
-    }
-    if (rc != SQLITE_DONE)
-        code = cutune_db_fail(db, err, rc, "reading the configs already measured");
-    sqlite3_finalize(st);
-    return code;
+    RowCallback cb = {(void (*)(void))fn, user};
+    return db_each_row(db, st, rc, config_row, &cb, "reading the configs already measured", err);
 }

@@ -113,10 +113,11 @@ static int warm_phase(TuneLane *l, TuneJob *j, double deadline, CutuneError *err
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     memcpy(list, j->warm, j->nwarm * sizeof *list);
     size_t nlist = j->nwarm;
-    uint64_t x = cutune_mix64(l->run->o->seed) ^ (uint64_t)j->variant_id;
+    uint64_t x = l->run->o->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)j->variant_id;
     for (size_t tries = 0; fresh + (nlist - j->nwarm) < PROBES && j->nknown + nlist < n &&
                            tries < 64 * PROBES; tries++) {
-        size_t idx = (size_t)cutune_splitmix64_below(&x, n);
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t idx = (size_t)(x % n);
         int dup = j->kstatus[idx] != 0;
         for (size_t k = 0; k < nlist && !dup; k++)
             dup = list[k] == idx;
