@@ -4,7 +4,7 @@
 
 The documented API is every function declared with CUTUNE_API in the public headers
 (core/include/cutune/*.h); the exported set is what `nm -D --defined-only` lists. Any symbol
-exported but not documented (an internal function, the statically linked inih, a global)
+exported but not documented (an internal function, a global)
 and any function documented but not exported fails the test, named. The Python module
 calls libcutune through ctypes: every libcutune function it names (python/cutune/*.py) must
 be documented too. Exits 77 (skipped) only where nm is missing."""

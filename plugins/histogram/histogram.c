@@ -1,5 +1,6 @@
 /* The histogram op plugin: problem checks, data sets, reference, check. */
 #include "histogram.h"
+#include "op_sdk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,16 +128,10 @@ static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int ma
 {
     (void)cfg;
     HistogramState *s = state;
-    if (max < 7)
-        return -1;
-    args[0] = &s->u8;
-    args[1] = &s->f32;
-    args[2] = &s->bins;
-    args[3] = &s->scratch;
-    args[4] = &s->counter;
-    args[5] = &s->n;
-    args[6] = &s->is_float;
-    return 7;
+    void *const from[] = {
+        &s->u8, &s->f32, &s->bins, &s->scratch, &s->counter, &s->n, &s->is_float,
+    };
+    return cutune_op_args(args, max, from, 7);
 }
 
 static int poison_output(const CutuneHost *host, void *state)
@@ -171,11 +166,8 @@ static void teardown(const CutuneHost *host, void *state)
     HistogramState *s = state;
     if (!s)
         return;
-    host->dev_free(host->ctx, s->u8);
-    host->dev_free(host->ctx, s->f32);
-    host->dev_free(host->ctx, s->bins);
-    host->dev_free(host->ctx, s->scratch);
-    host->dev_free(host->ctx, s->counter);
+    void *const bufs[] = {s->u8, s->f32, s->bins, s->scratch, s->counter};
+    cutune_op_dev_free(host, bufs, sizeof bufs / sizeof bufs[0]);
     free(s);
 }
 
@@ -190,32 +182,17 @@ const unsigned *histogram_reference(void *state)
     return ((HistogramState *)state)->ref;
 }
 
-/* The yardstick of a memory-bound op: a device-to-device copy of as many bytes. */
-static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p,
-                     CutuneYardstick *out)
-{
-    (void)state;
-    return host->memcpy_yardstick(host->ctx, bytes(p), out);
-}
+CUTUNE_OP_MEMCPY_YARDSTICK
 
 static const CutuneOp op = {
-    .abi_major = CUTUNE_ABI_MAJOR,
-    .abi_minor = CUTUNE_ABI_MINOR,
-    .struct_size = sizeof(CutuneOp),
+    CUTUNE_OP_ABI,
     .name = "histogram",
     .summary = "256 bins over n bytes or floats, in one launch",
     .dim_names = "N,T,D",
     .size_help = "NxTxD: N elements, T = 1 (bytes) or 4 (floats), D = 1 (uniform) or 2 (skewed); N means Nx1x1",
     .signature = "const unsigned char *u8, const float *f32, unsigned int *bins, unsigned int *scratch, unsigned int *counter, long long n, int is_float",
     .nargs = 7,
-    .check_problem = check_problem,
-    .setup = setup,
-    .kernel_args = kernel_args,
-    .poison_output = poison_output,
-    .check = check,
-    .teardown = teardown,
-    .flops = flops,
-    .bytes = bytes,
+    CUTUNE_OP_CALLBACKS,
     .yardstick = yardstick,
 };
 

@@ -1,6 +1,7 @@
 /* The matmul op plugin: problem checks, inputs, the double-precision reference on the
  * device, the check (the contract is in matmul.h). */
 #include "matmul.h"
+#include "op_sdk.h"
 #include "cublas.h"
 
 #include <math.h>
@@ -20,10 +21,7 @@ typedef struct MatmulState {
 
 static int check_problem(CutuneProblem *p, char *err, size_t errlen)
 {
-    if (p->ndims == 1) { /* "N" means NxNxN */
-        p->ndims = 3;
-        p->dim[1] = p->dim[2] = p->dim[0];
-    }
+    cutune_op_square(p, 3); /* "N" means NxNxN */
     if (p->ndims != 3) {
         snprintf(err, errlen, "matmul takes MxNxK (C is MxN, K is the inner dimension), got %d numbers",
                  p->ndims);
@@ -68,12 +66,8 @@ static void teardown(const CutuneHost *host, void *state)
     MatmulState *s = state;
     if (!s)
         return;
-    host->dev_free(host->ctx, s->A);
-    host->dev_free(host->ctx, s->B);
-    host->dev_free(host->ctx, s->C);
-    host->dev_free(host->ctx, s->ref);
-    host->dev_free(host->ctx, s->mag);
-    host->dev_free(host->ctx, s->scale);
+    void *const bufs[] = {s->A, s->B, s->C, s->ref, s->mag, s->scale};
+    cutune_op_dev_free(host, bufs, sizeof bufs / sizeof bufs[0]);
     free(s);
 }
 
@@ -111,15 +105,8 @@ static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int ma
 {
     (void)cfg;
     MatmulState *s = state;
-    if (max < 6)
-        return -1;
-    args[0] = &s->A;
-    args[1] = &s->B;
-    args[2] = &s->C;
-    args[3] = &s->M;
-    args[4] = &s->N;
-    args[5] = &s->K;
-    return 6;
+    void *const from[] = {&s->A, &s->B, &s->C, &s->M, &s->N, &s->K};
+    return cutune_op_args(args, max, from, 6);
 }
 
 static int poison_output(const CutuneHost *host, void *state)
@@ -164,23 +151,14 @@ static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p
 }
 
 static const CutuneOp op = {
-    .abi_major = CUTUNE_ABI_MAJOR,
-    .abi_minor = CUTUNE_ABI_MINOR,
-    .struct_size = sizeof(CutuneOp),
+    CUTUNE_OP_ABI,
     .name = "matmul",
     .summary = "C = A * B, float32, row-major",
     .dim_names = "M,N,K",
     .size_help = "MxNxK (C is MxN, K the inner dimension); N means NxNxN",
     .signature = "const float *A, const float *B, float *C, int M, int N, int K",
     .nargs = 6,
-    .check_problem = check_problem,
-    .setup = setup,
-    .kernel_args = kernel_args,
-    .poison_output = poison_output,
-    .check = check,
-    .teardown = teardown,
-    .flops = flops,
-    .bytes = bytes,
+    CUTUNE_OP_CALLBACKS,
     .yardstick = yardstick,
 };
 

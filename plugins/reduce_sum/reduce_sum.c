@@ -1,5 +1,6 @@
 /* The reduce_sum op plugin: problem checks, inputs, reference, check. */
 #include "reduce_sum.h"
+#include "op_sdk.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -71,14 +72,8 @@ static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int ma
 {
     (void)cfg;
     ReduceState *s = state;
-    if (max < 5)
-        return -1;
-    args[0] = &s->x;
-    args[1] = &s->out;
-    args[2] = &s->partials;
-    args[3] = &s->counter;
-    args[4] = &s->n;
-    return 5;
+    void *const from[] = {&s->x, &s->out, &s->partials, &s->counter, &s->n};
+    return cutune_op_args(args, max, from, 5);
 }
 
 static int poison_output(const CutuneHost *host, void *state)
@@ -111,10 +106,8 @@ static void teardown(const CutuneHost *host, void *state)
     ReduceState *s = state;
     if (!s)
         return;
-    host->dev_free(host->ctx, s->x);
-    host->dev_free(host->ctx, s->out);
-    host->dev_free(host->ctx, s->partials);
-    host->dev_free(host->ctx, s->counter);
+    void *const bufs[] = {s->x, s->out, s->partials, s->counter};
+    cutune_op_dev_free(host, bufs, sizeof bufs / sizeof bufs[0]);
     free(s);
 }
 
@@ -130,41 +123,23 @@ double reduce_reference(void *state)
 
 static int check_launch(const CutuneProblem *p, const CutuneLaunch *l, char *why, size_t len)
 {
-    uint64_t blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
-    if (blocks <= (uint64_t)reduce_max_blocks(p->dim[0]))
-        return 0;
-    snprintf(why, len, "a grid of %llu blocks, but the op holds %lld partial sums for n = %lld",
-             (unsigned long long)blocks, (long long)reduce_max_blocks(p->dim[0]),
-             (long long)p->dim[0]);
-    return -1;
+    char holds[96];
+    snprintf(holds, sizeof holds, "%lld partial sums for n = %lld",
+             (long long)reduce_max_blocks(p->dim[0]), (long long)p->dim[0]);
+    return cutune_op_check_blocks(l, (uint64_t)reduce_max_blocks(p->dim[0]), why, len, holds);
 }
 
-/* The yardstick of a memory-bound op: a device-to-device copy of as many bytes. */
-static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p,
-                     CutuneYardstick *out)
-{
-    (void)state;
-    return host->memcpy_yardstick(host->ctx, bytes(p), out);
-}
+CUTUNE_OP_MEMCPY_YARDSTICK
 
 static const CutuneOp op = {
-    .abi_major = CUTUNE_ABI_MAJOR,
-    .abi_minor = CUTUNE_ABI_MINOR,
-    .struct_size = sizeof(CutuneOp),
+    CUTUNE_OP_ABI,
     .name = "reduce_sum",
     .summary = "the sum of n float32 values, in one launch",
     .dim_names = "N",
     .size_help = "N (the number of elements)",
     .signature = "const float *x, float *out, float *partials, unsigned int *counter, long long n",
     .nargs = 5,
-    .check_problem = check_problem,
-    .setup = setup,
-    .kernel_args = kernel_args,
-    .poison_output = poison_output,
-    .check = check,
-    .teardown = teardown,
-    .flops = flops,
-    .bytes = bytes,
+    CUTUNE_OP_CALLBACKS,
     .yardstick = yardstick,
     .check_launch = check_launch,
 };

@@ -1,5 +1,6 @@
 /* The topk op plugin: problem checks, inputs, reference, check. */
 #include "topk.h"
+#include "op_sdk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,17 +105,10 @@ static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int ma
 {
     (void)cfg;
     TopkState *s = state;
-    if (max < 8)
-        return -1;
-    args[0] = &s->x;
-    args[1] = &s->out_val;
-    args[2] = &s->out_idx;
-    args[3] = &s->part_val;
-    args[4] = &s->part_idx;
-    args[5] = &s->counter;
-    args[6] = &s->n;
-    args[7] = &s->k;
-    return 8;
+    void *const from[] = {
+        &s->x, &s->out_val, &s->out_idx, &s->part_val, &s->part_idx, &s->counter, &s->n, &s->k,
+    };
+    return cutune_op_args(args, max, from, 8);
 }
 
 static int poison_output(const CutuneHost *host, void *state)
@@ -174,12 +168,8 @@ static void teardown(const CutuneHost *host, void *state)
     TopkState *s = state;
     if (!s)
         return;
-    host->dev_free(host->ctx, s->x);
-    host->dev_free(host->ctx, s->out_val);
-    host->dev_free(host->ctx, s->out_idx);
-    host->dev_free(host->ctx, s->part_val);
-    host->dev_free(host->ctx, s->part_idx);
-    host->dev_free(host->ctx, s->counter);
+    void *const bufs[] = {s->x, s->out_val, s->out_idx, s->part_val, s->part_idx, s->counter};
+    cutune_op_dev_free(host, bufs, sizeof bufs / sizeof bufs[0]);
     free(s->hx);
     free(s);
 }
@@ -192,40 +182,21 @@ const float *topk_device_input(void *state)
 static int check_launch(const CutuneProblem *p, const CutuneLaunch *l, char *why, size_t len)
 {
     (void)p;
-    uint64_t blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
-    if (blocks <= TOPK_MAX_BLOCKS)
-        return 0;
-    snprintf(why, len, "a grid of %llu blocks, but the op holds candidates for %d",
-             (unsigned long long)blocks, TOPK_MAX_BLOCKS);
-    return -1;
+    return cutune_op_check_blocks(l, TOPK_MAX_BLOCKS, why, len,
+                                  "candidates for " CUTUNE_OP_STR(TOPK_MAX_BLOCKS));
 }
 
-/* The yardstick of a memory-bound op: a device-to-device copy of as many bytes. */
-static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p,
-                     CutuneYardstick *out)
-{
-    (void)state;
-    return host->memcpy_yardstick(host->ctx, bytes(p), out);
-}
+CUTUNE_OP_MEMCPY_YARDSTICK
 
 static const CutuneOp op = {
-    .abi_major = CUTUNE_ABI_MAJOR,
-    .abi_minor = CUTUNE_ABI_MINOR,
-    .struct_size = sizeof(CutuneOp),
+    CUTUNE_OP_ABI,
     .name = "topk",
     .summary = "the k largest of n float32 values with their indices, sorted",
     .dim_names = "N,K",
     .size_help = "NxK: the K largest of N floats, K <= min(N, 1024)",
     .signature = "const float *x, float *out_val, int *out_idx, float *part_val, int *part_idx, unsigned int *counter, long long n, int k",
     .nargs = 8,
-    .check_problem = check_problem,
-    .setup = setup,
-    .kernel_args = kernel_args,
-    .poison_output = poison_output,
-    .check = check,
-    .teardown = teardown,
-    .flops = flops,
-    .bytes = bytes,
+    CUTUNE_OP_CALLBACKS,
     .yardstick = yardstick,
     .check_launch = check_launch,
 };

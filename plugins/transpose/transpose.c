@@ -1,5 +1,6 @@
 /* The transpose op plugin: problem checks, inputs, check. */
 #include "transpose.h"
+#include "op_sdk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,10 +27,7 @@ static int run_reference(const CutuneHost *host, size_t n, void **args)
 
 static int check_problem(CutuneProblem *p, char *err, size_t errlen)
 {
-    if (p->ndims == 1) { /* "N" means NxN */
-        p->ndims = 2;
-        p->dim[1] = p->dim[0];
-    }
+    cutune_op_square(p, 2); /* "N" means NxN */
     if (p->ndims != 2) {
         snprintf(err, errlen, "transpose takes RxC (rows x columns of the input), got %d numbers",
                  p->ndims);
@@ -79,13 +77,8 @@ static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int ma
 {
     (void)cfg;
     TransposeState *s = state;
-    if (max < 4)
-        return -1;
-    args[0] = &s->A;
-    args[1] = &s->B;
-    args[2] = &s->R;
-    args[3] = &s->C;
-    return 4;
+    void *const from[] = {&s->A, &s->B, &s->R, &s->C};
+    return cutune_op_args(args, max, from, 4);
 }
 
 static int poison_output(const CutuneHost *host, void *state)
@@ -105,9 +98,8 @@ static void teardown(const CutuneHost *host, void *state)
     TransposeState *s = state;
     if (!s)
         return;
-    host->dev_free(host->ctx, s->A);
-    host->dev_free(host->ctx, s->B);
-    host->dev_free(host->ctx, s->ref);
+    void *const bufs[] = {s->A, s->B, s->ref};
+    cutune_op_dev_free(host, bufs, sizeof bufs / sizeof bufs[0]);
     free(s);
 }
 
@@ -116,32 +108,17 @@ const float *transpose_device_input(void *state)
     return ((TransposeState *)state)->A;
 }
 
-/* The yardstick of a memory-bound op: a device-to-device copy of as many bytes. */
-static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p,
-                     CutuneYardstick *out)
-{
-    (void)state;
-    return host->memcpy_yardstick(host->ctx, bytes(p), out);
-}
+CUTUNE_OP_MEMCPY_YARDSTICK
 
 static const CutuneOp op = {
-    .abi_major = CUTUNE_ABI_MAJOR,
-    .abi_minor = CUTUNE_ABI_MINOR,
-    .struct_size = sizeof(CutuneOp),
+    CUTUNE_OP_ABI,
     .name = "transpose",
     .summary = "B = A^T, float32, row-major",
     .dim_names = "R,C",
     .size_help = "RxC (rows x columns of the input); N means NxN",
     .signature = "const float *A, float *B, int R, int C",
     .nargs = 4,
-    .check_problem = check_problem,
-    .setup = setup,
-    .kernel_args = kernel_args,
-    .poison_output = poison_output,
-    .check = check,
-    .teardown = teardown,
-    .flops = flops,
-    .bytes = bytes,
+    CUTUNE_OP_CALLBACKS,
     .yardstick = yardstick,
 };
 

@@ -2,7 +2,7 @@
  * keys that applications looked up and found no config tuned for exactly, `cutune run
  * --pending`'s list of what to tune, and the claims on them; runs whose process is gone;
  * read snapshots; and every best config, for `cutune export`. */
-#include "db.h"
+#include "db_int.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -261,6 +261,28 @@ int cutune_db_request_done(CutuneDb *db, const char *device_uuid, const char *op
     return code;
 }
 
+typedef struct BestCallback {
+    int (*fn)(const CutuneBestRow *row, void *user);
+    void *user;
+} BestCallback;
+
+static int best_row(sqlite3_stmt *st, void *user)
+{
+    const BestCallback *cb = user;
+    CutuneBestRow r = {
+        .device_uuid = db_col_text(st, 0), .device_name = db_col_text(st, 1),
+        .cc_major = sqlite3_column_int(st, 2), .cc_minor = sqlite3_column_int(st, 3),
+        .op = db_col_text(st, 4), .size = db_col_text(st, 5), .variant = db_col_text(st, 6),
+        .variant_version = db_col_text(st, 7),
+        .config = db_col_text(st, 8), .updated_at = db_col_text(st, 9),
+        .median_ms = sqlite3_column_double(st, 10), .min_ms = sqlite3_column_double(st, 11),
+        .gflops = sqlite3_column_double(st, 12), .gbps = sqlite3_column_double(st, 13),
+        .error = sqlite3_column_double(st, 14), .samples = sqlite3_column_int(st, 15),
+        .trial_id = sqlite3_column_int64(st, 16),
+    };
+    return cb->fn(&r, cb->user);
+}
+
 int cutune_db_best_foreach(CutuneDb *db, const char *device_uuid, const char *op,
                            int (*fn)(const CutuneBestRow *row, void *user), void *user,
                            CutuneError *err)
@@ -268,7 +290,7 @@ int cutune_db_best_foreach(CutuneDb *db, const char *device_uuid, const char *op
     if (!db || !fn)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_best_foreach: no callback");
     sqlite3_stmt *st = NULL;
-    int code = 0, rc = sqlite3_prepare_v2(
+    int rc = sqlite3_prepare_v2(
         cutune_db_sqlite(db),
         "SELECT d.uuid, d.name, d.cc_major, d.cc_minor, p.op, p.size, v.name, v.version,"
         " t.config, b.updated_at, t.median_ms, t.min_ms, t.gflops, t.gbps, t.error, t.samples,"
@@ -280,27 +302,6 @@ int cutune_db_best_foreach(CutuneDb *db, const char *device_uuid, const char *op
         -1, &st, NULL);
     if (rc == SQLITE_OK && (rc = bind_text(st, 1, device_uuid)) == SQLITE_OK)
         rc = bind_text(st, 2, op);
-    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-#define TEXT(i) (sqlite3_column_text(st, i) ? (const char *)sqlite3_column_text(st, i) : "")
-        CutuneBestRow r = {
-            .device_uuid = TEXT(0), .device_name = TEXT(1),
-            .cc_major = sqlite3_column_int(st, 2), .cc_minor = sqlite3_column_int(st, 3),
-            .op = TEXT(4), .size = TEXT(5), .variant = TEXT(6), .variant_version = TEXT(7),
-            .config = TEXT(8), .updated_at = TEXT(9),
-            .median_ms = sqlite3_column_double(st, 10), .min_ms = sqlite3_column_double(st, 11),
-            .gflops = sqlite3_column_double(st, 12), .gbps = sqlite3_column_double(st, 13),
-            .error = sqlite3_column_double(st, 14), .samples = sqlite3_column_int(st, 15),
-            .trial_id = sqlite3_column_int64(st, 16),
-        };
-#undef TEXT
-        if (fn(&r, user) != 0) {
-            rc = SQLITE_DONE;
-            break;
-        }
-        rc = SQLITE_OK;
-    }
-    if (rc != SQLITE_DONE)
-        code = cutune_db_fail(db, err, rc, "reading the best configs");
-    sqlite3_finalize(st);
-    return code;
+    BestCallback cb = {fn, user};
+    return db_each_row(db, st, rc, best_row, &cb, "reading the best configs", err);
 }

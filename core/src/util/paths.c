@@ -79,26 +79,38 @@ int cutune_cache_dir(char *buf, size_t len, CutuneError *err)
     return 0;
 }
 
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int cutune_mkdir_p(const char *path, CutuneError *err)
 {
     char tmp[PATH_MAX];
+    if (!path || !*path)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cannot create a directory without a name");
     if ((size_t)snprintf(tmp, sizeof tmp, "%s", path) >= sizeof tmp)
         return cutune_error(err, CUTUNE_ERR_RANGE, "path too long: %s", path);
-    for (char *p = tmp + 1; ; p++) {
-        if (*p == '/' || *p == '\0') {
-            char saved = *p;
-            *p = '\0';
-            if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-                return cutune_error(err, CUTUNE_ERR_IO, "cannot create folder %s: %s", tmp,
-                                    strerror(errno));
-            *p = saved;
-            if (saved == '\0')
-                break;
-        }
+    if (is_dir(tmp))
+        return 0;
+    /* existing components are only looked at: mkdir on one of them may fail otherwise
+     * (a read-only file system answers EROFS before EEXIST) */
+    for (char *p = tmp + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char saved = *p;
+        *p = '\0';
+        if (!is_dir(tmp) && mkdir(tmp, 0755) != 0 && errno != EEXIST)
+            return cutune_error(err, CUTUNE_ERR_IO, "cannot create directory %s: %s", tmp,
+                                strerror(errno));
+        *p = saved;
+        if (saved == '\0')
+            break;
     }
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return cutune_error(err, CUTUNE_ERR_IO, "%s exists and is not a folder", path);
+    if (!is_dir(path))
+        return cutune_error(err, CUTUNE_ERR_IO, "cannot create directory %s: it exists and is "
+                            "not a directory", path);
     return 0;
 }
 
