@@ -9,7 +9,6 @@
  * the timed part. Prints one line: the median, 10th and 90th percentile of the batches'
  * microseconds per call, and the kernel's own time per launch (CUDA events) for scale. */
 #include "cutune/lookup.h"
-#include "util.h"
 
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -24,6 +23,13 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Its own comparator: this program sees only the public headers, as an application does. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv)
@@ -92,7 +98,7 @@ int main(int argc, char **argv)
     cudaEventRecord(e1, st);
     cudaEventSynchronize(e1);
     cudaEventElapsedTime(&ms, e0, e1);
-    qsort(us, (size_t)nbatch, sizeof *us, cutune_cmp_double);
+    qsort(us, (size_t)nbatch, sizeof *us, cmp_double);
     printf("C cutune_matmul %s (%s %s, %s): %.3f us per call (p10 %.3f, p90 %.3f) over %d "
            "calls; kernel %.3f us per launch\n",
            size, used.variant, used.config, cutune_match_name(used.match), us[nbatch / 2],
