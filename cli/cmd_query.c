@@ -174,26 +174,15 @@ static int query_fallback(const char *db_path, const CutuneDeviceInfo *dev, cons
 
 int cmd_query(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"device", required_argument, 0, 'd'}, {"size", required_argument, 0, 's'},
-        {"db", required_argument, 0, 'D'},     {"json", no_argument, 0, 'j'},
-        {"fallback", no_argument, 0, 'f'},     {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
     const char *device = "0", *size = NULL, *db_path = NULL;
-    int json = 0, fallback = 0, c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'd': device = optarg; break;
-        case 's': size = optarg; break;
-        case 'D': db_path = optarg; break;
-        case 'j': json = 1; break;
-        case 'f': fallback = 1; break;
-        case 'h': fputs(help, stdout); return EXIT_OK;
-        default: return cli_usage_error("query", "unknown option");
-        }
-    }
+    int json = 0, fallback = 0;
+    const CliOption opts[] = {
+        CLI_TEXT("device", &device), CLI_TEXT("size", &size),         CLI_TEXT("db", &db_path),
+        CLI_FLAG("json", &json),     CLI_FLAG("fallback", &fallback), CLI_END,
+    };
+    int parsed = cli_parse_options("query", help, argc, argv, opts);
+    if (parsed >= 0)
+        return parsed;
     if (optind != argc - 1)
         return cli_usage_error("query", "expected one op, e.g. cutune query matmul --size 4096x4096x4096");
     if (!size)
