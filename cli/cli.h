@@ -57,9 +57,6 @@ int cli_parse_size(const char *cmd, const char *opt, const char *text, size_t mi
                    size_t *out);
 int cli_parse_real(const char *cmd, const char *opt, const char *text, double min, double max,
                    double *out);
-/* The full uint64 range, and a finite number >= 0. */
-int cli_parse_u64(const char *cmd, const char *opt, const char *text, unsigned long long *out);
-int cli_parse_double(const char *cmd, const char *opt, const char *text, double *out);
 
 /* An option of a command for cli_parse_options: --name VALUE sets *text (CLI_TEXT), or
  * --name sets *flag to 1 (CLI_FLAG). */

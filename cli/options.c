@@ -151,20 +151,6 @@ int cli_parse_real(const char *cmd, const char *opt, const char *text, double mi
     return 0;
 }
 
-int cli_parse_u64(const char *cmd, const char *opt, const char *text, unsigned long long *out)
-{
-    uint64_t v;
-    int rc = cli_parse_uint64(cmd, opt, text, 0, UINT64_MAX, &v);
-    if (rc == 0)
-        *out = v;
-    return rc;
-}
-
-int cli_parse_double(const char *cmd, const char *opt, const char *text, double *out)
-{
-    return cli_parse_real(cmd, opt, text, 0, DBL_MAX, out);
-}
-
 int cli_parse_options(const char *cmd, const char *help, int argc, char **argv,
                       const CliOption *opts)
 {

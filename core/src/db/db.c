@@ -84,10 +84,8 @@ int cutune_db_fail(CutuneDb *db, CutuneError *err, int rc, const char *what)
  * 'I' int64_t bound as NULL when <= 0 (an optional id or count), 'd' double, 'D' double
  * bound as NULL when 0 (not applicable). Strings are not copied: they must outlive the
  * statement's last step. Returns a SQLite result code. */
-int db_bind(sqlite3_stmt *st, const char *fmt, ...)
+static int db_vbind(sqlite3_stmt *st, const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
     int rc = SQLITE_OK;
     for (int i = 1; *fmt && rc == SQLITE_OK; fmt++, i++) {
         switch (*fmt) {
@@ -108,8 +106,46 @@ int db_bind(sqlite3_stmt *st, const char *fmt, ...)
         }
         }
     }
+    return rc;
+}
+
+int db_bind(sqlite3_stmt *st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = db_vbind(st, fmt, ap);
     va_end(ap);
     return rc;
+}
+
+int db_prepare(CutuneDb *db, sqlite3_stmt **st, const char *sql, const char *fmt, ...)
+{
+    int rc = sqlite3_prepare_v2(db->h, sql, -1, st, NULL);
+    if (rc == SQLITE_OK) {
+        va_list ap;
+        va_start(ap, fmt);
+        rc = db_vbind(*st, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
+}
+
+int db_exec(CutuneDb *db, CutuneError *err, const char *what, const char *sql, const char *fmt,
+            ...)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db->h, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        va_list ap;
+        va_start(ap, fmt);
+        rc = db_vbind(st, fmt, ap);
+        va_end(ap);
+    }
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    int code = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : cutune_db_fail(db, err, rc, what);
+    sqlite3_finalize(st);
+    return code;
 }
 
 const char *db_col_text(sqlite3_stmt *st, int i)

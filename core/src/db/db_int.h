@@ -24,6 +24,14 @@ enum { DB_BUSY_RETRIES = 4 };
  * bound as NULL when 0 (not applicable). Strings are not copied: they must outlive the
  * statement's last step. */
 int db_bind(sqlite3_stmt *st, const char *fmt, ...);
+/* Prepare sql on db's connection into *st and bind its parameters by fmt as db_bind does.
+ * The caller finalizes *st (NULL when the statement did not compile), whatever this returns. */
+int db_prepare(CutuneDb *db, sqlite3_stmt **st, const char *sql, const char *fmt, ...);
+/* Prepare sql, bind by fmt, step it once and finalize it: for statements that write, or
+ * whose rows are not read. Returns 0, or the CUTUNE_ERR_* of a failure with err saying what
+ * was being done (what). */
+int db_exec(CutuneDb *db, CutuneError *err, const char *what, const char *sql, const char *fmt,
+            ...);
 /* Column i as text; "" for NULL. */
 const char *db_col_text(sqlite3_stmt *st, int i);
 /* Copy column i into dst[n]; -1 if it does not fit. */
