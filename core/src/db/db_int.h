@@ -42,6 +42,9 @@ int db_col_copy(char *dst, size_t n, sqlite3_stmt *st, int i);
 int db_each_row(CutuneDb *db, sqlite3_stmt *st, int rc,
                 int (*row)(sqlite3_stmt *st, void *user), void *user, const char *what,
                 CutuneError *err);
+/* db_prepare, then db_each_row: the rows of sql with its parameters bound by fmt. */
+int db_each_row_of(CutuneDb *db, const char *sql, int (*row)(sqlite3_stmt *st, void *user),
+                   void *user, const char *what, CutuneError *err, const char *fmt, ...);
 /* Roll back the open transaction, if any, after a failure already reported. */
 void db_rollback(CutuneDb *db);
 

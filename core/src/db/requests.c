@@ -262,9 +262,9 @@ int cutune_db_best_foreach(CutuneDb *db, const char *device_uuid, const char *op
 {
     if (!db || !fn)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_best_foreach: no callback");
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare(
-        db, &st,
+    BestCallback cb = {fn, user};
+    return db_each_row_of(
+        db,
         "SELECT d.uuid, d.name, d.cc_major, d.cc_minor, p.op, p.size, v.name, v.version,"
         " t.config, b.updated_at, t.median_ms, t.min_ms, t.gflops, t.gbps, t.error, t.samples,"
         " t.id FROM best b JOIN devices d ON d.id = b.device_id"
@@ -272,7 +272,5 @@ int cutune_db_best_foreach(CutuneDb *db, const char *device_uuid, const char *op
         " JOIN variants v ON v.id = t.variant_id"
         " WHERE (?1 IS NULL OR d.uuid = ?1) AND (?2 IS NULL OR p.op = ?2)"
         " ORDER BY d.uuid, p.op, p.size",
-        "tt", device_uuid, op);
-    BestCallback cb = {fn, user};
-    return db_each_row(db, st, rc, best_row, &cb, "reading the best configs", err);
+        best_row, &cb, "reading the best configs", err, "tt", device_uuid, op);
 }
