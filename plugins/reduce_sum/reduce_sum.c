@@ -11,10 +11,26 @@ typedef struct ReduceState {
     long long n;
     float *x, *out, *partials; /* device */
     unsigned int *counter;     /* device */
+    float *hx;                 /* host copy of x, during setup */
     double ref, max_abs;       /* the double-precision sum, and max |x| */
 } ReduceState;
 
-static void teardown(const CutuneHost *host, void *state);
+/* The kernel's arguments, in the order of its signature. */
+static const size_t kernel_arg_fields[] = {
+    offsetof(ReduceState, x), offsetof(ReduceState, out), offsetof(ReduceState, partials),
+    offsetof(ReduceState, counter), offsetof(ReduceState, n),
+};
+
+static CutuneOpBuffers buffers(void *state)
+{
+    ReduceState *s = state;
+    return (CutuneOpBuffers){{
+        CUTUNE_OP_INPUT_KEPT(&s->x, s->n, 0, &s->hx),
+        CUTUNE_OP_RESULT(&s->out, sizeof(float)),
+        CUTUNE_OP_BUFFER(&s->partials, (size_t)reduce_max_blocks(s->n) * sizeof(float)),
+        CUTUNE_OP_ZEROS(&s->counter, sizeof(unsigned int)),
+    }};
+}
 
 static int check_problem(CutuneProblem *p, char *err, size_t errlen)
 {
@@ -35,51 +51,29 @@ static double bytes(const CutuneProblem *p)
     return 4.0 * (double)p->dim[0] + 4.0;
 }
 
+CUTUNE_OP_MEMCPY_YARDSTICK
+
 static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, void **state)
 {
     ReduceState *s = calloc(1, sizeof *s);
     if (!s)
         return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
     s->n = p->dim[0];
-    float *hx = NULL;
-    size_t parts = (size_t)reduce_max_blocks(s->n);
-    int rc;
-    if ((rc = cutune_op_random_floats(host, (size_t)s->n, seed, 0, -1.0f, 1.0f, &s->x, &hx)) ||
-        (rc = host->dev_alloc(host->ctx, sizeof(float), (void **)&s->out)) ||
-        (rc = host->dev_alloc(host->ctx, parts * sizeof(float), (void **)&s->partials)) ||
-        (rc = host->dev_alloc(host->ctx, sizeof(unsigned int), (void **)&s->counter)) ||
-        (rc = host->dev_memset(host->ctx, s->counter, 0, sizeof(unsigned int))))
-        goto fail;
-    /* the reference: a double sum in four interleaved parts (any order is exact enough:
-     * double rounding over 2^31 terms of size < 1 stays below 2^-21) */
-    double acc[4] = {0, 0, 0, 0}, mx = 0;
-    for (long long i = 0; i < s->n; i++) {
-        acc[i & 3] += hx[i];
-        mx = fabs(hx[i]) > mx ? fabs(hx[i]) : mx;
+    int rc = cutune_op_make_buffers(host, s, buffers, seed);
+    if (!rc) {
+        /* the reference: a double sum in four interleaved parts (any order is exact enough:
+         * double rounding over 2^31 terms of size < 1 stays below 2^-21) */
+        double acc[4] = {0, 0, 0, 0}, mx = 0;
+        for (long long i = 0; i < s->n; i++) {
+            acc[i & 3] += s->hx[i];
+            mx = fabs(s->hx[i]) > mx ? fabs(s->hx[i]) : mx;
+        }
+        s->ref = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+        s->max_abs = mx;
+        free(s->hx);
+        s->hx = NULL;
     }
-    s->ref = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    s->max_abs = mx;
-    free(hx);
-    *state = s;
-    return 0;
-fail:
-    free(hx);
-    teardown(host, s);
-    return rc;
-}
-
-static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int max)
-{
-    (void)cfg;
-    ReduceState *s = state;
-    void *const from[] = {&s->x, &s->out, &s->partials, &s->counter, &s->n};
-    return cutune_op_args(args, max, from, 5);
-}
-
-static int poison_output(const CutuneHost *host, void *state)
-{
-    ReduceState *s = state;
-    return host->dev_memset(host->ctx, s->out, 0xFF, sizeof(float));
+    return cutune_op_setup_end(host, s, buffers, rc, state);
 }
 
 static int check(const CutuneHost *host, void *state, CutuneCheck *out)
@@ -101,16 +95,6 @@ static int check(const CutuneHost *host, void *state, CutuneCheck *out)
     return 0;
 }
 
-static void teardown(const CutuneHost *host, void *state)
-{
-    ReduceState *s = state;
-    if (!s)
-        return;
-    void *const bufs[] = {s->x, s->out, s->partials, s->counter};
-    cutune_op_dev_free(host, bufs, sizeof bufs / sizeof bufs[0]);
-    free(s);
-}
-
 const float *reduce_device_input(void *state)
 {
     return ((ReduceState *)state)->x;
@@ -129,22 +113,9 @@ static int check_launch(const CutuneProblem *p, const CutuneLaunch *l, char *why
     return cutune_op_check_blocks(l, (uint64_t)reduce_max_blocks(p->dim[0]), why, len, holds);
 }
 
-CUTUNE_OP_MEMCPY_YARDSTICK
-
-static const CutuneOp op = {
-    CUTUNE_OP_ABI,
-    .name = "reduce_sum",
+CUTUNE_OP_DEFINE(reduce_sum,
     .summary = "the sum of n float32 values, in one launch",
     .dim_names = "N",
     .size_help = "N (the number of elements)",
     .signature = "const float *x, float *out, float *partials, unsigned int *counter, long long n",
-    .nargs = 5,
-    CUTUNE_OP_CALLBACKS,
-    .yardstick = yardstick,
-    .check_launch = check_launch,
-};
-
-const CutuneOp *cutune_op_reduce_sum(void)
-{
-    return &op;
-}
+    .check_launch = check_launch)

@@ -16,7 +16,26 @@ typedef struct TopkState {
     float ref[TOPK_MAX_K];         /* the k largest values, descending */
 } TopkState;
 
-static void teardown(const CutuneHost *host, void *state);
+/* The kernel's arguments, in the order of its signature. */
+static const size_t kernel_arg_fields[] = {
+    offsetof(TopkState, x),        offsetof(TopkState, out_val), offsetof(TopkState, out_idx),
+    offsetof(TopkState, part_val), offsetof(TopkState, part_idx), offsetof(TopkState, counter),
+    offsetof(TopkState, n),        offsetof(TopkState, k),
+};
+
+static CutuneOpBuffers buffers(void *state)
+{
+    TopkState *s = state;
+    size_t k = (size_t)s->k, parts = (size_t)TOPK_MAX_BLOCKS * k;
+    return (CutuneOpBuffers){{
+        CUTUNE_OP_INPUT_KEPT(&s->x, s->n, 0, &s->hx),
+        CUTUNE_OP_RESULT(&s->out_val, k * sizeof(float)),
+        CUTUNE_OP_RESULT(&s->out_idx, k * sizeof(int)),
+        CUTUNE_OP_BUFFER(&s->part_val, parts * sizeof(float)),
+        CUTUNE_OP_BUFFER(&s->part_idx, parts * sizeof(int)),
+        CUTUNE_OP_ZEROS(&s->counter, sizeof(unsigned int)),
+    }};
+}
 
 static int check_problem(CutuneProblem *p, char *err, size_t errlen)
 {
@@ -28,16 +47,14 @@ static int check_problem(CutuneProblem *p, char *err, size_t errlen)
     return 0;
 }
 
-static double flops(const CutuneProblem *p)
-{
-    (void)p;
-    return 0;
-}
+CUTUNE_OP_NO_FLOPS
 
 static double bytes(const CutuneProblem *p)
 {
     return 4.0 * (double)p->dim[0] + 8.0 * (double)p->dim[1];
 }
+
+CUTUNE_OP_MEMCPY_YARDSTICK
 
 /* Restore the min-heap property below slot i of h[0..k). */
 static void sift_down(float *h, int k, int i)
@@ -84,38 +101,10 @@ static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, 
         return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
     s->n = p->dim[0];
     s->k = (int)p->dim[1];
-    size_t parts = (size_t)TOPK_MAX_BLOCKS * s->k;
-    int rc;
-    if ((rc = cutune_op_random_floats(host, (size_t)s->n, seed, 0, -1.0f, 1.0f, &s->x, &s->hx)) ||
-        (rc = host->dev_alloc(host->ctx, (size_t)s->k * sizeof(float), (void **)&s->out_val)) ||
-        (rc = host->dev_alloc(host->ctx, (size_t)s->k * sizeof(int), (void **)&s->out_idx)) ||
-        (rc = host->dev_alloc(host->ctx, parts * sizeof(float), (void **)&s->part_val)) ||
-        (rc = host->dev_alloc(host->ctx, parts * sizeof(int), (void **)&s->part_idx)) ||
-        (rc = host->dev_alloc(host->ctx, sizeof(unsigned int), (void **)&s->counter)) ||
-        (rc = host->dev_memset(host->ctx, s->counter, 0, sizeof(unsigned int)))) {
-        teardown(host, s);
-        return rc;
-    }
-    reference(s->hx, s->n, s->k, s->ref);
-    *state = s;
-    return 0;
-}
-
-static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int max)
-{
-    (void)cfg;
-    TopkState *s = state;
-    void *const from[] = {
-        &s->x, &s->out_val, &s->out_idx, &s->part_val, &s->part_idx, &s->counter, &s->n, &s->k,
-    };
-    return cutune_op_args(args, max, from, 8);
-}
-
-static int poison_output(const CutuneHost *host, void *state)
-{
-    TopkState *s = state;
-    int rc = host->dev_memset(host->ctx, s->out_val, 0xFF, (size_t)s->k * sizeof(float));
-    return rc ? rc : host->dev_memset(host->ctx, s->out_idx, 0xFF, (size_t)s->k * sizeof(int));
+    int rc = cutune_op_make_buffers(host, s, buffers, seed);
+    if (!rc)
+        reference(s->hx, s->n, s->k, s->ref);
+    return cutune_op_setup_end(host, s, buffers, rc, state);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -163,17 +152,6 @@ static int check(const CutuneHost *host, void *state, CutuneCheck *out)
     return 0;
 }
 
-static void teardown(const CutuneHost *host, void *state)
-{
-    TopkState *s = state;
-    if (!s)
-        return;
-    void *const bufs[] = {s->x, s->out_val, s->out_idx, s->part_val, s->part_idx, s->counter};
-    cutune_op_dev_free(host, bufs, sizeof bufs / sizeof bufs[0]);
-    free(s->hx);
-    free(s);
-}
-
 const float *topk_device_input(void *state)
 {
     return ((TopkState *)state)->x;
@@ -186,22 +164,9 @@ static int check_launch(const CutuneProblem *p, const CutuneLaunch *l, char *why
                                   "candidates for " CUTUNE_OP_STR(TOPK_MAX_BLOCKS));
 }
 
-CUTUNE_OP_MEMCPY_YARDSTICK
-
-static const CutuneOp op = {
-    CUTUNE_OP_ABI,
-    .name = "topk",
+CUTUNE_OP_DEFINE(topk,
     .summary = "the k largest of n float32 values with their indices, sorted",
     .dim_names = "N,K",
     .size_help = "NxK: the K largest of N floats, K <= min(N, 1024)",
     .signature = "const float *x, float *out_val, int *out_idx, float *part_val, int *part_idx, unsigned int *counter, long long n, int k",
-    .nargs = 8,
-    CUTUNE_OP_CALLBACKS,
-    .yardstick = yardstick,
-    .check_launch = check_launch,
-};
-
-const CutuneOp *cutune_op_topk(void)
-{
-    return &op;
-}
+    .check_launch = check_launch)

@@ -84,10 +84,8 @@ int cutune_db_fail(CutuneDb *db, CutuneError *err, int rc, const char *what)
  * 'I' int64_t bound as NULL when <= 0 (an optional id or count), 'd' double, 'D' double
  * bound as NULL when 0 (not applicable). Strings are not copied: they must outlive the
  * statement's last step. Returns a SQLite result code. */
-int db_bind(sqlite3_stmt *st, const char *fmt, ...)
+static int db_vbind(sqlite3_stmt *st, const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
     int rc = SQLITE_OK;
     for (int i = 1; *fmt && rc == SQLITE_OK; fmt++, i++) {
         switch (*fmt) {
@@ -108,8 +106,47 @@ int db_bind(sqlite3_stmt *st, const char *fmt, ...)
         }
         }
     }
+    return rc;
+}
+
+int db_bind(sqlite3_stmt *st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = db_vbind(st, fmt, ap);
     va_end(ap);
     return rc;
+}
+
+static int db_vprepare(CutuneDb *db, sqlite3_stmt **st, const char *sql, const char *fmt,
+                       va_list ap)
+{
+    int rc = sqlite3_prepare_v2(db->h, sql, -1, st, NULL);
+    return rc == SQLITE_OK ? db_vbind(*st, fmt, ap) : rc;
+}
+
+int db_prepare(CutuneDb *db, sqlite3_stmt **st, const char *sql, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = db_vprepare(db, st, sql, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int db_exec(CutuneDb *db, CutuneError *err, const char *what, const char *sql, const char *fmt,
+            ...)
+{
+    sqlite3_stmt *st = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = db_vprepare(db, &st, sql, fmt, ap);
+    va_end(ap);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    int code = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : cutune_db_fail(db, err, rc, what);
+    sqlite3_finalize(st);
+    return code;
 }
 
 const char *db_col_text(sqlite3_stmt *st, int i)
@@ -156,6 +193,17 @@ int db_each_row(CutuneDb *db, sqlite3_stmt *st, int rc,
     int code = rc == SQLITE_DONE ? 0 : cutune_db_fail(db, err, rc, what);
     sqlite3_finalize(st);
     return code;
+}
+
+int db_each_row_of(CutuneDb *db, const char *sql, int (*row)(sqlite3_stmt *st, void *user),
+                   void *user, const char *what, CutuneError *err, const char *fmt, ...)
+{
+    sqlite3_stmt *st = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = db_vprepare(db, &st, sql, fmt, ap);
+    va_end(ap);
+    return db_each_row(db, st, rc, row, user, what, err);
 }
 
 /* Roll back the open transaction, if any, after a failure already reported. */

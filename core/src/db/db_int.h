@@ -24,6 +24,14 @@ enum { DB_BUSY_RETRIES = 4 };
  * bound as NULL when 0 (not applicable). Strings are not copied: they must outlive the
  * statement's last step. */
 int db_bind(sqlite3_stmt *st, const char *fmt, ...);
+/* Prepare sql on db's connection into *st and bind its parameters by fmt as db_bind does.
+ * The caller finalizes *st (NULL when the statement did not compile), whatever this returns. */
+int db_prepare(CutuneDb *db, sqlite3_stmt **st, const char *sql, const char *fmt, ...);
+/* Prepare sql, bind by fmt, step it once and finalize it: for statements that write, or
+ * whose rows are not read. Returns 0, or the CUTUNE_ERR_* of a failure with err saying what
+ * was being done (what). */
+int db_exec(CutuneDb *db, CutuneError *err, const char *what, const char *sql, const char *fmt,
+            ...);
 /* Column i as text; "" for NULL. */
 const char *db_col_text(sqlite3_stmt *st, int i);
 /* Copy column i into dst[n]; -1 if it does not fit. */
@@ -34,6 +42,9 @@ int db_col_copy(char *dst, size_t n, sqlite3_stmt *st, int i);
 int db_each_row(CutuneDb *db, sqlite3_stmt *st, int rc,
                 int (*row)(sqlite3_stmt *st, void *user), void *user, const char *what,
                 CutuneError *err);
+/* db_prepare, then db_each_row: the rows of sql with its parameters bound by fmt. */
+int db_each_row_of(CutuneDb *db, const char *sql, int (*row)(sqlite3_stmt *st, void *user),
+                   void *user, const char *what, CutuneError *err, const char *fmt, ...);
 /* Roll back the open transaction, if any, after a failure already reported. */
 void db_rollback(CutuneDb *db);
 

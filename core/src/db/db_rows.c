@@ -39,8 +39,8 @@ int cutune_db_device(CutuneDb *db, const CutuneDeviceInfo *d, int64_t *id, Cutun
     if (!db || !d || !id || !d->uuid[0])
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_device: no device or no UUID");
     sqlite3_stmt *st = NULL;
-    int code, rc = sqlite3_prepare_v2(
-        db->h,
+    int code, rc = db_prepare(
+        db, &st,
         "INSERT INTO devices (uuid, name, cc_major, cc_minor, sm_count, total_mem,"
         " driver_version, runtime_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT (uuid) DO UPDATE SET name = excluded.name, cc_major = excluded.cc_major,"
@@ -48,11 +48,9 @@ int cutune_db_device(CutuneDb *db, const CutuneDeviceInfo *d, int64_t *id, Cutun
         " total_mem = excluded.total_mem, driver_version = excluded.driver_version,"
         " runtime_version = excluded.runtime_version, last_seen = datetime('now')"
         " RETURNING id",
-        -1, &st, NULL);
-    if (rc == SQLITE_OK)
-        rc = db_bind(st, "ttiiiiii", d->uuid, d->name, (int64_t)d->cc_major, (int64_t)d->cc_minor,
-                  (int64_t)d->sm_count, (int64_t)d->total_mem, (int64_t)d->driver_version,
-                  (int64_t)d->runtime_version);
+        "ttiiiiii", d->uuid, d->name, (int64_t)d->cc_major, (int64_t)d->cc_minor,
+        (int64_t)d->sm_count, (int64_t)d->total_mem, (int64_t)d->driver_version,
+        (int64_t)d->runtime_version);
     code = rc == SQLITE_OK ? step_id(db, st, id, NULL, "recording the device", err)
                            : cutune_db_fail(db, err, rc, "recording the device");
     sqlite3_finalize(st);
@@ -120,21 +118,18 @@ int cutune_db_run_begin(CutuneDb *db, const CutuneRunInfo *r, int64_t *run_id, C
 {
     if (!db || !r || !run_id)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_run_begin: no run");
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0)
+        host[0] = '\0';
     sqlite3_stmt *st = NULL;
-    int code, rc = sqlite3_prepare_v2(
-        db->h,
+    int code, rc = db_prepare(
+        db, &st,
         "INSERT INTO runs (argv, op, strategy, budget, time_limit_s, seed, device_id, status,"
         " uuid, pid, host)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, 'running', lower(hex(randomblob(16))), ?, ?)"
         " RETURNING id",
-        -1, &st, NULL);
-    char host[256] = "";
-    if (gethostname(host, sizeof host - 1) != 0)
-        host[0] = '\0';
-    if (rc == SQLITE_OK)
-        rc = db_bind(st, "tttidiIit", r->argv ? r->argv : "", r->op, r->strategy, r->budget,
-                  r->time_limit_s, (int64_t)r->seed, r->device_id, (int64_t)getpid(),
-                  host[0] ? host : NULL);
+        "tttidiIit", r->argv ? r->argv : "", r->op, r->strategy, r->budget, r->time_limit_s,
+        (int64_t)r->seed, r->device_id, (int64_t)getpid(), host[0] ? host : NULL);
     code = rc == SQLITE_OK ? step_id(db, st, run_id, NULL, "recording the run", err)
                            : cutune_db_fail(db, err, rc, "recording the run");
     sqlite3_finalize(st);
@@ -149,10 +144,10 @@ int cutune_db_run_end(CutuneDb *db, int64_t run_id, const char *status, CutuneEr
                             "cutune_db_run_end: status '%s' is not done, interrupted or failed",
                             status ? status : "(null)");
     sqlite3_stmt *st = NULL;
-    int code = 0, rc = sqlite3_prepare_v2(
-        db->h, "UPDATE runs SET status = ?, finished_at = datetime('now') WHERE id = ?", -1, &st,
-        NULL);
-    if (rc == SQLITE_OK && (rc = db_bind(st, "ti", status, run_id)) == SQLITE_OK)
+    int code = 0, rc = db_prepare(
+        db, &st, "UPDATE runs SET status = ?, finished_at = datetime('now') WHERE id = ?", "ti",
+        status, run_id);
+    if (rc == SQLITE_OK)
         rc = sqlite3_step(st);
     if (rc != SQLITE_DONE)
         code = cutune_db_fail(db, err, rc, "ending the run");

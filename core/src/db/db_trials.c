@@ -328,19 +328,15 @@ int cutune_db_trials_foreach(CutuneDb *db, int64_t run_id,
 {
     if (!db || !fn)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_trials_foreach: no callback");
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(
-        db->h,
+    RowCallback cb = {(void (*)(void))fn, user};
+    return db_each_row_of(
+        db,
         "SELECT t.id, t.run_id, v.name, v.version, p.op, p.size, t.config, t.status, t.message,"
         " t.median_ms, t.min_ms, t.mean_ms, t.stddev_ms, t.gflops, t.gbps, t.error,"
         " t.compile_ms, t.measure_ms, t.samples, t.seed, t.created_at"
         " FROM trials t JOIN variants v ON v.id = t.variant_id"
         " JOIN problems p ON p.id = t.problem_id WHERE t.run_id = ? ORDER BY t.id",
-        -1, &st, NULL);
-    if (rc == SQLITE_OK)
-        rc = db_bind(st, "i", run_id);
-    RowCallback cb = {(void (*)(void))fn, user};
-    return db_each_row(db, st, rc, trial_row, &cb, "reading the trials", err);
+        trial_row, &cb, "reading the trials", err, "i", run_id);
 }
 
 static int config_row(sqlite3_stmt *st, void *user)
@@ -358,15 +354,12 @@ int cutune_db_configs_done(CutuneDb *db, int64_t device_id, int64_t variant_id, 
 {
     if (!db || !fn)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_configs_done: no callback");
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(
-        db->h,
+    RowCallback cb = {(void (*)(void))fn, user};
+    return db_each_row_of(
+        db,
         "SELECT config, status, median_ms FROM trials WHERE id IN"
         " (SELECT max(id) FROM trials WHERE device_id = ? AND variant_id = ? AND problem_id = ?"
         " GROUP BY config) ORDER BY id",
-        -1, &st, NULL);
-    if (rc == SQLITE_OK)
-        rc = db_bind(st, "iii", device_id, variant_id, problem_id);
-    RowCallback cb = {(void (*)(void))fn, user};
-    return db_each_row(db, st, rc, config_row, &cb, "reading the configs already measured", err);
+        config_row, &cb, "reading the configs already measured", err, "iii", device_id,
+        variant_id, problem_id);
 }
