@@ -33,8 +33,13 @@
  * flight from the start, 34 of the first 100 proposals are blind and the others see
  * results 34 proposals old; with 8, every proposal after the eighth is informed and sees
  * results 8 old. This costs pipeline throughput early on: in a model of the tuner's
- * pipeline (16 compile threads, 0.85 s a compile), 100 evaluations take about 15 s
- * instead of 6.4 s, 400 about 32 s instead of 23 s (bench/RESULTS.md, 2026-11-25).
+ * pipeline (bench/pipeline_model.py: 16 compile threads, 0.85 s a compile), 100
+ * evaluations take about 16 s instead of 6.7 s, 400 about 34 s instead of 24 s
+ * (bench/RESULTS.md, 2026-11-25). No pipeline that stays full matched it at equal
+ * evaluations: 34 in flight from the start, or the ramp's spare slots filled with random
+ * configs or with local search's picks, missed 8 to 11 of the targets where the ramp
+ * misses 3, and ramps that start at 16 missed 7 to 9. At equal wall time in that model
+ * the full pipeline is the better one (RESULTS.md).
  *
  * Replays (bench/RESULTS.md) chose these settings over one-level neighbourhoods, a model
  * share of 0.1 or 0.5, a random share of 0 or 0.05, a trust radius of 2, a model fitted to
