@@ -172,15 +172,14 @@ static void properties(const char *what, const CutuneRecording *r)
                       "%s on %s: not reproducible with the same seed (window %zu)", ops->name,
                       what, w);
         }
-        /* a strategy either fills the pipeline (the default: 8 ahead at first, see pipeline()),
-         * or waits for results and then proposes the same whatever the window */
+        /* a strategy either fills the pipeline, or waits for results and then proposes the
+         * same whatever the window */
         CHECK(cutune_replay_once(ops, r, 7, b, 1, NULL, 0, &f2, &np2, o2, NULL) == 0);
-        int def = ops == cutune_strategy_find(cutune_strategy_default_search);
-        size_t ahead = ahead_of_feedback(ops, r), want_ahead = n < (def ? 8 : 34) ? n : def ? 8 : 34;
+        size_t ahead = ahead_of_feedback(ops, r), want_ahead = n < 34 ? n : 34;
         CHECK_MSG(ahead == want_ahead || (np1 == np2 && memcmp(o1, o2, np1 * sizeof *o1) == 0),
                   "%s on %s: the proposals depend on the look-ahead window, yet it proposes "
                   "only %zu of %zu ahead of feedback", ops->name, what, ahead, want_ahead);
-        if (def)
+        if (ops == cutune_strategy_find(cutune_strategy_default_search))
             CHECK_MSG(ahead == want_ahead, "the default strategy proposes %zu of %zu ahead of "
                       "feedback on %s", ahead, want_ahead, what);
         if (ops != &cutune_strategy_exhaustive && n >= 50) {
@@ -237,14 +236,15 @@ static void beats_random(const char *what, const CutuneRecording *r, size_t b)
     }
 }
 
-/* The default strategy at the tuner's windows (2 x compile threads + 2: 34 on a 16-core GPU
- * host, 4 with one compile thread): never below random sampling's median at any budget from
- * 25 to 400, and, on a space large enough for them to mean something (10^3 configs or
- * more), the targets: >= 0.98 of the optimum at 100 evaluations, >= 0.995 at 400. */
+/* The default strategy at the tuner's window (34) and one at a time: never below random
+ * sampling's median at any budget from 25 to 400, and, on a space large enough for them to
+ * mean something (10^3 configs or more), the issue's targets: >= 0.98 of the optimum at 100
+ * evaluations one at a time, >= 0.97 with 34 in flight (34 of the 100 are then blind, and
+ * the rest see results 34 proposals late), >= 0.995 at 400 either way. */
 static void default_holds(const char *what, const CutuneRecording *r)
 {
     const CutuneStrategyOps *def = cutune_strategy_find(cutune_strategy_default_search);
-    const size_t budgets[] = {25, 50, 100, 200, 400}, windows[] = {34, 4};
+    const size_t budgets[] = {25, 50, 100, 200, 400}, windows[] = {34, 1};
     double x[SEEDS], rnd[SEEDS];
     if (!def)
         return;
@@ -260,7 +260,7 @@ static void default_holds(const char *what, const CutuneRecording *r)
             CHECK_MSG(m >= mr, "%s on %s, window %zu: median %.3f at %zu evaluations, below "
                       "random's %.3f", def->name, what, windows[w], m, b, mr);
             if (r->configs.nconfigs >= 1000 && (b == 100 || b == 400)) {
-                double want = b == 400 ? 0.995 : 0.98;
+                double want = b == 400 ? 0.995 : windows[w] > 1 ? 0.97 : 0.98;
                 CHECK_MSG(m >= want, "%s on %s, window %zu: median %.3f at %zu evaluations, "
                           "under %.3f", def->name, what, windows[w], m, b, want);
             }
@@ -546,10 +546,8 @@ static void huge_sizes(void)
     cutune_recording_free(&r);
 }
 
-/* The default's pipeline: 8 proposals ahead of any result, no more than 8 in flight until 92
- * results are known, then one more per result up to the tuner's 34 (after 118 results),
- * where it stays; it waits only at that limit, over a whole replay; and its proposals
- * depend on its seed. */
+/* The default keeps the pipeline full: 34 proposals ahead of any result, then one new one
+ * per result, never a wait, over a whole replay; and its proposals depend on its seed. */
 static void pipeline(void)
 {
     CutuneRecording r;
@@ -559,18 +557,14 @@ static void pipeline(void)
     CutuneStrategyArgs a = {.configs = &r.configs, .seed = 11, .budget = 400, .parallel = 34};
     void *st = NULL;
     unsigned char *seen = calloc(n, 1);
-    size_t ring[34], head = 0, inflight = 0, waits = 0, proposed = 0, fed = 0, idx, most = 0;
+    size_t ring[34], head = 0, inflight = 0, waits = 0, proposed = 0, idx;
     CHECK(def && seen && def->create(&a, &st) == 0);
     if (!def || !seen || !st)
         goto out;
     while (proposed < 400) {
-        size_t cap = 8 + (fed > 92 ? fed - 92 : 0);
-        cap = cap < 34 ? cap : 34;
         while (inflight < 34 && proposed < 400) {
             int k = def->next(st, &idx);
             if (k != CUTUNE_NEXT_READY) {
-                CHECK_MSG(inflight == cap, "a wait with %zu in flight after %zu results (limit "
-                          "%zu)", inflight, fed, cap);
                 waits++;
                 break;
             }
@@ -580,22 +574,16 @@ static void pipeline(void)
             ring[(head + inflight++) % 34] = idx;
             proposed++;
         }
-        CHECK_MSG(inflight <= cap, "%zu in flight after %zu results (limit %zu)", inflight, fed,
-                  cap);
-        most = inflight > most ? inflight : most;
-        if (fed == 0)
-            CHECK_MSG(inflight == 8, "%zu proposals before the first result", inflight);
+        if (proposed == 34)
+            CHECK_MSG(inflight == 34, "%zu proposals before the first result", inflight);
         if (inflight == 0)
             break;
         size_t i = ring[head];
         head = (head + 1) % 34;
         inflight--;
-        fed++;
         def->feedback(st, i, (CutuneStatus)r.status[i], r.status[i] == CUTUNE_STATUS_OK ? r.median_ms[i] : 0);
     }
-    CHECK_MSG(most == 34 && proposed == 400, "at most %zu in flight, %zu proposals", most,
-              proposed);
-    CHECK_MSG(waits > 0, "no wait: the limit was never reached");
+    CHECK_MSG(waits == 0 && proposed == 400, "%zu waits, %zu proposals", waits, proposed);
     double f1, f2;
     size_t o1[100], o2[100], np;
     CHECK(cutune_replay_once(def, &r, 1, 100, 34, NULL, 0, &f1, &np, o1, NULL) == 0);

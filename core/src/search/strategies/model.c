@@ -28,9 +28,7 @@ int search_model_init(SearchModel *m, const SearchGrid *g)
     m->x_all = calloc(d, sizeof *m->x_all);
     m->w = calloc(d, sizeof *m->w);
     m->rhs = malloc(d * sizeof *m->rhs);
-    m->pts = malloc((g->n ? g->n : 1) * sizeof *m->pts);
-    m->pcost = malloc((g->n ? g->n : 1) * sizeof *m->pcost);
-    if (!m->pts || !m->pcost || !m->ata || !m->chol || !m->xt_ok || !m->x_fail || !m->x_all || !m->w || !m->rhs) {
+    if (!m->ata || !m->chol || !m->xt_ok || !m->x_fail || !m->x_all || !m->w || !m->rhs) {
         search_model_free(m);
         return CUTUNE_ERR_NOMEM;
     }
@@ -48,8 +46,6 @@ void search_model_free(SearchModel *m)
     free(m->x_all);
     free(m->w);
     free(m->rhs);
-    free(m->pts);
-    free(m->pcost);
     memset(m, 0, sizeof *m);
 }
 
@@ -62,10 +58,6 @@ void search_model_add(SearchModel *m, size_t i, double cost)
     for (size_t a = 0; a < p; a++)
         for (size_t b = 0; b < p; b++)
             m->ata[u[a] * d + u[b]] += 1;
-    if (m->npts < g->n) {
-        m->pts[m->npts] = i;
-        m->pcost[m->npts++] = cost;
-    }
     int ok = isfinite(cost) && cost > 0;
     double t = ok ? log(cost) : 0;
     for (size_t j = 0; j < p; j++) {
@@ -85,8 +77,6 @@ void search_model_add(SearchModel *m, size_t i, double cost)
     }
 }
 
-static int solve(SearchModel *m);
-
 int search_model_fit(SearchModel *m)
 {
     size_t d = m->d, n = m->nok + m->nfail;
@@ -100,50 +90,6 @@ int search_model_fit(SearchModel *m)
         for (size_t b = 0; b < d; b++)
             c[a * d + b] = m->ata[a * d + b] + (a == b ? MODEL_RIDGE : 0);
     }
-    return solve(m);
-}
-
-int search_model_fit_near(SearchModel *m, size_t center, double tau)
-{
-    const SearchGrid *g = m->g;
-    size_t d = m->d, p = g->nparams, u[SEARCH_MAX_PARAMS];
-    if (m->nok < 2)
-        return -1;
-    double tf = m->max_t + MODEL_FAIL_PENALTY, sw = 0, swy = 0;
-    double *c = m->chol;
-    memset(c, 0, d * d * sizeof *c);
-    memset(m->rhs, 0, d * sizeof *m->rhs);
-    const uint16_t *lc = &g->level[center * p];
-    for (size_t k = 0; k < m->npts; k++) {
-        const uint16_t *lv = &g->level[m->pts[k] * p];
-        size_t h = 0;
-        for (size_t j = 0; j < p; j++)
-            h += lv[j] != lc[j];
-        double w = exp(-(double)h / tau), cost = m->pcost[k];
-        double y = isfinite(cost) && cost > 0 ? log(cost) : tf;
-        sw += w;
-        swy += w * y;
-        for (size_t j = 0; j < p; j++)
-            u[j] = m->off[j] + lv[j];
-        for (size_t a = 0; a < p; a++) {
-            m->rhs[u[a]] += w * y;
-            for (size_t b = 0; b < p; b++)
-                c[u[a] * d + u[b]] += w;
-        }
-    }
-    /* centred on the weighted mean: the diagonal holds the sum of w x over the points */
-    double mean = swy / sw;
-    for (size_t a = 0; a < d; a++) {
-        m->rhs[a] -= mean * c[a * d + a];
-        c[a * d + a] += MODEL_RIDGE;
-    }
-    return solve(m);
-}
-
-static int solve(SearchModel *m)
-{
-    size_t d = m->d;
-    double *c = m->chol;
     /* Cholesky, in place (lower triangle); the ridge keeps it positive definite */
     for (size_t j = 0; j < d; j++) {
         double s = c[j * d + j];

@@ -21,9 +21,6 @@ typedef struct SearchModel {
     double *w;          /* the fitted terms */
     double *chol;       /* workspace d x d */
     double *rhs;
-    size_t *pts;        /* the added configs, in order */
-    double *pcost;      /* and their costs */
-    size_t npts;
     int fitted;
 } SearchModel;
 
@@ -34,11 +31,6 @@ void search_model_add(SearchModel *m, size_t i, double cost);
 /* Refit to what was added; returns 0, or -1 when there is too little to fit (fewer than
  * two ok configs). */
 int search_model_fit(SearchModel *m);
-/* Refit with each config weighted by exp(-(parameters in which it differs from config
- * center) / tau): a model of the region around center, where the interactions between
- * parameters that an additive fit over the whole space averages away still hold.
- * Returns 0, or -1 as search_model_fit. */
-int search_model_fit_near(SearchModel *m, size_t center, double tau);
 /* The fitted log-time of config i (relative: only differences mean something). */
 double search_model_predict(const SearchModel *m, size_t i);
 

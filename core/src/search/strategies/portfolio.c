@@ -1,52 +1,35 @@
 /* The default search: a portfolio of three kinds of proposal, one proposal per call of
- * next(), so that it keeps configs in flight in the tuner's pipeline (its compile pool and
- * the GPU) without waiting for a batch to finish.
+ * next(), so that it keeps as many configs in flight as the tuner asks for (its compile
+ * pool and the GPU) and never waits for a batch to finish.
  *
  * - Local search from the best local optima known. A measured config is a head while no
  *   measured neighbour is faster and some neighbour has not been proposed; the fastest head
  *   proposes one of those neighbours, at random. Neighbours are the configs one parameter
  *   away, at any of its values (not only the next level): a neighbourhood of 15 to 45
- *   configs on the foreign recordings, and 1 to 53 local optima on them where one-level
- *   steps leave 39 to 545. A random config that lands in another basin becomes a head
- *   too: restarts come for free, and a basin is left only when it is worse than another
- *   one's best.
- * - A model: an additive fit of log-time over the parameter levels, weighted towards the
- *   best config so far (model.h, search_model_fit_near: an additive fit of the whole space
- *   averages away the interactions between parameters that decide which of the best
- *   region's configs is fastest), refitted at each of these proposals; it proposes the
- *   config it predicts fastest among those at most three parameters away from the best
- *   (a trust region), which jumps several parameters in one proposal where local search
- *   needs one round of feedback per parameter, and leaves the local optima of one-parameter
- *   moves that trap local search on the GEMM spaces.
+ *   configs on the foreign recordings, which fills a pipeline on its own, and 1 to 53 local
+ *   optima on them where one-level steps leave 39 to 545, so that the search crosses the
+ *   valleys that trap a walk on isolated optima. A random config that lands in another
+ *   basin becomes a head too: restarts come for free, and a basin is left only when it is
+ *   worse than another one's best.
+ * - A model: an additive fit of log-time over the parameter levels (model.h), refitted at
+ *   each of these proposals; it proposes the config it predicts fastest among those at
+ *   most three parameters away from the best so far (a trust region: the model is rough,
+ *   and far from the data it is wrong), which jumps several parameters in one proposal
+ *   where local search needs one round of feedback per parameter.
  * - Random configs, in the order the random strategy draws them (the same seed gives the
- *   same draws): the first proposals, until eight results are known, or the warm start's,
- *   and a tenth of the rest, so that no region is left unseen for good.
+ *   same draws): the first proposals, until eight results are known, or the warm start's
+ *   (with a pipeline of 34, the first 34 are necessarily blind), and a tenth of the rest,
+ *   so that no region is left unseen for good.
  * Of the informed proposals, 30% come from the model and 60% from local search. The last
  *   `parallel` proposals of the budget, whose results no later proposal can use, are
  *   exploitation only (no random). Failed configs cost +inf: never a head, and the model
  *   counts them as slower than the slowest ok config.
  *
- * In flight: at most 8 proposals wait for their results until 92 results are known, then
- * one more per result, up to the tuner's `parallel` (34 on a 16-core GPU host, reached
- * after 118 results); next() answers WAIT beyond that, which `cutune run` and `cutune
- * replay` both honour, so a replay models the tuner's pipeline as it runs. With 34 in
- * flight from the start, 34 of the first 100 proposals are blind and the others see
- * results 34 proposals old; with 8, every proposal after the eighth is informed and sees
- * results 8 old. This costs pipeline throughput early on: in a model of the tuner's
- * pipeline (bench/pipeline_model.py: 16 compile threads, 0.85 s a compile), 100
- * evaluations take about 16 s instead of 6.7 s, 400 about 34 s instead of 24 s
- * (bench/RESULTS.md, 2026-11-25). No pipeline that stays full matched it at equal
- * evaluations: 34 in flight from the start, or the ramp's spare slots filled with random
- * configs or with local search's picks, missed 8 to 11 of the targets where the ramp
- * misses 3, and ramps that start at 16 missed 7 to 9. At equal wall time in that model
- * the full pipeline is the better one (RESULTS.md).
- *
- * Replays (bench/RESULTS.md) chose these settings over one-level neighbourhoods, a model
- * share of 0.1 or 0.5, a random share of 0 or 0.05, a trust radius of 2, a model fitted to
- * the whole space or weighted with a scale of 1 or 2 parameters, model picks in place of
- * local search once the best config's neighbourhood is proposed, and ramps that start at
- * 8 and grow from the first result (by 1/4, 1/2 or 1 per result): each did worse, or no
- * better, at 25, 100 and 400 evaluations. */
+ * Replays (bench/RESULTS.md, "search on foreign spaces") chose these settings over one-level
+ * neighbourhoods, a model share of 0.5 or 0.6, several heads expanded in turn, neighbours
+ * ordered by the model, a global model argmin, and descent steps taken on predictions
+ * before results come back: each did worse, or no better, at 100 and 400 evaluations with
+ * a pipeline of 34 and of 1. */
 #include "model.h"
 #include "search.h"
 
@@ -56,13 +39,7 @@
 
 #define PF_MODEL_SHARE 0.3
 #define PF_RANDOM_SHARE 0.1
-#define PF_LOCAL_TAU 0.7 /* the model's weight halves about every 0.5 parameters away */
-enum {
-    PF_MIN_KNOWN = 8,
-    PF_TRUST_RADIUS = 3,
-    PF_RAMP_START = 8,  /* proposals in flight while the first PF_RAMP_HOLD results come */
-    PF_RAMP_HOLD = 92,
-};
+enum { PF_MIN_KNOWN = 8, PF_TRUST_RADIUS = 3 };
 
 typedef struct {
     SearchGrid g;
@@ -153,8 +130,7 @@ static size_t neighbours(const Portfolio *s, size_t i, size_t *out)
 static long model_pick(Portfolio *s)
 {
     SearchBook *b = &s->b;
-    if (s->model_stale && b->best >= 0 &&
-        search_model_fit_near(&s->model, (size_t)b->best, PF_LOCAL_TAU) == 0)
+    if (s->model_stale && search_model_fit(&s->model) == 0)
         s->model_stale = 0;
     if (!s->model.fitted || b->best < 0)
         return -1;
@@ -200,22 +176,11 @@ static long local_pick(Portfolio *s)
     return -1;
 }
 
-/* How many proposals may wait for their results now: PF_RAMP_START until PF_RAMP_HOLD
- * results are known, then one more per result, up to the tuner's pipeline. */
-static size_t in_flight_cap(const Portfolio *s)
-{
-    size_t cap = PF_RAMP_START + (s->nfed > PF_RAMP_HOLD ? s->nfed - PF_RAMP_HOLD : 0);
-    return cap < s->parallel ? cap : s->parallel;
-}
-
 static int pf_next(void *state, size_t *index)
 {
     Portfolio *s = state;
     SearchBook *b = &s->b;
     long x = -1;
-    size_t cap = in_flight_cap(s);
-    if (b->pending >= cap)
-        return CUTUNE_NEXT_WAIT;
     if (b->bhead < b->blen) { /* the warm start, in its order */
         x = (long)b->batch[b->bhead++];
         b->state[x] = SEARCH_NEW;
