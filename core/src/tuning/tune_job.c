@@ -1,6 +1,7 @@
 /* One (variant, size) job: its configs and what is known of them, and the pipeline that
  * compiles proposals on the CPU while the worker measures on the GPU (see tune_int.h). */
 #include "compile.h"
+#include "strategies/search.h"
 #include "tune_int.h"
 #include "util.h"
 
@@ -142,42 +143,25 @@ int tune_lane_setup(TuneLane *l, const TuneJob *j, CutuneError *err)
 
 /* ---- the list strategy: the warm start ---------------------------------------------- */
 
-typedef struct {
-    const size_t *idx;
-    size_t n, next;
-} ListState;
-
 static int list_create(const CutuneStrategyArgs *a, void **state)
 {
-    ListState *s = calloc(1, sizeof *s);
+    size_t n = a->start ? a->nstart : 0;
+    SearchList *s = search_list_new(n);
     if (!s)
         return CUTUNE_ERR_NOMEM;
-    s->idx = a->start;
-    s->n = a->start ? a->nstart : 0;
+    for (size_t k = 0; k < n; k++)
+        s->order[k] = a->start[k];
+    s->count = n;
     *state = s;
     return 0;
-}
-
-static int list_next(void *state, size_t *index)
-{
-    ListState *s = state;
-    if (s->next >= s->n)
-        return CUTUNE_NEXT_DONE;
-    *index = s->idx[s->next++];
-    return CUTUNE_NEXT_READY;
-}
-
-static void list_feedback(void *state, size_t index, CutuneStatus status, double median_ms)
-{
-    (void)state, (void)index, (void)status, (void)median_ms;
 }
 
 const CutuneStrategyOps tune_list_strategy = {
     .name = "warm start",
     .summary = "the given configs, in order",
     .create = list_create,
-    .next = list_next,
-    .feedback = list_feedback,
+    .next = search_list_next,
+    .feedback = search_list_feedback,
     .destroy = free,
 };
 

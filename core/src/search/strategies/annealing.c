@@ -22,77 +22,47 @@
 enum { SA_FREE_MOVES = 64, SA_START_SAMPLE = 8, SA_BATCH = 4 };
 
 typedef struct {
-    SearchGrid g;
-    SearchBook b;
-    SearchRng rng;
-    size_t budget;
+    SearchBase base; /* first: see search_base_create */
     long cur;   /* where the walk stands; -1 before the start */
     int started;
     size_t cand[SA_BATCH], ncand; /* proposed neighbours whose times decide the next moves */
-    size_t *nb;
     size_t sample[SA_START_SAMPLE], nsample;
 } Anneal;
 
-static void sa_destroy(void *state)
-{
-    Anneal *s = state;
-    if (!s)
-        return;
-    search_grid_free(&s->g);
-    search_book_free(&s->b);
-    free(s->nb);
-    free(s);
-}
+static void sa_step(void *state);
 
 static int sa_create(const CutuneStrategyArgs *a, void **state)
 {
-    Anneal *s = calloc(1, sizeof *s);
-    if (!s)
-        return CUTUNE_ERR_NOMEM;
-    s->rng.x = a->seed ^ 0x5a000000ULL;
-    s->budget = a->budget ? a->budget : a->configs->nconfigs;
-    s->cur = -1;
-    int rc = search_grid_build(a->configs, &s->g);
-    if (!rc)
-        rc = search_book_init(&s->b, a->configs->nconfigs, &s->rng);
-    if (!rc)
-        rc = search_book_start(&s->b, a);
-    if (!rc && !(s->nb = malloc((2 * a->configs->nparams + 1) * sizeof *s->nb)))
-        rc = CUTUNE_ERR_NOMEM;
-    if (rc) {
-        sa_destroy(s);
-        return rc;
-    }
-    *state = s;
-    return 0;
+    int rc = search_base_create(sizeof(Anneal), a, 0x5a000000ULL, sa_step, state);
+    if (rc == 0)
+        ((Anneal *)*state)->cur = -1;
+    return rc;
 }
 
 static double temperature(const Anneal *s)
 {
-    double t = (double)s->b.proposed / (double)(s->budget > 1 ? s->budget : 1);
+    double t = (double)s->base.b.proposed / (double)(s->base.budget > 1 ? s->base.budget : 1);
     return SA_T0 * pow(SA_T1 / SA_T0, t < 1 ? t : 1);
 }
 
 /* Metropolis: move from cur to x? */
 static int accept(Anneal *s, long x)
 {
-    double cx = s->b.cost[x], cc = s->b.cost[s->cur];
+    double cx = s->base.b.cost[x], cc = s->base.b.cost[s->cur];
     if (!isfinite(cx))
         return 0;
     if (cx <= cc)
         return 1;
-    return search_rng_unit(&s->rng) < exp(-log(cx / cc) / temperature(s));
+    return search_rng_unit(&s->base.rng) < exp(-log(cx / cc) / temperature(s));
 }
 
 static void sa_step(void *state)
 {
     Anneal *s = state;
-    SearchBook *b = &s->b;
-    if (s->nsample) { /* the start: the best of a random sample */
-        for (size_t k = 0; k < s->nsample; k++)
-            if (isfinite(b->cost[s->sample[k]]) &&
-                (s->cur < 0 || b->cost[s->sample[k]] < b->cost[s->cur]))
-                s->cur = (long)s->sample[k];
+    SearchBook *b = &s->base.b;
+    size_t *nb = s->base.nb;
+    if (s->nsample) { /* the start (cur < 0 since): the best of a random sample */
+        s->cur = search_book_best_of(b, s->sample, s->nsample);
         s->nsample = 0;
     }
     if (!s->started) {
@@ -101,13 +71,7 @@ static void sa_step(void *state)
             s->cur = b->best;
     }
     if (s->cur < 0 && s->ncand == 0 && b->proposed == b->nstart) {
-        while (s->nsample < SA_START_SAMPLE) {
-            long r = search_book_random_new(b);
-            if (r < 0)
-                break;
-            search_book_queue(b, (size_t)r);
-            s->sample[s->nsample++] = (size_t)r;
-        }
+        s->nsample = search_book_queue_random(b, s->sample, s->nsample, SA_START_SAMPLE);
         return;
     }
     /* judge the candidates in the order they were proposed */
@@ -122,23 +86,19 @@ static void sa_step(void *state)
         return;
     }
     for (int moves = 0; moves < SA_FREE_MOVES; moves++) {
-        size_t m = search_grid_neighbours(&s->g, (size_t)s->cur, s->nb);
+        size_t m = search_grid_neighbours(&s->base.g, (size_t)s->cur, nb);
         if (m == 0)
             break;
-        long x = (long)s->nb[search_rng_below(&s->rng, m)];
+        long x = (long)nb[search_rng_below(&s->base.rng, m)];
         if (b->state[x] == SEARCH_NEW) {
             /* this one, and a few more new neighbours of the same config, in random order,
              * so that the tuner can compile them at once */
             search_book_queue(b, (size_t)x);
             s->cand[s->ncand++] = (size_t)x;
-            for (size_t k = m; k > 1; k--) {
-                size_t j = search_rng_below(&s->rng, k), t = s->nb[k - 1];
-                s->nb[k - 1] = s->nb[j];
-                s->nb[j] = t;
-            }
+            search_shuffle(nb, m, &s->base.rng);
             for (size_t k = 0; k < m && s->ncand < SA_BATCH; k++)
-                if (search_book_queue(b, s->nb[k]))
-                    s->cand[s->ncand++] = s->nb[k];
+                if (search_book_queue(b, nb[k]))
+                    s->cand[s->ncand++] = nb[k];
             return;
         }
         if (accept(s, x))
@@ -146,12 +106,12 @@ static void sa_step(void *state)
     }
     /* every config near the walk is measured: jump */
     long r = search_book_random_new(b);
-    if (b->best >= 0 && search_rng_unit(&s->rng) < 0.8) {
+    if (b->best >= 0 && search_rng_unit(&s->base.rng) < 0.8) {
         s->cur = b->best;
-        size_t m = search_grid_neighbours(&s->g, (size_t)s->cur, s->nb);
+        size_t m = search_grid_neighbours(&s->base.g, (size_t)s->cur, nb);
         for (size_t k = 0; k < m; k++)
-            if (search_book_queue(b, s->nb[k])) {
-                s->cand[s->ncand++] = s->nb[k];
+            if (search_book_queue(b, nb[k])) {
+                s->cand[s->ncand++] = nb[k];
                 return;
             }
     }
@@ -161,24 +121,12 @@ static void sa_step(void *state)
     }
 }
 
-static int sa_next(void *state, size_t *index)
-{
-    Anneal *s = state;
-    return search_next(&s->b, index, sa_step, s);
-}
-
-static void sa_feedback(void *state, size_t index, CutuneStatus status, double median_ms)
-{
-    Anneal *s = state;
-    search_book_feedback(&s->b, index, status, median_ms);
-}
-
 const CutuneStrategyOps cutune_strategy_annealing = {
     .name = "annealing",
     .summary = "simulated annealing over neighbours (one parameter one step), geometric "
                "cooling over the budget",
     .create = sa_create,
-    .next = sa_next,
-    .feedback = sa_feedback,
-    .destroy = sa_destroy,
+    .next = search_base_next,
+    .feedback = search_base_feedback,
+    .destroy = search_base_destroy,
 };

@@ -16,53 +16,25 @@
 enum { GA_POP = 8, GA_CHILDREN = 4, GA_TOURNAMENT = 3, GA_TRIES = 50 };
 
 typedef struct {
-    SearchGrid g;
-    SearchBook b;
-    SearchRng rng;
+    SearchBase base; /* first: see search_base_create */
     size_t pop[GA_POP + GA_CHILDREN], npop;
     size_t kids[GA_CHILDREN], nkids;
-    uint16_t *lv;
     int started;
 } Genetic;
 
-static void ga_destroy(void *state)
-{
-    Genetic *s = state;
-    if (!s)
-        return;
-    search_grid_free(&s->g);
-    search_book_free(&s->b);
-    free(s->lv);
-    free(s);
-}
+static void ga_step(void *state);
 
 static int ga_create(const CutuneStrategyArgs *a, void **state)
 {
-    Genetic *s = calloc(1, sizeof *s);
-    if (!s)
-        return CUTUNE_ERR_NOMEM;
-    s->rng.x = a->seed ^ 0x6a000000ULL;
-    int rc = search_grid_build(a->configs, &s->g);
-    if (!rc)
-        rc = search_book_init(&s->b, a->configs->nconfigs, &s->rng);
-    if (!rc)
-        rc = search_book_start(&s->b, a);
-    if (!rc && !(s->lv = malloc((a->configs->nparams + 1) * sizeof *s->lv)))
-        rc = CUTUNE_ERR_NOMEM;
-    if (rc) {
-        ga_destroy(s);
-        return rc;
-    }
-    *state = s;
-    return 0;
+    return search_base_create(sizeof(Genetic), a, 0x6a000000ULL, ga_step, state);
 }
 
 static size_t tournament(Genetic *s)
 {
-    size_t best = s->pop[search_rng_below(&s->rng, s->npop)];
+    size_t best = s->pop[search_rng_below(&s->base.rng, s->npop)];
     for (int k = 1; k < GA_TOURNAMENT; k++) {
-        size_t x = s->pop[search_rng_below(&s->rng, s->npop)];
-        if (s->b.cost[x] < s->b.cost[best])
+        size_t x = s->pop[search_rng_below(&s->base.rng, s->npop)];
+        if (s->base.b.cost[x] < s->base.b.cost[best])
             best = x;
     }
     return best;
@@ -79,21 +51,23 @@ static int in_list(const size_t *list, size_t n, size_t x)
 /* A valid child of two tournament winners, or -1 after GA_TRIES failures. */
 static long breed(Genetic *s)
 {
-    size_t p = s->g.nparams;
+    const SearchGrid *g = &s->base.g;
+    size_t p = g->nparams;
+    uint16_t lv[SEARCH_MAX_PARAMS];
     for (int t = 0; t < GA_TRIES; t++) {
-        const uint16_t *a = &s->g.level[tournament(s) * p], *c = &s->g.level[tournament(s) * p];
+        const uint16_t *a = &g->level[tournament(s) * p], *c = &g->level[tournament(s) * p];
         for (size_t j = 0; j < p; j++) {
-            int v = (search_rng_u64(&s->rng) & 1) ? a[j] : c[j];
-            int nl = (int)s->g.nlevels[j];
-            if (search_rng_unit(&s->rng) * (double)p < 1.0) {
-                if (search_rng_unit(&s->rng) < 0.1)
-                    v = (int)search_rng_below(&s->rng, (size_t)nl);
+            int v = (search_rng_u64(&s->base.rng) & 1) ? a[j] : c[j];
+            int nl = (int)g->nlevels[j];
+            if (search_rng_unit(&s->base.rng) * (double)p < 1.0) {
+                if (search_rng_unit(&s->base.rng) < 0.1)
+                    v = (int)search_rng_below(&s->base.rng, (size_t)nl);
                 else
-                    v += (search_rng_u64(&s->rng) & 1) ? 1 : -1;
+                    v += (search_rng_u64(&s->base.rng) & 1) ? 1 : -1;
             }
-            s->lv[j] = (uint16_t)(v < 0 ? 0 : v >= nl ? nl - 1 : v);
+            lv[j] = (uint16_t)(v < 0 ? 0 : v >= nl ? nl - 1 : v);
         }
-        long x = search_grid_find(&s->g, s->lv);
+        long x = search_grid_find(g, lv);
         if (x >= 0)
             return x;
     }
@@ -126,7 +100,7 @@ static void sort_by_cost(size_t *v, size_t n, const double *cost)
 static void ga_step(void *state)
 {
     Genetic *s = state;
-    SearchBook *b = &s->b;
+    SearchBook *b = &s->base.b;
     if (!s->started) { /* the warm start's configs are the first parents */
         s->started = 1;
         for (size_t k = 0; k < b->nstart && s->npop < GA_POP + GA_CHILDREN; k++)
@@ -141,15 +115,8 @@ static void ga_step(void *state)
     if (s->npop > GA_POP)
         s->npop = GA_POP;
     if (s->npop < GA_POP) { /* the first generation, or a space with few valid configs */
-        while (s->nkids < GA_POP - s->npop) {
-            long r = search_book_random_new(b);
-            if (r < 0)
-                break;
-            search_book_queue(b, (size_t)r);
-            s->kids[s->nkids++] = (size_t)r;
-            if (s->nkids == GA_CHILDREN)
-                break;
-        }
+        size_t want = GA_POP - s->npop < GA_CHILDREN ? GA_POP - s->npop : GA_CHILDREN;
+        s->nkids = search_book_queue_random(b, s->kids, 0, want);
         if (s->nkids)
             return;
     }
@@ -174,24 +141,12 @@ static void ga_step(void *state)
     }
 }
 
-static int ga_next(void *state, size_t *index)
-{
-    Genetic *s = state;
-    return search_next(&s->b, index, ga_step, s);
-}
-
-static void ga_feedback(void *state, size_t index, CutuneStatus status, double median_ms)
-{
-    Genetic *s = state;
-    search_book_feedback(&s->b, index, status, median_ms);
-}
-
 const CutuneStrategyOps cutune_strategy_genetic = {
     .name = "genetic",
     .summary = "genetic algorithm: tournament selection, uniform crossover, one-step "
                "mutations, elitist population",
     .create = ga_create,
-    .next = ga_next,
-    .feedback = ga_feedback,
-    .destroy = ga_destroy,
+    .next = search_base_next,
+    .feedback = search_base_feedback,
+    .destroy = search_base_destroy,
 };

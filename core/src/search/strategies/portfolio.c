@@ -42,16 +42,13 @@
 enum { PF_MIN_KNOWN = 8, PF_TRUST_RADIUS = 3 };
 
 typedef struct {
-    SearchGrid g;
-    SearchBook b;
-    SearchRng rng;
+    SearchBase base;             /* first: see search_base_create */
     SearchModel model;
     int model_stale;
-    size_t parallel, budget, nfinite, nfed;
+    size_t nfinite, nfed;
     size_t *measured, nmeasured; /* sorted by (cost, index) */
     uint8_t *dom;                /* a measured neighbour is faster */
     uint32_t *nnew;              /* of a measured config: neighbours not yet proposed */
-    size_t *nb;                  /* room for the largest neighbourhood */
 } Portfolio;
 
 static void pf_destroy(void *state)
@@ -59,41 +56,29 @@ static void pf_destroy(void *state)
     Portfolio *s = state;
     if (!s)
         return;
-    search_grid_free(&s->g);
-    search_book_free(&s->b);
     search_model_free(&s->model);
     free(s->measured);
     free(s->dom);
     free(s->nnew);
-    free(s->nb);
-    free(s);
+    search_base_destroy(s);
 }
 
 static int pf_create(const CutuneStrategyArgs *a, void **state)
 {
-    Portfolio *s = calloc(1, sizeof *s);
-    if (!s)
-        return CUTUNE_ERR_NOMEM;
+    /* no salt: the book's shuffle is then random's (see search_book_init); no step, since
+     * next() proposes one config at a time */
+    void *st;
+    int rc = search_base_create(sizeof(Portfolio), a, 0, NULL, &st);
+    if (rc)
+        return rc;
+    Portfolio *s = st;
     size_t n = a->configs->nconfigs;
-    s->rng.x = a->seed; /* the book's shuffle is then random's: see search_book_init */
-    s->parallel = a->parallel > 1 ? a->parallel : 1;
-    s->budget = a->budget ? a->budget : n;
-    int rc = search_grid_build(a->configs, &s->g);
-    if (!rc)
-        rc = search_book_init(&s->b, n, &s->rng);
-    if (!rc)
-        rc = search_book_start(&s->b, a);
-    if (!rc)
-        rc = search_model_init(&s->model, &s->g);
+    rc = search_model_init(&s->model, &s->base.g);
     if (!rc) {
-        size_t maxnb = 1;
-        for (size_t j = 0; j < s->g.nparams; j++)
-            maxnb += s->g.nlevels[j];
         s->measured = malloc((n + 1) * sizeof *s->measured);
         s->dom = calloc(n + 1, 1);
         s->nnew = calloc(n + 1, sizeof *s->nnew);
-        s->nb = malloc(maxnb * sizeof *s->nb);
-        if (!s->measured || !s->dom || !s->nnew || !s->nb)
+        if (!s->measured || !s->dom || !s->nnew)
             rc = CUTUNE_ERR_NOMEM;
     }
     if (rc) {
@@ -107,16 +92,16 @@ static int pf_create(const CutuneStrategyArgs *a, void **state)
 /* The valid configs that differ from config i in one parameter, written to out. */
 static size_t neighbours(const Portfolio *s, size_t i, size_t *out)
 {
-    size_t p = s->g.nparams, m = 0;
+    size_t p = s->base.g.nparams, m = 0;
     uint16_t lv[SEARCH_MAX_PARAMS];
-    memcpy(lv, &s->g.level[i * p], p * sizeof *lv);
+    memcpy(lv, &s->base.g.level[i * p], p * sizeof *lv);
     for (size_t j = 0; j < p; j++) {
         uint16_t v0 = lv[j];
-        for (size_t v = 0; v < s->g.nlevels[j]; v++) {
+        for (size_t v = 0; v < s->base.g.nlevels[j]; v++) {
             if (v == v0)
                 continue;
             lv[j] = (uint16_t)v;
-            long k = search_grid_find(&s->g, lv);
+            long k = search_grid_find(&s->base.g, lv);
             if (k >= 0)
                 out[m++] = (size_t)k;
         }
@@ -129,19 +114,19 @@ static size_t neighbours(const Portfolio *s, size_t i, size_t *out)
  * around the best config; -1 when it cannot fit yet or the region is all proposed. */
 static long model_pick(Portfolio *s)
 {
-    SearchBook *b = &s->b;
+    SearchBook *b = &s->base.b;
     if (s->model_stale && search_model_fit(&s->model) == 0)
         s->model_stale = 0;
     if (!s->model.fitted || b->best < 0)
         return -1;
-    size_t p = s->g.nparams;
-    const uint16_t *c = &s->g.level[(size_t)b->best * p];
+    size_t p = s->base.g.nparams;
+    const uint16_t *c = &s->base.g.level[(size_t)b->best * p];
     long pick = -1;
     double pv = INFINITY;
     for (size_t i = 0; i < b->n; i++) {
         if (b->state[i] != SEARCH_NEW)
             continue;
-        const uint16_t *x = &s->g.level[i * p];
+        const uint16_t *x = &s->base.g.level[i * p];
         size_t d = 0;
         for (size_t j = 0; j < p && d <= PF_TRUST_RADIUS; j++)
             d += x[j] != c[j];
@@ -159,19 +144,20 @@ static long model_pick(Portfolio *s)
 /* Local search's pick: an unproposed neighbour of the fastest head, at random. */
 static long local_pick(Portfolio *s)
 {
-    SearchBook *b = &s->b;
+    SearchBook *b = &s->base.b;
+    size_t *nb = s->base.nb;
     for (size_t r = 0; r < s->nmeasured; r++) {
         size_t h = s->measured[r];
         if (!isfinite(b->cost[h]))
             break;
         if (s->dom[h] || s->nnew[h] == 0)
             continue;
-        size_t m = neighbours(s, h, s->nb), c = 0;
+        size_t m = neighbours(s, h, nb), c = 0;
         for (size_t k = 0; k < m; k++)
-            if (b->state[s->nb[k]] == SEARCH_NEW)
-                s->nb[c++] = s->nb[k];
+            if (b->state[nb[k]] == SEARCH_NEW)
+                nb[c++] = nb[k];
         if (c)
-            return (long)s->nb[search_rng_below(&s->rng, c)];
+            return (long)nb[search_rng_below(&s->base.rng, c)];
     }
     return -1;
 }
@@ -179,15 +165,15 @@ static long local_pick(Portfolio *s)
 static int pf_next(void *state, size_t *index)
 {
     Portfolio *s = state;
-    SearchBook *b = &s->b;
+    SearchBook *b = &s->base.b;
     long x = -1;
     if (b->bhead < b->blen) { /* the warm start, in its order */
         x = (long)b->batch[b->bhead++];
         b->state[x] = SEARCH_NEW;
     } else if (s->nfinite >= PF_MIN_KNOWN || (b->nstart && s->nfed >= b->nstart && s->nfinite)) {
         /* no random proposal where its result would come too late to be of use */
-        int last = b->proposed + s->parallel >= s->budget;
-        double u = search_rng_unit(&s->rng), rnd = last ? 0 : PF_RANDOM_SHARE;
+        int last = b->proposed + s->base.parallel >= s->base.budget;
+        double u = search_rng_unit(&s->base.rng), rnd = last ? 0 : PF_RANDOM_SHARE;
         if (u >= rnd && u < rnd + PF_MODEL_SHARE) {
             if ((x = model_pick(s)) < 0)
                 x = local_pick(s);
@@ -201,10 +187,10 @@ static int pf_next(void *state, size_t *index)
     if (x < 0)
         return CUTUNE_NEXT_DONE;
     /* the measured neighbours of x have one unproposed neighbour fewer */
-    size_t m = neighbours(s, (size_t)x, s->nb);
+    size_t *nb = s->base.nb, m = neighbours(s, (size_t)x, nb);
     for (size_t k = 0; k < m; k++)
-        if (b->state[s->nb[k]] == SEARCH_DONE && s->nnew[s->nb[k]])
-            s->nnew[s->nb[k]]--;
+        if (b->state[nb[k]] == SEARCH_DONE && s->nnew[nb[k]])
+            s->nnew[nb[k]]--;
     search_book_propose(b, (size_t)x);
     *index = (size_t)x;
     return CUTUNE_NEXT_READY;
@@ -213,20 +199,19 @@ static int pf_next(void *state, size_t *index)
 static void pf_feedback(void *state, size_t index, CutuneStatus status, double median_ms)
 {
     Portfolio *s = state;
-    SearchBook *b = &s->b;
-    if (index >= b->n || b->state[index] != SEARCH_PENDING)
+    SearchBook *b = &s->base.b;
+    if (!search_book_feedback(b, index, status, median_ms))
         return;
-    search_book_feedback(b, index, status, median_ms);
     double c = b->cost[index];
     s->nfinite += isfinite(c);
     s->nfed++;
     search_model_add(&s->model, index, c);
     s->model_stale = 1;
     search_sorted_insert(s->measured, &s->nmeasured, b->cost, index);
-    size_t m = neighbours(s, index, s->nb);
+    size_t *nb = s->base.nb, m = neighbours(s, index, nb);
     uint32_t fresh = 0;
     for (size_t k = 0; k < m; k++) {
-        size_t y = s->nb[k];
+        size_t y = nb[k];
         if (b->state[y] == SEARCH_NEW)
             fresh++;
         else if (b->state[y] == SEARCH_DONE && b->cost[y] < c)

@@ -21,15 +21,20 @@ size_t search_rng_below(SearchRng *r, size_t n)
     return (size_t)cutune_splitmix64_below(&r->x, n);
 }
 
-void search_permutation(size_t *v, size_t n, SearchRng *r)
+void search_shuffle(size_t *v, size_t n, SearchRng *r)
 {
-    for (size_t i = 0; i < n; i++)
-        v[i] = i;
     for (size_t i = n; i > 1; i--) {
         size_t j = search_rng_below(r, i), t = v[i - 1];
         v[i - 1] = v[j];
         v[j] = t;
     }
+}
+
+void search_permutation(size_t *v, size_t n, SearchRng *r)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = i;
+    search_shuffle(v, n, r);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -180,15 +185,16 @@ void search_book_propose(SearchBook *b, size_t i)
     b->pending++;
 }
 
-void search_book_feedback(SearchBook *b, size_t i, CutuneStatus status, double median_ms)
+int search_book_feedback(SearchBook *b, size_t i, CutuneStatus status, double median_ms)
 {
     if (i >= b->n || b->state[i] != SEARCH_PENDING)
-        return;
+        return 0;
     b->state[i] = SEARCH_DONE;
     b->pending--;
     b->cost[i] = status == CUTUNE_STATUS_OK && median_ms > 0 ? median_ms : INFINITY;
     if (isfinite(b->cost[i]) && (b->best < 0 || b->cost[i] < b->cost[b->best]))
         b->best = (long)i;
+    return 1;
 }
 
 int search_book_queue(SearchBook *b, size_t i)
@@ -198,6 +204,29 @@ int search_book_queue(SearchBook *b, size_t i)
     b->state[i] = SEARCH_QUEUED;
     b->batch[b->blen++] = i;
     return 1;
+}
+
+size_t search_book_queue_random(SearchBook *b, size_t *out, size_t n, size_t want)
+{
+    while (n < want) {
+        long r = search_book_random_new(b);
+        if (r < 0)
+            break;
+        search_book_queue(b, (size_t)r);
+        if (out)
+            out[n] = (size_t)r;
+        n++;
+    }
+    return n;
+}
+
+long search_book_best_of(const SearchBook *b, const size_t *list, size_t n)
+{
+    long best = -1;
+    for (size_t k = 0; k < n; k++)
+        if (isfinite(b->cost[list[k]]) && (best < 0 || b->cost[list[k]] < b->cost[best]))
+            best = (long)list[k];
+    return best;
 }
 
 void search_sorted_insert(size_t *list, size_t *n, const double *cost, size_t i)
@@ -271,4 +300,113 @@ long search_book_random_new(SearchBook *b)
     while (b->cursor < b->n && b->state[b->order[b->cursor]] != SEARCH_NEW)
         b->cursor++;
     return b->cursor < b->n ? (long)b->order[b->cursor] : -1;
+}
+
+int search_base_create(size_t size, const CutuneStrategyArgs *a, uint64_t salt,
+                       void (*step)(void *state), void **state)
+{
+    SearchBase *s = calloc(1, size);
+    if (!s)
+        return CUTUNE_ERR_NOMEM;
+    size_t n = a->configs->nconfigs;
+    s->rng.x = a->seed ^ salt;
+    s->budget = a->budget ? a->budget : n;
+    s->parallel = a->parallel > 1 ? a->parallel : 1;
+    s->step = step;
+    int rc = search_grid_build(a->configs, &s->g);
+    if (!rc)
+        rc = search_book_init(&s->b, n, &s->rng);
+    if (!rc)
+        rc = search_book_start(&s->b, a);
+    if (!rc) { /* a neighbour differs in one parameter: at most nlevels - 1 of each */
+        size_t room = 1;
+        for (size_t j = 0; j < s->g.nparams; j++)
+            room += s->g.nlevels[j];
+        if (!(s->nb = malloc(room * sizeof *s->nb)))
+            rc = CUTUNE_ERR_NOMEM;
+    }
+    if (rc) {
+        search_base_destroy(s);
+        return rc;
+    }
+    *state = s;
+    return 0;
+}
+
+void search_base_destroy(void *state)
+{
+    SearchBase *s = state;
+    if (!s)
+        return;
+    search_grid_free(&s->g);
+    search_book_free(&s->b);
+    free(s->nb);
+    free(s);
+}
+
+int search_base_next(void *state, size_t *index)
+{
+    SearchBase *s = state;
+    return search_next(&s->b, index, s->step, state);
+}
+
+void search_base_feedback(void *state, size_t index, CutuneStatus status, double median_ms)
+{
+    SearchBase *s = state;
+    search_book_feedback(&s->b, index, status, median_ms);
+}
+
+SearchList *search_list_new(size_t cap)
+{
+    SearchList *s = malloc(sizeof *s + (cap + 1) * sizeof *s->order);
+    if (s)
+        s->next = s->count = 0;
+    return s;
+}
+
+int search_list_create(const CutuneStrategyArgs *a, int shuffled, void **state)
+{
+    size_t n = a->configs->nconfigs;
+    SearchList *s = search_list_new(n + a->nstart);
+    unsigned char *mark = calloc(n ? n : 1, 1);
+    if (!s || !mark) {
+        free(s);
+        free(mark);
+        return CUTUNE_ERR_NOMEM;
+    }
+    size_t *perm = s->order;
+    if (shuffled) {
+        SearchRng rng = {a->seed};
+        search_permutation(perm, n, &rng);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            perm[i] = i;
+    }
+    size_t m = search_start_list(a, perm + n, mark);
+    if (m) { /* the starts, then the rest without them */
+        size_t k = n;
+        for (size_t i = n; i-- > 0;)
+            if (!mark[perm[i]])
+                perm[--k] = perm[i];
+        for (size_t i = 0; i < m; i++)
+            perm[i] = perm[n + i];
+    }
+    s->count = n;
+    free(mark);
+    *state = s;
+    return 0;
+}
+
+int search_list_next(void *state, size_t *index)
+{
+    SearchList *s = state;
+    if (s->next >= s->count)
+        return CUTUNE_NEXT_DONE;
+    *index = s->order[s->next++];
+    return CUTUNE_NEXT_READY;
+}
+
+void search_list_feedback(void *state, size_t index, CutuneStatus status, double median_ms)
+{
+    (void)state, (void)index, (void)status, (void)median_ms;
 }

@@ -22,7 +22,9 @@ double search_rng_unit(SearchRng *r);
 /* Uniform in [0, n); n > 0. */
 size_t search_rng_below(SearchRng *r, size_t n);
 
-/* v = a seeded random permutation of 0..n-1 (Fisher-Yates). */
+/* Shuffle v[0..n) in place (Fisher-Yates, from the end). */
+void search_shuffle(size_t *v, size_t n, SearchRng *r);
+/* v = a seeded random permutation of 0..n-1: 0..n-1 shuffled. */
 void search_permutation(size_t *v, size_t n, SearchRng *r);
 
 /* Each parameter's distinct values among the valid configs, sorted; a config is then a
@@ -70,12 +72,18 @@ int search_book_init(SearchBook *b, size_t n, SearchRng *rng);
 void search_book_free(SearchBook *b);
 /* Mark config i proposed (it must be SEARCH_NEW). */
 void search_book_propose(SearchBook *b, size_t i);
-/* Record feedback; ignores an index that was not pending. */
-void search_book_feedback(SearchBook *b, size_t i, CutuneStatus status, double median_ms);
+/* Record feedback: returns 1, or 0 (and records nothing) for an index that was not
+ * pending. */
+int search_book_feedback(SearchBook *b, size_t i, CutuneStatus status, double median_ms);
 /* A config neither proposed nor queued, chosen at random; -1 when there is none. */
 long search_book_random_new(SearchBook *b);
 /* Queue config i for proposal when it is new; returns 1 if queued, 0 if not new. */
 int search_book_queue(SearchBook *b, size_t i);
+/* Queue random new configs until out holds want of them (out[n..want), out may be NULL
+ * to keep no list), or none is left; returns how many out holds now. */
+size_t search_book_queue_random(SearchBook *b, size_t *out, size_t n, size_t want);
+/* The fastest of list[0..n) that did not fail, the first of equals; -1 if none. */
+long search_book_best_of(const SearchBook *b, const size_t *list, size_t n);
 /* Queue the warm start of a->start (after search_book_init, before any proposal): its
  * valid, distinct indices, in order, are then the first proposals of search_next, and
  * stay listed in b->start. Returns 0 or CUTUNE_ERR_NOMEM. */
@@ -97,5 +105,48 @@ void search_sorted_insert(size_t *list, size_t *n, const double *cost, size_t i)
  * that queues nothing is answered with a random new config, so the search always goes on
  * until the whole space was proposed. */
 int search_next(SearchBook *b, size_t *index, void (*step)(void *st), void *st);
+
+/* What every strategy on the grid keeps. It is the first member of the strategy's state,
+ * so that search_base_next and search_base_feedback can be its next() and feedback(). */
+typedef struct SearchBase {
+    SearchGrid g;
+    SearchBook b;
+    SearchRng rng;
+    size_t budget;             /* evaluations allowed: a->budget, or every config */
+    size_t parallel;           /* proposals in flight: a->parallel, at least 1 */
+    void (*step)(void *state); /* for search_base_next; the state is the strategy's */
+    size_t *nb;                /* room for any neighbourhood of a config */
+} SearchBase;
+
+/* *state = a new zeroed state of size bytes whose first member is a SearchBase, made
+ * ready: the generator seeded with a->seed ^ salt (a salt per strategy, so that they do
+ * not draw alike), the grid, the book (shuffled by the generator) with the warm start
+ * queued, and nb. Returns 0, or CUTUNE_ERR_NOMEM or CUTUNE_ERR_RANGE (see
+ * search_grid_build) with nothing allocated. */
+int search_base_create(size_t size, const CutuneStrategyArgs *a, uint64_t salt,
+                       void (*step)(void *state), void **state);
+/* Free such a state (NULL is fine); a strategy frees what it added first. */
+void search_base_destroy(void *state);
+/* next() and feedback() for a state whose first member is a SearchBase: search_next with
+ * its step, and search_book_feedback. */
+int search_base_next(void *state, size_t *index);
+void search_base_feedback(void *state, size_t index, CutuneStatus status, double median_ms);
+
+/* The state of a strategy that proposes a list fixed at create(), in order, and learns
+ * nothing from results: search_list_next and search_list_feedback are its next() and
+ * feedback(), free() its destroy(). */
+typedef struct SearchList {
+    size_t next, count;
+    size_t order[];
+} SearchList;
+
+/* A list with room for cap indices, none in it yet; NULL when out of memory. */
+SearchList *search_list_new(size_t cap);
+/* *state = the warm start's configs (search_start_list), then every other valid config:
+ * in a seeded random order (a->seed) when shuffled, else in enumeration order. Returns 0
+ * or CUTUNE_ERR_NOMEM. */
+int search_list_create(const CutuneStrategyArgs *a, int shuffled, void **state);
+int search_list_next(void *state, size_t *index);
+void search_list_feedback(void *state, size_t index, CutuneStatus status, double median_ms);
 
 #endif

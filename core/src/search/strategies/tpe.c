@@ -22,9 +22,7 @@
 enum { TPE_START = 12, TPE_BATCH = 4, TPE_MIN_GOOD = 3 };
 
 typedef struct {
-    SearchGrid g;
-    SearchBook b;
-    SearchRng rng;
+    SearchBase base;    /* first: see search_base_create */
     size_t *measured;   /* measured configs, kept sorted by (cost, index) */
     size_t nmeasured;
     size_t nlv;         /* total levels over all parameters */
@@ -38,50 +36,41 @@ static void tpe_destroy(void *state)
     Tpe *s = state;
     if (!s)
         return;
-    search_grid_free(&s->g);
-    search_book_free(&s->b);
     free(s->measured);
     free(s->off);
     free(s->lg);
     free(s->good);
     free(s->bad);
-    free(s);
+    search_base_destroy(s);
 }
+
+static void tpe_step(void *state);
 
 static int tpe_create(const CutuneStrategyArgs *a, void **state)
 {
-    Tpe *s = calloc(1, sizeof *s);
-    if (!s)
-        return CUTUNE_ERR_NOMEM;
-    s->rng.x = a->seed ^ 0x7e000000ULL;
-    size_t n = a->configs->nconfigs, p = a->configs->nparams;
-    int rc = search_grid_build(a->configs, &s->g);
-    if (!rc)
-        rc = search_book_init(&s->b, n, &s->rng);
-    if (!rc)
-        rc = search_book_start(&s->b, a);
-    if (!rc) {
-        s->off = calloc(p + 1, sizeof *s->off);
-        s->measured = malloc((n ? n : 1) * sizeof *s->measured);
-        if (!s->off || !s->measured)
-            rc = CUTUNE_ERR_NOMEM;
-    }
-    if (!rc) {
-        for (size_t j = 0; j < p; j++)
-            s->off[j + 1] = s->off[j] + s->g.nlevels[j];
-        s->nlv = s->off[p];
-        s->lg = malloc((s->nlv + 1) * sizeof *s->lg);
-        s->good = malloc((s->nlv + 1) * sizeof *s->good);
-        s->bad = malloc((s->nlv + 1) * sizeof *s->bad);
-        if (!s->lg || !s->good || !s->bad)
-            rc = CUTUNE_ERR_NOMEM;
-    }
-    if (rc) {
-        tpe_destroy(s);
+    void *st;
+    int rc = search_base_create(sizeof(Tpe), a, 0x7e000000ULL, tpe_step, &st);
+    if (rc)
         return rc;
-    }
+    Tpe *s = st;
+    size_t n = a->configs->nconfigs, p = a->configs->nparams;
+    s->off = calloc(p + 1, sizeof *s->off);
+    s->measured = malloc((n ? n : 1) * sizeof *s->measured);
+    if (!s->off || !s->measured)
+        goto fail;
+    for (size_t j = 0; j < p; j++)
+        s->off[j + 1] = s->off[j] + s->base.g.nlevels[j];
+    s->nlv = s->off[p];
+    s->lg = malloc((s->nlv + 1) * sizeof *s->lg);
+    s->good = malloc((s->nlv + 1) * sizeof *s->good);
+    s->bad = malloc((s->nlv + 1) * sizeof *s->bad);
+    if (!s->lg || !s->good || !s->bad)
+        goto fail;
     *state = s;
     return 0;
+fail:
+    tpe_destroy(s);
+    return CUTUNE_ERR_NOMEM;
 }
 
 /* Add a count to a parameter's histogram, with half of it on each adjacent level. */
@@ -98,8 +87,8 @@ static void deposit(double *h, size_t nl, size_t v, double w)
  * to the earlier in the list. */
 static size_t best_scored(Tpe *s, const size_t *list, size_t n, size_t *top, size_t want)
 {
-    const SearchBook *b = &s->b;
-    size_t p = s->g.nparams, ntop = 0;
+    const SearchBook *b = &s->base.b;
+    size_t p = s->base.g.nparams, ntop = 0;
     double topv[TPE_BATCH];
     if (want > TPE_BATCH)
         want = TPE_BATCH;
@@ -109,7 +98,7 @@ static size_t best_scored(Tpe *s, const size_t *list, size_t n, size_t *top, siz
             continue;
         double sc = 0;
         for (size_t j = 0; j < p; j++)
-            sc += s->lg[s->off[j] + s->g.level[i * p + j]];
+            sc += s->lg[s->off[j] + s->base.g.level[i * p + j]];
         if (ntop == want && sc <= topv[ntop - 1])
             continue;
         size_t at = ntop < want ? ntop++ : ntop - 1;
@@ -127,14 +116,10 @@ static size_t best_scored(Tpe *s, const size_t *list, size_t n, size_t *top, siz
 static void tpe_step(void *state)
 {
     Tpe *s = state;
-    SearchBook *b = &s->b;
-    size_t n = b->n, p = s->g.nparams, m = s->nmeasured;
+    SearchBook *b = &s->base.b;
+    size_t n = b->n, p = s->base.g.nparams, m = s->nmeasured;
     if (m < TPE_START) {
-        for (int k = 0; k < TPE_BATCH; k++) {
-            long r = search_book_random_new(b);
-            if (r >= 0)
-                search_book_queue(b, (size_t)r);
-        }
+        search_book_queue_random(b, NULL, 0, TPE_BATCH);
         return;
     }
     size_t ngood = (size_t)ceil(TPE_GAMMA * (double)m);
@@ -143,12 +128,12 @@ static void tpe_step(void *state)
     while (ngood > 0 && !isfinite(b->cost[s->measured[ngood - 1]]))
         ngood--; /* a failed config is never good */
     for (size_t j = 0; j < p; j++) {
-        size_t nl = s->g.nlevels[j];
+        size_t nl = s->base.g.nlevels[j];
         double *gd = s->good + s->off[j], *bd = s->bad + s->off[j];
         for (size_t v = 0; v < nl; v++)
             gd[v] = bd[v] = 1.0 / (double)nl;
         for (size_t k = 0; k < m; k++) {
-            size_t v = s->g.level[s->measured[k] * p + j];
+            size_t v = s->base.g.level[s->measured[k] * p + j];
             deposit(k < ngood ? gd : bd, nl, v, 1.0);
         }
         double sg = 0, sb = 0;
@@ -164,20 +149,12 @@ static void tpe_step(void *state)
         search_book_queue(b, pick[k]);
 }
 
-static int tpe_next(void *state, size_t *index)
-{
-    Tpe *s = state;
-    return search_next(&s->b, index, tpe_step, s);
-}
-
 static void tpe_feedback(void *state, size_t index, CutuneStatus status, double median_ms)
 {
     Tpe *s = state;
-    SearchBook *b = &s->b;
-    if (index >= b->n || b->state[index] != SEARCH_PENDING)
-        return;
-    search_book_feedback(b, index, status, median_ms);
-    search_sorted_insert(s->measured, &s->nmeasured, b->cost, index);
+    SearchBook *b = &s->base.b;
+    if (search_book_feedback(b, index, status, median_ms))
+        search_sorted_insert(s->measured, &s->nmeasured, b->cost, index);
 }
 
 const CutuneStrategyOps cutune_strategy_tpe = {
@@ -185,7 +162,7 @@ const CutuneStrategyOps cutune_strategy_tpe = {
     .summary = "model-based: tree-structured Parzen estimator over the parameter levels, "
                "learns fast and failing regions from the trials so far",
     .create = tpe_create,
-    .next = tpe_next,
+    .next = search_base_next,
     .feedback = tpe_feedback,
     .destroy = tpe_destroy,
 };
