@@ -107,7 +107,8 @@ void search_sorted_insert(size_t *list, size_t *n, const double *cost, size_t i)
 int search_next(SearchBook *b, size_t *index, void (*step)(void *st), void *st);
 
 /* What every strategy on the grid keeps. It is the first member of the strategy's state,
- * so that search_base_next and search_base_feedback can be its next() and feedback(). */
+ * so that search_base_create, _next, _feedback and _destroy serve any such state (a
+ * strategy names them in its ops where it has nothing of its own to do). */
 typedef struct SearchBase {
     SearchGrid g;
     SearchBook b;
