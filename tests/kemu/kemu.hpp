@@ -3,7 +3,7 @@
 // last-block-done finish and the scratch memory each launch must leave clean.
 //
 // A launch runs its blocks one after another, and the threads of a block take turns on one OS
-// thread (a ucontext each, on a stack kept from launch to launch): a thread runs until it
+// thread (a context each, on a stack kept from launch to launch): a thread runs until it
 // waits at a barrier, then the next runs. __syncthreads is a barrier over the block,
 // __syncwarp and the shuffles barriers over a warp (warps are consecutive linear thread ids).
 // A thread runs alone from one barrier to the next, in the same order on every run: a
