@@ -50,16 +50,10 @@ static void size_of(int i, char *buf, size_t len)
     snprintf(buf, len, "%dx%dx%d", m, n, k);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void report(const char *what, double *us, int n)
 {
-    qsort(us, (size_t)n, sizeof *us, cmp_double);
-    qsort(cpu_us, (size_t)n, sizeof *cpu_us, cmp_double);
+    qsort(us, (size_t)n, sizeof *us, cutune_cmp_double);
+    qsort(cpu_us, (size_t)n, sizeof *cpu_us, cutune_cmp_double);
     printf("| %-44s | %7d | %9.2f | %9.2f | %9.2f | %9.2f | %9.2f |\n", what, n, us[n / 2],
            us[(int)(0.99 * (n - 1))], us[n - 1], cpu_us[n / 2], cpu_us[(int)(0.99 * (n - 1))]);
 }

@@ -5,6 +5,7 @@
  *   bench_matmul --db PATH [--device N] [--seed N] [--same-model] SIZE...
  *
  * Prints a table; the ratio column is tuned rate / cuBLAS rate. */
+#include "bench_open.h"
 #include "compile.h"
 #include "db.h"
 #include "device.h"
@@ -163,12 +164,10 @@ int main(int argc, char **argv)
     CutuneError err = {0};
     CutuneDeviceInfo dev;
     CutuneRegistry reg;
-    CutuneDb *db = NULL;
-    if (cutune_device_open(device, &dev, &err) || cutune_registry_load(&reg, &err) ||
-        cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err)) {
-        fprintf(stderr, "bench_matmul: %s\n", err.msg);
-        return err.code == CUTUNE_ERR_NO_DEVICE ? 77 : 1;
-    }
+    CutuneDb *db;
+    int opened = bench_open("bench_matmul", device, db_path, &dev, &reg, &db);
+    if (opened)
+        return opened;
     cublasHandle_t h;
     CKB(cublasCreate(&h));
     /* FP32 SGEMM: the default math mode uses no TF32 (the script also sets

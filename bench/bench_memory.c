@@ -14,6 +14,7 @@
  * Without OP=SIZE arguments it runs the issue's sizes. GB/s is the op's bytes per launch
  * (each input read once, each output written once) over the median time; a baseline's GB/s
  * counts its own traffic the same way. */
+#include "bench_open.h"
 #include "db.h"
 #include "device.h"
 #include "host.h"
@@ -229,15 +230,12 @@ int main(int argc, char **argv)
     if (ncases == 0)
         for (size_t i = 0; i < sizeof default_cases / sizeof default_cases[0]; i++)
             cases[ncases++] = default_cases[i];
-    CutuneError err = {0};
     CutuneDeviceInfo dev;
     CutuneRegistry reg;
-    CutuneDb *db = NULL;
-    if (cutune_device_open(device, &dev, &err) || cutune_registry_load(&reg, &err) ||
-        cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err)) {
-        fprintf(stderr, "bench_memory: %s\n", err.msg);
-        return err.code == CUTUNE_ERR_NO_DEVICE ? 77 : 1;
-    }
+    CutuneDb *db;
+    int opened = bench_open("bench_memory", device, db_path, &dev, &reg, &db);
+    if (opened)
+        return opened;
     printf("device: %s (%s), seed %llu\n", dev.name, dev.uuid, (unsigned long long)seed);
     int failures = 0;
     for (int i = 0; i < ncases; i++)

@@ -57,9 +57,24 @@ int cli_parse_size(const char *cmd, const char *opt, const char *text, size_t mi
                    size_t *out);
 int cli_parse_real(const char *cmd, const char *opt, const char *text, double min, double max,
                    double *out);
-/* The full uint64 range, and a finite number >= 0. */
-int cli_parse_u64(const char *cmd, const char *opt, const char *text, unsigned long long *out);
-int cli_parse_double(const char *cmd, const char *opt, const char *text, double *out);
+
+/* An option of a command for cli_parse_options: --name VALUE sets *text (CLI_TEXT), or
+ * --name sets *flag to 1 (CLI_FLAG). */
+typedef struct CliOption {
+    const char *name;
+    const char **text;
+    int *flag;
+} CliOption;
+#define CLI_TEXT(name, text) {(name), (text), NULL}
+#define CLI_FLAG(name, flag) {(name), NULL, (flag)}
+#define CLI_END {NULL, NULL, NULL}
+/* The options of a command whose options are all texts and flags: opts (ended by an entry
+ * whose name is NULL; at most CLI_MAX_OPTIONS) and --help (-h), which prints help. Returns
+ * -1 to go on with the operands from optind, or the exit code for the command to return
+ * now: EXIT_OK after the help, EXIT_USAGE for an option it does not know. */
+#define CLI_MAX_OPTIONS 16
+int cli_parse_options(const char *cmd, const char *help, int argc, char **argv,
+                      const CliOption *opts);
 
 /* The largest CUDA device ordinal an option accepts. */
 #define CLI_MAX_DEVICE 1023

@@ -64,23 +64,23 @@ int cmd_check(int argc, char **argv)
     if (!sizes)
         return EXIT_FAILURE_;
     int c, rc = EXIT_OK;
-    unsigned long long v;
+    uint64_t v;
     optind = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 's': sizes[o.nsizes++] = optarg; break;
         case 'n':
-            if (cli_parse_u64("check", "--sample", optarg, &v))
+            if (cli_parse_uint64("check", "--sample", optarg, 0, UINT64_MAX, &v))
                 goto usage;
             o.sample = (size_t)v;
             break;
         case 'S':
-            if (cli_parse_u64("check", "--seed", optarg, &v))
+            if (cli_parse_uint64("check", "--seed", optarg, 0, UINT64_MAX, &v))
                 goto usage;
             o.seed = v;
             break;
         case 'j':
-            if (cli_parse_u64("check", "--jobs", optarg, &v) || v > 1024)
+            if (cli_parse_uint64("check", "--jobs", optarg, 0, UINT64_MAX, &v) || v > 1024)
                 goto usage;
             o.threads = (int)v;
             break;

@@ -13,16 +13,9 @@ static const char help[] =
 
 int cmd_devices(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    int c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(help, stdout);
-            return EXIT_OK;
-        }
-        return cli_usage_error("devices", "unknown option");
-    }
+    int rc = cli_parse_options("devices", help, argc, argv, NULL);
+    if (rc >= 0)
+        return rc;
     if (optind < argc)
         return cli_usage_error("devices", "unexpected argument '%s'", argv[optind]);
     CutuneError err = {0};

@@ -251,30 +251,16 @@ static const char header_bottom[] =
 
 int cmd_export(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"format", required_argument, 0, 'f'}, {"device", required_argument, 0, 'd'},
-        {"op", required_argument, 0, 'o'},     {"db", required_argument, 0, 'D'},
-        {"output", required_argument, 0, 'O'}, {"help", no_argument, 0, 'h'},
-        {"variant", required_argument, 0, 'v'}, {"size", required_argument, 0, 's'},
-        {0, 0, 0, 0},
-    };
     const char *format = "json", *device = NULL, *op = NULL, *db_path = NULL, *output = NULL;
     const char *variant = NULL, *size = NULL;
-    int c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'f': format = optarg; break;
-        case 'd': device = optarg; break;
-        case 'o': op = optarg; break;
-        case 'D': db_path = optarg; break;
-        case 'O': output = optarg; break;
-        case 'v': variant = optarg; break;
-        case 's': size = optarg; break;
-        case 'h': fputs(help, stdout); return EXIT_OK;
-        default: return cli_usage_error("export", "unknown option");
-        }
-    }
+    const CliOption opts[] = {
+        CLI_TEXT("format", &format),   CLI_TEXT("device", &device), CLI_TEXT("op", &op),
+        CLI_TEXT("db", &db_path),      CLI_TEXT("output", &output), CLI_TEXT("size", &size),
+        CLI_TEXT("variant", &variant), CLI_END,
+    };
+    int parsed = cli_parse_options("export", help, argc, argv, opts);
+    if (parsed >= 0)
+        return parsed;
     if (optind != argc)
         return cli_usage_error("export", "unexpected argument '%s'", argv[optind]);
     if (!strcmp(format, "kernel-tuner"))

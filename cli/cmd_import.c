@@ -52,26 +52,14 @@ typedef struct Opts {
 
 static int parse_opts(int argc, char **argv, Opts *o)
 {
-    static const struct option longopts[] = {
-        {"op", required_argument, 0, 'o'},          {"variant", required_argument, 0, 'v'},
-        {"size", required_argument, 0, 's'},        {"device-name", required_argument, 0, 'n'},
-        {"db", required_argument, 0, 'D'},          {"output", required_argument, 0, 'O'},
-        {"help", no_argument, 0, 'h'},              {0, 0, 0, 0},
+    const CliOption opts[] = {
+        CLI_TEXT("op", &o->op),   CLI_TEXT("variant", &o->variant),    CLI_TEXT("size", &o->size),
+        CLI_TEXT("db", &o->db),   CLI_TEXT("device-name", &o->device), CLI_TEXT("output", &o->output),
+        CLI_END,
     };
-    int c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o': o->op = optarg; break;
-        case 'v': o->variant = optarg; break;
-        case 's': o->size = optarg; break;
-        case 'n': o->device = optarg; break;
-        case 'D': o->db = optarg; break;
-        case 'O': o->output = optarg; break;
-        case 'h': fputs(help, stdout); return -1;
-        default: return cli_usage_error("import", "unknown option");
-        }
-    }
+    int parsed = cli_parse_options("import", help, argc, argv, opts);
+    if (parsed >= 0)
+        return parsed == EXIT_OK ? -1 : parsed; /* -1: the help was printed */
     if (argc - optind != 2)
         return cli_usage_error("import", "expected a format and a file: cutune import "
                                          "kernel-tuner CACHE.json ...");

@@ -75,16 +75,9 @@ static int describe_variant(const CutuneVariantDef *v)
 
 int cmd_list(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    int c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(help, stdout);
-            return EXIT_OK;
-        }
-        return cli_usage_error("list", "unknown option");
-    }
+    int rc = cli_parse_options("list", help, argc, argv, NULL);
+    if (rc >= 0)
+        return rc;
     if (argc - optind > 1)
         return cli_usage_error("list", "expected at most one op");
     const char *only = optind < argc ? argv[optind] : NULL;

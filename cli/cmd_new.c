@@ -235,21 +235,11 @@ static int template_files(const CutuneRegistry *reg, const CutuneOp *op, const c
 
 int cmd_new(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"from", required_argument, 0, 'f'}, {"dir", required_argument, 0, 'd'},
-        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0},
-    };
     const char *from = NULL, *dir_opt = NULL;
-    int c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'f': from = optarg; break;
-        case 'd': dir_opt = optarg; break;
-        case 'h': fputs(help, stdout); return EXIT_OK;
-        default: return cli_usage_error("new", "unknown option");
-        }
-    }
+    const CliOption opts[] = {CLI_TEXT("from", &from), CLI_TEXT("dir", &dir_opt), CLI_END};
+    int parsed = cli_parse_options("new", help, argc, argv, opts);
+    if (parsed >= 0)
+        return parsed;
     if (argc - optind != 3 || strcmp(argv[optind], "variant"))
         return cli_usage_error("new", "write `cutune new variant <op> <name>`");
     const char *opname = argv[optind + 1], *name = argv[optind + 2];

@@ -109,6 +109,16 @@ static void line(const char *label, const char *text)
     cutune_text_write(stdout, text, 0);
 }
 
+/* The variant, its version and the config of an answer, as text. */
+static void variant_lines(const char *variant, const char *version, const char *config)
+{
+    line("variant", variant);
+    printf(" (version ");
+    cutune_text_write(stdout, version, 0);
+    printf(")\n");
+    line("config", config);
+}
+
 /* --fallback: the lookup API's ladder for (device, op, size). `dev` holds at least the
  * UUID; its compute capability, when known (cc_major > 0), lets a device never tuned
  * match another of its architecture. */
@@ -160,11 +170,7 @@ static int query_fallback(const char *db_path, const CutuneDeviceInfo *dev, cons
     if (r.match != CUTUNE_MATCH_EXACT)
         printf(", distance %.3g", r.distance);
     putchar('\n');
-    line("variant", r.variant);
-    printf(" (version ");
-    cutune_text_write(stdout, r.variant_version, 0);
-    printf(")\n");
-    line("config", r.config);
+    variant_lines(r.variant, r.variant_version, r.config);
     printf("\n  median   %.4f ms at the tuned size", r.median_ms);
     if (r.gflops > 0)
         printf(", %.1f GFLOP/s", r.gflops);
@@ -174,26 +180,15 @@ static int query_fallback(const char *db_path, const CutuneDeviceInfo *dev, cons
 
 int cmd_query(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"device", required_argument, 0, 'd'}, {"size", required_argument, 0, 's'},
-        {"db", required_argument, 0, 'D'},     {"json", no_argument, 0, 'j'},
-        {"fallback", no_argument, 0, 'f'},     {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
     const char *device = "0", *size = NULL, *db_path = NULL;
-    int json = 0, fallback = 0, c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'd': device = optarg; break;
-        case 's': size = optarg; break;
-        case 'D': db_path = optarg; break;
-        case 'j': json = 1; break;
-        case 'f': fallback = 1; break;
-        case 'h': fputs(help, stdout); return EXIT_OK;
-        default: return cli_usage_error("query", "unknown option");
-        }
-    }
+    int json = 0, fallback = 0;
+    const CliOption opts[] = {
+        CLI_TEXT("device", &device), CLI_TEXT("size", &size),         CLI_TEXT("db", &db_path),
+        CLI_FLAG("json", &json),     CLI_FLAG("fallback", &fallback), CLI_END,
+    };
+    int parsed = cli_parse_options("query", help, argc, argv, opts);
+    if (parsed >= 0)
+        return parsed;
     if (optind != argc - 1)
         return cli_usage_error("query", "expected one op, e.g. cutune query matmul --size 4096x4096x4096");
     if (!size)
@@ -275,11 +270,7 @@ int cmd_query(int argc, char **argv)
         printf(" (");
         cutune_text_write(stdout, b.device_uuid, 0);
         printf(")\n");
-        line("variant", b.variant);
-        printf(" (version ");
-        cutune_text_write(stdout, b.variant_version, 0);
-        printf(")\n");
-        line("config", b.config);
+        variant_lines(b.variant, b.variant_version, b.config);
         printf("\n  median   %.4f ms over %d samples (min %.4f ms)", b.median_ms, b.samples,
                b.min_ms);
         if (b.gflops > 0)

@@ -425,21 +425,11 @@ static void print_summary(const Report *r)
 
 int cmd_report(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"html", required_argument, 0, 'H'}, {"db", required_argument, 0, 'D'},
-        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0},
-    };
     const char *html = NULL, *db_path = NULL;
-    int c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'H': html = optarg; break;
-        case 'D': db_path = optarg; break;
-        case 'h': fputs(help, stdout); return EXIT_OK;
-        default: return cli_usage_error("report", "unknown option");
-        }
-    }
+    const CliOption opts[] = {CLI_TEXT("html", &html), CLI_TEXT("db", &db_path), CLI_END};
+    int parsed = cli_parse_options("report", help, argc, argv, opts);
+    if (parsed >= 0)
+        return parsed;
     int64_t run = 0;
     if (argc - optind > 1)
         return cli_usage_error("report", "unexpected argument '%s'", argv[optind + 1]);

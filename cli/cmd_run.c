@@ -368,25 +368,15 @@ int cmd_run(int argc, char **argv)
             goto out;
         }
     }
-    if (o.strategy && !cutune_strategy_find(o.strategy)) {
-        char names[256] = "";
-        for (size_t i = 0; cutune_strategy_list[i]; i++)
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
-                     cutune_strategy_list[i]->name);
-        rc = cli_usage_error("run", "unknown strategy '%s'; choose one of: %s", o.strategy, names);
+    o.where = where;
+    o.sizes = o.nsizes ? sizes : NULL;
+    CutuneError oerr = {0};
+    if (cutune_tune_check_options(&o, &oerr)) { /* said at once, as a usage error */
+        rc = cli_usage_error("run", "%s", oerr.msg);
         goto out;
     }
     if (o.strategy && !strcmp(o.strategy, "exhaustive") && !time_given)
         o.time_limit_s = 0; /* every config, however long it takes */
-    if (o.nwhere && !o.variant) {
-        rc = cli_usage_error("run", "--where names parameters of one variant: add --variant");
-        goto out;
-    }
-    o.where = where;
-    if (o.pending && o.nsizes) {
-        rc = cli_usage_error("run", "--pending tunes the requested sizes: leave out --size");
-        goto out;
-    }
     if (o.pending && optind == argc) {
         o.op = NULL; /* every op with pending requests */
     } else if (optind != argc - 1) {
@@ -405,15 +395,6 @@ int cmd_run(int argc, char **argv)
         if (nd > 1) {
             o.devices = devices;
             o.ndevices = nd;
-        }
-    }
-    o.sizes = o.nsizes ? sizes : NULL;
-    for (size_t i = 0; i < o.nsizes; i++) { /* a bad size is a usage error: say so at once */
-        CutuneProblem p;
-        CutuneError perr = {0};
-        if (cutune_problem_parse(sizes[i], &p, &perr) != 0) {
-            rc = cli_usage_error("run", "--size: %s", perr.msg);
-            goto out;
         }
     }
     if (!(text = join_argv(argc, argv))) {

@@ -1,9 +1,11 @@
-/* Numeric options, parsed into their real type and range. Every numeric option of every
- * command goes through here, so that a bad value is a usage error (exit 2) that says what
- * was wrong, never a silent wrap (--device 4294967299 is not GPU 3). */
+/* Options. Numeric ones are parsed into their real type and range: every numeric option of
+ * every command goes through here, so that a bad value is a usage error (exit 2) that says
+ * what was wrong, never a silent wrap (--device 4294967299 is not GPU 3). The commands whose
+ * options are only texts and flags read them from one table (cli_parse_options). */
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
@@ -41,51 +43,67 @@ static int refuse(const char *cmd, const char *opt, const char *text, const char
     return cli_usage_error(cmd, "%s needs %s, got '%s': %s", opt, range, text ? text : "", why);
 }
 
-int cli_parse_int64(const char *cmd, const char *opt, const char *text, int64_t min,
-                    int64_t max, int64_t *out)
+/* A whole number as sign and magnitude: the int64 and the uint64 ranges compare alike. */
+typedef struct Whole {
+    int neg; /* never set for 0 */
+    uint64_t mag;
+} Whole;
+
+static Whole whole_of_int64(int64_t v)
+{
+    return (Whole){v < 0, v < 0 ? (uint64_t)-(v + 1) + 1 : (uint64_t)v};
+}
+
+static int whole_below(Whole a, Whole b)
+{
+    if (a.neg != b.neg)
+        return a.neg;
+    return a.neg ? a.mag > b.mag : a.mag < b.mag;
+}
+
+/* text as a whole number in [min, max] (at_least: max is the type's own, left unsaid). */
+static int parse_whole(const char *cmd, const char *opt, const char *text, Whole min, Whole max,
+                       int at_least, Whole *out)
 {
     char range[96];
-    if (max == INT64_MAX)
-        snprintf(range, sizeof range, "a whole number of at least %" PRId64, min);
+    const char *min_sign = min.neg ? "-" : "", *max_sign = max.neg ? "-" : "";
+    if (at_least)
+        snprintf(range, sizeof range, "a whole number of at least %s%" PRIu64, min_sign, min.mag);
     else
-        snprintf(range, sizeof range, "a whole number from %" PRId64 " to %" PRId64, min, max);
-    int neg;
-    uint64_t mag;
-    const char *why = digits(text, &neg, &mag);
+        snprintf(range, sizeof range, "a whole number from %s%" PRIu64 " to %s%" PRIu64, min_sign,
+                 min.mag, max_sign, max.mag);
+    Whole v;
+    const char *why = digits(text, &v.neg, &v.mag);
     if (why)
         return refuse(cmd, opt, text, range, why);
-    if (neg && mag > (uint64_t)INT64_MAX + 1)
+    v.neg = v.neg && v.mag > 0; /* "-0" is 0 */
+    if (whole_below(v, min))
         return refuse(cmd, opt, text, range, "it is too small");
-    if (!neg && mag > (uint64_t)INT64_MAX)
-        return refuse(cmd, opt, text, range, "it is too large");
-    int64_t v = neg ? (mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag) : (int64_t)mag;
-    if (v < min)
-        return refuse(cmd, opt, text, range, "it is too small");
-    if (v > max)
+    if (whole_below(max, v))
         return refuse(cmd, opt, text, range, "it is too large");
     *out = v;
     return 0;
 }
 
+int cli_parse_int64(const char *cmd, const char *opt, const char *text, int64_t min,
+                    int64_t max, int64_t *out)
+{
+    Whole v;
+    int rc = parse_whole(cmd, opt, text, whole_of_int64(min), whole_of_int64(max),
+                         max == INT64_MAX, &v);
+    if (rc == 0)
+        *out = v.neg ? -(int64_t)(v.mag - 1) - 1 : (int64_t)v.mag;
+    return rc;
+}
+
 int cli_parse_uint64(const char *cmd, const char *opt, const char *text, uint64_t min,
                      uint64_t max, uint64_t *out)
 {
-    char range[96];
-    if (max == UINT64_MAX)
-        snprintf(range, sizeof range, "a whole number of at least %" PRIu64, min);
-    else
-        snprintf(range, sizeof range, "a whole number from %" PRIu64 " to %" PRIu64, min, max);
-    int neg;
-    uint64_t mag;
-    const char *why = digits(text, &neg, &mag);
-    if (why)
-        return refuse(cmd, opt, text, range, why);
-    if ((neg && mag > 0) || mag < min)
-        return refuse(cmd, opt, text, range, "it is too small");
-    if (mag > max)
-        return refuse(cmd, opt, text, range, "it is too large");
-    *out = mag;
-    return 0;
+    Whole v;
+    int rc = parse_whole(cmd, opt, text, (Whole){0, min}, (Whole){0, max}, max == UINT64_MAX, &v);
+    if (rc == 0)
+        *out = v.mag;
+    return rc;
 }
 
 int cli_parse_int(const char *cmd, const char *opt, const char *text, int min, int max,
@@ -133,16 +151,31 @@ int cli_parse_real(const char *cmd, const char *opt, const char *text, double mi
     return 0;
 }
 
-int cli_parse_u64(const char *cmd, const char *opt, const char *text, unsigned long long *out)
+int cli_parse_options(const char *cmd, const char *help, int argc, char **argv,
+                      const CliOption *opts)
 {
-    uint64_t v;
-    int rc = cli_parse_uint64(cmd, opt, text, 0, UINT64_MAX, &v);
-    if (rc == 0)
-        *out = v;
-    return rc;
-}
-
-int cli_parse_double(const char *cmd, const char *opt, const char *text, double *out)
-{
-    return cli_parse_real(cmd, opt, text, 0, DBL_MAX, out);
+    enum { FIRST = 256 }; /* getopt_long's value for opts[i] is FIRST + i */
+    struct option longopts[CLI_MAX_OPTIONS + 2];
+    int n = 0;
+    for (; opts && opts[n].name && n < CLI_MAX_OPTIONS; n++)
+        longopts[n] = (struct option){opts[n].name, opts[n].text ? required_argument : no_argument,
+                                      NULL, FIRST + n};
+    longopts[n] = (struct option){"help", no_argument, NULL, 'h'};
+    longopts[n + 1] = (struct option){NULL, 0, NULL, 0};
+    int c;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(help, stdout);
+            return EXIT_OK;
+        }
+        if (c < FIRST || c >= FIRST + n)
+            return cli_usage_error(cmd, "unknown option");
+        const CliOption *o = &opts[c - FIRST];
+        if (o->text)
+            *o->text = optarg;
+        else
+            *o->flag = 1;
+    }
+    return -1;
 }

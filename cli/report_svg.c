@@ -1,6 +1,7 @@
 /* Figures of `cutune report` (see report_svg.h). */
 #include "report_svg.h"
 #include "utf8.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -142,12 +143,6 @@ void report_svg_lines(FILE *f, const char *id, const char *title, const char *xl
     fputs("</svg>\n", f);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void report_svg_strips(FILE *f, const char *id, const char *title, const char *xlabel,
                        const char *const *names, const double *const *values, const size_t *n,
                        size_t ngroups)
@@ -194,7 +189,7 @@ void report_svg_strips(FILE *f, const char *id, const char *title, const char *x
                 sorted[m++] = values[g][k];
         }
         if (sorted && m) {
-            qsort(sorted, m, sizeof *sorted, cmp_double);
+            qsort(sorted, m, sizeof *sorted, cutune_cmp_double);
             double med = m % 2 ? sorted[m / 2] : 0.5 * (sorted[m / 2 - 1] + sorted[m / 2]);
             fprintf(f, "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
                        "stroke=\"#000\" stroke-width=\"2\"/>\n",

@@ -43,6 +43,9 @@
 #          with 3 seeds (half at 4096^3 with 2 seeds, a quarter at 8192^3); $OUT/tight.log
 #   python-gpu  the Python module on the GPU (pytest, against torch.matmul) and the cost a
 #          Python call adds over a C launch (bench_python.py, bench_launch)
+#   throughput  the default search's configs/s against exhaustive search on matmul_async at
+#          1000^3 (THROUGHPUT_VARIANT, THROUGHPUT_SIZE, THROUGHPUT_BUDGET), each from a fresh
+#          database and a cold kernel cache (bench/throughput.py)
 #   kt-compare  Kernel Tuner (wheels in .whl/) against cutune on matmul_reg2d at KT_SIZE
 #          (default 2048): time to 95% and 99% of the optimum, configs/s (bench/kt_compare.py)
 #   yardstick  the ops' yardsticks through the worker (tests/test_gpu_yardstick): cuBLAS
@@ -340,6 +343,12 @@ PY
             CUTUNE_LIBRARY="$b/core/libcutune.so" python3 "$root/bench/bench_python.py" \
             --db "$out/py.db" --size 64x64x64 --bench-launch "$b/bench/bench_launch"
         cat "$out/bench_python.log" | tee -a "$summary"
+        ;;
+    throughput)
+        timed "configs/s, default against exhaustive" "$out/throughput.log" python3 \
+            "$root/bench/throughput.py" "$b/cli/cutune" "$out" --variant "${THROUGHPUT_VARIANT:-matmul_async}" \
+            --size "${THROUGHPUT_SIZE:-1000x1000x1000}" --budget "${THROUGHPUT_BUDGET:-400}"
+        tail -3 "$out/throughput.log" | tee -a "$summary"
         ;;
     kt-compare)
         # Kernel Tuner against cutune on matmul_reg2d's space (bench/kt_compare.py); Kernel

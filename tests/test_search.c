@@ -95,15 +95,9 @@ static double mann_whitney_p(const double *x, size_t nx, const double *y, size_t
     return 0.5 * erfc(z / sqrt(2));
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double sorted_quantile(double *v, size_t n, double q)
 {
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(v, n, sizeof *v, cutune_cmp_double);
     double pos = q * (double)(n - 1);
     size_t lo = (size_t)pos, hi = lo + 1 < n ? lo + 1 : lo;
     return v[lo] + (v[hi] - v[lo]) * (pos - (double)lo);

@@ -20,6 +20,7 @@
 #include "check.h"
 #include "replay.h"
 #include "strategy.h"
+#include "util.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -28,12 +29,6 @@
 #include <string.h>
 
 enum { SEEDS = 25, WINDOW = 34 };
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static double median(const CutuneStrategyOps *ops, const CutuneRecording *r, size_t budget)
 {
@@ -46,7 +41,7 @@ static double median(const CutuneStrategyOps *ops, const CutuneRecording *r, siz
         CHECK_MSG(rc == 0, "%s: %s", ops->name, e.msg);
         f[k] = rc == 0 && found > 0 ? r->best_ms / found : 0;
     }
-    qsort(f, SEEDS, sizeof *f, cmp_double);
+    qsort(f, SEEDS, sizeof *f, cutune_cmp_double);
     return 0.5 * (f[(SEEDS - 1) / 2] + f[SEEDS / 2]);
 }
 

@@ -515,6 +515,90 @@ static void test_space_limits(void)
     free(t);
 }
 
+/* The line syntax that ini_lines.c reads: comments, continuations, BOM, CRLF, the limits. */
+static void test_lines(void)
+{
+    /* a BOM, CRLF endings, comments of both kinds (indented too), a ';' inside a value,
+     * an inline comment on a continuation line, a key after an indented key-less line */
+    const char *good =
+        "\xEF\xBB\xBF[variant]  ; the header may carry a comment\r\n"
+        "name = lines\r\n"
+        "description = a;b ; c\r\n"
+        "  # an indented comment\n"
+        "[param.A]\n"
+        "values = 1, 2, ; the list goes on\n"
+        "    3, 4 ; and ends\n"
+        "\t\n"
+        "[constraints]\n"
+        "small = A <=\n"
+        "    3 ; not part of it\n";
+    const char *path = generated(good);
+    CutuneSpace *s = NULL;
+    CutuneError err = {0};
+    CHECK_MSG(cutune_space_load(path, NULL, &s, &err) == 0, "%s", err.msg);
+    if (s) {
+        static const int64_t a[] = {1, 2, 3, 4};
+        CHECK(s->nparams == 1 && values_are(&s->params[0], a, 4));
+        CHECK(s->variant && strcmp(s->variant, "lines") == 0);
+        CHECK(s->nconstraints == 1 && strcmp(s->constraints[0].text, "A <= 3") == 0);
+        CHECK_EQ_INT(s->params[0].line, 5);
+    }
+    cutune_space_free(s);
+    unlink(path);
+
+    /* a line of exactly CUTUNE_MAX_LINE characters is read, one more is refused */
+    char *t = malloc(CUTUNE_MAX_LINE + 64);
+    int k = snprintf(t, CUTUNE_MAX_LINE + 64, "[variant]\nname = t\ndescription = ");
+    int start = k - (int)strlen("description = ");
+    while (k - start < CUTUNE_MAX_LINE)
+        t[k++] = 'x';
+    snprintf(t + k, 2, "\n");
+    path = generated(t);
+    s = NULL;
+    CHECK_MSG(cutune_space_load(path, NULL, &s, &err) == 0, "%s", err.msg);
+    cutune_space_free(s);
+    unlink(path);
+    snprintf(t + k, 3, "x\n");
+    expect_refused(t, "3:", "line is longer than 1024 characters");
+    free(t);
+
+    static const struct {
+        const char *text, *where, *phrase;
+    } bad[] = {
+        {"[variant\nname = t\n", "1:", "has no ']'"},
+        {"[variant] name = t\n", "1:", "unexpected text after the section header"},
+        {"[variant]\n  [param.A]\n", "2:", "indented section header"},
+        {"[variant]\nname ; = t\n", "2:", "syntax error"},
+        {"[variant]\nname: t\n", "2:", "missing '='"},
+        {"[variant]\nname = t\n[variant]\n", "3:", "section [variant] appears twice (first at line 1)"},
+        {"[variant]\nname = t\n[param]\n", "3:", "has no parameter name"},
+        {"[variant]\nname = t\n[param.A]\nvalues = 1\n  step = 2\n", "5:", "looks like a new key"},
+        {"[variant]\nname = t\n[param.A]\nrange = 1..4\n  , 5\n", "5:", "cannot continue"},
+        {"[variant]\nname = t\n[param.A]\nvalues = 1,,2\n", "4:", "empty item"},
+        {"[variant]\nname = t\n[param.A]\nvalues = 1\nrange = 1..2\n", "5:", "has both"},
+        {"[variant]\nname = t\n[param.A]\nrange = 1..x\n", "4:", "bound 'x' of range is not an integer"},
+        {"[variant]\nname = t\n[param.A]\npow2 = 1..4\nstep = 9999999999999999999\n", "5:",
+         "is out of the int64 range"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_refused(bad[i].text, bad[i].where, bad[i].phrase);
+
+    /* a NUL byte is refused at its line */
+    char nul[] = "[variant]\nname = t\nx\0y = 1\n";
+    char tmpl[] = "/tmp/cutune-test-nul-XXXXXX";
+    int fd = mkstemp(tmpl);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        CHECK(write(fd, nul, sizeof nul - 1) == (ssize_t)(sizeof nul - 1));
+        close(fd);
+        s = NULL;
+        cutune_error_clear(&err);
+        CHECK(cutune_space_load(tmpl, NULL, &s, &err) == CUTUNE_ERR_PARSE && !s);
+        CHECK_STR_CONTAINS(err.msg, ":3: the line contains a NUL byte");
+        unlink(tmpl);
+    }
+}
+
 /* A config's text from a database, read strictly. */
 static void test_config_text(void)
 {
@@ -576,6 +660,7 @@ int main(void)
     test_limits();
     test_bad_files();
     test_space_limits();
+    test_lines();
     test_config_text();
     return check_result("space");
 }

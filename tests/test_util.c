@@ -1,6 +1,7 @@
 /* Problem sizes, hashing, the seeded generator, strategies, the thread pool and the kernel
  * cache. Needs no GPU. */
 #include "check.h"
+#include "csv.h"
 #include "host.h"
 #include "kernel_cache.h"
 #include "pool.h"
@@ -9,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void problem_sizes(void)
@@ -195,6 +197,134 @@ static void kernel_cache(void)
     rmdir(dir);
 }
 
+/* The one integer parser: strict, with "not an integer" and "out of range" told apart. */
+static void integers(void)
+{
+    static const struct {
+        const char *text;
+        int rc;
+        int64_t v;
+    } cases[] = {
+        {"0", 0, 0},
+        {"+17", 0, 17},
+        {"-17", 0, -17},
+        {"9223372036854775807", 0, INT64_MAX},
+        {"-9223372036854775808", 0, INT64_MIN},
+        {"9223372036854775808", CUTUNE_I64_RANGE, 0},
+        {"-9223372036854775809", CUTUNE_I64_RANGE, 0},
+        {"99999999999999999999", CUTUNE_I64_RANGE, 0},
+        {"99999999999999999999x", CUTUNE_I64_NOT_INTEGER, 0}, /* past the overflow, still read */
+        {"", CUTUNE_I64_NOT_INTEGER, 0},
+        {"-", CUTUNE_I64_NOT_INTEGER, 0},
+        {" 1", CUTUNE_I64_NOT_INTEGER, 0},
+        {"1 ", CUTUNE_I64_NOT_INTEGER, 0},
+        {"1e3", CUTUNE_I64_NOT_INTEGER, 0},
+        {"0x10", CUTUNE_I64_NOT_INTEGER, 0},
+        {"--1", CUTUNE_I64_NOT_INTEGER, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t v = 12345;
+        int rc = cutune_parse_i64(cases[i].text, strlen(cases[i].text), &v);
+        CHECK_MSG(rc == cases[i].rc, "'%s': rc %d", cases[i].text, rc);
+        CHECK_MSG(v == (rc ? 12345 : cases[i].v), "'%s': %lld", cases[i].text, (long long)v);
+    }
+    int64_t v = 0;
+    CHECK(cutune_parse_i64("123456", 3, &v) == 0 && v == 123); /* only len bytes are read */
+}
+
+static void text(void)
+{
+    const char *s = "  a b \t\n";
+    size_t len = strlen(s);
+    cutune_trim(&s, &len);
+    CHECK(len == 3 && strncmp(s, "a b", 3) == 0);
+    const char *blank = " \t ";
+    len = strlen(blank);
+    cutune_trim(&blank, &len);
+    CHECK(len == 0);
+    char buf[] = "\t x y  ";
+    CHECK(strcmp(cutune_trim_in_place(buf), "x y") == 0);
+    char small[4];
+    cutune_copy_str(small, sizeof small, "abcdef");
+    CHECK(strcmp(small, "abc") == 0);
+    cutune_copy_str(small, sizeof small, NULL);
+    CHECK(small[0] == '\0');
+}
+
+static void order_and_rng(void)
+{
+    double v[] = {3, -1, 2.5, -1, 0};
+    qsort(v, 5, sizeof *v, cutune_cmp_double);
+    CHECK(v[0] == -1 && v[1] == -1 && v[2] == 0 && v[3] == 2.5 && v[4] == 3);
+    /* splitmix64's published first outputs from state 0 */
+    uint64_t st = 0;
+    CHECK(cutune_splitmix64(&st) == 0xe220a8397b1dcdafULL);
+    CHECK(cutune_splitmix64(&st) == 0x6e789e6aa1b965f4ULL);
+    uint64_t a = 7, b = 7;
+    int counts[5] = {0};
+    for (int i = 0; i < 5000; i++) {
+        uint64_t x = cutune_splitmix64_below(&a, 5);
+        CHECK(x < 5 && x == cutune_splitmix64_below(&b, 5)); /* the same seed, the same draws */
+        counts[x < 5 ? x : 0]++;
+    }
+    for (int i = 0; i < 5; i++)
+        CHECK_MSG(counts[i] > 850 && counts[i] < 1150, "%d drawn %d times of 5000", i, counts[i]);
+}
+
+static void directories(void)
+{
+    char dir[] = "/tmp/cutune-mkdir-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[128], file[128];
+    CutuneError err = {0};
+    snprintf(path, sizeof path, "%s/a/b/c", dir);
+    CHECK(cutune_mkdir_p(path, &err) == 0);
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+    CHECK(cutune_mkdir_p(path, &err) == 0); /* again: nothing to do */
+    snprintf(file, sizeof file, "%s/a/file", dir);
+    FILE *f = fopen(file, "w");
+    CHECK(f != NULL);
+    if (f)
+        fclose(f);
+    snprintf(path, sizeof path, "%s/a/file/sub", dir);
+    CHECK(cutune_mkdir_p(path, &err) == CUTUNE_ERR_IO);
+    CHECK_STR_CONTAINS(err.msg, "cannot create directory");
+    CHECK_STR_CONTAINS(err.msg, "a/file");
+    cutune_error_clear(&err);
+    CHECK(cutune_mkdir_p(file, &err) == CUTUNE_ERR_IO);
+    CHECK_STR_CONTAINS(err.msg, "not a directory");
+    CHECK(cutune_mkdir_p("", &err) == CUTUNE_ERR_INVALID);
+    unlink(file);
+    snprintf(path, sizeof path, "%s/a/b/c", dir);
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/a/b", dir);
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/a", dir);
+    rmdir(path);
+    rmdir(dir);
+}
+
+/* The CSV writer quotes what would add a column or a row, and keeps comments on their line. */
+static void csv(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    cutune_csv_field(f, "NVIDIA H100, \"SXM\"", 0);
+    cutune_csv_field(f, "two\nlines", 0);
+    cutune_csv_field(f, NULL, 0);
+    cutune_csv_field(f, "plain", 1);
+    cutune_csv_comment(f, "device", "evil\n1,2,ok,0.1\r");
+    fclose(f);
+    CHECK_MSG(strcmp(buf, "\"NVIDIA H100, \"\"SXM\"\"\",\"two\nlines\",,plain\n"
+                          "# device: evil 1,2,ok,0.1 \n") == 0, "wrote '%s'", buf);
+    free(buf);
+}
+
 int main(void)
 {
     problem_sizes();
@@ -203,5 +333,10 @@ int main(void)
     strategies();
     pool();
     kernel_cache();
+    integers();
+    text();
+    order_and_rng();
+    directories();
+    csv();
     return check_result("util");
 }

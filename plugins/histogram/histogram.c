@@ -1,5 +1,6 @@
 /* The histogram op plugin: problem checks, data sets, reference, check. */
 #include "histogram.h"
+#include "op_sdk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,26 @@ typedef struct HistogramState {
     unsigned int ref[HISTOGRAM_BINS];
 } HistogramState;
 
-static void teardown(const CutuneHost *host, void *state);
+/* The kernel's arguments, in the order of its signature. */
+static const size_t kernel_arg_fields[] = {
+    offsetof(HistogramState, u8),      offsetof(HistogramState, f32),
+    offsetof(HistogramState, bins),    offsetof(HistogramState, scratch),
+    offsetof(HistogramState, counter), offsetof(HistogramState, n),
+    offsetof(HistogramState, is_float),
+};
+
+static CutuneOpBuffers buffers(void *state)
+{
+    HistogramState *s = state;
+    size_t bins = HISTOGRAM_BINS * sizeof(unsigned), esize = s->is_float ? sizeof(float) : 1;
+    void **input = s->is_float ? (void **)&s->f32 : (void **)&s->u8;
+    return (CutuneOpBuffers){{
+        CUTUNE_OP_BUFFER(input, (size_t)s->n * esize), /* setup fills it */
+        CUTUNE_OP_RESULT(&s->bins, bins),
+        CUTUNE_OP_ZEROS(&s->scratch, bins),
+        CUTUNE_OP_ZEROS(&s->counter, sizeof(unsigned)),
+    }};
+}
 
 static int check_problem(CutuneProblem *p, char *err, size_t errlen)
 {
@@ -33,16 +53,14 @@ static int check_problem(CutuneProblem *p, char *err, size_t errlen)
     return 0;
 }
 
-static double flops(const CutuneProblem *p)
-{
-    (void)p;
-    return 0;
-}
+CUTUNE_OP_NO_FLOPS
 
 static double bytes(const CutuneProblem *p)
 {
     return (double)p->dim[0] * (double)p->dim[1] + 4.0 * HISTOGRAM_BINS;
 }
+
+CUTUNE_OP_MEMCPY_YARDSTICK
 
 /* The float bin, exactly as the kernels compute it; -1 outside [-1, 1). */
 static int float_bin(float x)
@@ -85,64 +103,26 @@ static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, 
     int rc = 0;
     if (!s || !val || !sel || !chunk) {
         rc = host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
-        goto fail;
+        goto done;
     }
     s->n = p->dim[0];
     s->is_float = p->dim[1] == 4;
     s->skewed = p->dim[2] == 2;
     size_t esize = s->is_float ? sizeof(float) : 1, n = (size_t)s->n;
-    unsigned char *input = NULL;
-    if ((rc = host->dev_alloc(host->ctx, n * esize, (void **)&input)))
-        goto fail;
-    if (s->is_float)
-        s->f32 = (float *)input;
-    else
-        s->u8 = input;
-    if ((rc = host->dev_alloc(host->ctx, HISTOGRAM_BINS * sizeof(unsigned), (void **)&s->bins)) ||
-        (rc = host->dev_alloc(host->ctx, HISTOGRAM_BINS * sizeof(unsigned), (void **)&s->scratch)) ||
-        (rc = host->dev_alloc(host->ctx, sizeof(unsigned), (void **)&s->counter)) ||
-        (rc = host->dev_memset(host->ctx, s->scratch, 0, HISTOGRAM_BINS * sizeof(unsigned))) ||
-        (rc = host->dev_memset(host->ctx, s->counter, 0, sizeof(unsigned))))
-        goto fail;
+    if ((rc = cutune_op_make_buffers(host, s, buffers, seed)))
+        goto done;
+    unsigned char *input = s->is_float ? (unsigned char *)s->f32 : s->u8;
     for (size_t c = 0, at = 0; at < n; c++, at += CHUNK) {
         size_t len = n - at < CHUNK ? n - at : CHUNK;
         make_chunk(host, s, seed, c, len, val, sel, chunk);
         if ((rc = host->copy_to_device(host->ctx, input + at * esize, chunk, len * esize)))
-            goto fail;
+            break;
     }
+done:
     free(val);
     free(sel);
     free(chunk);
-    *state = s;
-    return 0;
-fail:
-    free(val);
-    free(sel);
-    free(chunk);
-    teardown(host, s);
-    return rc;
-}
-
-static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int max)
-{
-    (void)cfg;
-    HistogramState *s = state;
-    if (max < 7)
-        return -1;
-    args[0] = &s->u8;
-    args[1] = &s->f32;
-    args[2] = &s->bins;
-    args[3] = &s->scratch;
-    args[4] = &s->counter;
-    args[5] = &s->n;
-    args[6] = &s->is_float;
-    return 7;
-}
-
-static int poison_output(const CutuneHost *host, void *state)
-{
-    HistogramState *s = state;
-    return host->dev_memset(host->ctx, s->bins, 0xFF, HISTOGRAM_BINS * sizeof(unsigned));
+    return cutune_op_setup_end(host, s, buffers, rc, state);
 }
 
 static int check(const CutuneHost *host, void *state, CutuneCheck *out)
@@ -166,19 +146,6 @@ static int check(const CutuneHost *host, void *state, CutuneCheck *out)
     return 0;
 }
 
-static void teardown(const CutuneHost *host, void *state)
-{
-    HistogramState *s = state;
-    if (!s)
-        return;
-    host->dev_free(host->ctx, s->u8);
-    host->dev_free(host->ctx, s->f32);
-    host->dev_free(host->ctx, s->bins);
-    host->dev_free(host->ctx, s->scratch);
-    host->dev_free(host->ctx, s->counter);
-    free(s);
-}
-
 const void *histogram_device_input(void *state)
 {
     HistogramState *s = state;
@@ -190,36 +157,8 @@ const unsigned *histogram_reference(void *state)
     return ((HistogramState *)state)->ref;
 }
 
-/* The yardstick of a memory-bound op: a device-to-device copy of as many bytes. */
-static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p,
-                     CutuneYardstick *out)
-{
-    (void)state;
-    return host->memcpy_yardstick(host->ctx, bytes(p), out);
-}
-
-static const CutuneOp op = {
-    .abi_major = CUTUNE_ABI_MAJOR,
-    .abi_minor = CUTUNE_ABI_MINOR,
-    .struct_size = sizeof(CutuneOp),
-    .name = "histogram",
+CUTUNE_OP_DEFINE(histogram,
     .summary = "256 bins over n bytes or floats, in one launch",
     .dim_names = "N,T,D",
     .size_help = "NxTxD: N elements, T = 1 (bytes) or 4 (floats), D = 1 (uniform) or 2 (skewed); N means Nx1x1",
-    .signature = "const unsigned char *u8, const float *f32, unsigned int *bins, unsigned int *scratch, unsigned int *counter, long long n, int is_float",
-    .nargs = 7,
-    .check_problem = check_problem,
-    .setup = setup,
-    .kernel_args = kernel_args,
-    .poison_output = poison_output,
-    .check = check,
-    .teardown = teardown,
-    .flops = flops,
-    .bytes = bytes,
-    .yardstick = yardstick,
-};
-
-const CutuneOp *cutune_op_histogram(void)
-{
-    return &op;
-}
+    .signature = "const unsigned char *u8, const float *f32, unsigned int *bins, unsigned int *scratch, unsigned int *counter, long long n, int is_float")

@@ -1,5 +1,6 @@
 /* The matadd op plugin: problem checks, inputs, reference, check. */
 #include "matadd.h"
+#include "op_sdk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,32 +14,30 @@ typedef struct MataddState {
 
 extern const char cutune_matadd_ref_cu[]; /* matadd_ref.cu, embedded at build time */
 
-static void teardown(const CutuneHost *host, void *state);
+/* The kernel's arguments, in the order of its signature. */
+static const size_t kernel_arg_fields[] = {
+    offsetof(MataddState, A), offsetof(MataddState, B), offsetof(MataddState, C),
+    offsetof(MataddState, M), offsetof(MataddState, N),
+};
 
-/* The reference kernel over n elements: a grid-stride loop, so the grid is capped. */
-static int run_reference(const CutuneHost *host, size_t n, void **args)
+static CutuneOpBuffers buffers(void *state)
 {
-    size_t blocks = (n + 255) / 256;
-    blocks = blocks == 0 ? 1 : blocks > 8192 ? 8192 : blocks;
-    CutuneLaunch l = {{(unsigned)blocks, 1, 1}, {256, 1, 1}, 0};
-    return host->run_kernel(host->ctx, cutune_matadd_ref_cu, "cutune_ref_add", &l, args);
+    MataddState *s = state;
+    size_t n = (size_t)s->M * s->N;
+    return (CutuneOpBuffers){{
+        CUTUNE_OP_INPUT(&s->A, n, 0),
+        CUTUNE_OP_INPUT(&s->B, n, 1),
+        CUTUNE_OP_RESULT(&s->C, n * sizeof(float)),
+        CUTUNE_OP_BUFFER(&s->ref, n * sizeof(float)),
+    }};
 }
 
 static int check_problem(CutuneProblem *p, char *err, size_t errlen)
 {
-    if (p->ndims == 1) { /* "N" means NxN */
-        p->ndims = 2;
-        p->dim[1] = p->dim[0];
-    }
-    if (p->ndims != 2) {
-        snprintf(err, errlen, "matadd takes MxN (rows x columns), got %d numbers", p->ndims);
+    if (cutune_op_check_square(p, 2, "matadd takes MxN (rows x columns)", err, errlen))
         return -1;
-    }
-    if (p->dim[0] * p->dim[1] >= (1LL << 31)) {
-        snprintf(err, errlen, "a matrix must have fewer than 2^31 elements");
-        return -1;
-    }
-    return 0;
+    return cutune_op_check_int_size(p->dim[0] * p->dim[1],
+                                    "a matrix must have fewer than 2^31 elements", err, errlen);
 }
 
 static double flops(const CutuneProblem *p)
@@ -51,6 +50,8 @@ static double bytes(const CutuneProblem *p)
     return 12.0 * (double)p->dim[0] * (double)p->dim[1];
 }
 
+CUTUNE_OP_MEMCPY_YARDSTICK
+
 static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, void **state)
 {
     MataddState *s = calloc(1, sizeof *s);
@@ -58,41 +59,12 @@ static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, 
         return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
     s->M = (int)p->dim[0];
     s->N = (int)p->dim[1];
-    size_t n = (size_t)s->M * s->N;
-    int rc;
-    unsigned long long nn = n;
-    void *args[] = {&s->A, &s->B, &s->ref, &nn};
-    if ((rc = cutune_op_random_floats(host, n, seed, 0, -1.0f, 1.0f, &s->A, NULL)) ||
-        (rc = cutune_op_random_floats(host, n, seed, 1, -1.0f, 1.0f, &s->B, NULL)) ||
-        (rc = host->dev_alloc(host->ctx, n * sizeof(float), (void **)&s->C)) ||
-        (rc = host->dev_alloc(host->ctx, n * sizeof(float), (void **)&s->ref)) ||
-        (rc = run_reference(host, n, args)))
-        goto fail;
-    *state = s;
-    return 0;
-fail:
-    teardown(host, s);
-    return rc;
-}
-
-static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int max)
-{
-    (void)cfg;
-    MataddState *s = state;
-    if (max < 5)
-        return -1;
-    args[0] = &s->A;
-    args[1] = &s->B;
-    args[2] = &s->C;
-    args[3] = &s->M;
-    args[4] = &s->N;
-    return 5;
-}
-
-static int poison_output(const CutuneHost *host, void *state)
-{
-    MataddState *s = state;
-    return host->dev_memset(host->ctx, s->C, 0xFF, (size_t)s->M * s->N * sizeof(float));
+    unsigned long long n = (unsigned long long)s->M * s->N;
+    void *args[] = {&s->A, &s->B, &s->ref, &n};
+    int rc = cutune_op_make_buffers(host, s, buffers, seed);
+    if (!rc)
+        rc = cutune_op_run_strided(host, cutune_matadd_ref_cu, "cutune_ref_add", n, args);
+    return cutune_op_setup_end(host, s, buffers, rc, state);
 }
 
 static int check(const CutuneHost *host, void *state, CutuneCheck *out)
@@ -101,54 +73,14 @@ static int check(const CutuneHost *host, void *state, CutuneCheck *out)
     return cutune_op_check_exact_f32(host, s->C, s->ref, (size_t)s->M * s->N, "C", (size_t)s->N, out);
 }
 
-static void teardown(const CutuneHost *host, void *state)
-{
-    MataddState *s = state;
-    if (!s)
-        return;
-    host->dev_free(host->ctx, s->A);
-    host->dev_free(host->ctx, s->B);
-    host->dev_free(host->ctx, s->C);
-    host->dev_free(host->ctx, s->ref);
-    free(s);
-}
-
 const float *matadd_device_input(void *state, int which)
 {
     MataddState *s = state;
     return which == 0 ? s->A : s->B;
 }
 
-/* The yardstick of a memory-bound op: a device-to-device copy of as many bytes. */
-static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p,
-                     CutuneYardstick *out)
-{
-    (void)state;
-    return host->memcpy_yardstick(host->ctx, bytes(p), out);
-}
-
-static const CutuneOp op = {
-    .abi_major = CUTUNE_ABI_MAJOR,
-    .abi_minor = CUTUNE_ABI_MINOR,
-    .struct_size = sizeof(CutuneOp),
-    .name = "matadd",
+CUTUNE_OP_DEFINE(matadd,
     .summary = "C = A + B, element-wise, float32",
     .dim_names = "M,N",
     .size_help = "MxN (rows x columns); N means NxN",
-    .signature = "const float *A, const float *B, float *C, int M, int N",
-    .nargs = 5,
-    .check_problem = check_problem,
-    .setup = setup,
-    .kernel_args = kernel_args,
-    .poison_output = poison_output,
-    .check = check,
-    .teardown = teardown,
-    .flops = flops,
-    .bytes = bytes,
-    .yardstick = yardstick,
-};
-
-const CutuneOp *cutune_op_matadd(void)
-{
-    return &op;
-}
+    .signature = "const float *A, const float *B, float *C, int M, int N")

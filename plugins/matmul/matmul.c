@@ -1,6 +1,7 @@
 /* The matmul op plugin: problem checks, inputs, the double-precision reference on the
  * device, the check (the contract is in matmul.h). */
 #include "matmul.h"
+#include "op_sdk.h"
 #include "cublas.h"
 
 #include <math.h>
@@ -16,24 +17,16 @@ typedef struct MatmulState {
     double *ref, *mag, *scale; /* device, MxN (matmul_ref.cu) */
 } MatmulState;
 
-#define DIM_LIMIT (1LL << 31)
-
 static int check_problem(CutuneProblem *p, char *err, size_t errlen)
 {
-    if (p->ndims == 1) { /* "N" means NxNxN */
-        p->ndims = 3;
-        p->dim[1] = p->dim[2] = p->dim[0];
-    }
-    if (p->ndims != 3) {
-        snprintf(err, errlen, "matmul takes MxNxK (C is MxN, K is the inner dimension), got %d numbers",
-                 p->ndims);
+    if (cutune_op_check_square(p, 3, "matmul takes MxNxK (C is MxN, K is the inner dimension)",
+                               err, errlen))
         return -1;
-    }
     int64_t M = p->dim[0], N = p->dim[1], K = p->dim[2];
-    if (M * K >= DIM_LIMIT || K * N >= DIM_LIMIT || M * N >= DIM_LIMIT) {
-        snprintf(err, errlen, "each matrix must have fewer than 2^31 elements");
+    int64_t most = M * K > K * N ? M * K : K * N;
+    if (cutune_op_check_int_size(most > M * N ? most : M * N,
+                                 "each matrix must have fewer than 2^31 elements", err, errlen))
         return -1;
-    }
     if (K >= (1 << 24)) { /* the error bound K u / (1 - K u) needs K u < 1 */
         snprintf(err, errlen, "K must be below 2^24 for a float32 result to be checkable");
         return -1;
@@ -52,29 +45,24 @@ static double bytes(const CutuneProblem *p)
     return 4.0 * (M * K + K * N + M * N);
 }
 
-static int fill_random(const CutuneHost *host, float *dst, size_t n, uint64_t seed, uint64_t stream)
-{
-    float *h = malloc(n * sizeof *h);
-    if (!h)
-        return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory for %zu inputs", n);
-    host->random_uniform(seed, stream, h, n, -1.0f, 1.0f);
-    int rc = host->copy_to_device(host->ctx, dst, h, n * sizeof *h);
-    free(h);
-    return rc;
-}
+/* The kernel's arguments, in the order of its signature. */
+static const size_t kernel_arg_fields[] = {
+    offsetof(MatmulState, A), offsetof(MatmulState, B), offsetof(MatmulState, C),
+    offsetof(MatmulState, M), offsetof(MatmulState, N), offsetof(MatmulState, K),
+};
 
-static void teardown(const CutuneHost *host, void *state)
+static CutuneOpBuffers buffers(void *state)
 {
     MatmulState *s = state;
-    if (!s)
-        return;
-    host->dev_free(host->ctx, s->A);
-    host->dev_free(host->ctx, s->B);
-    host->dev_free(host->ctx, s->C);
-    host->dev_free(host->ctx, s->ref);
-    host->dev_free(host->ctx, s->mag);
-    host->dev_free(host->ctx, s->scale);
-    free(s);
+    size_t mk = (size_t)s->M * s->K, kn = (size_t)s->K * s->N, mn = (size_t)s->M * s->N;
+    return (CutuneOpBuffers){{
+        CUTUNE_OP_INPUT(&s->A, mk, 0),
+        CUTUNE_OP_INPUT(&s->B, kn, 1),
+        CUTUNE_OP_RESULT(&s->C, mn * sizeof(float)),
+        CUTUNE_OP_BUFFER(&s->ref, mn * sizeof(double)),
+        CUTUNE_OP_BUFFER(&s->mag, mn * sizeof(double)),
+        CUTUNE_OP_BUFFER(&s->scale, mn * sizeof(double)),
+    }};
 }
 
 static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, void **state)
@@ -85,47 +73,13 @@ static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, 
     s->M = (int)p->dim[0];
     s->N = (int)p->dim[1];
     s->K = (int)p->dim[2];
-    size_t mk = (size_t)s->M * s->K, kn = (size_t)s->K * s->N, mn = (size_t)s->M * s->N;
-    int rc;
-    if ((rc = host->dev_alloc(host->ctx, mk * sizeof(float), (void **)&s->A)) ||
-        (rc = host->dev_alloc(host->ctx, kn * sizeof(float), (void **)&s->B)) ||
-        (rc = host->dev_alloc(host->ctx, mn * sizeof(float), (void **)&s->C)) ||
-        (rc = host->dev_alloc(host->ctx, mn * sizeof(double), (void **)&s->ref)) ||
-        (rc = host->dev_alloc(host->ctx, mn * sizeof(double), (void **)&s->mag)) ||
-        (rc = host->dev_alloc(host->ctx, mn * sizeof(double), (void **)&s->scale)) ||
-        (rc = fill_random(host, s->A, mk, seed, 0)) || (rc = fill_random(host, s->B, kn, seed, 1)))
-        goto fail;
     CutuneLaunch l = {{(unsigned)cutune_ceil_div(s->N, 16), (unsigned)cutune_ceil_div(s->M, 16), 1},
                       {16, 16, 1}, 0};
     void *args[] = {&s->A, &s->B, &s->ref, &s->mag, &s->scale, &s->M, &s->N, &s->K};
-    if ((rc = host->run_kernel(host->ctx, cutune_matmul_ref_cu, "cutune_matmul_ref", &l, args)))
-        goto fail;
-    *state = s;
-    return 0;
-fail:
-    teardown(host, s);
-    return rc;
-}
-
-static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int max)
-{
-    (void)cfg;
-    MatmulState *s = state;
-    if (max < 6)
-        return -1;
-    args[0] = &s->A;
-    args[1] = &s->B;
-    args[2] = &s->C;
-    args[3] = &s->M;
-    args[4] = &s->N;
-    args[5] = &s->K;
-    return 6;
-}
-
-static int poison_output(const CutuneHost *host, void *state)
-{
-    MatmulState *s = state;
-    return cutune_op_poison(host, s->C, (size_t)s->M * s->N * sizeof(float));
+    int rc = cutune_op_make_buffers(host, s, buffers, seed);
+    if (!rc)
+        rc = host->run_kernel(host->ctx, cutune_matmul_ref_cu, "cutune_matmul_ref", &l, args);
+    return cutune_op_setup_end(host, s, buffers, rc, state);
 }
 
 static const char *describe(size_t index, void *user, char *buf, size_t len)
@@ -163,28 +117,8 @@ static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p
     return matmul_cublas_yardstick(host, s->A, s->B, s->C, s->M, s->N, s->K, out);
 }
 
-static const CutuneOp op = {
-    .abi_major = CUTUNE_ABI_MAJOR,
-    .abi_minor = CUTUNE_ABI_MINOR,
-    .struct_size = sizeof(CutuneOp),
-    .name = "matmul",
+CUTUNE_OP_DEFINE(matmul,
     .summary = "C = A * B, float32, row-major",
     .dim_names = "M,N,K",
     .size_help = "MxNxK (C is MxN, K the inner dimension); N means NxNxN",
-    .signature = "const float *A, const float *B, float *C, int M, int N, int K",
-    .nargs = 6,
-    .check_problem = check_problem,
-    .setup = setup,
-    .kernel_args = kernel_args,
-    .poison_output = poison_output,
-    .check = check,
-    .teardown = teardown,
-    .flops = flops,
-    .bytes = bytes,
-    .yardstick = yardstick,
-};
-
-const CutuneOp *cutune_op_matmul(void)
-{
-    return &op;
-}
+    .signature = "const float *A, const float *B, float *C, int M, int N, int K")

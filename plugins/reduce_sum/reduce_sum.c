@@ -1,5 +1,6 @@
 /* The reduce_sum op plugin: problem checks, inputs, reference, check. */
 #include "reduce_sum.h"
+#include "op_sdk.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,10 +11,26 @@ typedef struct ReduceState {
     long long n;
     float *x, *out, *partials; /* device */
     unsigned int *counter;     /* device */
+    float *hx;                 /* host copy of x, during setup */
     double ref, max_abs;       /* the double-precision sum, and max |x| */
 } ReduceState;
 
-static void teardown(const CutuneHost *host, void *state);
+/* The kernel's arguments, in the order of its signature. */
+static const size_t kernel_arg_fields[] = {
+    offsetof(ReduceState, x), offsetof(ReduceState, out), offsetof(ReduceState, partials),
+    offsetof(ReduceState, counter), offsetof(ReduceState, n),
+};
+
+static CutuneOpBuffers buffers(void *state)
+{
+    ReduceState *s = state;
+    return (CutuneOpBuffers){{
+        CUTUNE_OP_INPUT_KEPT(&s->x, s->n, 0, &s->hx),
+        CUTUNE_OP_RESULT(&s->out, sizeof(float)),
+        CUTUNE_OP_BUFFER(&s->partials, (size_t)reduce_max_blocks(s->n) * sizeof(float)),
+        CUTUNE_OP_ZEROS(&s->counter, sizeof(unsigned int)),
+    }};
+}
 
 static int check_problem(CutuneProblem *p, char *err, size_t errlen)
 {
@@ -34,57 +51,29 @@ static double bytes(const CutuneProblem *p)
     return 4.0 * (double)p->dim[0] + 4.0;
 }
 
+CUTUNE_OP_MEMCPY_YARDSTICK
+
 static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, void **state)
 {
     ReduceState *s = calloc(1, sizeof *s);
     if (!s)
         return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
     s->n = p->dim[0];
-    float *hx = NULL;
-    size_t parts = (size_t)reduce_max_blocks(s->n);
-    int rc;
-    if ((rc = cutune_op_random_floats(host, (size_t)s->n, seed, 0, -1.0f, 1.0f, &s->x, &hx)) ||
-        (rc = host->dev_alloc(host->ctx, sizeof(float), (void **)&s->out)) ||
-        (rc = host->dev_alloc(host->ctx, parts * sizeof(float), (void **)&s->partials)) ||
-        (rc = host->dev_alloc(host->ctx, sizeof(unsigned int), (void **)&s->counter)) ||
-        (rc = host->dev_memset(host->ctx, s->counter, 0, sizeof(unsigned int))))
-        goto fail;
-    /* the reference: a double sum in four interleaved parts (any order is exact enough:
-     * double rounding over 2^31 terms of size < 1 stays below 2^-21) */
-    double acc[4] = {0, 0, 0, 0}, mx = 0;
-    for (long long i = 0; i < s->n; i++) {
-        acc[i & 3] += hx[i];
-        mx = fabs(hx[i]) > mx ? fabs(hx[i]) : mx;
+    int rc = cutune_op_make_buffers(host, s, buffers, seed);
+    if (!rc) {
+        /* the reference: a double sum in four interleaved parts (any order is exact enough:
+         * double rounding over 2^31 terms of size < 1 stays below 2^-21) */
+        double acc[4] = {0, 0, 0, 0}, mx = 0;
+        for (long long i = 0; i < s->n; i++) {
+            acc[i & 3] += s->hx[i];
+            mx = fabs(s->hx[i]) > mx ? fabs(s->hx[i]) : mx;
+        }
+        s->ref = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+        s->max_abs = mx;
+        free(s->hx);
+        s->hx = NULL;
     }
-    s->ref = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    s->max_abs = mx;
-    free(hx);
-    *state = s;
-    return 0;
-fail:
-    free(hx);
-    teardown(host, s);
-    return rc;
-}
-
-static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int max)
-{
-    (void)cfg;
-    ReduceState *s = state;
-    if (max < 5)
-        return -1;
-    args[0] = &s->x;
-    args[1] = &s->out;
-    args[2] = &s->partials;
-    args[3] = &s->counter;
-    args[4] = &s->n;
-    return 5;
-}
-
-static int poison_output(const CutuneHost *host, void *state)
-{
-    ReduceState *s = state;
-    return host->dev_memset(host->ctx, s->out, 0xFF, sizeof(float));
+    return cutune_op_setup_end(host, s, buffers, rc, state);
 }
 
 static int check(const CutuneHost *host, void *state, CutuneCheck *out)
@@ -106,18 +95,6 @@ static int check(const CutuneHost *host, void *state, CutuneCheck *out)
     return 0;
 }
 
-static void teardown(const CutuneHost *host, void *state)
-{
-    ReduceState *s = state;
-    if (!s)
-        return;
-    host->dev_free(host->ctx, s->x);
-    host->dev_free(host->ctx, s->out);
-    host->dev_free(host->ctx, s->partials);
-    host->dev_free(host->ctx, s->counter);
-    free(s);
-}
-
 const float *reduce_device_input(void *state)
 {
     return ((ReduceState *)state)->x;
@@ -130,46 +107,15 @@ double reduce_reference(void *state)
 
 static int check_launch(const CutuneProblem *p, const CutuneLaunch *l, char *why, size_t len)
 {
-    uint64_t blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
-    if (blocks <= (uint64_t)reduce_max_blocks(p->dim[0]))
-        return 0;
-    snprintf(why, len, "a grid of %llu blocks, but the op holds %lld partial sums for n = %lld",
-             (unsigned long long)blocks, (long long)reduce_max_blocks(p->dim[0]),
-             (long long)p->dim[0]);
-    return -1;
+    char holds[96];
+    snprintf(holds, sizeof holds, "%lld partial sums for n = %lld",
+             (long long)reduce_max_blocks(p->dim[0]), (long long)p->dim[0]);
+    return cutune_op_check_blocks(l, (uint64_t)reduce_max_blocks(p->dim[0]), why, len, holds);
 }
 
-/* The yardstick of a memory-bound op: a device-to-device copy of as many bytes. */
-static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p,
-                     CutuneYardstick *out)
-{
-    (void)state;
-    return host->memcpy_yardstick(host->ctx, bytes(p), out);
-}
-
-static const CutuneOp op = {
-    .abi_major = CUTUNE_ABI_MAJOR,
-    .abi_minor = CUTUNE_ABI_MINOR,
-    .struct_size = sizeof(CutuneOp),
-    .name = "reduce_sum",
+CUTUNE_OP_DEFINE(reduce_sum,
     .summary = "the sum of n float32 values, in one launch",
     .dim_names = "N",
     .size_help = "N (the number of elements)",
     .signature = "const float *x, float *out, float *partials, unsigned int *counter, long long n",
-    .nargs = 5,
-    .check_problem = check_problem,
-    .setup = setup,
-    .kernel_args = kernel_args,
-    .poison_output = poison_output,
-    .check = check,
-    .teardown = teardown,
-    .flops = flops,
-    .bytes = bytes,
-    .yardstick = yardstick,
-    .check_launch = check_launch,
-};
-
-const CutuneOp *cutune_op_reduce_sum(void)
-{
-    return &op;
-}
+    .check_launch = check_launch)

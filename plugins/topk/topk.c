@@ -1,5 +1,6 @@
 /* The topk op plugin: problem checks, inputs, reference, check. */
 #include "topk.h"
+#include "op_sdk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,26 @@ typedef struct TopkState {
     float ref[TOPK_MAX_K];         /* the k largest values, descending */
 } TopkState;
 
-static void teardown(const CutuneHost *host, void *state);
+/* The kernel's arguments, in the order of its signature. */
+static const size_t kernel_arg_fields[] = {
+    offsetof(TopkState, x),        offsetof(TopkState, out_val), offsetof(TopkState, out_idx),
+    offsetof(TopkState, part_val), offsetof(TopkState, part_idx), offsetof(TopkState, counter),
+    offsetof(TopkState, n),        offsetof(TopkState, k),
+};
+
+static CutuneOpBuffers buffers(void *state)
+{
+    TopkState *s = state;
+    size_t k = (size_t)s->k, parts = (size_t)TOPK_MAX_BLOCKS * k;
+    return (CutuneOpBuffers){{
+        CUTUNE_OP_INPUT_KEPT(&s->x, s->n, 0, &s->hx),
+        CUTUNE_OP_RESULT(&s->out_val, k * sizeof(float)),
+        CUTUNE_OP_RESULT(&s->out_idx, k * sizeof(int)),
+        CUTUNE_OP_BUFFER(&s->part_val, parts * sizeof(float)),
+        CUTUNE_OP_BUFFER(&s->part_idx, parts * sizeof(int)),
+        CUTUNE_OP_ZEROS(&s->counter, sizeof(unsigned int)),
+    }};
+}
 
 static int check_problem(CutuneProblem *p, char *err, size_t errlen)
 {
@@ -27,16 +47,14 @@ static int check_problem(CutuneProblem *p, char *err, size_t errlen)
     return 0;
 }
 
-static double flops(const CutuneProblem *p)
-{
-    (void)p;
-    return 0;
-}
+CUTUNE_OP_NO_FLOPS
 
 static double bytes(const CutuneProblem *p)
 {
     return 4.0 * (double)p->dim[0] + 8.0 * (double)p->dim[1];
 }
+
+CUTUNE_OP_MEMCPY_YARDSTICK
 
 /* Restore the min-heap property below slot i of h[0..k). */
 static void sift_down(float *h, int k, int i)
@@ -83,45 +101,10 @@ static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, 
         return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
     s->n = p->dim[0];
     s->k = (int)p->dim[1];
-    size_t parts = (size_t)TOPK_MAX_BLOCKS * s->k;
-    int rc;
-    if ((rc = cutune_op_random_floats(host, (size_t)s->n, seed, 0, -1.0f, 1.0f, &s->x, &s->hx)) ||
-        (rc = host->dev_alloc(host->ctx, (size_t)s->k * sizeof(float), (void **)&s->out_val)) ||
-        (rc = host->dev_alloc(host->ctx, (size_t)s->k * sizeof(int), (void **)&s->out_idx)) ||
-        (rc = host->dev_alloc(host->ctx, parts * sizeof(float), (void **)&s->part_val)) ||
-        (rc = host->dev_alloc(host->ctx, parts * sizeof(int), (void **)&s->part_idx)) ||
-        (rc = host->dev_alloc(host->ctx, sizeof(unsigned int), (void **)&s->counter)) ||
-        (rc = host->dev_memset(host->ctx, s->counter, 0, sizeof(unsigned int)))) {
-        teardown(host, s);
-        return rc;
-    }
-    reference(s->hx, s->n, s->k, s->ref);
-    *state = s;
-    return 0;
-}
-
-static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int max)
-{
-    (void)cfg;
-    TopkState *s = state;
-    if (max < 8)
-        return -1;
-    args[0] = &s->x;
-    args[1] = &s->out_val;
-    args[2] = &s->out_idx;
-    args[3] = &s->part_val;
-    args[4] = &s->part_idx;
-    args[5] = &s->counter;
-    args[6] = &s->n;
-    args[7] = &s->k;
-    return 8;
-}
-
-static int poison_output(const CutuneHost *host, void *state)
-{
-    TopkState *s = state;
-    int rc = host->dev_memset(host->ctx, s->out_val, 0xFF, (size_t)s->k * sizeof(float));
-    return rc ? rc : host->dev_memset(host->ctx, s->out_idx, 0xFF, (size_t)s->k * sizeof(int));
+    int rc = cutune_op_make_buffers(host, s, buffers, seed);
+    if (!rc)
+        reference(s->hx, s->n, s->k, s->ref);
+    return cutune_op_setup_end(host, s, buffers, rc, state);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -169,21 +152,6 @@ static int check(const CutuneHost *host, void *state, CutuneCheck *out)
     return 0;
 }
 
-static void teardown(const CutuneHost *host, void *state)
-{
-    TopkState *s = state;
-    if (!s)
-        return;
-    host->dev_free(host->ctx, s->x);
-    host->dev_free(host->ctx, s->out_val);
-    host->dev_free(host->ctx, s->out_idx);
-    host->dev_free(host->ctx, s->part_val);
-    host->dev_free(host->ctx, s->part_idx);
-    host->dev_free(host->ctx, s->counter);
-    free(s->hx);
-    free(s);
-}
-
 const float *topk_device_input(void *state)
 {
     return ((TopkState *)state)->x;
@@ -192,45 +160,13 @@ const float *topk_device_input(void *state)
 static int check_launch(const CutuneProblem *p, const CutuneLaunch *l, char *why, size_t len)
 {
     (void)p;
-    uint64_t blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
-    if (blocks <= TOPK_MAX_BLOCKS)
-        return 0;
-    snprintf(why, len, "a grid of %llu blocks, but the op holds candidates for %d",
-             (unsigned long long)blocks, TOPK_MAX_BLOCKS);
-    return -1;
+    return cutune_op_check_blocks(l, TOPK_MAX_BLOCKS, why, len,
+                                  "candidates for " CUTUNE_OP_STR(TOPK_MAX_BLOCKS));
 }
 
-/* The yardstick of a memory-bound op: a device-to-device copy of as many bytes. */
-static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p,
-                     CutuneYardstick *out)
-{
-    (void)state;
-    return host->memcpy_yardstick(host->ctx, bytes(p), out);
-}
-
-static const CutuneOp op = {
-    .abi_major = CUTUNE_ABI_MAJOR,
-    .abi_minor = CUTUNE_ABI_MINOR,
-    .struct_size = sizeof(CutuneOp),
-    .name = "topk",
+CUTUNE_OP_DEFINE(topk,
     .summary = "the k largest of n float32 values with their indices, sorted",
     .dim_names = "N,K",
     .size_help = "NxK: the K largest of N floats, K <= min(N, 1024)",
     .signature = "const float *x, float *out_val, int *out_idx, float *part_val, int *part_idx, unsigned int *counter, long long n, int k",
-    .nargs = 8,
-    .check_problem = check_problem,
-    .setup = setup,
-    .kernel_args = kernel_args,
-    .poison_output = poison_output,
-    .check = check,
-    .teardown = teardown,
-    .flops = flops,
-    .bytes = bytes,
-    .yardstick = yardstick,
-    .check_launch = check_launch,
-};
-
-const CutuneOp *cutune_op_topk(void)
-{
-    return &op;
-}
+    .check_launch = check_launch)

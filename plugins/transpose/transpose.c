@@ -1,5 +1,6 @@
 /* The transpose op plugin: problem checks, inputs, check. */
 #include "transpose.h"
+#include "op_sdk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,45 +14,40 @@ typedef struct TransposeState {
 
 extern const char cutune_transpose_ref_cu[]; /* transpose_ref.cu, embedded at build time */
 
-static void teardown(const CutuneHost *host, void *state);
+/* The kernel's arguments, in the order of its signature. */
+static const size_t kernel_arg_fields[] = {
+    offsetof(TransposeState, A), offsetof(TransposeState, B), offsetof(TransposeState, R),
+    offsetof(TransposeState, C),
+};
 
-/* The reference kernel over n elements: a grid-stride loop, so the grid is capped. */
-static int run_reference(const CutuneHost *host, size_t n, void **args)
+static CutuneOpBuffers buffers(void *state)
 {
-    size_t blocks = (n + 255) / 256;
-    blocks = blocks == 0 ? 1 : blocks > 8192 ? 8192 : blocks;
-    CutuneLaunch l = {{(unsigned)blocks, 1, 1}, {256, 1, 1}, 0};
-    return host->run_kernel(host->ctx, cutune_transpose_ref_cu, "cutune_ref_transpose", &l, args);
+    TransposeState *s = state;
+    size_t n = (size_t)s->R * s->C;
+    return (CutuneOpBuffers){{
+        CUTUNE_OP_INPUT(&s->A, n, 0),
+        CUTUNE_OP_RESULT(&s->B, n * sizeof(float)),
+        CUTUNE_OP_BUFFER(&s->ref, n * sizeof(float)),
+    }};
 }
 
 static int check_problem(CutuneProblem *p, char *err, size_t errlen)
 {
-    if (p->ndims == 1) { /* "N" means NxN */
-        p->ndims = 2;
-        p->dim[1] = p->dim[0];
-    }
-    if (p->ndims != 2) {
-        snprintf(err, errlen, "transpose takes RxC (rows x columns of the input), got %d numbers",
-                 p->ndims);
+    if (cutune_op_check_square(p, 2, "transpose takes RxC (rows x columns of the input)", err,
+                               errlen))
         return -1;
-    }
-    if (p->dim[0] * p->dim[1] >= (1LL << 31)) {
-        snprintf(err, errlen, "the matrix must have fewer than 2^31 elements");
-        return -1;
-    }
-    return 0;
+    return cutune_op_check_int_size(p->dim[0] * p->dim[1],
+                                    "the matrix must have fewer than 2^31 elements", err, errlen);
 }
 
-static double flops(const CutuneProblem *p)
-{
-    (void)p;
-    return 0;
-}
+CUTUNE_OP_NO_FLOPS
 
 static double bytes(const CutuneProblem *p)
 {
     return 8.0 * (double)p->dim[0] * (double)p->dim[1];
 }
+
+CUTUNE_OP_MEMCPY_YARDSTICK
 
 static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, void **state)
 {
@@ -60,38 +56,12 @@ static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, 
         return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
     s->R = (int)p->dim[0];
     s->C = (int)p->dim[1];
-    size_t n = (size_t)s->R * s->C;
-    int rc;
     void *args[] = {&s->A, &s->ref, &s->R, &s->C};
-    if ((rc = cutune_op_random_floats(host, n, seed, 0, -1.0f, 1.0f, &s->A, NULL)) ||
-        (rc = host->dev_alloc(host->ctx, n * sizeof(float), (void **)&s->B)) ||
-        (rc = host->dev_alloc(host->ctx, n * sizeof(float), (void **)&s->ref)) ||
-        (rc = run_reference(host, n, args)))
-        goto fail;
-    *state = s;
-    return 0;
-fail:
-    teardown(host, s);
-    return rc;
-}
-
-static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int max)
-{
-    (void)cfg;
-    TransposeState *s = state;
-    if (max < 4)
-        return -1;
-    args[0] = &s->A;
-    args[1] = &s->B;
-    args[2] = &s->R;
-    args[3] = &s->C;
-    return 4;
-}
-
-static int poison_output(const CutuneHost *host, void *state)
-{
-    TransposeState *s = state;
-    return host->dev_memset(host->ctx, s->B, 0xFF, (size_t)s->R * s->C * sizeof(float));
+    int rc = cutune_op_make_buffers(host, s, buffers, seed);
+    if (!rc)
+        rc = cutune_op_run_strided(host, cutune_transpose_ref_cu, "cutune_ref_transpose",
+                                   (size_t)s->R * s->C, args);
+    return cutune_op_setup_end(host, s, buffers, rc, state);
 }
 
 static int check(const CutuneHost *host, void *state, CutuneCheck *out)
@@ -100,52 +70,13 @@ static int check(const CutuneHost *host, void *state, CutuneCheck *out)
     return cutune_op_check_exact_f32(host, s->B, s->ref, (size_t)s->R * s->C, "B", (size_t)s->R, out);
 }
 
-static void teardown(const CutuneHost *host, void *state)
-{
-    TransposeState *s = state;
-    if (!s)
-        return;
-    host->dev_free(host->ctx, s->A);
-    host->dev_free(host->ctx, s->B);
-    host->dev_free(host->ctx, s->ref);
-    free(s);
-}
-
 const float *transpose_device_input(void *state)
 {
     return ((TransposeState *)state)->A;
 }
 
-/* The yardstick of a memory-bound op: a device-to-device copy of as many bytes. */
-static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p,
-                     CutuneYardstick *out)
-{
-    (void)state;
-    return host->memcpy_yardstick(host->ctx, bytes(p), out);
-}
-
-static const CutuneOp op = {
-    .abi_major = CUTUNE_ABI_MAJOR,
-    .abi_minor = CUTUNE_ABI_MINOR,
-    .struct_size = sizeof(CutuneOp),
-    .name = "transpose",
+CUTUNE_OP_DEFINE(transpose,
     .summary = "B = A^T, float32, row-major",
     .dim_names = "R,C",
     .size_help = "RxC (rows x columns of the input); N means NxN",
-    .signature = "const float *A, float *B, int R, int C",
-    .nargs = 4,
-    .check_problem = check_problem,
-    .setup = setup,
-    .kernel_args = kernel_args,
-    .poison_output = poison_output,
-    .check = check,
-    .teardown = teardown,
-    .flops = flops,
-    .bytes = bytes,
-    .yardstick = yardstick,
-};
-
-const CutuneOp *cutune_op_transpose(void)
-{
-    return &op;
-}
+    .signature = "const float *A, float *B, int R, int C")

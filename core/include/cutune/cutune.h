@@ -16,6 +16,14 @@ extern "C" {
 
 #define CUTUNE_VERSION "0.1.0"
 
+/* Marks the functions libcutune exports: the public API is exactly the functions declared
+ * with it in these headers. The library is built with every other symbol hidden. */
+#if defined(__GNUC__)
+#define CUTUNE_API __attribute__((visibility("default")))
+#else
+#define CUTUNE_API
+#endif
+
 /* One table makes both the enum and cutune_strerror(). */
 #define CUTUNE_ERROR_TABLE(X)                                                        \
     X(OK, 0, "success")                                                              \
@@ -47,18 +55,18 @@ typedef struct CutuneError {
 } CutuneError;
 
 /* Static text for an error code; never NULL. */
-const char *cutune_strerror(int code);
+CUTUNE_API const char *cutune_strerror(int code);
 
 /* Record code and a printf-style message in err (if err is non-NULL and still empty).
  * Returns code, so that `return cutune_error(err, CUTUNE_ERR_IO, "...")` reads well. */
-int cutune_error(CutuneError *err, int code, const char *fmt, ...)
+CUTUNE_API int cutune_error(CutuneError *err, int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 
 /* Clear err so that it can take the next message. */
-void cutune_error_clear(CutuneError *err);
+CUTUNE_API void cutune_error_clear(CutuneError *err);
 
 /* The status of one trial (one config measured on one device for one problem).
  * The text names are what the database stores. */
@@ -79,9 +87,9 @@ typedef enum CutuneStatus {
 } CutuneStatus;
 
 /* "ok", "wrong_result", ...; "unknown" for an out-of-range value. */
-const char *cutune_status_name(CutuneStatus s);
+CUTUNE_API const char *cutune_status_name(CutuneStatus s);
 /* Parse a status name; returns -1 if it is not one. */
-int cutune_status_parse(const char *name);
+CUTUNE_API int cutune_status_parse(const char *name);
 
 /* What cutune records about a GPU. Strings are NUL-terminated and owned by the struct. */
 typedef struct CutuneDeviceInfo {

@@ -70,23 +70,23 @@ typedef struct CutuneLookupSettings {
 } CutuneLookupSettings;
 
 /* Fill s with the defaults: default database path, no recording, plugin distances on. */
-void cutune_lookup_default_settings(CutuneLookupSettings *s);
+CUTUNE_API void cutune_lookup_default_settings(CutuneLookupSettings *s);
 
 /* Open the database read-only and make a handle. *h is NULL on failure.
  * Errors: CUTUNE_ERR_NOT_FOUND (no database file: nothing tuned yet), CUTUNE_ERR_DB
  * (not a cutune database, a schema newer than this library, or older than it: run any
  * recording `cutune` command once to upgrade it), CUTUNE_ERR_NOMEM, CUTUNE_ERR_INVALID. */
-int cutune_open(CutuneLookup **h, const CutuneLookupSettings *s, CutuneError *err);
+CUTUNE_API int cutune_open(CutuneLookup **h, const CutuneLookupSettings *s, CutuneError *err);
 
 /* Unload the kernels, close the database and free the handle; sets *h to NULL. NULL and
  * *h == NULL are fine. Call it while the CUDA context the kernels were launched in still
  * exists (before cudaDeviceReset). */
-void cutune_close(CutuneLookup **h);
+CUTUNE_API void cutune_close(CutuneLookup **h);
 
 /* Describe CUDA device `ordinal` (UUID, name, compute capability, limits) without making
  * it current. Errors: CUTUNE_ERR_NO_DEVICE, CUTUNE_ERR_NOT_FOUND (no such ordinal),
  * CUTUNE_ERR_CUDA. */
-int cutune_device_describe(int ordinal, CutuneDeviceInfo *out, CutuneError *err);
+CUTUNE_API int cutune_device_describe(int ordinal, CutuneDeviceInfo *out, CutuneError *err);
 
 typedef enum CutuneMatch {
     CUTUNE_MATCH_NONE = 0,
@@ -96,7 +96,7 @@ typedef enum CutuneMatch {
 } CutuneMatch;
 
 /* "none", "exact", "nearest", "same_arch"; "unknown" for another value. */
-const char *cutune_match_name(CutuneMatch m);
+CUTUNE_API const char *cutune_match_name(CutuneMatch m);
 
 /* The answer of a lookup. Plain data owned by the caller; strings NUL-terminated. */
 typedef struct CutuneLookupResult {
@@ -123,8 +123,8 @@ typedef struct CutuneLookupResult {
  * `cutune run` records it: "1024x1024x1024" for matmul (MxNxK).
  * Returns 0 with out filled (match != NONE); CUTUNE_ERR_NOT_FOUND with out->match NONE when
  * no step answers; CUTUNE_ERR_PARSE for a malformed size; CUTUNE_ERR_DB, ... */
-int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *device, const char *op,
-                  const char *size, CutuneLookupResult *out, CutuneError *err);
+CUTUNE_API int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *device, const char *op,
+                             const char *size, CutuneLookupResult *out, CutuneError *err);
 
 /* Launch the kernel of a lookup result for problem `size` on the calling thread's current
  * CUDA device, asynchronously on `stream` (NULL: the default stream). args[i] points at
@@ -138,16 +138,17 @@ int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *device, const char *o
  * a same_arch answer), CUTUNE_ERR_COMPILE, CUTUNE_ERR_CUDA, CUTUNE_ERR_INVALID (the plugin
  * refuses the size, or match is NONE). A launch error is the launch's own (not the
  * kernel's completion): synchronise the stream to see those. */
-int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size, void **args,
-                  void *stream, CutuneError *err);
+CUTUNE_API int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size,
+                             void **args, void *stream, CutuneError *err);
 
 /* C = A * B, float32, row-major (A MxK, B KxN, C MxN), all device pointers on the calling
  * thread's current device: looks up "matmul" MxNxK for that device and launches the
  * answer on `stream`. `used` (may be NULL) receives the lookup result. Errors: those of
  * cutune_lookup (CUTUNE_ERR_NOT_FOUND when nothing is tuned for this device or its
  * architecture) and of cutune_launch. */
-int cutune_matmul(CutuneLookup *h, const float *A, const float *B, float *C, int M, int N, int K,
-                  void *stream, CutuneLookupResult *used, CutuneError *err);
+CUTUNE_API int cutune_matmul(CutuneLookup *h, const float *A, const float *B, float *C, int M,
+                             int N, int K, void *stream, CutuneLookupResult *used,
+                             CutuneError *err);
 
 /* cutune_launch and cutune_matmul on CUDA device `device` (an ordinal) instead of the
  * calling thread's current one: `device` is made current for the call and the previous
@@ -155,11 +156,11 @@ int cutune_matmul(CutuneLookup *h, const float *A, const float *B, float *C, int
  * notion of the current device is their own (a Python framework's, say). Errors: those of
  * cutune_launch and cutune_matmul, and CUTUNE_ERR_NOT_FOUND for an ordinal the machine
  * does not have. */
-int cutune_launch_on(CutuneLookup *h, int device, const CutuneLookupResult *r, const char *size,
-                     void **args, void *stream, CutuneError *err);
-int cutune_matmul_on(CutuneLookup *h, int device, const float *A, const float *B, float *C,
-                     int M, int N, int K, void *stream, CutuneLookupResult *used,
-                     CutuneError *err);
+CUTUNE_API int cutune_launch_on(CutuneLookup *h, int device, const CutuneLookupResult *r,
+                                const char *size, void **args, void *stream, CutuneError *err);
+CUTUNE_API int cutune_matmul_on(CutuneLookup *h, int device, const float *A, const float *B,
+                                float *C, int M, int N, int K, void *stream,
+                                CutuneLookupResult *used, CutuneError *err);
 
 /* A device recorded in the handle's database, found by its UUID (exact) or by a
  * case-insensitive part of its name ("H200"): fills out->uuid, name, cc_major, cc_minor,
@@ -167,8 +168,8 @@ int cutune_matmul_on(CutuneLookup *h, int device, const float *A, const float *B
  * that a machine without that GPU, or without any, can look up what was tuned on it.
  * Errors: CUTUNE_ERR_NOT_FOUND (no such device; the message lists the recorded ones),
  * CUTUNE_ERR_INVALID (the pattern matches several devices; the message names them). */
-int cutune_device_find(CutuneLookup *h, const char *pattern, CutuneDeviceInfo *out,
-                       CutuneError *err);
+CUTUNE_API int cutune_device_find(CutuneLookup *h, const char *pattern, CutuneDeviceInfo *out,
+                                  CutuneError *err);
 
 /* Every best config of the database (the fastest verified trial per device, op and size),
  * of one device (a UUID or part of a name, as cutune_device_find; NULL: every device) and
@@ -177,10 +178,10 @@ int cutune_device_find(CutuneLookup *h, const char *pattern, CutuneDeviceInfo *o
  * and tuned_size equal, distance 0; free it with cutune_best_list_free. Reads the database
  * as it is now (the lookup cache plays no part). Errors: those of cutune_device_find,
  * CUTUNE_ERR_DB, CUTUNE_ERR_NOMEM; *list is NULL on failure. */
-int cutune_best_list(CutuneLookup *h, const char *device, const char *op,
-                     CutuneLookupResult **list, size_t *count, CutuneError *err);
+CUTUNE_API int cutune_best_list(CutuneLookup *h, const char *device, const char *op,
+                                CutuneLookupResult **list, size_t *count, CutuneError *err);
 /* Free a list of cutune_best_list and set *list to NULL; NULL is fine. */
-void cutune_best_list_free(CutuneLookupResult **list);
+CUTUNE_API void cutune_best_list_free(CutuneLookupResult **list);
 
 #ifdef __cplusplus
 }

@@ -1,58 +1,22 @@
 /* The database's record of searches and vendor yardsticks (migration 0003), and the
  * configs a new search starts from (see db.h). */
-#include "db.h"
+#include "db_int.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <sqlite3.h>
-
-/* Prepare, bind int64s/doubles/texts by a format ("i" int64, "d" double, "t" text, "z" a
- * size_t), step once, finalize. Returns 0 or the database error. */
-static int exec1(CutuneDb *db, CutuneError *err, const char *what, const char *sql,
-                 const char *fmt, ...)
-{
-    sqlite3 *h = cutune_db_sqlite(db);
-    sqlite3_stmt *st = NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
-    for (int i = 1; rc == SQLITE_OK && fmt[i - 1]; i++) {
-        switch (fmt[i - 1]) {
-        case 'i':
-            rc = sqlite3_bind_int64(st, i, va_arg(ap, int64_t));
-            break;
-        case 'z':
-            rc = sqlite3_bind_int64(st, i, (sqlite3_int64)va_arg(ap, size_t));
-            break;
-        case 'd':
-            rc = sqlite3_bind_double(st, i, va_arg(ap, double));
-            break;
-        default: {
-            const char *s = va_arg(ap, const char *);
-            rc = s ? sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
-        }
-        }
-    }
-    va_end(ap);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_step(st);
-    int code = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : cutune_db_fail(db, err, rc, what);
-    sqlite3_finalize(st);
-    return code;
-}
 
 int cutune_db_search_begin(CutuneDb *db, const CutuneSearchInfo *s, int64_t *search_id,
                            CutuneError *err)
 {
     if (!db || !s || !s->strategy || !search_id)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_search_begin: missing field");
-    int rc = exec1(db, err, "recording a search",
-                   "INSERT INTO searches (run_id, device_id, variant_id, problem_id, strategy,"
-                   " nvalid) VALUES (?, ?, ?, ?, ?, ?)",
-                   "iiiitz", s->run_id, s->device_id, s->variant_id, s->problem_id, s->strategy,
-                   s->nvalid);
+    int rc = db_exec(db, err, "recording a search",
+                     "INSERT INTO searches (run_id, device_id, variant_id, problem_id, strategy,"
+                     " nvalid) VALUES (?, ?, ?, ?, ?, ?)",
+                     "iiiiti", s->run_id, s->device_id, s->variant_id, s->problem_id, s->strategy,
+                     (int64_t)s->nvalid);
     if (rc == 0)
         *search_id = sqlite3_last_insert_rowid(cutune_db_sqlite(db));
     return rc;
@@ -69,26 +33,20 @@ int cutune_db_search_end(CutuneDb *db, int64_t search_id, const char *status,
         return cutune_error(err, CUTUNE_ERR_INVALID,
                             "cutune_db_search_end: status '%s' is not done, spent, interrupted "
                             "or failed", status ? status : "(null)");
-    return exec1(db, err, "ending a search",
-                 "UPDATE searches SET status = ?, strategy = coalesce(nullif(?, ''), strategy),"
-                 " evaluated = ?, seconds = ?, ended_at = datetime('now') WHERE id = ?",
-                 "ttzdi", status, strategy, evaluated, seconds, search_id);
+    return db_exec(db, err, "ending a search",
+                   "UPDATE searches SET status = ?, strategy = coalesce(nullif(?, ''), strategy),"
+                   " evaluated = ?, seconds = ?, ended_at = datetime('now') WHERE id = ?",
+                   "ttidi", status, strategy, (int64_t)evaluated, seconds, search_id);
 }
 
 int cutune_db_search_tuned(CutuneDb *db, int64_t device_id, int64_t variant_id,
                            int64_t problem_id, int *tuned, CutuneError *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(cutune_db_sqlite(db),
-                                "SELECT count(*) FROM searches WHERE device_id = ? AND"
-                                " variant_id = ? AND problem_id = ? AND status IN ('done', 'spent')",
-                                -1, &st, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_int64(st, 1, device_id);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_int64(st, 2, variant_id);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_int64(st, 3, problem_id);
+    int rc = db_prepare(db, &st,
+                        "SELECT count(*) FROM searches WHERE device_id = ? AND variant_id = ?"
+                        " AND problem_id = ? AND status IN ('done', 'spent')",
+                        "iii", device_id, variant_id, problem_id);
     if (rc == SQLITE_OK)
         rc = sqlite3_step(st);
     int code = 0;
@@ -106,10 +64,10 @@ int cutune_db_yardstick_add(CutuneDb *db, int64_t run_id, int64_t device_id, int
     if (!db || !name || !(median_ms > 0))
         return cutune_error(err, CUTUNE_ERR_INVALID,
                             "cutune_db_yardstick_add: no name or no positive time");
-    return exec1(db, err, "recording a yardstick",
-                 "INSERT INTO yardsticks (run_id, device_id, problem_id, name, median_ms, samples)"
-                 " VALUES (nullif(?, 0), ?, ?, ?, ?, ?)",
-                 "iiitdi", run_id, device_id, problem_id, name, median_ms, (int64_t)samples);
+    return db_exec(db, err, "recording a yardstick",
+                   "INSERT INTO yardsticks (run_id, device_id, problem_id, name, median_ms, samples)"
+                   " VALUES (nullif(?, 0), ?, ?, ?, ?, ?)",
+                   "iiitdi", run_id, device_id, problem_id, name, median_ms, (int64_t)samples);
 }
 
 int cutune_db_yardstick_latest(CutuneDb *db, int64_t device_id, int64_t problem_id, char *name,
@@ -117,14 +75,10 @@ int cutune_db_yardstick_latest(CutuneDb *db, int64_t device_id, int64_t problem_
 {
     sqlite3_stmt *st = NULL;
     *found = 0;
-    int rc = sqlite3_prepare_v2(cutune_db_sqlite(db),
-                                "SELECT name, median_ms FROM yardsticks WHERE device_id = ? AND"
-                                " problem_id = ? ORDER BY id DESC LIMIT 1",
-                                -1, &st, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_int64(st, 1, device_id);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_int64(st, 2, problem_id);
+    int rc = db_prepare(db, &st,
+                        "SELECT name, median_ms FROM yardsticks WHERE device_id = ? AND"
+                        " problem_id = ? ORDER BY id DESC LIMIT 1",
+                        "ii", device_id, problem_id);
     if (rc == SQLITE_OK)
         rc = sqlite3_step(st);
     int code = 0;

@@ -2,7 +2,7 @@
  * keys that applications looked up and found no config tuned for exactly, `cutune run
  * --pending`'s list of what to tune, and the claims on them; runs whose process is gone;
  * read snapshots; and every best config, for `cutune export`. */
-#include "db.h"
+#include "db_int.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -70,13 +70,10 @@ int cutune_db_requests_pending(CutuneDb *db, const char *device_uuid, const char
     if (!db || !device_uuid || !fn)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_requests_pending: missing argument");
     sqlite3_stmt *st = NULL;
-    int code = 0, rc = sqlite3_prepare_v2(
-        cutune_db_sqlite(db),
-        "SELECT op, size FROM requests WHERE status = 'pending' AND device_uuid = ?1"
-        " AND (?2 IS NULL OR op = ?2) ORDER BY op, size",
-        -1, &st, NULL);
-    if (rc == SQLITE_OK && (rc = bind_text(st, 1, device_uuid)) == SQLITE_OK)
-        rc = bind_text(st, 2, op);
+    int code = 0, rc = db_prepare(db, &st,
+                                  "SELECT op, size FROM requests WHERE status = 'pending' AND"
+                                  " device_uuid = ?1 AND (?2 IS NULL OR op = ?2) ORDER BY op, size",
+                                  "tt", device_uuid, op);
     while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *o = (const char *)sqlite3_column_text(st, 0);
         const char *s = (const char *)sqlite3_column_text(st, 1);
@@ -151,17 +148,9 @@ int cutune_db_requests_release(CutuneDb *db, int64_t run_id, CutuneError *err)
 {
     if (!db)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_requests_release: no database");
-    sqlite3_stmt *st = NULL;
-    int code = 0, rc = sqlite3_prepare_v2(
-        cutune_db_sqlite(db),
-        "UPDATE requests SET run_id = NULL WHERE run_id = ?1 AND status = 'pending'", -1, &st,
-        NULL);
-    if (rc == SQLITE_OK && (rc = sqlite3_bind_int64(st, 1, run_id)) == SQLITE_OK)
-        rc = sqlite3_step(st);
-    if (rc != SQLITE_DONE)
-        code = cutune_db_fail(db, err, rc, "releasing the run's pending requests");
-    sqlite3_finalize(st);
-    return code;
+    return db_exec(db, err, "releasing the run's pending requests",
+                   "UPDATE requests SET run_id = NULL WHERE run_id = ?1 AND status = 'pending'",
+                   "i", run_id);
 }
 
 void cutune_db_runs_reap_stale(CutuneDb *db)
@@ -239,26 +228,32 @@ int cutune_db_request_done(CutuneDb *db, const char *device_uuid, const char *op
 {
     if (!db || !device_uuid || !op || !size)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_request_done: missing argument");
-    sqlite3_stmt *st = NULL;
-    int code = 0, rc = sqlite3_prepare_v2(
-        cutune_db_sqlite(db),
-        "UPDATE requests SET status = 'done', done_at = datetime('now'), run_id = ?4"
-        " WHERE device_uuid = ?1 AND op = ?2 AND size = ?3 AND status = 'pending'",
-        -1, &st, NULL);
-    if (rc == SQLITE_OK)
-        rc = bind_text(st, 1, device_uuid);
-    if (rc == SQLITE_OK)
-        rc = bind_text(st, 2, op);
-    if (rc == SQLITE_OK)
-        rc = bind_text(st, 3, size);
-    if (rc == SQLITE_OK)
-        rc = run_id > 0 ? sqlite3_bind_int64(st, 4, run_id) : sqlite3_bind_null(st, 4);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_step(st);
-    if (rc != SQLITE_DONE)
-        code = cutune_db_fail(db, err, rc, "marking a request done");
-    sqlite3_finalize(st);
-    return code;
+    return db_exec(db, err, "marking a request done",
+                   "UPDATE requests SET status = 'done', done_at = datetime('now'), run_id = ?4"
+                   " WHERE device_uuid = ?1 AND op = ?2 AND size = ?3 AND status = 'pending'",
+                   "tttI", device_uuid, op, size, run_id);
+}
+
+typedef struct BestCallback {
+    int (*fn)(const CutuneBestRow *row, void *user);
+    void *user;
+} BestCallback;
+
+static int best_row(sqlite3_stmt *st, void *user)
+{
+    const BestCallback *cb = user;
+    CutuneBestRow r = {
+        .device_uuid = db_col_text(st, 0), .device_name = db_col_text(st, 1),
+        .cc_major = sqlite3_column_int(st, 2), .cc_minor = sqlite3_column_int(st, 3),
+        .op = db_col_text(st, 4), .size = db_col_text(st, 5), .variant = db_col_text(st, 6),
+        .variant_version = db_col_text(st, 7),
+        .config = db_col_text(st, 8), .updated_at = db_col_text(st, 9),
+        .median_ms = sqlite3_column_double(st, 10), .min_ms = sqlite3_column_double(st, 11),
+        .gflops = sqlite3_column_double(st, 12), .gbps = sqlite3_column_double(st, 13),
+        .error = sqlite3_column_double(st, 14), .samples = sqlite3_column_int(st, 15),
+        .trial_id = sqlite3_column_int64(st, 16),
+    };
+    return cb->fn(&r, cb->user);
 }
 
 int cutune_db_best_foreach(CutuneDb *db, const char *device_uuid, const char *op,
@@ -267,9 +262,9 @@ int cutune_db_best_foreach(CutuneDb *db, const char *device_uuid, const char *op
 {
     if (!db || !fn)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_best_foreach: no callback");
-    sqlite3_stmt *st = NULL;
-    int code = 0, rc = sqlite3_prepare_v2(
-        cutune_db_sqlite(db),
+    BestCallback cb = {fn, user};
+    return db_each_row_of(
+        db,
         "SELECT d.uuid, d.name, d.cc_major, d.cc_minor, p.op, p.size, v.name, v.version,"
         " t.config, b.updated_at, t.median_ms, t.min_ms, t.gflops, t.gbps, t.error, t.samples,"
         " t.id FROM best b JOIN devices d ON d.id = b.device_id"
@@ -277,30 +272,5 @@ int cutune_db_best_foreach(CutuneDb *db, const char *device_uuid, const char *op
         " JOIN variants v ON v.id = t.variant_id"
         " WHERE (?1 IS NULL OR d.uuid = ?1) AND (?2 IS NULL OR p.op = ?2)"
         " ORDER BY d.uuid, p.op, p.size",
-        -1, &st, NULL);
-    if (rc == SQLITE_OK && (rc = bind_text(st, 1, device_uuid)) == SQLITE_OK)
-        rc = bind_text(st, 2, op);
-    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-#define TEXT(i) (sqlite3_column_text(st, i) ? (const char *)sqlite3_column_text(st, i) : "")
-        CutuneBestRow r = {
-            .device_uuid = TEXT(0), .device_name = TEXT(1),
-            .cc_major = sqlite3_column_int(st, 2), .cc_minor = sqlite3_column_int(st, 3),
-            .op = TEXT(4), .size = TEXT(5), .variant = TEXT(6), .variant_version = TEXT(7),
-            .config = TEXT(8), .updated_at = TEXT(9),
-            .median_ms = sqlite3_column_double(st, 10), .min_ms = sqlite3_column_double(st, 11),
-            .gflops = sqlite3_column_double(st, 12), .gbps = sqlite3_column_double(st, 13),
-            .error = sqlite3_column_double(st, 14), .samples = sqlite3_column_int(st, 15),
-            .trial_id = sqlite3_column_int64(st, 16),
-        };
-#undef TEXT
-        if (fn(&r, user) != 0) {
-            rc = SQLITE_DONE;
-            break;
-        }
-        rc = SQLITE_OK;
-    }
-    if (rc != SQLITE_DONE)
-        code = cutune_db_fail(db, err, rc, "reading the best configs");
-    sqlite3_finalize(st);
-    return code;
+        best_row, &cb, "reading the best configs", err, "tt", device_uuid, op);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config_text.h"
+#include "util.h"
 #include "cutune/lookup.h"
 #include "db.h"
 #include "host.h"
@@ -45,16 +46,6 @@ struct CutuneLookup {
     CutuneDeviceInfo devs[CUTUNE_LOOKUP_MAX_DEVICES];
     unsigned char dev_known[CUTUNE_LOOKUP_MAX_DEVICES];
 };
-
-/* Copy src (NULL: "") into dst[len], cut to fit and always terminated. */
-static inline void cutune_copy_str(char *dst, size_t len, const char *src)
-{
-    size_t n = src ? strlen(src) : 0;
-    n = n < len - 1 ? n : len - 1;
-    if (n)
-        memcpy(dst, src, n);
-    dst[n] = '\0';
-}
 
 /* Load the plugins once (the mutex held). 0, or the load's error. */
 int cutune_lookup_registry(CutuneLookup *h, CutuneError *err);

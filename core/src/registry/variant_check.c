@@ -2,6 +2,7 @@
 #include "variant_check.h"
 #include "compile.h"
 #include "pool.h"
+#include "space_limits.h"
 #include "util.h"
 
 #include <stdarg.h>
@@ -36,15 +37,15 @@ static void say(const CutuneCheckOptions *o, const char *fmt, ...)
 
 /* "-DNAME=value" texts of one config, for NVRTC. */
 typedef struct Defines {
-    char text[64][CUTUNE_NAME_MAX + 24];
-    const char *ptr[64];
+    char text[CUTUNE_MAX_PARAMS][CUTUNE_NAME_MAX + 24];
+    const char *ptr[CUTUNE_MAX_PARAMS];
     size_t n;
 } Defines;
 
 static void defines_of(const CutuneSpace *sp, const int64_t *values, Defines *d)
 {
     d->n = 0;
-    for (size_t i = 0; i < sp->nparams && i < 64; i++) {
+    for (size_t i = 0; i < sp->nparams && i < CUTUNE_MAX_PARAMS; i++) {
         snprintf(d->text[i], sizeof d->text[i], "%s=%lld", sp->params[i].name,
                  (long long)values[i]);
         d->ptr[d->n++] = d->text[i];
@@ -176,15 +177,14 @@ static size_t pick(size_t nvalid, size_t sample, uint64_t seed, size_t *out)
         return n;
     }
     unsigned char *taken = calloc(nvalid, 1);
-    uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
+    uint64_t x = seed;
     size_t k = 0;
     out[k++] = 0;
     out[k++] = nvalid - 1;
     if (taken) {
         taken[0] = taken[nvalid - 1] = 1;
         while (k < n) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            size_t i = (size_t)(x % nvalid);
+            size_t i = (size_t)cutune_splitmix64_below(&x, nvalid);
             if (!taken[i]) {
                 taken[i] = 1;
                 out[k++] = i;

@@ -13,6 +13,7 @@
  *
  * Lines starting with '#' are comments; "# key: value" sets device, date, variant, size
  * or source. The first other line names the parameters, then status and median_ms. */
+#include "csv.h"
 #include "db.h"
 #include "space_limits.h"
 #include "outfile.h"
@@ -75,12 +76,6 @@ static int cmp_entry(const void *a, const void *b)
     return strcmp(((const Entry *)a)->config, ((const Entry *)b)->config);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Merge trials of the same config: the median of the medians, ok only if all were ok. */
 static int entries_merge(Entries *es)
 {
@@ -101,7 +96,7 @@ static int entries_merge(Entries *es)
         }
         double med = 0;
         if (status == CUTUNE_STATUS_OK) {
-            qsort(ms, nok, sizeof *ms, cmp_double);
+            qsort(ms, nok, sizeof *ms, cutune_cmp_double);
             med = nok % 2 ? ms[nok / 2] : 0.5 * (ms[nok / 2 - 1] + ms[nok / 2]);
         }
         Entry keep = {es->e[i].config, status, med};
@@ -187,16 +182,6 @@ out:
     return rc;
 }
 
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    char *e = s + strlen(s);
-    while (e > s && isspace((unsigned char)e[-1]))
-        *--e = '\0';
-    return s;
-}
-
 static int load_csv(const char *path, Entries *es, CutuneRecording *r, CutuneError *err)
 {
     FILE *f = fopen(path, "r");
@@ -213,7 +198,7 @@ static int load_csv(const char *path, Entries *es, CutuneRecording *r, CutuneErr
                               path, lineno, sizeof line - 2);
             goto out;
         }
-        char *t = trim(line);
+        char *t = cutune_trim_in_place(line);
         if (*t == '\0')
             continue;
         if (*t == '#') {
@@ -221,7 +206,7 @@ static int load_csv(const char *path, Entries *es, CutuneRecording *r, CutuneErr
             if (!colon)
                 continue;
             *colon = '\0';
-            char *key = trim(t + 1), *val = trim(colon + 1);
+            char *key = cutune_trim_in_place(t + 1), *val = cutune_trim_in_place(colon + 1);
             if (!strcmp(key, "device"))
                 snprintf(r->device, sizeof r->device, "%s", val);
             else if (!strcmp(key, "date"))
@@ -243,7 +228,7 @@ static int load_csv(const char *path, Entries *es, CutuneRecording *r, CutuneErr
                                   MAX_FIELDS, CUTUNE_MAX_PARAMS);
                 goto out;
             }
-            fields[nf++] = trim(tok);
+            fields[nf++] = cutune_trim_in_place(tok);
         }
         if (ncols == 0) {
             if (nf < 3 || strcmp(fields[nf - 2], "status") || strcmp(fields[nf - 1], "median_ms")) {
@@ -315,10 +300,7 @@ static int parse_generic(const char *text, CutuneRecording *r, int64_t *values)
         *eq = '\0';
         if (strcmp(r->param_names[k], tok) != 0)
             return -1;
-        char *end;
-        errno = 0;
-        values[k] = strtoll(eq + 1, &end, 10);
-        if (errno || *end)
+        if (cutune_parse_i64(eq + 1, strlen(eq + 1), &values[k]))
             return -1;
     }
     return k == r->nparams ? 0 : -1;
@@ -459,21 +441,25 @@ int cutune_recording_write_csv(const CutuneRecording *r, const char *path, Cutun
     if (rc)
         return rc;
     FILE *f = out.f;
-    fprintf(f, "# cutune recording\n# device: %s\n# date: %s\n# variant: %s\n# size: %s\n"
-               "# source: %s\n# median_ms: the median of the medians of the config's trials\n",
-            r->device, r->date, r->variant, r->size, r->origin[0] ? r->origin : r->source);
+    fprintf(f, "# cutune recording\n");
+    cutune_csv_comment(f, "device", r->device);
+    cutune_csv_comment(f, "date", r->date);
+    cutune_csv_comment(f, "variant", r->variant);
+    cutune_csv_comment(f, "size", r->size);
+    cutune_csv_comment(f, "source", r->origin[0] ? r->origin : r->source);
+    cutune_csv_comment(f, "median_ms", "the median of the medians of the config's trials");
     for (size_t j = 0; j < r->nparams; j++)
-        fprintf(f, "%s,", r->param_names[j]);
+        cutune_csv_field(f, r->param_names[j], 0);
     fprintf(f, "status,median_ms\n");
     for (size_t i = 0; i < r->configs.nconfigs; i++) {
         if (r->status[i] == CUTUNE_REPLAY_MISSING)
             continue;
         for (size_t j = 0; j < r->nparams; j++)
             fprintf(f, "%lld,", (long long)r->configs.values[i * r->nparams + j]);
+        cutune_csv_field(f, cutune_status_name((CutuneStatus)r->status[i]), 0);
         if (r->status[i] == CUTUNE_STATUS_OK)
-            fprintf(f, "ok,%.9g\n", r->median_ms[i]);
-        else
-            fprintf(f, "%s,\n", cutune_status_name((CutuneStatus)r->status[i]));
+            fprintf(f, "%.9g", r->median_ms[i]);
+        fputc('\n', f);
     }
     return cutune_outfile_commit(&out, err);
 }

@@ -91,12 +91,6 @@ out:
     return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Quantile of sorted values by linear interpolation. */
 static double quantile(const double *v, size_t n, double q)
 {
@@ -135,7 +129,7 @@ int cutune_replay_stats(const CutuneStrategyOps *ops, const CutuneRecording *r, 
         if (rc)
             break;
         s->seconds = (cutune_now() - t0) / (double)nseeds;
-        qsort(frac, nseeds, sizeof *frac, cmp_double);
+        qsort(frac, nseeds, sizeof *frac, cutune_cmp_double);
         s->min = frac[0];
         s->max = frac[nseeds - 1];
         s->median = quantile(frac, nseeds, 0.5);

@@ -5,6 +5,7 @@
  * configs both in structured regions (too many resources) and scattered (compile errors,
  * wrong results). */
 #include "replay.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,12 +15,10 @@
 enum { LP = 7 };
 static const int levels[LP] = {6, 6, 5, 5, 4, 4, 3};
 
+/* One splitmix64 step from z: a pure function of its key. */
 static uint64_t mix(uint64_t z)
 {
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return cutune_splitmix64(&z);
 }
 
 /* A normal deviate from two hashed uniforms (Box-Muller): pure function of its key. */

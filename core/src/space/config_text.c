@@ -1,6 +1,7 @@
 /* Reading a config's canonical text strictly (see config_text.h). */
 #include "config_text.h"
 #include "json.h"
+#include "util.h"
 
 #include <string.h>
 
@@ -18,24 +19,10 @@ static int is_ident(const char *s, size_t len)
     return 1;
 }
 
-/* Strict decimal int64: an optional '-', then digits. */
+/* Strict decimal int64 as the canonical text writes it: an optional '-', then digits. */
 static int parse_value(const char *s, size_t len, int64_t *out)
 {
-    size_t i = s[0] == '-';
-    if (len <= i)
-        return -1;
-    uint64_t mag = 0, lim = (uint64_t)INT64_MAX + (i ? 1 : 0);
-    for (; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        unsigned d = (unsigned)(s[i] - '0');
-        if (mag > (lim - d) / 10)
-            return -1;
-        mag = mag * 10 + d;
-    }
-    *out = s[0] == '-' ? (mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag)
-                       : (int64_t)mag;
-    return 0;
+    return len && s[0] == '+' ? -1 : cutune_parse_i64(s, len, out);
 }
 
 static int refuse(CutuneConfigPairs *out, CutuneError *err, const char *text, const char *item,

@@ -1,6 +1,7 @@
 /* Tuning spaces in memory: device limits, enumeration of the valid configs, and the
  * canonical config text. Reading a space file is in spaceini.c. */
 #include "space.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -121,40 +122,6 @@ int cutune_config_format(const CutuneSpace *s, const int64_t *values, char *buf,
     return 0;
 }
 
-/* Strict decimal int64: optional sign, then digits only. */
-static int parse_i64(const char *s, size_t len, int64_t *out)
-{
-    size_t i = 0;
-    int neg = 0;
-    if (i < len && (s[i] == '+' || s[i] == '-')) {
-        neg = s[i] == '-';
-        i++;
-    }
-    if (i == len)
-        return -1;
-    int64_t v = 0;
-    for (; i < len; i++) {
-        if (!isdigit((unsigned char)s[i]))
-            return -1;
-        int d = s[i] - '0';
-        if (__builtin_mul_overflow(v, 10, &v) ||
-            (neg ? __builtin_sub_overflow(v, d, &v) : __builtin_add_overflow(v, d, &v)))
-            return -2;
-    }
-    *out = v;
-    return 0;
-}
-
-static void trim(const char **s, size_t *len)
-{
-    while (*len && isspace((unsigned char)**s)) {
-        (*s)++;
-        (*len)--;
-    }
-    while (*len && isspace((unsigned char)(*s)[*len - 1]))
-        (*len)--;
-}
-
 #define CONFIG_FIX "write NAME=value pairs separated by commas, e.g. TILE=16,PAD=1"
 
 /* Parse NAME=value pairs into values[] (seen[i] set for each named parameter); with
@@ -175,13 +142,13 @@ static int parse_assignment(const CutuneSpace *s, const char *text, int64_t *val
     size_t all = strlen(text);
     const char *q = text;
     size_t qlen = all;
-    trim(&q, &qlen);
+    cutune_trim(&q, &qlen);
     if (qlen > 0) {
         for (;;) {
             const char *comma = strchr(p, ',');
             size_t ilen = comma ? (size_t)(comma - p) : strlen(p);
             const char *item = p;
-            trim(&item, &ilen);
+            cutune_trim(&item, &ilen);
             if (ilen == 0) {
                 rc = cutune_error(err, CUTUNE_ERR_PARSE, "config '%s': empty item; " CONFIG_FIX,
                                   text);
@@ -196,10 +163,10 @@ static int parse_assignment(const CutuneSpace *s, const char *text, int64_t *val
             }
             const char *name = item;
             size_t nlen = (size_t)(eq - item);
-            trim(&name, &nlen);
+            cutune_trim(&name, &nlen);
             const char *val = eq + 1;
             size_t vlen = ilen - (size_t)(eq + 1 - item);
-            trim(&val, &vlen);
+            cutune_trim(&val, &vlen);
             size_t idx = s->nparams;
             for (size_t i = 0; i < s->nparams; i++)
                 if (strlen(s->params[i].name) == nlen &&
@@ -226,12 +193,12 @@ static int parse_assignment(const CutuneSpace *s, const char *text, int64_t *val
                                   text, s->params[idx].name);
                 goto out;
             }
-            int pr = parse_i64(val, vlen, &tmp[idx]);
+            int pr = cutune_parse_i64(val, vlen, &tmp[idx]);
             if (pr) {
                 rc = cutune_error(err, CUTUNE_ERR_PARSE,
                                   "config '%s': value '%.*s' of %s is %s; " CONFIG_FIX, text,
                                   (int)vlen, val, s->params[idx].name,
-                                  pr == -2 ? "out of the int64 range" : "not an integer");
+                                  pr == CUTUNE_I64_RANGE ? "out of the int64 range" : "not an integer");
                 goto out;
             }
             seen[idx] = 1;

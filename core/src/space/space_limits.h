@@ -14,6 +14,8 @@
  *   CUTUNE_MAX_CELLS       2^25       points x parameters: the int64 values enumerated
  *                                     when every point is valid (256 MiB); the largest
  *                                     shipped space has 6.5 x 10^6
+ *   CUTUNE_MAX_LINE        1024       characters of a line of a space file (longer
+ *                                     lists continue on indented lines)
  *   CUTUNE_NAME_MAX        64         bytes of a name with its NUL (space.h)
  */
 #ifndef CUTUNE_SPACE_LIMITS_H
@@ -23,6 +25,7 @@
 #define CUTUNE_MAX_VALUES 65535
 #define CUTUNE_MAX_POINTS 10000000ULL
 #define CUTUNE_MAX_CELLS (1ULL << 25)
+#define CUTUNE_MAX_LINE 1024
 
 /* A limit as a string literal, for messages: CUTUNE_STR(CUTUNE_MAX_PARAMS) is "48". */
 #define CUTUNE_STR_(x) #x

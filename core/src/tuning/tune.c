@@ -58,17 +58,31 @@ static int not_found(const TuneRun *r, CutuneError *err)
                         *known ? known : "none", refused);
 }
 
-static int check_strategy(const char *name, CutuneError *err)
+int cutune_tune_check_options(const CutuneTuneOptions *o, CutuneError *err)
 {
-    if (!name || cutune_strategy_find(name))
-        return 0;
-    char names[256] = "";
-    for (size_t i = 0; cutune_strategy_list[i]; i++) {
-        strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
-        strncat(names, cutune_strategy_list[i]->name, sizeof names - strlen(names) - 1);
+    if (o->strategy && !cutune_strategy_find(o->strategy)) {
+        char names[256] = "";
+        for (size_t i = 0; cutune_strategy_list[i]; i++) {
+            strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+            strncat(names, cutune_strategy_list[i]->name, sizeof names - strlen(names) - 1);
+        }
+        return cutune_error(err, CUTUNE_ERR_INVALID, "unknown strategy '%s'; choose one of: %s",
+                            o->strategy, names);
     }
-    return cutune_error(err, CUTUNE_ERR_INVALID, "unknown strategy '%s'; choose one of: %s", name,
-                        names);
+    if (o->nwhere && !o->variant)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "--where names parameters of one variant: "
+                            "add --variant");
+    if (o->pending && o->nsizes)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "--pending tunes the requested sizes: "
+                            "leave out --size");
+    for (size_t i = 0; i < o->nsizes; i++) {
+        CutuneProblem p;
+        CutuneError perr = {0};
+        int rc = cutune_problem_parse(o->sizes[i], &p, &perr);
+        if (rc)
+            return cutune_error(err, rc, "--size: %s", perr.msg);
+    }
+    return 0;
 }
 
 /* --pending: the device's requests. */
@@ -218,7 +232,7 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
     size_t ndevices = o->ndevices ? o->ndevices : 1;
     r.lanes = calloc(ndevices, sizeof *r.lanes);
     TuneLane *lane0 = r.lanes;
-    int rc = check_strategy(o->strategy, err), began = 0;
+    int rc = cutune_tune_check_options(o, err), began = 0;
     if (!r.lanes)
         rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     if (rc)

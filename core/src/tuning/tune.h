@@ -129,6 +129,12 @@ typedef struct CutuneTuneSummary {
     size_t lanes_failed;            /* GPUs lost during the run (the others went on) */
 } CutuneTuneSummary;
 
+/* The checks of the options alone, before anything is loaded: the strategy is known, --where
+ * comes with a variant, --pending without sizes, and each size parses. 0, or
+ * CUTUNE_ERR_INVALID / CUTUNE_ERR_PARSE / CUTUNE_ERR_RANGE with err saying what to change
+ * (a command line reports it as a usage error). cutune_tune makes them first too. */
+int cutune_tune_check_options(const CutuneTuneOptions *o, CutuneError *err);
+
 /* Run. Returns 0 when the run completed (some trials may have failed: that is data), or a
  * negative code with err set. The summary is filled as far as the run went either way. */
 int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError *err);

@@ -20,3 +20,11 @@ void cutune_csv_field(FILE *f, const char *s, int last)
     }
     fputc(last ? '\n' : ',', f);
 }
+
+void cutune_csv_comment(FILE *f, const char *key, const char *value)
+{
+    fprintf(f, "# %s: ", key);
+    for (const char *s = value ? value : ""; *s; s++)
+        fputc(*s == '\r' || *s == '\n' ? ' ' : *s, f);
+    fputc('\n', f);
+}

@@ -26,19 +26,8 @@ void cutune_hash_str(CutuneHash *h, const char *s)
     cutune_hash_update(h, s, strlen(s) + 1);
 }
 
-static uint64_t mix(uint64_t x)
-{
-    /* splitmix64's finaliser: spreads every input bit over the output */
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
-}
-
 void cutune_hash_hex(const CutuneHash *h, char out[33])
 {
-    snprintf(out, 33, "%016llx%016llx", (unsigned long long)mix(h->a ^ (h->b << 1)),
-             (unsigned long long)mix(h->b ^ (h->a >> 1)));
+    snprintf(out, 33, "%016llx%016llx", (unsigned long long)cutune_mix64(h->a ^ (h->b << 1)),
+             (unsigned long long)cutune_mix64(h->b ^ (h->a >> 1)));
 }

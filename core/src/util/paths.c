@@ -5,17 +5,52 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+
+#ifndef CUTUNE_BINDIR_TO_LIBDIR
+#define CUTUNE_BINDIR_TO_LIBDIR "../lib"
+#endif
+
+/* A program with the library linked in (the cutune command, the worker, tests) has no
+ * libcutune file of its own: the library's folder is found from the program's, where the
+ * tree puts it. */
+static int program_lib_dir(char *buf, size_t len)
+{
+    char exe[PATH_MAX], path[2 * PATH_MAX], resolved[PATH_MAX];
+    if (!realpath("/proc/self/exe", exe))
+        return CUTUNE_ERR_NOT_FOUND;
+    const char *bin = dirname(exe);
+    /* beside it (a wheel), ../core (the build tree), then the installed tree's libdir */
+    static const char *const rel[] = {".", "../core", CUTUNE_BINDIR_TO_LIBDIR};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s/libcutune.so", bin, rel[i]);
+        int last = i + 1 == sizeof rel / sizeof rel[0];
+        if (!last && access(path, F_OK) != 0)
+            continue;
+        if (!realpath(dirname(path), resolved))
+            continue;
+        if ((size_t)snprintf(buf, len, "%s", resolved) >= len)
+            return CUTUNE_ERR_RANGE;
+        return 0;
+    }
+    return CUTUNE_ERR_NOT_FOUND;
+}
 
 int cutune_lib_dir(char *buf, size_t len)
 {
     Dl_info info;
-    if (!dladdr((void *)cutune_lib_dir, &info) || !info.dli_fname)
+    struct link_map *map = NULL;
+    if (!dladdr1((void *)cutune_lib_dir, &info, (void **)&map, RTLD_DL_LINKMAP) ||
+        !info.dli_fname)
         return CUTUNE_ERR_NOT_FOUND;
+    if (map && map->l_name && map->l_name[0] == '\0') /* the main program's */
+        return program_lib_dir(buf, len);
     char resolved[PATH_MAX];
     if (!realpath(info.dli_fname, resolved))
         return CUTUNE_ERR_NOT_FOUND;
@@ -44,26 +79,38 @@ int cutune_cache_dir(char *buf, size_t len, CutuneError *err)
     return 0;
 }
 
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int cutune_mkdir_p(const char *path, CutuneError *err)
 {
     char tmp[PATH_MAX];
+    if (!path || !*path)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cannot create a directory without a name");
     if ((size_t)snprintf(tmp, sizeof tmp, "%s", path) >= sizeof tmp)
         return cutune_error(err, CUTUNE_ERR_RANGE, "path too long: %s", path);
-    for (char *p = tmp + 1; ; p++) {
-        if (*p == '/' || *p == '\0') {
-            char saved = *p;
-            *p = '\0';
-            if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-                return cutune_error(err, CUTUNE_ERR_IO, "cannot create folder %s: %s", tmp,
-                                    strerror(errno));
-            *p = saved;
-            if (saved == '\0')
-                break;
-        }
+    if (is_dir(tmp))
+        return 0;
+    /* existing components are only looked at: mkdir on one of them may fail otherwise
+     * (a read-only file system answers EROFS before EEXIST) */
+    for (char *p = tmp + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char saved = *p;
+        *p = '\0';
+        if (!is_dir(tmp) && mkdir(tmp, 0755) != 0 && errno != EEXIST)
+            return cutune_error(err, CUTUNE_ERR_IO, "cannot create directory %s: %s", tmp,
+                                strerror(errno));
+        *p = saved;
+        if (saved == '\0')
+            break;
     }
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return cutune_error(err, CUTUNE_ERR_IO, "%s exists and is not a folder", path);
+    if (!is_dir(path))
+        return cutune_error(err, CUTUNE_ERR_IO, "cannot create directory %s: it exists and is "
+                            "not a directory", path);
     return 0;
 }
 

@@ -1,4 +1,5 @@
-/* Small utilities shared inside the core: hashing, paths, time, problem sizes. */
+/* Small utilities shared inside the core: hashing, paths, time, problem sizes, text, the
+ * seeded generator and the comparator of doubles. */
 #ifndef CUTUNE_UTIL_H
 #define CUTUNE_UTIL_H
 
@@ -21,12 +22,13 @@ void cutune_hash_update(CutuneHash *h, const void *data, size_t len);
 void cutune_hash_str(CutuneHash *h, const char *s);
 void cutune_hash_hex(const CutuneHash *h, char out[33]);
 
-/* Folder of the file holding libcutune (build/core/ or <libdir>/). */
+/* Folder of libcutune (build/core/ or <libdir>/), also from a program that has the library
+ * linked in (the cutune command, the worker): the worker, plugins and spaces are found from it. */
 int cutune_lib_dir(char *buf, size_t len);
 /* Kernel cache folder: $CUTUNE_CACHE_DIR, else $XDG_CACHE_HOME/cutune, else
  * $HOME/.cache/cutune. */
 int cutune_cache_dir(char *buf, size_t len, CutuneError *err);
-/* mkdir -p with mode 0755. */
+/* mkdir -p with mode 0755. An error names the folder that could not be made. */
 int cutune_mkdir_p(const char *path, CutuneError *err);
 /* Seconds on a monotonic clock. */
 double cutune_now(void);
@@ -36,6 +38,57 @@ double cutune_now(void);
 int cutune_problem_parse(const char *text, CutuneProblem *p, CutuneError *err);
 /* Canonical text of a problem ("4096x4096x4096"). */
 void cutune_problem_format(const CutuneProblem *p, char *buf, size_t len);
+
+/* ---- text (text.c) ------------------------------------------------------------------ */
+
+/* Move *s and shrink *len past leading and trailing white space. */
+void cutune_trim(const char **s, size_t *len);
+/* The same on a NUL-terminated string: cuts the trailing space, returns the first non-space. */
+char *cutune_trim_in_place(char *s);
+
+/* The results of cutune_parse_i64 besides 0. */
+enum { CUTUNE_I64_NOT_INTEGER = -1, CUTUNE_I64_RANGE = -2 };
+/* Strict decimal int64 of the len bytes at s: an optional sign, then digits only, nothing
+ * else (no space). 0 and *out set; CUTUNE_I64_NOT_INTEGER when any byte is not part of an
+ * integer (also when the digits overflow too); CUTUNE_I64_RANGE for an integer outside
+ * int64. *out is untouched on failure. */
+int cutune_parse_i64(const char *s, size_t len, int64_t *out);
+
+/* Copy src (NULL: "") into dst[len], cut to fit and always terminated (len > 0). */
+void cutune_copy_str(char *dst, size_t len, const char *src);
+
+/* ---- order and randomness ------------------------------------------------------------ */
+
+/* qsort comparator of doubles, ascending (NaN compares equal to everything). */
+static inline int cutune_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* splitmix64's finaliser: spreads every input bit over the output. */
+static inline uint64_t cutune_mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* splitmix64: the one seeded generator of the core. Advances *state, returns 64 bits. */
+static inline uint64_t cutune_splitmix64(uint64_t *state)
+{
+    return cutune_mix64(*state += 0x9e3779b97f4a7c15ULL);
+}
+
+/* Uniform in [0, n) from splitmix64, unbiased (rejection); n > 0. */
+static inline uint64_t cutune_splitmix64_below(uint64_t *state, uint64_t n)
+{
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
+    do
+        x = cutune_splitmix64(state);
+    while (x >= limit);
+    return x % n;
+}
 
 /* ---- checked sizes: every allocation whose size comes from input is computed here -- */
 

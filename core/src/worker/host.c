@@ -3,6 +3,7 @@
 #include "compile.h"
 #include "device.h"
 #include "sdk.h"
+#include "util.h"
 
 #include <cuda_runtime.h>
 #include <stdarg.h>
@@ -86,20 +87,12 @@ static int h_dev_memset(void *ctx, void *dptr, int byte, size_t bytes)
     return cutune_cuda_check(cudaMemset(dptr, byte, bytes), "cudaMemset", ctx_of(ctx)->err);
 }
 
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 void cutune_random_uniform(uint64_t seed, uint64_t stream, float *dst, size_t n, float lo, float hi)
 {
     /* xoshiro256** seeded through splitmix64 from (seed, stream) */
     uint64_t sm = seed ^ (0xd1b54a32d192ed03ULL * (stream + 1)), s[4];
     for (int i = 0; i < 4; i++)
-        s[i] = splitmix64(&sm);
+        s[i] = cutune_splitmix64(&sm);
     for (size_t i = 0; i < n; i++) {
         uint64_t r = s[1] * 5;
         r = ((r << 7) | (r >> 57)) * 9;

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,71 +83,88 @@ static int enqueue_kernel(void *user, int reps)
     return (int)e;
 }
 
+/* Set out->status and its message; returns 0, so that a step can `return refuse(...)`. */
+static int refuse(CutuneEvalResult *out, CutuneStatus status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static int refuse(CutuneEvalResult *out, CutuneStatus status, const char *fmt, ...)
+{
+    out->status = status;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->message, sizeof out->message, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+/* The kernel's arguments from the op. 1 when they are ready, 0 when the config failed. */
+static int build_args(const CutuneEvalInput *in, void **args, CutuneEvalResult *out)
+{
+    const CutuneOp *v = in->op;
+    int nargs = v->kernel_args(in->state, in->config, args, CUTUNE_MAX_KERNEL_ARGS);
+    if (nargs < 0)
+        return refuse(out, CUTUNE_STATUS_LAUNCH_ERROR,
+                      "op %s could not build the kernel's arguments", v->name);
+    if (v->nargs > 0 && nargs != v->nargs)
+        return refuse(out, CUTUNE_STATUS_LAUNCH_ERROR,
+                      "op %s declares %d kernel arguments but passed %d; fix the op", v->name,
+                      v->nargs, nargs);
+    return 1;
+}
+
+/* Correct first: poison the output, launch once, check. Returns 0 (out->status says whether
+ * the result was correct) or a negative CUTUNE_ERR_* when the device can no longer be
+ * trusted. */
+static int run_checked(const CutuneEvalInput *in, const KernelCalls *calls,
+                       CutuneEvalResult *out)
+{
+    const CutuneOp *v = in->op;
+    if (v->poison_output(in->host, in->state) != 0) {
+        refuse(out, CUTUNE_STATUS_CRASHED, "poisoning the output failed");
+        return CUTUNE_ERR_CUDA;
+    }
+    cudaError_t e = (cudaError_t)enqueue_kernel((void *)calls, 1);
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    if (e != cudaSuccess)
+        return cutune_launch_failed(out, e, "checked launch");
+    CutuneCheck chk = {0};
+    if (v->check(in->host, in->state, &chk) != 0) {
+        refuse(out, CUTUNE_STATUS_CRASHED, "the check could not run");
+        return CUTUNE_ERR_CUDA;
+    }
+    out->error = chk.error;
+    out->tolerance = chk.tolerance;
+    if (!chk.passed)
+        refuse(out, CUTUNE_STATUS_WRONG_RESULT, "%s", chk.message);
+    return 0;
+}
+
 int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s, CutuneEvalResult *out)
 {
     double t0 = cutune_now();
     memset(out, 0, sizeof *out);
-    const CutuneOp *v = in->op;
     CutuneLaunch l = *in->launch;
     CutuneLoadedKernel k = {0};
-    int rc = 0;
     CutuneError err = {0};
     void *args[CUTUNE_MAX_KERNEL_ARGS];
+    KernelCalls calls = {&k, &l, args};
+    int rc = 0;
 
     if (cutune_kernel_load(in->cubin, in->kernel_name, &k, &err) != 0) {
-        out->status = CUTUNE_STATUS_LAUNCH_ERROR;
-        snprintf(out->message, sizeof out->message, "%.500s", err.msg);
+        refuse(out, CUTUNE_STATUS_LAUNCH_ERROR, "%.500s", err.msg);
         goto done;
     }
-    if (check_resources(in, &k, &l, out))
+    if (check_resources(in, &k, &l, out) || !build_args(in, args, out))
         goto done;
-    int nargs = v->kernel_args(in->state, in->config, args, CUTUNE_MAX_KERNEL_ARGS);
-    if (nargs < 0 || (v->nargs > 0 && nargs != v->nargs)) {
-        out->status = CUTUNE_STATUS_LAUNCH_ERROR;
-        if (nargs < 0)
-            snprintf(out->message, sizeof out->message,
-                     "op %s could not build the kernel's arguments", v->name);
-        else
-            snprintf(out->message, sizeof out->message,
-                     "op %s declares %d kernel arguments but passed %d; fix the op", v->name,
-                     v->nargs, nargs);
+    rc = run_checked(in, &calls, out);
+    if (rc || out->status != CUTUNE_STATUS_OK)
         goto done;
-    }
-
-    /* Correct first: poison, launch once, check. Only a correct config is timed. */
-    if (v->poison_output(in->host, in->state) != 0) {
-        rc = CUTUNE_ERR_CUDA;
-        out->status = CUTUNE_STATUS_CRASHED;
-        snprintf(out->message, sizeof out->message, "poisoning the output failed");
-        goto done;
-    }
-    cudaError_t e = cudaLaunchKernel((const void *)k.kernel,
-                                     (dim3){l.grid[0], l.grid[1], l.grid[2]},
-                                     (dim3){l.block[0], l.block[1], l.block[2]}, args,
-                                     l.shared_bytes, 0);
-    if (e == cudaSuccess)
-        e = cudaDeviceSynchronize();
-    if (e != cudaSuccess) {
-        rc = cutune_launch_failed(out, e, "checked launch");
-        goto done;
-    }
-    CutuneCheck chk = {0};
-    if (v->check(in->host, in->state, &chk) != 0) {
-        out->status = CUTUNE_STATUS_CRASHED;
-        snprintf(out->message, sizeof out->message, "the check could not run");
-        rc = CUTUNE_ERR_CUDA;
-        goto done;
-    }
-    out->error = chk.error;
-    out->tolerance = chk.tolerance;
-    if (!chk.passed) {
-        out->status = CUTUNE_STATUS_WRONG_RESULT;
-        snprintf(out->message, sizeof out->message, "%s", chk.message);
-        goto done;
-    }
-
-    /* Time: warm up, size the batch, sample until stable, capped, or hopeless. */
-    KernelCalls calls = {&k, &l, args};
+    /* only a correct config is timed: warm up, size the batch, sample until stable, capped,
+     * or hopeless */
     rc = cutune_time_calls(enqueue_kernel, &calls, s, in->best_ms, out);
 
 done:

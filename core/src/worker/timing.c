@@ -11,19 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void cutune_stats(double *v, int n, double *median, double *mean, double *stddev, double *min)
 {
     if (n <= 0) {
         *median = *mean = *stddev = *min = 0;
         return;
     }
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    qsort(v, (size_t)n, sizeof *v, cutune_cmp_double);
     *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
     *min = v[0];
     double sum = 0;

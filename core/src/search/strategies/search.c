@@ -1,5 +1,6 @@
 /* Shared machinery of the search strategies (see search.h). */
 #include "search.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -7,10 +8,7 @@
 
 uint64_t search_rng_u64(SearchRng *r)
 {
-    uint64_t z = (r->x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return cutune_splitmix64(&r->x);
 }
 
 double search_rng_unit(SearchRng *r)
@@ -20,12 +18,7 @@ double search_rng_unit(SearchRng *r)
 
 size_t search_rng_below(SearchRng *r, size_t n)
 {
-    /* rejection keeps it unbiased */
-    uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
-    do
-        x = search_rng_u64(r);
-    while (x >= limit);
-    return (size_t)(x % n);
+    return (size_t)cutune_splitmix64_below(&r->x, n);
 }
 
 void search_permutation(size_t *v, size_t n, SearchRng *r)

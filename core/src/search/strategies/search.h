@@ -12,7 +12,7 @@
 
 #include "../strategy.h"
 
-/* splitmix64: small, fast, and good enough to drive a search. */
+/* The core's splitmix64 (util.h): small, fast, and good enough to drive a search. */
 typedef struct SearchRng {
     uint64_t x;
 } SearchRng;

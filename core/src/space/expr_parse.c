@@ -1,85 +1,18 @@
-/* Integer constraint expressions: a recursive-descent parser into a small tree and an
- * evaluator over int64 with overflow checks. See expr.h for the grammar.
+/* Parsing integer constraint expressions: a tokenizer and a recursive-descent parser into
+ * the tree of expr_tree.h, evaluated by expr_eval.c. See expr.h for the grammar.
  *
  * Hostile input is bounded two ways: the parser's nesting (parentheses, unary chains,
  * ternaries) and the height of the tree (long left-associative chains such as
  * 1+1+...+1 build deep trees without deep parsing), so that neither the parser nor the
  * recursive evaluator and destructor can run out of stack. */
-#include "expr.h"
+#include "expr_tree.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cutune/cutune.h"
-
-#define EXPR_MAX_NESTING 200 /* parser recursion levels */
-#define EXPR_MAX_HEIGHT 1000 /* tree height */
-
-typedef enum {
-    N_NUM,
-    N_VAR,
-    N_NEG,
-    N_NOT,
-    N_BIN,
-    N_TERN,
-    N_CALL,
-} NodeKind;
-
-typedef enum {
-    OP_ADD,
-    OP_SUB,
-    OP_MUL,
-    OP_DIV,
-    OP_MOD,
-    OP_EQ,
-    OP_NE,
-    OP_LT,
-    OP_LE,
-    OP_GT,
-    OP_GE,
-    OP_AND,
-    OP_OR,
-} BinOp;
-
-typedef enum {
-    F_MIN,
-    F_MAX,
-    F_ABS,
-    F_CEIL_DIV,
-    F_IS_POW2,
-    F_LOG2,
-} Func;
-
-static const struct {
-    const char *name;
-    int min_args, max_args; /* max_args < 0: no upper bound */
-} funcs[] = {
-    [F_MIN] = {"min", 1, -1},     [F_MAX] = {"max", 1, -1},         [F_ABS] = {"abs", 1, 1},
-    [F_CEIL_DIV] = {"ceil_div", 2, 2}, [F_IS_POW2] = {"is_pow2", 1, 1}, [F_LOG2] = {"log2", 1, 1},
-};
-#define NFUNCS (sizeof funcs / sizeof funcs[0])
-
-static const char *const binop_text[] = {
-    [OP_ADD] = "+",  [OP_SUB] = "-",  [OP_MUL] = "*",  [OP_DIV] = "/", [OP_MOD] = "%",
-    [OP_EQ] = "==", [OP_NE] = "!=", [OP_LT] = "<",  [OP_LE] = "<=", [OP_GT] = ">",
-    [OP_GE] = ">=", [OP_AND] = "&&", [OP_OR] = "||",
-};
-
-struct CutuneExpr {
-    NodeKind kind;
-    int op;     /* BinOp for N_BIN, Func for N_CALL */
-    int column; /* of the operator / function name / literal */
-    int height;
-    int64_t num;
-    size_t slot;
-    struct CutuneExpr *a, *b, *c; /* operands; N_TERN: a ? b : c */
-    struct CutuneExpr **args;
-    size_t nargs;
-};
 
 /* ------------------------------------------------------------------------------------ */
 /* Tokens */
@@ -114,38 +47,12 @@ typedef struct {
     int failed;
 } Parser;
 
-static void set_err(CutuneExprError *err, int column, const char *tok, size_t toklen,
-                    const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-
-static void set_err(CutuneExprError *err, int column, const char *tok, size_t toklen,
-                    const char *fmt, ...)
-{
-    if (!err)
-        return;
-    err->column = column;
-    if (toklen >= sizeof err->token)
-        toklen = sizeof err->token - 1;
-    if (tok && toklen)
-        memcpy(err->token, tok, toklen);
-    else
-        toklen = 0;
-    err->token[toklen] = '\0';
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
-
 /* Report a parse error at the current token. Only the first error is kept. */
 #define PERR(p, ...)                                                                     \
     do {                                                                                 \
         if (!(p)->failed) {                                                              \
             (p)->failed = 1;                                                             \
-            set_err((p)->err, (int)(p)->tok.start + 1, (p)->text + (p)->tok.start,       \
+            expr_set_err((p)->err, (int)(p)->tok.start + 1, (p)->text + (p)->tok.start,       \
                     (p)->tok.len, __VA_ARGS__);                                          \
         }                                                                                \
     } while (0)
@@ -274,24 +181,6 @@ static int next_token(Parser *p)
     return -1;
 }
 
-/* ------------------------------------------------------------------------------------ */
-/* Tree */
-
-static void node_free(struct CutuneExpr *n)
-{
-    if (!n)
-        return;
-    node_free(n->a);
-    node_free(n->b);
-    node_free(n->c);
-    for (size_t i = 0; i < n->nargs; i++)
-        node_free(n->args[i]);
-    free(n->args);
-    free(n);
-}
-
-void cutune_expr_free(CutuneExpr *e) { node_free(e); }
-
 static struct CutuneExpr *node_new(Parser *p, NodeKind kind, int column)
 {
     struct CutuneExpr *n = calloc(1, sizeof *n);
@@ -374,9 +263,9 @@ static void unknown_name(Parser *p, const char *name, size_t len)
             best_name = sy->names[i];
         }
     }
-    for (size_t f = 0; f < NFUNCS; f++) {
-        if (strlen(funcs[f].name) == len && strncmp(funcs[f].name, name, len) == 0) {
-            PERR(p, "'%s' is a function: write %s(...)", funcs[f].name, funcs[f].name);
+    for (size_t f = 0; f < expr_nfuncs; f++) {
+        if (strlen(expr_funcs[f].name) == len && strncmp(expr_funcs[f].name, name, len) == 0) {
+            PERR(p, "'%s' is a function: write %s(...)", expr_funcs[f].name, expr_funcs[f].name);
             return;
         }
     }
@@ -414,8 +303,8 @@ static struct CutuneExpr *parse_call(Parser *p, size_t name_start, size_t name_l
     const char *name = p->text + name_start;
     int column = (int)name_start + 1;
     int f = -1;
-    for (size_t i = 0; i < NFUNCS; i++)
-        if (strlen(funcs[i].name) == name_len && strncmp(funcs[i].name, name, name_len) == 0)
+    for (size_t i = 0; i < expr_nfuncs; i++)
+        if (strlen(expr_funcs[i].name) == name_len && strncmp(expr_funcs[i].name, name, name_len) == 0)
             f = (int)i;
     if (f < 0) {
         /* point at the name, not at the '(' */
@@ -441,7 +330,7 @@ static struct CutuneExpr *parse_call(Parser *p, size_t name_start, size_t name_l
                 size_t ncap = cap ? 2 * cap : 4;
                 struct CutuneExpr **na = realloc(n->args, ncap * sizeof *na);
                 if (!na) {
-                    node_free(arg);
+                    cutune_expr_free(arg);
                     PERR(p, "out of memory");
                     goto fail;
                 }
@@ -458,19 +347,19 @@ static struct CutuneExpr *parse_call(Parser *p, size_t name_start, size_t name_l
         }
     }
     if (p->tok.kind != T_RPAREN) {
-        PERR(p, "expected ',' or ')' in the arguments of %s()", funcs[f].name);
+        PERR(p, "expected ',' or ')' in the arguments of %s()", expr_funcs[f].name);
         goto fail;
     }
     size_t nargs = n->nargs;
-    if ((int)nargs < funcs[f].min_args || (funcs[f].max_args >= 0 && (int)nargs > funcs[f].max_args)) {
+    if ((int)nargs < expr_funcs[f].min_args || (expr_funcs[f].max_args >= 0 && (int)nargs > expr_funcs[f].max_args)) {
         p->tok.start = name_start;
         p->tok.len = name_len;
-        if (funcs[f].max_args < 0)
-            PERR(p, "%s() takes at least %d argument%s, got %zu", funcs[f].name,
-                 funcs[f].min_args, funcs[f].min_args == 1 ? "" : "s", nargs);
+        if (expr_funcs[f].max_args < 0)
+            PERR(p, "%s() takes at least %d argument%s, got %zu", expr_funcs[f].name,
+                 expr_funcs[f].min_args, expr_funcs[f].min_args == 1 ? "" : "s", nargs);
         else
-            PERR(p, "%s() takes %d argument%s, got %zu", funcs[f].name, funcs[f].max_args,
-                 funcs[f].max_args == 1 ? "" : "s", nargs);
+            PERR(p, "%s() takes %d argument%s, got %zu", expr_funcs[f].name, expr_funcs[f].max_args,
+                 expr_funcs[f].max_args == 1 ? "" : "s", nargs);
         goto fail;
     }
     if (next_token(p)) /* skip ')' */
@@ -479,7 +368,7 @@ static struct CutuneExpr *parse_call(Parser *p, size_t name_start, size_t name_l
         goto fail;
     return n;
 fail:
-    node_free(n);
+    cutune_expr_free(n);
     return NULL;
 }
 
@@ -494,7 +383,7 @@ static struct CutuneExpr *parse_primary(Parser *p)
             return NULL;
         n->num = t.value;
         if (next_token(p)) {
-            node_free(n);
+            cutune_expr_free(n);
             return NULL;
         }
         return n;
@@ -528,11 +417,11 @@ static struct CutuneExpr *parse_primary(Parser *p)
             return NULL;
         if (p->tok.kind != T_RPAREN) {
             PERR(p, "missing ')' (the '(' at column %d is not closed)", column);
-            node_free(n);
+            cutune_expr_free(n);
             return NULL;
         }
         if (next_token(p)) {
-            node_free(n);
+            cutune_expr_free(n);
             return NULL;
         }
         return n;
@@ -567,12 +456,12 @@ static struct CutuneExpr *parse_unary(Parser *p)
         }
         r = node_new(p, t.kind == T_NOT ? N_NOT : N_NEG, (int)t.start + 1);
         if (!r) {
-            node_free(operand);
+            cutune_expr_free(operand);
             goto out;
         }
         r->a = operand;
         if (node_fix_height(p, r)) {
-            node_free(r);
+            cutune_expr_free(r);
             r = NULL;
         }
         goto out;
@@ -600,7 +489,7 @@ static struct CutuneExpr *parse_binary_level(Parser *p, ParseFn operand, int lo,
             goto fail;
         struct CutuneExpr *n = node_new(p, N_BIN, (int)t.start + 1);
         if (!n) {
-            node_free(right);
+            cutune_expr_free(right);
             goto fail;
         }
         n->op = t.op;
@@ -612,7 +501,7 @@ static struct CutuneExpr *parse_binary_level(Parser *p, ParseFn operand, int lo,
     }
     return left;
 fail:
-    node_free(left);
+    cutune_expr_free(left);
     return NULL;
 }
 
@@ -639,7 +528,7 @@ static struct CutuneExpr *parse_ternary(Parser *p)
     int column = (int)p->tok.start + 1;
     n = node_new(p, N_TERN, column);
     if (!n) {
-        node_free(cond);
+        cutune_expr_free(cond);
         goto out;
     }
     n->a = cond;
@@ -661,7 +550,7 @@ static struct CutuneExpr *parse_ternary(Parser *p)
         goto fail;
     goto out;
 fail:
-    node_free(n);
+    cutune_expr_free(n);
     n = NULL;
 out:
     p->nesting--;
@@ -679,7 +568,7 @@ int cutune_expr_compile(const char *text, const CutuneSymbols *syms, CutuneExpr 
         err->message[0] = '\0';
     }
     if (!text || !out) {
-        set_err(err, 1, NULL, 0, "no expression given");
+        expr_set_err(err, 1, NULL, 0, "no expression given");
         return CUTUNE_ERR_PARSE;
     }
     Parser p = {.text = text, .syms = syms, .err = err};
@@ -695,176 +584,9 @@ int cutune_expr_compile(const char *text, const CutuneSymbols *syms, CutuneExpr 
     if (p.tok.kind != T_END) {
         PERR(&p, "unexpected '%.*s' after the end of the expression (missing operator?)",
              (int)p.tok.len, text + p.tok.start);
-        node_free(e);
+        cutune_expr_free(e);
         return CUTUNE_ERR_PARSE;
     }
     *out = e;
-    return 0;
-}
-
-/* ------------------------------------------------------------------------------------ */
-/* Evaluation */
-
-static int eval_fail(const struct CutuneExpr *n, const char *tok, CutuneExprError *err,
-                     const char *msg)
-{
-    set_err(err, n->column, tok, strlen(tok), "%s", msg);
-    return CUTUNE_ERR_RANGE;
-}
-
-static int eval(const struct CutuneExpr *n, const int64_t *v, int64_t *r, CutuneExprError *err)
-{
-    int64_t x, y;
-    int rc;
-    switch (n->kind) {
-    case N_NUM:
-        *r = n->num;
-        return 0;
-    case N_VAR:
-        *r = v[n->slot];
-        return 0;
-    case N_NEG:
-        if ((rc = eval(n->a, v, &x, err)))
-            return rc;
-        if (__builtin_sub_overflow((int64_t)0, x, r))
-            return eval_fail(n, "-", err, "integer overflow");
-        return 0;
-    case N_NOT:
-        if ((rc = eval(n->a, v, &x, err)))
-            return rc;
-        *r = !x;
-        return 0;
-    case N_TERN:
-        if ((rc = eval(n->a, v, &x, err)))
-            return rc;
-        return eval(x ? n->b : n->c, v, r, err);
-    case N_BIN:
-        if ((rc = eval(n->a, v, &x, err)))
-            return rc;
-        if (n->op == OP_AND && !x) {
-            *r = 0;
-            return 0;
-        }
-        if (n->op == OP_OR && x) {
-            *r = 1;
-            return 0;
-        }
-        if ((rc = eval(n->b, v, &y, err)))
-            return rc;
-        switch ((BinOp)n->op) {
-        case OP_ADD:
-            if (__builtin_add_overflow(x, y, r))
-                return eval_fail(n, binop_text[n->op], err, "integer overflow");
-            return 0;
-        case OP_SUB:
-            if (__builtin_sub_overflow(x, y, r))
-                return eval_fail(n, binop_text[n->op], err, "integer overflow");
-            return 0;
-        case OP_MUL:
-            if (__builtin_mul_overflow(x, y, r))
-                return eval_fail(n, binop_text[n->op], err, "integer overflow");
-            return 0;
-        case OP_DIV:
-            if (y == 0)
-                return eval_fail(n, binop_text[n->op], err, "division by zero");
-            if (x == INT64_MIN && y == -1)
-                return eval_fail(n, binop_text[n->op], err, "integer overflow");
-            *r = x / y;
-            return 0;
-        case OP_MOD:
-            if (y == 0)
-                return eval_fail(n, binop_text[n->op], err, "modulo by zero");
-            *r = (y == -1) ? 0 : x % y; /* INT64_MIN % -1 traps on x86; the answer is 0 */
-            return 0;
-        case OP_EQ: *r = x == y; return 0;
-        case OP_NE: *r = x != y; return 0;
-        case OP_LT: *r = x < y; return 0;
-        case OP_LE: *r = x <= y; return 0;
-        case OP_GT: *r = x > y; return 0;
-        case OP_GE: *r = x >= y; return 0;
-        case OP_AND:
-        case OP_OR: *r = y != 0; return 0;
-        }
-        return eval_fail(n, "?", err, "internal error: bad operator");
-    case N_CALL: {
-        const char *fname = funcs[n->op].name;
-        switch ((Func)n->op) {
-        case F_MIN:
-        case F_MAX: {
-            int64_t best = 0;
-            for (size_t i = 0; i < n->nargs; i++) {
-                if ((rc = eval(n->args[i], v, &x, err)))
-                    return rc;
-                if (i == 0 || (n->op == F_MIN ? x < best : x > best))
-                    best = x;
-            }
-            *r = best;
-            return 0;
-        }
-        case F_ABS:
-            if ((rc = eval(n->args[0], v, &x, err)))
-                return rc;
-            if (x == INT64_MIN)
-                return eval_fail(n, fname, err, "integer overflow in abs()");
-            *r = x < 0 ? -x : x;
-            return 0;
-        case F_CEIL_DIV: {
-            if ((rc = eval(n->args[0], v, &x, err)) || (rc = eval(n->args[1], v, &y, err)))
-                return rc;
-            if (y == 0)
-                return eval_fail(n, fname, err, "division by zero in ceil_div()");
-            if (x == INT64_MIN && y == -1)
-                return eval_fail(n, fname, err, "integer overflow in ceil_div()");
-            int64_t q = x / y, m = x % y;
-            if (m != 0 && ((m < 0) == (y < 0)))
-                q++; /* |q| < |x| here, so this cannot overflow */
-            *r = q;
-            return 0;
-        }
-        case F_IS_POW2:
-            if ((rc = eval(n->args[0], v, &x, err)))
-                return rc;
-            *r = x > 0 && (x & (x - 1)) == 0;
-            return 0;
-        case F_LOG2:
-            if ((rc = eval(n->args[0], v, &x, err)))
-                return rc;
-            if (x <= 0)
-                return eval_fail(n, fname, err, "log2() of a value <= 0");
-            *r = 63 - __builtin_clzll((unsigned long long)x);
-            return 0;
-        }
-        return eval_fail(n, fname, err, "internal error: bad function");
-    }
-    }
-    return eval_fail(n, "?", err, "internal error: bad node");
-}
-
-int cutune_expr_eval(const CutuneExpr *e, const int64_t *values, int64_t *result,
-                     CutuneExprError *err)
-{
-    if (!e || !result) {
-        set_err(err, 0, NULL, 0, "no expression given");
-        return CUTUNE_ERR_INVALID;
-    }
-    int64_t r = 0;
-    int rc = eval(e, values, &r, err);
-    if (rc == 0)
-        *result = r;
-    return rc;
-}
-
-int cutune_expr_uses(const CutuneExpr *e, size_t slot)
-{
-    if (!e)
-        return 0;
-    if (e->kind == N_VAR)
-        return e->slot == slot;
-    if (cutune_expr_uses(e->a, slot) || cutune_expr_uses(e->b, slot) ||
-        cutune_expr_uses(e->c, slot))
-        return 1;
-    for (size_t i = 0; i < e->nargs; i++)
-        if (cutune_expr_uses(e->args[i], slot))
-            return 1;
     return 0;
 }

@@ -1,0 +1,62 @@
+/* Small text helpers the core shares: trimming, strict integers, bounded copies. */
+#include "util.h"
+
+#include <ctype.h>
+#include <string.h>
+
+void cutune_trim(const char **s, size_t *len)
+{
+    while (*len && isspace((unsigned char)**s)) {
+        (*s)++;
+        (*len)--;
+    }
+    while (*len && isspace((unsigned char)(*s)[*len - 1]))
+        (*len)--;
+}
+
+char *cutune_trim_in_place(char *s)
+{
+    const char *t = s;
+    size_t len = strlen(s);
+    cutune_trim(&t, &len);
+    ((char *)t)[len] = '\0';
+    return (char *)t;
+}
+
+int cutune_parse_i64(const char *s, size_t len, int64_t *out)
+{
+    size_t i = 0;
+    int neg = 0;
+    if (i < len && (s[i] == '+' || s[i] == '-')) {
+        neg = s[i] == '-';
+        i++;
+    }
+    if (i == len)
+        return CUTUNE_I64_NOT_INTEGER;
+    int64_t v = 0;
+    int range = 0;
+    for (; i < len; i++) {
+        if (!isdigit((unsigned char)s[i]))
+            return CUTUNE_I64_NOT_INTEGER;
+        int d = s[i] - '0';
+        /* keep scanning after an overflow: "99999999999999999999x" is not an integer */
+        if (!range && (__builtin_mul_overflow(v, 10, &v) ||
+                       (neg ? __builtin_sub_overflow(v, d, &v) : __builtin_add_overflow(v, d, &v))))
+            range = 1;
+    }
+    if (range)
+        return CUTUNE_I64_RANGE;
+    *out = v;
+    return 0;
+}
+
+void cutune_copy_str(char *dst, size_t len, const char *src)
+{
+    if (len == 0)
+        return;
+    size_t n = src ? strlen(src) : 0;
+    n = n < len - 1 ? n : len - 1;
+    if (n)
+        memcpy(dst, src, n);
+    dst[n] = '\0';
+}
