@@ -58,9 +58,9 @@ inline float4 make_float4(float a, float b, float c, float d) { return {a, b, c,
 
 namespace kemu {
 // A saved execution context and the switch between two of them. On x86-64 the switch saves
-// the callee-saved registers on the stack it leaves and swaps stack pointers (a few
-// nanoseconds); elsewhere it is swapcontext, which also makes a system call for the signal
-// mask at every switch.
+// the callee-saved registers on the stack it leaves and swaps stack pointers, in user space;
+// elsewhere it is swapcontext, which also makes a system call (the signal mask) at every
+// switch: slower, the same results.
 #if defined(__x86_64__)
 struct Context {
     void *sp;
