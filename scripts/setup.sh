@@ -5,11 +5,18 @@
 #   scripts/setup.sh                      # build/
 #   scripts/setup.sh build-asan -Db_sanitize=address,undefined
 #   scripts/setup.sh --deps               # only install what is missing
+#   scripts/setup.sh --tests build-asan -Db_sanitize=address,undefined
+#                                         # build only what the tests need (not bench/)
 #
 # Needs the CUDA Toolkit (12 or newer: nvcc, NVRTC, cudart) installed already, normally
 # at /usr/local/cuda; a GPU is not needed to build.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+target=()
+if [ "${1:-}" = --tests ]; then
+    target=(meson-test-prereq)
+    shift
+fi
 dir=${1:-build}
 [ $# -gt 0 ] && shift
 
@@ -40,4 +47,4 @@ if [ ! -f "$dir/build.ninja" ]; then
 elif [ $# -gt 0 ]; then
     meson configure "$dir" "$@" >&2
 fi
-ninja -C "$dir" >&2
+ninja -C "$dir" "${target[@]}" >&2

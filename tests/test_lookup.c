@@ -4,6 +4,7 @@
  * and a reader next to a concurrent writer (WAL: neither blocks the other). */
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,7 +290,7 @@ static void plugin_distance(void)
 /* ---- a reader next to a concurrent writer ------------------------------------------- */
 
 typedef struct Writer {
-    volatile int stop;
+    atomic_int stop; /* set by the reader, read by the writer thread */
     int inserted, failures;
     double max_insert_s;
 } Writer;

@@ -2,27 +2,47 @@
 // has no GPU) runs their logic: indexing, bounds, __syncthreads placement, warp shuffles, the
 // last-block-done finish and the scratch memory each launch must leave clean.
 //
-// A launch runs its blocks one after another; a block runs one std::thread per CUDA thread.
-// __syncthreads is a barrier over the block, __syncwarp and the shuffles barriers over a warp
-// (warps are consecutive linear thread ids). __shared__ becomes `static`: one instance shared
-// by the threads of the block, which is right because only one block runs at a time. Atomics
-// are std::atomic_ref. What it does not model: concurrent blocks, the GPU memory model, timing.
+// A launch runs its blocks one after another, and the threads of a block take turns on one OS
+// thread (a context each, on a stack kept from launch to launch): a thread runs until it
+// waits at a barrier, then the next runs. __syncthreads is a barrier over the block,
+// __syncwarp and the shuffles barriers over a warp (warps are consecutive linear thread ids).
+// A thread runs alone from one barrier to the next, in the same order on every run: a
+// missing barrier lets a thread read what a later thread has not written yet, a wrong
+// result on every run rather than under an unlucky schedule. __shared__ becomes `static`: one
+// instance shared by the threads of the block, which is right because only one block runs
+// at a time. Atomics are std::atomic_ref. What it does not model: concurrent blocks, the GPU
+// memory model, timing.
 #ifndef CUTUNE_KEMU_HPP
 #define CUTUNE_KEMU_HPP
 
 #include <algorithm>
 #include <atomic>
-#include <barrier>
 #include <cmath>
+#include <cstdio>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
-#include <memory>
-#include <thread>
+#include <sys/mman.h>
+#include <tuple>
+#include <ucontext.h>
 #include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define KEMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KEMU_ASAN 1
+#endif
+#endif
+#if KEMU_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
 
 struct dim3 {
     unsigned x = 1, y = 1, z = 1;
 };
-inline thread_local dim3 threadIdx, blockIdx;
+// The running CUDA thread's; the scheduler sets them before it resumes a thread.
+inline dim3 threadIdx, blockIdx;
 inline dim3 blockDim, gridDim;
 
 struct float4 {
@@ -37,26 +57,143 @@ struct uint4 {
 inline float4 make_float4(float a, float b, float c, float d) { return {a, b, c, d}; }
 
 namespace kemu {
-inline std::unique_ptr<std::barrier<>> block_barrier;
-inline std::vector<std::unique_ptr<std::barrier<>>> warp_barrier;
+// A saved execution context and the switch between two of them. On x86-64 the switch saves
+// the callee-saved registers on the stack it leaves and swaps stack pointers, in user space;
+// elsewhere it is swapcontext, which also makes a system call (the signal mask) at every
+// switch: slower, the same results.
+#if defined(__x86_64__)
+struct Context {
+    void *sp;
+};
+extern "C" void kemu_swap_stack(void **save, void *load);
+asm(R"(
+    .text
+    .p2align 4
+kemu_swap_stack:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+)");
+inline void switch_context(Context &from, const Context &to) { kemu_swap_stack(&from.sp, to.sp); }
+// `to` starts fn(), which must never return, at the top of the stack [base, base + size).
+inline void make_context(Context &to, char *base, size_t size, void (*fn)())
+{
+    void **sp = reinterpret_cast<void **>(reinterpret_cast<uintptr_t>(base + size) & ~uintptr_t{15});
+    *--sp = nullptr;                    // fn's return address, never used
+    *--sp = reinterpret_cast<void *>(fn); // where kemu_swap_stack's ret goes
+    for (int i = 0; i < 6; i++)
+        *--sp = nullptr; // the six registers it pops
+    to.sp = sp;
+}
+#else
+struct Context {
+    ucontext_t uc;
+    bool made;
+};
+inline void switch_context(Context &from, const Context &to) { swapcontext(&from.uc, &to.uc); }
+inline void make_context(Context &to, char *base, size_t size, void (*fn)())
+{
+    if (!to.made)
+        getcontext(&to.uc); // once: it too makes a system call
+    to.made = true;
+    to.uc.uc_stack.ss_sp = base;
+    to.uc.uc_stack.ss_size = size;
+    to.uc.uc_link = nullptr;
+    makecontext(&to.uc, fn, 0);
+}
+#endif
+
+// A CUDA thread: a context on a stack of its own, kept from block to block.
+struct Thread {
+    Context ctx;
+    char *stack;
+    bool done;
+    void *fake_stack; // AddressSanitizer's, while the thread is switched out
+};
+// A barrier over `expected` threads; a generation counts its releases.
+struct Barrier {
+    int expected, arrived;
+    unsigned generation;
+};
+enum { MAX_THREADS = 1024, STACK_BYTES = 1 << 18 };
+inline Thread threads[MAX_THREADS];
+inline Barrier block_barrier, warp_barrier[MAX_THREADS / 32];
+inline Context scheduler;
+inline const void *scheduler_stack; // its bounds, for AddressSanitizer
+inline size_t scheduler_stack_size;
+inline int current;
+inline unsigned long long events; // barrier releases and threads finished, to see progress
+inline void (*body)(); // the launch's kernel with its arguments
 inline unsigned long long exchange[32][32]; // [warp][lane], for shuffles
 alignas(16) inline float dynamic_shared[1 << 16];
 inline int linear_id() { return (int)(threadIdx.x + threadIdx.y * blockDim.x); }
+
+// Back to the scheduler; `finished`: this thread will not be resumed.
+inline void switch_out([[maybe_unused]] bool finished)
+{
+#if KEMU_ASAN
+    __sanitizer_start_switch_fiber(finished ? nullptr : &threads[current].fake_stack, scheduler_stack,
+                                   scheduler_stack_size);
+#endif
+    switch_context(threads[current].ctx, scheduler);
+#if KEMU_ASAN
+    __sanitizer_finish_switch_fiber(threads[current].fake_stack, &scheduler_stack, &scheduler_stack_size);
+#endif
+}
+
+[[noreturn]] inline void thread_main()
+{
+#if KEMU_ASAN
+    __sanitizer_finish_switch_fiber(nullptr, &scheduler_stack, &scheduler_stack_size);
+#endif
+    body();
+    threads[current].done = true;
+    events++;
+    switch_out(true);
+    std::abort(); // a finished thread is never resumed
+}
+
+// Wait until every thread the barrier counts has arrived. The last one to arrive goes on at
+// once; the others see the generation change when the scheduler next resumes them.
+inline void arrive_and_wait(Barrier &b)
+{
+    const unsigned generation = b.generation;
+    if (++b.arrived == b.expected) {
+        b.arrived = 0;
+        b.generation++;
+        events++;
+        return;
+    }
+    while (b.generation == generation)
+        switch_out(false);
+}
 } // namespace kemu
 
-inline void __syncthreads() { kemu::block_barrier->arrive_and_wait(); }
-inline void __syncwarp(unsigned = 0xffffffffu) { kemu::warp_barrier[kemu::linear_id() / 32]->arrive_and_wait(); }
+inline void __syncthreads() { kemu::arrive_and_wait(kemu::block_barrier); }
+inline void __syncwarp(unsigned = 0xffffffffu) { kemu::arrive_and_wait(kemu::warp_barrier[kemu::linear_id() / 32]); }
 
 template <class T> T __shfl_down_sync(unsigned, T v, int off)
 {
     static_assert(sizeof(T) <= sizeof(unsigned long long), "shuffle of a wide type");
     const int id = kemu::linear_id(), w = id / 32, lane = id % 32;
     std::memcpy(&kemu::exchange[w][lane], &v, sizeof v);
-    kemu::warp_barrier[w]->arrive_and_wait(); // everyone has published
+    kemu::arrive_and_wait(kemu::warp_barrier[w]); // everyone has published
     T r = v;
     if (lane + off < 32)
         std::memcpy(&r, &kemu::exchange[w][lane + off], sizeof r);
-    kemu::warp_barrier[w]->arrive_and_wait(); // everyone has read before the next shuffle
+    kemu::arrive_and_wait(kemu::warp_barrier[w]); // everyone has read before the next shuffle
     return r;
 }
 
@@ -98,28 +235,69 @@ inline int __float_as_int(float f)
 
 namespace kemu {
 // Run kernel(args...) over grid x block (a 2-D block at most), one block at a time, in
-// CUDA's launch order (x fastest, z slowest).
+// CUDA's launch order (x fastest, z slowest). The threads of a block take turns on this OS
+// thread: each runs until it waits at a barrier or ends, then the next one that can go on
+// runs, in thread order. A pass over the block in which nothing arrived or ended is a
+// deadlock (a barrier that not every thread reaches), reported rather than hung.
 template <class K, class... A> void launch(dim3 grid, dim3 block, K kernel, A... args)
 {
     gridDim = grid;
     blockDim = block;
-    const int threads = (int)(block.x * block.y);
+    const int nthreads = (int)(block.x * block.y);
+    if (nthreads < 1 || nthreads > MAX_THREADS || block.z != 1) {
+        fprintf(stderr, "kemu: a block of %ux%ux%u threads\n", block.x, block.y, block.z);
+        std::abort();
+    }
+    // the kernel and its arguments, for thread_main: kept here while the launch runs
+    static std::tuple<K, A...> call;
+    call = {kernel, args...};
+    body = [] { std::apply([](K k, A... a) { k(a...); }, call); };
+    for (int t = 0; t < nthreads; t++)
+        if (!threads[t].stack) {
+            void *p = mmap(nullptr, STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                           -1, 0);
+            if (p == MAP_FAILED) {
+                perror("kemu: mmap");
+                std::abort();
+            }
+            mprotect(p, 4096, PROT_NONE); // an overflow faults instead of writing the next stack
+            threads[t].stack = static_cast<char *>(p);
+        }
     for (unsigned bz = 0; bz < grid.z; bz++)
         for (unsigned by = 0; by < grid.y; by++)
             for (unsigned bx = 0; bx < grid.x; bx++) {
-                block_barrier = std::make_unique<std::barrier<>>(threads);
-                warp_barrier.clear();
-                for (int w = 0; w < (threads + 31) / 32; w++)
-                    warp_barrier.push_back(std::make_unique<std::barrier<>>(std::min(32, threads - 32 * w)));
-                std::vector<std::thread> pool;
-                for (int t = 0; t < threads; t++)
-                    pool.emplace_back([=] {
-                        blockIdx = {bx, by, bz};
+                block_barrier = {nthreads, 0, 0};
+                for (int w = 0; w < (nthreads + 31) / 32; w++)
+                    warp_barrier[w] = {std::min(32, nthreads - 32 * w), 0, 0};
+                for (int t = 0; t < nthreads; t++) {
+                    Thread &th = threads[t];
+                    th.done = false;
+                    make_context(th.ctx, th.stack, STACK_BYTES, thread_main);
+                }
+                blockIdx = {bx, by, bz};
+                for (int live = nthreads; live > 0;) {
+                    const unsigned long long before = events;
+                    for (int t = 0; t < nthreads; t++) {
+                        if (threads[t].done)
+                            continue;
+                        current = t;
                         threadIdx = {(unsigned)t % block.x, (unsigned)t / block.x, 0};
-                        kernel(args...);
-                    });
-                for (auto &t : pool)
-                    t.join();
+#if KEMU_ASAN
+                        void *fake = nullptr;
+                        __sanitizer_start_switch_fiber(&fake, threads[t].stack, STACK_BYTES);
+#endif
+                        switch_context(scheduler, threads[t].ctx);
+#if KEMU_ASAN
+                        __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#endif
+                        live -= threads[t].done;
+                    }
+                    if (events == before && live > 0) {
+                        fprintf(stderr, "kemu: block (%u, %u, %u): %d threads wait at a barrier the others never reach\n",
+                                bx, by, bz, live);
+                        std::abort();
+                    }
+                }
             }
 }
 } // namespace kemu
