@@ -42,7 +42,7 @@
 enum { PF_MIN_KNOWN = 8, PF_TRUST_RADIUS = 3 };
 
 typedef struct {
-    SearchBase base;             /* first: see search_base_create */
+    SearchBase base; /* first: see search_base_create */
     SearchModel model;
     int model_stale;
     size_t nfinite, nfed;
