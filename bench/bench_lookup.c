@@ -36,7 +36,10 @@ static double cpu_now(void)
 
 static double cpu_us[NSIZES * REPEAT * 4];
 
-static const struct { const char *uuid, *name; int major, minor; } devs[NDEV] = {
+static const struct {
+    const char *uuid, *name;
+    int major, minor;
+} devs[NDEV] = {
     {"GPU-bench-0000-0000-0000-000000000001", "NVIDIA H100 80GB HBM3", 9, 0},
     {"GPU-bench-0000-0000-0000-000000000002", "NVIDIA H200", 9, 0},
     {"GPU-bench-0000-0000-0000-000000000003", "NVIDIA A100-SXM4-80GB", 8, 0},
@@ -164,8 +167,8 @@ int main(int argc, char **argv)
     double t0 = cutune_now();
     if (build(path, trials))
         return 1;
-    printf("database %s: %ld trials, %d devices, %d sizes, built in %.1f s\n\n", path, trials,
-           NDEV, NSIZES, cutune_now() - t0);
+    printf("database %s: %ld trials, %d devices, %d sizes, built in %.1f s\n\n", path, trials, NDEV,
+           NSIZES, cutune_now() - t0);
     CutuneLookupSettings s;
     cutune_lookup_default_settings(&s);
     s.db_path = path;
@@ -225,8 +228,9 @@ int main(int argc, char **argv)
                 double a = cutune_now(), ac = cpu_now();
                 int rc = cutune_lookup(h, kinds[k].dev, "matmul", size, &r, NULL);
                 cpu_us[n] = 1e6 * (cpu_now() - ac);
-        us[n++] = 1e6 * (cutune_now() - a);
-                bad += (rc == 0) != (kinds[k].want != CUTUNE_MATCH_NONE) || r.match != kinds[k].want;
+                us[n++] = 1e6 * (cutune_now() - a);
+                bad += (rc == 0) != (kinds[k].want != CUTUNE_MATCH_NONE) ||
+                       r.match != kinds[k].want;
             }
             cutune_close(&h);
         }

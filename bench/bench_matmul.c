@@ -23,23 +23,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CK(call)                                                                            \
-    do {                                                                                    \
-        cudaError_t e_ = (call);                                                            \
-        if (e_ != cudaSuccess) {                                                            \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                 \
-                    cudaGetErrorString(e_));                                                \
-            exit(1);                                                                        \
-        }                                                                                   \
+#define CK(call) \
+    do { \
+        cudaError_t e_ = (call); \
+        if (e_ != cudaSuccess) { \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1); \
+        } \
     } while (0)
-#define CKB(call)                                                                           \
-    do {                                                                                    \
-        cublasStatus_t s_ = (call);                                                         \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                  \
-            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call,    \
-                    (int)s_);                                                               \
-            exit(1);                                                                        \
-        }                                                                                   \
+#define CKB(call) \
+    do { \
+        cublasStatus_t s_ = (call); \
+        if (s_ != CUBLAS_STATUS_SUCCESS) { \
+            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, (int)s_); \
+            exit(1); \
+        } \
     } while (0)
 
 /* cuBLAS SGEMM on row-major A (MxK), B (KxN): C^T = B^T A^T in column-major terms. Median of
@@ -104,12 +102,11 @@ static int time_variant(const CutuneVariantDef *v, const CutuneDeviceInfo *dev, 
                         char *config, size_t config_len, double *ms, CutuneError *err)
 {
     CutuneBest b;
-    int rc = cutune_db_best_of_variant(db, dev->uuid, "matmul", size, v->name, v->version, &b,
-                                       err);
+    int rc = cutune_db_best_of_variant(db, dev->uuid, "matmul", size, v->name, v->version, &b, err);
     if (rc == CUTUNE_ERR_NOT_FOUND && same_model) {
         cutune_error_clear(err);
-        rc = cutune_db_best_of_variant_model(db, dev->name, "matmul", size, v->name, v->version,
-                                             &b, err);
+        rc = cutune_db_best_of_variant_model(db, dev->name, "matmul", size, v->name, v->version, &b,
+                                             err);
     }
     if (rc)
         return rc;

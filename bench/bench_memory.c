@@ -36,9 +36,9 @@
 #include <string.h>
 
 static const char *const default_cases[] = {
-    "transpose=8192x8192",        "matadd=8192x8192",           "reduce_sum=268435456",
-    "histogram=268435456x1x1",    "histogram=268435456x1x2",    "histogram=268435456x4x1",
-    "histogram=268435456x4x2",    "topk=268435456x1024",
+    "transpose=8192x8192",     "matadd=8192x8192",        "reduce_sum=268435456",
+    "histogram=268435456x1x1", "histogram=268435456x1x2", "histogram=268435456x4x1",
+    "histogram=268435456x4x2", "topk=268435456x1024",
 };
 
 typedef struct Baseline {
@@ -96,7 +96,8 @@ static int run_baselines(const char *op, const CutuneProblem *p, uint64_t seed,
         input_bytes = 4 * (size_t)n;
     }
     if (!input) {
-        fprintf(stderr, "bench_memory: setting up %s failed: %s\n", op, err.msg[0] ? err.msg : "unknown op");
+        fprintf(stderr, "bench_memory: setting up %s failed: %s\n", op,
+                err.msg[0] ? err.msg : "unknown op");
         goto out;
     }
     double ms = vb_memcpy_d2d(input, input_bytes);
@@ -112,18 +113,21 @@ static int run_baselines(const char *op, const CutuneProblem *p, uint64_t seed,
     } else if (!strcmp(op, "histogram")) {
         unsigned bins[HISTOGRAM_BINS];
         Baseline *r = &b[(*nb)++];
-        *r = (Baseline){"cub::DeviceHistogram::HistogramEven", 0, (double)input_bytes + 4.0 * HISTOGRAM_BINS, ""};
+        *r = (Baseline){"cub::DeviceHistogram::HistogramEven", 0,
+                        (double)input_bytes + 4.0 * HISTOGRAM_BINS, ""};
         r->ms = p->dim[1] == 4 ? vb_histogram_f32(input, n, bins) : vb_histogram_u8(input, n, bins);
         const unsigned *ref = histogram_reference(state);
         int differ = 0;
         for (int i = 0; i < HISTOGRAM_BINS; i++)
             differ += bins[i] != ref[i];
-        snprintf(r->note, sizeof r->note, "its bins %s the reference%s", differ ? "differ from" : "equal",
-                 differ ? " (bin edges rounded otherwise)" : "");
+        snprintf(r->note, sizeof r->note, "its bins %s the reference%s",
+                 differ ? "differ from" : "equal", differ ? " (bin edges rounded otherwise)" : "");
     } else if (!strcmp(op, "topk")) {
         double bytes = 4.0 * n + 8.0 * p->dim[1];
-        b[(*nb)++] = (Baseline){"cub::DeviceRadixSort pairs (full sort)", vb_radix_sort(input, n, 1), bytes, ""};
-        b[(*nb)++] = (Baseline){"cub::DeviceRadixSort keys (full sort)", vb_radix_sort(input, n, 0), bytes, ""};
+        b[(*nb)++] = (Baseline){"cub::DeviceRadixSort pairs (full sort)",
+                                vb_radix_sort(input, n, 1), bytes, ""};
+        b[(*nb)++] = (Baseline){"cub::DeviceRadixSort keys (full sort)", vb_radix_sort(input, n, 0),
+                                bytes, ""};
     }
     rc = 0;
 out:
@@ -168,7 +172,8 @@ static int bench_case(const char *text, const CutuneRegistry *reg, CutuneDb *db,
         printf("   baseline %-40s %9.4f ms %8.1f GB/s  %s\n", base[i].name, base[i].ms,
                base[i].ms > 0 ? base[i].bytes / base[i].ms / 1e6 : 0.0, base[i].note);
     double base_gbps = nb && base[0].ms > 0 ? base[0].bytes / base[0].ms / 1e6 : 0;
-    printf("   %-20s %9s %8s %8s %9s  %s\n", "variant", "ms", "GB/s", "%memcpy", "%baseline", "config");
+    printf("   %-20s %9s %8s %8s %9s  %s\n", "variant", "ms", "GB/s", "%memcpy", "%baseline",
+           "config");
     int failures = 0;
     for (size_t i = 0; i < reg->nvariants; i++) {
         const CutuneVariantDef *pl = reg->variants[i];
@@ -191,7 +196,8 @@ static int bench_case(const char *text, const CutuneRegistry *reg, CutuneDb *db,
         if (cutune_reevaluate(pl, dev, b.config, &p, seed, &ms, 1, &res, &err) ||
             res.status != CUTUNE_STATUS_OK) {
             printf("   %-20s %9s  %s: %s %s\n", pl->name, "FAILED", b.config,
-                   err.msg[0] ? err.msg : cutune_status_name(res.status), err.msg[0] ? "" : res.message);
+                   err.msg[0] ? err.msg : cutune_status_name(res.status),
+                   err.msg[0] ? "" : res.message);
             failures++;
             continue;
         }

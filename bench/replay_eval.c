@@ -101,8 +101,8 @@ static int add_path(Eval *e, const char *path)
 /* The default's medians over the recordings, for the summary. */
 typedef struct Summary {
     const char *name;
-    double med[MAX_LIST][MAX_LIST];  /* [window][budget] */
-    double rnd[MAX_LIST][MAX_LIST];  /* random's, same seeds and window */
+    double med[MAX_LIST][MAX_LIST]; /* [window][budget] */
+    double rnd[MAX_LIST][MAX_LIST]; /* random's, same seeds and window */
 } Summary;
 
 /* The mean over the recordings of each strategy's median, per window and budget. */
@@ -157,7 +157,8 @@ static void print_summary(const Eval *e, const Summary *sum, size_t n)
     printf("\n### %s against the targets\n\n", def);
     printf("Median fraction of the optimum over %zu seeds; targets: >= 0.98 at 100 evaluations, "
            ">= 0.995 at 400, and never below random (the median of random search over the same "
-           "seeds) at any budget. `!` marks a miss.\n\n", e->seeds);
+           "seeds) at any budget. `!` marks a miss.\n\n",
+           e->seeds);
     printf("| recording | window |");
     for (size_t b = 0; b < e->nbudgets; b++)
         printf(" %zu |", e->budgets[b]);
@@ -186,7 +187,8 @@ int main(int argc, char **argv)
     parse_sizes("25,100,400", e.budgets, &e.nbudgets);
     parse_sizes("34,1", e.windows, &e.nwindows);
     char list[256];
-    snprintf(list, sizeof list, "%s,random,annealing,ils,genetic,tpe", cutune_strategy_default_search);
+    snprintf(list, sizeof list, "%s,random,annealing,ils,genetic,tpe",
+             cutune_strategy_default_search);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--seeds") == 0 && v) {

@@ -47,12 +47,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
  * hex), or for cli_parse_real a finite number as strtod reads it. On failure they print a
  * usage error saying the range and what was wrong ("it is too large") and return
  * EXIT_USAGE; *out is set only on success. */
-int cli_parse_int64(const char *cmd, const char *opt, const char *text, int64_t min,
-                    int64_t max, int64_t *out);
-int cli_parse_uint64(const char *cmd, const char *opt, const char *text, uint64_t min,
-                     uint64_t max, uint64_t *out);
-int cli_parse_int(const char *cmd, const char *opt, const char *text, int min, int max,
-                  int *out);
+int cli_parse_int64(const char *cmd, const char *opt, const char *text, int64_t min, int64_t max,
+                    int64_t *out);
+int cli_parse_uint64(const char *cmd, const char *opt, const char *text, uint64_t min, uint64_t max,
+                     uint64_t *out);
+int cli_parse_int(const char *cmd, const char *opt, const char *text, int min, int max, int *out);
 int cli_parse_size(const char *cmd, const char *opt, const char *text, size_t min, size_t max,
                    size_t *out);
 int cli_parse_real(const char *cmd, const char *opt, const char *text, double min, double max,
@@ -65,9 +64,18 @@ typedef struct CliOption {
     const char **text;
     int *flag;
 } CliOption;
-#define CLI_TEXT(name, text) {(name), (text), NULL}
-#define CLI_FLAG(name, flag) {(name), NULL, (flag)}
-#define CLI_END {NULL, NULL, NULL}
+#define CLI_TEXT(name, text) \
+    { \
+        (name), (text), NULL \
+    }
+#define CLI_FLAG(name, flag) \
+    { \
+        (name), NULL, (flag) \
+    }
+#define CLI_END \
+    { \
+        NULL, NULL, NULL \
+    }
 /* The options of a command whose options are all texts and flags: opts (ended by an entry
  * whose name is NULL; at most CLI_MAX_OPTIONS) and --help (-h), which prints help. Returns
  * -1 to go on with the operands from optind, or the exit code for the command to return

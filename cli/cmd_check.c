@@ -88,9 +88,7 @@ int cmd_check(int argc, char **argv)
             fputs(help, stdout);
             free(sizes);
             return EXIT_OK;
-        default:
-            free(sizes);
-            return cli_usage_error("check", "unknown option");
+        default: free(sizes); return cli_usage_error("check", "unknown option");
         }
     }
     o.sizes = o.nsizes ? sizes : NULL;
@@ -124,8 +122,10 @@ int cmd_check(int argc, char **argv)
         if (!var) {
             char ops[512];
             cutune_registry_op_names(&reg, ops, sizeof ops);
-            fprintf(stderr, "cutune check: no variant '%s' on the space path or the plugin path "
-                    "(`cutune list` shows them; ops: %s)\n", name, ops);
+            fprintf(stderr,
+                    "cutune check: no variant '%s' on the space path or the plugin path "
+                    "(`cutune list` shows them; ops: %s)\n",
+                    name, ops);
             missing++;
             continue;
         }

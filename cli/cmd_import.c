@@ -53,8 +53,12 @@ typedef struct Opts {
 static int parse_opts(int argc, char **argv, Opts *o)
 {
     const CliOption opts[] = {
-        CLI_TEXT("op", &o->op),   CLI_TEXT("variant", &o->variant),    CLI_TEXT("size", &o->size),
-        CLI_TEXT("db", &o->db),   CLI_TEXT("device-name", &o->device), CLI_TEXT("output", &o->output),
+        CLI_TEXT("op", &o->op),
+        CLI_TEXT("variant", &o->variant),
+        CLI_TEXT("size", &o->size),
+        CLI_TEXT("db", &o->db),
+        CLI_TEXT("device-name", &o->device),
+        CLI_TEXT("output", &o->output),
         CLI_END,
     };
     int parsed = cli_parse_options("import", help, argc, argv, opts);
@@ -97,8 +101,8 @@ static int import_size(const Opts *o, const CutuneKtCache *kc, const CutuneVaria
 
 /* The cache as a recording (values in the space's order when there is one). */
 static int to_recording(const Opts *o, const CutuneKtCache *kc, const CutuneSpace *sp,
-                        const size_t *map, const char *size, const char *device,
-                        CutuneRecording *r, CutuneError *err)
+                        const size_t *map, const char *size, const char *device, CutuneRecording *r,
+                        CutuneError *err)
 {
     memset(r, 0, sizeof *r);
     size_t np = kc->nparams;
@@ -168,21 +172,23 @@ int cmd_import(int argc, char **argv)
         code = cli_fail("import", &err);
         goto out;
     }
-    if (sp && (sp->nparams > sizeof map / sizeof map[0] ||
-               cutune_kt_match_space(&kc, sp, map, &err))) {
-        fprintf(stderr, "cutune import: %s; nothing was written. The cache of another kernel "
-                        "replays as a foreign recording, under a name that is no installed "
-                        "variant: cutune import kernel-tuner %s --op %s --variant NAME "
-                        "--output FILE.csv\n",
+    if (sp &&
+        (sp->nparams > sizeof map / sizeof map[0] || cutune_kt_match_space(&kc, sp, map, &err))) {
+        fprintf(stderr,
+                "cutune import: %s; nothing was written. The cache of another kernel "
+                "replays as a foreign recording, under a name that is no installed "
+                "variant: cutune import kernel-tuner %s --op %s --variant NAME "
+                "--output FILE.csv\n",
                 err.msg, o.cache, o.op);
         code = EXIT_FAILURE_;
         goto out;
     }
     if (!pl && !o.output) {
-        fprintf(stderr, "cutune import: variant %s is not installed (`cutune list` shows those "
-                        "that are), so its trials could never be launched; nothing was "
-                        "written. To replay the cache, write it as a foreign recording: cutune "
-                        "import kernel-tuner %s --op %s --variant %s --output FILE.csv\n",
+        fprintf(stderr,
+                "cutune import: variant %s is not installed (`cutune list` shows those "
+                "that are), so its trials could never be launched; nothing was "
+                "written. To replay the cache, write it as a foreign recording: cutune "
+                "import kernel-tuner %s --op %s --variant %s --output FILE.csv\n",
                 o.variant, o.cache, o.op, o.variant);
         code = EXIT_FAILURE_;
         goto out;
@@ -193,8 +199,10 @@ int cmd_import(int argc, char **argv)
         goto out;
     const char *device = o.device ? o.device : kc.device_name;
     if (!*device) {
-        code = cli_usage_error("import", "%s names no device (Kernel Tuner's C backend writes "
-                               "none): give --device-name", o.cache);
+        code = cli_usage_error("import",
+                               "%s names no device (Kernel Tuner's C backend writes "
+                               "none): give --device-name",
+                               o.cache);
         goto out;
     }
     if (o.output) {
@@ -205,8 +213,8 @@ int cmd_import(int argc, char **argv)
             code = cli_fail("import", &err);
             goto out;
         }
-        printf("wrote %zu configs (%zu ok, %zu failed) of %s at %s on %s to %s%s\n", kc.n,
-               kc.nok, kc.n - kc.nok, o.variant, size, device, o.output,
+        printf("wrote %zu configs (%zu ok, %zu failed) of %s at %s on %s to %s%s\n", kc.n, kc.nok,
+               kc.n - kc.nok, o.variant, size, device, o.output,
                pl ? "" : " (a foreign recording: its configs are the space)");
         say_optimum(&kc);
         goto out;
@@ -224,8 +232,14 @@ int cmd_import(int argc, char **argv)
     size_t k = strlen(argv_text);
     for (int i = 0; i < argc && k < sizeof argv_text; i++)
         k += (size_t)snprintf(argv_text + k, sizeof argv_text - k, " %s", argv[i]);
-    CutuneKtImport in = {.cache = &kc, .plugin = pl, .space = sp, .map = map, .size = size,
-                         .problem = &prob, .device = device, .argv = argv_text};
+    CutuneKtImport in = {.cache = &kc,
+                         .plugin = pl,
+                         .space = sp,
+                         .map = map,
+                         .size = size,
+                         .problem = &prob,
+                         .device = device,
+                         .argv = argv_text};
     CutuneKtImported done;
     if (cutune_db_open(db_path, 0, &db, &err) || cutune_kt_import_db(db, &in, &done, &err)) {
         code = cli_fail("import", &err);
@@ -233,11 +247,11 @@ int cmd_import(int argc, char **argv)
     }
     printf("imported %zu configs (%zu ok, %zu failed) of %s at %s on %s (%s) into %s as run "
            "%lld\n",
-           done.imported, kc.nok, kc.n - kc.nok, o.variant, size, device, done.device_uuid,
-           db_path, (long long)done.run_id);
+           done.imported, kc.nok, kc.n - kc.nok, o.variant, size, device, done.device_uuid, db_path,
+           (long long)done.run_id);
     say_optimum(&kc);
-    printf("replay it: cutune replay %s --variant %s --size %s --device %s\n", db_path,
-           o.variant, size, done.device_uuid);
+    printf("replay it: cutune replay %s --variant %s --size %s --device %s\n", db_path, o.variant,
+           size, done.device_uuid);
 out:
     cutune_recording_free(&rec);
     cutune_db_close(&db);

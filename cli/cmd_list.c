@@ -46,9 +46,11 @@ static int describe_space(const CutuneVariantDef *v)
     if (cutune_space_enumerate(sp, &lim, NULL, &cl, &err) == 0) {
         printf("      configs: %zu valid of %zu\n", cl.nconfigs, cutune_space_cardinality(sp));
         if (cl.nconfigs == 0)
-            fprintf(stderr, "warning: %s: no config of %s passes its [constraints] under sm_90 "
+            fprintf(stderr,
+                    "warning: %s: no config of %s passes its [constraints] under sm_90 "
                     "limits, so nothing of it can be tuned; `cutune check %s` says which "
-                    "constraint rejects the most\n", sp->path, v->name, v->name);
+                    "constraint rejects the most\n",
+                    sp->path, v->name, v->name);
     } else {
         printf("      configs: ERROR: %s\n", err.msg);
         fprintf(stderr, "refused the space of %s: %s\n", v->name, err.msg);

@@ -63,9 +63,8 @@ static void print_result(const char *out, const CutuneMergeInput *in, size_t n,
     printf("%s %s in %.2f s: added %lld devices, %lld variants, %lld problems, %lld runs, "
            "%lld trials, %lld searches, %lld yardsticks, %lld requests",
            out, r->created ? "created" : "updated", r->seconds, (long long)a->devices,
-           (long long)a->variants, (long long)a->problems, (long long)a->runs,
-           (long long)a->trials, (long long)a->searches, (long long)a->yardsticks,
-           (long long)a->requests);
+           (long long)a->variants, (long long)a->problems, (long long)a->runs, (long long)a->trials,
+           (long long)a->searches, (long long)a->yardsticks, (long long)a->requests);
     if (r->runs_ended || r->searches_ended || r->requests_updated)
         printf("; %lld runs and %lld searches took their end from an input, %lld requests "
                "were updated",
@@ -86,14 +85,9 @@ int cmd_merge(int argc, char **argv)
     optind = 0;
     while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
         switch (c) {
-        case 'q':
-            quiet = 1;
-            break;
-        case 'h':
-            fputs(help, stdout);
-            return EXIT_OK;
-        default:
-            return cli_usage_error("merge", "unknown option");
+        case 'q': quiet = 1; break;
+        case 'h': fputs(help, stdout); return EXIT_OK;
+        default: return cli_usage_error("merge", "unknown option");
         }
     }
     if (argc - optind < 2)

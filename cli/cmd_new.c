@@ -33,7 +33,7 @@ static const char help[] =
 static int user_dir(char *buf, size_t len)
 {
     const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    int n = xdg && *xdg ? snprintf(buf, len, "%s/cutune/tuning_spaces", xdg)
+    int n = xdg && *xdg     ? snprintf(buf, len, "%s/cutune/tuning_spaces", xdg)
             : home && *home ? snprintf(buf, len, "%s/.local/share/cutune/tuning_spaces", home)
                             : -1;
     return n > 0 && (size_t)n < len ? 0 : -1;
@@ -220,8 +220,8 @@ static int template_files(const CutuneRegistry *reg, const CutuneOp *op, const c
         "[problems]\n"
         "%sdefault = %s\n";
     size_t n1 = strlen(cu_fmt) + 4 * strlen(name) + strlen(op->signature) + 2 * strlen(op->name);
-    size_t n2 = strlen(ini_fmt) + 4 * strlen(name) + 2 * strlen(op->name) + 2 * strlen(op->dim_names) +
-                strlen(size) + 64;
+    size_t n2 = strlen(ini_fmt) + 4 * strlen(name) + 2 * strlen(op->name) +
+                2 * strlen(op->dim_names) + strlen(size) + 64;
     *cu = malloc(n1);
     *ini = malloc(n2);
     if (!*cu || !*ini)
@@ -244,8 +244,10 @@ int cmd_new(int argc, char **argv)
         return cli_usage_error("new", "write `cutune new variant <op> <name>`");
     const char *opname = argv[optind + 1], *name = argv[optind + 2];
     if (!cutune_is_name(name) || strlen(name) >= CUTUNE_NAME_MAX)
-        return cli_usage_error("new", "'%s' is not a name: use letters, digits and '_' (at most "
-                               "%d)", name, CUTUNE_NAME_MAX - 1);
+        return cli_usage_error("new",
+                               "'%s' is not a name: use letters, digits and '_' (at most "
+                               "%d)",
+                               name, CUTUNE_NAME_MAX - 1);
     char dir[PATH_MAX];
     if (dir_opt)
         snprintf(dir, sizeof dir, "%s", dir_opt);
@@ -281,14 +283,16 @@ int cmd_new(int argc, char **argv)
             goto out;
         }
         if (strcmp(src->op_name, opname)) {
-            fprintf(stderr, "cutune new: %s is a variant of op %s, not of %s\n", from,
-                    src->op_name, opname);
+            fprintf(stderr, "cutune new: %s is a variant of op %s, not of %s\n", from, src->op_name,
+                    opname);
             goto out;
         }
         if (src->v || cutune_variant_source_path(src, reg.space_dirs, reg.nspace_dirs, path,
                                                  sizeof path) != 0) {
-            fprintf(stderr, "cutune new: %s is %s; --from copies a variant written as data (an "
-                    "INI and a kernel file)\n", from, src->v ? "a C plugin" : "without its kernel file");
+            fprintf(stderr,
+                    "cutune new: %s is %s; --from copies a variant written as data (an "
+                    "INI and a kernel file)\n",
+                    from, src->v ? "a C plugin" : "without its kernel file");
             goto out;
         }
         if (!(text = read_file(path)) || !(cu = rename_word(text, src->kernel_name, name))) {
@@ -325,7 +329,8 @@ int cmd_new(int argc, char **argv)
         on_path |= !strcmp(reg.space_dirs[i], real);
     if (!on_path)
         printf("note: %s is not on the space path: export CUTUNE_SPACE_PATH=%s (or leave out "
-               "--dir)\n", dir, dir);
+               "--dir)\n",
+               dir, dir);
     printf("next: edit them, then\n"
            "  cutune check %s\n"
            "  cutune run %s --variant %s --device 0\n"

@@ -39,8 +39,8 @@ static int canonical_size(const char *op, const char *text, char *out, size_t le
         char msg[256] = "";
         if (d && d->op->check_problem(&p, msg, sizeof msg) != 0) {
             cutune_registry_free(&reg);
-            return cutune_error(err, CUTUNE_ERR_INVALID, "size '%s' is not valid for %s: %s",
-                                text, op, msg);
+            return cutune_error(err, CUTUNE_ERR_INVALID, "size '%s' is not valid for %s: %s", text,
+                                op, msg);
         }
         cutune_registry_free(&reg);
     }
@@ -97,8 +97,10 @@ static int json_done(CutuneJson *j, CutuneError *err)
     if (rc == CUTUNE_ERR_INVALID)
         return cutune_error(err, rc, "the JSON writer was misused (a bug in cutune)");
     if (cutune_json_replaced(j))
-        fprintf(stderr, "cutune query: warning: %zu bytes of text were not valid UTF-8 and are "
-                        "written as U+FFFD\n", cutune_json_replaced(j));
+        fprintf(stderr,
+                "cutune query: warning: %zu bytes of text were not valid UTF-8 and are "
+                "written as U+FFFD\n",
+                cutune_json_replaced(j));
     return 0;
 }
 
@@ -190,7 +192,8 @@ int cmd_query(int argc, char **argv)
     if (parsed >= 0)
         return parsed;
     if (optind != argc - 1)
-        return cli_usage_error("query", "expected one op, e.g. cutune query matmul --size 4096x4096x4096");
+        return cli_usage_error("query",
+                               "expected one op, e.g. cutune query matmul --size 4096x4096x4096");
     if (!size)
         return cli_usage_error("query", "--size is required");
     const char *op = argv[optind];

@@ -177,8 +177,8 @@ static int print_json(const Opts *o, const CutuneRecording *r, const Start *st,
             cutune_json_begin_object(&j);
             cutune_json_member_int(&j, "budget", (int64_t)x->budget);
             cutune_json_member_int(&j, "evaluations", (int64_t)ev);
-            static const char *const sk[] = {"median", "p25", "p75", "min", "max", "mean",
-                                             "seconds_per_replay"};
+            static const char *const sk[] =
+                {"median", "p25", "p75", "min", "max", "mean", "seconds_per_replay"};
             const double sv[] = {x->median, x->p25, x->p75, x->min, x->max, x->mean, x->seconds};
             for (size_t i = 0; i < 7; i++) {
                 cutune_json_key(&j, sk[i]);
@@ -196,8 +196,10 @@ static int print_json(const Opts *o, const CutuneRecording *r, const Start *st,
         return EXIT_FAILURE_;
     }
     if (cutune_json_replaced(&j))
-        fprintf(stderr, "cutune replay: warning: %zu bytes of text were not valid UTF-8 and are "
-                        "written as U+FFFD\n", cutune_json_replaced(&j));
+        fprintf(stderr,
+                "cutune replay: warning: %zu bytes of text were not valid UTF-8 and are "
+                "written as U+FFFD\n",
+                cutune_json_replaced(&j));
     return 0;
 }
 
@@ -209,8 +211,14 @@ static void print_table(const Opts *o, const CutuneRecording *r, const Start *st
     if (o->synthetic) {
         cutune_text_write(stdout, r->device, 0);
     } else {
-        const char *parts[] = {r->variant, " ", r->size, " on ", r->device[0] ? r->device : "?",
-                               " (", r->date[0] ? r->date : "date unknown", "), from ",
+        const char *parts[] = {r->variant,
+                               " ",
+                               r->size,
+                               " on ",
+                               r->device[0] ? r->device : "?",
+                               " (",
+                               r->date[0] ? r->date : "date unknown",
+                               "), from ",
                                r->source};
         for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
             cutune_text_write(stdout, parts[i], 0);
@@ -223,9 +231,11 @@ static void print_table(const Opts *o, const CutuneRecording *r, const Start *st
                r->nunmatched);
     if (o->start_from)
         printf("warm start: the %zu fastest configs of %s that this space has; the best of them "
-               "reaches %.3f of this optimum\n", st->n, o->start_from, st->best_fraction);
+               "reaches %.3f of this optimum\n",
+               st->n, o->start_from, st->best_fraction);
     printf("fraction of the optimum: median [25th-75th percentile] min, over %zu seeds, "
-           "window %zu\n", o->seeds, o->window);
+           "window %zu\n",
+           o->seeds, o->window);
     printf("%-11s", "strategy");
     for (size_t b = 0; b < o->nbudgets; b++) {
         char h[32];
@@ -238,8 +248,7 @@ static void print_table(const Opts *o, const CutuneRecording *r, const Start *st
         for (size_t b = 0; b < o->nbudgets; b++) {
             const CutuneReplayStat *x = &stats[s][b];
             char cell[64];
-            snprintf(cell, sizeof cell, "%.3f [%.3f-%.3f] %.3f", x->median, x->p25, x->p75,
-                     x->min);
+            snprintf(cell, sizeof cell, "%.3f [%.3f-%.3f] %.3f", x->median, x->p25, x->p75, x->min);
             printf("  %-24s", cell);
         }
         printf("  %.3f\n", 1e3 * stats[s][o->nbudgets - 1].seconds);
@@ -267,8 +276,8 @@ static int write_csv(const Opts *o, const CutuneRecording *r, const char *const 
             cutune_csv_field(f, r->size, 0);
             cutune_csv_field(f, r->device, 0);
             cutune_csv_field(f, names[s], 0);
-            fprintf(f, "%zu,%zu,%zu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6g\n", x->budget, ev,
-                    o->seeds, x->median, x->p25, x->p75, x->min, x->max, x->mean, x->seconds);
+            fprintf(f, "%zu,%zu,%zu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6g\n", x->budget, ev, o->seeds,
+                    x->median, x->p25, x->p75, x->min, x->max, x->mean, x->seconds);
         }
     if (cutune_outfile_commit(&out, &err))
         return cli_fail("replay", &err);
@@ -295,8 +304,7 @@ static int pick_strategies(const Opts *o, const CutuneStrategyOps **ops, size_t 
     for (char *tok = strtok_r(buf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
         const CutuneStrategyOps *x = cutune_strategy_find(tok);
         if (!x)
-            rc = cli_usage_error("replay", "unknown strategy '%s' (see `cutune run --help`)",
-                                 tok);
+            rc = cli_usage_error("replay", "unknown strategy '%s' (see `cutune run --help`)", tok);
         else if (x != &cutune_strategy_random && *n < MAX_STRATEGIES)
             ops[(*n)++] = x;
     }
@@ -318,8 +326,10 @@ static int load_start(const Opts *o, const CutuneRecording *rec, Start *st)
     if (m < 0) {
         rc = cli_fail("replay", &err);
     } else if (m == 0) {
-        fprintf(stderr, "cutune replay: no ok config of %s is in the space of %s: no warm start "
-                "to give\n", o->start_from, rec->source);
+        fprintf(stderr,
+                "cutune replay: no ok config of %s is in the space of %s: no warm start "
+                "to give\n",
+                o->start_from, rec->source);
         rc = EXIT_NOT_FOUND;
     } else {
         st->n = (size_t)m;
@@ -337,15 +347,24 @@ static int load_start(const Opts *o, const CutuneRecording *rec, Start *st)
 static int parse_args(int argc, char **argv, Opts *o)
 {
     static const struct option longopts[] = {
-        {"variant", required_argument, 0, 'v'}, {"size", required_argument, 0, 's'},
-        {"device", required_argument, 0, 'd'}, {"strategy", required_argument, 0, 'S'},
-        {"seeds", required_argument, 0, 'n'}, {"seed", required_argument, 0, 'r'},
-        {"budgets", required_argument, 0, 'b'}, {"window", required_argument, 0, 'w'},
-        {"no-space", no_argument, 0, 'N'}, {"json", no_argument, 0, 'j'},
-        {"csv", required_argument, 0, 'c'}, {"svg", required_argument, 0, 'g'},
-        {"export-csv", required_argument, 0, 'e'}, {"synthetic", required_argument, 0, 'y'},
-        {"start-from", required_argument, 0, 'f'}, {"start-best", required_argument, 0, 'k'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+        {"variant", required_argument, 0, 'v'},
+        {"size", required_argument, 0, 's'},
+        {"device", required_argument, 0, 'd'},
+        {"strategy", required_argument, 0, 'S'},
+        {"seeds", required_argument, 0, 'n'},
+        {"seed", required_argument, 0, 'r'},
+        {"budgets", required_argument, 0, 'b'},
+        {"window", required_argument, 0, 'w'},
+        {"no-space", no_argument, 0, 'N'},
+        {"json", no_argument, 0, 'j'},
+        {"csv", required_argument, 0, 'c'},
+        {"svg", required_argument, 0, 'g'},
+        {"export-csv", required_argument, 0, 'e'},
+        {"synthetic", required_argument, 0, 'y'},
+        {"start-from", required_argument, 0, 'f'},
+        {"start-best", required_argument, 0, 'k'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     static const size_t defaults[] = {25, 50, 100, 200, 400};
     memset(o, 0, sizeof *o);
@@ -395,11 +414,8 @@ static int parse_args(int argc, char **argv, Opts *o)
                 return rc;
             o->synthetic = 1;
             break;
-        case 'h':
-            fputs(help, stdout);
-            return -1;
-        default:
-            return cli_usage_error("replay", "unknown option");
+        case 'h': fputs(help, stdout); return -1;
+        default: return cli_usage_error("replay", "unknown option");
         }
     }
     if (optind < argc)
@@ -464,8 +480,11 @@ int cmd_replay(int argc, char **argv)
         char v[CUTUNE_NAME_MAX];
         snprintf(v, sizeof v, "%s", variant ? variant : "");
         cutune_recording_free(&rec);
-        if (cutune_recording_load(o.file, o.variant ? o.variant : v[0] ? v : NULL, o.size,
-                                  o.device, sp, &rec, &err)) {
+        if (cutune_recording_load(o.file,
+                                  o.variant ? o.variant
+                                  : v[0]    ? v
+                                            : NULL,
+                                  o.size, o.device, sp, &rec, &err)) {
             rc = load_failed(&err);
             goto out;
         }
@@ -507,8 +526,8 @@ int cmd_replay(int argc, char **argv)
         if (o.synthetic)
             snprintf(title, sizeof title, "%s: median over %zu seeds", rec.device, o.seeds);
         else
-            snprintf(title, sizeof title, "%s %s on %s (%s): median over %zu seeds",
-                     rec.variant, rec.size, rec.device, rec.date[0] ? rec.date : "-", o.seeds);
+            snprintf(title, sizeof title, "%s %s on %s (%s): median over %zu seeds", rec.variant,
+                     rec.size, rec.device, rec.date[0] ? rec.date : "-", o.seeds);
         if (replay_svg_write(o.svg, title, names, stats, ns, o.nbudgets, &err))
             rc = cli_fail("replay", &err);
     }

@@ -90,7 +90,8 @@ static void best_table(FILE *f, const Report *r)
 {
     fputs("<h2 id=\"best\">Best per size</h2>\n<table id=\"best-table\"><tr><th>size</th>"
           "<th>variant</th><th>config</th><th>median ms</th><th>vendor yardstick</th>"
-          "<th>yardstick ms</th><th>speed vs yardstick</th></tr>\n", f);
+          "<th>yardstick ms</th><th>speed vs yardstick</th></tr>\n",
+          f);
     for (size_t s = 0; s < r->nsizes; s++) {
         long g = best_group(r, r->sizes[s]);
         const ReportYardstick *y = yardstick(r, r->sizes[s]);
@@ -116,7 +117,8 @@ static void best_table(FILE *f, const Report *r)
         fputs("</tr>\n", f);
     }
     fputs("</table>\n<p class=\"note\">Speed vs yardstick: the yardstick's time over the "
-          "tuned kernel's (above 100% the tuned kernel is faster).</p>\n", f);
+          "tuned kernel's (above 100% the tuned kernel is faster).</p>\n",
+          f);
 }
 
 static void search_table(FILE *f, const Report *r)
@@ -124,7 +126,8 @@ static void search_table(FILE *f, const Report *r)
     fputs("<h2 id=\"searches\">How each variant and size was searched</h2>\n<table "
           "id=\"search-table\"><tr><th>variant</th><th>size</th><th>strategy</th><th>valid "
           "configs</th><th>evaluated</th><th>seconds</th><th>ended</th><th>ok</th>"
-          "<th>failed</th></tr>\n", f);
+          "<th>failed</th></tr>\n",
+          f);
     for (size_t g = 0; g < r->ngroups; g++) {
         const ReportGroup *gr = &r->groups[g];
         size_t ok = 0;
@@ -206,8 +209,8 @@ static void spread(FILE *f, const Report *r, size_t s)
     char id[64], title[160];
     snprintf(id, sizeof id, "spread-%zu", s);
     snprintf(title, sizeof title, "%s: the median time of every ok config", r->sizes[s]);
-    report_svg_strips(f, id, title, "median time (ms), one dot per config; bar: the median",
-                      names, vals, n, ng);
+    report_svg_strips(f, id, title, "median time (ms), one dot per config; bar: the median", names,
+                      vals, n, ng);
     free(buf);
 }
 
@@ -228,8 +231,10 @@ static void parameter_effect(FILE *f, const Report *r, const ReportGroup *gr, si
     report_text(f, gr->variant);
     fputs(" at ", f);
     report_text(f, gr->size);
-    fprintf(f, "</h3>\n<table class=\"params\" id=\"params-%zu\"><tr><th>parameter</th>"
-               "<th>value</th><th>configs</th><th>median ms</th><th></th></tr>\n", g);
+    fprintf(f,
+            "</h3>\n<table class=\"params\" id=\"params-%zu\"><tr><th>parameter</th>"
+            "<th>value</th><th>configs</th><th>median ms</th><th></th></tr>\n",
+            g);
     char names[2048];
     snprintf(names, sizeof names, "%s", first->config);
     char *save = NULL;
@@ -312,8 +317,9 @@ static void failures(FILE *f, const Report *r)
         if (!n)
             continue;
         total += n;
-        fprintf(f, "<h3>%s: %zu</h3>\n<table class=\"failed\" id=\"failed-%s\"><tr><th>variant"
-                   "</th><th>size</th><th>config</th><th>message</th></tr>\n",
+        fprintf(f,
+                "<h3>%s: %zu</h3>\n<table class=\"failed\" id=\"failed-%s\"><tr><th>variant"
+                "</th><th>size</th><th>config</th><th>message</th></tr>\n",
                 cutune_status_name((CutuneStatus)st), n, cutune_status_name((CutuneStatus)st));
         size_t shown = 0;
         for (size_t i = 0; i < r->ntrials && shown < 50; i++) {
@@ -379,19 +385,21 @@ static void write_html(FILE *f, const Report *r, const char *db_path)
             convergence(f, r, s, by_time);
             fputs("<figcaption>", f);
             report_text(f, r->sizes[s]);
-            fputs(by_time ? ": the best time so far against wall time" : ": the best time so far "
-                  "against evaluations, one line per variant", f);
+            fputs(by_time ? ": the best time so far against wall time"
+                          : ": the best time so far "
+                            "against evaluations, one line per variant",
+                  f);
             fputs("</figcaption>\n</figure>\n", f);
         }
     fputs("<p class=\"note\">Wall time is read from the trials' commit times (whole "
-          "seconds).</p>\n<h2 id=\"spread\">Spread of all configs' times</h2>\n", f);
+          "seconds).</p>\n<h2 id=\"spread\">Spread of all configs' times</h2>\n",
+          f);
     for (size_t s = 0; s < r->nsizes; s++) {
         fputs("<figure>\n", f);
         spread(f, r, s);
         fputs("<figcaption>", f);
         report_text(f, r->sizes[s]);
-        fputs(": the median time of every config that ran correctly, one row per variant",
-              f);
+        fputs(": the median time of every config that ran correctly, one row per variant", f);
         fputs("</figcaption>\n</figure>\n", f);
     }
     fputs("<h2 id=\"params\">Each parameter's effect</h2>\n<p class=\"note\">The median "
@@ -414,8 +422,8 @@ static void print_summary(const Report *r)
             printf("  %-20s no config ran correctly\n", r->sizes[s]);
             continue;
         }
-        printf("  %-20s %-16s %.6g ms  %s", r->sizes[s], r->groups[g].variant,
-               r->groups[g].best_ms, r->trials[r->groups[g].best].config);
+        printf("  %-20s %-16s %.6g ms  %s", r->sizes[s], r->groups[g].variant, r->groups[g].best_ms,
+               r->trials[r->groups[g].best].config);
         if (y)
             printf("  (%.1f%% of %s)", 100.0 * y->ms / r->groups[g].best_ms, y->name);
         putchar('\n');
@@ -450,8 +458,7 @@ int cmd_report(int argc, char **argv)
     Report r;
     memset(&r, 0, sizeof r);
     CutuneOutFile out = {0};
-    if (cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err) ||
-        report_load(db, run, &r, &err))
+    if (cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err) || report_load(db, run, &r, &err))
         goto fail;
     if (!html) {
         print_summary(&r);
@@ -461,8 +468,8 @@ int cmd_report(int argc, char **argv)
         write_html(out.f, &r, db_path);
         if (cutune_outfile_commit(&out, &err))
             goto fail;
-        printf("wrote %s: run %lld, %zu trials, %zu sizes\n", html, (long long)r.run_id,
-               r.ntrials, r.nsizes);
+        printf("wrote %s: run %lld, %zu trials, %zu sizes\n", html, (long long)r.run_id, r.ntrials,
+               r.nsizes);
     }
     report_free(&r);
     cutune_db_close(&db);

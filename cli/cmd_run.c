@@ -113,8 +113,10 @@ static int parse_devices(const char *text, int *out, size_t max, size_t *n)
     }
     char buf[1024];
     if (!*text || strlen(text) >= sizeof buf)
-        return cli_usage_error("run", "--device takes an ordinal, a list such as 0,2,3, or "
-                                      "all; got '%.100s'", text);
+        return cli_usage_error("run",
+                               "--device takes an ordinal, a list such as 0,2,3, or "
+                               "all; got '%.100s'",
+                               text);
     strcpy(buf, text);
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int d, rc;
@@ -192,11 +194,14 @@ static int parse_time(const char *text, double *out)
     char *end;
     double v = strtod(text, &end);
     if (end == text || *end || !isfinite(v) || !(v > 0))
-        return cli_usage_error("run", "--time takes the run's budget in seconds, a positive "
-                                      "number (or 'none' for no limit), got '%s'", text);
+        return cli_usage_error("run",
+                               "--time takes the run's budget in seconds, a positive "
+                               "number (or 'none' for no limit), got '%s'",
+                               text);
     if (v < CUTUNE_MIN_TIME_S)
-        return cli_usage_error("run", "--time %s is too short to set a size up and measure "
-                                      "anything; give at least %.0f seconds",
+        return cli_usage_error("run",
+                               "--time %s is too short to set a size up and measure "
+                               "anything; give at least %.0f seconds",
                                text, CUTUNE_MIN_TIME_S);
     *out = v;
     return 0;
@@ -246,19 +251,29 @@ static char *join_argv(int argc, char **argv)
 int cmd_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"device", required_argument, 0, 'd'}, {"size", required_argument, 0, 's'},
-        {"variant", required_argument, 0, 'v'}, {"strategy", required_argument, 0, 'S'},
-        {"budget", required_argument, 0, 'b'}, {"time", required_argument, 0, 't'},
-        {"job-time", required_argument, 0, 'J'}, {"retune", no_argument, 0, 'T'},
+        {"device", required_argument, 0, 'd'},
+        {"size", required_argument, 0, 's'},
+        {"variant", required_argument, 0, 'v'},
+        {"strategy", required_argument, 0, 'S'},
+        {"budget", required_argument, 0, 'b'},
+        {"time", required_argument, 0, 't'},
+        {"job-time", required_argument, 0, 'J'},
+        {"retune", no_argument, 0, 'T'},
         {"warm-start", required_argument, 0, 'W'},
-        {"seed", required_argument, 0, 'r'}, {"db", required_argument, 0, 'D'},
-        {"resume", no_argument, 0, 'R'}, {"jobs", required_argument, 0, 'j'},
-        {"pending", no_argument, 0, 'p'}, {"where", required_argument, 0, 'w'},
-        {"max-seconds", required_argument, 0, 'm'}, {"no-progress", no_argument, 0, 'P'},
+        {"seed", required_argument, 0, 'r'},
+        {"db", required_argument, 0, 'D'},
+        {"resume", no_argument, 0, 'R'},
+        {"jobs", required_argument, 0, 'j'},
+        {"pending", no_argument, 0, 'p'},
+        {"where", required_argument, 0, 'w'},
+        {"max-seconds", required_argument, 0, 'm'},
+        {"no-progress", no_argument, 0, 'P'},
         {"timeout-factor", required_argument, 0, 'F'},
         {"timeout-floor", required_argument, 0, 'L'},
-        {"json", no_argument, 0, 'O'}, {"shard", required_argument, 0, 'H'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+        {"json", no_argument, 0, 'O'},
+        {"shard", required_argument, 0, 'H'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     CutuneTuneOptions o;
     RunJson rj = {stdout, 0};
@@ -280,21 +295,11 @@ int cmd_run(int argc, char **argv)
     optind = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd':
-            device_arg = optarg;
-            break;
-        case 's':
-            sizes[o.nsizes++] = optarg;
-            break;
-        case 'v':
-            o.variant = optarg;
-            break;
-        case 'w':
-            where[o.nwhere++] = optarg;
-            break;
-        case 'S':
-            o.strategy = optarg;
-            break;
+        case 'd': device_arg = optarg; break;
+        case 's': sizes[o.nsizes++] = optarg; break;
+        case 'v': o.variant = optarg; break;
+        case 'w': where[o.nwhere++] = optarg; break;
+        case 'S': o.strategy = optarg; break;
         case 'b':
             if ((rc = cli_parse_size("run", "--budget", optarg, 1, SIZE_MAX, &o.budget)))
                 goto out;
@@ -308,9 +313,7 @@ int cmd_run(int argc, char **argv)
             if ((rc = cli_parse_real("run", "--job-time", optarg, 1, 1e9, &o.job_time_s)))
                 goto out;
             break;
-        case 'T':
-            o.retune = 1;
-            break;
+        case 'T': o.retune = 1; break;
         case 'W':
             if ((rc = parse_warm(optarg, &o)))
                 goto out;
@@ -319,14 +322,9 @@ int cmd_run(int argc, char **argv)
             if ((rc = cli_parse_uint64("run", "--seed", optarg, 0, UINT64_MAX, &o.seed)))
                 goto out;
             break;
-        case 'D':
-            o.db_path = optarg;
-            break;
-        case 'R':
-            break; /* what --resume did is what every run does */
-        case 'p':
-            o.pending = 1;
-            break;
+        case 'D': o.db_path = optarg; break;
+        case 'R': break; /* what --resume did is what every run does */
+        case 'p': o.pending = 1; break;
         case 'j':
             if ((rc = cli_parse_int("run", "--jobs", optarg, 0, 4096, &o.compile_threads)))
                 goto out;
@@ -336,12 +334,8 @@ int cmd_run(int argc, char **argv)
                                      &o.measure.max_seconds)))
                 goto out;
             break;
-        case 'P':
-            o.progress = 0;
-            break;
-        case 'O':
-            json = 1;
-            break;
+        case 'P': o.progress = 0; break;
+        case 'O': json = 1; break;
         case 'F':
             if ((rc = cli_parse_real("run", "--timeout-factor", optarg, 1, 1e6,
                                      &o.worker.timeout_factor)))
@@ -360,12 +354,8 @@ int cmd_run(int argc, char **argv)
             }
             break;
         }
-        case 'h':
-            fputs(help, stdout);
-            goto out;
-        default:
-            rc = cli_usage_error("run", "unknown option");
-            goto out;
+        case 'h': fputs(help, stdout); goto out;
+        default: rc = cli_usage_error("run", "unknown option"); goto out;
         }
     }
     o.where = where;
@@ -380,8 +370,9 @@ int cmd_run(int argc, char **argv)
     if (o.pending && optind == argc) {
         o.op = NULL; /* every op with pending requests */
     } else if (optind != argc - 1) {
-        rc = cli_usage_error("run", optind >= argc ? "which op? e.g. cutune run matmul --device 0"
-                                                   : "expected one op, got '%s' and more",
+        rc = cli_usage_error("run",
+                             optind >= argc ? "which op? e.g. cutune run matmul --device 0"
+                                            : "expected one op, got '%s' and more",
                              optind < argc ? argv[optind] : "");
         goto out;
     } else {

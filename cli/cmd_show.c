@@ -87,8 +87,10 @@ static int row(const CutuneTrialRow *r, void *user)
 int cmd_show(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"db", required_argument, 0, 'D'}, {"status", required_argument, 0, 's'},
-        {"help", no_argument, 0, 'h'},     {0, 0, 0, 0},
+        {"db", required_argument, 0, 'D'},
+        {"status", required_argument, 0, 's'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     const char *db_path = NULL;
     Show s = {0};

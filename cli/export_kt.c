@@ -13,16 +13,16 @@
 #include <string.h>
 
 /* The one device of the database that has trials of (variant, size), when none is named. */
-static int only_device(CutuneDb *db, const char *variant, const char *size, char *uuid,
-                       size_t len, CutuneError *err)
+static int only_device(CutuneDb *db, const char *variant, const char *size, char *uuid, size_t len,
+                       CutuneError *err)
 {
     sqlite3_stmt *st = NULL;
     int n = 0, s = sqlite3_prepare_v2(
-        cutune_db_sqlite(db),
-        "SELECT DISTINCT d.uuid FROM trials t JOIN devices d ON d.id = t.device_id"
-        " JOIN variants v ON v.id = t.variant_id JOIN problems p ON p.id = t.problem_id"
-        " WHERE v.name = ?1 AND p.size = ?2",
-        -1, &st, NULL);
+                   cutune_db_sqlite(db),
+                   "SELECT DISTINCT d.uuid FROM trials t JOIN devices d ON d.id = t.device_id"
+                   " JOIN variants v ON v.id = t.variant_id JOIN problems p ON p.id = t.problem_id"
+                   " WHERE v.name = ?1 AND p.size = ?2",
+                   -1, &st, NULL);
     if (s == SQLITE_OK)
         s = sqlite3_bind_text(st, 1, variant, -1, SQLITE_STATIC);
     if (s == SQLITE_OK)

@@ -58,7 +58,9 @@ static int finish_stdout(const char *cmd, int rc)
     if (!bad)
         return rc;
     fprintf(stderr, "cutune %s: writing the output failed: %s\n", cmd,
-            e == ENOSPC ? "no space left on the device" : e ? strerror(e) : "a write failed (a full disk, or the reader went away)");
+            e == ENOSPC ? "no space left on the device"
+            : e         ? strerror(e)
+                        : "a write failed (a full disk, or the reader went away)");
     return rc == EXIT_OK ? EXIT_FAILURE_ : rc;
 }
 
@@ -84,10 +86,10 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } cmds[] = {
-        {"run", cmd_run}, {"list", cmd_list}, {"devices", cmd_devices},
-        {"query", cmd_query}, {"show", cmd_show}, {"export", cmd_export},
-        {"replay", cmd_replay}, {"new", cmd_new}, {"check", cmd_check},
-        {"merge", cmd_merge}, {"import", cmd_import}, {"report", cmd_report},
+        {"run", cmd_run},       {"list", cmd_list},     {"devices", cmd_devices},
+        {"query", cmd_query},   {"show", cmd_show},     {"export", cmd_export},
+        {"replay", cmd_replay}, {"new", cmd_new},       {"check", cmd_check},
+        {"merge", cmd_merge},   {"import", cmd_import}, {"report", cmd_report},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))
@@ -110,14 +112,10 @@ int cli_fail(const char *cmd, const CutuneError *err)
         p = nl && nl[1] ? nl + 1 : NULL;
     }
     switch (err->code) {
-    case CUTUNE_ERR_NO_DEVICE:
-        return EXIT_NO_DEVICE;
-    case CUTUNE_ERR_NOT_FOUND:
-        return EXIT_NOT_FOUND;
-    case CUTUNE_ERR_INTERRUPTED:
-        return EXIT_INTERRUPTED;
-    default:
-        return EXIT_FAILURE_;
+    case CUTUNE_ERR_NO_DEVICE: return EXIT_NO_DEVICE;
+    case CUTUNE_ERR_NOT_FOUND: return EXIT_NOT_FOUND;
+    case CUTUNE_ERR_INTERRUPTED: return EXIT_INTERRUPTED;
+    default: return EXIT_FAILURE_;
     }
 }
 

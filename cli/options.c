@@ -51,7 +51,7 @@ typedef struct Whole {
 
 static Whole whole_of_int64(int64_t v)
 {
-    return (Whole){v < 0, v < 0 ? (uint64_t)-(v + 1) + 1 : (uint64_t)v};
+    return (Whole){v < 0, v < 0 ? (uint64_t) - (v + 1) + 1 : (uint64_t)v};
 }
 
 static int whole_below(Whole a, Whole b)
@@ -85,19 +85,19 @@ static int parse_whole(const char *cmd, const char *opt, const char *text, Whole
     return 0;
 }
 
-int cli_parse_int64(const char *cmd, const char *opt, const char *text, int64_t min,
-                    int64_t max, int64_t *out)
+int cli_parse_int64(const char *cmd, const char *opt, const char *text, int64_t min, int64_t max,
+                    int64_t *out)
 {
     Whole v;
-    int rc = parse_whole(cmd, opt, text, whole_of_int64(min), whole_of_int64(max),
-                         max == INT64_MAX, &v);
+    int rc = parse_whole(cmd, opt, text, whole_of_int64(min), whole_of_int64(max), max == INT64_MAX,
+                         &v);
     if (rc == 0)
         *out = v.neg ? -(int64_t)(v.mag - 1) - 1 : (int64_t)v.mag;
     return rc;
 }
 
-int cli_parse_uint64(const char *cmd, const char *opt, const char *text, uint64_t min,
-                     uint64_t max, uint64_t *out)
+int cli_parse_uint64(const char *cmd, const char *opt, const char *text, uint64_t min, uint64_t max,
+                     uint64_t *out)
 {
     Whole v;
     int rc = parse_whole(cmd, opt, text, (Whole){0, min}, (Whole){0, max}, max == UINT64_MAX, &v);
@@ -106,8 +106,7 @@ int cli_parse_uint64(const char *cmd, const char *opt, const char *text, uint64_
     return rc;
 }
 
-int cli_parse_int(const char *cmd, const char *opt, const char *text, int min, int max,
-                  int *out)
+int cli_parse_int(const char *cmd, const char *opt, const char *text, int min, int max, int *out)
 {
     int64_t v;
     int rc = cli_parse_int64(cmd, opt, text, min, max, &v);

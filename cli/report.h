@@ -8,11 +8,11 @@
 #include "db.h"
 
 typedef struct ReportTrial {
-    size_t group;       /* index into Report.groups */
-    char *config;       /* "A=1,B=2" */
-    int status;         /* CutuneStatus */
-    double ms;          /* median, > 0 when ok */
-    double t;           /* seconds from the run's start to the trial's commit */
+    size_t group; /* index into Report.groups */
+    char *config; /* "A=1,B=2" */
+    int status;   /* CutuneStatus */
+    double ms;    /* median, > 0 when ok */
+    double t;     /* seconds from the run's start to the trial's commit */
     char *message;
 } ReportTrial;
 
@@ -20,9 +20,9 @@ typedef struct ReportTrial {
 typedef struct ReportGroup {
     char *variant, *version, *size;
     size_t *trials, n;
-    double best_ms;     /* the fastest ok trial; 0 if none */
-    size_t best;        /* its index in Report.trials */
-    int searched;       /* the run recorded its search (migration 0003) */
+    double best_ms;                /* the fastest ok trial; 0 if none */
+    size_t best;                   /* its index in Report.trials */
+    int searched;                  /* the run recorded its search (migration 0003) */
     char strategy[96], status[16]; /* strategies " + "-joined; the last search's end */
     int64_t nvalid, evaluated;
     double seconds;
@@ -41,7 +41,7 @@ typedef struct Report {
     size_t ntrials;
     ReportGroup *groups;
     size_t ngroups;
-    char **sizes;       /* the run's sizes, in the order first measured */
+    char **sizes; /* the run's sizes, in the order first measured */
     size_t nsizes;
     ReportYardstick *yard;
     size_t nyard;

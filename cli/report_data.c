@@ -43,8 +43,8 @@ static int load_run(CutuneDb *db, int64_t *run_id, Report *r, CutuneError *err)
         r->argv = dup_col(st, 6);
         r->device = dup_col(st, 7);
         r->uuid = dup_col(st, 8);
-        rc = r->device && r->uuid && r->argv && r->started && r->finished && r->status &&
-                     r->op && r->strategy
+        rc = r->device && r->uuid && r->argv && r->started && r->finished && r->status && r->op &&
+                     r->strategy
                  ? 0
                  : cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     } else if (s == SQLITE_DONE) {

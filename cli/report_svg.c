@@ -52,9 +52,11 @@ static void head(FILE *f, const char *id, double w, double h, const char *title)
 {
     fprintf(f, "<svg id=\"");
     report_text(f, id);
-    fprintf(f, "\" class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-               "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" "
-               "font-size=\"12\" role=\"img\">\n<title>", w, h, w, h);
+    fprintf(f,
+            "\" class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+            "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" "
+            "font-size=\"12\" role=\"img\">\n<title>",
+            w, h, w, h);
     report_text(f, title);
     fprintf(f, "</title>\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 }
@@ -113,16 +115,20 @@ void report_svg_lines(FILE *f, const char *id, const char *title, const char *xl
                 PX(v), PX(v), T, T + ph);
         number_label(f, PX(v), T + ph + 16, "middle", v);
     }
-    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
-               "stroke=\"#333\"/>\n", L, T, pw, ph);
+    fprintf(f,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+            "stroke=\"#333\"/>\n",
+            L, T, pw, ph);
     label(f, L + pw / 2, H - 12, "middle", "", xlabel);
     char rot[96];
     snprintf(rot, sizeof rot, " transform=\"rotate(-90 16 %.1f)\"", T + ph / 2);
     label(f, 16, T + ph / 2, "middle", rot, ylabel);
     for (size_t i = 0; i < ns; i++) {
         const char *c = colours[i % NCOLOURS];
-        fprintf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
-                   "points=\"", c);
+        fprintf(f,
+                "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+                "points=\"",
+                c);
         double prev = 0;
         for (size_t k = 0; k < s[i].n; k++) {
             if (!(s[i].y[k] > 0))
@@ -134,8 +140,10 @@ void report_svg_lines(FILE *f, const char *id, const char *title, const char *xl
         }
         fputs("\"/>\n", f);
         double ly = T + 14 + 18.0 * (double)i;
-        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                   "stroke-width=\"3\"/>\n", L + pw + 12, L + pw + 32, ly - 4, ly - 4, c);
+        fprintf(f,
+                "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                "stroke-width=\"3\"/>\n",
+                L + pw + 12, L + pw + 32, ly - 4, ly - 4, c);
         label(f, L + pw + 38, ly, "start", "", s[i].name);
     }
 #undef PX
@@ -183,22 +191,27 @@ void report_svg_strips(FILE *f, const char *id, const char *title, const char *x
                 continue;
             /* a fixed jitter from the index spreads equal times vertically */
             double dy = ((double)((k * 2654435761u) % 1000) / 1000.0 - 0.5) * row * 0.6;
-            fprintf(f, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\" "
-                       "fill-opacity=\"0.55\"/>\n", PX(values[g][k]), cy + dy, c);
+            fprintf(f,
+                    "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\" "
+                    "fill-opacity=\"0.55\"/>\n",
+                    PX(values[g][k]), cy + dy, c);
             if (sorted)
                 sorted[m++] = values[g][k];
         }
         if (sorted && m) {
             qsort(sorted, m, sizeof *sorted, cutune_cmp_double);
             double med = m % 2 ? sorted[m / 2] : 0.5 * (sorted[m / 2 - 1] + sorted[m / 2]);
-            fprintf(f, "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
-                       "stroke=\"#000\" stroke-width=\"2\"/>\n",
+            fprintf(f,
+                    "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+                    "stroke=\"#000\" stroke-width=\"2\"/>\n",
                     PX(med), PX(med), cy - row * 0.4, cy + row * 0.4);
         }
         free(sorted);
     }
-    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
-               "stroke=\"#333\"/>\n", L, T, pw, H - T - B);
+    fprintf(f,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+            "stroke=\"#333\"/>\n",
+            L, T, pw, H - T - B);
 #undef PX
     fputs("</svg>\n", f);
 }
@@ -206,6 +219,8 @@ void report_svg_strips(FILE *f, const char *id, const char *title, const char *x
 void report_svg_bar(FILE *f, double value, double max, int width)
 {
     double w = max > 0 && value > 0 ? width * fmin(value / max, 1.0) : 0;
-    fprintf(f, "<svg class=\"bar\" width=\"%d\" height=\"12\" xmlns=\"http://www.w3.org/2000/svg\">"
-               "<rect width=\"%.1f\" height=\"12\" fill=\"#1f77b4\"/></svg>", width, w);
+    fprintf(f,
+            "<svg class=\"bar\" width=\"%d\" height=\"12\" xmlns=\"http://www.w3.org/2000/svg\">"
+            "<rect width=\"%.1f\" height=\"12\" fill=\"#1f77b4\"/></svg>",
+            width, w);
 }

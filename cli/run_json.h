@@ -10,7 +10,7 @@
 
 typedef struct RunJson {
     FILE *f;
-    int failed;   /* a line could not be written */
+    int failed; /* a line could not be written */
 } RunJson;
 
 /* The CutuneTuneOptions.on_event callback; user is a RunJson. */

@@ -11,8 +11,8 @@ static void clock_text(double s, char *buf, size_t len)
 
 static void print_sizes(FILE *f, const CutuneTuneSummary *s)
 {
-    fprintf(f, "%-18s %-18s %10s %12s %12s %9s %8s  %s\n", "size", "best variant", "ms",
-            "rate", "yardstick ms", "vs it", "at", "best config");
+    fprintf(f, "%-18s %-18s %10s %12s %12s %9s %8s  %s\n", "size", "best variant", "ms", "rate",
+            "yardstick ms", "vs it", "at", "best config");
     for (size_t i = 0; i < s->nsizes; i++) {
         const CutuneTuneSize *z = &s->sizes[i];
         char ms[32] = "-", rate[32] = "-", ys[32] = "-", ratio[32] = "-", at[32] = "-";
@@ -42,8 +42,10 @@ static void print_sizes(FILE *f, const CutuneTuneSummary *s)
     for (size_t i = 0; i < s->nsizes && !*yname; i++)
         yname = s->sizes[i].yardstick;
     if (*yname)
-        fprintf(f, "(yardstick: %s on the same inputs in the same worker; 'vs it' > 1 means "
-                   "faster than it; 'at': when the size was done)\n", yname);
+        fprintf(f,
+                "(yardstick: %s on the same inputs in the same worker; 'vs it' > 1 means "
+                "faster than it; 'at': when the size was done)\n",
+                yname);
     else
         fprintf(f, "(no vendor yardstick was measured for this op here; 'at': when the size "
                    "was done)\n");
@@ -61,8 +63,8 @@ static void print_rows(FILE *f, const CutuneTuneSummary *s)
         char best[32] = "-";
         if (r->best_ms > 0)
             snprintf(best, sizeof best, "%.4f", r->best_ms);
-        fprintf(f, "%-18s %-18s %-12s %8zu %7zu %7zu %5zu %6zu %6zu %9s %8s\n", r->variant,
-                r->size, r->strategy[0] ? r->strategy : "-", r->evaluated, r->known, r->nvalid,
+        fprintf(f, "%-18s %-18s %-12s %8zu %7zu %7zu %5zu %6zu %6zu %9s %8s\n", r->variant, r->size,
+                r->strategy[0] ? r->strategy : "-", r->evaluated, r->known, r->nvalid,
                 r->count[CUTUNE_STATUS_OK], r->count[CUTUNE_STATUS_WRONG_RESULT], other, best,
                 r->ended[0] ? r->ended : "-");
     }
@@ -85,7 +87,8 @@ void run_report_print(FILE *f, const CutuneTuneSummary *s)
     for (size_t i = 0; i < s->nsizes; i++)
         tuned += s->sizes[i].tuned_before;
     if (tuned)
-        fprintf(f, "%zu of %zu sizes were tuned by an earlier run: their best was only re-timed "
-                   "(`--retune` searches them again)\n",
+        fprintf(f,
+                "%zu of %zu sizes were tuned by an earlier run: their best was only re-timed "
+                "(`--retune` searches them again)\n",
                 tuned, s->nsizes);
 }

@@ -22,13 +22,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CK(call)                                                                            \
-    do {                                                                                    \
-        cudaError_t e_ = (call);                                                            \
-        if (e_ != cudaSuccess) {                                                            \
-            fprintf(stderr, "matmul_app: %s: %s\n", #call, cudaGetErrorString(e_));         \
-            exit(1);                                                                        \
-        }                                                                                   \
+#define CK(call) \
+    do { \
+        cudaError_t e_ = (call); \
+        if (e_ != cudaSuccess) { \
+            fprintf(stderr, "matmul_app: %s: %s\n", #call, cudaGetErrorString(e_)); \
+            exit(1); \
+        } \
     } while (0)
 
 /* Uniform floats in [-1, 1) from a 64-bit seed (splitmix64). */

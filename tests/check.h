@@ -9,28 +9,28 @@
 static int check_failures;
 static int check_count;
 
-#define CHECK(cond)                                                                   \
-    do {                                                                              \
-        check_count++;                                                                \
-        if (!(cond)) {                                                                \
-            check_failures++;                                                         \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);  \
-        }                                                                             \
+#define CHECK(cond) \
+    do { \
+        check_count++; \
+        if (!(cond)) { \
+            check_failures++; \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+        } \
     } while (0)
 
-#define CHECK_MSG(cond, ...)                                                          \
-    do {                                                                              \
-        check_count++;                                                                \
-        if (!(cond)) {                                                                \
-            check_failures++;                                                         \
-            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);  \
-            fprintf(stderr, __VA_ARGS__);                                             \
-            fputc('\n', stderr);                                                      \
-        }                                                                             \
+#define CHECK_MSG(cond, ...) \
+    do { \
+        check_count++; \
+        if (!(cond)) { \
+            check_failures++; \
+            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__); \
+            fputc('\n', stderr); \
+        } \
     } while (0)
 
 #define CHECK_EQ_INT(a, b) CHECK_MSG((a) == (b), "%lld != %lld", (long long)(a), (long long)(b))
-#define CHECK_STR_CONTAINS(hay, needle)                                               \
+#define CHECK_STR_CONTAINS(hay, needle) \
     CHECK_MSG(strstr((hay), (needle)) != NULL, "'%s' does not contain '%s'", (hay), (needle))
 
 static inline int check_result(const char *name)

@@ -37,10 +37,10 @@ static int fake_memset(void *ctx, void *p, int byte, size_t bytes)
 }
 
 /* A table with those services and the seeded generator (host.h); the caller adds the rest. */
-#define FAKE_HOST_MEMORY                                                                     \
-    .abi_major = CUTUNE_ABI_MAJOR, .abi_minor = CUTUNE_ABI_MINOR,                             \
-    .struct_size = sizeof(CutuneHost), .dev_alloc = fake_alloc, .dev_free = fake_free,        \
-    .copy_to_device = fake_copy, .copy_to_host = fake_copy, .dev_memset = fake_memset,       \
+#define FAKE_HOST_MEMORY \
+    .abi_major = CUTUNE_ABI_MAJOR, .abi_minor = CUTUNE_ABI_MINOR, \
+    .struct_size = sizeof(CutuneHost), .dev_alloc = fake_alloc, .dev_free = fake_free, \
+    .copy_to_device = fake_copy, .copy_to_host = fake_copy, .dev_memset = fake_memset, \
     .random_uniform = cutune_random_uniform
 
 #endif

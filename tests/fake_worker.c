@@ -41,7 +41,8 @@ static CutuneBuf in, out;
 
 static void sleep_ms(double ms)
 {
-    struct timespec ts = {(time_t)(ms / 1e3), (long)(1e6 * (ms - 1e3 * (double)(time_t)(ms / 1e3)))};
+    struct timespec ts = {(time_t)(ms / 1e3),
+                          (long)(1e6 * (ms - 1e3 * (double)(time_t)(ms / 1e3)))};
     while (nanosleep(&ts, &ts) != 0)
         ;
 }
@@ -236,21 +237,12 @@ int main(int argc, char **argv)
     while (cutune_msg_recv(fd, &type, &in) == 0) {
         cutune_buf_reset(&out);
         switch (type) {
-        case CUTUNE_MSG_HELLO:
-            on_hello();
-            break;
+        case CUTUNE_MSG_HELLO: on_hello(); break;
         case CUTUNE_MSG_SETUP:
-        case CUTUNE_MSG_TEARDOWN:
-            send_ok(CUTUNE_MSG_OK);
-            break;
-        case CUTUNE_MSG_EVAL:
-            on_eval();
-            break;
-        case CUTUNE_MSG_YARDSTICK:
-            on_yardstick();
-            break;
-        default:
-            return 2;
+        case CUTUNE_MSG_TEARDOWN: send_ok(CUTUNE_MSG_OK); break;
+        case CUTUNE_MSG_EVAL: on_eval(); break;
+        case CUTUNE_MSG_YARDSTICK: on_yardstick(); break;
+        default: return 2;
         }
     }
     cutune_buf_free(&in);

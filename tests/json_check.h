@@ -16,8 +16,8 @@ typedef struct JsonCheck {
 
 static void jc_ws(JsonCheck *c)
 {
-    while (c->i < c->n && (c->s[c->i] == ' ' || c->s[c->i] == '\t' || c->s[c->i] == '\n' ||
-                           c->s[c->i] == '\r'))
+    while (c->i < c->n &&
+           (c->s[c->i] == ' ' || c->s[c->i] == '\t' || c->s[c->i] == '\n' || c->s[c->i] == '\r'))
         c->i++;
 }
 
@@ -64,8 +64,11 @@ static int jc_string(JsonCheck *c)
             c->i++;
             continue;
         }
-        size_t len = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3
-                                 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+        size_t len = b < 0x80                 ? 1
+                     : b >= 0xc2 && b <= 0xdf ? 2
+                     : b >= 0xe0 && b <= 0xef ? 3
+                     : b >= 0xf0 && b <= 0xf4 ? 4
+                                              : 0;
         if (len == 0 || c->i + len > c->n)
             return -1;
         unsigned long v = len == 1 ? b : len == 2 ? b & 0x1fu : len == 3 ? b & 0x0fu : b & 0x07u;

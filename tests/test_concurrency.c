@@ -43,8 +43,11 @@ static int writer(const char *path, int w)
         cutune_db_close(&db);
         return 1;
     }
-    CutuneRunInfo ri = {.argv = "test_concurrency", .op = "matmul", .strategy = "exhaustive",
-                        .seed = (uint64_t)w, .device_id = dev};
+    CutuneRunInfo ri = {.argv = "test_concurrency",
+                        .op = "matmul",
+                        .strategy = "exhaustive",
+                        .seed = (uint64_t)w,
+                        .device_id = dev};
     if (cutune_db_run_begin(db, &ri, &run, &err)) {
         fprintf(stderr, "writer %d: %s\n", w, err.msg);
         cutune_db_close(&db);
@@ -54,8 +57,12 @@ static int writer(const char *path, int w)
         char config[64];
         snprintf(config, sizeof config, "W=%d,I=%d", w, i);
         CutuneTrialRecord t = {
-            .run_id = run, .device_id = dev, .variant_id = var, .problem_id = prob,
-            .config = config, .status = i % 10 == 3 ? CUTUNE_STATUS_CRASHED : CUTUNE_STATUS_OK,
+            .run_id = run,
+            .device_id = dev,
+            .variant_id = var,
+            .problem_id = prob,
+            .config = config,
+            .status = i % 10 == 3 ? CUTUNE_STATUS_CRASHED : CUTUNE_STATUS_OK,
             .seed = (uint64_t)w,
         };
         if (t.status == CUTUNE_STATUS_OK)

@@ -65,11 +65,22 @@ static int add_trial(CutuneDb *db, int64_t run, int64_t dev, int64_t var, int64_
                      int *is_best)
 {
     CutuneTrialRecord t = {
-        .run_id = run, .device_id = dev, .variant_id = var, .problem_id = prob,
-        .config = config, .status = status, .median_ms = median, .min_ms = median * 0.9,
-        .mean_ms = median * 1.1, .stddev_ms = median / 10, .samples = 20,
-        .gflops = median > 0 ? 100 / median : 0, .error = 1e-6, .compile_ms = 120,
-        .measure_ms = 30, .message = status == CUTUNE_STATUS_OK ? NULL : "it failed",
+        .run_id = run,
+        .device_id = dev,
+        .variant_id = var,
+        .problem_id = prob,
+        .config = config,
+        .status = status,
+        .median_ms = median,
+        .min_ms = median * 0.9,
+        .mean_ms = median * 1.1,
+        .stddev_ms = median / 10,
+        .samples = 20,
+        .gflops = median > 0 ? 100 / median : 0,
+        .error = 1e-6,
+        .compile_ms = 120,
+        .measure_ms = 30,
+        .message = status == CUTUNE_STATUS_OK ? NULL : "it failed",
         .seed = UINT64_MAX - 1,
     };
     CutuneError e = {0};
@@ -228,8 +239,13 @@ static void test_rows_and_best(void)
     CHECK(p2 != p1 && p3 != p1 && p3 != p2);
 
     /* runs */
-    CutuneRunInfo ri = {.argv = "cutune tune gemm", .op = "gemm", .strategy = "exhaustive",
-                        .budget = 100, .time_limit_s = 60, .seed = UINT64_MAX, .device_id = d1};
+    CutuneRunInfo ri = {.argv = "cutune tune gemm",
+                        .op = "gemm",
+                        .strategy = "exhaustive",
+                        .budget = 100,
+                        .time_limit_s = 60,
+                        .seed = UINT64_MAX,
+                        .device_id = d1};
     int64_t r1 = 0, r2 = 0, last = 0;
     CHECK_EQ_INT(cutune_db_run_begin(db, &ri, &r1, NULL), 0);
     CHECK_EQ_INT(cutune_db_last_run(db, &last, NULL), 0);
@@ -251,7 +267,7 @@ static void test_rows_and_best(void)
     CHECK_EQ_INT(last, r2);
 
     /* trials and the best of (d1, gemm 1024) */
-#define TRIAL(dev, var, config, status, ms, i)                                                  \
+#define TRIAL(dev, var, config, status, ms, i) \
     add_trial(db, r2, dev, var, p1, config, CUTUNE_STATUS_##status, ms, &t[i], &best[i])
     int64_t t[12] = {0};
     int best[12];
@@ -324,13 +340,16 @@ static void test_rows_and_best(void)
     CHECK_EQ_INT(cutune_db_best(db, a.uuid, "transpose", "1024", &bb, NULL), CUTUNE_ERR_NOT_FOUND);
     CHECK_EQ_INT(cutune_db_best(db, "GPU-none", "gemm", "1024", &bb, NULL), CUTUNE_ERR_NOT_FOUND);
     /* the fastest of one variant (any version), by device and by device model */
-    CHECK_EQ_INT(cutune_db_best_of_variant(db, a.uuid, "gemm", "1024", "tiled", NULL, &bb, NULL), 0);
+    CHECK_EQ_INT(cutune_db_best_of_variant(db, a.uuid, "gemm", "1024", "tiled", NULL, &bb, NULL),
+                 0);
     CHECK_EQ_INT(bb.trial_id, t[10]);
-    CHECK_EQ_INT(cutune_db_best_of_variant_model(db, b.name, "gemm", "1024", "tiled", NULL, &bb, NULL),
+    CHECK_EQ_INT(cutune_db_best_of_variant_model(db, b.name, "gemm", "1024", "tiled", NULL, &bb,
+                                                 NULL),
                  0);
     CHECK_EQ_INT(bb.trial_id, t[11]);
     CHECK_MSG(strcmp(bb.device_uuid, b.uuid) == 0, "%s", bb.device_uuid);
-    CHECK_EQ_INT(cutune_db_best_of_variant_model(db, a.name, "gemm", "1024", "naive", NULL, &bb, NULL),
+    CHECK_EQ_INT(cutune_db_best_of_variant_model(db, a.name, "gemm", "1024", "naive", NULL, &bb,
+                                                 NULL),
                  0);
     CHECK_EQ_INT(bb.trial_id, t[4]);
     CHECK_EQ_INT(cutune_db_best_of_variant_model(db, "NVIDIA H100", "gemm", "1024", "tiled", NULL,
@@ -343,7 +362,8 @@ static void test_rows_and_best(void)
     CHECK_MSG(strcmp(bb.variant_version, "1") == 0, "%s", bb.variant_version);
     CHECK_EQ_INT(cutune_db_best_of_variant(db, a.uuid, "gemm", "1024", "tiled", "2", &bb, NULL), 0);
     CHECK_EQ_INT(bb.trial_id, t[10]);
-    CHECK_EQ_INT(cutune_db_best_of_variant_model(db, a.name, "gemm", "1024", "tiled", "1", &bb, NULL),
+    CHECK_EQ_INT(cutune_db_best_of_variant_model(db, a.name, "gemm", "1024", "tiled", "1", &bb,
+                                                 NULL),
                  0);
     CHECK_EQ_INT(bb.trial_id, t[1]);
     e = (CutuneError){0};
@@ -436,7 +456,9 @@ static void test_best_across_versions(void)
     int64_t naive = 0;
     CHECK_EQ_INT(cutune_db_variant(db, "gemm", "naive", "1", "h", &naive, NULL), 0);
     CHECK_EQ_INT(cutune_db_problem(db, "gemm", "2048", &p, NULL), 0);
-    CutuneRunInfo ri = {.argv = "cutune run gemm", .op = "gemm", .strategy = "exhaustive",
+    CutuneRunInfo ri = {.argv = "cutune run gemm",
+                        .op = "gemm",
+                        .strategy = "exhaustive",
                         .device_id = d};
     CHECK_EQ_INT(cutune_db_run_begin(db, &ri, &run, NULL), 0);
     /* each trial in turn: its variant, config and time; whether it is the best afterwards;
@@ -475,8 +497,10 @@ static void test_newer_schema(void)
     const char *path = in_tmp("newer.db");
     int newer = cutune_db_schema_latest() + 1;
     char sql[128];
-    snprintf(sql, sizeof sql, "CREATE TABLE future (a); INSERT INTO future VALUES (1);"
-                              " PRAGMA user_version = %d", newer);
+    snprintf(sql, sizeof sql,
+             "CREATE TABLE future (a); INSERT INTO future VALUES (1);"
+             " PRAGMA user_version = %d",
+             newer);
     CHECK_EQ_INT(raw_exec(path, sql), SQLITE_OK);
     size_t n0 = 0, n1 = 0;
     char *before = read_all(path, &n0);
@@ -522,7 +546,9 @@ static void test_not_a_database(void)
         CutuneError e = {0};
         CHECK_EQ_INT(cutune_db_open(path, ro ? CUTUNE_DB_READONLY : 0, &db, &e), CUTUNE_ERR_DB);
         CHECK(db == NULL);
-        CHECK_STR_CONTAINS(e.msg, "is not a cutune database (file is not a database: its first bytes are not a SQLite header");
+        CHECK_STR_CONTAINS(
+            e.msg,
+            "is not a cutune database (file is not a database: its first bytes are not a SQLite header");
         CHECK_STR_CONTAINS(e.msg, path);
         CHECK_STR_CONTAINS(e.msg, "--db");
     }
@@ -637,8 +663,10 @@ static void test_reader_during_write(void)
     const char *path = in_tmp("rows.db");
     sqlite3 *w = NULL;
     CHECK_EQ_INT(sqlite3_open_v2(path, &w, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-    CHECK_EQ_INT(sqlite3_exec(w, "BEGIN IMMEDIATE; INSERT INTO problems (op, size)"
-                                 " VALUES ('gemm', 'uncommitted')", NULL, NULL, NULL),
+    CHECK_EQ_INT(sqlite3_exec(w,
+                              "BEGIN IMMEDIATE; INSERT INTO problems (op, size)"
+                              " VALUES ('gemm', 'uncommitted')",
+                              NULL, NULL, NULL),
                  SQLITE_OK);
     time_t t0 = time(NULL);
     for (int ro = 0; ro <= 1; ro++) {

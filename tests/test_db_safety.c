@@ -84,9 +84,14 @@ static void make_db(const char *path)
     for (int i = 0; i < 40; i++) {
         char cfg[32];
         snprintf(cfg, sizeof cfg, "X=%d", i);
-        CutuneTrialRecord t = {.run_id = run, .device_id = dev, .variant_id = var,
-                               .problem_id = prob, .config = cfg, .status = CUTUNE_STATUS_OK,
-                               .median_ms = 1 + i, .samples = 3};
+        CutuneTrialRecord t = {.run_id = run,
+                               .device_id = dev,
+                               .variant_id = var,
+                               .problem_id = prob,
+                               .config = cfg,
+                               .status = CUTUNE_STATUS_OK,
+                               .median_ms = 1 + i,
+                               .samples = 3};
         CHECK(cutune_db_trial_insert(db, &t, NULL, NULL, &e) == 0);
     }
     CHECK(cutune_db_run_end(db, run, "done", &e) == 0);
@@ -225,16 +230,17 @@ static void make_v1(const char *path)
 {
     char sql[4096];
     CHECK_EQ_INT(raw_exec(path, cutune_migrations[0]), SQLITE_OK);
-    snprintf(sql, sizeof sql,
-             "INSERT INTO devices (uuid, name, cc_major, cc_minor, sm_count, total_mem, driver_version,"
-             " runtime_version) VALUES ('GPU-1', 'Old GPU', 9, 0, 132, 1, 1, 1);"
-             "INSERT INTO variants (op, name, version, source_hash) VALUES ('gemm', 'gemm_a', '1', 'h');"
-             "INSERT INTO problems (op, size) VALUES ('gemm', '64');"
-             "INSERT INTO runs (argv, op, status) VALUES ('old', 'gemm', 'done');"
-             "INSERT INTO trials (run_id, device_id, variant_id, problem_id, config, status,"
-             " median_ms, samples) VALUES (1, 1, 1, 1, 'X=7', 'ok', 0.5, 3);"
-             "INSERT INTO best (device_id, problem_id, trial_id) VALUES (1, 1, 1);"
-             "PRAGMA user_version = 1;");
+    snprintf(
+        sql, sizeof sql,
+        "INSERT INTO devices (uuid, name, cc_major, cc_minor, sm_count, total_mem, driver_version,"
+        " runtime_version) VALUES ('GPU-1', 'Old GPU', 9, 0, 132, 1, 1, 1);"
+        "INSERT INTO variants (op, name, version, source_hash) VALUES ('gemm', 'gemm_a', '1', 'h');"
+        "INSERT INTO problems (op, size) VALUES ('gemm', '64');"
+        "INSERT INTO runs (argv, op, status) VALUES ('old', 'gemm', 'done');"
+        "INSERT INTO trials (run_id, device_id, variant_id, problem_id, config, status,"
+        " median_ms, samples) VALUES (1, 1, 1, 1, 'X=7', 'ok', 0.5, 3);"
+        "INSERT INTO best (device_id, problem_id, trial_id) VALUES (1, 1, 1);"
+        "PRAGMA user_version = 1;");
     CHECK_EQ_INT(raw_exec(path, sql), SQLITE_OK);
 }
 
@@ -338,7 +344,8 @@ static void full_disk_at_commit(void)
     setrlimit(RLIMIT_FSIZE, &old);
     signal(SIGXFSZ, prev);
     CHECK_EQ_INT(rc, CUTUNE_ERR_DB);
-    CHECK_MSG(strstr(e.msg, "disk") != NULL, "%s", e.msg); /* full, or I/O error: the system errno is not kept */
+    CHECK_MSG(strstr(e.msg, "disk") != NULL, "%s",
+              e.msg); /* full, or I/O error: the system errno is not kept */
     CHECK(!strstr(e.msg, "FOREIGN KEY"));
     cutune_db_close(&db);
     CHECK_EQ_INT(raw_int(path, "SELECT count(*) FROM runs WHERE argv = 'full'"), 0);
@@ -374,7 +381,8 @@ static void stale_runs(void)
     CHECK_EQ_INT(cutune_db_open(path, 0, &db, NULL), 0);
     cutune_db_close(&db);
     CHECK_EQ_INT(raw_int(path, "SELECT status = 'interrupted' AND finished_at IS NOT NULL"
-                               " FROM runs WHERE id = 10"), 1);
+                               " FROM runs WHERE id = 10"),
+                 1);
     CHECK_EQ_INT(raw_int(path, "SELECT status = 'running' FROM runs WHERE id = 11"), 1);
     CHECK_EQ_INT(raw_int(path, "SELECT status = 'running' FROM runs WHERE id = 12"), 1);
     CHECK_EQ_INT(raw_int(path, "SELECT status = 'interrupted' FROM searches WHERE run_id = 10"), 1);
@@ -394,9 +402,10 @@ static void claims(void)
 {
     const char *path = in_tmp("claims.db");
     make_db(path);
-    CHECK_EQ_INT(raw_exec(path, "INSERT INTO requests (device_uuid, op, size, answered_by) VALUES"
-                                " ('GPU-1', 'gemm', '128', 'none'), ('GPU-1', 'gemm', '256', 'nearest'),"
-                                " ('GPU-2', 'gemm', '512', 'none')"),
+    CHECK_EQ_INT(raw_exec(path,
+                          "INSERT INTO requests (device_uuid, op, size, answered_by) VALUES"
+                          " ('GPU-1', 'gemm', '128', 'none'), ('GPU-1', 'gemm', '256', 'nearest'),"
+                          " ('GPU-2', 'gemm', '512', 'none')"),
                  SQLITE_OK);
     CutuneDb *a = NULL, *b = NULL;
     CutuneError e = {0};
@@ -422,7 +431,8 @@ static void claims(void)
     cutune_db_close(&a);
     cutune_db_close(&b);
     CHECK_EQ_INT(raw_int(path, "SELECT count(*) FROM requests WHERE run_id IS NOT NULL"
-                               " AND status = 'pending'"), 0);
+                               " AND status = 'pending'"),
+                 0);
     CHECK_EQ_INT(raw_int(path, "SELECT run_id FROM requests WHERE size = '128'"), ra);
 }
 

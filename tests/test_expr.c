@@ -44,8 +44,8 @@ static void parse_error_at(const char *text, int column, const char *token, cons
         cutune_expr_free(e);
     CHECK_MSG(err.column == column, "line %d: '%s': column %d, expected %d (%s)", line, text,
               err.column, column, err.message);
-    CHECK_MSG(strcmp(err.token, token) == 0, "line %d: '%s': token '%s', expected '%s'", line,
-              text, err.token, token);
+    CHECK_MSG(strcmp(err.token, token) == 0, "line %d: '%s': token '%s', expected '%s'", line, text,
+              err.token, token);
     CHECK_STR_CONTAINS(err.message, msg);
 }
 #define PARSE_ERROR(text, col, tok, msg) parse_error_at(text, col, tok, msg, __LINE__)
@@ -67,10 +67,10 @@ static void eval_error_at(const char *text, int column, const char *token, const
     CHECK_MSG(rc == CUTUNE_ERR_RANGE, "line %d: '%s' gave %d (result %lld), not a range error",
               line, text, rc, (long long)r);
     CHECK_MSG(r == 12345, "line %d: '%s': result written despite the error", line, text);
-    CHECK_MSG(err.column == column, "line %d: '%s': column %d, expected %d", line, text,
-              err.column, column);
-    CHECK_MSG(strcmp(err.token, token) == 0, "line %d: '%s': token '%s', expected '%s'", line,
-              text, err.token, token);
+    CHECK_MSG(err.column == column, "line %d: '%s': column %d, expected %d", line, text, err.column,
+              column);
+    CHECK_MSG(strcmp(err.token, token) == 0, "line %d: '%s': token '%s', expected '%s'", line, text,
+              err.token, token);
     CHECK_STR_CONTAINS(err.message, msg);
 }
 #define EVAL_ERROR(text, col, tok, msg) eval_error_at(text, col, tok, msg, __LINE__)
@@ -80,9 +80,9 @@ static void test_precedence(void)
     EV("2+3*4", 14);
     EV("2+3*4==14", 1);
     EV("(2+3)*4", 20);
-    EV("10-4-3", 3);       /* left associative: (10-4)-3, not 10-(4-3)=9 */
-    EV("100/10/5", 2);     /* (100/10)/5, not 100/(10/5)=50 */
-    EV("2*3%4", 2);        /* (2*3)%4, not 2*(3%4)=6 */
+    EV("10-4-3", 3);   /* left associative: (10-4)-3, not 10-(4-3)=9 */
+    EV("100/10/5", 2); /* (100/10)/5, not 100/(10/5)=50 */
+    EV("2*3%4", 2);    /* (2*3)%4, not 2*(3%4)=6 */
     EV("-2*-3", 6);
     EV("2--3", 5);
     EV("- -4", 4);
@@ -91,23 +91,23 @@ static void test_precedence(void)
     EV("!0", 1);
     EV("!5", 0);
     EV("!!7", 1);
-    EV("!0+1", 2);         /* unary binds tighter than + */
+    EV("!0+1", 2); /* unary binds tighter than + */
     EV("1<2==1", 1);
-    EV("3>2>1", 0);        /* (3>2)>1 = 1>1 */
-    EV("1+1<3", 1);        /* + before <: (1+1)<3; 1+(1<3) would be 2 */
+    EV("3>2>1", 0); /* (3>2)>1 = 1>1 */
+    EV("1+1<3", 1); /* + before <: (1+1)<3; 1+(1<3) would be 2 */
     EV("3<=3", 1);
     EV("3>=4", 0);
     EV("3!=3", 0);
     EV("3==3", 1);
-    EV("1||0&&0", 1);      /* && binds tighter: 1||(0&&0); (1||0)&&0 would be 0 */
+    EV("1||0&&0", 1); /* && binds tighter: 1||(0&&0); (1||0)&&0 would be 0 */
     EV("0&&1||1", 1);
-    EV("5&&7", 1);         /* logic gives 0 or 1 */
+    EV("5&&7", 1); /* logic gives 0 or 1 */
     EV("0||9", 1);
     EV("1?2:3", 2);
     EV("0?2:3", 3);
-    EV("0?1:0?2:3", 3);    /* right associative: 0?1:(0?2:3) */
+    EV("0?1:0?2:3", 3); /* right associative: 0?1:(0?2:3) */
     EV("1?0?4:5:6", 5);
-    EV("1||0?7:8", 7);     /* ?: is the lowest: (1||0)?7:8 */
+    EV("1||0?7:8", 7); /* ?: is the lowest: (1||0)?7:8 */
     EV("TILE*TILE+PAD", 257);
     EV("  TILE \t*\n 2 ", 32);
     EV("9223372036854775807", INT64_MAX);

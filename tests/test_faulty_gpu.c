@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 static const char *const want_status[] = {"crashed", "crashed", "timeout", "wrong_result",
-                                          "ok", "ok", "ok"};
+                                          "ok",      "ok",      "ok"};
 #define NFAULT 7
 
 static int compile_only(void)
@@ -40,8 +40,7 @@ static int compile_only(void)
         const char *defs[] = {def};
         CutuneKernelBinary b = {0};
         cutune_error_clear(&err);
-        int rc = cutune_nvrtc_compile(p->source, p->kernel_name, defs, 1, 90, NULL,
-                                      &b, &err);
+        int rc = cutune_nvrtc_compile(p->source, p->kernel_name, defs, 1, 90, NULL, &b, &err);
         CHECK_MSG(rc == 0 && b.cubin && b.size > 0, "FAULT=%d does not compile: %s", f, err.msg);
         cutune_kernel_binary_free(&b);
     }
@@ -150,8 +149,8 @@ int main(int argc, char **argv)
     CHECK_MSG(cutune_device_open(0, &dev, &err) == 0, "%s", err.msg);
     CHECK_MSG(cutune_db_best(db, dev.uuid, "matmul", "97x75x61", &b, &err) == 0, "%s", err.msg);
     int best = -1;
-    CHECK_MSG(sscanf(b.config, "FAULT=%d", &best) == 1 && best >= 4,
-              "the database's best is '%s'", b.config);
+    CHECK_MSG(sscanf(b.config, "FAULT=%d", &best) == 1 && best >= 4, "the database's best is '%s'",
+              b.config);
     cutune_db_close(&db);
 
     /* the same run again: every config is recorded, crashed or not, so nothing runs again

@@ -16,7 +16,8 @@
 
 static char db_path[PATH_MAX / 2];
 
-static const CutuneTuneRow *row_of(const CutuneTuneSummary *s, const char *variant, const char *size)
+static const CutuneTuneRow *row_of(const CutuneTuneSummary *s, const char *variant,
+                                   const char *size)
 {
     for (size_t i = 0; i < s->nrows; i++)
         if (!strcmp(s->rows[i].variant, variant) && !strcmp(s->rows[i].size, size))
@@ -67,7 +68,8 @@ static void tune_matmul(const char *const *variants, const char *const *sizes, s
 }
 
 /* The seeds' variants and the planted one: small spaces, tuned exhaustively. */
-static const char *const small_variants[] = {"matmul_naive", "matmul_tiled", "matmul_planted", NULL};
+static const char *const small_variants[] = {"matmul_naive", "matmul_tiled", "matmul_planted",
+                                             NULL};
 
 typedef struct {
     const char *size;
@@ -149,8 +151,9 @@ static void query_finds_it(const char *uuid)
         return;
     char cmd[3 * PATH_MAX], out[PATH_MAX];
     snprintf(out, sizeof out, "%s.query.json", db_path);
-    snprintf(cmd, sizeof cmd, "'%s' query matmul --device 0 --size 97x75x61 --db '%s' --json > '%s'",
-             exe, db_path, out);
+    snprintf(cmd, sizeof cmd,
+             "'%s' query matmul --device 0 --size 97x75x61 --db '%s' --json > '%s'", exe, db_path,
+             out);
     CHECK(system(cmd) == 0);
     FILE *f = fopen(out, "r");
     char text[4096] = "";
@@ -164,8 +167,9 @@ static void query_finds_it(const char *uuid)
     CHECK_STR_CONTAINS(text, "\"median_ms\"");
     unlink(out);
     /* by name, as an application without the ordinal would */
-    snprintf(cmd, sizeof cmd, "'%s' query matmul --device '%s' --size 5x5x5 --db '%s' >/dev/null 2>&1",
-             exe, uuid, db_path);
+    snprintf(cmd, sizeof cmd,
+             "'%s' query matmul --device '%s' --size 5x5x5 --db '%s' >/dev/null 2>&1", exe, uuid,
+             db_path);
     int rc = system(cmd);
     CHECK_MSG(WIFEXITED(rc) && WEXITSTATUS(rc) == 4, "query of an untuned size: %d", rc);
 }
@@ -197,8 +201,8 @@ static void rerun_measures_nothing_twice(void)
     for (size_t i = 0; i < sum.nrows; i++) {
         const CutuneTuneRow *r = &sum.rows[i];
         if (strcmp(r->size, "33x1x7") == 0)
-            CHECK_MSG(r->evaluated == r->nvalid, "new size %s: %zu of %zu", r->variant, r->evaluated,
-                      r->nvalid);
+            CHECK_MSG(r->evaluated == r->nvalid, "new size %s: %zu of %zu", r->variant,
+                      r->evaluated, r->nvalid);
         else
             CHECK_MSG(r->evaluated <= 1 && r->known == r->nvalid,
                       "%s %s measured %zu configs again (%zu known of %zu)", r->variant, r->size,

@@ -94,7 +94,7 @@ int main(void)
     }
 
     /* every shipped variant: a random sample of its space, several seeds */
-    static const char *const variants[] = {"matmul_naive", "matmul_tiled", "matmul_reg1d",
+    static const char *const variants[] = {"matmul_naive", "matmul_tiled",    "matmul_reg1d",
                                            "matmul_reg2d", "matmul_warptile", "matmul_async"};
     size_t total = 0, wrong = 0;
     for (size_t s = 0; s < 3; s++)

@@ -81,7 +81,7 @@ static void tune_op(const OpSizes *c, CutuneTuneSummary *sum)
 
 /* Each variant's best config at `size`, evaluated twice on one state: both must be ok. */
 static void reevaluate_best(const char *op, const char *size, const CutuneDeviceInfo *dev,
-                        const CutuneRegistry *reg)
+                            const CutuneRegistry *reg)
 {
     CutuneDb *db = NULL;
     CutuneError err = {0};
@@ -96,7 +96,8 @@ static void reevaluate_best(const char *op, const char *size, const CutuneDevice
         CHECK_MSG(cutune_variant_problem(pl, size, &p, &err) == 0, "%s", err.msg);
         cutune_problem_format(&p, canon, sizeof canon);
         CutuneBest b;
-        if (cutune_db_best_of_variant(db, dev->uuid, op, canon, pl->name, pl->version, &b, &err) != 0) {
+        if (cutune_db_best_of_variant(db, dev->uuid, op, canon, pl->name, pl->version, &b, &err) !=
+            0) {
             CHECK_MSG(0, "%s %s: no best config: %s", pl->name, canon, err.msg);
             continue;
         }

@@ -37,7 +37,8 @@ static void one(CutuneWorker *w, const CutuneRegistry *reg, const char *op, cons
     CutuneProblem p;
     CutuneError err = {0};
     char why[256] = "";
-    CHECK(cutune_problem_parse(size, &p, &err) == 0 && d->op->check_problem(&p, why, sizeof why) == 0);
+    CHECK(cutune_problem_parse(size, &p, &err) == 0 &&
+          d->op->check_problem(&p, why, sizeof why) == 0);
     CHECK_MSG(cutune_worker_setup(w, d->path, &p, 1, arch, NULL, &err) == 0, "%s", err.msg);
     char name[64];
     double ms = 0;

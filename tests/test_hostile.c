@@ -49,7 +49,7 @@ static const char *in_tmp(const char *name)
 /* ---- running the command ------------------------------------------------------------ */
 
 typedef struct Result {
-    int status;     /* exit code, or 128 + signal */
+    int status; /* exit code, or 128 + signal */
     int signaled;
     int timed_out;
     char *out, *err; /* stdout and stderr, NUL-terminated */
@@ -106,7 +106,8 @@ static Result run_to(const char *out, long fsize, const char *const *args)
     argv[n] = NULL;
     pid_t pid = fork();
     if (pid == 0) {
-        int fo = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0644), fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fo = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0644),
+            fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fo < 0 || fe < 0)
             _exit(121);
         dup2(fo, 1);
@@ -273,7 +274,7 @@ static void make_v1(const char *path)
 
 typedef struct Db {
     const char *name;
-    int damaged;  /* the read commands must refuse it */
+    int damaged;        /* the read commands must refuse it */
     const char *phrase; /* what the refusal says (with "damaged" or the like) */
 } Db;
 
@@ -326,7 +327,8 @@ static void make_dbs(const char *good)
 static int has_control(const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        if ((*p < 0x20 && *p != '\n') || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0))
+        if ((*p < 0x20 && *p != '\n') || *p == 0x7f ||
+            (p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0))
             return 1;
     return 0;
 }
@@ -348,25 +350,28 @@ static void header_compiles(const char *header, const char *what)
     FILE *f = fopen(src, "w");
     if (!f)
         return;
-    fprintf(f, "#include \"%s\"\n#include <stdio.h>\n"
-               "int main(void)\n{\n    long long sum = 0;\n"
-               "    for (int i = 0; i < CUTUNE_TUNED_COUNT; i++) {\n"
-               "        const CutuneTunedConfig *c = &cutune_tuned_configs[i];\n"
-               "        for (int k = 0; k < c->nparams; k++)\n"
-               "            sum += c->params[k].value + (long long)c->params[k].name[0];\n"
-               "        sum += cutune_tuned_param(c, \"BLOCK\", 0) + (long long)c->median_ms;\n"
-               "        if (cutune_tuned_find(c->device_uuid, c->op, c->size) == NULL) return 3;\n"
-               "    }\n    printf(\"%%d %%lld\\n\", CUTUNE_TUNED_COUNT, sum);\n    return 0;\n}\n",
+    fprintf(f,
+            "#include \"%s\"\n#include <stdio.h>\n"
+            "int main(void)\n{\n    long long sum = 0;\n"
+            "    for (int i = 0; i < CUTUNE_TUNED_COUNT; i++) {\n"
+            "        const CutuneTunedConfig *c = &cutune_tuned_configs[i];\n"
+            "        for (int k = 0; k < c->nparams; k++)\n"
+            "            sum += c->params[k].value + (long long)c->params[k].name[0];\n"
+            "        sum += cutune_tuned_param(c, \"BLOCK\", 0) + (long long)c->median_ms;\n"
+            "        if (cutune_tuned_find(c->device_uuid, c->op, c->size) == NULL) return 3;\n"
+            "    }\n    printf(\"%%d %%lld\\n\", CUTUNE_TUNED_COUNT, sum);\n    return 0;\n}\n",
             header);
     fclose(f);
     snprintf(cmd, sizeof cmd,
              "'%s' -std=c11 -Wall -Wextra -Werror %s -o '%s' '%s' >'%s' 2>&1 && '%s' >>'%s' 2>&1",
-             cc, cc_sanitizers ? "-fsanitize=address,undefined -fno-sanitize-recover=all" : "",
-             bin, src, in_tmp("cc.log"), bin, in_tmp("cc.log"));
+             cc, cc_sanitizers ? "-fsanitize=address,undefined -fno-sanitize-recover=all" : "", bin,
+             src, in_tmp("cc.log"), bin, in_tmp("cc.log"));
     int st = system(cmd);
     char *log = slurp(in_tmp("cc.log"), NULL);
-    CHECK_MSG(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: the header did not compile "
-              "or its program failed:\n%s", what, log ? log : "");
+    CHECK_MSG(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+              "%s: the header did not compile "
+              "or its program failed:\n%s",
+              what, log ? log : "");
     free(log);
 }
 
@@ -380,10 +385,14 @@ static void read_commands(const Db *d)
     const char *cmds[][12] = {
         {"show", "--db", path, NULL},
         {"show", "1", "--status", "ok", "--db", path, NULL},
-        {"query", "axpy", "--size", "1024", "--device", "GPU-fa4e0000-0000-0000-0000-000000000001", "--db", path, NULL},
-        {"query", "axpy", "--size", "4096", "--device", "GPU-fa4e0000-0000-0000-0000-000000000001", "--json", "--db", path, NULL},
-        {"query", "axpy", "--size", "2048", "--device", "GPU-fa4e0000-0000-0000-0000-000000000001", "--json", "--db", path, NULL},
-        {"query", "axpy", "--size", "3000", "--device", "GPU-fa4e0000-0000-0000-0000-000000000001", "--fallback", "--json", "--db", path, NULL},
+        {"query", "axpy", "--size", "1024", "--device", "GPU-fa4e0000-0000-0000-0000-000000000001",
+         "--db", path, NULL},
+        {"query", "axpy", "--size", "4096", "--device", "GPU-fa4e0000-0000-0000-0000-000000000001",
+         "--json", "--db", path, NULL},
+        {"query", "axpy", "--size", "2048", "--device", "GPU-fa4e0000-0000-0000-0000-000000000001",
+         "--json", "--db", path, NULL},
+        {"query", "axpy", "--size", "3000", "--device", "GPU-fa4e0000-0000-0000-0000-000000000001",
+         "--fallback", "--json", "--db", path, NULL},
         {"export", "--db", path, NULL},
         {"export", "--format", "csv", "--db", path, NULL},
         {"export", "--format", "header", "--db", path, NULL},
@@ -396,7 +405,8 @@ static void read_commands(const Db *d)
         Result r = run(cmds[c]);
         describe(cmds[c], what, sizeof what);
         sane(&r, cmds[c]);
-        int json = strstr(what, "--json") || (!strcmp(cmds[c][0], "export") && !strstr(what, "--format"));
+        int json = strstr(what, "--json") ||
+                   (!strcmp(cmds[c][0], "export") && !strstr(what, "--format"));
         /* replay reads a file without SQLite's header as a CSV recording: its refusal is a
          * CSV's */
         int csv = !strcmp(cmds[c][0], "replay") &&
@@ -410,10 +420,10 @@ static void read_commands(const Db *d)
             CHECK_MSG(r.status != 0, "%s: exit 0", what);
         } else if (d->damaged) {
             CHECK_MSG(r.status == 1 || r.status == 4, "%s: exit %d", what, r.status);
-            CHECK_MSG(strstr(r.err, d->phrase) != NULL, "%s: '%s' not said:\n%s", what,
-                      d->phrase, r.err);
-            CHECK_MSG(!strstr(r.err, "not an error") && !strstr(r.err, "older than"),
-                      "%s:\n%s", what, r.err);
+            CHECK_MSG(strstr(r.err, d->phrase) != NULL, "%s: '%s' not said:\n%s", what, d->phrase,
+                      r.err);
+            CHECK_MSG(!strstr(r.err, "not an error") && !strstr(r.err, "older than"), "%s:\n%s",
+                      what, r.err);
         } else if (!strcmp(d->name, "good.db") || !strcmp(cmds[c][0], "export") ||
                    !strcmp(cmds[c][0], "show")) {
             CHECK_MSG(r.status == 0, "%s: exit %d\n%s", what, r.status, r.err);
@@ -448,8 +458,10 @@ static void tampered_specifics(void)
     CHECK_STR_CONTAINS(r.out, "#define CUTUNE_TUNED_COUNT 1\n"); /* the infinite one too */
     CHECK(!strstr(r.out, "system(\"id\")"));
     result_free(&r);
-    const char *q[] = {"query", "axpy", "--size", "1024", "--device", "GPU-fa4e0000-0000-0000-0000-000000000001", "--json", "--db",
-                       path, NULL};
+    const char *q[] = {"query",  "axpy",     "--size",
+                       "1024",   "--device", "GPU-fa4e0000-0000-0000-0000-000000000001",
+                       "--json", "--db",     path,
+                       NULL};
     r = run(q);
     CHECK_EQ_INT(r.status, 1);
     CHECK_STR_CONTAINS(r.err, "is malformed");
@@ -473,8 +485,10 @@ static void dev_full(void)
     snprintf(path, sizeof path, "%s", in_tmp("good.db"));
     const char *cmds[][12] = {
         {"show", "--db", path, NULL},
-        {"query", "axpy", "--size", "4096", "--device", "GPU-fa4e0000-0000-0000-0000-000000000001", "--db", path, NULL},
-        {"query", "axpy", "--size", "4096", "--device", "GPU-fa4e0000-0000-0000-0000-000000000001", "--json", "--db", path, NULL},
+        {"query", "axpy", "--size", "4096", "--device", "GPU-fa4e0000-0000-0000-0000-000000000001",
+         "--db", path, NULL},
+        {"query", "axpy", "--size", "4096", "--device", "GPU-fa4e0000-0000-0000-0000-000000000001",
+         "--json", "--db", path, NULL},
         {"export", "--db", path, NULL},
         {"export", "--format", "header", "--db", path, NULL},
         {"export", "--db", path, "--output", "/dev/full", NULL},
@@ -508,7 +522,8 @@ static void output_is_input(void)
     const char *cmds[][12] = {
         {"export", "--db", path, "--output", path, NULL},
         {"export", "--format", "header", "--db", path, "--output", wal, NULL},
-        {"replay", path, "--variant", "axpy_template", "--size", "4096", "--export-csv", path, NULL},
+        {"replay", path, "--variant", "axpy_template", "--size", "4096", "--export-csv", path,
+         NULL},
         {"replay", path, "--variant", "axpy_template", "--size", "4096", "--csv", path, NULL},
         {"replay", path, "--variant", "axpy_template", "--size", "4096", "--svg", path, NULL},
         {"replay", path, "--variant", "axpy_template", "--size", "4096", "--start-from", other,
@@ -519,8 +534,8 @@ static void output_is_input(void)
         char what[700];
         describe(cmds[c], what, sizeof what);
         sane(&r, cmds[c]);
-        CHECK_MSG(r.status == 2 && strstr(r.err, "is the input"), "%s: exit %d\n%s", what,
-                  r.status, r.err);
+        CHECK_MSG(r.status == 2 && strstr(r.err, "is the input"), "%s: exit %d\n%s", what, r.status,
+                  r.err);
         CHECK_MSG(sum_file(path) == before, "%s changed the database", what);
         result_free(&r);
     }
@@ -551,7 +566,8 @@ static void full_disk(void)
     raw_text(path, "PRAGMA integrity_check", ic, sizeof ic);
     CHECK_MSG(strcmp(ic, "ok") == 0, "integrity_check: %s", ic);
     CHECK_EQ_INT(raw_int(path, "SELECT count(*) FROM trials t JOIN problems p ON p.id ="
-                               " t.problem_id WHERE p.size = '4096' AND t.status = 'ok'"), 20);
+                               " t.problem_id WHERE p.size = '4096' AND t.status = 'ok'"),
+                 20);
 
     char out[600];
     snprintf(out, sizeof out, "%s", in_tmp("previous.h"));
@@ -658,7 +674,8 @@ static void space_limits(void)
     r = run(args);
     sane(&r, args);
     CHECK_MSG(r.status == 1 && strstr(r.err, "axpy_template.ini:4:") &&
-              strstr(r.err, "more than the 65535"), "exit %d\n%s", r.status, r.err);
+                  strstr(r.err, "more than the 65535"),
+              "exit %d\n%s", r.status, r.err);
     result_free(&r);
     struct stat st;
     CHECK_MSG(stat(db, &st) != 0, "a refused space left a database behind");
@@ -716,7 +733,8 @@ static void worker_answers(void)
     CHECK_MSG(r.status == 0, "exit %d\n%s", r.status, r.err);
     result_free(&r);
     CHECK_EQ_INT(raw_int(db, "SELECT count(*) FROM trials WHERE config = 'BLOCK=64,ITEMS=2'"
-                             " AND status = 'crashed' AND message LIKE '%malformed%'"), 1);
+                             " AND status = 'crashed' AND message LIKE '%malformed%'"),
+                 1);
     CHECK_EQ_INT(raw_int(db, "SELECT count(*) FROM trials"), 20);
 }
 
@@ -801,8 +819,10 @@ static void concurrent_writer(void)
         if (r.status == 0)
             json_ok(&r, "export beside a writer");
         result_free(&r);
-        const char *fb[] = {"query", "axpy", "--size", "3000", "--device", "GPU-fa4e0000-0000-0000-0000-000000000001", "--fallback",
-                            "--json", "--db", path, NULL};
+        const char *fb[] = {"query",      "axpy",     "--size",
+                            "3000",       "--device", "GPU-fa4e0000-0000-0000-0000-000000000001",
+                            "--fallback", "--json",   "--db",
+                            path,         NULL};
         r = run(fb);
         sane(&r, fb);
         CHECK(r.status == 0);
@@ -837,8 +857,8 @@ static void run_refuses_damage(void)
     /* the tampered database is still a database: a run records into it */
     char tampered[600];
     snprintf(tampered, sizeof tampered, "%s", in_tmp("tampered.db"));
-    const char *args[] = {"run", "axpy", "--size", "4096", "--db", tampered, "--no-progress",
-                          "--budget", "2", NULL};
+    const char *args[] = {"run",    "axpy",          "--size",   "4096", "--db",
+                          tampered, "--no-progress", "--budget", "2",    NULL};
     Result r = run(args);
     sane(&r, args);
     CHECK_MSG(r.status == 0, "run on the tampered database: %s", r.err);
@@ -860,8 +880,8 @@ static void lookup_api(void)
         CutuneError err = {0};
         int rc = cutune_open(&h, &s, &err);
         if (dbs[i].damaged) {
-            CHECK_MSG(rc != 0 && strstr(err.msg, dbs[i].phrase), "lookup on %s: %d %s",
-                      dbs[i].name, rc, err.msg);
+            CHECK_MSG(rc != 0 && strstr(err.msg, dbs[i].phrase), "lookup on %s: %d %s", dbs[i].name,
+                      rc, err.msg);
             continue;
         }
         CHECK_MSG(rc == 0, "lookup on %s: %s", dbs[i].name, err.msg);
@@ -898,8 +918,10 @@ int main(int argc, char **argv)
         return 1;
     }
     char probe[2200];
-    snprintf(probe, sizeof probe, "echo 'int main(void){return 0;}' | '%s' -x c -fsanitize=address,undefined "
-             "-o '%s' - >/dev/null 2>&1", cc, in_tmp("probe"));
+    snprintf(probe, sizeof probe,
+             "echo 'int main(void){return 0;}' | '%s' -x c -fsanitize=address,undefined "
+             "-o '%s' - >/dev/null 2>&1",
+             cc, in_tmp("probe"));
     cc_sanitizers = system(probe) == 0;
     char good[600];
     snprintf(good, sizeof good, "%s", in_tmp("good.db"));

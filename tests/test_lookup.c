@@ -44,14 +44,22 @@ static void add_trial(CutuneDb *db, const CutuneDeviceInfo *d, const char *op, c
     CutuneError err = {0};
     int64_t dev_id, var_id, prob_id;
     CHECK_MSG(cutune_db_device(db, d, &dev_id, &err) == 0, "%s", err.msg);
-    CHECK_MSG(cutune_db_variant(db, op, strcmp(op, "matmul") ? "dist_variant" : "matmul_tiled",
-                                "1", "hash", &var_id, &err) == 0,
+    CHECK_MSG(cutune_db_variant(db, op, strcmp(op, "matmul") ? "dist_variant" : "matmul_tiled", "1",
+                                "hash", &var_id, &err) == 0,
               "%s", err.msg);
     CHECK_MSG(cutune_db_problem(db, op, size, &prob_id, &err) == 0, "%s", err.msg);
     CutuneTrialRecord t = {
-        .device_id = dev_id, .variant_id = var_id, .problem_id = prob_id, .config = config,
-        .status = CUTUNE_STATUS_OK, .median_ms = ms, .min_ms = ms, .mean_ms = ms,
-        .samples = 5, .gflops = 100, .seed = 1,
+        .device_id = dev_id,
+        .variant_id = var_id,
+        .problem_id = prob_id,
+        .config = config,
+        .status = CUTUNE_STATUS_OK,
+        .median_ms = ms,
+        .min_ms = ms,
+        .mean_ms = ms,
+        .samples = 5,
+        .gflops = 100,
+        .seed = 1,
     };
     CHECK_MSG(cutune_db_trial_insert(db, &t, NULL, NULL, &err) == 0, "%s", err.msg);
 }
@@ -249,7 +257,9 @@ static void requests_recorded(void)
     CHECK(cutune_db_requests_pending(db, "GPU-t4", "matmul", collect, list, &err) == 0);
     CHECK_MSG(strcmp(list, "matmul 64x64x64;") == 0, "%s", list);
     cutune_db_close(&db);
-    CHECK_EQ_INT(raw_int("SELECT count(*) FROM requests WHERE status = 'done' AND done_at IS NOT NULL"), 1);
+    CHECK_EQ_INT(raw_int(
+                     "SELECT count(*) FROM requests WHERE status = 'done' AND done_at IS NOT NULL"),
+                 1);
 }
 
 /* An op's plugin may define the distance (ABI 1.1); a 1.0 plugin still loads, without one. */
@@ -305,16 +315,21 @@ static void *writer_main(void *arg)
         return NULL;
     }
     int64_t dev_id, var_id, prob_id;
-    if (cutune_db_device(db, A, &dev_id, &err) || cutune_db_variant(db, "matmul", "matmul_tiled",
-                                                                     "1", "hash", &var_id, &err) ||
+    if (cutune_db_device(db, A, &dev_id, &err) ||
+        cutune_db_variant(db, "matmul", "matmul_tiled", "1", "hash", &var_id, &err) ||
         cutune_db_problem(db, "matmul", "777x777x777", &prob_id, &err))
         w->failures++;
     while (!w->stop && w->failures == 0) {
         char config[64];
         snprintf(config, sizeof config, "TILE=%d,PAD=0,WPT=1,UNROLL=1", w->inserted);
         CutuneTrialRecord t = {
-            .device_id = dev_id, .variant_id = var_id, .problem_id = prob_id, .config = config,
-            .status = CUTUNE_STATUS_OK, .median_ms = 1000.0 - w->inserted, .samples = 1,
+            .device_id = dev_id,
+            .variant_id = var_id,
+            .problem_id = prob_id,
+            .config = config,
+            .status = CUTUNE_STATUS_OK,
+            .median_ms = 1000.0 - w->inserted,
+            .samples = 1,
         };
         double t0 = cutune_now();
         if (cutune_db_trial_insert(db, &t, NULL, NULL, &err) != 0) {
@@ -327,8 +342,8 @@ static void *writer_main(void *arg)
     }
     /* the readers hold no snapshot between lookups: a full checkpoint goes through */
     int log = -1, done = -1;
-    int rc = sqlite3_wal_checkpoint_v2(cutune_db_sqlite(db), NULL, SQLITE_CHECKPOINT_TRUNCATE,
-                                       &log, &done);
+    int rc = sqlite3_wal_checkpoint_v2(cutune_db_sqlite(db), NULL, SQLITE_CHECKPOINT_TRUNCATE, &log,
+                                       &done);
     if (rc != SQLITE_OK) {
         fprintf(stderr, "checkpoint: %s\n", sqlite3_errmsg(cutune_db_sqlite(db)));
         w->failures++;
@@ -390,7 +405,8 @@ static void launch_without_gpu(void)
     } else {
         CHECK(cutune_lookup(h, A, "matmul", "1024x1024x1024", &r, NULL) == 0);
         cutune_error_clear(&err);
-        CHECK_EQ_INT(cutune_launch(h, &r, "1024x1024x1024", args, NULL, &err), CUTUNE_ERR_NO_DEVICE);
+        CHECK_EQ_INT(cutune_launch(h, &r, "1024x1024x1024", args, NULL, &err),
+                     CUTUNE_ERR_NO_DEVICE);
         float *p = (float *)&count; /* never dereferenced: the device check comes first */
         CHECK_EQ_INT(cutune_matmul(h, p, p, p, 8, 8, 8, NULL, &r, NULL), CUTUNE_ERR_NO_DEVICE);
         CHECK_EQ_INT(cutune_matmul(h, p, p, p, 0, 8, 8, NULL, &r, NULL), CUTUNE_ERR_INVALID);

@@ -86,8 +86,7 @@ static float dot(const float *a, const float *b, size_t bs, int K, int order)
         for (int k = 0; k < K; k++)
             part[k & 3] = fmaf(a[k], b[(size_t)k * bs], part[k & 3]);
         return (part[0] + part[1]) + (part[2] + part[3]);
-    default:
-        return tree(a, b, bs, 0, K);
+    default: return tree(a, b, bs, 0, K);
     }
 }
 
@@ -127,8 +126,8 @@ static int f_run_kernel(void *ctx, const char *source, const char *name, const C
         unsigned long long *bad = *(unsigned long long **)args[9];
         for (unsigned long long i = 0; i < n; i++) {
             double d = (double)out[i] - ref[i];
-            if (cutune_compare_element(out[i], ref[i], mag[i], gamma, sc != NULL,
-                                       sc ? sc[i] : 0, tau, fl)) {
+            if (cutune_compare_element(out[i], ref[i], mag[i], gamma, sc != NULL, sc ? sc[i] : 0,
+                                       tau, fl)) {
                 bad[0]++;
                 bad[1] = i < bad[1] ? i : bad[1];
             }
@@ -152,7 +151,9 @@ static int f_compare_f32(void *ctx, const CutuneCompareF32 *spec, CutuneCheck *v
 static void op_check_small(int M, int N, int K)
 {
     fake = (CutuneHost){
-        FAKE_HOST_MEMORY, .run_kernel = f_run_kernel, .fail = f_fail,
+        FAKE_HOST_MEMORY,
+        .run_kernel = f_run_kernel,
+        .fail = f_fail,
         .compare_f32 = f_compare_f32,
     };
     const CutuneOp *op = cutune_op_matmul();
@@ -195,7 +196,8 @@ static void op_check_small(int M, int N, int K)
         C[i] = good;
     }
     printf("%dx%dx%d: a 1e-3 error caught in %zu elements, %zu of them inside the worst-case "
-           "bound\n", M, N, K, caught, by_stat);
+           "bound\n",
+           M, N, K, caught, by_stat);
     CHECK(caught > 0 && (K < 500 || by_stat > 0));
     float good = C[big];
     /* off by the worst-case bound: said to be past it */
@@ -263,8 +265,10 @@ static void large(int M, int N, int K, uint64_t seed, Tally *t)
                 t->planted++;
                 t->caught += v != 0;
                 t->caught_worst_case += worst_alone;
-                CHECK_MSG(v != 0, "%dx%dx%d seed %llu C[%d][%d] = %.6g (|p| %.6g): a 1e-3 error "
-                          "passes", M, N, K, (unsigned long long)seed, rows[r], cols[c], e.ref, e.l2);
+                CHECK_MSG(v != 0,
+                          "%dx%dx%d seed %llu C[%d][%d] = %.6g (|p| %.6g): a 1e-3 error "
+                          "passes",
+                          M, N, K, (unsigned long long)seed, rows[r], cols[c], e.ref, e.l2);
             } else {
                 t->below++;
             }
@@ -290,8 +294,10 @@ int main(void)
                sizes[s][0], sizes[s][1], sizes[s][2], t.checked, NORDERS, t.worst_ratio, t.caught,
                t.planted, t.caught_worst_case, t.below);
         CHECK(t.planted >= t.checked / 2 && t.caught == t.planted);
-        CHECK_MSG(t.worst_ratio < 0.5, "an order of a correct kernel comes within %.2f of the "
-                  "statistical bound", t.worst_ratio);
+        CHECK_MSG(t.worst_ratio < 0.5,
+                  "an order of a correct kernel comes within %.2f of the "
+                  "statistical bound",
+                  t.worst_ratio);
         if (sizes[s][2] >= 4096) /* where the worst-case bound is loosest */
             CHECK_MSG(t.caught_worst_case < t.planted / 2, "the worst-case bound caught %zu of %zu",
                       t.caught_worst_case, t.planted);

@@ -23,7 +23,8 @@ static char last_failure[512];
 
 
 /* The ops' reference kernels, emulated: args point at the kernel arguments. */
-static int f_run_kernel(void *ctx, const char *source, const char *name, const CutuneLaunch *l, void **args)
+static int f_run_kernel(void *ctx, const char *source, const char *name, const CutuneLaunch *l,
+                        void **args)
 {
     (void)ctx, (void)source, (void)l;
     if (!strcmp(name, "cutune_ref_transpose")) {
@@ -72,7 +73,9 @@ static int f_compare_exact(void *ctx, const void *out, const void *ref, size_t n
 }
 
 static const CutuneHost fake = {
-    FAKE_HOST_MEMORY, .run_kernel = f_run_kernel, .fail = f_fail,
+    FAKE_HOST_MEMORY,
+    .run_kernel = f_run_kernel,
+    .fail = f_fail,
     .compare_exact = f_compare_exact,
 };
 
@@ -88,7 +91,8 @@ static void test_matadd(void)
 {
     CutuneProblem p = problem(1, 37, 0, 0);
     char err[256];
-    CHECK(cutune_op_matadd()->check_problem(&p, err, sizeof err) == 0 && p.ndims == 2 && p.dim[1] == 37);
+    CHECK(cutune_op_matadd()->check_problem(&p, err, sizeof err) == 0 && p.ndims == 2 &&
+          p.dim[1] == 37);
     p = problem(2, 37, 53, 0);
     void *st = NULL, *args[16];
     CHECK(cutune_op_matadd()->setup(&fake, &p, 5, &st) == 0);
@@ -97,7 +101,8 @@ static void test_matadd(void)
     float *C = *(float **)args[2];
     CutuneCheck r;
     CHECK(cutune_op_matadd()->poison_output(&fake, st) == 0);
-    CHECK(cutune_op_matadd()->check(&fake, st, &r) == 0 && !r.passed); /* poisoned: NaN everywhere */
+    CHECK(cutune_op_matadd()->check(&fake, st, &r) == 0 &&
+          !r.passed); /* poisoned: NaN everywhere */
     for (int i = 0; i < 37 * 53; i++)
         C[i] = A[i] + B[i];
     CHECK(cutune_op_matadd()->check(&fake, st, &r) == 0 && r.passed);
@@ -160,7 +165,8 @@ static void test_reduce(void)
             part[i] += part[i + w];
     *out = part[0];
     CHECK(cutune_op_reduce_sum()->check(&fake, st, &r) == 0 && r.passed);
-    CHECK_MSG(r.tolerance > 0 && r.error < r.tolerance / 4, "error %g, tolerance %g", r.error, r.tolerance);
+    CHECK_MSG(r.tolerance > 0 && r.error < r.tolerance / 4, "error %g, tolerance %g", r.error,
+              r.tolerance);
     *out = part[0] - x[biggest]; /* one element dropped */
     CHECK(cutune_op_reduce_sum()->check(&fake, st, &r) == 0 && !r.passed);
     cutune_op_reduce_sum()->teardown(&fake, st);
@@ -188,8 +194,8 @@ static void test_histogram(void)
     char err[256];
     CutuneProblem bad = problem(3, 100, 2, 1), one = problem(1, 100, 0, 0);
     CHECK(cutune_op_histogram()->check_problem(&bad, err, sizeof err) != 0);
-    CHECK(cutune_op_histogram()->check_problem(&one, err, sizeof err) == 0 && one.ndims == 3 && one.dim[1] == 1 &&
-          one.dim[2] == 1);
+    CHECK(cutune_op_histogram()->check_problem(&one, err, sizeof err) == 0 && one.ndims == 3 &&
+          one.dim[1] == 1 && one.dim[2] == 1);
     const long long n = 1000003;
     for (int t = 0; t < 4; t++) {
         int is_float = t & 1, skewed = t >> 1;
@@ -208,12 +214,14 @@ static void test_histogram(void)
         CHECK(cutune_op_histogram()->poison_output(&fake, st) == 0);
         CHECK(cutune_op_histogram()->check(&fake, st, &r) == 0 && !r.passed);
         count(args, is_float, n);
-        CHECK_MSG(cutune_op_histogram()->check(&fake, st, &r) == 0 && r.passed, "data set %d: %s", t, r.message);
+        CHECK_MSG(cutune_op_histogram()->check(&fake, st, &r) == 0 && r.passed, "data set %d: %s",
+                  t, r.message);
         unsigned long long total = 0, hot = bins[is_float ? 192 : 200];
         for (int b = 0; b < HISTOGRAM_BINS; b++)
             total += bins[b];
         if (skewed) /* 7 in 8 in the hot bin */
-            CHECK_MSG(hot > 0.86 * n && hot < 0.89 * n, "data set %d: hot bin %llu of %lld", t, hot, n);
+            CHECK_MSG(hot > 0.86 * n && hot < 0.89 * n, "data set %d: hot bin %llu of %lld", t, hot,
+                      n);
         else
             CHECK_MSG(hot < 0.01 * n, "data set %d: bin %llu of %lld", t, hot, n);
         if (is_float && !skewed) /* about 6% fall outside [-1, 1) and are not counted */
@@ -270,7 +278,8 @@ static void test_topk(void)
     idx[10] = order[10];
     val[k - 1] = x[order[k]]; /* the (k+1)-th value in the last rank */
     idx[k - 1] = order[k];
-    CHECK(cutune_op_topk()->check(&fake, st, &r) == 0 && (r.passed == (x[order[k]] == x[order[k - 1]])));
+    CHECK(cutune_op_topk()->check(&fake, st, &r) == 0 &&
+          (r.passed == (x[order[k]] == x[order[k - 1]])));
     val[k - 1] = x[order[k - 1]];
     idx[k - 1] = order[k - 1];
     int saved = idx[3];

@@ -46,9 +46,17 @@ static void make_shard(const char *path, const char *device_uuid, int n)
         char config[64];
         snprintf(config, sizeof config, "TILE=%d,PAD=%d", 8 << (i % 4), i);
         CutuneTrialRecord t = {
-            .run_id = run_id, .device_id = device_id, .variant_id = variant_id,
-            .problem_id = problem_id, .config = config, .status = CUTUNE_STATUS_OK,
-            .median_ms = 1.0 + i % 97, .min_ms = 1.0, .mean_ms = 1.0, .samples = 10, .seed = 1,
+            .run_id = run_id,
+            .device_id = device_id,
+            .variant_id = variant_id,
+            .problem_id = problem_id,
+            .config = config,
+            .status = CUTUNE_STATUS_OK,
+            .median_ms = 1.0 + i % 97,
+            .min_ms = 1.0,
+            .mean_ms = 1.0,
+            .samples = 10,
+            .seed = 1,
         };
         CHECK_MSG(cutune_db_trial_insert(db, &t, NULL, NULL, &err) == 0, "%s", err.msg);
     }
@@ -78,7 +86,8 @@ static int strays(const char *keep)
     for (struct dirent *e; d && (e = readdir(d));) {
         if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
             continue;
-        if (strncmp(e->d_name, "shard", 5) == 0 || (keep && strncmp(e->d_name, keep, strlen(keep)) == 0))
+        if (strncmp(e->d_name, "shard", 5) == 0 ||
+            (keep && strncmp(e->d_name, keep, strlen(keep)) == 0))
             continue;
         fprintf(stderr, "left over: %s\n", e->d_name);
         n++;
@@ -110,12 +119,14 @@ static void test_stopped(void)
     /* an existing OUT keeps its bytes */
     cutune_error_clear(&err);
     stop = 0;
-    CHECK_MSG(cutune_db_merge(at("old.db"), inputs, 1, &stop, NULL, &res, &err) == 0, "%s", err.msg);
+    CHECK_MSG(cutune_db_merge(at("old.db"), inputs, 1, &stop, NULL, &res, &err) == 0, "%s",
+              err.msg);
     size_t before_len, after_len;
     char *before = slurp(at("old.db"), &before_len);
     stop = 1;
     rc = cutune_db_merge(at("old.db"), inputs + 1, 1, &stop, NULL, &res, &err);
-    CHECK_MSG(rc == CUTUNE_ERR_INTERRUPTED, "a stopped merge into OUT returned %d: %s", rc, err.msg);
+    CHECK_MSG(rc == CUTUNE_ERR_INTERRUPTED, "a stopped merge into OUT returned %d: %s", rc,
+              err.msg);
     char *after = slurp(at("old.db"), &after_len);
     CHECK_MSG(before && after && before_len == after_len && memcmp(before, after, before_len) == 0,
               "a stopped merge changed the existing OUT");

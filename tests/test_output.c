@@ -215,7 +215,8 @@ static void output_is_input(void)
     cutune_error_clear(&err);
     char other_missing[600], spelled_missing[600];
     snprintf(other_missing, sizeof other_missing, "%s/missing.db-wal", dir);
-    snprintf(spelled_missing, sizeof spelled_missing, "%s/../%s/missing.db", dir, strrchr(dir, '/') + 1);
+    snprintf(spelled_missing, sizeof spelled_missing, "%s/../%s/missing.db", dir,
+             strrchr(dir, '/') + 1);
     CHECK(cutune_outfile_refuse_input(other_missing, inputs, 3, &err) == 0);
     CHECK(cutune_outfile_refuse_input(spelled_missing, inputs, 3, &err) == CUTUNE_ERR_INVALID);
     CHECK(cutune_outfile_same_place(missing, spelled_missing));
@@ -404,9 +405,11 @@ static void text_for_terminals(void)
 static void c_identifiers(void)
 {
     static const char *const good[] = {"TILE", "BM", "x", "_x", "a1_b2", "WARPS_PER_BLOCK"};
-    static const char *const bad[] = {"", "1A", "A-B", "A B", "int", "return", "__X", "_X",
-                                      "A\"", "x;y", "\xc3\xa9",
-                                      "a234567890123456789012345678901234567890123456789012345678901234"};
+    static const char *const bad[] =
+        {"",    "1A",       "A-B",
+         "A B", "int",      "return",
+         "__X", "_X",       "A\"",
+         "x;y", "\xc3\xa9", "a234567890123456789012345678901234567890123456789012345678901234"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         CHECK_MSG(cutune_c_identifier_valid(good[i]), "'%s' refused", good[i]);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
@@ -442,8 +445,10 @@ static void c_literals_compile(const char *cc)
         fprintf(f, "; static const unsigned char want[] = {");
         for (const unsigned char *p = (const unsigned char *)strings[i]; *p; p++)
             fprintf(f, "%u, ", *p);
-        fprintf(f, "0}; if (sizeof s != sizeof want || memcmp(s, want, sizeof s)) "
-                   "{ printf(\"string %zu\\n\"); bad = 1; } }\n", i);
+        fprintf(f,
+                "0}; if (sizeof s != sizeof want || memcmp(s, want, sizeof s)) "
+                "{ printf(\"string %zu\\n\"); bad = 1; } }\n",
+                i);
     }
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         fprintf(f, "    { long long v = ");
@@ -455,13 +460,15 @@ static void c_literals_compile(const char *cc)
     for (size_t i = 0; i < sizeof dbls / sizeof dbls[0]; i++) {
         fprintf(f, "    { double v = ");
         cutune_c_double(f, dbls[i]);
-        fprintf(f, ", w = %a; if (memcmp(&v, &w, sizeof v)) { printf(\"double %zu\\n\"); "
-                   "bad = 1; } }\n", dbls[i], i);
+        fprintf(f,
+                ", w = %a; if (memcmp(&v, &w, sizeof v)) { printf(\"double %zu\\n\"); "
+                "bad = 1; } }\n",
+                dbls[i], i);
     }
     fputs("    return bad;\n}\n", f);
     CHECK(fclose(f) == 0);
-    snprintf(cmd, sizeof cmd, "'%s' -std=c11 -Wall -Wextra -Werror -o '%s' '%s' && '%s'", cc,
-             exe, src, exe);
+    snprintf(cmd, sizeof cmd, "'%s' -std=c11 -Wall -Wextra -Werror -o '%s' '%s' && '%s'", cc, exe,
+             src, exe);
     int st = system(cmd);
     CHECK_MSG(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
               "the literals did not compile or read back (%s)", src);

@@ -45,23 +45,60 @@ static void refused_one_by_one(void)
 }
 
 /* The loader's rules for an op descriptor, one defect at a time. */
-static int ok_problem(CutuneProblem *p, char *e, size_t n) { (void)p, (void)e, (void)n; return 0; }
-static int ok_setup(const CutuneHost *h, const CutuneProblem *p, uint64_t s, void **st) { (void)h, (void)p, (void)s, (void)st; return 0; }
-static int ok_args(void *s, const CutuneConfig *c, void **a, int m) { (void)s, (void)c, (void)a, (void)m; return 0; }
-static int ok_poison(const CutuneHost *h, void *s) { (void)h, (void)s; return 0; }
-static int ok_check(const CutuneHost *h, void *s, CutuneCheck *o) { (void)h, (void)s, (void)o; return 0; }
-static void ok_teardown(const CutuneHost *h, void *s) { (void)h, (void)s; }
-static double ok_zero(const CutuneProblem *p) { (void)p; return 0; }
+static int ok_problem(CutuneProblem *p, char *e, size_t n)
+{
+    (void)p, (void)e, (void)n;
+    return 0;
+}
+static int ok_setup(const CutuneHost *h, const CutuneProblem *p, uint64_t s, void **st)
+{
+    (void)h, (void)p, (void)s, (void)st;
+    return 0;
+}
+static int ok_args(void *s, const CutuneConfig *c, void **a, int m)
+{
+    (void)s, (void)c, (void)a, (void)m;
+    return 0;
+}
+static int ok_poison(const CutuneHost *h, void *s)
+{
+    (void)h, (void)s;
+    return 0;
+}
+static int ok_check(const CutuneHost *h, void *s, CutuneCheck *o)
+{
+    (void)h, (void)s, (void)o;
+    return 0;
+}
+static void ok_teardown(const CutuneHost *h, void *s)
+{
+    (void)h, (void)s;
+}
+static double ok_zero(const CutuneProblem *p)
+{
+    (void)p;
+    return 0;
+}
 
 static void op_rules(void)
 {
     const CutuneOp good = {
-        .abi_major = CUTUNE_ABI_MAJOR, .abi_minor = CUTUNE_ABI_MINOR,
-        .struct_size = sizeof(CutuneOp), .name = "rowop", .summary = "a test op",
-        .dim_names = "R,C", .signature = "float *x, int R, int C", .nargs = 3,
-        .check_problem = ok_problem, .setup = ok_setup, .kernel_args = ok_args,
-        .poison_output = ok_poison, .check = ok_check, .teardown = ok_teardown,
-        .flops = ok_zero, .bytes = ok_zero,
+        .abi_major = CUTUNE_ABI_MAJOR,
+        .abi_minor = CUTUNE_ABI_MINOR,
+        .struct_size = sizeof(CutuneOp),
+        .name = "rowop",
+        .summary = "a test op",
+        .dim_names = "R,C",
+        .signature = "float *x, int R, int C",
+        .nargs = 3,
+        .check_problem = ok_problem,
+        .setup = ok_setup,
+        .kernel_args = ok_args,
+        .poison_output = ok_poison,
+        .check = ok_check,
+        .teardown = ok_teardown,
+        .flops = ok_zero,
+        .bytes = ok_zero,
     };
     CutuneError err = {0};
     CHECK_MSG(cutune_op_validate("good.so", &good, &err) == 0, "%s", err.msg);
@@ -122,8 +159,8 @@ static void op_plugin_and_data_variant_load(void)
     v = cutune_registry_find(&reg, "matmul_async");
     CHECK(v != NULL);
     if (v) {
-        const char *tiles = strstr(v->source, "matmul_tiles"), *kernel = strstr(v->source,
-                                                                                 "matmul_async(");
+        const char *tiles = strstr(v->source, "matmul_tiles"),
+                   *kernel = strstr(v->source, "matmul_async(");
         CHECK(tiles && kernel && tiles < kernel);
     }
     CHECK_MSG(reg.nrejected == 0, "%s", reg.nrejected ? reg.rejected[0].text : "");
@@ -207,28 +244,33 @@ static void data_variant_errors(void)
     } cases[] = {
         {"v_unknown_op", "[variant]\nname = v_unknown_op\nop = nosuchop\nversion = 1\n",
          "v_unknown_op.ini:3: op 'nosuchop' is unknown; the ops are "},
-        {"v_no_source", "[variant]\nname = v_no_source\nop = axpy\nversion = 1\n"
-                        "source = missing.cu\n[launch]\ngrid = 1\nblock = 32\n",
+        {"v_no_source",
+         "[variant]\nname = v_no_source\nop = axpy\nversion = 1\n"
+         "source = missing.cu\n[launch]\ngrid = 1\nblock = 32\n",
          "v_no_source.ini:5: kernel source 'missing.cu' is not beside the file nor in the "
          "space path"},
-        {"v_no_kernel", "[variant]\nname = v_no_kernel\nop = axpy\nversion = 1\nsource = ok.cu\n"
-                        "kernel = v_other\n[launch]\ngrid = 1\nblock = 32\n",
+        {"v_no_kernel",
+         "[variant]\nname = v_no_kernel\nop = axpy\nversion = 1\nsource = ok.cu\n"
+         "kernel = v_other\n[launch]\ngrid = 1\nblock = 32\n",
          "v_no_kernel.ini:6: kernel 'v_other' is not in the source"},
         {"v_wrong_name", "[variant]\nname = v_other_name\nop = axpy\nversion = 1\n",
          "v_wrong_name.ini:2: the variant is named 'v_other_name' but the file "
          "'v_wrong_name.ini'"},
         {"v_no_version", "[variant]\nname = v_no_version\nop = axpy\n",
          "v_no_version.ini:2: no version; add version = 1"},
-        {"v_bad_size", "[variant]\nname = v_bad_size\nop = axpy\nversion = 1\nsource = ok.cu\n"
-                       "kernel = v_ok\n[launch]\ngrid = 1\nblock = 32\n[problems]\n"
-                       "default = 1024\ndefault = 1024xx1024\n",
+        {"v_bad_size",
+         "[variant]\nname = v_bad_size\nop = axpy\nversion = 1\nsource = ok.cu\n"
+         "kernel = v_ok\n[launch]\ngrid = 1\nblock = 32\n[problems]\n"
+         "default = 1024\ndefault = 1024xx1024\n",
          "v_bad_size.ini:12: default size '1024xx1024' is not a size of op axpy"},
-        {"v_bad_launch", "[variant]\nname = v_bad_launch\nop = axpy\nversion = 1\nsource = ok.cu\n"
-                         "kernel = v_ok\n[param.B]\nvalues = 32\n[launch]\ngrid = ceil_div(n, BB)\n"
-                         "block = B\n",
+        {"v_bad_launch",
+         "[variant]\nname = v_bad_launch\nop = axpy\nversion = 1\nsource = ok.cu\n"
+         "kernel = v_ok\n[param.B]\nvalues = 32\n[launch]\ngrid = ceil_div(n, BB)\n"
+         "block = B\n",
          "v_bad_launch.ini:10: [launch] grid x: unknown name 'BB'"},
-        {"v_no_launch", "[variant]\nname = v_no_launch\nop = axpy\nversion = 1\nsource = ok.cu\n"
-                        "kernel = v_ok\n",
+        {"v_no_launch",
+         "[variant]\nname = v_no_launch\nop = axpy\nversion = 1\nsource = ok.cu\n"
+         "kernel = v_ok\n",
          "v_no_launch.ini: no [launch] grid"},
         {"v_bad_key", "[variant]\nname = v_bad_key\nop = axpy\nversion = 1\nkernal = v_ok\n",
          "v_bad_key.ini:5: unknown key 'kernal' in [variant]"},
@@ -334,7 +376,8 @@ static void geometry(void)
         CHECK(l.grid[0] == 125 && l.grid[1] == 125 && l.block[0] == 8 && l.block[1] == 8);
         CHECK(g && cutune_geometry_eval(g, values, &tall, &lim, &l, why, sizeof why) ==
                        CUTUNE_ERR_RESOURCES);
-        CHECK_STR_CONTAINS(why, "matmul_tiled.ini [launch]: grid y = 75000, outside CUDA's 1..65535");
+        CHECK_STR_CONTAINS(why,
+                           "matmul_tiled.ini [launch]: grid y = 75000, outside CUDA's 1..65535");
         cutune_geometry_free(&g);
     }
     v = cutune_registry_find(&reg, "reduce_neighbored");
@@ -413,8 +456,8 @@ static void geometry_division_by_zero(void)
         CutuneLaunch l;
         char why[512];
         CHECK_MSG(cutune_geometry_open(v, names, 2, &g, &err) == 0, "%s", err.msg);
-        CHECK(g && cutune_geometry_eval(g, zero, &p, &lim, &l, why, sizeof why) ==
-                       CUTUNE_ERR_RESOURCES);
+        CHECK(g &&
+              cutune_geometry_eval(g, zero, &p, &lim, &l, why, sizeof why) == CUTUNE_ERR_RESOURCES);
         CHECK_STR_CONTAINS(why, "axpy_div.ini:12: [launch] grid x: division by zero");
         CHECK(g && cutune_geometry_eval(g, one, &p, &lim, &l, why, sizeof why) == 0);
         CHECK_EQ_INT(l.grid[0], 16);

@@ -80,7 +80,8 @@ static void splits(void)
     cutune_schedule_split(need, promise, 4, 100, share);
     CHECK_MSG(near(share[0], 5), "small space %.2f", share[0]);
     CHECK_MSG(share[2] == 0, "hopeless variant got %.2f", share[2]);
-    CHECK_MSG(share[1] > 4 * share[3] - 1e-9 && share[3] > 0, "shares %.2f %.2f", share[1], share[3]);
+    CHECK_MSG(share[1] > 4 * share[3] - 1e-9 && share[3] > 0, "shares %.2f %.2f", share[1],
+              share[3]);
     CHECK_MSG(near(share[0] + share[1] + share[2] + share[3], 100), "sum %.2f",
               share[0] + share[1] + share[2] + share[3]);
     /* when everything fits, everyone gets their need and time is left over */

@@ -69,8 +69,12 @@ static double mann_whitney_p(const double *x, size_t nx, const double *y, size_t
     }
     for (size_t i = 1; i < n; i++) /* insertion sort: a few hundred values */
         for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
-            int f = from_x[j]; from_x[j] = from_x[j - 1]; from_x[j - 1] = f;
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+            int f = from_x[j];
+            from_x[j] = from_x[j - 1];
+            from_x[j - 1] = f;
         }
     double ties = 0, rx = 0;
     for (size_t i = 0; i < n;) {
@@ -87,7 +91,8 @@ static double mann_whitney_p(const double *x, size_t nx, const double *y, size_t
         if (from_x[i])
             rx += rank[i];
     double u = rx - (double)nx * (double)(nx + 1) / 2, mu = (double)nx * (double)ny / 2;
-    double var = (double)nx * (double)ny / 12 * ((double)(n + 1) - ties / ((double)n * (double)(n - 1)));
+    double var = (double)nx * (double)ny / 12 *
+                 ((double)(n + 1) - ties / ((double)n * (double)(n - 1)));
     free(v), free(rank), free(from_x);
     if (!(var > 0))
         return 1; /* every value tied: no evidence */
@@ -125,7 +130,9 @@ static int fractions(const CutuneStrategyOps *ops, const CutuneRecording *r, siz
 /* How many proposals the strategy makes, told parallel = 34, before it has any result. */
 static size_t ahead_of_feedback(const CutuneStrategyOps *ops, const CutuneRecording *r)
 {
-    CutuneStrategyArgs a = {.configs = &r->configs, .seed = 3, .budget = r->configs.nconfigs,
+    CutuneStrategyArgs a = {.configs = &r->configs,
+                            .seed = 3,
+                            .budget = r->configs.nconfigs,
                             .parallel = 34};
     void *st = NULL;
     size_t idx, k = 0;
@@ -169,8 +176,8 @@ static void properties(const char *what, const CutuneRecording *r)
             CHECK(cutune_replay_once(ops, r, 7, b, w, NULL, 0, &f1, &np1, o1, NULL) == 0);
             CHECK(cutune_replay_once(ops, r, 7, b, w, NULL, 0, &f3, &np3, o3, NULL) == 0);
             CHECK_MSG(np1 == np3 && memcmp(o1, o3, np1 * sizeof *o1) == 0,
-                      "%s on %s: not reproducible with the same seed (window %zu)", ops->name,
-                      what, w);
+                      "%s on %s: not reproducible with the same seed (window %zu)", ops->name, what,
+                      w);
         }
         /* a strategy either fills the pipeline, or waits for results and then proposes the
          * same whatever the window */
@@ -178,10 +185,13 @@ static void properties(const char *what, const CutuneRecording *r)
         size_t ahead = ahead_of_feedback(ops, r), want_ahead = n < 34 ? n : 34;
         CHECK_MSG(ahead == want_ahead || (np1 == np2 && memcmp(o1, o2, np1 * sizeof *o1) == 0),
                   "%s on %s: the proposals depend on the look-ahead window, yet it proposes "
-                  "only %zu of %zu ahead of feedback", ops->name, what, ahead, want_ahead);
+                  "only %zu of %zu ahead of feedback",
+                  ops->name, what, ahead, want_ahead);
         if (ops == cutune_strategy_find(cutune_strategy_default_search))
-            CHECK_MSG(ahead == want_ahead, "the default strategy proposes %zu of %zu ahead of "
-                      "feedback on %s", ahead, want_ahead, what);
+            CHECK_MSG(ahead == want_ahead,
+                      "the default strategy proposes %zu of %zu ahead of "
+                      "feedback on %s",
+                      ahead, want_ahead, what);
         if (ops != &cutune_strategy_exhaustive && n >= 50) {
             CHECK(cutune_replay_once(ops, r, 8, b, 34, NULL, 0, &f2, &np2, o2, NULL) == 0);
             CHECK_MSG(memcmp(o1, o2, np1 * sizeof *o1) != 0,
@@ -214,8 +224,8 @@ static void beats_random(const char *what, const CutuneRecording *r, size_t b)
         return;
     memcpy(tmp, rnd, sizeof tmp);
     double rmed = sorted_quantile(tmp, SEEDS, 0.5), r75 = sorted_quantile(tmp, SEEDS, 0.75);
-    printf("  %s at %zu evaluations: random median %.3f, 75th percentile %.3f\n", what, b,
-           rmed, r75);
+    printf("  %s at %zu evaluations: random median %.3f, 75th percentile %.3f\n", what, b, rmed,
+           r75);
     if (rmed >= 0.97) {
         printf("  (random sampling already reaches 0.97 of the optimum: no room to compare)\n");
         return;
@@ -232,7 +242,8 @@ static void beats_random(const char *what, const CutuneRecording *r, size_t b)
         printf("  %-10s median %.3f, Mann-Whitney p = %.2g\n", ops->name, med, p);
         CHECK_MSG(med >= r75 && p < 0.01,
                   "%s on %s at %zu evaluations: median %.3f vs random's 75th percentile %.3f, "
-                  "p = %.3g", ops->name, what, b, med, r75, p);
+                  "p = %.3g",
+                  ops->name, what, b, med, r75, p);
     }
 }
 
@@ -257,12 +268,16 @@ static void default_holds(const char *what, const CutuneRecording *r)
                 return;
             double m = sorted_quantile(x, SEEDS, 0.5), mr = sorted_quantile(rnd, SEEDS, 0.5);
             printf(" %.3f (random %.3f) at %zu", m, mr, b);
-            CHECK_MSG(m >= mr, "%s on %s, window %zu: median %.3f at %zu evaluations, below "
-                      "random's %.3f", def->name, what, windows[w], m, b, mr);
+            CHECK_MSG(m >= mr,
+                      "%s on %s, window %zu: median %.3f at %zu evaluations, below "
+                      "random's %.3f",
+                      def->name, what, windows[w], m, b, mr);
             if (r->configs.nconfigs >= 1000 && (b == 100 || b == 400)) {
                 double want = b == 400 ? 0.995 : windows[w] > 1 ? 0.97 : 0.98;
-                CHECK_MSG(m >= want, "%s on %s, window %zu: median %.3f at %zu evaluations, "
-                          "under %.3f", def->name, what, windows[w], m, b, want);
+                CHECK_MSG(m >= want,
+                          "%s on %s, window %zu: median %.3f at %zu evaluations, "
+                          "under %.3f",
+                          def->name, what, windows[w], m, b, want);
             }
         }
         printf("\n");
@@ -279,8 +294,10 @@ static void landscape(void)
     CHECK_EQ_INT(cutune_landscape_generate(2, &c), 0);
     size_t n = a.configs.nconfigs;
     CHECK_MSG(n >= 5000 && n <= 30000, "%zu configs", n);
-    CHECK(b.configs.nconfigs == n && memcmp(a.median_ms, b.median_ms, n * sizeof *a.median_ms) == 0);
-    CHECK(c.configs.nconfigs == n && memcmp(a.median_ms, c.median_ms, n * sizeof *a.median_ms) != 0);
+    CHECK(b.configs.nconfigs == n &&
+          memcmp(a.median_ms, b.median_ms, n * sizeof *a.median_ms) == 0);
+    CHECK(c.configs.nconfigs == n &&
+          memcmp(a.median_ms, c.median_ms, n * sizeof *a.median_ms) != 0);
     size_t kinds[CUTUNE_STATUS_COUNT] = {0};
     double best = 0;
     for (size_t i = 0; i < n; i++) {
@@ -374,8 +391,14 @@ static void add(CutuneDb *db, int64_t run, int64_t dev, int64_t var, int64_t pro
                 const char *config, CutuneStatus status, double ms)
 {
     CutuneTrialRecord t = {
-        .run_id = run, .device_id = dev, .variant_id = var, .problem_id = prob,
-        .config = config, .status = status, .median_ms = ms, .samples = 5,
+        .run_id = run,
+        .device_id = dev,
+        .variant_id = var,
+        .problem_id = prob,
+        .config = config,
+        .status = status,
+        .median_ms = ms,
+        .samples = 5,
     };
     CutuneError e = {0};
     CHECK_MSG(cutune_db_trial_insert(db, &t, NULL, NULL, &e) == 0, "%s", e.msg);
@@ -390,7 +413,8 @@ static void load_from_db(void)
     CutuneDb *db = NULL;
     CutuneError e = {0};
     int64_t d1, d2, var, prob, run;
-    CutuneDeviceInfo h200 = device("GPU-aaaa", "NVIDIA H200"), h100 = device("GPU-bbbb", "NVIDIA H100");
+    CutuneDeviceInfo h200 = device("GPU-aaaa", "NVIDIA H200"),
+                     h100 = device("GPU-bbbb", "NVIDIA H100");
     CutuneRunInfo ri = {.argv = "test", .op = "matmul", .strategy = "exhaustive"};
     CHECK_MSG(cutune_db_open(path, 0, &db, &e) == 0, "%s", e.msg);
     if (!db)
@@ -410,16 +434,18 @@ static void load_from_db(void)
     add(db, run, d1, var, prob, b, CUTUNE_STATUS_OK, 0.5);
     add(db, run, d1, var, prob, b, CUTUNE_STATUS_WRONG_RESULT, 0); /* once wrong: failed */
     add(db, run, d1, var, prob, c, CUTUNE_STATUS_COMPILE_ERROR, 0);
-    add(db, run, d2, var, prob, x, CUTUNE_STATUS_OK, 0.1); /* another device */
+    add(db, run, d2, var, prob, x, CUTUNE_STATUS_OK, 0.1);  /* another device */
     add(db, run, d1, old, prob, a, CUTUNE_STATUS_OK, 0.01); /* an older kernel: not read */
     cutune_db_close(&db);
 
     CutuneRecording r;
     cutune_error_clear(&e);
-    CHECK(cutune_recording_load(path, "matmul_tiled", "64x64x64", NULL, NULL, &r, &e) == CUTUNE_ERR_INVALID);
+    CHECK(cutune_recording_load(path, "matmul_tiled", "64x64x64", NULL, NULL, &r, &e) ==
+          CUTUNE_ERR_INVALID);
     CHECK_STR_CONTAINS(e.msg, "several devices");
     cutune_error_clear(&e);
-    CHECK(cutune_recording_load(path, "matmul_naive", "64x64x64", NULL, NULL, &r, &e) == CUTUNE_ERR_NOT_FOUND);
+    CHECK(cutune_recording_load(path, "matmul_naive", "64x64x64", NULL, NULL, &r, &e) ==
+          CUTUNE_ERR_NOT_FOUND);
     CHECK_STR_CONTAINS(e.msg, "no trial of variant matmul_naive");
     cutune_error_clear(&e);
     int rc = cutune_recording_load(path, "matmul_tiled", "64x64x64", "h200", NULL, &r, &e);
@@ -514,13 +540,15 @@ static void bad_feedback(void *st, size_t i, CutuneStatus s, double ms)
 
 static void replay_catches_repeats(void)
 {
-    const CutuneStrategyOps bad = {"bad", "repeats itself", bad_create, bad_next, bad_feedback, free};
+    const CutuneStrategyOps bad = {"bad",    "repeats itself", bad_create,
+                                   bad_next, bad_feedback,     free};
     CutuneRecording r;
     CHECK_EQ_INT(cutune_landscape_generate(5, &r), 0);
     double found;
     size_t np;
     CutuneError e = {0};
-    CHECK(cutune_replay_once(&bad, &r, 1, 10, 4, NULL, 0, &found, &np, NULL, &e) == CUTUNE_ERR_INVALID);
+    CHECK(cutune_replay_once(&bad, &r, 1, 10, 4, NULL, 0, &found, &np, NULL, &e) ==
+          CUTUNE_ERR_INVALID);
     CHECK_STR_CONTAINS(e.msg, "proposed config 0 a second time");
     cutune_recording_free(&r);
 }
@@ -533,16 +561,16 @@ static void huge_sizes(void)
     CHECK_EQ_INT(cutune_landscape_generate(6, &r), 0);
     double found = 0;
     size_t np = 0;
-    CHECK(cutune_replay_once(&cutune_strategy_random, &r, 1, 50, (size_t)1 << 61, NULL, 0,
-                             &found, &np, NULL, NULL) == 0);
+    CHECK(cutune_replay_once(&cutune_strategy_random, &r, 1, 50, (size_t)1 << 61, NULL, 0, &found,
+                             &np, NULL, NULL) == 0);
     CHECK(np == 50 && found > 0);
     size_t budget = 10;
     CutuneReplayStat st;
     CutuneError e = {0};
-    CHECK(cutune_replay_stats(&cutune_strategy_random, &r, 1, (size_t)1 << 61, &budget, 1, 4,
-                              NULL, 0, &st, &e) == CUTUNE_ERR_NOMEM);
-    CHECK(cutune_replay_stats(&cutune_strategy_random, &r, 1, SIZE_MAX, &budget, 1, SIZE_MAX,
-                              NULL, 0, &st, NULL) == CUTUNE_ERR_NOMEM);
+    CHECK(cutune_replay_stats(&cutune_strategy_random, &r, 1, (size_t)1 << 61, &budget, 1, 4, NULL,
+                              0, &st, &e) == CUTUNE_ERR_NOMEM);
+    CHECK(cutune_replay_stats(&cutune_strategy_random, &r, 1, SIZE_MAX, &budget, 1, SIZE_MAX, NULL,
+                              0, &st, NULL) == CUTUNE_ERR_NOMEM);
     cutune_recording_free(&r);
 }
 
@@ -581,7 +609,8 @@ static void pipeline(void)
         size_t i = ring[head];
         head = (head + 1) % 34;
         inflight--;
-        def->feedback(st, i, (CutuneStatus)r.status[i], r.status[i] == CUTUNE_STATUS_OK ? r.median_ms[i] : 0);
+        def->feedback(st, i, (CutuneStatus)r.status[i],
+                      r.status[i] == CUTUNE_STATUS_OK ? r.median_ms[i] : 0);
     }
     CHECK_MSG(waits == 0 && proposed == 400, "%zu waits, %zu proposals", waits, proposed);
     double f1, f2;
@@ -644,7 +673,8 @@ static void warm_start(void)
             without += f == r.best_ms;
         }
         printf("  %-10s finds the optimum within 40 evaluations in %d of 20 seeds from a "
-               "neighbour of it, %d without\n", ops->name, with, without);
+               "neighbour of it, %d without\n",
+               ops->name, with, without);
         CHECK_MSG(with >= 10 && with >= without + 6, "%s: %d of 20 from the start, %d without",
                   ops->name, with, without);
     }

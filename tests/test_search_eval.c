@@ -54,10 +54,11 @@ static void space(const char *name, const CutuneRecording *r)
         size_t b = budgets[k];
         double m = median(def, r, b), mr = median(&cutune_strategy_random, r, b);
         printf("  %zu: %.3f (random %.3f)", b, m, mr);
-        CHECK_MSG(m >= mr - 0.002, "%s on %s: median %.3f at %zu evaluations, random %.3f", def->name,
-                  name, m, b, mr);
-        double want = b == 400 ? (strcmp(name, "sch22-convolution-a100.csv") ? 0.995 : 0.88)
-                    : b == 100 ? 0.75 : 0;
+        CHECK_MSG(m >= mr - 0.002, "%s on %s: median %.3f at %zu evaluations, random %.3f",
+                  def->name, name, m, b, mr);
+        double want = b == 400   ? (strcmp(name, "sch22-convolution-a100.csv") ? 0.995 : 0.88)
+                      : b == 100 ? 0.75
+                                 : 0;
         CHECK_MSG(m >= want, "%s on %s: median %.3f at %zu evaluations, under %.3f", def->name,
                   name, m, b, want);
     }

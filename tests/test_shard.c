@@ -14,8 +14,8 @@ static void parses(const char *text, unsigned index, unsigned count)
     CutuneError err = {0};
     int rc = cutune_shard_parse(text, &s, &err);
     CHECK_MSG(rc == 0, "'%s' refused: %s", text, err.msg);
-    CHECK_MSG(s.index == index && s.count == count, "'%s' read as %u/%u, want %u/%u", text,
-              s.index, s.count, index, count);
+    CHECK_MSG(s.index == index && s.count == count, "'%s' read as %u/%u, want %u/%u", text, s.index,
+              s.count, index, count);
 }
 
 /* Refused with CUTUNE_ERR_INVALID, the output untouched, and `phrase` in the message. */
@@ -24,10 +24,12 @@ static void refused(const char *text, const char *phrase)
     CutuneShard s = {7, 9};
     CutuneError err = {0};
     int rc = cutune_shard_parse(text, &s, &err);
-    CHECK_MSG(rc == CUTUNE_ERR_INVALID, "'%s' gave %d, want CUTUNE_ERR_INVALID", text ? text : "NULL", rc);
-    CHECK_MSG(s.index == 7 && s.count == 9, "'%s' changed the output on failure", text ? text : "NULL");
-    CHECK_MSG(strstr(err.msg, phrase) != NULL, "'%s': message '%s' lacks '%s'", text ? text : "NULL",
-              err.msg, phrase);
+    CHECK_MSG(rc == CUTUNE_ERR_INVALID, "'%s' gave %d, want CUTUNE_ERR_INVALID",
+              text ? text : "NULL", rc);
+    CHECK_MSG(s.index == 7 && s.count == 9, "'%s' changed the output on failure",
+              text ? text : "NULL");
+    CHECK_MSG(strstr(err.msg, phrase) != NULL, "'%s': message '%s' lacks '%s'",
+              text ? text : "NULL", err.msg, phrase);
 }
 
 static void test_parse(void)
@@ -79,8 +81,8 @@ static void test_cover(void)
                 }
                 bad += owners != 1;
             }
-            CHECK_MSG(bad == 0, "%zu jobs over %u shards: %d jobs not in exactly one shard", n,
-                      N, bad);
+            CHECK_MSG(bad == 0, "%zu jobs over %u shards: %d jobs not in exactly one shard", n, N,
+                      bad);
             for (unsigned i = 0; i < N; i++) {
                 CutuneShard s = {i, N};
                 size_t mine = 0;

@@ -78,9 +78,12 @@ static const struct {
     {"matmul_naive", "1", "28a86a08992a07c4af3986e16d6d15f5", 72, 8 * 6 * 2 * 2, NULL},
     {"matmul_tiled", "1", "dba5b52c5b80dc0f430cdc1eb718c4b8", 132, 4 * 2 * 4 * 7, NULL},
     {"matmul_reg1d", "1", "7952d81d6289e438f2414730daff2f6e", 184, 3 * 3 * 4 * 3 * 2, brute_reg1d},
-    {"matmul_reg2d", "1", "3fbde477374ba1b30887ec0e0b7073a5", 0, 4 * 4 * 3 * 4 * 4 * 2 * 2, brute_reg2d},
-    {"matmul_warptile", "1", "e6d67b4ce5879458a67c5c57d8ed09cc", 0, 3 * 3 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 2, brute_warptile},
-    {"matmul_async", "8", "d0d6436c9f9e488c1a0de1d29d7ff84e", 0, 4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2 * 2, brute_async},
+    {"matmul_reg2d", "1", "3fbde477374ba1b30887ec0e0b7073a5", 0, 4 * 4 * 3 * 4 * 4 * 2 * 2,
+     brute_reg2d},
+    {"matmul_warptile", "1", "e6d67b4ce5879458a67c5c57d8ed09cc", 0,
+     3 * 3 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 2, brute_warptile},
+    {"matmul_async", "8", "d0d6436c9f9e488c1a0de1d29d7ff84e", 0,
+     4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2 * 2, brute_async},
     {"axpy_template", "1", "122d2ae4010444bda5e11ce5dbe87156", 20, 5 * 4, NULL},
     {"matadd_2d", "1", "3e63451e5cbdf3a69f31a28e2e5ef9d3", 126, 11 * 11 * 2, NULL},
     {"transpose_naive", "1", "bcf6c0cdc8c0edc4e77991710ec67f6a", 48, 5 * 6 * 2, NULL},
@@ -141,7 +144,8 @@ static int whole_or_one_each(int pieces, int nt, int a_div)
     return pieces % nt == 0 || (a_div == 1 && nt % pieces == 0);
 }
 
-static int warp_shape(int bm, int bn, int bk, int wm, int wn, int wni, int tm, int tn, int wk, int a_div)
+static int warp_shape(int bm, int bn, int bk, int wm, int wn, int wni, int tm, int tn, int wk,
+                      int a_div)
 {
     if (bm % wm || bn % wn || bk / wk < 2)
         return 0;
@@ -156,7 +160,8 @@ static int warp_shape(int bm, int bn, int bk, int wm, int wn, int wni, int tm, i
         return 0;
     if ((wm / wmi / tm) * (wn / wni / tn) != 32)
         return 0;
-    if (!whole_or_one_each(bm * bk / a_div, nt, a_div) || !whole_or_one_each(bk * bn / 4, nt, a_div))
+    if (!whole_or_one_each(bm * bk / a_div, nt, a_div) ||
+        !whole_or_one_each(bk * bn / 4, nt, a_div))
         return 0;
     return wmi * tm * wni * tn <= 128 ? nt : 0;
 }
@@ -175,7 +180,8 @@ static size_t count_warp_shapes(int min_tile, int a_div, int max_wk,
                             for (int tm = 4; tm <= 8; tm *= 2)
                                 for (int tn = 4; tn <= 8; tn *= 2)
                                     for (int wk = 1; wk <= max_wk; wk *= 2) {
-                                        int nt = warp_shape(bm, bn, bk, wm, wn, wni, tm, tn, wk, a_div);
+                                        int nt = warp_shape(bm, bn, bk, wm, wn, wni, tm, tn, wk,
+                                                            a_div);
                                         if (nt)
                                             n += visit(nt, bm, bn, bk, wk);
                                     }
@@ -233,16 +239,16 @@ static void check_variant(const CutuneVariantDef *p, const CutuneCheckOptions *o
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
         if (!strcmp(expected[i].variant, p->name)) {
             known = 1;
-            CHECK_MSG(!strcmp(p->version, expected[i].version), "%s: version %s, was %s",
-                      p->name, p->version, expected[i].version);
+            CHECK_MSG(!strcmp(p->version, expected[i].version), "%s: version %s, was %s", p->name,
+                      p->version, expected[i].version);
             CHECK_MSG(!strcmp(p->source_hash, expected[i].source_hash),
                       "%s: kernel source hash %s, was %s: the kernel text changed (bump the "
-                      "version and update this table)", p->name, p->source_hash,
-                      expected[i].source_hash);
+                      "version and update this table)",
+                      p->name, p->source_hash, expected[i].source_hash);
             size_t want = expected[i].brute ? expected[i].brute() : expected[i].valid;
             if (expected[i].brute && expected[i].valid)
-                CHECK_MSG(want == expected[i].valid, "%s: brute force %zu, by hand %zu",
-                          p->name, want, expected[i].valid);
+                CHECK_MSG(want == expected[i].valid, "%s: brute force %zu, by hand %zu", p->name,
+                          want, expected[i].valid);
             CHECK_MSG(cl.nconfigs == want, "%s: %zu valid configs, expected %zu", p->name,
                       cl.nconfigs, want);
             CHECK_EQ_INT(cutune_space_cardinality(sp), expected[i].product);
@@ -269,12 +275,13 @@ static void check_common_sources(void)
     const char *root = getenv("CUTUNE_SOURCE_ROOT");
     CHECK(root != NULL);
     /* file(s) joined in order, as the build embeds them; the kernel */
-    const char *files[][3] = {
-        {"core/src/sdk/compare_rule.h", "core/src/sdk/compare.cu", "cutune_compare_f32"},
-        {"core/src/sdk/compare_rule.h", "core/src/sdk/compare.cu", "cutune_compare_exact"},
-        {"", "plugins/matmul/matmul_ref.cu", "cutune_matmul_ref"},
-        {"", "plugins/transpose/transpose_ref.cu", "cutune_ref_transpose"},
-        {"", "plugins/matadd/matadd_ref.cu", "cutune_ref_add"}};
+    const char *files[][3] = {{"core/src/sdk/compare_rule.h", "core/src/sdk/compare.cu",
+                               "cutune_compare_f32"},
+                              {"core/src/sdk/compare_rule.h", "core/src/sdk/compare.cu",
+                               "cutune_compare_exact"},
+                              {"", "plugins/matmul/matmul_ref.cu", "cutune_matmul_ref"},
+                              {"", "plugins/transpose/transpose_ref.cu", "cutune_ref_transpose"},
+                              {"", "plugins/matadd/matadd_ref.cu", "cutune_ref_add"}};
     for (size_t i = 0; root && i < sizeof files / sizeof files[0]; i++) {
         static char src[1 << 16];
         size_t n = 0;
@@ -293,8 +300,8 @@ static void check_common_sources(void)
         src[n] = '\0';
         CutuneKernelBinary b;
         CutuneError err = {0};
-        CHECK_MSG(cutune_nvrtc_compile(src, files[i][2], NULL, 0, 90, NULL, &b, &err) == 0, "%s: %s",
-                  files[i][1], err.msg);
+        CHECK_MSG(cutune_nvrtc_compile(src, files[i][2], NULL, 0, 90, NULL, &b, &err) == 0,
+                  "%s: %s", files[i][1], err.msg);
         cutune_kernel_binary_free(&b);
     }
 }

@@ -180,7 +180,8 @@ static void test_good_space(void)
     CHECK_MSG(err.msg[0] == '\0', "%s", err.msg);
     /* buffer exactly large enough, and one byte short */
     CHECK_EQ_INT(cutune_config_format(s, v, buf, strlen("TILE=16,UNROLL=1,PAD=8") + 1), 0);
-    CHECK_EQ_INT(cutune_config_format(s, v, buf, strlen("TILE=16,UNROLL=1,PAD=8")), CUTUNE_ERR_RANGE);
+    CHECK_EQ_INT(cutune_config_format(s, v, buf, strlen("TILE=16,UNROLL=1,PAD=8")),
+                 CUTUNE_ERR_RANGE);
     CHECK_EQ_INT(cutune_config_format(s, v, buf, 3), CUTUNE_ERR_RANGE);
 
     static const struct {
@@ -203,8 +204,8 @@ static void test_good_space(void)
         int64_t out[3] = {111, 222, 333};
         CHECK_EQ_INT(cutune_config_parse(s, bad[i].text, out, &err), CUTUNE_ERR_PARSE);
         CHECK_STR_CONTAINS(err.msg, bad[i].phrase);
-        CHECK_MSG(out[0] == 111 && out[1] == 222 && out[2] == 333,
-                  "'%s': values changed on error", bad[i].text);
+        CHECK_MSG(out[0] == 111 && out[1] == 222 && out[2] == 333, "'%s': values changed on error",
+                  bad[i].text);
     }
     cutune_space_free(s);
 }
@@ -242,8 +243,8 @@ static void test_bounds(void)
     CutuneSpace *s = load("pow2.ini", NULL);
     if (!s)
         return;
-    static const int64_t a[] = {1, 2, 4, 8, 16, 32, 64, 128, 256}, b[] = {8, 16, 32, 64},
-                         c[] = {1}, d[] = {-3, -2, -1, 0, 1, 2, 3}, e[] = {0, 5, 10};
+    static const int64_t a[] = {1, 2, 4, 8, 16, 32, 64, 128, 256}, b[] = {8, 16, 32, 64}, c[] = {1},
+                         d[] = {-3, -2, -1, 0, 1, 2, 3}, e[] = {0, 5, 10};
     CHECK_EQ_INT(s->nparams, 5);
     if (s->nparams == 5) {
         CHECK(values_are(&s->params[0], a, 9));
@@ -352,7 +353,8 @@ static void test_bad_files(void)
         int line;
         const char *phrase;
     } cases[] = {
-        {"bad_value.ini", NULL, CUTUNE_ERR_PARSE, 7, "parameter 'TILE': value 'abc' is not an integer; write integers"},
+        {"bad_value.ini", NULL, CUTUNE_ERR_PARSE, 7,
+         "parameter 'TILE': value 'abc' is not an integer; write integers"},
         {"bad_section.ini", NULL, CUTUNE_ERR_PARSE, 3, "unknown section [paramz]"},
         {"bad_key.ini", NULL, CUTUNE_ERR_PARSE, 5, "unknown key 'vals'"},
         {"bad_dup_param.ini", NULL, CUTUNE_ERR_PARSE, 7, "duplicate parameter 'TILE'"},
@@ -360,25 +362,33 @@ static void test_bad_files(void)
         {"bad_novalues.ini", NULL, CUTUNE_ERR_PARSE, 4, "parameter 'TILE' has no values"},
         {"bad_two_kinds.ini", NULL, CUTUNE_ERR_PARSE, 5, "has both 'values' (line 4) and 'range'"},
         {"bad_empty.ini", NULL, CUTUNE_ERR_PARSE, 4, "empty list"},
-        {"bad_int64.ini", NULL, CUTUNE_ERR_PARSE, 4, "'99999999999999999999' is out of the int64 range"},
+        {"bad_int64.ini", NULL, CUTUNE_ERR_PARSE, 4,
+         "'99999999999999999999' is out of the int64 range"},
         {"bad_dupvalue.ini", NULL, CUTUNE_ERR_PARSE, 5, "value 8 appears twice (first on line 4)"},
         {"bad_range.ini", NULL, CUTUNE_ERR_PARSE, 4, "lo > hi"},
         {"bad_step.ini", NULL, CUTUNE_ERR_PARSE, 5, "step '0' is not positive"},
         {"bad_step_alone.ini", NULL, CUTUNE_ERR_PARSE, 5, "'step' only applies to 'range'"},
         {"bad_pow2.ini", NULL, CUTUNE_ERR_PARSE, 4, "no power of two"},
         {"bad_param_name.ini", NULL, CUTUNE_ERR_PARSE, 3, "'2TILE' is not an identifier"},
-        {"bad_param_dim.ini", "M,N,K", CUTUNE_ERR_PARSE, 5, "'M' has the name of a problem dimension"},
-        {"bad_param_limit.ini", NULL, CUTUNE_ERR_PARSE, 3, "'WARP_SIZE' has the name of a device limit"},
-        {"bad_constraint_syntax.ini", NULL, CUTUNE_ERR_PARSE, 5, "constraint 'broken': expected a number, a name or '(', found '*' at column 8 near '*'; "},
-        {"bad_constraint_name.ini", NULL, CUTUNE_ERR_PARSE, 6, "constraint 'typo': unknown name 'TILEX' (did you mean 'TILE'? known: TILE, M"},
+        {"bad_param_dim.ini", "M,N,K", CUTUNE_ERR_PARSE, 5,
+         "'M' has the name of a problem dimension"},
+        {"bad_param_limit.ini", NULL, CUTUNE_ERR_PARSE, 3,
+         "'WARP_SIZE' has the name of a device limit"},
+        {"bad_constraint_syntax.ini", NULL, CUTUNE_ERR_PARSE, 5,
+         "constraint 'broken': expected a number, a name or '(', found '*' at column 8 near '*'; "},
+        {"bad_constraint_name.ini", NULL, CUTUNE_ERR_PARSE, 6,
+         "constraint 'typo': unknown name 'TILEX' (did you mean 'TILE'? known: TILE, M"},
         {"bad_constraint_name.ini", NULL, CUTUNE_ERR_PARSE, 6, ") at column 1 near 'TILEX'; "},
         {"bad_noname.ini", NULL, CUTUNE_ERR_PARSE, 1, "no [variant] name"},
-        {"bad_variant_name.ini", NULL, CUTUNE_ERR_PARSE, 2, "variant name 'matmul tiled' is not a name"},
+        {"bad_variant_name.ini", NULL, CUTUNE_ERR_PARSE, 2,
+         "variant name 'matmul tiled' is not a name"},
         {"bad_syntax.ini", NULL, CUTUNE_ERR_PARSE, 5, "syntax error"},
         {"bad_indent_key.ini", NULL, CUTUNE_ERR_PARSE, 5, "looks like a new key"},
-        {"bad_before_section.ini", NULL, CUTUNE_ERR_PARSE, 2, "key 'name' comes before any section"},
+        {"bad_before_section.ini", NULL, CUTUNE_ERR_PARSE, 2,
+         "key 'name' comes before any section"},
         {"bad_longline.ini", NULL, CUTUNE_ERR_PARSE, 4, "line is longer than"},
-        {"big.ini", NULL, CUTUNE_ERR_PARSE, 3, "more than 10000000 points (A: 10000 x B: 5000 x C: 1)"},
+        {"big.ini", NULL, CUTUNE_ERR_PARSE, 3,
+         "more than 10000000 points (A: 10000 x B: 5000 x C: 1)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         CutuneSpace *s = (CutuneSpace *)&s;
@@ -445,7 +455,8 @@ static char *params_space(int nparams, int two)
     char *t = malloc(cap);
     size_t k = (size_t)snprintf(t, cap, "[variant]\nname = t\n");
     for (int i = 0; i < nparams; i++)
-        k += (size_t)snprintf(t + k, cap - k, "[param.P%d]\nvalues = %s\n", i, i < two ? "1, 2" : "1");
+        k += (size_t)snprintf(t + k, cap - k, "[param.P%d]\nvalues = %s\n", i,
+                              i < two ? "1, 2" : "1");
     return t;
 }
 
@@ -500,8 +511,8 @@ static void test_space_limits(void)
     free(t);
 
     /* more values than a level index holds */
-    expect_refused("[variant]\nname = t\n[param.A]\nrange = 1..70000\n", "4:",
-                   "more than the 65535 a parameter may have");
+    expect_refused("[variant]\nname = t\n[param.A]\nrange = 1..70000\n",
+                   "4:", "more than the 65535 a parameter may have");
     expect_refused("[variant]\nname = t\n[param.A]\nrange = 0..65535\n", "4:", "65536 values");
     t = params_space(0, 0);
     size_t cap = 800000;
@@ -520,18 +531,17 @@ static void test_lines(void)
 {
     /* a BOM, CRLF endings, comments of both kinds (indented too), a ';' inside a value,
      * an inline comment on a continuation line, a key after an indented key-less line */
-    const char *good =
-        "\xEF\xBB\xBF[variant]  ; the header may carry a comment\r\n"
-        "name = lines\r\n"
-        "description = a;b ; c\r\n"
-        "  # an indented comment\n"
-        "[param.A]\n"
-        "values = 1, 2, ; the list goes on\n"
-        "    3, 4 ; and ends\n"
-        "\t\n"
-        "[constraints]\n"
-        "small = A <=\n"
-        "    3 ; not part of it\n";
+    const char *good = "\xEF\xBB\xBF[variant]  ; the header may carry a comment\r\n"
+                       "name = lines\r\n"
+                       "description = a;b ; c\r\n"
+                       "  # an indented comment\n"
+                       "[param.A]\n"
+                       "values = 1, 2, ; the list goes on\n"
+                       "    3, 4 ; and ends\n"
+                       "\t\n"
+                       "[constraints]\n"
+                       "small = A <=\n"
+                       "    3 ; not part of it\n";
     const char *path = generated(good);
     CutuneSpace *s = NULL;
     CutuneError err = {0};
@@ -570,15 +580,17 @@ static void test_lines(void)
         {"[variant]\n  [param.A]\n", "2:", "indented section header"},
         {"[variant]\nname ; = t\n", "2:", "syntax error"},
         {"[variant]\nname: t\n", "2:", "missing '='"},
-        {"[variant]\nname = t\n[variant]\n", "3:", "section [variant] appears twice (first at line 1)"},
+        {"[variant]\nname = t\n[variant]\n",
+         "3:", "section [variant] appears twice (first at line 1)"},
         {"[variant]\nname = t\n[param]\n", "3:", "has no parameter name"},
         {"[variant]\nname = t\n[param.A]\nvalues = 1\n  step = 2\n", "5:", "looks like a new key"},
         {"[variant]\nname = t\n[param.A]\nrange = 1..4\n  , 5\n", "5:", "cannot continue"},
         {"[variant]\nname = t\n[param.A]\nvalues = 1,,2\n", "4:", "empty item"},
         {"[variant]\nname = t\n[param.A]\nvalues = 1\nrange = 1..2\n", "5:", "has both"},
-        {"[variant]\nname = t\n[param.A]\nrange = 1..x\n", "4:", "bound 'x' of range is not an integer"},
-        {"[variant]\nname = t\n[param.A]\npow2 = 1..4\nstep = 9999999999999999999\n", "5:",
-         "is out of the int64 range"},
+        {"[variant]\nname = t\n[param.A]\nrange = 1..x\n",
+         "4:", "bound 'x' of range is not an integer"},
+        {"[variant]\nname = t\n[param.A]\npow2 = 1..4\nstep = 9999999999999999999\n",
+         "5:", "is out of the int64 range"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         expect_refused(bad[i].text, bad[i].where, bad[i].phrase);

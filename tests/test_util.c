@@ -130,7 +130,8 @@ static void strategies(void)
     void *s1, *s2;
     CutuneStrategyArgs b = a;
     b.seed = 8;
-    CHECK(cutune_strategy_random.create(&a, &s1) == 0 && cutune_strategy_random.create(&b, &s2) == 0);
+    CHECK(cutune_strategy_random.create(&a, &s1) == 0 &&
+          cutune_strategy_random.create(&b, &s2) == 0);
     int same = 0, in_order = 0;
     for (int i = 0; i < N; i++) {
         size_t x, y;
@@ -321,7 +322,8 @@ static void csv(void)
     cutune_csv_comment(f, "device", "evil\n1,2,ok,0.1\r");
     fclose(f);
     CHECK_MSG(strcmp(buf, "\"NVIDIA H100, \"\"SXM\"\"\",\"two\nlines\",,plain\n"
-                          "# device: evil 1,2,ok,0.1 \n") == 0, "wrote '%s'", buf);
+                          "# device: evil 1,2,ok,0.1 \n") == 0,
+              "wrote '%s'", buf);
     free(buf);
 }
 

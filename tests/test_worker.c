@@ -159,7 +159,8 @@ static void real_worker(void)
     cutune_error_clear(&err);
     double t0 = cutune_now();
     CHECK(cutune_worker_start(0, NULL, &w, &dev, &err) == CUTUNE_ERR_IO && w == NULL);
-    CHECK_STR_CONTAINS(err.msg, "starting the worker process: the worker process exited with status 0");
+    CHECK_STR_CONTAINS(err.msg,
+                       "starting the worker process: the worker process exited with status 0");
     CHECK(cutune_now() - t0 < 30);
     unsetenv("CUTUNE_WORKER");
 }
@@ -173,7 +174,8 @@ static void oversized_config(void)
     CutuneMeasureSettings ms;
     memset(&ms, 0, sizeof ms);
     CutuneError err = {0};
-    CHECK(cutune_worker_eval(NULL, &cfg, "", 0, "k", NULL, 0, &ms, &res, &err) == CUTUNE_ERR_INVALID);
+    CHECK(cutune_worker_eval(NULL, &cfg, "", 0, "k", NULL, 0, &ms, &res, &err) ==
+          CUTUNE_ERR_INVALID);
     CHECK_STR_CONTAINS(err.msg, "at most 48");
     CHECK(res.status == CUTUNE_STATUS_LAUNCH_ERROR);
 }
@@ -226,15 +228,16 @@ static void yardstick(void)
 
     w = fake_with_problem("none");
     cutune_error_clear(&err);
-    CHECK(w && cutune_worker_yardstick(w, name, sizeof name, &ms, &n, &err) == CUTUNE_ERR_NOT_FOUND);
+    CHECK(w &&
+          cutune_worker_yardstick(w, name, sizeof name, &ms, &n, &err) == CUTUNE_ERR_NOT_FOUND);
     CHECK_STR_CONTAINS(err.msg, "cuBLAS is not installed here");
     CHECK(ms == 0 && n == 0 && name[0] == '\0');
     cutune_worker_stop(&w);
 
     w = fake_with_problem("wrong");
     cutune_error_clear(&err);
-    CHECK(w && cutune_worker_yardstick(w, name, sizeof name, &ms, &n, &err) ==
-                   CUTUNE_ERR_WRONG_RESULT);
+    CHECK(w &&
+          cutune_worker_yardstick(w, name, sizeof name, &ms, &n, &err) == CUTUNE_ERR_WRONG_RESULT);
     CHECK_EQ_INT(cutune_worker_starts(w), 1); /* an answered failure keeps the worker */
     cutune_worker_stop(&w);
 

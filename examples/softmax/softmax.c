@@ -19,8 +19,8 @@
 
 typedef struct State {
     int R, C;
-    float *x, *y;   /* device */
-    double *ref;    /* device */
+    float *x, *y; /* device */
+    double *ref;  /* device */
 } State;
 
 static int check_problem(CutuneProblem *p, char *err, size_t errlen)
@@ -124,9 +124,14 @@ static int check(const CutuneHost *host, void *state, CutuneCheck *out)
     State *s = state;
     const double u = 0x1p-24, gamma = (s->C + 32) * u;
     CutuneCompareF32 spec = {
-        .out = s->y, .ref = s->ref, .n = (size_t)s->R * s->C,
-        .mag = s->ref, .gamma = gamma, /* relative: the reference is positive */
-        .norm_tol = gamma, .describe = describe, .user = s,
+        .out = s->y,
+        .ref = s->ref,
+        .n = (size_t)s->R * s->C,
+        .mag = s->ref,
+        .gamma = gamma, /* relative: the reference is positive */
+        .norm_tol = gamma,
+        .describe = describe,
+        .user = s,
     };
     return host->compare_f32(host->ctx, &spec, out);
 }

@@ -18,8 +18,8 @@
 typedef struct State {
     long long n;
     float a;
-    float *x, *y, *out;     /* device */
-    float *hx, *hy, *hout;  /* host */
+    float *x, *y, *out;    /* device */
+    float *hx, *hy, *hout; /* host */
 } State;
 
 /* The problem is one number, n. Say precisely what is wrong otherwise. */
@@ -130,8 +130,14 @@ static int check(const CutuneHost *host, void *state, CutuneCheck *out)
     return 0;
 }
 
-static double flops(const CutuneProblem *p) { return 2.0 * (double)p->dim[0]; }
-static double bytes(const CutuneProblem *p) { return 12.0 * (double)p->dim[0]; }
+static double flops(const CutuneProblem *p)
+{
+    return 2.0 * (double)p->dim[0];
+}
+static double bytes(const CutuneProblem *p)
+{
+    return 12.0 * (double)p->dim[0];
+}
 
 /* The descriptor: designated initialisers, ABI version and size first. */
 static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p,

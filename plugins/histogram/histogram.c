@@ -11,17 +11,17 @@
 typedef struct HistogramState {
     long long n;
     int is_float, skewed;
-    unsigned char *u8;      /* device input, when T = 1 */
-    float *f32;             /* device input, when T = 4 */
+    unsigned char *u8;                      /* device input, when T = 1 */
+    float *f32;                             /* device input, when T = 4 */
     unsigned int *bins, *scratch, *counter; /* device */
     unsigned int ref[HISTOGRAM_BINS];
 } HistogramState;
 
 /* The kernel's arguments, in the order of its signature. */
 static const size_t kernel_arg_fields[] = {
-    offsetof(HistogramState, u8),      offsetof(HistogramState, f32),
-    offsetof(HistogramState, bins),    offsetof(HistogramState, scratch),
-    offsetof(HistogramState, counter), offsetof(HistogramState, n),
+    offsetof(HistogramState, u8),       offsetof(HistogramState, f32),
+    offsetof(HistogramState, bins),     offsetof(HistogramState, scratch),
+    offsetof(HistogramState, counter),  offsetof(HistogramState, n),
     offsetof(HistogramState, is_float),
 };
 
@@ -157,8 +157,9 @@ const unsigned *histogram_reference(void *state)
     return ((HistogramState *)state)->ref;
 }
 
-CUTUNE_OP_DEFINE(histogram,
-    .summary = "256 bins over n bytes or floats, in one launch",
-    .dim_names = "N,T,D",
-    .size_help = "NxTxD: N elements, T = 1 (bytes) or 4 (floats), D = 1 (uniform) or 2 (skewed); N means Nx1x1",
-    .signature = "const unsigned char *u8, const float *f32, unsigned int *bins, unsigned int *scratch, unsigned int *counter, long long n, int is_float")
+CUTUNE_OP_DEFINE(
+    histogram, .summary = "256 bins over n bytes or floats, in one launch", .dim_names = "N,T,D",
+    .size_help =
+        "NxTxD: N elements, T = 1 (bytes) or 4 (floats), D = 1 (uniform) or 2 (skewed); N means Nx1x1",
+    .signature =
+        "const unsigned char *u8, const float *f32, unsigned int *bins, unsigned int *scratch, unsigned int *counter, long long n, int is_float")

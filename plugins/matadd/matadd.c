@@ -8,8 +8,8 @@
 
 typedef struct MataddState {
     int M, N;
-    float *A, *B, *C;  /* device */
-    float *ref;        /* device: A + B from matadd_ref.cu */
+    float *A, *B, *C; /* device */
+    float *ref;       /* device: A + B from matadd_ref.cu */
 } MataddState;
 
 extern const char cutune_matadd_ref_cu[]; /* matadd_ref.cu, embedded at build time */
@@ -70,7 +70,8 @@ static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, 
 static int check(const CutuneHost *host, void *state, CutuneCheck *out)
 {
     MataddState *s = state;
-    return cutune_op_check_exact_f32(host, s->C, s->ref, (size_t)s->M * s->N, "C", (size_t)s->N, out);
+    return cutune_op_check_exact_f32(host, s->C, s->ref, (size_t)s->M * s->N, "C", (size_t)s->N,
+                                     out);
 }
 
 const float *matadd_device_input(void *state, int which)
@@ -79,8 +80,6 @@ const float *matadd_device_input(void *state, int which)
     return which == 0 ? s->A : s->B;
 }
 
-CUTUNE_OP_DEFINE(matadd,
-    .summary = "C = A + B, element-wise, float32",
-    .dim_names = "M,N",
-    .size_help = "MxN (rows x columns); N means NxN",
-    .signature = "const float *A, const float *B, float *C, int M, int N")
+CUTUNE_OP_DEFINE(matadd, .summary = "C = A + B, element-wise, float32", .dim_names = "M,N",
+                 .size_help = "MxN (rows x columns); N means NxN",
+                 .signature = "const float *A, const float *B, float *C, int M, int N")

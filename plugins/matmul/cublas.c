@@ -53,8 +53,8 @@ static void close_it(void *user)
     free(c);
 }
 
-int matmul_cublas_yardstick(const CutuneHost *host, const float *A, const float *B, float *C,
-                            int M, int N, int K, CutuneYardstick *out)
+int matmul_cublas_yardstick(const CutuneHost *host, const float *A, const float *B, float *C, int M,
+                            int N, int K, CutuneYardstick *out)
 {
     static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
     Cublas *c = calloc(1, sizeof *c);
@@ -74,7 +74,8 @@ int matmul_cublas_yardstick(const CutuneHost *host, const float *A, const float 
         free(c);
         return host->fail(host->ctx, CUTUNE_ERR_NOT_FOUND,
                           "cuBLAS is not installed here (tried libcublas.so.13, .12 and "
-                          "libcublas.so: %s)", tried);
+                          "libcublas.so: %s)",
+                          tried);
     }
     CreateFn create;
     SetMathModeFn math;

@@ -6,7 +6,7 @@
 
 /* C = A * B (row-major, MxK times KxN) by cublasSgemm on the device buffers given.
  * CUTUNE_ERR_NOT_FOUND (host->fail says what was tried) when cuBLAS is not installed. */
-int matmul_cublas_yardstick(const CutuneHost *host, const float *A, const float *B, float *C,
-                            int M, int N, int K, CutuneYardstick *out);
+int matmul_cublas_yardstick(const CutuneHost *host, const float *A, const float *B, float *C, int M,
+                            int N, int K, CutuneYardstick *out);
 
 #endif

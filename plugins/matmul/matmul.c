@@ -13,14 +13,14 @@ extern const char cutune_matmul_ref_cu[]; /* matmul_ref.cu, embedded at build ti
 
 typedef struct MatmulState {
     int M, N, K;
-    float *A, *B, *C;   /* device */
+    float *A, *B, *C;          /* device */
     double *ref, *mag, *scale; /* device, MxN (matmul_ref.cu) */
 } MatmulState;
 
 static int check_problem(CutuneProblem *p, char *err, size_t errlen)
 {
-    if (cutune_op_check_square(p, 3, "matmul takes MxNxK (C is MxN, K is the inner dimension)",
-                               err, errlen))
+    if (cutune_op_check_square(p, 3, "matmul takes MxNxK (C is MxN, K is the inner dimension)", err,
+                               errlen))
         return -1;
     int64_t M = p->dim[0], N = p->dim[1], K = p->dim[2];
     int64_t most = M * K > K * N ? M * K : K * N;
@@ -74,7 +74,8 @@ static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, 
     s->N = (int)p->dim[1];
     s->K = (int)p->dim[2];
     CutuneLaunch l = {{(unsigned)cutune_ceil_div(s->N, 16), (unsigned)cutune_ceil_div(s->M, 16), 1},
-                      {16, 16, 1}, 0};
+                      {16, 16, 1},
+                      0};
     void *args[] = {&s->A, &s->B, &s->ref, &s->mag, &s->scale, &s->M, &s->N, &s->K};
     int rc = cutune_op_make_buffers(host, s, buffers, seed);
     if (!rc)
@@ -101,9 +102,14 @@ static int check(const CutuneHost *host, void *state, CutuneCheck *out)
 {
     MatmulState *s = state;
     CutuneCompareF32 spec = {
-        .out = s->C, .ref = s->ref, .n = (size_t)s->M * s->N,
-        .mag = s->mag, .scale = s->scale, .floor_abs = 1e-30,
-        .describe = describe, .user = s,
+        .out = s->C,
+        .ref = s->ref,
+        .n = (size_t)s->M * s->N,
+        .mag = s->mag,
+        .scale = s->scale,
+        .floor_abs = 1e-30,
+        .describe = describe,
+        .user = s,
     };
     matmul_tolerances(s->K, &spec.gamma, &spec.tau, &spec.norm_tol);
     return host->compare_f32(host->ctx, &spec, out);
@@ -117,8 +123,6 @@ static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p
     return matmul_cublas_yardstick(host, s->A, s->B, s->C, s->M, s->N, s->K, out);
 }
 
-CUTUNE_OP_DEFINE(matmul,
-    .summary = "C = A * B, float32, row-major",
-    .dim_names = "M,N,K",
-    .size_help = "MxNxK (C is MxN, K the inner dimension); N means NxNxN",
-    .signature = "const float *A, const float *B, float *C, int M, int N, int K")
+CUTUNE_OP_DEFINE(matmul, .summary = "C = A * B, float32, row-major", .dim_names = "M,N,K",
+                 .size_help = "MxNxK (C is MxN, K the inner dimension); N means NxNxN",
+                 .signature = "const float *A, const float *B, float *C, int M, int N, int K")

@@ -17,7 +17,7 @@ typedef struct ReduceState {
 
 /* The kernel's arguments, in the order of its signature. */
 static const size_t kernel_arg_fields[] = {
-    offsetof(ReduceState, x), offsetof(ReduceState, out), offsetof(ReduceState, partials),
+    offsetof(ReduceState, x),       offsetof(ReduceState, out), offsetof(ReduceState, partials),
     offsetof(ReduceState, counter), offsetof(ReduceState, n),
 };
 
@@ -90,8 +90,8 @@ static int check(const CutuneHost *host, void *state, CutuneCheck *out)
     out->passed = out->error <= out->tolerance; /* NaN fails */
     if (!out->passed)
         snprintf(out->message, sizeof out->message,
-                 "sum of %lld elements: got %.9g, expected %.9g (error %.3g, tolerance %.3g)",
-                 s->n, (double)got, s->ref, out->error, out->tolerance);
+                 "sum of %lld elements: got %.9g, expected %.9g (error %.3g, tolerance %.3g)", s->n,
+                 (double)got, s->ref, out->error, out->tolerance);
     return 0;
 }
 
@@ -113,9 +113,8 @@ static int check_launch(const CutuneProblem *p, const CutuneLaunch *l, char *why
     return cutune_op_check_blocks(l, (uint64_t)reduce_max_blocks(p->dim[0]), why, len, holds);
 }
 
-CUTUNE_OP_DEFINE(reduce_sum,
-    .summary = "the sum of n float32 values, in one launch",
-    .dim_names = "N",
+CUTUNE_OP_DEFINE(
+    reduce_sum, .summary = "the sum of n float32 values, in one launch", .dim_names = "N",
     .size_help = "N (the number of elements)",
     .signature = "const float *x, float *out, float *partials, unsigned int *counter, long long n",
     .check_launch = check_launch)

@@ -18,7 +18,7 @@ typedef struct TopkState {
 
 /* The kernel's arguments, in the order of its signature. */
 static const size_t kernel_arg_fields[] = {
-    offsetof(TopkState, x),        offsetof(TopkState, out_val), offsetof(TopkState, out_idx),
+    offsetof(TopkState, x),        offsetof(TopkState, out_val),  offsetof(TopkState, out_idx),
     offsetof(TopkState, part_val), offsetof(TopkState, part_idx), offsetof(TopkState, counter),
     offsetof(TopkState, n),        offsetof(TopkState, k),
 };
@@ -164,9 +164,9 @@ static int check_launch(const CutuneProblem *p, const CutuneLaunch *l, char *why
                                   "candidates for " CUTUNE_OP_STR(TOPK_MAX_BLOCKS));
 }
 
-CUTUNE_OP_DEFINE(topk,
-    .summary = "the k largest of n float32 values with their indices, sorted",
-    .dim_names = "N,K",
-    .size_help = "NxK: the K largest of N floats, K <= min(N, 1024)",
-    .signature = "const float *x, float *out_val, int *out_idx, float *part_val, int *part_idx, unsigned int *counter, long long n, int k",
+CUTUNE_OP_DEFINE(
+    topk, .summary = "the k largest of n float32 values with their indices, sorted",
+    .dim_names = "N,K", .size_help = "NxK: the K largest of N floats, K <= min(N, 1024)",
+    .signature =
+        "const float *x, float *out_val, int *out_idx, float *part_val, int *part_idx, unsigned int *counter, long long n, int k",
     .check_launch = check_launch)

@@ -8,15 +8,17 @@
 
 typedef struct TransposeState {
     int R, C;
-    float *A, *B;  /* device */
-    float *ref;    /* device: A^T from transpose_ref.cu */
+    float *A, *B; /* device */
+    float *ref;   /* device: A^T from transpose_ref.cu */
 } TransposeState;
 
 extern const char cutune_transpose_ref_cu[]; /* transpose_ref.cu, embedded at build time */
 
 /* The kernel's arguments, in the order of its signature. */
 static const size_t kernel_arg_fields[] = {
-    offsetof(TransposeState, A), offsetof(TransposeState, B), offsetof(TransposeState, R),
+    offsetof(TransposeState, A),
+    offsetof(TransposeState, B),
+    offsetof(TransposeState, R),
     offsetof(TransposeState, C),
 };
 
@@ -67,7 +69,8 @@ static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, 
 static int check(const CutuneHost *host, void *state, CutuneCheck *out)
 {
     TransposeState *s = state;
-    return cutune_op_check_exact_f32(host, s->B, s->ref, (size_t)s->R * s->C, "B", (size_t)s->R, out);
+    return cutune_op_check_exact_f32(host, s->B, s->ref, (size_t)s->R * s->C, "B", (size_t)s->R,
+                                     out);
 }
 
 const float *transpose_device_input(void *state)
@@ -75,8 +78,6 @@ const float *transpose_device_input(void *state)
     return ((TransposeState *)state)->A;
 }
 
-CUTUNE_OP_DEFINE(transpose,
-    .summary = "B = A^T, float32, row-major",
-    .dim_names = "R,C",
-    .size_help = "RxC (rows x columns of the input); N means NxN",
-    .signature = "const float *A, float *B, int R, int C")
+CUTUNE_OP_DEFINE(transpose, .summary = "B = A^T, float32, row-major", .dim_names = "R,C",
+                 .size_help = "RxC (rows x columns of the input); N means NxN",
+                 .signature = "const float *A, float *B, int R, int C")

@@ -12,7 +12,8 @@ static int geometry(const CutuneConfig *cfg, const CutuneProblem *p, CutuneLaunc
     unsigned bx = fault == 5 ? 32 : fault == 6 ? 8 : 16, by = fault == 5 ? 8 : fault == 6 ? 8 : 16;
     *out = (CutuneLaunch){{(unsigned)cutune_ceil_div(p->dim[1], bx),
                            (unsigned)cutune_ceil_div(p->dim[0], by), 1},
-                          {bx, by, 1}, 0};
+                          {bx, by, 1},
+                          0};
     return 0;
 }
 

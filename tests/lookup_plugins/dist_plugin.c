@@ -6,14 +6,45 @@
 
 #include "cutune/plugin.h"
 
-static int check_problem(CutuneProblem *p, char *e, size_t n) { (void)p, (void)e, (void)n; return 0; }
-static int geometry(const CutuneConfig *c, const CutuneProblem *p, CutuneLaunch *l) { (void)c, (void)p, (void)l; return 0; }
-static int setup(const CutuneHost *h, const CutuneProblem *p, uint64_t s, void **st) { (void)h, (void)p, (void)s, (void)st; return 0; }
-static int args(void *s, const CutuneConfig *c, void **a, int m) { (void)s, (void)c, (void)a, (void)m; return 0; }
-static int poison(const CutuneHost *h, void *s) { (void)h, (void)s; return 0; }
-static int check(const CutuneHost *h, void *s, CutuneCheck *o) { (void)h, (void)s, (void)o; return 0; }
-static void teardown(const CutuneHost *h, void *s) { (void)h, (void)s; }
-static double zero(const CutuneProblem *p) { (void)p; return 0; }
+static int check_problem(CutuneProblem *p, char *e, size_t n)
+{
+    (void)p, (void)e, (void)n;
+    return 0;
+}
+static int geometry(const CutuneConfig *c, const CutuneProblem *p, CutuneLaunch *l)
+{
+    (void)c, (void)p, (void)l;
+    return 0;
+}
+static int setup(const CutuneHost *h, const CutuneProblem *p, uint64_t s, void **st)
+{
+    (void)h, (void)p, (void)s, (void)st;
+    return 0;
+}
+static int args(void *s, const CutuneConfig *c, void **a, int m)
+{
+    (void)s, (void)c, (void)a, (void)m;
+    return 0;
+}
+static int poison(const CutuneHost *h, void *s)
+{
+    (void)h, (void)s;
+    return 0;
+}
+static int check(const CutuneHost *h, void *s, CutuneCheck *o)
+{
+    (void)h, (void)s, (void)o;
+    return 0;
+}
+static void teardown(const CutuneHost *h, void *s)
+{
+    (void)h, (void)s;
+}
+static double zero(const CutuneProblem *p)
+{
+    (void)p;
+    return 0;
+}
 
 #if ABI11
 static double linear(const CutuneProblem *a, const CutuneProblem *b)

@@ -4,14 +4,45 @@
 
 #include "cutune/plugin.h"
 
-static int check_problem(CutuneProblem *p, char *e, size_t n) { (void)p, (void)e, (void)n; return 0; }
-static int geometry(const CutuneConfig *c, const CutuneProblem *p, CutuneLaunch *l) { (void)c, (void)p, (void)l; return 0; }
-static int setup(const CutuneHost *h, const CutuneProblem *p, uint64_t s, void **st) { (void)h, (void)p, (void)s, (void)st; return 0; }
-static int args(void *s, const CutuneConfig *c, void **a, int m) { (void)s, (void)c, (void)a, (void)m; return 0; }
-static int poison(const CutuneHost *h, void *s) { (void)h, (void)s; return 0; }
-static int check(const CutuneHost *h, void *s, CutuneCheck *o) { (void)h, (void)s, (void)o; return 0; }
-static void teardown(const CutuneHost *h, void *s) { (void)h, (void)s; }
-static double zero(const CutuneProblem *p) { (void)p; return 0; }
+static int check_problem(CutuneProblem *p, char *e, size_t n)
+{
+    (void)p, (void)e, (void)n;
+    return 0;
+}
+static int geometry(const CutuneConfig *c, const CutuneProblem *p, CutuneLaunch *l)
+{
+    (void)c, (void)p, (void)l;
+    return 0;
+}
+static int setup(const CutuneHost *h, const CutuneProblem *p, uint64_t s, void **st)
+{
+    (void)h, (void)p, (void)s, (void)st;
+    return 0;
+}
+static int args(void *s, const CutuneConfig *c, void **a, int m)
+{
+    (void)s, (void)c, (void)a, (void)m;
+    return 0;
+}
+static int poison(const CutuneHost *h, void *s)
+{
+    (void)h, (void)s;
+    return 0;
+}
+static int check(const CutuneHost *h, void *s, CutuneCheck *o)
+{
+    (void)h, (void)s, (void)o;
+    return 0;
+}
+static void teardown(const CutuneHost *h, void *s)
+{
+    (void)h, (void)s;
+}
+static double zero(const CutuneProblem *p)
+{
+    (void)p;
+    return 0;
+}
 
 __attribute__((unused)) static const CutuneVariant variant = {
 #if BROKEN == 1
@@ -56,9 +87,18 @@ __attribute__((unused)) static const CutuneVariant variant = {
 
 #if BROKEN == 5
 /* the wrong symbol name: the loader finds no cutune_plugin_variant */
-CUTUNE_PLUGIN_EXPORT const CutuneVariant *cutune_plugin_varient(void) { return &variant; }
+CUTUNE_PLUGIN_EXPORT const CutuneVariant *cutune_plugin_varient(void)
+{
+    return &variant;
+}
 #elif BROKEN == 6
-CUTUNE_PLUGIN_EXPORT const CutuneVariant *cutune_plugin_variant(void) { return NULL; }
+CUTUNE_PLUGIN_EXPORT const CutuneVariant *cutune_plugin_variant(void)
+{
+    return NULL;
+}
 #else
-CUTUNE_PLUGIN_EXPORT const CutuneVariant *cutune_plugin_variant(void) { return &variant; }
+CUTUNE_PLUGIN_EXPORT const CutuneVariant *cutune_plugin_variant(void)
+{
+    return &variant;
+}
 #endif

@@ -25,21 +25,21 @@ extern "C" {
 #endif
 
 /* One table makes both the enum and cutune_strerror(). */
-#define CUTUNE_ERROR_TABLE(X)                                                        \
-    X(OK, 0, "success")                                                              \
-    X(INVALID, -1, "invalid argument")                                               \
-    X(NOMEM, -2, "out of memory")                                                    \
-    X(IO, -3, "input/output error")                                                  \
-    X(PARSE, -4, "syntax error")                                                     \
-    X(NO_DEVICE, -5, "no CUDA driver or device")                                     \
-    X(CUDA, -6, "CUDA error")                                                        \
-    X(COMPILE, -7, "kernel compilation failed")                                      \
-    X(DB, -8, "database error")                                                      \
-    X(PLUGIN, -9, "bad plugin")                                                      \
-    X(NOT_FOUND, -10, "not found")                                                   \
-    X(RANGE, -11, "value out of range")                                              \
-    X(WRONG_RESULT, -12, "wrong result")                                             \
-    X(RESOURCES, -13, "config exceeds device resources")                             \
+#define CUTUNE_ERROR_TABLE(X) \
+    X(OK, 0, "success") \
+    X(INVALID, -1, "invalid argument") \
+    X(NOMEM, -2, "out of memory") \
+    X(IO, -3, "input/output error") \
+    X(PARSE, -4, "syntax error") \
+    X(NO_DEVICE, -5, "no CUDA driver or device") \
+    X(CUDA, -6, "CUDA error") \
+    X(COMPILE, -7, "kernel compilation failed") \
+    X(DB, -8, "database error") \
+    X(PLUGIN, -9, "bad plugin") \
+    X(NOT_FOUND, -10, "not found") \
+    X(RANGE, -11, "value out of range") \
+    X(WRONG_RESULT, -12, "wrong result") \
+    X(RESOURCES, -13, "config exceeds device resources") \
     X(INTERRUPTED, -14, "interrupted")
 
 enum CutuneErrorCode {
@@ -70,20 +70,20 @@ CUTUNE_API void cutune_error_clear(CutuneError *err);
 
 /* The status of one trial (one config measured on one device for one problem).
  * The text names are what the database stores. */
-#define CUTUNE_STATUS_TABLE(X)                                                       \
-    X(OK, "ok")                                                                      \
-    X(WRONG_RESULT, "wrong_result")                                                  \
-    X(COMPILE_ERROR, "compile_error")                                                \
-    X(LAUNCH_ERROR, "launch_error")                                                  \
-    X(SKIPPED_RESOURCES, "skipped_resources")                                        \
-    X(TIMEOUT, "timeout")                                                            \
+#define CUTUNE_STATUS_TABLE(X) \
+    X(OK, "ok") \
+    X(WRONG_RESULT, "wrong_result") \
+    X(COMPILE_ERROR, "compile_error") \
+    X(LAUNCH_ERROR, "launch_error") \
+    X(SKIPPED_RESOURCES, "skipped_resources") \
+    X(TIMEOUT, "timeout") \
     X(CRASHED, "crashed")
 
 typedef enum CutuneStatus {
 #define CUTUNE_X_STATUS(name, text) CUTUNE_STATUS_##name,
     CUTUNE_STATUS_TABLE(CUTUNE_X_STATUS)
 #undef CUTUNE_X_STATUS
-    CUTUNE_STATUS_COUNT
+        CUTUNE_STATUS_COUNT
 } CutuneStatus;
 
 /* "ok", "wrong_result", ...; "unknown" for an out-of-range value. */
@@ -93,19 +93,19 @@ CUTUNE_API int cutune_status_parse(const char *name);
 
 /* What cutune records about a GPU. Strings are NUL-terminated and owned by the struct. */
 typedef struct CutuneDeviceInfo {
-    int index;                 /* CUDA ordinal in this process */
+    int index; /* CUDA ordinal in this process */
     char name[256];
-    char uuid[64];             /* "GPU-xxxxxxxx-xxxx-..." */
+    char uuid[64]; /* "GPU-xxxxxxxx-xxxx-..." */
     int cc_major, cc_minor;
     int sm_count;
-    uint64_t total_mem;        /* bytes */
+    uint64_t total_mem; /* bytes */
     int max_threads_per_block;
-    int max_shared_per_block;  /* bytes, opt-in maximum for dynamic shared memory */
-    int max_shared_per_sm;     /* bytes */
+    int max_shared_per_block; /* bytes, opt-in maximum for dynamic shared memory */
+    int max_shared_per_sm;    /* bytes */
     int max_regs_per_block;
     int warp_size;
     int l2_bytes;
-    int driver_version;        /* e.g. 13000 */
+    int driver_version; /* e.g. 13000 */
     int runtime_version;
 } CutuneDeviceInfo;
 

@@ -102,18 +102,18 @@ CUTUNE_API const char *cutune_match_name(CutuneMatch m);
 typedef struct CutuneLookupResult {
     CutuneMatch match;
     char op[64];
-    char size[64];            /* the size asked for, canonical ("1024x1024x1024") */
-    char tuned_size[64];      /* the size the config was tuned for */
-    char device_uuid[64];     /* the device it was tuned on */
+    char size[64];        /* the size asked for, canonical ("1024x1024x1024") */
+    char tuned_size[64];  /* the size the config was tuned for */
+    char device_uuid[64]; /* the device it was tuned on */
     char device_name[256];
-    char variant[64];         /* the plugin that implements it */
+    char variant[64]; /* the plugin that implements it */
     char variant_version[32];
-    char config[512];         /* "TILE=32,PAD=1,WPT=4,UNROLL=8" */
-    double median_ms;         /* measured at tuned_size on that device */
-    double gflops;            /* 0 when the op has no flop count */
-    double distance;          /* 0 for an exact size; the ladder's distance otherwise */
+    char config[512]; /* "TILE=32,PAD=1,WPT=4,UNROLL=8" */
+    double median_ms; /* measured at tuned_size on that device */
+    double gflops;    /* 0 when the op has no flop count */
+    double distance;  /* 0 for an exact size; the ladder's distance otherwise */
     int64_t trial_id;
-    int recorded;             /* 1: this call added or counted the key in `requests` */
+    int recorded; /* 1: this call added or counted the key in `requests` */
 } CutuneLookupResult;
 
 /* The best config for (op, device, size) down the fallback ladder (see the top of this

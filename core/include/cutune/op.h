@@ -44,7 +44,8 @@ extern "C" {
 #endif
 
 #define CUTUNE_ABI_MAJOR 1
-#define CUTUNE_ABI_MINOR 3 /* 1.1: problem_distance; 1.2: the device in launch geometry;
+#define CUTUNE_ABI_MINOR \
+    3 /* 1.1: problem_distance; 1.2: the device in launch geometry;
                               1.3: op plugins, the SDK host services, data variants */
 #define CUTUNE_OP_SYMBOL "cutune_op"
 
@@ -83,10 +84,10 @@ typedef struct CutuneLaunch {
 
 /* The verdict of an output check. */
 typedef struct CutuneCheck {
-    int passed;         /* 1: the output is right within the op's documented tolerance */
-    double error;       /* the error measure the op documents (e.g. relative Frobenius error) */
-    double tolerance;   /* the bound `error` was compared with */
-    char message[256];  /* why it failed: first bad element, NaN, unwritten output ... */
+    int passed;        /* 1: the output is right within the op's documented tolerance */
+    double error;      /* the error measure the op documents (e.g. relative Frobenius error) */
+    double tolerance;  /* the bound `error` was compared with */
+    char message[256]; /* why it failed: first bad element, NaN, unwritten output ... */
 } CutuneCheck;
 
 /* Names an element of an output for messages ("C[3][17]"); returns buf. */
@@ -116,8 +117,8 @@ typedef struct CutuneCompareF32 {
 /* A vendor routine on the op's own inputs, timed by the core like a kernel (CUDA events,
  * warm-up, samples, median) to give the tuned kernels a yardstick. */
 typedef struct CutuneYardstick {
-    char name[64];     /* e.g. "cuBLAS SGEMM", "cudaMemcpy device-to-device" */
-    int checkable;     /* 1: it writes the op's output, which the op's check must pass */
+    char name[64]; /* e.g. "cuBLAS SGEMM", "cudaMemcpy device-to-device" */
+    int checkable; /* 1: it writes the op's output, which the op's check must pass */
     void *user;
     /* Enqueue one call on `stream` (NULL: the default stream). 0, or < 0 on failure. */
     int (*run)(void *user, void *stream);
@@ -141,7 +142,8 @@ typedef struct CutuneHost {
 
     /* Fill n host floats with uniform values in [lo, hi) from a generator seeded by
      * `seed` and `stream` (so that each input of a problem gets its own sequence). */
-    void (*random_uniform)(uint64_t seed, uint64_t stream, float *dst, size_t n, float lo, float hi);
+    void (*random_uniform)(uint64_t seed, uint64_t stream, float *dst, size_t n, float lo,
+                           float hi);
 
     /* Compile (NVRTC, cached) and run a kernel synchronously: for references computed
      * on the device in higher precision. args[i] points at the i-th kernel argument. */
@@ -172,8 +174,8 @@ typedef struct CutuneHost {
 } CutuneHost;
 
 /* 1 when the host table has service `field` (a service added after the op's ABI). */
-#define CUTUNE_HOST_HAS(host, field)                                                         \
-    ((host)->struct_size >= offsetof(CutuneHost, field) + sizeof((host)->field) &&          \
+#define CUTUNE_HOST_HAS(host, field) \
+    ((host)->struct_size >= offsetof(CutuneHost, field) + sizeof((host)->field) && \
      (host)->field != NULL)
 
 /* The op descriptor. */

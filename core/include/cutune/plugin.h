@@ -47,12 +47,12 @@ typedef struct CutuneVariant {
     uint32_t abi_minor;   /* CUTUNE_PLUGIN_ABI_MINOR */
     uint32_t struct_size; /* sizeof(CutuneVariant) */
 
-    const char *op;       /* e.g. "matmul"; every variant of an op keeps one contract */
-    const char *name;     /* e.g. "matmul_tiled"; its space is tuning_spaces/<name>.ini */
-    const char *version;  /* bump when the kernel or the space's parameters change: trials
+    const char *op;        /* e.g. "matmul"; every variant of an op keeps one contract */
+    const char *name;      /* e.g. "matmul_tiled"; its space is tuning_spaces/<name>.ini */
+    const char *version;   /* bump when the kernel or the space's parameters change: trials
                              are kept per version */
-    const char *summary;  /* one line for `cutune list` */
-    const char *dim_names;/* comma-separated names of the problem dimensions, e.g. "M,N,K";
+    const char *summary;   /* one line for `cutune list` */
+    const char *dim_names; /* comma-separated names of the problem dimensions, e.g. "M,N,K";
                              constraints in the space may use them */
 
     const char *kernel_source; /* CUDA C++ source compiled by the core with NVRTC; each

@@ -40,11 +40,9 @@ static const char *hint(int rc)
         return "; another process kept it locked for more than 10 s: retry when it is done";
     case SQLITE_READONLY:
         return "; it is open read-only, or the file or its directory is not writable";
-    case SQLITE_FULL:
-        return "; the disk is full: free some space and retry";
+    case SQLITE_FULL: return "; the disk is full: free some space and retry";
     case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-        return "; the file is damaged: move it away or pass --db with another path";
+    case SQLITE_NOTADB: return "; the file is damaged: move it away or pass --db with another path";
     case SQLITE_IOERR:
     case SQLITE_CANTOPEN:
     case SQLITE_PERM:
@@ -134,8 +132,7 @@ int db_prepare(CutuneDb *db, sqlite3_stmt **st, const char *sql, const char *fmt
     return rc;
 }
 
-int db_exec(CutuneDb *db, CutuneError *err, const char *what, const char *sql, const char *fmt,
-            ...)
+int db_exec(CutuneDb *db, CutuneError *err, const char *what, const char *sql, const char *fmt, ...)
 {
     sqlite3_stmt *st = NULL;
     va_list ap;
@@ -184,9 +181,8 @@ static int read_version(CutuneDb *db, int *version)
     return query_int(db, "PRAGMA user_version", version);
 }
 
-int db_each_row(CutuneDb *db, sqlite3_stmt *st, int rc,
-                int (*row)(sqlite3_stmt *st, void *user), void *user, const char *what,
-                CutuneError *err)
+int db_each_row(CutuneDb *db, sqlite3_stmt *st, int rc, int (*row)(sqlite3_stmt *st, void *user),
+                void *user, const char *what, CutuneError *err)
 {
     while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
         rc = row(st, user) ? SQLITE_DONE : SQLITE_OK;
@@ -229,8 +225,10 @@ static int prepare_dir(const char *path, CutuneError *err)
         slash[slash == dir] = '\0'; /* "/x.db" keeps "/" */
     CutuneError made = {0};
     if (cutune_mkdir_p(dir, &made) != 0)
-        code = cutune_error(err, CUTUNE_ERR_IO, "%s (for the database %s); create it yourself "
-                            "or pass --db with another path", made.msg, path);
+        code = cutune_error(err, CUTUNE_ERR_IO,
+                            "%s (for the database %s); create it yourself "
+                            "or pass --db with another path",
+                            made.msg, path);
     else if (access(dir, W_OK | X_OK) != 0)
         code = cutune_error(err, CUTUNE_ERR_IO,
                             "cannot write in directory %s (for the database %s): %s; fix its "
@@ -458,8 +456,7 @@ int cutune_db_open(const char *path, int flags, CutuneDb **out, CutuneError *err
         code = cutune_db_fail(db, err, rc, "switching to WAL journal mode");
         goto fail;
     }
-    rc = sqlite3_exec(db->h, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL", NULL, NULL,
-                      NULL);
+    rc = sqlite3_exec(db->h, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
         code = cutune_db_fail(db, err, rc, "setting pragmas");
         goto fail;

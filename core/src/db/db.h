@@ -43,11 +43,11 @@ int cutune_db_problem(CutuneDb *db, const char *op, const char *size, int64_t *i
                       CutuneError *err);
 
 typedef struct CutuneRunInfo {
-    const char *argv;     /* the command line, joined by spaces */
+    const char *argv; /* the command line, joined by spaces */
     const char *op;
     const char *strategy;
-    int64_t budget;       /* evaluations; 0 = none */
-    double time_limit_s;  /* 0 = none */
+    int64_t budget;      /* evaluations; 0 = none */
+    double time_limit_s; /* 0 = none */
     uint64_t seed;
     int64_t device_id;
 } CutuneRunInfo;
@@ -60,16 +60,16 @@ int cutune_db_last_run(CutuneDb *db, int64_t *run_id, CutuneError *err);
 
 typedef struct CutuneTrialRecord {
     int64_t run_id, device_id, variant_id, problem_id;
-    const char *config;   /* canonical "TILE=16,PAD=1" */
+    const char *config; /* canonical "TILE=16,PAD=1" */
     CutuneStatus status;
     double median_ms, min_ms, mean_ms, stddev_ms; /* 0 unless status is ok */
     int samples;
-    double gflops, gbps;  /* 0 when not applicable */
-    double error;         /* the check's error measure; 0 when not checked */
+    double gflops, gbps; /* 0 when not applicable */
+    double error;        /* the check's error measure; 0 when not checked */
     double compile_ms, measure_ms;
-    const char *message;  /* why it failed; may be NULL */
+    const char *message; /* why it failed; may be NULL */
     uint64_t seed;
-    int cut_short;        /* ok, but its timing stopped early: it was far slower than the best */
+    int cut_short; /* ok, but its timing stopped early: it was far slower than the best */
 } CutuneTrialRecord;
 
 /* Insert a trial and, in the same transaction, make it the best of its (device, op,
@@ -195,23 +195,22 @@ int cutune_db_request_add(CutuneDb *db, const CutuneRequest *r, CutuneError *err
 /* Call fn(op, size) for each pending request of a device (of one op, or all when op is
  * NULL), ordered by op then size; fn returns non-zero to stop. */
 int cutune_db_requests_pending(CutuneDb *db, const char *device_uuid, const char *op,
-                               int (*fn)(const char *op, const char *size, void *user),
-                               void *user, CutuneError *err);
+                               int (*fn)(const char *op, const char *size, void *user), void *user,
+                               CutuneError *err);
 /* Claim the pending requests of a device (of one op, or all when op is NULL) for run_id,
  * in one write transaction, then call fn(op, size) for each, ordered by op then size. A
  * request claimed by another run that is still 'running' is left to it, so that runs of
  * --pending side by side never tune the same request. A claim ends when the request is
  * marked done, or when its run ends (cutune_db_run_end releases what is left) or is found
  * stale. */
-int cutune_db_requests_claim(CutuneDb *db, const char *device_uuid, const char *op,
-                             int64_t run_id,
-                             int (*fn)(const char *op, const char *size, void *user),
-                             void *user, CutuneError *err);
+int cutune_db_requests_claim(CutuneDb *db, const char *device_uuid, const char *op, int64_t run_id,
+                             int (*fn)(const char *op, const char *size, void *user), void *user,
+                             CutuneError *err);
 /* Let go of the requests run_id claimed and did not mark done. */
 int cutune_db_requests_release(CutuneDb *db, int64_t run_id, CutuneError *err);
 /* Mark a pending request done by run_id. Not an error when there is none. */
-int cutune_db_request_done(CutuneDb *db, const char *device_uuid, const char *op,
-                           const char *size, int64_t run_id, CutuneError *err);
+int cutune_db_request_done(CutuneDb *db, const char *device_uuid, const char *op, const char *size,
+                           int64_t run_id, CutuneError *err);
 
 /* ---- every best config, for `cutune export` ---------------------------------------- */
 
@@ -241,13 +240,12 @@ typedef struct CutuneSearchInfo {
  * the strategy it ended with (NULL or "": the one it began with). */
 int cutune_db_search_begin(CutuneDb *db, const CutuneSearchInfo *s, int64_t *search_id,
                            CutuneError *err);
-int cutune_db_search_end(CutuneDb *db, int64_t search_id, const char *status,
-                         const char *strategy, size_t evaluated, double seconds,
-                         CutuneError *err);
+int cutune_db_search_end(CutuneDb *db, int64_t search_id, const char *status, const char *strategy,
+                         size_t evaluated, double seconds, CutuneError *err);
 /* Whether (device, variant version, problem) has a search that ended 'done' or 'spent':
  * a later run treats it as tuned. */
-int cutune_db_search_tuned(CutuneDb *db, int64_t device_id, int64_t variant_id,
-                           int64_t problem_id, int *tuned, CutuneError *err);
+int cutune_db_search_tuned(CutuneDb *db, int64_t device_id, int64_t variant_id, int64_t problem_id,
+                           int *tuned, CutuneError *err);
 /* Record a vendor library's time for a problem on a device. */
 int cutune_db_yardstick_add(CutuneDb *db, int64_t run_id, int64_t device_id, int64_t problem_id,
                             const char *name, double median_ms, int samples, CutuneError *err);

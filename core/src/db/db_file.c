@@ -19,9 +19,12 @@ int cutune_db_file_check(const char *path, const struct stat *st, CutuneError *e
     return cutune_error(err, CUTUNE_ERR_DB,
                         "%s is not a database file (it is %s); pass --db with the path of a "
                         "database file",
-                        path, S_ISDIR(st->st_mode) ? "a folder" : S_ISFIFO(st->st_mode) ? "a FIFO"
-                              : S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device"
-                              : S_ISSOCK(st->st_mode) ? "a socket" : "not a regular file");
+                        path,
+                        S_ISDIR(st->st_mode)                           ? "a folder"
+                        : S_ISFIFO(st->st_mode)                        ? "a FIFO"
+                        : S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device"
+                        : S_ISSOCK(st->st_mode)                        ? "a socket"
+                                                                       : "not a regular file");
 }
 
 void cutune_db_file_damage(const char *path, char *buf, size_t len)
@@ -55,14 +58,18 @@ void cutune_db_file_damage(const char *path, char *buf, size_t len)
     if (page < 512 || page > 65536 || (page & (page - 1)))
         snprintf(buf, len, "its header gives an impossible page size (%u)", page);
     else if (count_valid && (uint64_t)st.st_size < (uint64_t)page * pages)
-        snprintf(buf, len, "it is truncated: %lld bytes, where its header says %u pages of %u "
-                 "bytes (%llu bytes)", (long long)st.st_size, pages, page,
-                 (unsigned long long)page * pages);
+        snprintf(buf, len,
+                 "it is truncated: %lld bytes, where its header says %u pages of %u "
+                 "bytes (%llu bytes)",
+                 (long long)st.st_size, pages, page, (unsigned long long)page * pages);
     else if (st.st_size % page)
-        snprintf(buf, len, "its size (%lld bytes) is not a whole number of %u-byte pages: it "
-                 "was cut short or appended to", (long long)st.st_size, page);
+        snprintf(buf, len,
+                 "its size (%lld bytes) is not a whole number of %u-byte pages: it "
+                 "was cut short or appended to",
+                 (long long)st.st_size, page);
     else
-        snprintf(buf, len, "its size is right but its pages are inconsistent (overwritten "
+        snprintf(buf, len,
+                 "its size is right but its pages are inconsistent (overwritten "
                  "or edited in place)");
 }
 

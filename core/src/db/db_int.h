@@ -39,9 +39,8 @@ int db_col_copy(char *dst, size_t n, sqlite3_stmt *st, int i);
 /* Step st (prepared and bound; rc is the result so far) through its rows, calling
  * row(st, user) on each until one returns non-zero, then finalize st. Returns 0, or the
  * CUTUNE_ERR_* of a failure with err saying what was being read (what). */
-int db_each_row(CutuneDb *db, sqlite3_stmt *st, int rc,
-                int (*row)(sqlite3_stmt *st, void *user), void *user, const char *what,
-                CutuneError *err);
+int db_each_row(CutuneDb *db, sqlite3_stmt *st, int rc, int (*row)(sqlite3_stmt *st, void *user),
+                void *user, const char *what, CutuneError *err);
 /* db_prepare, then db_each_row: the rows of sql with its parameters bound by fmt. */
 int db_each_row_of(CutuneDb *db, const char *sql, int (*row)(sqlite3_stmt *st, void *user),
                    void *user, const char *what, CutuneError *err, const char *fmt, ...);

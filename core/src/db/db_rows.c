@@ -39,18 +39,19 @@ int cutune_db_device(CutuneDb *db, const CutuneDeviceInfo *d, int64_t *id, Cutun
     if (!db || !d || !id || !d->uuid[0])
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_device: no device or no UUID");
     sqlite3_stmt *st = NULL;
-    int code, rc = db_prepare(
-        db, &st,
-        "INSERT INTO devices (uuid, name, cc_major, cc_minor, sm_count, total_mem,"
-        " driver_version, runtime_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (uuid) DO UPDATE SET name = excluded.name, cc_major = excluded.cc_major,"
-        " cc_minor = excluded.cc_minor, sm_count = excluded.sm_count,"
-        " total_mem = excluded.total_mem, driver_version = excluded.driver_version,"
-        " runtime_version = excluded.runtime_version, last_seen = datetime('now')"
-        " RETURNING id",
-        "ttiiiiii", d->uuid, d->name, (int64_t)d->cc_major, (int64_t)d->cc_minor,
-        (int64_t)d->sm_count, (int64_t)d->total_mem, (int64_t)d->driver_version,
-        (int64_t)d->runtime_version);
+    int code,
+        rc = db_prepare(
+            db, &st,
+            "INSERT INTO devices (uuid, name, cc_major, cc_minor, sm_count, total_mem,"
+            " driver_version, runtime_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (uuid) DO UPDATE SET name = excluded.name, cc_major = excluded.cc_major,"
+            " cc_minor = excluded.cc_minor, sm_count = excluded.sm_count,"
+            " total_mem = excluded.total_mem, driver_version = excluded.driver_version,"
+            " runtime_version = excluded.runtime_version, last_seen = datetime('now')"
+            " RETURNING id",
+            "ttiiiiii", d->uuid, d->name, (int64_t)d->cc_major, (int64_t)d->cc_minor,
+            (int64_t)d->sm_count, (int64_t)d->total_mem, (int64_t)d->driver_version,
+            (int64_t)d->runtime_version);
     code = rc == SQLITE_OK ? step_id(db, st, id, NULL, "recording the device", err)
                            : cutune_db_fail(db, err, rc, "recording the device");
     sqlite3_finalize(st);
@@ -85,13 +86,14 @@ int cutune_db_variant(CutuneDb *db, const char *op, const char *name, const char
     if (!db || !op || !name || !id)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_variant: no op or name");
     const char *have = NULL;
-    int code = get_or_create( /* the lookup ignores ?1 (op): checked below */
-        db,
-        "INSERT INTO variants (op, name, version, source_hash) VALUES (?1, ?2, ?3, ?4)"
-        " ON CONFLICT DO NOTHING",
-        "SELECT id, op FROM variants WHERE name = ?2 AND version = ?3 AND source_hash = ?4",
-        "tttt", op, name, version ? version : "", source_hash ? source_hash : "",
-        "recording the variant", id, &have, err);
+    int code =
+        get_or_create(/* the lookup ignores ?1 (op): checked below */
+                      db,
+                      "INSERT INTO variants (op, name, version, source_hash) VALUES (?1, ?2, ?3, ?4)"
+                      " ON CONFLICT DO NOTHING",
+                      "SELECT id, op FROM variants WHERE name = ?2 AND version = ?3 AND source_hash = ?4",
+                      "tttt", op, name, version ? version : "", source_hash ? source_hash : "",
+                      "recording the variant", id, &have, err);
     if (code == 0 && !have)
         code = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     else if (code == 0 && strcmp(have, op) != 0)
@@ -103,15 +105,14 @@ int cutune_db_variant(CutuneDb *db, const char *op, const char *name, const char
     return code;
 }
 
-int cutune_db_problem(CutuneDb *db, const char *op, const char *size, int64_t *id,
-                      CutuneError *err)
+int cutune_db_problem(CutuneDb *db, const char *op, const char *size, int64_t *id, CutuneError *err)
 {
     if (!db || !op || !size || !id)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_problem: no op or size");
     return get_or_create(db,
                          "INSERT INTO problems (op, size) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
-                         "SELECT id, op FROM problems WHERE op = ?1 AND size = ?2", "tt", op,
-                         size, NULL, NULL, "recording the problem", id, NULL, err);
+                         "SELECT id, op FROM problems WHERE op = ?1 AND size = ?2", "tt", op, size,
+                         NULL, NULL, "recording the problem", id, NULL, err);
 }
 
 int cutune_db_run_begin(CutuneDb *db, const CutuneRunInfo *r, int64_t *run_id, CutuneError *err)
@@ -122,14 +123,15 @@ int cutune_db_run_begin(CutuneDb *db, const CutuneRunInfo *r, int64_t *run_id, C
     if (gethostname(host, sizeof host - 1) != 0)
         host[0] = '\0';
     sqlite3_stmt *st = NULL;
-    int code, rc = db_prepare(
-        db, &st,
-        "INSERT INTO runs (argv, op, strategy, budget, time_limit_s, seed, device_id, status,"
-        " uuid, pid, host)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, 'running', lower(hex(randomblob(16))), ?, ?)"
-        " RETURNING id",
-        "tttidiIit", r->argv ? r->argv : "", r->op, r->strategy, r->budget, r->time_limit_s,
-        (int64_t)r->seed, r->device_id, (int64_t)getpid(), host[0] ? host : NULL);
+    int code,
+        rc = db_prepare(
+            db, &st,
+            "INSERT INTO runs (argv, op, strategy, budget, time_limit_s, seed, device_id, status,"
+            " uuid, pid, host)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, 'running', lower(hex(randomblob(16))), ?, ?)"
+            " RETURNING id",
+            "tttidiIit", r->argv ? r->argv : "", r->op, r->strategy, r->budget, r->time_limit_s,
+            (int64_t)r->seed, r->device_id, (int64_t)getpid(), host[0] ? host : NULL);
     code = rc == SQLITE_OK ? step_id(db, st, run_id, NULL, "recording the run", err)
                            : cutune_db_fail(db, err, rc, "recording the run");
     sqlite3_finalize(st);
@@ -144,9 +146,10 @@ int cutune_db_run_end(CutuneDb *db, int64_t run_id, const char *status, CutuneEr
                             "cutune_db_run_end: status '%s' is not done, interrupted or failed",
                             status ? status : "(null)");
     sqlite3_stmt *st = NULL;
-    int code = 0, rc = db_prepare(
-        db, &st, "UPDATE runs SET status = ?, finished_at = datetime('now') WHERE id = ?", "ti",
-        status, run_id);
+    int code = 0,
+        rc = db_prepare(db, &st,
+                        "UPDATE runs SET status = ?, finished_at = datetime('now') WHERE id = ?",
+                        "ti", status, run_id);
     if (rc == SQLITE_OK)
         rc = sqlite3_step(st);
     if (rc != SQLITE_DONE)
@@ -165,15 +168,16 @@ int cutune_db_last_run(CutuneDb *db, int64_t *run_id, CutuneError *err)
     if (!db || !run_id)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_last_run: no output");
     sqlite3_stmt *st = NULL;
-    int code = 0, rc = sqlite3_prepare_v2(db->h, "SELECT id FROM runs ORDER BY id DESC LIMIT 1",
-                                          -1, &st, NULL);
+    int code = 0, rc = sqlite3_prepare_v2(db->h, "SELECT id FROM runs ORDER BY id DESC LIMIT 1", -1,
+                                          &st, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         *run_id = sqlite3_column_int64(st, 0);
     else if (rc == SQLITE_DONE)
         code = cutune_error(err, CUTUNE_ERR_NOT_FOUND,
-                            "database %s has no runs yet; tune with `cutune run <op>` first", db->path);
+                            "database %s has no runs yet; tune with `cutune run <op>` first",
+                            db->path);
     else
         code = cutune_db_fail(db, err, rc, "finding the last run");
     sqlite3_finalize(st);

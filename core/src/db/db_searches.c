@@ -22,8 +22,8 @@ int cutune_db_search_begin(CutuneDb *db, const CutuneSearchInfo *s, int64_t *sea
     return rc;
 }
 
-int cutune_db_search_end(CutuneDb *db, int64_t search_id, const char *status,
-                         const char *strategy, size_t evaluated, double seconds, CutuneError *err)
+int cutune_db_search_end(CutuneDb *db, int64_t search_id, const char *status, const char *strategy,
+                         size_t evaluated, double seconds, CutuneError *err)
 {
     static const char *const ok[] = {"done", "spent", "interrupted", "failed"};
     int known = 0;
@@ -32,15 +32,16 @@ int cutune_db_search_end(CutuneDb *db, int64_t search_id, const char *status,
     if (!db || !known)
         return cutune_error(err, CUTUNE_ERR_INVALID,
                             "cutune_db_search_end: status '%s' is not done, spent, interrupted "
-                            "or failed", status ? status : "(null)");
+                            "or failed",
+                            status ? status : "(null)");
     return db_exec(db, err, "ending a search",
                    "UPDATE searches SET status = ?, strategy = coalesce(nullif(?, ''), strategy),"
                    " evaluated = ?, seconds = ?, ended_at = datetime('now') WHERE id = ?",
                    "ttidi", status, strategy, (int64_t)evaluated, seconds, search_id);
 }
 
-int cutune_db_search_tuned(CutuneDb *db, int64_t device_id, int64_t variant_id,
-                           int64_t problem_id, int *tuned, CutuneError *err)
+int cutune_db_search_tuned(CutuneDb *db, int64_t device_id, int64_t variant_id, int64_t problem_id,
+                           int *tuned, CutuneError *err)
 {
     sqlite3_stmt *st = NULL;
     int rc = db_prepare(db, &st,
@@ -64,10 +65,11 @@ int cutune_db_yardstick_add(CutuneDb *db, int64_t run_id, int64_t device_id, int
     if (!db || !name || !(median_ms > 0))
         return cutune_error(err, CUTUNE_ERR_INVALID,
                             "cutune_db_yardstick_add: no name or no positive time");
-    return db_exec(db, err, "recording a yardstick",
-                   "INSERT INTO yardsticks (run_id, device_id, problem_id, name, median_ms, samples)"
-                   " VALUES (nullif(?, 0), ?, ?, ?, ?, ?)",
-                   "iiitdi", run_id, device_id, problem_id, name, median_ms, (int64_t)samples);
+    return db_exec(
+        db, err, "recording a yardstick",
+        "INSERT INTO yardsticks (run_id, device_id, problem_id, name, median_ms, samples)"
+        " VALUES (nullif(?, 0), ?, ?, ?, ?, ?)",
+        "iiitdi", run_id, device_id, problem_id, name, median_ms, (int64_t)samples);
 }
 
 int cutune_db_yardstick_latest(CutuneDb *db, int64_t device_id, int64_t problem_id, char *name,
@@ -122,8 +124,12 @@ int cutune_db_warm_configs(CutuneDb *db, const char *op, const char *variant, co
         " WHERE r.rk <= ?7 ORDER BY r.rk, d.uuid, p.size";
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(cutune_db_sqlite(db), sql, -1, &st, NULL);
-    const char *texts[] = {variant, version, op, device_uuid,
-                           device_name && *device_name ? device_name : device_uuid, size};
+    const char *texts[] = {variant,
+                           version,
+                           op,
+                           device_uuid,
+                           device_name && *device_name ? device_name : device_uuid,
+                           size};
     for (int i = 0; rc == SQLITE_OK && i < 6; i++)
         rc = sqlite3_bind_text(st, i + 1, texts[i], -1, SQLITE_STATIC);
     if (rc == SQLITE_OK)

@@ -33,11 +33,13 @@ static int trial_once(CutuneDb *db, const CutuneTrialRecord *t, int64_t *id, int
         -1, &ins, NULL);
     if (rc != SQLITE_OK)
         goto fail;
-    rc = db_bind(ins, "Iiiittddddi" "DDdddtii", t->run_id, t->device_id, t->variant_id,
-              t->problem_id, t->config, cutune_status_name(t->status), t->median_ms, t->min_ms,
-              t->mean_ms, t->stddev_ms, (int64_t)t->samples, t->gflops, t->gbps, t->error,
-              t->compile_ms, t->measure_ms, t->message, (int64_t)t->seed,
-              (int64_t)(ok && t->cut_short ? 1 : 0));
+    rc = db_bind(ins,
+                 "Iiiittddddi"
+                 "DDdddtii",
+                 t->run_id, t->device_id, t->variant_id, t->problem_id, t->config,
+                 cutune_status_name(t->status), t->median_ms, t->min_ms, t->mean_ms, t->stddev_ms,
+                 (int64_t)t->samples, t->gflops, t->gbps, t->error, t->compile_ms, t->measure_ms,
+                 t->message, (int64_t)t->seed, (int64_t)(ok && t->cut_short ? 1 : 0));
     /* The timings of a failed trial mean nothing: NULL (read back as 0). */
     for (int i = 7; i <= 13 && !ok && rc == SQLITE_OK; i++)
         rc = sqlite3_bind_null(ins, i);
@@ -56,20 +58,20 @@ static int trial_once(CutuneDb *db, const CutuneTrialRecord *t, int64_t *id, int
                                       time, ?5 its variant (up to the last one used) */
         } steps[] = {
             {"UPDATE best SET updated_at = datetime('now'), trial_id = ("
-            "  SELECT t.id FROM trials t JOIN variants v ON v.id = t.variant_id"
-            "  WHERE t.device_id = ?1 AND t.problem_id = ?2 AND t.status = 'ok'"
-            "  AND t.median_ms > 0 AND (v.name != (SELECT name FROM variants WHERE id = ?5)"
-            "  OR v.version = (SELECT version FROM variants WHERE id = ?5))"
-            "  ORDER BY t.median_ms, t.id LIMIT 1)"
-            " WHERE device_id = ?1 AND problem_id = ?2 AND ("
-            "  SELECT v.name = n.name AND v.version != n.version"
-            "  FROM trials t JOIN variants v ON v.id = t.variant_id, variants n"
-            "  WHERE t.id = best.trial_id AND n.id = ?5)",
+             "  SELECT t.id FROM trials t JOIN variants v ON v.id = t.variant_id"
+             "  WHERE t.device_id = ?1 AND t.problem_id = ?2 AND t.status = 'ok'"
+             "  AND t.median_ms > 0 AND (v.name != (SELECT name FROM variants WHERE id = ?5)"
+             "  OR v.version = (SELECT version FROM variants WHERE id = ?5))"
+             "  ORDER BY t.median_ms, t.id LIMIT 1)"
+             " WHERE device_id = ?1 AND problem_id = ?2 AND ("
+             "  SELECT v.name = n.name AND v.version != n.version"
+             "  FROM trials t JOIN variants v ON v.id = t.variant_id, variants n"
+             "  WHERE t.id = best.trial_id AND n.id = ?5)",
              "iiidi"},
             {"INSERT INTO best (device_id, problem_id, trial_id) VALUES (?1, ?2, ?3)"
-            " ON CONFLICT (device_id, problem_id) DO UPDATE SET trial_id = excluded.trial_id,"
-            " updated_at = datetime('now')"
-            " WHERE ?4 < (SELECT median_ms FROM trials WHERE id = best.trial_id)",
+             " ON CONFLICT (device_id, problem_id) DO UPDATE SET trial_id = excluded.trial_id,"
+             " updated_at = datetime('now')"
+             " WHERE ?4 < (SELECT median_ms FROM trials WHERE id = best.trial_id)",
              "iiid"},
             {"SELECT trial_id = ?3 FROM best WHERE device_id = ?1 AND problem_id = ?2", "iii"},
         };
@@ -79,7 +81,7 @@ static int trial_once(CutuneDb *db, const CutuneTrialRecord *t, int64_t *id, int
             best = NULL;
             if ((rc = sqlite3_prepare_v2(db->h, steps[i].sql, -1, &best, NULL)) != SQLITE_OK ||
                 (rc = db_bind(best, steps[i].fmt, t->device_id, t->problem_id, *id, t->median_ms,
-                           t->variant_id)) != SQLITE_OK)
+                              t->variant_id)) != SQLITE_OK)
                 break;
             rc = sqlite3_step(best);
             if (rc == SQLITE_ROW)
@@ -108,8 +110,9 @@ int cutune_db_trial_insert(CutuneDb *db, const CutuneTrialRecord *t, int64_t *tr
                            int *is_best, CutuneError *err)
 {
     if (!db || !t || !t->config || (int)t->status < 0 || t->status >= CUTUNE_STATUS_COUNT)
-        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_trial_insert: no config or "
-                                                     "an unknown status");
+        return cutune_error(err, CUTUNE_ERR_INVALID,
+                            "cutune_db_trial_insert: no config or "
+                            "an unknown status");
     for (int attempt = 0;; attempt++) {
         CutuneError e = {0};
         int64_t id = 0;
@@ -131,8 +134,8 @@ int cutune_db_trial_insert(CutuneDb *db, const CutuneTrialRecord *t, int64_t *tr
 }
 
 /* Columns read by read_best, in this order. */
-#define BEST_COLUMNS                                                                        \
-    "t.id, d.uuid, d.name, p.op, p.size, v.name, v.version, t.config, t.median_ms, "       \
+#define BEST_COLUMNS \
+    "t.id, d.uuid, d.name, p.op, p.size, v.name, v.version, t.config, t.median_ms, " \
     "t.min_ms, t.gflops, t.gbps, t.error, t.samples"
 
 /* Step a prepared best-config query and copy its row (updated_at in column 14). */
@@ -151,7 +154,8 @@ static int read_best(CutuneDb *db, sqlite3_stmt *st, const char *what, CutuneBes
     out->trial_id = sqlite3_column_int64(st, 0);
     if (db_col_copy(out->device_uuid, sizeof out->device_uuid, st, 1) ||
         db_col_copy(out->device_name, sizeof out->device_name, st, 2) ||
-        db_col_copy(out->op, sizeof out->op, st, 3) || db_col_copy(out->size, sizeof out->size, st, 4) ||
+        db_col_copy(out->op, sizeof out->op, st, 3) ||
+        db_col_copy(out->size, sizeof out->size, st, 4) ||
         db_col_copy(out->variant, sizeof out->variant, st, 5) ||
         db_col_copy(out->variant_version, sizeof out->variant_version, st, 6) ||
         db_col_copy(out->config, sizeof out->config, st, 7) ||
@@ -178,13 +182,13 @@ int cutune_db_best(CutuneDb *db, const char *device_uuid, const char *op, const 
     char what[256];
     snprintf(what, sizeof what, "%s %s on device %s", op, size, device_uuid);
     int code, rc = sqlite3_prepare_v2(
-        db->h,
-        "SELECT " BEST_COLUMNS ", b.updated_at"
-        " FROM best b JOIN devices d ON d.id = b.device_id"
-        " JOIN problems p ON p.id = b.problem_id JOIN trials t ON t.id = b.trial_id"
-        " JOIN variants v ON v.id = t.variant_id"
-        " WHERE d.uuid = ? AND p.op = ? AND p.size = ?",
-        -1, &st, NULL);
+                  db->h,
+                  "SELECT " BEST_COLUMNS ", b.updated_at"
+                  " FROM best b JOIN devices d ON d.id = b.device_id"
+                  " JOIN problems p ON p.id = b.problem_id JOIN trials t ON t.id = b.trial_id"
+                  " JOIN variants v ON v.id = t.variant_id"
+                  " WHERE d.uuid = ? AND p.op = ? AND p.size = ?",
+                  -1, &st, NULL);
     if (rc == SQLITE_OK)
         rc = db_bind(st, "ttt", device_uuid, op, size);
     code = rc == SQLITE_OK ? read_best(db, st, what, out, err)
@@ -342,8 +346,8 @@ int cutune_db_trials_foreach(CutuneDb *db, int64_t run_id,
 static int config_row(sqlite3_stmt *st, void *user)
 {
     const RowCallback *cb = user;
-    int (*fn)(const char *, const char *, double, void *) =
-        (int (*)(const char *, const char *, double, void *))cb->fn;
+    int (*fn)(const char *, const char *, double,
+              void *) = (int (*)(const char *, const char *, double, void *))cb->fn;
     return fn(db_col_text(st, 0), db_col_text(st, 1), sqlite3_column_double(st, 2), cb->user);
 }
 
@@ -360,6 +364,6 @@ int cutune_db_configs_done(CutuneDb *db, int64_t device_id, int64_t variant_id, 
         "SELECT config, status, median_ms FROM trials WHERE id IN"
         " (SELECT max(id) FROM trials WHERE device_id = ? AND variant_id = ? AND problem_id = ?"
         " GROUP BY config) ORDER BY id",
-        config_row, &cb, "reading the configs already measured", err, "iii", device_id,
-        variant_id, problem_id);
+        config_row, &cb, "reading the configs already measured", err, "iii", device_id, variant_id,
+        problem_id);
 }

@@ -30,7 +30,7 @@ static int write_fail(sqlite3 *h, int rc, const char *out, const char *what, Cut
         return cutune_error(err, CUTUNE_ERR_INTERRUPTED,
                             "merging into %s: interrupted while %s; %s is as it was", out, what,
                             out);
-    int code = (rc & 0xff) == SQLITE_NOMEM ? CUTUNE_ERR_NOMEM
+    int code = (rc & 0xff) == SQLITE_NOMEM           ? CUTUNE_ERR_NOMEM
                : full || (rc & 0xff) == SQLITE_IOERR ? CUTUNE_ERR_IO
                                                      : CUTUNE_ERR_DB;
     return cutune_error(err, code, "merging into %s: %s: %s%s%s%s%s; %s is as it was", out, what,
@@ -240,9 +240,10 @@ static int build(const char *path, const char *out, const CutuneMergeInput *in, 
         return code;
     watch(*db, stop);
     sqlite3 *h = cutune_db_sqlite(*db);
-    int rc = sqlite3_exec(h, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-                             " PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;"
-                             " PRAGMA foreign_keys=OFF",
+    int rc = sqlite3_exec(h,
+                          "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                          " PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;"
+                          " PRAGMA foreign_keys=OFF",
                           NULL, NULL, NULL);
     if (rc != SQLITE_OK)
         return write_fail(h, rc, out, "setting up a temporary file", err);
@@ -319,7 +320,8 @@ static int merge_existing(const char *out, const CutuneMergeInput *in, size_t n,
     int64_t since = 0;
     int rc = SQLITE_OK, attached = 0;
     const char *what = "attaching the joined inputs";
-    if (code == 0 && (rc = sqlite3_prepare_v2(h, "ATTACH ?1 AS src", -1, &att, NULL)) == SQLITE_OK &&
+    if (code == 0 &&
+        (rc = sqlite3_prepare_v2(h, "ATTACH ?1 AS src", -1, &att, NULL)) == SQLITE_OK &&
         (rc = sqlite3_bind_text(att, 1, staging, -1, SQLITE_STATIC)) == SQLITE_OK)
         rc = sqlite3_step(att);
     /* finalized at once: a finalize after a later failure would reset its message */
@@ -329,8 +331,10 @@ static int merge_existing(const char *out, const CutuneMergeInput *in, size_t n,
         what = "adding the inputs";
         sqlite3_stmt *mx = NULL;
         /* every id written is a parent's id by construction: no check per row */
-        rc = sqlite3_exec(h, "PRAGMA foreign_keys=OFF; PRAGMA cache_size=-65536;"
-                             " BEGIN IMMEDIATE", NULL, NULL, NULL);
+        rc = sqlite3_exec(h,
+                          "PRAGMA foreign_keys=OFF; PRAGMA cache_size=-65536;"
+                          " BEGIN IMMEDIATE",
+                          NULL, NULL, NULL);
         if (rc == SQLITE_OK &&
             (rc = sqlite3_prepare_v2(h, "SELECT coalesce(max(id), 0) FROM main.trials", -1, &mx,
                                      NULL)) == SQLITE_OK &&

@@ -48,8 +48,8 @@ typedef struct CutuneMergeCounts {
 
 typedef struct CutuneMergeInput {
     const char *path;
-    int schema;              /* the input's schema version, before any upgrade */
-    CutuneMergeCounts rows;  /* rows it holds */
+    int schema;             /* the input's schema version, before any upgrade */
+    CutuneMergeCounts rows; /* rows it holds */
 } CutuneMergeInput;
 
 typedef struct CutuneMergeResult {
@@ -58,8 +58,8 @@ typedef struct CutuneMergeResult {
     int64_t runs_ended;      /* runs of OUT that were 'running' and took an input's end */
     int64_t searches_ended;  /* the same for searches */
     int64_t requests_updated;
-    int64_t best_keys;       /* (device, problem) keys whose best was recomputed */
-    int64_t best_changed;    /* of which the best trial is another (or new) */
+    int64_t best_keys;    /* (device, problem) keys whose best was recomputed */
+    int64_t best_changed; /* of which the best trial is another (or new) */
     double seconds;
 } CutuneMergeResult;
 

@@ -10,10 +10,10 @@
 #include <sqlite3.h>
 
 /* How final a run's or a search's status is: a merge keeps the more final one. */
-#define RUN_RANK(s)                                                                          \
+#define RUN_RANK(s) \
     "(CASE " s " WHEN 'done' THEN 3 WHEN 'failed' THEN 2 WHEN 'interrupted' THEN 1 ELSE 0 END)"
-#define SEARCH_RANK(s)                                                                       \
-    "(CASE " s " WHEN 'done' THEN 3 WHEN 'spent' THEN 3 WHEN 'failed' THEN 2"                \
+#define SEARCH_RANK(s) \
+    "(CASE " s " WHEN 'done' THEN 3 WHEN 'spent' THEN 3 WHEN 'failed' THEN 2" \
     " WHEN 'interrupted' THEN 1 ELSE 0 END)"
 
 /* Run one statement to its end, with ?1 bound to param when it has one; *changes (may be
@@ -56,10 +56,10 @@ static int scalar(sqlite3 *h, const char *sql, int64_t *v)
 
 int cutune_merge_count(sqlite3 *h, const char *schema, CutuneMergeCounts *c)
 {
-    static const char *const tables[] = {"devices", "variants", "problems", "runs",
-                                         "trials", "searches", "yardsticks", "requests"};
-    int64_t *fields[] = {&c->devices, &c->variants, &c->problems, &c->runs,
-                         &c->trials, &c->searches, &c->yardsticks, &c->requests};
+    static const char *const tables[] = {"devices", "variants", "problems",   "runs",
+                                         "trials",  "searches", "yardsticks", "requests"};
+    int64_t *fields[] = {&c->devices, &c->variants, &c->problems,   &c->runs,
+                         &c->trials,  &c->searches, &c->yardsticks, &c->requests};
     int rc = SQLITE_OK;
     for (size_t i = 0; i < sizeof tables / sizeof *tables && rc == SQLITE_OK; i++) {
         char sql[96];
@@ -78,8 +78,7 @@ int cutune_merge_run_uuids(sqlite3 *h, const char *schema, int all)
              " LEFT JOIN \"%s\".devices d ON d.id = r.device_id WHERE ?1 OR r.uuid IS NULL",
              schema, schema);
     int rc = sqlite3_prepare_v2(h, sql, -1, &sel, NULL);
-    if (rc == SQLITE_OK)
-    {
+    if (rc == SQLITE_OK) {
         snprintf(sql, sizeof sql, "UPDATE \"%s\".runs SET uuid = ?1 WHERE id = ?2", schema);
         rc = sqlite3_prepare_v2(h, sql, -1, &upd, NULL);
     }
@@ -136,12 +135,11 @@ static const char devices_sql[] =
     " driver_version, runtime_version, first_seen, last_seen)"
     " SELECT uuid, name, cc_major, cc_minor, sm_count, total_mem, driver_version,"
     " runtime_version, first_seen, last_seen FROM src.devices WHERE true"
-    " ON CONFLICT (uuid) DO UPDATE SET " LATER("name") ", " LATER("cc_major") ", "
-    LATER("cc_minor") ", " LATER("sm_count") ", " LATER("total_mem") ", "
-    LATER("driver_version") ", " LATER("runtime_version") ","
-    " first_seen = min(first_seen, excluded.first_seen),"
-    " last_seen = max(last_seen, excluded.last_seen)"
-    " WHERE excluded.first_seen < first_seen OR excluded.last_seen > last_seen";
+    " ON CONFLICT (uuid) DO UPDATE SET " LATER("name") ", " LATER("cc_major") ", " LATER("cc_minor") ", " LATER(
+        "sm_count") ", " LATER("total_mem") ", " LATER("driver_version") ", " LATER("runtime_version") ","
+                                                                                                       " first_seen = min(first_seen, excluded.first_seen),"
+                                                                                                       " last_seen = max(last_seen, excluded.last_seen)"
+                                                                                                       " WHERE excluded.first_seen < first_seen OR excluded.last_seen > last_seen";
 #undef LATER
 
 static const char ids_sql[] =
@@ -162,9 +160,8 @@ static const char runs_sql[] =
     " finished_at = excluded.finished_at"
     " WHERE " RUN_RANK("excluded.status") " > " RUN_RANK("status");
 
-static const char run_ids_sql[] =
-    "INSERT INTO temp.merge_run SELECT s.id, m.id FROM src.runs s"
-    " JOIN main.runs m ON m.uuid = s.uuid";
+static const char run_ids_sql[] = "INSERT INTO temp.merge_run SELECT s.id, m.id FROM src.runs s"
+                                  " JOIN main.runs m ON m.uuid = s.uuid";
 
 /* A trial is the same trial when its run, key, config, status, time, seed and creation
  * agree: two measurements of one config in one run within the same second that also agree
@@ -186,8 +183,8 @@ static const char trials_sql[] =
     " AND x.median_ms IS t.median_ms AND x.seed IS t.seed)"
     " ORDER BY t.id";
 
-#define SEARCH_MAPS                                                                          \
-    " FROM src.searches s JOIN temp.merge_run r ON r.s = s.run_id"                           \
+#define SEARCH_MAPS \
+    " FROM src.searches s JOIN temp.merge_run r ON r.s = s.run_id" \
     " JOIN temp.merge_dev d ON d.s = s.device_id JOIN temp.merge_var v ON v.s = s.variant_id" \
     " JOIN temp.merge_prob p ON p.s = s.problem_id"
 static const char searches_end_sql[] =
@@ -230,22 +227,23 @@ static const char requests_sql[] =
     " q.answered_by, q.count, q.status, q.first_at, q.last_at, q.done_at,"
     " iif(q.status = 'done', r.m, NULL)"
     " FROM src.requests q LEFT JOIN temp.merge_run r ON r.s = q.run_id WHERE true ORDER BY q.id"
-    " ON CONFLICT (device_uuid, op, size) DO UPDATE SET " LATER("device_name") ", "
-    LATER("cc_major") ", " LATER("cc_minor") ", " LATER("answered_by") ","
-    " count = max(count, excluded.count), first_at = min(first_at, excluded.first_at),"
-    " last_at = max(last_at, excluded.last_at),"
-    " done_at = iif(" TAKES_DONE ", excluded.done_at, done_at),"
-    " run_id = iif(" TAKES_DONE ", excluded.run_id, run_id),"
-    " status = iif(" TAKES_DONE ", 'done', status)"
-    " WHERE excluded.last_at > last_at OR excluded.first_at < first_at"
-    " OR excluded.count > count OR " TAKES_DONE;
+    " ON CONFLICT (device_uuid, op, size) DO UPDATE SET " LATER("device_name") ", " LATER("cc_major") ", " LATER(
+        "cc_minor") ", " LATER("answered_by") ","
+                                              " count = max(count, excluded.count), first_at = min(first_at, excluded.first_at),"
+                                              " last_at = max(last_at, excluded.last_at),"
+                                              " done_at = iif(" TAKES_DONE
+                                              ", excluded.done_at, done_at),"
+                                              " run_id = iif(" TAKES_DONE
+                                              ", excluded.run_id, run_id),"
+                                              " status = iif(" TAKES_DONE ", 'done', status)"
+                                              " WHERE excluded.last_at > last_at OR excluded.first_at < first_at"
+                                              " OR excluded.count > count OR " TAKES_DONE;
 #undef TAKES_DONE
 #undef LATER
 
 /* A variant's (name, version, source hash) names one kernel of one op: two databases that
  * give it different ops cannot both be right. */
-static int check_variants(sqlite3 *h, const char *label, const char *main_label,
-                          CutuneError *err)
+static int check_variants(sqlite3 *h, const char *label, const char *main_label, CutuneError *err)
 {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(
@@ -270,8 +268,7 @@ static int check_variants(sqlite3 *h, const char *label, const char *main_label,
 }
 
 /* Rows added by an upsert: the table's count before and after. */
-static int upsert(sqlite3 *h, const char *sql, const char *table, int64_t *added,
-                  int64_t *updated)
+static int upsert(sqlite3 *h, const char *sql, const char *table, int64_t *added, int64_t *updated)
 {
     char count[64];
     snprintf(count, sizeof count, "SELECT count(*) FROM main.%s", table);
@@ -297,13 +294,17 @@ int cutune_merge_attached(sqlite3 *h, const char *label, const char *main_label,
     if (rc == SQLITE_OK)
         rc = upsert(h, devices_sql, "devices", &added->devices, NULL);
     if (rc == SQLITE_OK &&
-        (rc = run(h, "INSERT INTO main.variants (op, name, version, source_hash)"
-                     " SELECT op, name, version, source_hash FROM src.variants WHERE true"
-                     " ORDER BY id ON CONFLICT DO NOTHING", &n)) == SQLITE_OK)
+        (rc = run(h,
+                  "INSERT INTO main.variants (op, name, version, source_hash)"
+                  " SELECT op, name, version, source_hash FROM src.variants WHERE true"
+                  " ORDER BY id ON CONFLICT DO NOTHING",
+                  &n)) == SQLITE_OK)
         added->variants += n;
     if (rc == SQLITE_OK &&
-        (rc = run(h, "INSERT INTO main.problems (op, size) SELECT op, size FROM src.problems"
-                     " WHERE true ORDER BY id ON CONFLICT DO NOTHING", &n)) == SQLITE_OK)
+        (rc = run(h,
+                  "INSERT INTO main.problems (op, size) SELECT op, size FROM src.problems"
+                  " WHERE true ORDER BY id ON CONFLICT DO NOTHING",
+                  &n)) == SQLITE_OK)
         added->problems += n;
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(h, ids_sql, NULL, NULL, NULL);
@@ -339,30 +340,30 @@ static const char best_keys_sql[] =
 static const char best_fill_sql[] =
     "INSERT OR IGNORE INTO temp.merge_keys SELECT device_id, problem_id FROM main.trials"
     " WHERE id > ?1 AND status = 'ok' AND median_ms > 0";
-#define BEST_AGG(keys)                                                                       \
-    "WITH agg AS (SELECT t.device_id, t.problem_id, t.variant_id, min(t.median_ms) AS ms,"    \
-    "  max(t.created_at) AS last FROM main.trials t"                                          \
-    "  WHERE t.status = 'ok' AND t.median_ms > 0" keys                                        \
+#define BEST_AGG(keys) \
+    "WITH agg AS (SELECT t.device_id, t.problem_id, t.variant_id, min(t.median_ms) AS ms," \
+    "  max(t.created_at) AS last FROM main.trials t" \
+    "  WHERE t.status = 'ok' AND t.median_ms > 0" keys \
     "  GROUP BY t.device_id, t.problem_id, t.variant_id),"
-#define BEST_KEYS                                                                            \
+#define BEST_KEYS \
     "  AND (t.device_id, t.problem_id) IN (SELECT device_id, problem_id FROM temp.merge_keys)"
-#define BEST_CHOICE                                                                          \
-    " named AS (SELECT a.*, v.name, v.version FROM agg a JOIN main.variants v"               \
-    "  ON v.id = a.variant_id),"                                                              \
-    " latest AS (SELECT device_id, problem_id, name, version, row_number() OVER ("            \
-    "  PARTITION BY device_id, problem_id, name"                                              \
-    "  ORDER BY last DESC, length(version) DESC, version DESC) AS k FROM named),"             \
-    " pick AS (SELECT n.device_id, n.problem_id, n.variant_id, n.ms, row_number() OVER ("     \
-    "  PARTITION BY n.device_id, n.problem_id ORDER BY n.ms, n.variant_id) AS k"              \
-    "  FROM named n JOIN latest l ON l.k = 1 AND l.device_id = n.device_id"                   \
-    "  AND l.problem_id = n.problem_id AND l.name = n.name AND l.version = n.version)"        \
-    " INSERT INTO main.best (device_id, problem_id, trial_id)"                                \
-    " SELECT p.device_id, p.problem_id, (SELECT x.id FROM main.trials x"                      \
-    "  WHERE x.device_id = p.device_id AND x.variant_id = p.variant_id"                       \
-    "  AND x.problem_id = p.problem_id AND x.status = 'ok' AND x.median_ms = p.ms"            \
-    "  ORDER BY x.created_at, x.config, x.id LIMIT 1)"                                        \
-    " FROM pick p WHERE p.k = 1"                                                              \
-    " ON CONFLICT (device_id, problem_id) DO UPDATE SET trial_id = excluded.trial_id,"        \
+#define BEST_CHOICE \
+    " named AS (SELECT a.*, v.name, v.version FROM agg a JOIN main.variants v" \
+    "  ON v.id = a.variant_id)," \
+    " latest AS (SELECT device_id, problem_id, name, version, row_number() OVER (" \
+    "  PARTITION BY device_id, problem_id, name" \
+    "  ORDER BY last DESC, length(version) DESC, version DESC) AS k FROM named)," \
+    " pick AS (SELECT n.device_id, n.problem_id, n.variant_id, n.ms, row_number() OVER (" \
+    "  PARTITION BY n.device_id, n.problem_id ORDER BY n.ms, n.variant_id) AS k" \
+    "  FROM named n JOIN latest l ON l.k = 1 AND l.device_id = n.device_id" \
+    "  AND l.problem_id = n.problem_id AND l.name = n.name AND l.version = n.version)" \
+    " INSERT INTO main.best (device_id, problem_id, trial_id)" \
+    " SELECT p.device_id, p.problem_id, (SELECT x.id FROM main.trials x" \
+    "  WHERE x.device_id = p.device_id AND x.variant_id = p.variant_id" \
+    "  AND x.problem_id = p.problem_id AND x.status = 'ok' AND x.median_ms = p.ms" \
+    "  ORDER BY x.created_at, x.config, x.id LIMIT 1)" \
+    " FROM pick p WHERE p.k = 1" \
+    " ON CONFLICT (device_id, problem_id) DO UPDATE SET trial_id = excluded.trial_id," \
     " updated_at = datetime('now') WHERE trial_id <> excluded.trial_id"
 /* the keys given by temp.merge_keys; every key (no list to build and probe) */
 static const char best_sql[] = BEST_AGG(BEST_KEYS) BEST_CHOICE;
@@ -390,7 +391,8 @@ int cutune_merge_best(sqlite3 *h, int64_t since_trial, int64_t *keys, int64_t *c
         (rc = sqlite3_step(st)) == SQLITE_DONE)
         rc = SQLITE_OK;
     sqlite3_finalize(st);
-    if (rc == SQLITE_OK && (rc = scalar(h, "SELECT count(*) FROM temp.merge_keys", &n)) == SQLITE_OK)
+    if (rc == SQLITE_OK &&
+        (rc = scalar(h, "SELECT count(*) FROM temp.merge_keys", &n)) == SQLITE_OK)
         *keys += n;
     if (rc == SQLITE_OK && (rc = run(h, best_sql, &n)) == SQLITE_OK)
         *changed += n;

@@ -30,16 +30,17 @@ int cutune_db_request_add(CutuneDb *db, const CutuneRequest *r, CutuneError *err
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_request_add: missing field");
     sqlite3 *h = cutune_db_sqlite(db);
     sqlite3_stmt *st = NULL;
-    int code = 0, rc = sqlite3_prepare_v2(
-        h,
-        "INSERT INTO requests (device_uuid, device_name, cc_major, cc_minor, op, size,"
-        " answered_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
-        " ON CONFLICT (device_uuid, op, size) DO UPDATE SET count = count + 1,"
-        " answered_by = excluded.answered_by, last_at = datetime('now'),"
-        " device_name = coalesce(excluded.device_name, device_name),"
-        " cc_major = coalesce(excluded.cc_major, cc_major),"
-        " cc_minor = coalesce(excluded.cc_minor, cc_minor)",
-        -1, &st, NULL);
+    int code = 0,
+        rc = sqlite3_prepare_v2(
+            h,
+            "INSERT INTO requests (device_uuid, device_name, cc_major, cc_minor, op, size,"
+            " answered_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+            " ON CONFLICT (device_uuid, op, size) DO UPDATE SET count = count + 1,"
+            " answered_by = excluded.answered_by, last_at = datetime('now'),"
+            " device_name = coalesce(excluded.device_name, device_name),"
+            " cc_major = coalesce(excluded.cc_major, cc_major),"
+            " cc_minor = coalesce(excluded.cc_minor, cc_minor)",
+            -1, &st, NULL);
     if (rc == SQLITE_OK)
         rc = bind_text(st, 1, r->device_uuid);
     if (rc == SQLITE_OK)
@@ -64,11 +65,12 @@ int cutune_db_request_add(CutuneDb *db, const CutuneRequest *r, CutuneError *err
 }
 
 int cutune_db_requests_pending(CutuneDb *db, const char *device_uuid, const char *op,
-                               int (*fn)(const char *op, const char *size, void *user),
-                               void *user, CutuneError *err)
+                               int (*fn)(const char *op, const char *size, void *user), void *user,
+                               CutuneError *err)
 {
     if (!db || !device_uuid || !fn)
-        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_requests_pending: missing argument");
+        return cutune_error(err, CUTUNE_ERR_INVALID,
+                            "cutune_db_requests_pending: missing argument");
     sqlite3_stmt *st = NULL;
     int code = 0, rc = db_prepare(db, &st,
                                   "SELECT op, size FROM requests WHERE status = 'pending' AND"
@@ -96,10 +98,9 @@ static void rollback(sqlite3 *h)
         (void)sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL); /* nothing more to report */
 }
 
-int cutune_db_requests_claim(CutuneDb *db, const char *device_uuid, const char *op,
-                             int64_t run_id,
-                             int (*fn)(const char *op, const char *size, void *user),
-                             void *user, CutuneError *err)
+int cutune_db_requests_claim(CutuneDb *db, const char *device_uuid, const char *op, int64_t run_id,
+                             int (*fn)(const char *op, const char *size, void *user), void *user,
+                             CutuneError *err)
 {
     if (!db || !device_uuid || !fn || run_id <= 0)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_requests_claim: missing argument");
@@ -223,8 +224,8 @@ void cutune_db_read_end(CutuneDb *db)
         (void)sqlite3_exec(h, "COMMIT", NULL, NULL, NULL); /* a read: nothing to lose */
 }
 
-int cutune_db_request_done(CutuneDb *db, const char *device_uuid, const char *op,
-                           const char *size, int64_t run_id, CutuneError *err)
+int cutune_db_request_done(CutuneDb *db, const char *device_uuid, const char *op, const char *size,
+                           int64_t run_id, CutuneError *err)
 {
     if (!db || !device_uuid || !op || !size)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_request_done: missing argument");
@@ -243,14 +244,22 @@ static int best_row(sqlite3_stmt *st, void *user)
 {
     const BestCallback *cb = user;
     CutuneBestRow r = {
-        .device_uuid = db_col_text(st, 0), .device_name = db_col_text(st, 1),
-        .cc_major = sqlite3_column_int(st, 2), .cc_minor = sqlite3_column_int(st, 3),
-        .op = db_col_text(st, 4), .size = db_col_text(st, 5), .variant = db_col_text(st, 6),
+        .device_uuid = db_col_text(st, 0),
+        .device_name = db_col_text(st, 1),
+        .cc_major = sqlite3_column_int(st, 2),
+        .cc_minor = sqlite3_column_int(st, 3),
+        .op = db_col_text(st, 4),
+        .size = db_col_text(st, 5),
+        .variant = db_col_text(st, 6),
         .variant_version = db_col_text(st, 7),
-        .config = db_col_text(st, 8), .updated_at = db_col_text(st, 9),
-        .median_ms = sqlite3_column_double(st, 10), .min_ms = sqlite3_column_double(st, 11),
-        .gflops = sqlite3_column_double(st, 12), .gbps = sqlite3_column_double(st, 13),
-        .error = sqlite3_column_double(st, 14), .samples = sqlite3_column_int(st, 15),
+        .config = db_col_text(st, 8),
+        .updated_at = db_col_text(st, 9),
+        .median_ms = sqlite3_column_double(st, 10),
+        .min_ms = sqlite3_column_double(st, 11),
+        .gflops = sqlite3_column_double(st, 12),
+        .gbps = sqlite3_column_double(st, 13),
+        .error = sqlite3_column_double(st, 14),
+        .samples = sqlite3_column_int(st, 15),
         .trial_id = sqlite3_column_int64(st, 16),
     };
     return cb->fn(&r, cb->user);

@@ -137,15 +137,16 @@ int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size
         return rc;
     int dev = 0, major = 0, minor = 0, max_shared = 0, sms = 0;
     if ((rc = cutune_cuda_check(cudaGetDevice(&dev), "cudaGetDevice", err)) ||
-        (rc = cutune_cuda_check(
-             cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev),
-             "cudaDeviceGetAttribute", err)) ||
-        (rc = cutune_cuda_check(
-             cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev),
-             "cudaDeviceGetAttribute", err)) ||
-        (rc = cutune_cuda_check(
-             cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
-             "cudaDeviceGetAttribute", err)) ||
+        (rc = cutune_cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+                                                       dev),
+                                "cudaDeviceGetAttribute", err)) ||
+        (rc = cutune_cuda_check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor,
+                                                       dev),
+                                "cudaDeviceGetAttribute", err)) ||
+        (rc = cutune_cuda_check(cudaDeviceGetAttribute(&max_shared,
+                                                       cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                                       dev),
+                                "cudaDeviceGetAttribute", err)) ||
         (rc = cutune_cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev),
                                 "cudaDeviceGetAttribute", err)))
         return rc;
@@ -178,8 +179,8 @@ int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size
                           "%s config %s (tuned on %s) does not fit device %d: %lld threads "
                           "(at most %d) and %lld bytes of shared memory (at most %d); tune it "
                           "on this device: cutune run %s --device %d --size %s",
-                          v->name, r->config, r->device_name, dev, threads, k->max_threads,
-                          shared, max_shared, v->op_name, dev, size);
+                          v->name, r->config, r->device_name, dev, threads, k->max_threads, shared,
+                          max_shared, v->op_name, dev, size);
         goto out;
     }
     if (l.shared_bytes > 48 * 1024 &&
@@ -268,9 +269,8 @@ int cutune_launch_on(CutuneLookup *h, int device, const CutuneLookupResult *r, c
     return rc;
 }
 
-int cutune_matmul_on(CutuneLookup *h, int device, const float *A, const float *B, float *C,
-                     int M, int N, int K, void *stream, CutuneLookupResult *used,
-                     CutuneError *err)
+int cutune_matmul_on(CutuneLookup *h, int device, const float *A, const float *B, float *C, int M,
+                     int N, int K, void *stream, CutuneLookupResult *used, CutuneError *err)
 {
     int prev = device;
     int rc = enter_device(device, &prev, err);

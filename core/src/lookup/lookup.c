@@ -11,11 +11,11 @@
 #include <sqlite3.h>
 
 /* Columns of every ladder query, read by read_row in this order. */
-#define ROW_COLUMNS                                                                         \
+#define ROW_COLUMNS \
     "t.id, d.uuid, d.name, p.size, v.name, v.version, t.config, t.median_ms, t.gflops"
-#define ROW_FROM                                                                            \
-    " FROM best b JOIN devices d ON d.id = b.device_id"                                     \
-    " JOIN problems p ON p.id = b.problem_id JOIN trials t ON t.id = b.trial_id"            \
+#define ROW_FROM \
+    " FROM best b JOIN devices d ON d.id = b.device_id" \
+    " JOIN problems p ON p.id = b.problem_id JOIN trials t ON t.id = b.trial_id" \
     " JOIN variants v ON v.id = t.variant_id"
 
 void cutune_lookup_default_settings(CutuneLookupSettings *s)
@@ -93,17 +93,18 @@ int cutune_open(CutuneLookup **out, const CutuneLookupSettings *s, CutuneError *
         goto fail;
     }
     if ((rc = cutune_db_open(path, CUTUNE_DB_READONLY, &h->db, err)) ||
-        (rc = prepare(h, "SELECT " ROW_COLUMNS ROW_FROM
-                         " WHERE d.uuid = ?1 AND p.op = ?2 AND p.size = ?3",
+        (rc = prepare(h,
+                      "SELECT " ROW_COLUMNS ROW_FROM
+                      " WHERE d.uuid = ?1 AND p.op = ?2 AND p.size = ?3",
                       &h->q_exact, err)) ||
         (rc = prepare(h, "SELECT " ROW_COLUMNS ROW_FROM " WHERE d.uuid = ?1 AND p.op = ?2",
                       &h->q_device, err)) ||
-        (rc = prepare(h, "SELECT " ROW_COLUMNS ROW_FROM
-                         " WHERE d.cc_major = ?1 AND d.cc_minor = ?2 AND d.uuid <> ?3"
-                         " AND p.op = ?4",
+        (rc = prepare(h,
+                      "SELECT " ROW_COLUMNS ROW_FROM
+                      " WHERE d.cc_major = ?1 AND d.cc_minor = ?2 AND d.uuid <> ?3"
+                      " AND p.op = ?4",
                       &h->q_arch, err)) ||
-        (rc = prepare(h, "SELECT cc_major, cc_minor FROM devices WHERE uuid = ?1", &h->q_cc,
-                      err)))
+        (rc = prepare(h, "SELECT cc_major, cc_minor FROM devices WHERE uuid = ?1", &h->q_cc, err)))
         goto fail;
     *out = h;
     return 0;
@@ -318,8 +319,13 @@ static int record_request(CutuneLookup *h, const CutuneDeviceInfo *dev, const ch
     if (!h->rw)
         return 0;
     CutuneRequest r = {
-        .device_uuid = dev->uuid, .device_name = dev->name, .cc_major = dev->cc_major,
-        .cc_minor = dev->cc_minor, .op = op, .size = size, .answered_by = cutune_match_name(match),
+        .device_uuid = dev->uuid,
+        .device_name = dev->name,
+        .cc_major = dev->cc_major,
+        .cc_minor = dev->cc_minor,
+        .op = op,
+        .size = size,
+        .answered_by = cutune_match_name(match),
     };
     return cutune_db_request_add(h->rw, &r, NULL) == 0;
 }
@@ -352,8 +358,9 @@ int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op, 
         rc = e->rc;
         pthread_mutex_unlock(&h->mu);
         if (rc == CUTUNE_ERR_NOT_FOUND)
-            cutune_error(err, rc, "%s: no verified config for %s %s on device %s, nearby or on "
-                                  "its architecture (answer cached by this handle)",
+            cutune_error(err, rc,
+                         "%s: no verified config for %s %s on device %s, nearby or on "
+                         "its architecture (answer cached by this handle)",
                          h->path, op, out->size, dev->uuid);
         return rc;
     }

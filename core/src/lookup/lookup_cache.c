@@ -15,7 +15,8 @@ static uint64_t key_hash(const char *s)
     return h;
 }
 
-size_t cutune_lookup_cache_key(char *buf, size_t len, const char *uuid, const char *op, const char *size)
+size_t cutune_lookup_cache_key(char *buf, size_t len, const char *uuid, const char *op,
+                               const char *size)
 {
     int n = snprintf(buf, len, "%s\x1f%s\x1f%s", uuid, op, size);
     return n < 0 || (size_t)n >= len ? 0 : (size_t)n;
@@ -53,7 +54,8 @@ static int grow(CutuneLookupCache *c)
     return 0;
 }
 
-int cutune_lookup_cache_put(CutuneLookupCache *c, const char *key, int rc, const CutuneLookupResult *r)
+int cutune_lookup_cache_put(CutuneLookupCache *c, const char *key, int rc,
+                            const CutuneLookupResult *r)
 {
     if (2 * (c->count + 1) > c->cap && grow(c) != 0) /* load factor at most 1/2 */
         return CUTUNE_ERR_NOMEM;

@@ -10,23 +10,25 @@
 #include "cutune/lookup.h"
 
 typedef struct CutuneLookupCacheEntry {
-    char *key;                 /* NULL: empty slot */
-    int rc;                    /* 0 or CUTUNE_ERR_NOT_FOUND */
+    char *key; /* NULL: empty slot */
+    int rc;    /* 0 or CUTUNE_ERR_NOT_FOUND */
     CutuneLookupResult result;
 } CutuneLookupCacheEntry;
 
 typedef struct CutuneLookupCache {
     CutuneLookupCacheEntry *slots;
-    size_t cap, count;         /* cap is 0 or a power of two */
+    size_t cap, count; /* cap is 0 or a power of two */
 } CutuneLookupCache;
 
 /* Write the key of (uuid, op, size) into buf; fields are joined by '\x1f' (never in a UUID,
  * an op name or a size). Returns its length, or 0 if it does not fit. */
-size_t cutune_lookup_cache_key(char *buf, size_t len, const char *uuid, const char *op, const char *size);
+size_t cutune_lookup_cache_key(char *buf, size_t len, const char *uuid, const char *op,
+                               const char *size);
 /* The entry for key, or NULL. */
 const CutuneLookupCacheEntry *cutune_lookup_cache_get(const CutuneLookupCache *c, const char *key);
 /* Insert (or replace) the entry for key; copies key and result. CUTUNE_ERR_NOMEM on failure. */
-int cutune_lookup_cache_put(CutuneLookupCache *c, const char *key, int rc, const CutuneLookupResult *r);
+int cutune_lookup_cache_put(CutuneLookupCache *c, const char *key, int rc,
+                            const CutuneLookupResult *r);
 void cutune_lookup_cache_free(CutuneLookupCache *c);
 
 #endif

@@ -18,29 +18,29 @@
 
 /* A kernel compiled for one (variant, version, config, arch) and loaded. */
 typedef struct CutuneTunedKernel {
-    char *key;                 /* variant \x1f version \x1f config \x1f arch */
+    char *key; /* variant \x1f version \x1f config \x1f arch */
     const CutuneVariantDef *variant;
-    CutuneGeometry *geo;       /* its launch, for the config's parameter names */
+    CutuneGeometry *geo; /* its launch, for the config's parameter names */
     CutuneLoadedKernel k;
-    CutuneConfigPairs *pairs;  /* the config, parsed; names[] point into it */
+    CutuneConfigPairs *pairs; /* the config, parsed; names[] point into it */
     const char *names[CUTUNE_MAX_PARAMS];
     int64_t values[CUTUNE_MAX_PARAMS];
     size_t nparams;
-    int max_threads;           /* from the compiled kernel (registers decide it) */
+    int max_threads; /* from the compiled kernel (registers decide it) */
     size_t static_shared;
 } CutuneTunedKernel;
 
 struct CutuneLookup {
-    pthread_mutex_t mu;        /* every public call holds it */
+    pthread_mutex_t mu; /* every public call holds it */
     CutuneLookupSettings s;
     char *path;
-    CutuneDb *db;              /* read-only */
-    CutuneDb *rw;              /* read-write, opened on the first request to record */
-    int rw_failed;             /* do not retry a read-write open that failed */
+    CutuneDb *db;  /* read-only */
+    CutuneDb *rw;  /* read-write, opened on the first request to record */
+    int rw_failed; /* do not retry a read-write open that failed */
     struct sqlite3_stmt *q_exact, *q_device, *q_arch, *q_cc;
     CutuneLookupCache cache;
     CutuneRegistry reg;
-    int reg_state;             /* 0 not loaded, 1 loaded, -1 failed */
+    int reg_state; /* 0 not loaded, 1 loaded, -1 failed */
     CutuneTunedKernel *kernels;
     size_t nkernels;
     CutuneDeviceInfo devs[CUTUNE_LOOKUP_MAX_DEVICES];

@@ -88,8 +88,8 @@ static int add_best(const CutuneBestRow *row, void *user)
     return 0;
 }
 
-int cutune_best_list(CutuneLookup *h, const char *device, const char *op,
-                     CutuneLookupResult **list, size_t *count, CutuneError *err)
+int cutune_best_list(CutuneLookup *h, const char *device, const char *op, CutuneLookupResult **list,
+                     size_t *count, CutuneError *err)
 {
     if (list)
         *list = NULL;

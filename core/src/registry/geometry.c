@@ -15,10 +15,10 @@ static const char *const axis[3] = {"x", "y", "z"};
 struct CutuneGeometry {
     const CutuneVariantDef *v;
     size_t nparams;
-    const char **names;       /* C plugins: the config's parameter names */
+    const char **names;         /* C plugins: the config's parameter names */
     CutuneExpr *expr[NKEYS][3]; /* data variants; NULL: the axis is 1 (shared: 0) */
     int line[NKEYS];
-    int count[NKEYS];         /* expressions given for the key */
+    int count[NKEYS]; /* expressions given for the key */
 };
 
 void cutune_geometry_free(CutuneGeometry **gp)
@@ -117,8 +117,7 @@ int cutune_geometry_open(const CutuneVariantDef *v, const char *const *names, si
             rc = cutune_error(err, CUTUNE_ERR_INVALID,
                               "%s: the config's parameters (%zu, starting with %s) are not the "
                               "space's (%zu); the space changed since: bump the variant's version",
-                              v->path, nparams, nparams ? names[0] : "none",
-                              sp ? sp->nparams : 0);
+                              v->path, nparams, nparams ? names[0] : "none", sp ? sp->nparams : 0);
         else
             rc = compile_data(g, err);
     }
@@ -187,8 +186,10 @@ static int within_limits(const int64_t r[NKEYS][3], const CutuneLimits *lim, con
         return CUTUNE_ERR_RESOURCES;
     }
     if (r[SHARED][0] < 0 || r[SHARED][0] > lim->max_shared_per_block) {
-        snprintf(why, len, "%s: %lld bytes of dynamic shared memory, the device allows %lld a "
-                 "block", from, (long long)r[SHARED][0], (long long)lim->max_shared_per_block);
+        snprintf(why, len,
+                 "%s: %lld bytes of dynamic shared memory, the device allows %lld a "
+                 "block",
+                 from, (long long)r[SHARED][0], (long long)lim->max_shared_per_block);
         return CUTUNE_ERR_RESOURCES;
     }
     return 0;
@@ -227,8 +228,8 @@ int cutune_geometry_eval(const CutuneGeometry *g, const int64_t *values, const C
         {(unsigned)r[BLOCK][0], (unsigned)r[BLOCK][1], (unsigned)r[BLOCK][2]},
         (size_t)r[SHARED][0],
     };
-    int (*op_check)(const CutuneProblem *, const CutuneLaunch *, char *, size_t) =
-        g->v->op ? CUTUNE_OP_FIELD(g->v->op->op, check_launch) : NULL;
+    int (*op_check)(const CutuneProblem *, const CutuneLaunch *, char *,
+                    size_t) = g->v->op ? CUTUNE_OP_FIELD(g->v->op->op, check_launch) : NULL;
     if (op_check && op_check(p, out, why, len) != 0) {
         if (!why[0])
             snprintf(why, len, "op %s refuses the launch", g->v->op->op->name);

@@ -289,7 +289,8 @@ static int add_variant(CutuneRegistry *r, CutuneVariantDef *v)
 static int shadowed(CutuneRegistry *r, const CutuneVariantDef *winner, const char *path)
 {
     char why[2 * PATH_MAX + 160];
-    snprintf(why, sizeof why, "variant '%s' is defined by %s and by %s; %s wins (earlier on the "
+    snprintf(why, sizeof why,
+             "variant '%s' is defined by %s and by %s; %s wins (earlier on the "
              "path; C plugins come before data variants): rename one of them to keep both",
              winner->name, winner->path, path, winner->path);
     return note(&r->shadowed, &r->nshadowed, path, why, winner->op_name, 1);
@@ -397,8 +398,9 @@ static int load_plugin_dir(CutuneRegistry *r, const char *dir, CutuneVariantDef 
         CutuneError e = {0};
         struct stat st;
         if (stat(files[i], &st) != 0 || !S_ISREG(st.st_mode)) { /* dlopen would block on a FIFO */
-            rc = reject(r, files[i], "it is not a regular file (a FIFO, a device or a folder), "
-                                     "so not a plugin; remove it or rename it");
+            rc = reject(r, files[i],
+                        "it is not a regular file (a FIFO, a device or a folder), "
+                        "so not a plugin; remove it or rename it");
             continue;
         }
         if (exports_op(files[i])) {
@@ -408,8 +410,10 @@ static int load_plugin_dir(CutuneRegistry *r, const char *dir, CutuneVariantDef 
                 rc = reject(r, files[i], e.msg);
             } else if ((prev = cutune_registry_op(r, op.op->name))) {
                 char why[2 * PATH_MAX + 96];
-                snprintf(why, sizeof why, "op '%s' is already provided by %s; this file is not "
-                         "used", op.op->name, prev->path);
+                snprintf(why, sizeof why,
+                         "op '%s' is already provided by %s; this file is not "
+                         "used",
+                         op.op->name, prev->path);
                 cutune_op_close(&op);
                 rc = reject(r, files[i], why);
             } else if ((rc = add_op(r, &op))) {

@@ -27,22 +27,22 @@
 
 /* An op: its contract and where it came from. */
 typedef struct CutuneOpDef {
-    const CutuneOp *op;  /* the contract (points at `own` for a self-contained C plugin) */
-    char *path;          /* the op plugin, or the C variant plugin that defines the op */
-    void *handle;        /* dlopen handle of an op plugin; NULL when a variant owns it */
-    CutuneOp own;        /* the contract of a self-contained C variant plugin */
+    const CutuneOp *op; /* the contract (points at `own` for a self-contained C plugin) */
+    char *path;         /* the op plugin, or the C variant plugin that defines the op */
+    void *handle;       /* dlopen handle of an op plugin; NULL when a variant owns it */
+    CutuneOp own;       /* the contract of a self-contained C variant plugin */
 } CutuneOpDef;
 
 /* A variant: a kernel, its space, its launch, and the op it keeps the contract of. */
 typedef struct CutuneVariantDef {
     char *name, *op_name, *version, *summary, *kernel_name;
-    char *source;             /* what NVRTC compiles: the headers, then the kernel file */
-    char source_hash[33];     /* trials are kept per (variant, version, source hash) */
-    char *path;               /* the INI of a data variant, the .so of a C variant plugin */
-    const CutuneOpDef *op;    /* the contract */
-    CutuneSpace *space;       /* data variants: the space file, read with the op's dimensions */
-    void *handle;             /* C variant plugins: the dlopen handle */
-    const CutuneVariant *v;   /* C variant plugins: the descriptor; NULL for data variants */
+    char *source;           /* what NVRTC compiles: the headers, then the kernel file */
+    char source_hash[33];   /* trials are kept per (variant, version, source hash) */
+    char *path;             /* the INI of a data variant, the .so of a C variant plugin */
+    const CutuneOpDef *op;  /* the contract */
+    CutuneSpace *space;     /* data variants: the space file, read with the op's dimensions */
+    void *handle;           /* C variant plugins: the dlopen handle */
+    const CutuneVariant *v; /* C variant plugins: the descriptor; NULL for data variants */
 } CutuneVariantDef;
 
 /* A file and a sentence about it. */
@@ -140,7 +140,7 @@ double cutune_variant_bytes(const CutuneVariantDef *v, const CutuneProblem *p);
 typedef double (*CutuneDistanceFn)(const CutuneProblem *a, const CutuneProblem *b);
 CutuneDistanceFn cutune_op_distance(const CutuneOpDef *op);
 /* The optional op fields, NULL when the op's struct_size does not reach them. */
-#define CUTUNE_OP_FIELD(op, field)                                                           \
+#define CUTUNE_OP_FIELD(op, field) \
     ((op)->struct_size >= offsetof(CutuneOp, field) + sizeof((op)->field) ? (op)->field : NULL)
 
 /* ---- launch geometry (geometry.c) ---- */

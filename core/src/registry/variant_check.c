@@ -102,8 +102,7 @@ static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
     for (size_t k = 0; k < nsizes && rc == 0; k++) {
         CutuneProblem p;
         CutuneError perr = {0};
-        if (cutune_variant_problem(v, sizes[k], &p, &perr) != 0 ||
-            (size_t)p.ndims != sp->ndims) {
+        if (cutune_variant_problem(v, sizes[k], &p, &perr) != 0 || (size_t)p.ndims != sp->ndims) {
             say(o, "  FAIL size %s: %s\n", sizes[k], perr.msg[0] ? perr.msg : "dimensions");
             r->failures++;
             continue;
@@ -138,8 +137,8 @@ static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
         }
         r->launches += ran;
         if (ran == 0 && rc == 0) {
-            say(o, "  FAIL size %s: none of its %zu valid configs can launch on sm_90\n",
-                sizes[k], cl.nconfigs);
+            say(o, "  FAIL size %s: none of its %zu valid configs can launch on sm_90\n", sizes[k],
+                cl.nconfigs);
             r->failures++;
         }
         cutune_config_list_free(&cl);
@@ -229,8 +228,10 @@ static int check_compiles(const CutuneVariantDef *v, const CutuneSpace *sp,
         }
     }
     say(o, "  compiled %zu of %zu configs for sm_%d%s: %zu ok, %zu failed\n", n, cl->nconfigs,
-        o->arch, n < cl->nconfigs ? " (a seeded sample with the first and the last; --sample 0 "
-                                    "compiles every one)" : "",
+        o->arch,
+        n < cl->nconfigs ? " (a seeded sample with the first and the last; --sample 0 "
+                           "compiles every one)"
+                         : "",
         r->compiled, r->compile_failed);
     r->failures += r->compile_failed;
 out:
@@ -258,8 +259,8 @@ static void check_params(const CutuneVariantDef *v, const CutuneSpace *sp,
         return;
     }
     if (op->nargs > 0 && r->kernel_params != op->nargs) {
-        say(o, "  FAIL kernel %s takes %d parameters, but op %s passes %d: (%s)\n",
-            v->kernel_name, r->kernel_params, op->name, op->nargs, op->signature);
+        say(o, "  FAIL kernel %s takes %d parameters, but op %s passes %d: (%s)\n", v->kernel_name,
+            r->kernel_params, op->name, op->nargs, op->signature);
         r->failures++;
     } else {
         say(o, "  kernel %s takes %d parameters, as op %s passes them\n", v->kernel_name,

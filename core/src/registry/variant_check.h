@@ -13,13 +13,13 @@
 typedef struct CutuneCheckOptions {
     const char *const *sizes; /* NULL: the space's default sizes */
     size_t nsizes;
-    size_t sample;            /* compile at most this many configs, a seeded sample with the
+    size_t sample; /* compile at most this many configs, a seeded sample with the
                                  first and the last; 0: every one */
     uint64_t seed;
-    int arch;                 /* compile for sm_<arch>; the limits are sm_90's */
-    const char *cache_dir;    /* the kernel cache, or NULL */
-    int threads;              /* compile threads; 0: one per CPU */
-    FILE *out;                /* what is checked and every failure, as found (may be NULL) */
+    int arch;              /* compile for sm_<arch>; the limits are sm_90's */
+    const char *cache_dir; /* the kernel cache, or NULL */
+    int threads;           /* compile threads; 0: one per CPU */
+    FILE *out;             /* what is checked and every failure, as found (may be NULL) */
 } CutuneCheckOptions;
 
 void cutune_check_defaults(CutuneCheckOptions *o);
@@ -30,7 +30,7 @@ typedef struct CutuneCheckReport {
                                  run on an sm_90 device */
     int kernel_params;        /* the kernel's parameters (from its PTX), -1 unknown */
     size_t compiled, compile_failed;
-    size_t failures;          /* everything that makes the variant unusable as written */
+    size_t failures; /* everything that makes the variant unusable as written */
 } CutuneCheckReport;
 
 /* Check v. Returns 0 when the check ran (r->failures says the verdict), < 0 when it could

@@ -52,8 +52,8 @@ static int append_file(const char *path, char **src, size_t *n, CutuneError *err
         if (got == 0)
             break;
         if (*n + got > SOURCE_MAX) {
-            rc = cutune_error(err, CUTUNE_ERR_RANGE, "%s: the kernel source passes %u bytes",
-                              path, SOURCE_MAX);
+            rc = cutune_error(err, CUTUNE_ERR_RANGE, "%s: the kernel source passes %u bytes", path,
+                              SOURCE_MAX);
             break;
         }
         char *grown = realloc(*src, *n + got + 1);
@@ -96,12 +96,12 @@ int cutune_variant_source_path(const CutuneVariantDef *v, char *const *space_dir
         source = def;
     }
     return resolve(v->path, source, space_dirs, nspace_dirs, buf, len) == 0 ? 0
-                                                                             : CUTUNE_ERR_NOT_FOUND;
+                                                                            : CUTUNE_ERR_NOT_FOUND;
 }
 
 /* Headers (comma-separated), then the kernel file, into v->source. */
-static int read_sources(CutuneVariantDef *v, const CutuneSpace *sp, char *const *dirs,
-                        size_t ndirs, CutuneError *err)
+static int read_sources(CutuneVariantDef *v, const CutuneSpace *sp, char *const *dirs, size_t ndirs,
+                        CutuneError *err)
 {
     int hline = 0, sline = 0;
     const char *headers = cutune_space_key(sp, "variant", "headers", &hline);

@@ -113,8 +113,7 @@ int cutune_variant_plugin_open(const char *path, CutuneVariantDef *out, CutuneEr
     if (!(out->path = strdup(path)) || !(out->name = strdup(v->name)) ||
         !(out->op_name = strdup(v->op)) || !(out->version = strdup(v->version)) ||
         !(out->summary = dup_or_empty(v->summary)) ||
-        !(out->kernel_name = strdup(v->kernel_name)) ||
-        !(out->source = strdup(v->kernel_source))) {
+        !(out->kernel_name = strdup(v->kernel_name)) || !(out->source = strdup(v->kernel_source))) {
         cutune_variant_close(out);
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     }

@@ -31,8 +31,7 @@ static int read_cache_text(const char *path, char **text, size_t *len, CutuneErr
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return cutune_error(err, CUTUNE_ERR_NOT_FOUND, "cannot open %s: %s", path,
-                            strerror(errno));
+        return cutune_error(err, CUTUNE_ERR_NOT_FOUND, "cannot open %s: %s", path, strerror(errno));
     struct stat st;
     char *buf = NULL;
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -104,19 +103,25 @@ static int read_header(CutuneKtCache *c, const CutuneJv *root, const CutuneJv **
                        CutuneError *err)
 {
     if (root->type != CUTUNE_JV_OBJECT)
-        return kt_fail(c, err, root->line, "the file holds a JSON %s, not a Kernel Tuner cache "
-                       "(an object)%s", cutune_jv_type_name(root->type), "");
+        return kt_fail(c, err, root->line,
+                       "the file holds a JSON %s, not a Kernel Tuner cache "
+                       "(an object)%s",
+                       cutune_jv_type_name(root->type), "");
     const CutuneJv *keys = cutune_jv_get(root, "tune_params_keys");
     const CutuneJv *params = cutune_jv_get(root, "tune_params");
     const CutuneJv *cache = cutune_jv_get(root, "cache");
-    const char *missing = !keys ? "tune_params_keys" : !params ? "tune_params" : !cache ? "cache"
-                                                                                        : NULL;
+    const char *missing = !keys     ? "tune_params_keys"
+                          : !params ? "tune_params"
+                          : !cache  ? "cache"
+                                    : NULL;
     if (missing)
         return kt_fail(c, err, root->line, "the cache has no \"%s\"%s", missing, help_version);
     if (keys->type != CUTUNE_JV_ARRAY || keys->n == 0 || params->type != CUTUNE_JV_OBJECT ||
         cache->type != CUTUNE_JV_OBJECT)
-        return kt_fail(c, err, keys->line, "tune_params_keys must be a list of names, and "
-                       "tune_params and cache objects%s%s", help_version, "");
+        return kt_fail(c, err, keys->line,
+                       "tune_params_keys must be a list of names, and "
+                       "tune_params and cache objects%s%s",
+                       help_version, "");
     const CutuneJv *v;
     if ((v = cutune_jv_get(root, "device_name")) && v->type == CUTUNE_JV_STRING)
         snprintf(c->device_name, sizeof c->device_name, "%s", v->string);
@@ -143,13 +148,17 @@ static int read_header(CutuneKtCache *c, const CutuneJv *root, const CutuneJv **
     for (size_t j = 0; j < c->nparams; j++) {
         const CutuneJv *k = &keys->items[j];
         if (k->type != CUTUNE_JV_STRING || !k->string[0] || strlen(k->string) >= CUTUNE_NAME_MAX)
-            return kt_fail(c, err, k->line, "tune_params_keys holds something that is not a "
-                           "parameter name%s%s", "", "");
+            return kt_fail(c, err, k->line,
+                           "tune_params_keys holds something that is not a "
+                           "parameter name%s%s",
+                           "", "");
         snprintf(c->params[j], CUTUNE_NAME_MAX, "%s", k->string);
         values[j] = cutune_jv_get(params, k->string);
         if (!values[j] || values[j]->type != CUTUNE_JV_ARRAY || values[j]->n == 0)
-            return kt_fail(c, err, params->line, "tune_params has no list of values for "
-                           "parameter %s%s", k->string, help_version);
+            return kt_fail(c, err, params->line,
+                           "tune_params has no list of values for "
+                           "parameter %s%s",
+                           k->string, help_version);
         c->integer[j] = 1;
         for (size_t i = 0; i < values[j]->n; i++)
             c->integer[j] &= values[j]->items[i].type == CUTUNE_JV_NUMBER &&
@@ -196,24 +205,29 @@ static int read_entry(CutuneKtCache *c, const CutuneJv *const *values, const cha
     for (size_t j = 0; j < c->nparams; j++) {
         const CutuneJv *v = cutune_jv_get(entry, c->params[j]);
         if (!v)
-            return kt_fail(c, err, entry->line, "cache entry \"%s\" has no value for parameter "
-                           "%s", key, c->params[j]);
+            return kt_fail(c, err, entry->line,
+                           "cache entry \"%s\" has no value for parameter "
+                           "%s",
+                           key, c->params[j]);
         size_t i = 0;
         while (i < values[j]->n && !same_value(&values[j]->items[i], v))
             i++;
         if (i == values[j]->n) {
             char text[256];
             scalar_text(v, text, sizeof text);
-            return kt_fail(c, err, v->line, "cache entry \"%s\": %s is not one of the values "
-                           "tune_params lists for its parameter", key, text);
+            return kt_fail(c, err, v->line,
+                           "cache entry \"%s\": %s is not one of the values "
+                           "tune_params lists for its parameter",
+                           key, text);
         }
         e->values[j] = c->integer[j] ? v->integer : (int64_t)i;
     }
     /* a failure is named by any member, as Kernel Tuner reads it */
     int failed = -1;
     for (size_t m = 0; m < entry->n && failed < 0; m++)
-        for (size_t k = 0; entry->items[m].type == CUTUNE_JV_STRING &&
-                           k < sizeof kt_errors / sizeof kt_errors[0]; k++)
+        for (size_t k = 0;
+             entry->items[m].type == CUTUNE_JV_STRING && k < sizeof kt_errors / sizeof kt_errors[0];
+             k++)
             if (strcmp(entry->items[m].string, kt_errors[k].name) == 0)
                 failed = (int)kt_errors[k].status;
     const CutuneJv *t = cutune_jv_get(entry, "time");
@@ -225,8 +239,10 @@ static int read_entry(CutuneKtCache *c, const CutuneJv *const *values, const cha
     } else if (t->type != CUTUNE_JV_NUMBER) {
         char text[256];
         scalar_text(t, text, sizeof text);
-        return kt_fail(c, err, t->line, "cache entry \"%s\": its time '%s' is neither a number "
-                       "of milliseconds nor " KT_ERROR_NAMES, key, text);
+        return kt_fail(c, err, t->line,
+                       "cache entry \"%s\": its time '%s' is neither a number "
+                       "of milliseconds nor " KT_ERROR_NAMES,
+                       key, text);
     } else if (!isfinite(t->number) || t->number <= 0 || t->number >= 1e20) {
         e->status = CUTUNE_STATUS_LAUNCH_ERROR; /* Kernel Tuner's old marks of a failure */
     } else {
@@ -322,8 +338,7 @@ int cutune_kt_match_space(const CutuneKtCache *c, const CutuneSpace *s, size_t *
         h += (size_t)snprintf(have + h, sizeof have - h, "%s%s%s", i ? ", " : "", c->params[i],
                               c->integer[i] ? "" : " (not integers)");
     for (size_t j = 0; j < s->nparams && w < sizeof want; j++)
-        w += (size_t)snprintf(want + w, sizeof want - w, "%s%s", j ? ", " : "",
-                              s->params[j].name);
+        w += (size_t)snprintf(want + w, sizeof want - w, "%s%s", j ? ", " : "", s->params[j].name);
     return cutune_error(err, CUTUNE_ERR_INVALID,
                         "%s: its parameters (%s) are not those of variant %s's space %s (%s)",
                         c->path, have, s->variant ? s->variant : "?", s->path, want);

@@ -33,12 +33,12 @@
 #include "space.h"
 
 typedef struct CutuneKtEntry {
-    const char *key;      /* Kernel Tuner's key, "64,1" */
-    int line;             /* where it starts in the file */
-    int64_t *values;      /* one per parameter: the value, or for a parameter whose values
+    const char *key; /* Kernel Tuner's key, "64,1" */
+    int line;        /* where it starts in the file */
+    int64_t *values; /* one per parameter: the value, or for a parameter whose values
                              are not all integers, its index in tune_params */
     CutuneStatus status;
-    double time_ms;       /* ok: Kernel Tuner's "time" */
+    double time_ms; /* ok: Kernel Tuner's "time" */
     double min_ms, mean_ms, stddev_ms;
     int samples;
     double compile_ms, measure_ms, gflops, gbps;
@@ -49,12 +49,12 @@ typedef struct CutuneKtCache {
     char device_name[256], kernel_name[128], problem_size[64];
     size_t nparams;
     char (*params)[CUTUNE_NAME_MAX];
-    int *integer;         /* per parameter: 1 when every value in tune_params is an integer */
+    int *integer; /* per parameter: 1 when every value in tune_params is an integer */
     CutuneKtEntry *e;
     size_t n, nok;
-    double best_ms;       /* the fastest ok entry's time; 0 if none */
-    size_t best;          /* its index */
-    void *root;           /* the parsed file (owns the keys) */
+    double best_ms; /* the fastest ok entry's time; 0 if none */
+    size_t best;    /* its index */
+    void *root;     /* the parsed file (owns the keys) */
 } CutuneKtCache;
 
 /* Read a cache file. Errors (CUTUNE_ERR_PARSE, with the file and line) name what is
@@ -72,7 +72,7 @@ int cutune_kt_match_space(const CutuneKtCache *c, const CutuneSpace *s, size_t *
 
 /* One config for cutune_kt_write. */
 typedef struct CutuneKtOut {
-    const int64_t *values;  /* per parameter */
+    const int64_t *values; /* per parameter */
     CutuneStatus status;
     double median_ms, min_ms, mean_ms, stddev_ms, compile_ms, measure_ms, gflops;
     int samples;

@@ -25,8 +25,8 @@ static int import_device(CutuneDb *db, const char *name, int64_t *id, char *uuid
     if (rc)
         return cutune_error(err, e.code, "%s", e.msg);
     sqlite3_stmt *st = NULL;
-    int s = sqlite3_prepare_v2(cutune_db_sqlite(db), "SELECT id FROM devices WHERE uuid = ?1",
-                               -1, &st, NULL);
+    int s = sqlite3_prepare_v2(cutune_db_sqlite(db), "SELECT id FROM devices WHERE uuid = ?1", -1,
+                               &st, NULL);
     if (s == SQLITE_OK)
         s = sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
     if (s == SQLITE_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -46,13 +46,15 @@ int cutune_kt_import_db(CutuneDb *db, const CutuneKtImport *in, CutuneKtImported
     memset(out, 0, sizeof *out);
     int64_t device_id = 0, variant_id = 0, problem_id = 0;
     int rc;
-    if ((rc = import_device(db, in->device, &device_id, out->device_uuid,
-                            sizeof out->device_uuid, err)) ||
+    if ((rc = import_device(db, in->device, &device_id, out->device_uuid, sizeof out->device_uuid,
+                            err)) ||
         (rc = cutune_db_variant(db, v->op_name, v->name, v->version, in->plugin->source_hash,
                                 &variant_id, err)) ||
         (rc = cutune_db_problem(db, v->op_name, in->size, &problem_id, err)))
         return rc;
-    CutuneRunInfo run = {.argv = in->argv, .op = v->op_name, .strategy = "kernel-tuner",
+    CutuneRunInfo run = {.argv = in->argv,
+                         .op = v->op_name,
+                         .strategy = "kernel-tuner",
                          .device_id = device_id};
     if ((rc = cutune_db_run_begin(db, &run, &out->run_id, err)))
         return rc;
@@ -65,16 +67,28 @@ int cutune_kt_import_db(CutuneDb *db, const CutuneKtImport *in, CutuneKtImported
             values[j] = e->values[in->map[j]];
         char config[2048], message[320];
         cutune_config_format(in->space, values, config, sizeof config);
-        snprintf(message, sizeof message, "measured by Kernel Tuner (cache key \"%.200s\"), "
-                 "not checked by cutune", e->key);
+        snprintf(message, sizeof message,
+                 "measured by Kernel Tuner (cache key \"%.200s\"), "
+                 "not checked by cutune",
+                 e->key);
         int ok = e->status == CUTUNE_STATUS_OK;
         CutuneTrialRecord t = {
-            .run_id = out->run_id, .device_id = device_id, .variant_id = variant_id,
-            .problem_id = problem_id, .config = config, .status = e->status,
-            .median_ms = ok ? e->time_ms : 0, .min_ms = ok ? e->min_ms : 0,
-            .mean_ms = ok ? e->mean_ms : 0, .stddev_ms = ok ? e->stddev_ms : 0,
-            .samples = ok ? e->samples : 0, .gflops = e->gflops, .gbps = e->gbps,
-            .compile_ms = e->compile_ms, .measure_ms = e->measure_ms, .message = message,
+            .run_id = out->run_id,
+            .device_id = device_id,
+            .variant_id = variant_id,
+            .problem_id = problem_id,
+            .config = config,
+            .status = e->status,
+            .median_ms = ok ? e->time_ms : 0,
+            .min_ms = ok ? e->min_ms : 0,
+            .mean_ms = ok ? e->mean_ms : 0,
+            .stddev_ms = ok ? e->stddev_ms : 0,
+            .samples = ok ? e->samples : 0,
+            .gflops = e->gflops,
+            .gbps = e->gbps,
+            .compile_ms = e->compile_ms,
+            .measure_ms = e->measure_ms,
+            .message = message,
         };
         if (ok && t.gflops <= 0 && in->problem && cutune_variant_flops(v, in->problem) > 0)
             t.gflops = cutune_variant_flops(v, in->problem) / (e->time_ms * 1e6);

@@ -9,15 +9,15 @@
 
 typedef struct CutuneKtImport {
     const CutuneKtCache *cache;
-    const CutuneVariantDef *plugin;   /* the variant the configs are of */
-    const CutuneSpace *space;     /* its space; the cache's parameters match it */
-    const size_t *map;            /* from cutune_kt_match_space */
-    const char *size;             /* canonical */
-    const CutuneProblem *problem; /* parsed; its flop and byte counts give GFLOP/s, GB/s */
-    const char *device;           /* a UUID or part of a name recorded in the database, whose
+    const CutuneVariantDef *plugin; /* the variant the configs are of */
+    const CutuneSpace *space;       /* its space; the cache's parameters match it */
+    const size_t *map;              /* from cutune_kt_match_space */
+    const char *size;               /* canonical */
+    const CutuneProblem *problem;   /* parsed; its flop and byte counts give GFLOP/s, GB/s */
+    const char *device;             /* a UUID or part of a name recorded in the database, whose
                                      device the trials are then of; else a new device of
                                      this name, with UUID "kernel-tuner:<name>" */
-    const char *argv;             /* the command line, for the run */
+    const char *argv;               /* the command line, for the run */
 } CutuneKtImport;
 
 typedef struct CutuneKtImported {
@@ -34,9 +34,9 @@ int cutune_kt_import_db(CutuneDb *db, const CutuneKtImport *in, CutuneKtImported
                         CutuneError *err);
 
 typedef struct CutuneKtExport {
-    const CutuneVariantDef *plugin;   /* the installed variant: its version's trials */
+    const CutuneVariantDef *plugin; /* the installed variant: its version's trials */
     const CutuneSpace *space;
-    const char *size;             /* canonical */
+    const char *size; /* canonical */
     const char *device_uuid;
 } CutuneKtExport;
 

@@ -186,8 +186,7 @@ static int load_csv(const char *path, Entries *es, CutuneRecording *r, CutuneErr
 {
     FILE *f = fopen(path, "r");
     if (!f)
-        return cutune_error(err, CUTUNE_ERR_NOT_FOUND, "cannot open %s: %s", path,
-                            strerror(errno));
+        return cutune_error(err, CUTUNE_ERR_NOT_FOUND, "cannot open %s: %s", path, strerror(errno));
     char line[8192], names[CUTUNE_MAX_PARAMS][CUTUNE_NAME_MAX];
     size_t ncols = 0;
     int lineno = 0, rc = 0;
@@ -223,9 +222,10 @@ static int load_csv(const char *path, Entries *es, CutuneRecording *r, CutuneErr
         size_t nf = 0;
         for (char *tok = strtok_r(t, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
             if (nf == MAX_FIELDS) {
-                rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: more than %d fields (at most %d "
-                                  "parameters, then status and median_ms)", path, lineno,
-                                  MAX_FIELDS, CUTUNE_MAX_PARAMS);
+                rc = cutune_error(err, CUTUNE_ERR_PARSE,
+                                  "%s:%d: more than %d fields (at most %d "
+                                  "parameters, then status and median_ms)",
+                                  path, lineno, MAX_FIELDS, CUTUNE_MAX_PARAMS);
                 goto out;
             }
             fields[nf++] = cutune_trim_in_place(tok);
@@ -240,9 +240,10 @@ static int load_csv(const char *path, Entries *es, CutuneRecording *r, CutuneErr
             ncols = nf;
             for (size_t i = 0; i + 2 < nf; i++) {
                 if (strlen(fields[i]) >= sizeof names[i]) {
-                    rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: parameter name '%.80s...' is "
-                                      "longer than %zu bytes", path, lineno, fields[i],
-                                      sizeof names[i] - 1);
+                    rc = cutune_error(err, CUTUNE_ERR_PARSE,
+                                      "%s:%d: parameter name '%.80s...' is "
+                                      "longer than %zu bytes",
+                                      path, lineno, fields[i], sizeof names[i] - 1);
                     goto out;
                 }
                 snprintf(names[i], sizeof names[i], "%s", fields[i]);
@@ -251,22 +252,24 @@ static int load_csv(const char *path, Entries *es, CutuneRecording *r, CutuneErr
         }
         /* a failed config's empty median field leaves one field fewer */
         if (nf != ncols && nf != ncols - 1) {
-            rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: expected %zu fields, found %zu",
-                              path, lineno, ncols, nf);
+            rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: expected %zu fields, found %zu", path,
+                              lineno, ncols, nf);
             goto out;
         }
         char config[CONFIG_TEXT_MAX];
         size_t k = 0;
         config[0] = '\0';
         for (size_t i = 0; i + 2 < ncols && k < sizeof config; i++)
-            k += (size_t)snprintf(config + k, sizeof config - k, "%s%s=%s", i ? "," : "",
-                                  names[i], fields[i]);
+            k += (size_t)snprintf(config + k, sizeof config - k, "%s%s=%s", i ? "," : "", names[i],
+                                  fields[i]);
         int status = cutune_status_parse(fields[ncols - 2]);
         char *end = NULL;
         double ms = nf == ncols ? strtod(fields[ncols - 1], &end) : 0;
         if (nf == ncols && (*end || end == fields[ncols - 1] || !isfinite(ms) || ms < 0)) {
-            rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: median_ms '%s' is not a finite "
-                              "number >= 0", path, lineno, fields[ncols - 1]);
+            rc = cutune_error(err, CUTUNE_ERR_PARSE,
+                              "%s:%d: median_ms '%s' is not a finite "
+                              "number >= 0",
+                              path, lineno, fields[ncols - 1]);
             goto out;
         }
         if (status < 0) {
@@ -320,8 +323,10 @@ static int build(Entries *es, const CutuneSpace *space, CutuneRecording *r, Cutu
         for (int i = 0; i < prob.ndims; i++)
             dims[i] = prob.dim[i];
         if ((size_t)prob.ndims != space->ndims)
-            return cutune_error(err, CUTUNE_ERR_INVALID, "%s: size %s has %d dimensions, the "
-                                "space names %zu", space->path, r->size, prob.ndims, space->ndims);
+            return cutune_error(err, CUTUNE_ERR_INVALID,
+                                "%s: size %s has %d dimensions, the "
+                                "space names %zu",
+                                space->path, r->size, prob.ndims, space->ndims);
         if ((rc = cutune_space_enumerate(space, &lim, dims, cl, err)))
             return rc;
         r->nparams = space->nparams;
@@ -399,8 +404,7 @@ int cutune_recording_load(const char *path, const char *variant, const char *siz
     int rc;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return cutune_error(err, CUTUNE_ERR_NOT_FOUND, "cannot open %s: %s", path,
-                            strerror(errno));
+        return cutune_error(err, CUTUNE_ERR_NOT_FOUND, "cannot open %s: %s", path, strerror(errno));
     size_t got = fread(magic, 1, sizeof magic, f);
     fclose(f);
     snprintf(out->source, sizeof out->source, "%s", path);

@@ -11,12 +11,14 @@
 #include <stdlib.h>
 
 
-int cutune_reevaluate(const CutuneVariantDef *v, const CutuneDeviceInfo *dev, const char *config_text,
-                  const CutuneProblem *prob, uint64_t seed, const CutuneMeasureSettings *ms,
-                  int times, CutuneEvalResult *results, CutuneError *err)
+int cutune_reevaluate(const CutuneVariantDef *v, const CutuneDeviceInfo *dev,
+                      const char *config_text, const CutuneProblem *prob, uint64_t seed,
+                      const CutuneMeasureSettings *ms, int times, CutuneEvalResult *results,
+                      CutuneError *err)
 {
     if (times < 1 || times > 8)
-        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_reevaluate: times must be 1..8, got %d", times);
+        return cutune_error(err, CUTUNE_ERR_INVALID,
+                            "cutune_reevaluate: times must be 1..8, got %d", times);
     char cache[PATH_MAX], why[512];
     CutuneSpace *sp = NULL;
     CutuneGeometry *geo = NULL;
@@ -64,9 +66,16 @@ int cutune_reevaluate(const CutuneVariantDef *v, const CutuneDeviceInfo *dev, co
         CutuneConfig cfg = {sp->nparams, names, values};
         for (int t = 0; t < times && !lost; t++) {
             CutuneEvalInput in = {
-                .op = op, .host = &hc.host, .state = state, .problem = &p, .config = &cfg,
-                .cubin = bin.cubin, .kernel_name = v->kernel_name, .launch = &launch,
-                .device = dev, .best_ms = 0,
+                .op = op,
+                .host = &hc.host,
+                .state = state,
+                .problem = &p,
+                .config = &cfg,
+                .cubin = bin.cubin,
+                .kernel_name = v->kernel_name,
+                .launch = &launch,
+                .device = dev,
+                .best_ms = 0,
             };
             if (cutune_evaluate(&in, ms, &results[t]) != 0) {
                 lost = 1;

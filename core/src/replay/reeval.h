@@ -16,8 +16,9 @@
  * Returns 0 when every evaluation ran (whatever their statuses), or a negative code with
  * err set when the space, the config text, the launch geometry, the compilation or the
  * setup failed, or the CUDA context was lost. */
-int cutune_reevaluate(const CutuneVariantDef *v, const CutuneDeviceInfo *dev, const char *config_text,
-                  const CutuneProblem *prob, uint64_t seed, const CutuneMeasureSettings *ms,
-                  int times, CutuneEvalResult *results, CutuneError *err);
+int cutune_reevaluate(const CutuneVariantDef *v, const CutuneDeviceInfo *dev,
+                      const char *config_text, const CutuneProblem *prob, uint64_t seed,
+                      const CutuneMeasureSettings *ms, int times, CutuneEvalResult *results,
+                      CutuneError *err);
 
 #endif

@@ -30,8 +30,13 @@ int cutune_replay_once(const CutuneStrategyOps *ops, const CutuneRecording *r, u
         window = 1;
     *best_found = 0;
     *proposals = 0;
-    CutuneStrategyArgs a = {.space = NULL, .configs = &r->configs, .seed = seed, .budget = budget,
-                            .parallel = window, .start = start, .nstart = start ? nstart : 0};
+    CutuneStrategyArgs a = {.space = NULL,
+                            .configs = &r->configs,
+                            .seed = seed,
+                            .budget = budget,
+                            .parallel = window,
+                            .start = start,
+                            .nstart = start ? nstart : 0};
     void *st = NULL;
     unsigned char *seen = calloc(n ? n : 1, 1);
     size_t *ring = cutune_malloc_array(window, sizeof *ring);

@@ -24,15 +24,15 @@
 typedef struct CutuneRecording {
     size_t nparams;
     char (*param_names)[CUTUNE_NAME_MAX];
-    CutuneConfigList configs;   /* what the strategy searches */
-    int *status;                /* per config: a CutuneStatus, or CUTUNE_REPLAY_MISSING */
-    double *median_ms;          /* per config: > 0 when status is ok */
-    double best_ms;             /* the fastest ok config; 0 if there is none */
+    CutuneConfigList configs; /* what the strategy searches */
+    int *status;              /* per config: a CutuneStatus, or CUTUNE_REPLAY_MISSING */
+    double *median_ms;        /* per config: > 0 when status is ok */
+    double best_ms;           /* the fastest ok config; 0 if there is none */
     size_t nok, nfailed, nmissing;
-    size_t nunmatched;          /* recorded configs that are not in the space (ignored) */
+    size_t nunmatched; /* recorded configs that are not in the space (ignored) */
     char device[256], date[32], variant[CUTUNE_NAME_MAX], size[64];
-    char source[512];  /* the file it was loaded from */
-    char origin[512];  /* a CSV's "# source:": the database it was extracted from */
+    char source[512]; /* the file it was loaded from */
+    char origin[512]; /* a CSV's "# source:": the database it was extracted from */
 } CutuneRecording;
 
 void cutune_recording_free(CutuneRecording *r);
@@ -80,9 +80,9 @@ int cutune_replay_once(const CutuneStrategyOps *ops, const CutuneRecording *r, u
 
 /* Summary of the fraction of the optimum over seeds, at one budget. */
 typedef struct CutuneReplayStat {
-    size_t budget;     /* as asked; evaluations actually possible: min(budget, nconfigs) */
+    size_t budget; /* as asked; evaluations actually possible: min(budget, nconfigs) */
     double median, p25, p75, min, max, mean;
-    double seconds;    /* mean wall time of one replay at this budget */
+    double seconds; /* mean wall time of one replay at this budget */
 } CutuneReplayStat;
 
 /* Replay ops with seeds seed0, seed0+1, ... (nseeds of them) at each budget, each with

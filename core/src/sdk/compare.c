@@ -16,8 +16,7 @@ static CutuneLaunch grid_for(size_t n, size_t max_blocks)
     return (CutuneLaunch){{(unsigned)blocks, 1, 1}, {256, 1, 1}, 0};
 }
 
-int cutune_sdk_compare_f32(const CutuneHost *host, const CutuneCompareF32 *spec,
-                           CutuneCheck *res)
+int cutune_sdk_compare_f32(const CutuneHost *host, const CutuneCompareF32 *spec, CutuneCheck *res)
 {
     memset(res, 0, sizeof *res);
     res->tolerance = spec->norm_tol;

@@ -37,7 +37,7 @@ enum {
 };
 
 typedef struct CutuneOpBuffer {
-    void **dev;        /* the state's field holding the device pointer */
+    void **dev; /* the state's field holding the device pointer */
     size_t bytes;
     int holds;         /* CUTUNE_OP_PLAIN, ... */
     uint64_t stream;   /* CUTUNE_OP_UNIFORM: the generator stream */
@@ -54,19 +54,32 @@ typedef struct CutuneOpBuffers {
 } CutuneOpBuffers;
 
 /* The entries of a buffers() list, for a field of the state. */
-#define CUTUNE_OP_INPUT(field, n, stream)                                                    \
-    {(void **)(field), (size_t)(n) * sizeof(float), CUTUNE_OP_UNIFORM, (stream), NULL}
-#define CUTUNE_OP_INPUT_KEPT(field, n, stream, host_field)                                   \
-    {(void **)(field), (size_t)(n) * sizeof(float), CUTUNE_OP_UNIFORM, (stream), (host_field)}
-#define CUTUNE_OP_BUFFER(field, bytes) {(void **)(field), (bytes), CUTUNE_OP_PLAIN, 0, NULL}
-#define CUTUNE_OP_ZEROS(field, bytes) {(void **)(field), (bytes), CUTUNE_OP_ZEROED, 0, NULL}
-#define CUTUNE_OP_RESULT(field, bytes) {(void **)(field), (bytes), CUTUNE_OP_OUTPUT, 0, NULL}
+#define CUTUNE_OP_INPUT(field, n, stream) \
+    { \
+        (void **)(field), (size_t)(n) * sizeof(float), CUTUNE_OP_UNIFORM, (stream), NULL \
+    }
+#define CUTUNE_OP_INPUT_KEPT(field, n, stream, host_field) \
+    { \
+        (void **)(field), (size_t)(n) * sizeof(float), CUTUNE_OP_UNIFORM, (stream), (host_field) \
+    }
+#define CUTUNE_OP_BUFFER(field, bytes) \
+    { \
+        (void **)(field), (bytes), CUTUNE_OP_PLAIN, 0, NULL \
+    }
+#define CUTUNE_OP_ZEROS(field, bytes) \
+    { \
+        (void **)(field), (bytes), CUTUNE_OP_ZEROED, 0, NULL \
+    }
+#define CUTUNE_OP_RESULT(field, bytes) \
+    { \
+        (void **)(field), (bytes), CUTUNE_OP_OUTPUT, 0, NULL \
+    }
 
 typedef CutuneOpBuffers (*CutuneOpBuffersFn)(void *state);
 
 /* Each buffer of a list, as `const CutuneOpBuffer *it`. */
-#define CUTUNE_OP_EACH_BUFFER(it, list)                                                      \
-    for (const CutuneOpBuffer *it = (list).entry;                                            \
+#define CUTUNE_OP_EACH_BUFFER(it, list) \
+    for (const CutuneOpBuffer *it = (list).entry; \
          it < (list).entry + CUTUNE_OP_MAX_BUFFERS && it->dev; it++)
 
 /* Allocate the buffers of a state whose dimensions are set, and fill the inputs and the
@@ -77,7 +90,8 @@ static inline int cutune_op_make_buffers(const CutuneHost *host, void *state,
 {
     CutuneOpBuffers list = buffers(state);
     int rc = 0;
-    CUTUNE_OP_EACH_BUFFER(b, list) {
+    CUTUNE_OP_EACH_BUFFER(b, list)
+    {
         if (b->holds == CUTUNE_OP_UNIFORM)
             rc = cutune_op_random_floats(host, b->bytes / sizeof(float), seed, b->stream, -1.0f,
                                          1.0f, (float **)b->dev, b->host_copy);
@@ -98,7 +112,8 @@ static inline void cutune_op_free_state(const CutuneHost *host, void *state,
     if (!state)
         return;
     CutuneOpBuffers list = buffers(state);
-    CUTUNE_OP_EACH_BUFFER(b, list) {
+    CUTUNE_OP_EACH_BUFFER(b, list)
+    {
         host->dev_free(host->ctx, *b->dev); /* NULL ones too: dev_free accepts them */
         if (b->host_copy)
             free(*b->host_copy);
@@ -123,7 +138,8 @@ static inline int cutune_op_poison_outputs(const CutuneHost *host, void *state,
 {
     CutuneOpBuffers list = buffers(state);
     int rc = 0;
-    CUTUNE_OP_EACH_BUFFER(b, list) {
+    CUTUNE_OP_EACH_BUFFER(b, list)
+    {
         if (b->holds == CUTUNE_OP_OUTPUT && (rc = cutune_op_poison(host, *b->dev, b->bytes)))
             break;
     }
@@ -160,8 +176,8 @@ static inline void cutune_op_square(CutuneProblem *p, int ndims)
 
 /* The start of check_problem for an op of ndims dimensions where one number means ndims
  * equal ones ("N" is NxN): 0, or -1 with err = "<takes>, got <count> numbers". */
-static inline int cutune_op_check_square(CutuneProblem *p, int ndims, const char *takes,
-                                         char *err, size_t errlen)
+static inline int cutune_op_check_square(CutuneProblem *p, int ndims, const char *takes, char *err,
+                                         size_t errlen)
 {
     cutune_op_square(p, ndims);
     if (p->ndims == ndims)
@@ -183,8 +199,8 @@ static inline int cutune_op_check_int_size(int64_t elements, const char *why, ch
 
 /* check_launch of an op whose scratch memory holds one slot per block, for max blocks:
  * 0, or -1 with why = "a grid of B blocks, but the op holds <holds>". */
-static inline int cutune_op_check_blocks(const CutuneLaunch *l, uint64_t max, char *why,
-                                         size_t len, const char *holds)
+static inline int cutune_op_check_blocks(const CutuneLaunch *l, uint64_t max, char *why, size_t len,
+                                         const char *holds)
 {
     uint64_t blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
     if (blocks <= max)
@@ -209,21 +225,21 @@ static inline int cutune_op_run_strided(const CutuneHost *host, const char *sour
 
 /* flops() of an op with no arithmetic to count (it moves or counts data): 0, as cutune/op.h
  * asks where the measure does not apply. */
-#define CUTUNE_OP_NO_FLOPS                                                                   \
-    static double flops(const CutuneProblem *p)                                              \
-    {                                                                                        \
-        (void)p;                                                                             \
-        return 0;                                                                            \
+#define CUTUNE_OP_NO_FLOPS \
+    static double flops(const CutuneProblem *p) \
+    { \
+        (void)p; \
+        return 0; \
     }
 
 /* The yardstick of a memory-bound op: a device-to-device copy of as many bytes as the op
  * moves (its bytes()). Defines the op's static yardstick(). */
-#define CUTUNE_OP_MEMCPY_YARDSTICK                                                           \
-    static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p,        \
-                         CutuneYardstick *out)                                               \
-    {                                                                                        \
-        (void)state;                                                                         \
-        return host->memcpy_yardstick(host->ctx, bytes(p), out);                             \
+#define CUTUNE_OP_MEMCPY_YARDSTICK \
+    static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p, \
+                         CutuneYardstick *out) \
+    { \
+        (void)state; \
+        return host->memcpy_yardstick(host->ctx, bytes(p), out); \
     }
 
 /* The op's descriptor, `op`, and its getter cutune_op_<name>(void) (plugins/export.c
@@ -232,29 +248,38 @@ static inline int cutune_op_run_strided(const CutuneHost *host, const char *sour
  * has one), and the file's static functions check_problem, setup, check, flops, bytes and
  * yardstick. It defines, from kernel_arg_fields[] and buffers(), the callbacks that only
  * follow the state's layout: kernel_args (with nargs), poison_output and teardown. */
-#define CUTUNE_OP_DEFINE(op_name, ...)                                                       \
-    static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int max)       \
-    {                                                                                        \
-        (void)cfg;                                                                           \
-        return cutune_op_field_args(state, kernel_arg_fields, CUTUNE_OP_NARGS, args, max);   \
-    }                                                                                        \
-    static int poison_output(const CutuneHost *host, void *state)                            \
-    {                                                                                        \
-        return cutune_op_poison_outputs(host, state, buffers);                               \
-    }                                                                                        \
-    static void teardown(const CutuneHost *host, void *state)                                \
-    {                                                                                        \
-        cutune_op_free_state(host, state, buffers);                                          \
-    }                                                                                        \
-    static const CutuneOp op = {                                                             \
-        .abi_major = CUTUNE_ABI_MAJOR, .abi_minor = CUTUNE_ABI_MINOR,                         \
-        .struct_size = sizeof(CutuneOp), .name = #op_name, .nargs = CUTUNE_OP_NARGS,         \
-        .check_problem = check_problem, .setup = setup, .kernel_args = kernel_args,          \
-        .poison_output = poison_output, .check = check, .teardown = teardown,                \
-        .flops = flops, .bytes = bytes, .yardstick = yardstick, __VA_ARGS__};                \
-    const CutuneOp *cutune_op_##op_name(void)                                                \
-    {                                                                                        \
-        return &op;                                                                          \
+#define CUTUNE_OP_DEFINE(op_name, ...) \
+    static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int max) \
+    { \
+        (void)cfg; \
+        return cutune_op_field_args(state, kernel_arg_fields, CUTUNE_OP_NARGS, args, max); \
+    } \
+    static int poison_output(const CutuneHost *host, void *state) \
+    { \
+        return cutune_op_poison_outputs(host, state, buffers); \
+    } \
+    static void teardown(const CutuneHost *host, void *state) \
+    { \
+        cutune_op_free_state(host, state, buffers); \
+    } \
+    static const CutuneOp op = {.abi_major = CUTUNE_ABI_MAJOR, \
+                                .abi_minor = CUTUNE_ABI_MINOR, \
+                                .struct_size = sizeof(CutuneOp), \
+                                .name = #op_name, \
+                                .nargs = CUTUNE_OP_NARGS, \
+                                .check_problem = check_problem, \
+                                .setup = setup, \
+                                .kernel_args = kernel_args, \
+                                .poison_output = poison_output, \
+                                .check = check, \
+                                .teardown = teardown, \
+                                .flops = flops, \
+                                .bytes = bytes, \
+                                .yardstick = yardstick, \
+                                __VA_ARGS__}; \
+    const CutuneOp *cutune_op_##op_name(void) \
+    { \
+        return &op; \
     }
 
 #endif

@@ -43,7 +43,8 @@ int cutune_landscape_generate(uint64_t seed, CutuneRecording *out)
         for (int v = 0; v < 8; v++)
             quirk[j][v] = 0.06 * gauss(k + 3000 + (uint64_t)(8 * j + v));
         for (int i = 0; i < LP; i++)
-            inter[j][i] = 0.03 * gauss(k + 4000 + (uint64_t)(LP * (j < i ? j : i) + (j < i ? i : j)));
+            inter[j][i] = 0.03 *
+                          gauss(k + 4000 + (uint64_t)(LP * (j < i ? j : i) + (j < i ? i : j)));
     }
     size_t total = 1;
     for (int j = 0; j < LP; j++)

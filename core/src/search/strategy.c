@@ -5,14 +5,10 @@
 #include <string.h>
 
 const CutuneStrategyOps *const cutune_strategy_list[] = {
-    &cutune_strategy_exhaustive,
-    &cutune_strategy_random,
-    &cutune_strategy_annealing,
-    &cutune_strategy_genetic,
-    &cutune_strategy_ils,
-    &cutune_strategy_tpe,
-    &cutune_strategy_portfolio,
-    NULL,
+    &cutune_strategy_exhaustive, &cutune_strategy_random,
+    &cutune_strategy_annealing,  &cutune_strategy_genetic,
+    &cutune_strategy_ils,        &cutune_strategy_tpe,
+    &cutune_strategy_portfolio,  NULL,
 };
 
 /* Portfolio fills the pipeline (one proposal per result, as many ahead as the tuner asks)
@@ -45,13 +41,17 @@ const char *cutune_strategy_choose(const char *named, size_t budget, double time
     const char *s = over ? cutune_strategy_default_search : cutune_strategy_default_timed;
     if (why && len) {
         if (over)
-            snprintf(why, len, "strategy %s, since the budget of %zu evaluations is less than "
+            snprintf(why, len,
+                     "strategy %s, since the budget of %zu evaluations is less than "
                      "the %zu valid configs (it did best in replays of recorded spaces: "
-                     "`cutune replay`); --strategy chooses another", s, budget, nvalid);
+                     "`cutune replay`); --strategy chooses another",
+                     s, budget, nvalid);
         else
-            snprintf(why, len, "strategy %s, since a time limit may not cover the %zu valid "
+            snprintf(why, len,
+                     "strategy %s, since a time limit may not cover the %zu valid "
                      "configs (with no budget to plan over, it did best in replays of recorded "
-                     "spaces: `cutune replay`); --strategy chooses another", s, nvalid);
+                     "spaces: `cutune replay`); --strategy chooses another",
+                     s, nvalid);
     }
     return s;
 }

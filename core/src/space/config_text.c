@@ -47,22 +47,26 @@ int cutune_config_pairs_parse(const char *text, CutuneConfigPairs *out, CutuneEr
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         const char *eq = memchr(p, '=', len);
         if (len == 0)
-            return refuse(out, err, text, p, len, "is empty (two commas in a row, or one at an "
-                                                  "end)");
+            return refuse(out, err, text, p, len,
+                          "is empty (two commas in a row, or one at an "
+                          "end)");
         if (!eq)
             return refuse(out, err, text, p, len, "is not NAME=value");
         size_t nlen = (size_t)(eq - p);
         if (!is_ident(p, nlen))
-            return refuse(out, err, text, p, len, "does not start with a parameter name (letters, "
-                                                  "digits and '_', not a digit first, under 64 "
-                                                  "bytes)");
+            return refuse(out, err, text, p, len,
+                          "does not start with a parameter name (letters, "
+                          "digits and '_', not a digit first, under 64 "
+                          "bytes)");
         if (out->count == CUTUNE_MAX_PARAMS) /* before anything is stored at count */
-            return refuse(out, err, text, p, len, "is one more than the " CUTUNE_STR(
-                                                      CUTUNE_MAX_PARAMS) " parameters a config "
-                                                  "may have");
+            return refuse(out, err, text, p, len,
+                          "is one more than the " CUTUNE_STR(
+                              CUTUNE_MAX_PARAMS) " parameters a config "
+                                                 "may have");
         if (parse_value(eq + 1, len - nlen - 1, &out->values[out->count]))
-            return refuse(out, err, text, p, len, "has a value that is not a whole number in the "
-                                                  "int64 range");
+            return refuse(out, err, text, p, len,
+                          "has a value that is not a whole number in the "
+                          "int64 range");
         for (size_t i = 0; i < out->count; i++)
             if (strlen(out->names[i]) == nlen && memcmp(out->names[i], p, nlen) == 0)
                 return refuse(out, err, text, p, len, "names a parameter a second time");

@@ -10,19 +10,19 @@
 #include "cutune/cutune.h"
 
 const ExprFunc expr_funcs[] = {
-    [F_MIN] = {"min", 1, -1},     [F_MAX] = {"max", 1, -1},         [F_ABS] = {"abs", 1, 1},
+    [F_MIN] = {"min", 1, -1},          [F_MAX] = {"max", 1, -1},        [F_ABS] = {"abs", 1, 1},
     [F_CEIL_DIV] = {"ceil_div", 2, 2}, [F_IS_POW2] = {"is_pow2", 1, 1}, [F_LOG2] = {"log2", 1, 1},
 };
 const size_t expr_nfuncs = sizeof expr_funcs / sizeof expr_funcs[0];
 
 const char *const expr_binop_text[] = {
-    [OP_ADD] = "+",  [OP_SUB] = "-",  [OP_MUL] = "*",  [OP_DIV] = "/", [OP_MOD] = "%",
-    [OP_EQ] = "==", [OP_NE] = "!=", [OP_LT] = "<",  [OP_LE] = "<=", [OP_GT] = ">",
+    [OP_ADD] = "+", [OP_SUB] = "-",  [OP_MUL] = "*", [OP_DIV] = "/", [OP_MOD] = "%",
+    [OP_EQ] = "==", [OP_NE] = "!=",  [OP_LT] = "<",  [OP_LE] = "<=", [OP_GT] = ">",
     [OP_GE] = ">=", [OP_AND] = "&&", [OP_OR] = "||",
 };
 
-void expr_set_err(CutuneExprError *err, int column, const char *tok, size_t toklen,
-                  const char *fmt, ...)
+void expr_set_err(CutuneExprError *err, int column, const char *tok, size_t toklen, const char *fmt,
+                  ...)
 {
     if (!err)
         return;
@@ -53,7 +53,10 @@ static void node_free(struct CutuneExpr *n)
     free(n);
 }
 
-void cutune_expr_free(CutuneExpr *e) { node_free(e); }
+void cutune_expr_free(CutuneExpr *e)
+{
+    node_free(e);
+}
 
 /* ------------------------------------------------------------------------------------ */
 /* Evaluation */
@@ -70,12 +73,8 @@ static int eval(const struct CutuneExpr *n, const int64_t *v, int64_t *r, Cutune
     int64_t x, y;
     int rc;
     switch (n->kind) {
-    case N_NUM:
-        *r = n->num;
-        return 0;
-    case N_VAR:
-        *r = v[n->slot];
-        return 0;
+    case N_NUM: *r = n->num; return 0;
+    case N_VAR: *r = v[n->slot]; return 0;
     case N_NEG:
         if ((rc = eval(n->a, v, &x, err)))
             return rc;

@@ -48,17 +48,23 @@ typedef struct {
 } Parser;
 
 /* Report a parse error at the current token. Only the first error is kept. */
-#define PERR(p, ...)                                                                     \
-    do {                                                                                 \
-        if (!(p)->failed) {                                                              \
-            (p)->failed = 1;                                                             \
-            expr_set_err((p)->err, (int)(p)->tok.start + 1, (p)->text + (p)->tok.start,       \
-                    (p)->tok.len, __VA_ARGS__);                                          \
-        }                                                                                \
+#define PERR(p, ...) \
+    do { \
+        if (!(p)->failed) { \
+            (p)->failed = 1; \
+            expr_set_err((p)->err, (int)(p)->tok.start + 1, (p)->text + (p)->tok.start, \
+                         (p)->tok.len, __VA_ARGS__); \
+        } \
     } while (0)
 
-static int is_ident_start(int c) { return isalpha(c) || c == '_'; }
-static int is_ident_char(int c) { return isalnum(c) || c == '_'; }
+static int is_ident_start(int c)
+{
+    return isalpha(c) || c == '_';
+}
+static int is_ident_char(int c)
+{
+    return isalnum(c) || c == '_';
+}
 
 /* Read the next token into p->tok. Returns 0, or -1 after reporting a lexical error. */
 static int next_token(Parser *p)
@@ -91,8 +97,7 @@ static int next_token(Parser *p)
         t->len = j - i;
         p->pos = j;
         if (j != digits_end) {
-            PERR(p, "bad integer '%.*s' (integers are decimal digits only)", (int)(j - i),
-                 s + i);
+            PERR(p, "bad integer '%.*s' (integers are decimal digits only)", (int)(j - i), s + i);
             return -1;
         }
         int64_t v = 0;
@@ -123,14 +128,32 @@ static int next_token(Parser *p)
     case ',': t->kind = T_COMMA; return 0;
     case '?': t->kind = T_QUESTION; return 0;
     case ':': t->kind = T_COLON; return 0;
-    case '+': t->kind = T_BINOP; t->op = OP_ADD; return 0;
-    case '-': t->kind = T_BINOP; t->op = OP_SUB; return 0;
-    case '*': t->kind = T_BINOP; t->op = OP_MUL; return 0;
-    case '/': t->kind = T_BINOP; t->op = OP_DIV; return 0;
-    case '%': t->kind = T_BINOP; t->op = OP_MOD; return 0;
+    case '+':
+        t->kind = T_BINOP;
+        t->op = OP_ADD;
+        return 0;
+    case '-':
+        t->kind = T_BINOP;
+        t->op = OP_SUB;
+        return 0;
+    case '*':
+        t->kind = T_BINOP;
+        t->op = OP_MUL;
+        return 0;
+    case '/':
+        t->kind = T_BINOP;
+        t->op = OP_DIV;
+        return 0;
+    case '%':
+        t->kind = T_BINOP;
+        t->op = OP_MOD;
+        return 0;
     case '!':
         if (d == '=') {
-            t->kind = T_BINOP; t->op = OP_NE; t->len = 2; p->pos++;
+            t->kind = T_BINOP;
+            t->op = OP_NE;
+            t->len = 2;
+            p->pos++;
         } else {
             t->kind = T_NOT;
         }
@@ -139,14 +162,19 @@ static int next_token(Parser *p)
     case '>':
         t->kind = T_BINOP;
         if (d == '=') {
-            t->op = c == '<' ? OP_LE : OP_GE; t->len = 2; p->pos++;
+            t->op = c == '<' ? OP_LE : OP_GE;
+            t->len = 2;
+            p->pos++;
         } else {
             t->op = c == '<' ? OP_LT : OP_GT;
         }
         return 0;
     case '=':
         if (d == '=') {
-            t->kind = T_BINOP; t->op = OP_EQ; t->len = 2; p->pos++;
+            t->kind = T_BINOP;
+            t->op = OP_EQ;
+            t->len = 2;
+            p->pos++;
             return 0;
         }
         t->kind = T_END;
@@ -155,15 +183,17 @@ static int next_token(Parser *p)
     case '&':
     case '|':
         if (d == (char)c) {
-            t->kind = T_BINOP; t->op = c == '&' ? OP_AND : OP_OR; t->len = 2; p->pos++;
+            t->kind = T_BINOP;
+            t->op = c == '&' ? OP_AND : OP_OR;
+            t->len = 2;
+            p->pos++;
             return 0;
         }
         t->kind = T_END;
-        PERR(p, "unexpected '%c' (bitwise operators are not supported; '%c%c' is logical)",
-             c, c, c);
+        PERR(p, "unexpected '%c' (bitwise operators are not supported; '%c%c' is logical)", c, c,
+             c);
         return -1;
-    default:
-        break;
+    default: break;
     }
     t->kind = T_END;
     if (c >= 0x80) {
@@ -194,7 +224,10 @@ static struct CutuneExpr *node_new(Parser *p, NodeKind kind, int column)
     return n;
 }
 
-static int height_of(const struct CutuneExpr *n) { return n ? n->height : 0; }
+static int height_of(const struct CutuneExpr *n)
+{
+    return n ? n->height : 0;
+}
 
 /* Set n's height from its children; report an error if the tree grows too tall. */
 static int node_fix_height(Parser *p, struct CutuneExpr *n)
@@ -282,8 +315,7 @@ static void unknown_name(Parser *p, const char *name, size_t len)
         size_t l = strlen(sy->names[i]);
         if (k + l + 8 >= sizeof known)
             break;
-        k += (size_t)snprintf(known + k, sizeof known - k, "%s%s", shown ? ", " : "",
-                              sy->names[i]);
+        k += (size_t)snprintf(known + k, sizeof known - k, "%s%s", shown ? ", " : "", sy->names[i]);
         shown++;
     }
     if (shown < n)
@@ -292,8 +324,8 @@ static void unknown_name(Parser *p, const char *name, size_t len)
     if (n == 0)
         PERR(p, "unknown name '%.*s' (no names are defined here)", shown_len, name);
     else if (best_name)
-        PERR(p, "unknown name '%.*s' (did you mean '%s'? known: %s)", shown_len, name,
-             best_name, known);
+        PERR(p, "unknown name '%.*s' (did you mean '%s'? known: %s)", shown_len, name, best_name,
+             known);
     else
         PERR(p, "unknown name '%.*s' (known: %s)", shown_len, name, known);
 }
@@ -304,7 +336,8 @@ static struct CutuneExpr *parse_call(Parser *p, size_t name_start, size_t name_l
     int column = (int)name_start + 1;
     int f = -1;
     for (size_t i = 0; i < expr_nfuncs; i++)
-        if (strlen(expr_funcs[i].name) == name_len && strncmp(expr_funcs[i].name, name, name_len) == 0)
+        if (strlen(expr_funcs[i].name) == name_len &&
+            strncmp(expr_funcs[i].name, name, name_len) == 0)
             f = (int)i;
     if (f < 0) {
         /* point at the name, not at the '(' */
@@ -351,7 +384,8 @@ static struct CutuneExpr *parse_call(Parser *p, size_t name_start, size_t name_l
         goto fail;
     }
     size_t nargs = n->nargs;
-    if ((int)nargs < expr_funcs[f].min_args || (expr_funcs[f].max_args >= 0 && (int)nargs > expr_funcs[f].max_args)) {
+    if ((int)nargs < expr_funcs[f].min_args ||
+        (expr_funcs[f].max_args >= 0 && (int)nargs > expr_funcs[f].max_args)) {
         p->tok.start = name_start;
         p->tok.len = name_len;
         if (expr_funcs[f].max_args < 0)
@@ -505,11 +539,26 @@ fail:
     return NULL;
 }
 
-static struct CutuneExpr *parse_prod(Parser *p) { return parse_binary_level(p, parse_unary, OP_MUL, OP_MOD); }
-static struct CutuneExpr *parse_sum(Parser *p) { return parse_binary_level(p, parse_prod, OP_ADD, OP_SUB); }
-static struct CutuneExpr *parse_cmp(Parser *p) { return parse_binary_level(p, parse_sum, OP_EQ, OP_GE); }
-static struct CutuneExpr *parse_and(Parser *p) { return parse_binary_level(p, parse_cmp, OP_AND, OP_AND); }
-static struct CutuneExpr *parse_or(Parser *p) { return parse_binary_level(p, parse_and, OP_OR, OP_OR); }
+static struct CutuneExpr *parse_prod(Parser *p)
+{
+    return parse_binary_level(p, parse_unary, OP_MUL, OP_MOD);
+}
+static struct CutuneExpr *parse_sum(Parser *p)
+{
+    return parse_binary_level(p, parse_prod, OP_ADD, OP_SUB);
+}
+static struct CutuneExpr *parse_cmp(Parser *p)
+{
+    return parse_binary_level(p, parse_sum, OP_EQ, OP_GE);
+}
+static struct CutuneExpr *parse_and(Parser *p)
+{
+    return parse_binary_level(p, parse_cmp, OP_AND, OP_AND);
+}
+static struct CutuneExpr *parse_or(Parser *p)
+{
+    return parse_binary_level(p, parse_and, OP_OR, OP_OR);
+}
 
 static struct CutuneExpr *parse_ternary(Parser *p)
 {

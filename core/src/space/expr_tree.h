@@ -69,8 +69,8 @@ struct CutuneExpr {
 };
 
 /* Fill *err (NULL: nothing): the 1-based column, the token (cut to fit) and the message. */
-void expr_set_err(CutuneExprError *err, int column, const char *tok, size_t toklen,
-                  const char *fmt, ...)
+void expr_set_err(CutuneExprError *err, int column, const char *tok, size_t toklen, const char *fmt,
+                  ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif

@@ -6,8 +6,8 @@
 #include <errno.h>
 #include <string.h>
 
-#define SYNTAX_FIX                                                                          \
-    "each line must be 'key = value', a [section] header, a comment (# or ;) or an "     \
+#define SYNTAX_FIX \
+    "each line must be 'key = value', a [section] header, a comment (# or ;) or an " \
     "indented continuation of the previous value"
 
 void cutune_ini_init(CutuneIniReader *r, FILE *f)
@@ -42,7 +42,8 @@ static int read_line(CutuneIniReader *r, int *line, char *why, size_t len)
                           "the line contains a NUL byte; a space file must be plain text");
         if (n == CUTUNE_MAX_LINE) {
             *line = r->lineno + 1;
-            snprintf(why, len, "line is longer than %d characters; split long lists over "
+            snprintf(why, len,
+                     "line is longer than %d characters; split long lists over "
                      "several lines (indented lines continue the previous value)",
                      CUTUNE_MAX_LINE);
             return CUTUNE_ERR_PARSE;

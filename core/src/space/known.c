@@ -19,8 +19,10 @@ int cutune_known_read(const char *path, int (*fn)(const char *config, int line, 
         n++;
         size_t len = strlen(line);
         if (len == sizeof line - 1 && line[len - 1] != '\n') {
-            rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: line longer than %zu characters; "
-                              "one config per line", path, n, sizeof line - 2);
+            rc = cutune_error(err, CUTUNE_ERR_PARSE,
+                              "%s:%d: line longer than %zu characters; "
+                              "one config per line",
+                              path, n, sizeof line - 2);
             break;
         }
         char *hash = strchr(line, '#');

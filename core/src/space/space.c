@@ -13,7 +13,7 @@ enum {
 #define CUTUNE_X_LIMIT_COUNT(NAME, field) LIMIT_##NAME,
     CUTUNE_LIMIT_TABLE(CUTUNE_X_LIMIT_COUNT)
 #undef CUTUNE_X_LIMIT_COUNT
-    NLIMITS
+        NLIMITS
 };
 
 const char *const cutune_limit_names[] = {
@@ -198,7 +198,8 @@ static int parse_assignment(const CutuneSpace *s, const char *text, int64_t *val
                 rc = cutune_error(err, CUTUNE_ERR_PARSE,
                                   "config '%s': value '%.*s' of %s is %s; " CONFIG_FIX, text,
                                   (int)vlen, val, s->params[idx].name,
-                                  pr == CUTUNE_I64_RANGE ? "out of the int64 range" : "not an integer");
+                                  pr == CUTUNE_I64_RANGE ? "out of the int64 range"
+                                                         : "not an integer");
                 goto out;
             }
             seen[idx] = 1;
@@ -365,8 +366,7 @@ int cutune_space_enumerate(const CutuneSpace *s, const CutuneLimits *lim, const 
                 }
                 int64_t *nr = realloc(rows, bytes);
                 if (!nr) {
-                    rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory (%zu configs)",
-                                      nrows);
+                    rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory (%zu configs)", nrows);
                     goto fail;
                 }
                 rows = nr;

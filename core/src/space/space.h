@@ -14,13 +14,13 @@
 
 /* Device limits a constraint may name. Order fixed: it is the symbol order after the
  * parameters and the problem dimensions. */
-#define CUTUNE_LIMIT_TABLE(X)                                                        \
-    X(MAX_THREADS_PER_BLOCK, max_threads_per_block)                                  \
-    X(MAX_SHARED_PER_BLOCK, max_shared_per_block)                                    \
-    X(MAX_SHARED_PER_SM, max_shared_per_sm)                                          \
-    X(MAX_REGS_PER_BLOCK, max_regs_per_block)                                        \
-    X(WARP_SIZE, warp_size)                                                          \
-    X(SM_COUNT, sm_count)                                                            \
+#define CUTUNE_LIMIT_TABLE(X) \
+    X(MAX_THREADS_PER_BLOCK, max_threads_per_block) \
+    X(MAX_SHARED_PER_BLOCK, max_shared_per_block) \
+    X(MAX_SHARED_PER_SM, max_shared_per_sm) \
+    X(MAX_REGS_PER_BLOCK, max_regs_per_block) \
+    X(WARP_SIZE, warp_size) \
+    X(SM_COUNT, sm_count) \
     X(CC, cc)
 
 /* The limits' names, in the table's order. */
@@ -63,8 +63,8 @@ typedef struct CutuneSpaceKey {
 } CutuneSpaceKey;
 
 typedef struct CutuneSpace {
-    char *path;     /* the file it was read from */
-    char *variant;  /* [variant] name */
+    char *path;    /* the file it was read from */
+    char *variant; /* [variant] name */
     int variant_line;
     CutuneParam *params;
     size_t nparams;
@@ -72,7 +72,7 @@ typedef struct CutuneSpace {
     size_t ndims;
     CutuneConstraint *constraints;
     size_t nconstraints;
-    char **problems;  /* default problem size strings, as written */
+    char **problems;    /* default problem size strings, as written */
     int *problem_lines; /* the line each is on */
     size_t nproblems;
     CutuneSpaceKey *keys; /* [variant] keys other than name and description, [launch] keys */
@@ -82,8 +82,7 @@ typedef struct CutuneSpace {
 /* Read a space file. dim_names: comma-separated problem dimension names ("M,N,K"),
  * may be NULL or "". On failure returns a negative code and err says
  * "<path>:<line>: <what>; <how to fix>" (with the column and token for expressions). */
-int cutune_space_load(const char *path, const char *dim_names, CutuneSpace **out,
-                      CutuneError *err);
+int cutune_space_load(const char *path, const char *dim_names, CutuneSpace **out, CutuneError *err);
 void cutune_space_free(CutuneSpace *s);
 /* Read a space file without compiling its constraints, which may name problem dimensions
  * not known yet: enough to learn which op a variant file belongs to. */
@@ -95,8 +94,8 @@ const char *cutune_space_key(const CutuneSpace *s, const char *section, const ch
                              int *line);
 /* Record a key while reading (spaceini.c). cont: an indented line that continues it.
  * Returns 0, or -1 with why filled (an unknown or repeated key). */
-int cutune_space_key_set(CutuneSpace *s, const char *section, const char *name,
-                         const char *value, int line, int cont, char *why, size_t len);
+int cutune_space_key_set(CutuneSpace *s, const char *section, const char *name, const char *value,
+                         int line, int cont, char *why, size_t len);
 
 /* Expressions over a space's symbols: its parameters, then the problem dimensions, then
  * the device limits (the order of values given to cutune_expr_eval). */

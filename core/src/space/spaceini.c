@@ -37,7 +37,7 @@
 #include "spaceini_int.h"
 #include "util.h"
 
-#define SECTIONS_FIX                                                                       \
+#define SECTIONS_FIX \
     "the sections are [variant], [param.NAME], [constraints], [launch] and [problems]"
 
 int space_fail(Ctx *c, int line, int code, const char *fmt, ...)
@@ -112,8 +112,10 @@ static int section_start(Ctx *c, const char *name)
             continue;
         int *first = (int *)((char *)c + once[i].line_at);
         if (*first)
-            return space_fail(c, c->lineno, CUTUNE_ERR_PARSE, "section [%s] appears twice "
-                              "(first at line %d); merge the two", name, *first);
+            return space_fail(c, c->lineno, CUTUNE_ERR_PARSE,
+                              "section [%s] appears twice "
+                              "(first at line %d); merge the two",
+                              name, *first);
         *first = c->lineno;
         c->sec = once[i].sec;
         return 1;
@@ -121,10 +123,10 @@ static int section_start(Ctx *c, const char *name)
     if (strncmp(name, "param.", 6) == 0)
         return space_param_start(c, name + 6, strlen(name + 6));
     if (strcmp(name, "param") == 0)
-        return space_fail(c, c->lineno, CUTUNE_ERR_PARSE, "section [param] has no parameter "
+        return space_fail(c, c->lineno, CUTUNE_ERR_PARSE,
+                          "section [param] has no parameter "
                           "name; write [param.NAME], e.g. [param.TILE]");
-    return space_fail(c, c->lineno, CUTUNE_ERR_PARSE, "unknown section [%s]; " SECTIONS_FIX,
-                      name);
+    return space_fail(c, c->lineno, CUTUNE_ERR_PARSE, "unknown section [%s]; " SECTIONS_FIX, name);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -146,8 +148,7 @@ static int looks_like_key(const char *v)
     return 0;
 }
 
-int space_for_each_item(Ctx *c, const char *value, ItemFn item, const char *what,
-                        const char *fix)
+int space_for_each_item(Ctx *c, const char *value, ItemFn item, const char *what, const char *fix)
 {
     const char *p = value;
     size_t all = strlen(value);
@@ -214,14 +215,17 @@ static int constraint_key(Ctx *c, const char *key, const char *value, int cont)
         return 1;
     }
     if (!is_word(key) || strlen(key) >= CUTUNE_NAME_MAX)
-        return space_fail(c, line, CUTUNE_ERR_PARSE, "constraint label '%s' is not a short name; "
-                    "use letters, digits and '_' (at most %d), e.g. threads_fit = TILE*TILE "
-                    "<= MAX_THREADS_PER_BLOCK", key, CUTUNE_NAME_MAX - 1);
+        return space_fail(c, line, CUTUNE_ERR_PARSE,
+                          "constraint label '%s' is not a short name; "
+                          "use letters, digits and '_' (at most %d), e.g. threads_fit = TILE*TILE "
+                          "<= MAX_THREADS_PER_BLOCK",
+                          key, CUTUNE_NAME_MAX - 1);
     for (size_t i = 0; i < s->nconstraints; i++)
         if (strcmp(s->constraints[i].name, key) == 0)
-            return space_fail(c, line, CUTUNE_ERR_PARSE, "duplicate constraint label '%s' (first at "
-                        "line %d); give each constraint its own label", key,
-                        s->constraints[i].line);
+            return space_fail(c, line, CUTUNE_ERR_PARSE,
+                              "duplicate constraint label '%s' (first at "
+                              "line %d); give each constraint its own label",
+                              key, s->constraints[i].line);
     if (s->nconstraints == c->ccap) {
         size_t ncap = c->ccap ? 2 * c->ccap : 8;
         CutuneConstraint *nc = realloc(s->constraints, ncap * sizeof *nc);
@@ -245,35 +249,44 @@ static int handle_key(Ctx *c, const char *key, const char *value, int cont)
 {
     int line = c->lineno;
     if (cont && c->sec != SEC_CONSTRAINTS && c->sec != SEC_LAUNCH && looks_like_key(value))
-        return space_fail(c, line, CUTUNE_ERR_PARSE, "this indented line continues '%s' but looks "
-                    "like a new key; start keys at the beginning of the line (indented lines "
-                    "continue the previous value)", key);
+        return space_fail(c, line, CUTUNE_ERR_PARSE,
+                          "this indented line continues '%s' but looks "
+                          "like a new key; start keys at the beginning of the line (indented lines "
+                          "continue the previous value)",
+                          key);
     int ok = 1;
     switch (c->sec) {
     case SEC_NONE:
-        return space_fail(c, line, CUTUNE_ERR_PARSE, "key '%s' comes before any section; put it "
-                    "under a section: " SECTIONS_FIX, key);
+        return space_fail(c, line, CUTUNE_ERR_PARSE,
+                          "key '%s' comes before any section; put it "
+                          "under a section: " SECTIONS_FIX,
+                          key);
     case SEC_VARIANT:
         if (strcmp(key, "name") == 0) {
             if (cont)
-                return space_fail(c, line, CUTUNE_ERR_PARSE, "the variant name must be on one line; "
-                            "start the next key at the beginning of the line");
+                return space_fail(c, line, CUTUNE_ERR_PARSE,
+                                  "the variant name must be on one line; "
+                                  "start the next key at the beginning of the line");
             if (c->name_line)
-                return space_fail(c, line, CUTUNE_ERR_PARSE, "'name' is given twice (first at line "
-                            "%d); keep one", c->name_line);
+                return space_fail(c, line, CUTUNE_ERR_PARSE,
+                                  "'name' is given twice (first at line "
+                                  "%d); keep one",
+                                  c->name_line);
             if (!is_word(value) || strlen(value) >= CUTUNE_NAME_MAX)
-                return space_fail(c, line, CUTUNE_ERR_PARSE, "variant name '%s' is not a name; use "
-                            "letters, digits and '_' (at most %d), e.g. name = matmul_tiled",
-                            value, CUTUNE_NAME_MAX - 1);
+                return space_fail(c, line, CUTUNE_ERR_PARSE,
+                                  "variant name '%s' is not a name; use "
+                                  "letters, digits and '_' (at most %d), e.g. name = matmul_tiled",
+                                  value, CUTUNE_NAME_MAX - 1);
             c->s->variant = dupn(value, strlen(value));
             if (!c->s->variant)
                 return space_fail(c, line, CUTUNE_ERR_NOMEM, "out of memory");
             c->name_line = c->s->variant_line = line;
         } else if (strcmp(key, "description") == 0) {
             if (!cont && c->description_line)
-                return space_fail(c, line, CUTUNE_ERR_PARSE, "'description' is given twice (first "
-                            "at line %d); keep one (indented lines continue it)",
-                            c->description_line);
+                return space_fail(c, line, CUTUNE_ERR_PARSE,
+                                  "'description' is given twice (first "
+                                  "at line %d); keep one (indented lines continue it)",
+                                  c->description_line);
             c->description_line = line;
         } else {
             char why[320];
@@ -287,19 +300,17 @@ static int handle_key(Ctx *c, const char *key, const char *value, int cont)
             return space_fail(c, line, CUTUNE_ERR_PARSE, "%s", why);
         break;
     }
-    case SEC_PARAM:
-        ok = space_param_key(c, key, value, cont);
-        break;
-    case SEC_CONSTRAINTS:
-        ok = constraint_key(c, key, value, cont);
-        break;
+    case SEC_PARAM: ok = space_param_key(c, key, value, cont); break;
+    case SEC_CONSTRAINTS: ok = constraint_key(c, key, value, cont); break;
     case SEC_PROBLEMS:
         if (strcmp(key, "default") != 0)
-            return space_fail(c, line, CUTUNE_ERR_PARSE, "unknown key '%s' in [problems]; write "
-                        "default = SIZE, SIZE, ... e.g. default = 1024x1024x1024", key);
+            return space_fail(c, line, CUTUNE_ERR_PARSE,
+                              "unknown key '%s' in [problems]; write "
+                              "default = SIZE, SIZE, ... e.g. default = 1024x1024x1024",
+                              key);
         ok = space_for_each_item(c, value, add_problem, "[problems] default",
-                           "write sizes separated by commas, e.g. default = 1024x1024x1024, "
-                           "2048x2048x2048");
+                                 "write sizes separated by commas, e.g. default = 1024x1024x1024, "
+                                 "2048x2048x2048");
         break;
     }
     return ok;
@@ -327,11 +338,12 @@ static int compile_constraints(Ctx *c)
                 snprintf(near, sizeof near, "near '%s'", ee.token);
             else
                 snprintf(near, sizeof near, "near the end");
-            ok = space_fail(c, con->line, CUTUNE_ERR_PARSE, "constraint '%s': %s at column %d "
+            ok = space_fail(c, con->line, CUTUNE_ERR_PARSE,
+                            "constraint '%s': %s at column %d "
                             "%s; write an integer expression with C operators over the "
                             "parameters, the problem dimensions and the device limits (e.g. "
-                            "TILE*TILE <= MAX_THREADS_PER_BLOCK)", con->name, ee.message,
-                            ee.column, near);
+                            "TILE*TILE <= MAX_THREADS_PER_BLOCK)",
+                            con->name, ee.message, ee.column, near);
             break;
         }
         for (size_t d = 0; d < s->ndims; d++)
@@ -406,25 +418,31 @@ static int parse_dims(CutuneSpace *s, const char *dim_names, CutuneError *err)
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         cutune_trim(&it, &len);
         if (!space_is_identifier(it, len) || len >= CUTUNE_NAME_MAX)
-            return cutune_error(err, CUTUNE_ERR_INVALID, "problem dimension names '%s': "
+            return cutune_error(err, CUTUNE_ERR_INVALID,
+                                "problem dimension names '%s': "
                                 "'%.*s' is not an identifier; the plugin must give names like "
-                                "\"M,N,K\"", dim_names, (int)len, it);
+                                "\"M,N,K\"",
+                                dim_names, (int)len, it);
         char *d = dupn(it, len);
         if (!d)
             return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
         for (size_t i = 0; i < s->ndims; i++) {
             if (strcmp(s->dim_names[i], d) == 0) {
                 free(d);
-                return cutune_error(err, CUTUNE_ERR_INVALID, "problem dimension names '%s': "
+                return cutune_error(err, CUTUNE_ERR_INVALID,
+                                    "problem dimension names '%s': "
                                     "'%.*s' appears twice; the plugin must name each "
-                                    "dimension once", dim_names, (int)len, it);
+                                    "dimension once",
+                                    dim_names, (int)len, it);
             }
         }
         if (space_name_is_limit(d)) {
             free(d);
-            return cutune_error(err, CUTUNE_ERR_INVALID, "problem dimension names '%s': "
+            return cutune_error(err, CUTUNE_ERR_INVALID,
+                                "problem dimension names '%s': "
                                 "'%.*s' is the name of a device limit; the plugin must rename "
-                                "it", dim_names, (int)len, it);
+                                "it",
+                                dim_names, (int)len, it);
         }
         s->dim_names[s->ndims++] = d;
         if (!comma)
@@ -457,9 +475,10 @@ static int load(const char *path, const char *dim_names, int peek, CutuneSpace *
     if (!f) {
         int e = errno;
         cutune_space_free(s);
-        return cutune_error(err, CUTUNE_ERR_IO, "cannot open space file '%s': %s; check the "
-                            "path (spaces live in tuning_spaces/<variant>.ini)", path,
-                            strerror(e));
+        return cutune_error(err, CUTUNE_ERR_IO,
+                            "cannot open space file '%s': %s; check the "
+                            "path (spaces live in tuning_spaces/<variant>.ini)",
+                            path, strerror(e));
     }
     Ctx c;
     memset(&c, 0, sizeof c);
@@ -479,8 +498,7 @@ static int load(const char *path, const char *dim_names, int peek, CutuneSpace *
     return 0;
 }
 
-int cutune_space_load(const char *path, const char *dim_names, CutuneSpace **out,
-                      CutuneError *err)
+int cutune_space_load(const char *path, const char *dim_names, CutuneSpace **out, CutuneError *err)
 {
     return load(path, dim_names, 0, out, err);
 }

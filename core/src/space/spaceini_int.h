@@ -9,7 +9,14 @@
 
 #include "space.h"
 
-typedef enum { SEC_NONE, SEC_VARIANT, SEC_PARAM, SEC_CONSTRAINTS, SEC_PROBLEMS, SEC_LAUNCH } Section;
+typedef enum {
+    SEC_NONE,
+    SEC_VARIANT,
+    SEC_PARAM,
+    SEC_CONSTRAINTS,
+    SEC_PROBLEMS,
+    SEC_LAUNCH
+} Section;
 
 /* What a parameter's keys said, before its values are generated. */
 typedef struct {
@@ -45,8 +52,7 @@ int space_fail(Ctx *c, int line, int code, const char *fmt, ...)
 /* Calls item() on each trimmed item of a comma-separated list; a trailing comma is allowed
  * (the list continues on the next line). 1, or 0 after space_fail. */
 typedef int (*ItemFn)(Ctx *c, const char *item, size_t len);
-int space_for_each_item(Ctx *c, const char *value, ItemFn item, const char *what,
-                        const char *fix);
+int space_for_each_item(Ctx *c, const char *value, ItemFn item, const char *what, const char *fix);
 
 int space_is_identifier(const char *s, size_t len);
 int space_name_is_limit(const char *s);

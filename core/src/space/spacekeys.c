@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const variant_keys[] = {"op", "kernel", "source", "headers", "version",
-                                           "summary", NULL};
+static const char *const variant_keys[] = {"op",      "kernel",  "source", "headers",
+                                           "version", "summary", NULL};
 static const char *const launch_keys[] = {"grid", "block", "shared", NULL};
 
 static int known(const char *const *keys, const char *name)
@@ -43,8 +43,7 @@ static CutuneSpaceKey *find(const CutuneSpace *s, const char *section, const cha
     return NULL;
 }
 
-const char *cutune_space_key(const CutuneSpace *s, const char *section, const char *name,
-                             int *line)
+const char *cutune_space_key(const CutuneSpace *s, const char *section, const char *name, int *line)
 {
     const CutuneSpaceKey *k = s ? find(s, section, name) : NULL;
     if (line)
@@ -52,8 +51,8 @@ const char *cutune_space_key(const CutuneSpace *s, const char *section, const ch
     return k ? k->value : NULL;
 }
 
-int cutune_space_key_set(CutuneSpace *s, const char *section, const char *name,
-                         const char *value, int line, int cont, char *why, size_t len)
+int cutune_space_key_set(CutuneSpace *s, const char *section, const char *name, const char *value,
+                         int line, int cont, char *why, size_t len)
 {
     int is_launch = strcmp(section, "launch") == 0;
     if (!known(is_launch ? launch_keys : variant_keys, name)) {
@@ -65,8 +64,10 @@ int cutune_space_key_set(CutuneSpace *s, const char *section, const char *name,
     }
     CutuneSpaceKey *k = find(s, section, name);
     if (k && !cont) {
-        snprintf(why, len, "'%s' is given twice in [%s] (first at line %d); keep one (indented "
-                 "lines continue a value)", name, section, k->line);
+        snprintf(why, len,
+                 "'%s' is given twice in [%s] (first at line %d); keep one (indented "
+                 "lines continue a value)",
+                 name, section, k->line);
         return -1;
     }
     if (k) { /* a continuation line: join with a space */

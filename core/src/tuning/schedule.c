@@ -10,7 +10,7 @@ void cutune_cost_init(CutuneCostModel *m, int threads)
 {
     *m = (CutuneCostModel){
         .threads = threads > 0 ? threads : 1,
-        .compile_s = 0.8,   /* matmul_async on one core of a GPU host; learned below */
+        .compile_s = 0.8, /* matmul_async on one core of a GPU host; learned below */
         .overhead_s = 0.02,
         .launches = 20,
         .flop_rate = 2e13,
@@ -25,8 +25,8 @@ static double blend(double old, double x, size_t n)
     return old + w * (x - old);
 }
 
-void cutune_cost_observe(CutuneCostModel *m, double compile_ms, double measure_ms,
-                         double median_ms, double flops, double bytes)
+void cutune_cost_observe(CutuneCostModel *m, double compile_ms, double measure_ms, double median_ms,
+                         double flops, double bytes)
 {
     if (compile_ms > 0)
         m->compile_s = blend(m->compile_s, compile_ms / 1e3, m->nobs);
@@ -50,14 +50,15 @@ void cutune_cost_observe(CutuneCostModel *m, double compile_ms, double measure_m
 double cutune_cost_eval_s(const CutuneCostModel *m, double flops, double bytes,
                           double cold_fraction)
 {
-    double launch = fmax(flops > 0 ? flops / m->flop_rate : 0, bytes > 0 ? bytes / m->byte_rate : 0);
+    double launch = fmax(flops > 0 ? flops / m->flop_rate : 0,
+                         bytes > 0 ? bytes / m->byte_rate : 0);
     double gpu = m->overhead_s + m->launches * launch;
     double cpu = cold_fraction * m->compile_s / (double)m->threads;
     return fmax(gpu, cpu);
 }
 
-double cutune_schedule_size_share(double time_left, int lanes, double cost_this,
-                                  double cost_rest, size_t sizes_left)
+double cutune_schedule_size_share(double time_left, int lanes, double cost_this, double cost_rest,
+                                  size_t sizes_left)
 {
     if (!(time_left > 0))
         return 0;

@@ -8,13 +8,13 @@
 
 /* What one evaluation costs, learned as the run goes. */
 typedef struct CutuneCostModel {
-    int threads;          /* compile threads */
-    double compile_s;     /* NVRTC seconds for one config on one thread (cache misses) */
-    double overhead_s;    /* per evaluation besides the launches: check, IPC, commit */
-    double launches;      /* launch-times an evaluation takes (checked launch, warm-up,
+    int threads;       /* compile threads */
+    double compile_s;  /* NVRTC seconds for one config on one thread (cache misses) */
+    double overhead_s; /* per evaluation besides the launches: check, IPC, commit */
+    double launches;   /* launch-times an evaluation takes (checked launch, warm-up,
                              samples), as a multiple of one launch */
-    double flop_rate;     /* FLOP/s and B/s of the fastest configs seen: a launch of a */
-    double byte_rate;     /* new size takes about max(flops / flop_rate, bytes / byte_rate) */
+    double flop_rate;  /* FLOP/s and B/s of the fastest configs seen: a launch of a */
+    double byte_rate;  /* new size takes about max(flops / flop_rate, bytes / byte_rate) */
     size_t nobs;
 } CutuneCostModel;
 
@@ -22,8 +22,8 @@ void cutune_cost_init(CutuneCostModel *m, int threads);
 /* Learn from one recorded evaluation: compile_ms (0 when the kernel came from the cache),
  * measure_ms (its time in the worker), and for an ok trial its median launch time with the
  * work of the problem. */
-void cutune_cost_observe(CutuneCostModel *m, double compile_ms, double measure_ms,
-                         double median_ms, double flops, double bytes);
+void cutune_cost_observe(CutuneCostModel *m, double compile_ms, double measure_ms, double median_ms,
+                         double flops, double bytes);
 /* Seconds one evaluation of a problem with this work is expected to take on the GPU, and
  * with its share of the compile pool when cold_fraction of the configs are not cached. */
 double cutune_cost_eval_s(const CutuneCostModel *m, double flops, double bytes,
@@ -35,8 +35,8 @@ double cutune_cost_eval_s(const CutuneCostModel *m, double flops, double bytes,
  * and at least half of an equal split (the warm start compiles the same configs at every
  * size, however cheap its launches). Never more than time_left. time_left <= 0 (no
  * deadline) gives 0, meaning no limit. */
-double cutune_schedule_size_share(double time_left, int lanes, double cost_this,
-                                  double cost_rest, size_t sizes_left);
+double cutune_schedule_size_share(double time_left, int lanes, double cost_this, double cost_rest,
+                                  size_t sizes_left);
 
 /* How much a variant may still win at a size, from its best so far against the size's:
  * 1 when it is within 5% of the best, 0.25 within 30%, else 0 (it cannot win: it keeps

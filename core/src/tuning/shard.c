@@ -27,15 +27,15 @@ int cutune_shard_parse(const char *text, CutuneShard *out, CutuneError *err)
     const char *slash = text + ni;
     unsigned long long n = *slash == '/' ? digits(slash + 1, &nn, CUTUNE_SHARD_MAX) : 0;
     if (ni == 0 || *slash != '/' || nn == 0 || slash[1 + nn] != '\0')
-        return cutune_error(err, CUTUNE_ERR_INVALID, "--shard '%s' is not of the form %s",
-                            text, form);
+        return cutune_error(err, CUTUNE_ERR_INVALID, "--shard '%s' is not of the form %s", text,
+                            form);
     if (n == 0)
         return cutune_error(err, CUTUNE_ERR_INVALID,
                             "--shard '%s': the number of shards must be at least 1; expected %s",
                             text, form);
     if (n > CUTUNE_SHARD_MAX)
-        return cutune_error(err, CUTUNE_ERR_INVALID,
-                            "--shard '%s': at most %u shards", text, CUTUNE_SHARD_MAX);
+        return cutune_error(err, CUTUNE_ERR_INVALID, "--shard '%s': at most %u shards", text,
+                            CUTUNE_SHARD_MAX);
     if (i >= n)
         return cutune_error(err, CUTUNE_ERR_INVALID,
                             "--shard '%s': index %llu is out of range for %llu shard%s: the index "

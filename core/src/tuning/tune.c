@@ -70,10 +70,12 @@ int cutune_tune_check_options(const CutuneTuneOptions *o, CutuneError *err)
                             o->strategy, names);
     }
     if (o->nwhere && !o->variant)
-        return cutune_error(err, CUTUNE_ERR_INVALID, "--where names parameters of one variant: "
+        return cutune_error(err, CUTUNE_ERR_INVALID,
+                            "--where names parameters of one variant: "
                             "add --variant");
     if (o->pending && o->nsizes)
-        return cutune_error(err, CUTUNE_ERR_INVALID, "--pending tunes the requested sizes: "
+        return cutune_error(err, CUTUNE_ERR_INVALID,
+                            "--pending tunes the requested sizes: "
                             "leave out --size");
     for (size_t i = 0; i < o->nsizes; i++) {
         CutuneProblem p;
@@ -180,9 +182,13 @@ static int begin_run(TuneRun *r, TuneLane *l, CutuneError *err)
     if ((rc = tune_lane_connect(r, l, err)))
         return rc;
     CutuneRunInfo ri = {
-        .argv = o->argv_text ? o->argv_text : "", .op = o->op,
-        .strategy = o->strategy ? o->strategy : "auto", .budget = (int64_t)o->budget,
-        .time_limit_s = o->time_limit_s, .seed = o->seed, .device_id = l->device_id,
+        .argv = o->argv_text ? o->argv_text : "",
+        .op = o->op,
+        .strategy = o->strategy ? o->strategy : "auto",
+        .budget = (int64_t)o->budget,
+        .time_limit_s = o->time_limit_s,
+        .seed = o->seed,
+        .device_id = l->device_id,
     };
     if ((rc = cutune_db_run_begin(l->db, &ri, &r->run_id, err)))
         return rc;
@@ -203,9 +209,10 @@ static void open_more_lanes(TuneRun *r, const int *devices, size_t n)
             continue;
         }
         if (strcmp(l->dev.name, r->lanes[0].dev.name) != 0)
-            tune_note(r, "GPU %d is a %s and GPU %d a %s: the sizes are checked against the "
-                         "first; a config too large for another is recorded skipped_resources "
-                         "there",
+            tune_note(r,
+                      "GPU %d is a %s and GPU %d a %s: the sizes are checked against the "
+                      "first; a config too large for another is recorded skipped_resources "
+                      "there",
                       devices[0], r->lanes[0].dev.name, devices[i], l->dev.name);
         r->nlanes++;
     }
@@ -269,8 +276,8 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
         if ((rc = begin_run(&r, lane0, err)))
             goto out;
         began = 1;
-        if ((rc = cutune_db_requests_claim(lane0->db, lane0->dev.uuid, o->op, r.run_id,
-                                           pending_add, &r, err)))
+        if ((rc = cutune_db_requests_claim(lane0->db, lane0->dev.uuid, o->op, r.run_id, pending_add,
+                                           &r, err)))
             goto out;
         if (r.npending == 0 && o->log)
             fprintf(o->log, "no pending requests for %s (%s)%s%s\n", lane0->dev.name,
@@ -320,13 +327,16 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
     /* requests are done once every size of them was tuned in full */
     for (size_t i = 0; o->pending && rc == 0 && !sum->interrupted && i < r.nsizes; i++)
         if (r.sizes[i].state == TUNE_SIZE_DONE)
-            rc = cutune_db_request_done(lane0->db, lane0->dev.uuid, r.sizes[i].op,
-                                        r.sizes[i].size, r.run_id, err);
+            rc = cutune_db_request_done(lane0->db, lane0->dev.uuid, r.sizes[i].op, r.sizes[i].size,
+                                        r.run_id, err);
 
 out:
     if (began)
         cutune_db_run_end(lane0->db, r.run_id,
-                          rc ? "failed" : sum->interrupted ? "interrupted" : "done", NULL);
+                          rc                 ? "failed"
+                          : sum->interrupted ? "interrupted"
+                                             : "done",
+                          NULL);
     sum->wall_s = cutune_now() - r.started;
     cutune_pool_destroy(&r.pool);
     for (int i = 0; r.lanes && i < (r.nlanes > 0 ? r.nlanes : 1); i++)

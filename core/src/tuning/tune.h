@@ -21,60 +21,60 @@
 
 /* What the loop tells its caller as it goes (for `run --json` and dashboards). */
 typedef enum CutuneTuneEventType {
-    CUTUNE_EVENT_TRIAL,    /* a config was measured and recorded */
-    CUTUNE_EVENT_SEARCH,   /* a (variant, size) search ended */
-    CUTUNE_EVENT_SIZE,     /* a size is done */
+    CUTUNE_EVENT_TRIAL,  /* a config was measured and recorded */
+    CUTUNE_EVENT_SEARCH, /* a (variant, size) search ended */
+    CUTUNE_EVENT_SIZE,   /* a size is done */
 } CutuneTuneEventType;
 
 typedef struct CutuneTuneEvent {
     CutuneTuneEventType type;
-    double elapsed_s, budget_s;        /* since the run started; the run's budget (0: none) */
-    const char *op, *size, *variant;   /* variant NULL for a size */
-    const char *phase;                 /* trial: "warm start", "search" or "re-time" */
-    const char *config, *status;       /* trial: the config and its status */
-    const char *message;               /* trial: why it failed; search: how it ended */
-    double median_ms, gflops, gbps;    /* trial: its time (0 unless ok); size: the best */
-    int cut_short;                     /* trial: timing stopped early (far slower than best) */
+    double elapsed_s, budget_s;      /* since the run started; the run's budget (0: none) */
+    const char *op, *size, *variant; /* variant NULL for a size */
+    const char *phase;               /* trial: "warm start", "search" or "re-time" */
+    const char *config, *status;     /* trial: the config and its status */
+    const char *message;             /* trial: why it failed; search: how it ended */
+    double median_ms, gflops, gbps;  /* trial: its time (0 unless ok); size: the best */
+    int cut_short;                   /* trial: timing stopped early (far slower than best) */
     int64_t trial_id;
-    size_t evaluated, nvalid;          /* search: measured in this run / valid configs */
-    const char *strategy;              /* search */
-    double yardstick_ms;               /* size: the vendor library's time (0: none) */
+    size_t evaluated, nvalid; /* search: measured in this run / valid configs */
+    const char *strategy;     /* search */
+    double yardstick_ms;      /* size: the vendor library's time (0: none) */
     const char *yardstick;
 } CutuneTuneEvent;
 
 typedef struct CutuneTuneOptions {
     const char *op;
-    const char *variant;            /* NULL: every variant of the op */
-    const char *const *sizes;       /* NULL: each space's default problems */
+    const char *variant;      /* NULL: every variant of the op */
+    const char *const *sizes; /* NULL: each space's default problems */
     size_t nsizes;
-    const char *strategy;           /* NULL: chosen per space and share of the budget */
-    const char *const *where;       /* partial configs ("BM=128,BK=8"): tune only the
+    const char *strategy;     /* NULL: chosen per space and share of the budget */
+    const char *const *where; /* partial configs ("BM=128,BK=8"): tune only the
                                      * configs matching one of them */
     size_t nwhere;
-    size_t budget;                  /* evaluations per (variant, size); 0: no limit */
-    double time_limit_s;            /* the whole run; 0: no limit */
-    double job_time_s;              /* at most this per (variant, size); 0: no limit */
-    int retune;                     /* search again where the database says it is tuned, and
+    size_t budget;       /* evaluations per (variant, size); 0: no limit */
+    double time_limit_s; /* the whole run; 0: no limit */
+    double job_time_s;   /* at most this per (variant, size); 0: no limit */
+    int retune;          /* search again where the database says it is tuned, and
                                      * measure again what it holds */
-    int warm_db;                    /* warm start from the database's earlier bests */
-    int warm_known;                 /* warm start from the spaces' known-good lists */
-    CutuneShard shard;              /* only this shard's (variant, size) jobs (shard.h);
+    int warm_db;         /* warm start from the database's earlier bests */
+    int warm_known;      /* warm start from the spaces' known-good lists */
+    CutuneShard shard;   /* only this shard's (variant, size) jobs (shard.h);
                                      * count 0: every job */
-    uint64_t seed;                  /* inputs and the strategy */
+    uint64_t seed;       /* inputs and the strategy */
     int device;
-    const int *devices;             /* several GPUs (ndevices > 0): one lane each; the
+    const int *devices; /* several GPUs (ndevices > 0): one lane each; the
                                      * (variant, size) jobs are shared out between them */
     size_t ndevices;
-    const char *db_path;            /* NULL: the default location */
-    const char *argv_text;          /* recorded with the run */
-    int pending;                    /* tune the device's pending requests (sizes ignored;
+    const char *db_path;   /* NULL: the default location */
+    const char *argv_text; /* recorded with the run */
+    int pending;           /* tune the device's pending requests (sizes ignored;
                                        op may be NULL: every op), then mark them done */
-    int progress;                   /* draw a progress line on `log` (a terminal) */
-    int compile_threads;            /* 0: one per CPU */
+    int progress;          /* draw a progress line on `log` (a terminal) */
+    int compile_threads;   /* 0: one per CPU */
     CutuneMeasureSettings measure;
-    CutuneWorkerLimits worker;      /* evaluation deadlines in the worker process */
-    FILE *log;                      /* progress and notes (stderr) */
-    volatile sig_atomic_t *stop;    /* set asynchronously (SIGINT) to stop after the trial */
+    CutuneWorkerLimits worker;   /* evaluation deadlines in the worker process */
+    FILE *log;                   /* progress and notes (stderr) */
+    volatile sig_atomic_t *stop; /* set asynchronously (SIGINT) to stop after the trial */
     void (*on_event)(const CutuneTuneEvent *e, void *user);
     void *event_user;
 } CutuneTuneOptions;
@@ -86,19 +86,19 @@ void cutune_tune_defaults(CutuneTuneOptions *o);
 typedef struct CutuneTuneRow {
     char variant[64];
     char size[64];
-    size_t nvalid;        /* valid configs in the space for this problem */
-    size_t evaluated;     /* trials recorded in this run */
-    size_t known;         /* configs the database already held (not measured again) */
+    size_t nvalid;    /* valid configs in the space for this problem */
+    size_t evaluated; /* trials recorded in this run */
+    size_t known;     /* configs the database already held (not measured again) */
     size_t count[CUTUNE_STATUS_COUNT];
     size_t compiled, cached;
-    double compile_s;     /* NVRTC time summed over the compile threads */
-    double measure_s;     /* GPU evaluation time */
+    double compile_s; /* NVRTC time summed over the compile threads */
+    double measure_s; /* GPU evaluation time */
     double wall_s;
-    double best_ms, best_gflops, best_gbps;  /* the variant's best verified time known here */
+    double best_ms, best_gflops, best_gbps; /* the variant's best verified time known here */
     char best_config[512];
-    char strategy[32];    /* how it was searched: "exhaustive", a strategy, "warm start",
+    char strategy[32]; /* how it was searched: "exhaustive", a strategy, "warm start",
                              "tuned before" */
-    char ended[16];       /* "done", "spent", "interrupted", "failed" or "" */
+    char ended[16];    /* "done", "spent", "interrupted", "failed" or "" */
 } CutuneTuneRow;
 
 /* One size of the run: its best config on this device after the run, and the yardstick. */
@@ -107,12 +107,12 @@ typedef struct CutuneTuneSize {
     char size[64];
     char variant[64];
     char config[512];
-    double best_ms, gflops, gbps;   /* 0: nothing verified */
-    double retimed_ms;              /* the best measured again in this run (0: not re-timed) */
+    double best_ms, gflops, gbps; /* 0: nothing verified */
+    double retimed_ms;            /* the best measured again in this run (0: not re-timed) */
     char yardstick[64];
-    double yardstick_ms;            /* 0: none */
-    double done_s;                  /* seconds from the run's start to this size's end */
-    int tuned_before;               /* every variant of it was tuned by an earlier run */
+    double yardstick_ms; /* 0: none */
+    double done_s;       /* seconds from the run's start to this size's end */
+    int tuned_before;    /* every variant of it was tuned by an earlier run */
 } CutuneTuneSize;
 
 typedef struct CutuneTuneSummary {
@@ -125,8 +125,8 @@ typedef struct CutuneTuneSummary {
     char db_path[4096];
     double budget_s, wall_s;
     int interrupted;
-    int ngpus;                      /* GPUs the run used */
-    size_t lanes_failed;            /* GPUs lost during the run (the others went on) */
+    int ngpus;           /* GPUs the run used */
+    size_t lanes_failed; /* GPUs lost during the run (the others went on) */
 } CutuneTuneSummary;
 
 /* The checks of the options alone, before anything is loaded: the strategy is known, --where

@@ -42,15 +42,15 @@ typedef struct TuneVariant {
 /* One problem size of the op and the variants that tune it. */
 struct TuneSize {
     char op[64];
-    char size[64];             /* canonical */
+    char size[64]; /* canonical */
     CutuneProblem prob;
-    TuneVariant **variants;    /* the variants whose space takes this size */
+    TuneVariant **variants; /* the variants whose space takes this size */
     size_t nvariants;
-    double flops, bytes;       /* work of one launch (from the first variant's op) */
-    int state;                 /* TUNE_SIZE_WAITING, _RUNNING, _DONE */
-    double est_eval_s;         /* the cost model's time of one evaluation here */
-    TuneLane *lane;            /* the lane that tunes it (set when it is taken) */
-    CutuneTuneSize *out;       /* its line of the summary */
+    double flops, bytes; /* work of one launch (from the first variant's op) */
+    int state;           /* TUNE_SIZE_WAITING, _RUNNING, _DONE */
+    double est_eval_s;   /* the cost model's time of one evaluation here */
+    TuneLane *lane;      /* the lane that tunes it (set when it is taken) */
+    CutuneTuneSize *out; /* its line of the summary */
 };
 
 enum { TUNE_SIZE_WAITING, TUNE_SIZE_RUNNING, TUNE_SIZE_DONE };
@@ -61,24 +61,24 @@ typedef struct TuneRun {
     const CutuneTuneOptions *o;
     CutuneRegistry reg;
     CutunePool *pool;
-    int window;                /* proposals in flight per job: 2 x compile threads + 2 */
+    int window; /* proposals in flight per job: 2 x compile threads + 2 */
     char cache_dir[PATH_MAX];
     int64_t run_id;
-    double started;            /* cutune_now() at the start */
-    double deadline;           /* cutune_now() limit of the whole run; 0: none */
+    double started;  /* cutune_now() at the start */
+    double deadline; /* cutune_now() limit of the whole run; 0: none */
     TuneVariant *variants;
     size_t nvariants;
     TuneSize *sizes;
     size_t nsizes;
-    TuneLane *lanes;           /* one per GPU; lanes[0] also begins and ends the run */
+    TuneLane *lanes; /* one per GPU; lanes[0] also begins and ends the run */
     int nlanes;
     pthread_mutex_t mu;
     CutuneTuneSummary *sum;
-    size_t row_cap;            /* rows allocated in sum->rows: one per (variant, size) */
+    size_t row_cap; /* rows allocated in sum->rows: one per (variant, size) */
     CutuneCostModel cost;
     int progress_drawn;
     double last_draw;
-    char **pending_op;         /* --pending: the device's requests, as parallel lists */
+    char **pending_op; /* --pending: the device's requests, as parallel lists */
     char **pending_size;
     size_t npending;
 } TuneRun;
@@ -95,9 +95,9 @@ struct TuneLane {
     int64_t device_id;
     char setup_path[PATH_MAX]; /* the plugin and size the worker holds now ("" none) */
     char setup_size[64];
-    int rc;                    /* the error that stopped the lane, 0 if none */
+    int rc; /* the error that stopped the lane, 0 if none */
     CutuneError err;
-    char doing[120];           /* what it measures now, for the progress line (under mu) */
+    char doing[120]; /* what it measures now, for the progress line (under mu) */
 };
 
 /* One variant at one size, on one lane. */
@@ -105,37 +105,37 @@ struct TuneJob {
     TuneSize *ts;
     TuneVariant *tv;
     int64_t variant_id, problem_id;
-    CutuneConfigList cl;       /* the valid configs for this size and device */
+    CutuneConfigList cl; /* the valid configs for this size and device */
     CutuneConfigIndex ix;
-    uint8_t *kstatus;          /* per config: 0 unknown, else 1 + its CutuneStatus */
-    double *kms;               /* its time when ok */
-    size_t nknown;             /* configs with a known result */
-    int tuned_before;          /* an earlier search of this key ended done or spent */
-    double best_ms;            /* the variant's best known time here (0: none) */
+    uint8_t *kstatus; /* per config: 0 unknown, else 1 + its CutuneStatus */
+    double *kms;      /* its time when ok */
+    size_t nknown;    /* configs with a known result */
+    int tuned_before; /* an earlier search of this key ended done or spent */
+    double best_ms;   /* the variant's best known time here (0: none) */
     long best_idx;
-    size_t *warm;              /* warm-start configs, most promising first */
+    size_t *warm; /* warm-start configs, most promising first */
     size_t nwarm;
     int64_t search_id;
     double spent_s;
-    int finished;              /* the search ended by itself: nothing more to measure */
+    int finished; /* the search ended by itself: nothing more to measure */
     CutuneTuneRow *row;
 };
 
 /* How a job's pipeline run ended. */
 typedef enum TuneEnd {
-    TUNE_END_DONE,        /* the strategy had nothing more to propose */
-    TUNE_END_EVALS,       /* the evaluation cap was reached */
-    TUNE_END_TIME,        /* the deadline passed */
-    TUNE_END_STOPPED,     /* the user stopped the run */
-    TUNE_END_STALLED,     /* `patience` measurements in a row did not improve the best */
+    TUNE_END_DONE,    /* the strategy had nothing more to propose */
+    TUNE_END_EVALS,   /* the evaluation cap was reached */
+    TUNE_END_TIME,    /* the deadline passed */
+    TUNE_END_STOPPED, /* the user stopped the run */
+    TUNE_END_STALLED, /* `patience` measurements in a row did not improve the best */
 } TuneEnd;
 
 typedef struct TuneLimits {
-    double deadline;      /* cutune_now() time; 0: none */
-    size_t max_evals;     /* new measurements; 0: none */
-    size_t patience;      /* end after this many measurements without a better best (by
+    double deadline;   /* cutune_now() time; 0: none */
+    size_t max_evals;  /* new measurements; 0: none */
+    size_t patience;   /* end after this many measurements without a better best (by
                              more than STALL_GAIN); 0: never */
-    const char *phase;    /* "warm start", "search", "re-time" (events and progress) */
+    const char *phase; /* "warm start", "search", "re-time" (events and progress) */
 } TuneLimits;
 
 /* tune_plan.c: the sizes and variants of the run, checked before anything is measured. */
@@ -150,9 +150,8 @@ int tune_lane_setup(TuneLane *l, const TuneJob *j, CutuneError *err);
 /* Run a strategy over the job's configs through the compile pool and the worker, recording
  * every new measurement, until the strategy is done or a limit is met. Configs with a known
  * result are answered from it and cost nothing. */
-int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops,
-                 const CutuneStrategyArgs *a, const TuneLimits *lim, TuneEnd *end,
-                 CutuneError *err);
+int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const CutuneStrategyArgs *a,
+                 const TuneLimits *lim, TuneEnd *end, CutuneError *err);
 /* A strategy that proposes the indices it is given (a->start), in order, then is done. */
 extern const CutuneStrategyOps tune_list_strategy;
 

@@ -134,8 +134,8 @@ int tune_lane_setup(TuneLane *l, const TuneJob *j, CutuneError *err)
     int rc = cutune_worker_setup(l->worker, contract, &j->ts->prob, l->run->o->seed, l->arch,
                                  l->run->cache_dir, err);
     if (rc)
-        return cutune_error(err, rc, "%s: setting up problem %s failed: %s", p->name,
-                            j->ts->size, err ? err->msg : "");
+        return cutune_error(err, rc, "%s: setting up problem %s failed: %s", p->name, j->ts->size,
+                            err ? err->msg : "");
     snprintf(l->setup_path, sizeof l->setup_path, "%s", contract);
     snprintf(l->setup_size, sizeof l->setup_size, "%s", j->ts->size);
     return 0;
@@ -243,8 +243,12 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CompileJob *c, const char
     cutune_config_format(sp, values, text, sizeof text);
     CutuneConfig cfg = {sp->nparams, j->tv->names, values};
     CutuneTrialRecord rec = {
-        .run_id = r->run_id, .device_id = l->device_id, .variant_id = j->variant_id,
-        .problem_id = j->problem_id, .config = text, .seed = o->seed,
+        .run_id = r->run_id,
+        .device_id = l->device_id,
+        .variant_id = j->variant_id,
+        .problem_id = j->problem_id,
+        .config = text,
+        .seed = o->seed,
         .compile_ms = c->bin.compile_ms,
     };
     CutuneEvalResult res;
@@ -328,10 +332,19 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CompileJob *c, const char
     *status_out = rec.status;
     *ms_out = rec.median_ms;
     CutuneTuneEvent e = {
-        .type = CUTUNE_EVENT_TRIAL, .op = v->op_name, .size = j->ts->size, .variant = v->name,
-        .phase = phase, .config = text, .status = cutune_status_name(rec.status),
-        .message = rec.message, .median_ms = rec.median_ms, .gflops = rec.gflops,
-        .gbps = rec.gbps, .cut_short = rec.cut_short, .trial_id = trial_id,
+        .type = CUTUNE_EVENT_TRIAL,
+        .op = v->op_name,
+        .size = j->ts->size,
+        .variant = v->name,
+        .phase = phase,
+        .config = text,
+        .status = cutune_status_name(rec.status),
+        .message = rec.message,
+        .median_ms = rec.median_ms,
+        .gflops = rec.gflops,
+        .gbps = rec.gbps,
+        .cut_short = rec.cut_short,
+        .trial_id = trial_id,
     };
     tune_emit(r, &e);
     tune_progress(r);
@@ -339,14 +352,14 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CompileJob *c, const char
         return cutune_error(err, wrc,
                             "%s %s config %s: %s (%s); no fresh worker process could be set up "
                             "after it: %s. Every trial so far is saved: run the same command "
-                            "again to go on", v->name, j->ts->size, text,
-                            cutune_status_name(res.status), res.message, werr.msg);
+                            "again to go on",
+                            v->name, j->ts->size, text, cutune_status_name(res.status), res.message,
+                            werr.msg);
     return 0;
 }
 
-int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops,
-                 const CutuneStrategyArgs *a, const TuneLimits *lim, TuneEnd *end,
-                 CutuneError *err)
+int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const CutuneStrategyArgs *a,
+                 const TuneLimits *lim, TuneEnd *end, CutuneError *err)
 {
     TuneRun *r = l->run;
     const CutuneTuneOptions *o = r->o;
@@ -379,8 +392,10 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops,
             if (k != CUTUNE_NEXT_READY)
                 break;
             if (idx >= j->cl.nconfigs) {
-                rc = cutune_error(err, CUTUNE_ERR_INVALID, "strategy %s proposed config %zu of "
-                                  "%zu", ops->name, idx, j->cl.nconfigs);
+                rc = cutune_error(err, CUTUNE_ERR_INVALID,
+                                  "strategy %s proposed config %zu of "
+                                  "%zu",
+                                  ops->name, idx, j->cl.nconfigs);
                 goto out;
             }
             if (j->kstatus[idx]) { /* measured before: tell the strategy, spend nothing */

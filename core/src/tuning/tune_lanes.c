@@ -108,8 +108,13 @@ static int retime_winners(TuneLane *l, CutuneError *err)
                 size_t at = (size_t)idx;
                 j.kstatus[at] = 0; /* measured here now, whatever this GPU holds of it */
                 snprintf(j.row->strategy, sizeof j.row->strategy, "re-time");
-                CutuneStrategyArgs a = {.space = tv->sp, .configs = &j.cl, .seed = r->o->seed,
-                                        .budget = 1, .parallel = 1, .start = &at, .nstart = 1};
+                CutuneStrategyArgs a = {.space = tv->sp,
+                                        .configs = &j.cl,
+                                        .seed = r->o->seed,
+                                        .budget = 1,
+                                        .parallel = 1,
+                                        .start = &at,
+                                        .nstart = 1};
                 TuneLimits lim = {.phase = "re-time"};
                 TuneEnd end;
                 rc = tune_job_run(l, &j, &tune_list_strategy, &a, &lim, &end, err);

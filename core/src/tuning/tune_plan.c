@@ -24,8 +24,8 @@ static int load_variant(const CutuneVariantDef *p, TuneVariant *tv, CutuneError 
     char known[PATH_MAX];
     const char *path = tv->sp->path, *slash = strrchr(path, '/');
     int dir = slash ? (int)(slash - path) : 1;
-    if ((size_t)snprintf(known, sizeof known, "%.*s/%s.known", dir, slash ? path : ".",
-                         p->name) < sizeof known &&
+    if ((size_t)snprintf(known, sizeof known, "%.*s/%s.known", dir, slash ? path : ".", p->name) <
+            sizeof known &&
         access(known, R_OK) == 0)
         snprintf(tv->known_path, sizeof tv->known_path, "%s", known);
     return 0;
@@ -184,7 +184,8 @@ int tune_plan_build(TuneRun *r, const CutuneLimits *lim, CutuneError *err)
     size_t n = 0;
     for (size_t i = 0; i < r->reg.nvariants; i++) {
         const CutuneVariantDef *v = r->reg.variants[i];
-        n += (!o->op || strcmp(v->op_name, o->op) == 0) && (!o->variant || strcmp(v->name, o->variant) == 0);
+        n += (!o->op || strcmp(v->op_name, o->op) == 0) &&
+             (!o->variant || strcmp(v->name, o->variant) == 0);
     }
     r->variants = calloc(n ? n : 1, sizeof *r->variants);
     if (!r->variants)
@@ -192,7 +193,8 @@ int tune_plan_build(TuneRun *r, const CutuneLimits *lim, CutuneError *err)
     int rc = 0;
     for (size_t i = 0; i < r->reg.nvariants && rc == 0; i++) {
         const CutuneVariantDef *p = r->reg.variants[i];
-        if ((o->op && strcmp(p->op_name, o->op) != 0) || (o->variant && strcmp(p->name, o->variant) != 0))
+        if ((o->op && strcmp(p->op_name, o->op) != 0) ||
+            (o->variant && strcmp(p->name, o->variant) != 0))
             continue;
         if ((rc = load_variant(p, &r->variants[r->nvariants], err)) == 0)
             r->nvariants++;
@@ -202,8 +204,7 @@ int tune_plan_build(TuneRun *r, const CutuneLimits *lim, CutuneError *err)
     size_t nvalid = 0;
     for (size_t i = 0; i < r->nvariants && rc == 0; i++)
         rc = plan_variant(r, &r->variants[i], lim, (const char *const *)r->pending_op,
-                          (const char *const *)r->pending_size, r->npending,
-                          &nvalid, err);
+                          (const char *const *)r->pending_size, r->npending, &nvalid, err);
     if (rc == 0 && !o->pending && nvalid == 0)
         rc = cutune_error(err, CUTUNE_ERR_INVALID,
                           "nothing to tune: no config of %s%s satisfies its space's constraints "

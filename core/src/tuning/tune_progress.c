@@ -61,10 +61,10 @@ static void draw(TuneRun *r)
     }
     for (int i = 0; i < r->nlanes && n > 0 && (size_t)n < sizeof line; i++)
         if (r->lanes[i].doing[0])
-            n += r->nlanes > 1 ? snprintf(line + n, sizeof line - (size_t)n, " GPU%d %s |",
-                                          r->lanes[i].device, r->lanes[i].doing)
-                               : snprintf(line + n, sizeof line - (size_t)n, " %s |",
-                                          r->lanes[i].doing);
+            n += r->nlanes > 1
+                     ? snprintf(line + n, sizeof line - (size_t)n, " GPU%d %s |",
+                                r->lanes[i].device, r->lanes[i].doing)
+                     : snprintf(line + n, sizeof line - (size_t)n, " %s |", r->lanes[i].doing);
     for (size_t i = 0; i < r->nsizes && n > 0 && (size_t)n < sizeof line; i++) {
         if (r->sizes[i].state == TUNE_SIZE_WAITING)
             continue;
@@ -133,8 +133,8 @@ void tune_emit(TuneRun *r, const CutuneTuneEvent *e)
         char vs[96] = "";
         if (e->yardstick_ms > 0)
             snprintf(vs, sizeof vs, ", %.3fx %s", e->yardstick_ms / e->median_ms, e->yardstick);
-        tune_note(r, "[%s] %s %s: best %s %.4g ms%s", t, e->op, e->size, e->variant,
-                  e->median_ms, vs);
+        tune_note(r, "[%s] %s %s: best %s %.4g ms%s", t, e->op, e->size, e->variant, e->median_ms,
+                  vs);
     }
     if (!o->on_event)
         return;

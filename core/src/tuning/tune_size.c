@@ -9,9 +9,9 @@
 #include <string.h>
 
 enum {
-    WARM_MAX = 32,      /* warm-start configs a variant measures first */
-    PROBES = 8,         /* what a variant with no warm start measures to show its level */
-    PATIENCE_MIN = 100, /* a chosen search ends after this many measurements without a */
+    WARM_MAX = 32,        /* warm-start configs a variant measures first */
+    PROBES = 8,           /* what a variant with no warm start measures to show its level */
+    PATIENCE_MIN = 100,   /* a chosen search ends after this many measurements without a */
     PATIENCE_WINDOWS = 3, /* gain, or this many pipeline windows, whichever is more */
 };
 /* The warm start may use this part of a size's share; the search gets the rest. */
@@ -39,8 +39,12 @@ static int begin_search(TuneLane *l, TuneJob *j, const char *strategy, CutuneErr
     if (j->search_id)
         return 0;
     CutuneSearchInfo s = {
-        .run_id = l->run->run_id, .device_id = l->device_id, .variant_id = j->variant_id,
-        .problem_id = j->problem_id, .strategy = strategy, .nvalid = j->cl.nconfigs,
+        .run_id = l->run->run_id,
+        .device_id = l->device_id,
+        .variant_id = j->variant_id,
+        .problem_id = j->problem_id,
+        .strategy = strategy,
+        .nvalid = j->cl.nconfigs,
     };
     return cutune_db_search_begin(l->db, &s, &j->search_id, err);
 }
@@ -50,12 +54,18 @@ static int end_search(TuneLane *l, TuneJob *j, const char *status, CutuneError *
     if (!j->search_id)
         return 0;
     snprintf(j->row->ended, sizeof j->row->ended, "%s", status);
-    int rc = cutune_db_search_end(l->db, j->search_id, status, j->row->strategy,
-                                  j->row->evaluated, j->spent_s, err);
+    int rc = cutune_db_search_end(l->db, j->search_id, status, j->row->strategy, j->row->evaluated,
+                                  j->spent_s, err);
     CutuneTuneEvent e = {
-        .type = CUTUNE_EVENT_SEARCH, .op = j->tv->p->op_name, .size = j->ts->size,
-        .variant = j->tv->p->name, .message = status, .evaluated = j->row->evaluated,
-        .nvalid = j->cl.nconfigs, .strategy = j->row->strategy, .median_ms = j->best_ms,
+        .type = CUTUNE_EVENT_SEARCH,
+        .op = j->tv->p->op_name,
+        .size = j->ts->size,
+        .variant = j->tv->p->name,
+        .message = status,
+        .evaluated = j->row->evaluated,
+        .nvalid = j->cl.nconfigs,
+        .strategy = j->row->strategy,
+        .median_ms = j->best_ms,
     };
     tune_emit(l->run, &e);
     j->search_id = 0;
@@ -67,9 +77,13 @@ static CutuneStrategyArgs job_args(const TuneRun *r, const TuneJob *j, size_t bu
 {
     size_t n = j->cl.nconfigs;
     return (CutuneStrategyArgs){
-        .space = j->tv->sp, .configs = &j->cl, .seed = r->o->seed,
-        .budget = budget && budget < n ? budget : n, .parallel = (size_t)r->window,
-        .start = j->warm, .nstart = j->nwarm,
+        .space = j->tv->sp,
+        .configs = &j->cl,
+        .seed = r->o->seed,
+        .budget = budget && budget < n ? budget : n,
+        .parallel = (size_t)r->window,
+        .start = j->warm,
+        .nstart = j->nwarm,
     };
 }
 
@@ -114,8 +128,9 @@ static int warm_phase(TuneLane *l, TuneJob *j, double deadline, CutuneError *err
     memcpy(list, j->warm, j->nwarm * sizeof *list);
     size_t nlist = j->nwarm;
     uint64_t x = l->run->o->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)j->variant_id;
-    for (size_t tries = 0; fresh + (nlist - j->nwarm) < PROBES && j->nknown + nlist < n &&
-                           tries < 64 * PROBES; tries++) {
+    for (size_t tries = 0;
+         fresh + (nlist - j->nwarm) < PROBES && j->nknown + nlist < n && tries < 64 * PROBES;
+         tries++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         size_t idx = (size_t)(x % n);
         int dup = j->kstatus[idx] != 0;
@@ -189,8 +204,9 @@ static int retime_best(TuneLane *l, TuneJob *jobs, size_t njobs, CutuneError *er
     }
     pthread_mutex_unlock(&r->mu);
     if (j->ts->out->retimed_ms > 0 && before > 0 && j->ts->out->retimed_ms > 1.05 * before)
-        tune_note(r, "%s %s: the best config re-timed at %.4g ms, %.0f%% slower than the %.4g "
-                     "ms recorded; `--retune` searches again",
+        tune_note(r,
+                  "%s %s: the best config re-timed at %.4g ms, %.0f%% slower than the %.4g "
+                  "ms recorded; `--retune` searches again",
                   j->tv->p->name, j->ts->size, j->ts->out->retimed_ms,
                   100 * (j->ts->out->retimed_ms / before - 1), before);
     return rc;
@@ -204,11 +220,9 @@ static void yardstick(TuneLane *l, TuneJob *j)
     double ms = 0;
     int samples = 0;
     if (tune_lane_setup(l, j, &e) != 0 ||
-        cutune_worker_yardstick(l->worker, name, sizeof name, &ms, &samples, &e) != 0 ||
-        !(ms > 0))
+        cutune_worker_yardstick(l->worker, name, sizeof name, &ms, &samples, &e) != 0 || !(ms > 0))
         return; /* no vendor library for this op here: the summary says so */
-    cutune_db_yardstick_add(l->db, r->run_id, l->device_id, j->problem_id, name, ms, samples,
-                            NULL);
+    cutune_db_yardstick_add(l->db, r->run_id, l->device_id, j->problem_id, name, ms, samples, NULL);
     pthread_mutex_lock(&r->mu);
     snprintf(j->ts->out->yardstick, sizeof j->ts->out->yardstick, "%s", name);
     j->ts->out->yardstick_ms = ms;
@@ -216,8 +230,8 @@ static void yardstick(TuneLane *l, TuneJob *j)
 }
 
 /* The share of the size's time left for each job, by what it may still win. */
-static void split_time(TuneRun *r, TuneJob *jobs, size_t n, double time, double eval_s,
-                       int round, double *share)
+static void split_time(TuneRun *r, TuneJob *jobs, size_t n, double time, double eval_s, int round,
+                       double *share)
 {
     double *need = calloc(n ? n : 1, sizeof *need), *promise = calloc(n ? n : 1, sizeof *promise);
     if (!need || !promise) {
@@ -246,8 +260,8 @@ static void split_time(TuneRun *r, TuneJob *jobs, size_t n, double time, double 
 }
 
 /* One round over the variants that may still win, each with its share of the time left. */
-static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadline,
-                        double eval_s, int round, size_t *measured, CutuneError *err)
+static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadline, double eval_s,
+                        int round, size_t *measured, CutuneError *err)
 {
     TuneRun *r = l->run;
     const CutuneTuneOptions *o = r->o;
@@ -302,11 +316,10 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
         TuneEnd end = TUNE_END_DONE;
         /* a search the scheduler chose ends once it stops finding better configs, and gives
          * its time back; one the user named, or one over the whole space, runs its course */
-        size_t patience = o->strategy || whole
-                              ? 0
-                              : (size_t)(PATIENCE_WINDOWS * r->window) > PATIENCE_MIN
-                                    ? (size_t)(PATIENCE_WINDOWS * r->window)
-                                    : PATIENCE_MIN;
+        size_t patience = o->strategy || whole ? 0
+                          : (size_t)(PATIENCE_WINDOWS * r->window) > PATIENCE_MIN
+                              ? (size_t)(PATIENCE_WINDOWS * r->window)
+                              : PATIENCE_MIN;
         rc = begin_search(l, j, j->row->strategy, err);
         if (rc == 0)
             rc = run_phase(l, j, ops, plan, earlier(deadline, size_deadline), patience, "search",
@@ -351,8 +364,8 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
     ts->state = TUNE_SIZE_RUNNING;
     double eval_s = ts->est_eval_s;
     pthread_mutex_unlock(&r->mu);
-    double share = cutune_schedule_size_share(r->deadline > 0 ? r->deadline - start : 0,
-                                              r->nlanes, eval_s, cost_rest, sizes_left);
+    double share = cutune_schedule_size_share(r->deadline > 0 ? r->deadline - start : 0, r->nlanes,
+                                              eval_s, cost_rest, sizes_left);
     double size_deadline = share > 0 ? earlier(start + share, r->deadline) : r->deadline;
 
     for (size_t i = 0; i < ts->nvariants && rc == 0; i++) {
@@ -419,8 +432,8 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
             pthread_mutex_lock(&r->mu);
             double e = cutune_cost_eval_s(&r->cost, ts->flops, ts->bytes, 0.5);
             pthread_mutex_unlock(&r->mu);
-            rc = search_round(l, jobs, njobs, size_deadline, e > 0 ? e : eval_s, round,
-                              &measured, err);
+            rc = search_round(l, jobs, njobs, size_deadline, e > 0 ? e : eval_s, round, &measured,
+                              err);
             if (measured == 0)
                 break;
         }
@@ -434,9 +447,11 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
     pthread_mutex_unlock(&r->mu);
     for (size_t i = 0; i < njobs; i++) {
         TuneJob *j = &jobs[i];
-        const char *status = rc == CUTUNE_ERR_INTERRUPTED ? "interrupted"
-                             : rc ? "failed" : stopped && !j->finished ? "interrupted"
-                             : j->finished || j->nknown >= j->cl.nconfigs ? "done" : "spent";
+        const char *status = rc == CUTUNE_ERR_INTERRUPTED                 ? "interrupted"
+                             : rc                                         ? "failed"
+                             : stopped && !j->finished                    ? "interrupted"
+                             : j->finished || j->nknown >= j->cl.nconfigs ? "done"
+                                                                          : "spent";
         CutuneError e2 = {0};
         int erc = end_search(l, j, status, &e2);
         if (erc && rc == 0) {
@@ -450,9 +465,15 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
     ts->state = TUNE_SIZE_DONE;
     ts->out->done_s = cutune_now() - r->started;
     CutuneTuneEvent e = {
-        .type = CUTUNE_EVENT_SIZE, .op = ts->op, .size = ts->size, .variant = ts->out->variant,
-        .config = ts->out->config, .median_ms = ts->out->best_ms, .gflops = ts->out->gflops,
-        .gbps = ts->out->gbps, .yardstick = ts->out->yardstick,
+        .type = CUTUNE_EVENT_SIZE,
+        .op = ts->op,
+        .size = ts->size,
+        .variant = ts->out->variant,
+        .config = ts->out->config,
+        .median_ms = ts->out->best_ms,
+        .gflops = ts->out->gflops,
+        .gbps = ts->out->gbps,
+        .yardstick = ts->out->yardstick,
         .yardstick_ms = ts->out->yardstick_ms,
     };
     pthread_mutex_unlock(&r->mu);

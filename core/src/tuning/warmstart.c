@@ -153,8 +153,8 @@ int tune_warm_start(TuneLane *l, TuneJob *j, size_t max, CutuneError *err)
         take(&w, (size_t)best);
     }
     if (r->o->warm_db) {
-        rc = cutune_db_warm_configs(l->db, v->op_name, v->name, v->version, l->dev.uuid, l->dev.name,
-                                    j->ts->size, DB_PER_PROBLEM, db_row, &w, err);
+        rc = cutune_db_warm_configs(l->db, v->op_name, v->name, v->version, l->dev.uuid,
+                                    l->dev.name, j->ts->size, DB_PER_PROBLEM, db_row, &w, err);
         if (rc)
             goto out;
         qsort(w.cands, w.ncands, sizeof *w.cands, cand_cmp);

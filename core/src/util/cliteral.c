@@ -6,12 +6,14 @@
 #include <string.h>
 
 static const char *const keywords[] = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
-    "typedef", "union", "unsigned", "void", "volatile", "while", "asm", "typeof", "bool",
-    "true", "false", "nullptr", "alignas", "alignof", "static_assert", "thread_local",
-    "constexpr", "defined",
+    "auto",          "break",        "case",      "char",    "const",   "continue",
+    "default",       "do",           "double",    "else",    "enum",    "extern",
+    "float",         "for",          "goto",      "if",      "inline",  "int",
+    "long",          "register",     "restrict",  "return",  "short",   "signed",
+    "sizeof",        "static",       "struct",    "switch",  "typedef", "union",
+    "unsigned",      "void",         "volatile",  "while",   "asm",     "typeof",
+    "bool",          "true",         "false",     "nullptr", "alignas", "alignof",
+    "static_assert", "thread_local", "constexpr", "defined",
 };
 
 int cutune_c_identifier_valid(const char *s)
@@ -79,8 +81,8 @@ void cutune_c_comment_text(FILE *f, const char *s)
     if (!s)
         return;
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if ((p[0] == '*' && p[1] == '/') || (p[0] == '*' && p > (const unsigned char *)s &&
-                                                p[-1] == '/'))
+        if ((p[0] == '*' && p[1] == '/') ||
+            (p[0] == '*' && p > (const unsigned char *)s && p[-1] == '/'))
             fputc('_', f); /* neither closes the comment nor opens a nested one */
         else if (*p < 0x20 || *p == 0x7f)
             fputc('?', f);

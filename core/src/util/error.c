@@ -8,9 +8,8 @@
 const char *cutune_strerror(int code)
 {
     switch (code) {
-#define CUTUNE_X_CASE(name, value, text)                                                      \
-    case value:                                                                               \
-        return text;
+#define CUTUNE_X_CASE(name, value, text) \
+    case value: return text;
         CUTUNE_ERROR_TABLE(CUTUNE_X_CASE)
 #undef CUTUNE_X_CASE
     }

@@ -8,8 +8,8 @@
 
 void cutune_hash_init(CutuneHash *h)
 {
-    h->a = 0xcbf29ce484222325ULL;  /* the FNV-1a offset basis */
-    h->b = 0x84222325cbf29ce4ULL;  /* a second lane with another basis */
+    h->a = 0xcbf29ce484222325ULL; /* the FNV-1a offset basis */
+    h->b = 0x84222325cbf29ce4ULL; /* a second lane with another basis */
 }
 
 void cutune_hash_update(CutuneHash *h, const void *data, size_t len)

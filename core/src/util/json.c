@@ -97,10 +97,22 @@ static void end(CutuneJson *j, int object)
     value_end(j);
 }
 
-void cutune_json_begin_object(CutuneJson *j) { begin(j, 1); }
-void cutune_json_end_object(CutuneJson *j) { end(j, 1); }
-void cutune_json_begin_array(CutuneJson *j) { begin(j, 0); }
-void cutune_json_end_array(CutuneJson *j) { end(j, 0); }
+void cutune_json_begin_object(CutuneJson *j)
+{
+    begin(j, 1);
+}
+void cutune_json_end_object(CutuneJson *j)
+{
+    end(j, 1);
+}
+void cutune_json_begin_array(CutuneJson *j)
+{
+    begin(j, 0);
+}
+void cutune_json_end_array(CutuneJson *j)
+{
+    end(j, 0);
+}
 
 static void write_string(CutuneJson *j, const char *s)
 {

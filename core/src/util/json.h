@@ -31,12 +31,12 @@
 
 typedef struct CutuneJson {
     FILE *f;
-    int pretty;     /* containers down to this depth put each member on its own line */
-    int depth;      /* open containers */
-    int after_key;  /* a key was written: its value is due */
-    int misuse;     /* a call out of order */
-    int done;       /* a whole top-level value was written */
-    size_t replaced;                               /* invalid UTF-8 sequences replaced */
+    int pretty;      /* containers down to this depth put each member on its own line */
+    int depth;       /* open containers */
+    int after_key;   /* a key was written: its value is due */
+    int misuse;      /* a call out of order */
+    int done;        /* a whole top-level value was written */
+    size_t replaced; /* invalid UTF-8 sequences replaced */
     unsigned char is_object[CUTUNE_JSON_MAX_DEPTH]; /* per open container */
     unsigned char has_member[CUTUNE_JSON_MAX_DEPTH];
 } CutuneJson;

@@ -50,8 +50,10 @@ static int hex4(const char *s, unsigned *out)
     *out = 0;
     for (int i = 0; i < 4; i++) {
         char c = s[i];
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
         if (d < 0)
             return -1;
         *out = *out * 16 + (unsigned)d;
@@ -276,11 +278,8 @@ static int parse_value(Parser *ps, CutuneJv *v, int depth)
         return fail(ps, "the file ends where a value was expected");
     switch (*ps->p) {
     case '{':
-    case '[':
-        return parse_container(ps, v, depth);
-    case '"':
-        v->type = CUTUNE_JV_STRING;
-        return parse_string(ps, &v->string);
+    case '[': return parse_container(ps, v, depth);
+    case '"': v->type = CUTUNE_JV_STRING; return parse_string(ps, &v->string);
     case 't':
     case 'f':
         if (literal(ps, "true") || literal(ps, "false")) {
@@ -295,8 +294,7 @@ static int parse_value(Parser *ps, CutuneJv *v, int depth)
             return 0;
         }
         break;
-    default:
-        return parse_number(ps, v);
+    default: return parse_number(ps, v);
     }
     return fail(ps, "expected a value (a number, string, object, array, true, false or null)");
 }
@@ -355,7 +353,6 @@ const CutuneJv *cutune_jv_get(const CutuneJv *obj, const char *key)
 
 const char *cutune_jv_type_name(CutuneJvType t)
 {
-    static const char *const names[] = {"null", "boolean", "number", "string", "array",
-                                        "object"};
+    static const char *const names[] = {"null", "boolean", "number", "string", "array", "object"};
     return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "unknown";
 }

@@ -25,12 +25,12 @@ typedef struct CutuneJv {
     int line;
     int boolean;
     double number;
-    int is_integer;        /* a number written without fraction or exponent, in int64 range */
-    int64_t integer;       /* its value, exactly */
-    char *string;          /* STRING: the text */
-    size_t n;              /* ARRAY: items; OBJECT: members, in file order */
+    int is_integer;  /* a number written without fraction or exponent, in int64 range */
+    int64_t integer; /* its value, exactly */
+    char *string;    /* STRING: the text */
+    size_t n;        /* ARRAY: items; OBJECT: members, in file order */
     struct CutuneJv *items;
-    char **keys;           /* OBJECT: the member names, beside items */
+    char **keys; /* OBJECT: the member names, beside items */
 } CutuneJv;
 
 /* Parse text[0..len) (the whole of it: one value, then only white space). name is what

@@ -133,8 +133,10 @@ int cutune_outfile_open(CutuneOutFile *o, const char *path, CutuneError *err)
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     if (exists && S_ISDIR(st.st_mode)) {
         clear(o);
-        return cutune_error(err, CUTUNE_ERR_INVALID, "cannot write %s: it is a folder; give a "
-                                                     "file name", path);
+        return cutune_error(err, CUTUNE_ERR_INVALID,
+                            "cannot write %s: it is a folder; give a "
+                            "file name",
+                            path);
     }
     if (exists && !S_ISREG(st.st_mode)) {
         /* a device or a pipe cannot be replaced by a rename: write it in place */

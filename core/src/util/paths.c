@@ -46,8 +46,7 @@ int cutune_lib_dir(char *buf, size_t len)
 {
     Dl_info info;
     struct link_map *map = NULL;
-    if (!dladdr1((void *)cutune_lib_dir, &info, (void **)&map, RTLD_DL_LINKMAP) ||
-        !info.dli_fname)
+    if (!dladdr1((void *)cutune_lib_dir, &info, (void **)&map, RTLD_DL_LINKMAP) || !info.dli_fname)
         return CUTUNE_ERR_NOT_FOUND;
     if (map && map->l_name && map->l_name[0] == '\0') /* the main program's */
         return program_lib_dir(buf, len);
@@ -109,8 +108,10 @@ int cutune_mkdir_p(const char *path, CutuneError *err)
             break;
     }
     if (!is_dir(path))
-        return cutune_error(err, CUTUNE_ERR_IO, "cannot create directory %s: it exists and is "
-                            "not a directory", path);
+        return cutune_error(err, CUTUNE_ERR_IO,
+                            "cannot create directory %s: it exists and is "
+                            "not a directory",
+                            path);
     return 0;
 }
 

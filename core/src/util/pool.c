@@ -9,8 +9,8 @@
 
 struct CutunePool {
     pthread_mutex_t lock;
-    pthread_cond_t work;  /* a job was queued, or stop */
-    pthread_cond_t done;  /* a job finished */
+    pthread_cond_t work; /* a job was queued, or stop */
+    pthread_cond_t done; /* a job finished */
     CutuneJob *head, *tail;
     int stop;
     int nthreads;

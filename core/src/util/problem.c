@@ -28,8 +28,7 @@ int cutune_problem_parse(const char *text, CutuneProblem *p, CutuneError *err)
                                 text, p->ndims + 1, hint);
         if (*s < '0' || *s > '9')
             return cutune_error(err, CUTUNE_ERR_PARSE,
-                                "problem size '%s': expected a number at '%s'; %s", text, s,
-                                hint);
+                                "problem size '%s': expected a number at '%s'; %s", text, s, hint);
         long long v = 0;
         while (*s >= '0' && *s <= '9') {
             v = v * 10 + (*s - '0');
@@ -41,14 +40,14 @@ int cutune_problem_parse(const char *text, CutuneProblem *p, CutuneError *err)
         }
         if (v == 0)
             return cutune_error(err, CUTUNE_ERR_RANGE,
-                                "problem size '%s': dimension %d is zero; %s", text,
-                                p->ndims + 1, hint);
+                                "problem size '%s': dimension %d is zero; %s", text, p->ndims + 1,
+                                hint);
         p->dim[p->ndims++] = v;
         if (*s == '\0')
             return 0;
         if (*s != 'x' && *s != 'X')
-            return cutune_error(err, CUTUNE_ERR_PARSE,
-                                "problem size '%s': unexpected '%c'; %s", text, *s, hint);
+            return cutune_error(err, CUTUNE_ERR_PARSE, "problem size '%s': unexpected '%c'; %s",
+                                text, *s, hint);
         s++;
     }
 }

@@ -104,8 +104,8 @@ static int ptx_entry_params(const char *ptx, const char *name)
 }
 
 int cutune_nvrtc_kernel_params(const char *source, const char *kernel_name,
-                               const char *const *defines, size_t ndefines, int arch,
-                               int *nparams, CutuneError *err)
+                               const char *const *defines, size_t ndefines, int arch, int *nparams,
+                               CutuneError *err)
 {
     *nparams = -1;
     Options opt;
@@ -115,7 +115,8 @@ int cutune_nvrtc_kernel_params(const char *source, const char *kernel_name,
     nvrtcProgram prog;
     nvrtcResult r = nvrtcCreateProgram(&prog, source, kernel_name, 0, NULL, NULL);
     if (r != NVRTC_SUCCESS) {
-        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "nvrtcCreateProgram: %s", nvrtcGetErrorString(r));
+        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "nvrtcCreateProgram: %s",
+                          nvrtcGetErrorString(r));
         goto done;
     }
     size_t size = 0;
@@ -135,7 +136,8 @@ int cutune_nvrtc_kernel_params(const char *source, const char *kernel_name,
         if (*nparams < 0)
             rc = cutune_error(err, CUTUNE_ERR_NOT_FOUND,
                               "the compiled source has no kernel entry '%s'; is it extern \"C\" "
-                              "__global__?", kernel_name);
+                              "__global__?",
+                              kernel_name);
     }
     free(ptx);
     nvrtcDestroyProgram(&prog);
@@ -145,8 +147,8 @@ done:
 }
 
 int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char *const *defines,
-                         size_t ndefines, int arch, const char *cache_dir,
-                         CutuneKernelBinary *out, CutuneError *err)
+                         size_t ndefines, int arch, const char *cache_dir, CutuneKernelBinary *out,
+                         CutuneError *err)
 {
     memset(out, 0, sizeof *out);
     Options opt;
@@ -177,14 +179,16 @@ int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char
     nvrtcProgram prog;
     nvrtcResult r = nvrtcCreateProgram(&prog, source, kernel_name, 0, NULL, NULL);
     if (r != NVRTC_SUCCESS) {
-        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "nvrtcCreateProgram: %s", nvrtcGetErrorString(r));
+        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "nvrtcCreateProgram: %s",
+                          nvrtcGetErrorString(r));
         goto done;
     }
     r = nvrtcCompileProgram(prog, (int)nopts, opts);
     out->log = program_log(prog);
     if (r != NVRTC_SUCCESS) {
-        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "NVRTC could not compile %s: %s%s%s", kernel_name,
-                          nvrtcGetErrorString(r), out->log ? "\n" : "", out->log ? out->log : "");
+        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "NVRTC could not compile %s: %s%s%s",
+                          kernel_name, nvrtcGetErrorString(r), out->log ? "\n" : "",
+                          out->log ? out->log : "");
         nvrtcDestroyProgram(&prog);
         goto done;
     }
@@ -193,8 +197,8 @@ int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char
     if (r == NVRTC_SUCCESS && size > 0 && (out->cubin = malloc(size)))
         r = nvrtcGetCUBIN(prog, out->cubin);
     if (r != NVRTC_SUCCESS || !out->cubin) {
-        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "NVRTC produced no cubin for %s: %s", kernel_name,
-                          nvrtcGetErrorString(r));
+        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "NVRTC produced no cubin for %s: %s",
+                          kernel_name, nvrtcGetErrorString(r));
         free(out->cubin);
         out->cubin = NULL;
         nvrtcDestroyProgram(&prog);

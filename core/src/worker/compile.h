@@ -7,10 +7,10 @@
 #include "cutune/cutune.h"
 
 typedef struct CutuneKernelBinary {
-    void *cubin;      /* malloc'd; NULL when compilation failed */
+    void *cubin; /* malloc'd; NULL when compilation failed */
     size_t size;
-    char *log;        /* malloc'd compiler log (may be NULL); the error text on failure */
-    double compile_ms;/* wall time of the NVRTC call, 0 when it came from the cache */
+    char *log;         /* malloc'd compiler log (may be NULL); the error text on failure */
+    double compile_ms; /* wall time of the NVRTC call, 0 when it came from the cache */
     int from_cache;
 } CutuneKernelBinary;
 
@@ -20,8 +20,8 @@ typedef struct CutuneKernelBinary {
  * Returns 0 with out->cubin set, CUTUNE_ERR_COMPILE with out->log holding the compiler's
  * messages, or another error. Thread-safe. */
 int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char *const *defines,
-                         size_t ndefines, int arch, const char *cache_dir,
-                         CutuneKernelBinary *out, CutuneError *err);
+                         size_t ndefines, int arch, const char *cache_dir, CutuneKernelBinary *out,
+                         CutuneError *err);
 void cutune_kernel_binary_free(CutuneKernelBinary *b);
 
 /* How many parameters kernel `kernel_name` of `source` takes, read from the PTX that NVRTC
@@ -29,8 +29,8 @@ void cutune_kernel_binary_free(CutuneKernelBinary *b);
  * *nparams set, CUTUNE_ERR_COMPILE (err holds the compiler's messages) or
  * CUTUNE_ERR_NOT_FOUND when the PTX has no such entry. */
 int cutune_nvrtc_kernel_params(const char *source, const char *kernel_name,
-                               const char *const *defines, size_t ndefines, int arch,
-                               int *nparams, CutuneError *err);
+                               const char *const *defines, size_t ndefines, int arch, int *nparams,
+                               CutuneError *err);
 
 /* "13.0", for messages and the database. */
 void cutune_nvrtc_version(char *buf, size_t len);

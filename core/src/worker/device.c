@@ -36,9 +36,8 @@ int cutune_device_count(int *count, CutuneError *err)
 
 static void format_uuid(const unsigned char b[16], char *out, size_t len)
 {
-    snprintf(out, len,
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+    snprintf(out, len, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
              b[14], b[15]);
 }
 
@@ -57,11 +56,13 @@ int cutune_device_describe(int index, CutuneDeviceInfo *info, CutuneError *err)
     if (rc)
         return rc;
     if (index < 0 || index >= count)
-        return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
-                            "no CUDA device %d: this machine has %d (0 to %d); see `cutune devices`",
-                            index, count, count - 1);
+        return cutune_error(
+            err, CUTUNE_ERR_NOT_FOUND,
+            "no CUDA device %d: this machine has %d (0 to %d); see `cutune devices`", index, count,
+            count - 1);
     struct cudaDeviceProp p;
-    if ((rc = cutune_cuda_check(cudaGetDeviceProperties(&p, index), "cudaGetDeviceProperties", err)))
+    if ((rc = cutune_cuda_check(cudaGetDeviceProperties(&p, index), "cudaGetDeviceProperties",
+                                err)))
         return rc;
     memset(info, 0, sizeof *info);
     info->index = index;
@@ -77,7 +78,9 @@ int cutune_device_describe(int index, CutuneDeviceInfo *info, CutuneError *err)
     info->max_regs_per_block = p.regsPerBlock;
     info->warp_size = p.warpSize;
     info->l2_bytes = p.l2CacheSize;
-    if ((rc = cutune_cuda_check(cudaDriverGetVersion(&info->driver_version), "cudaDriverGetVersion", err)))
+    if ((rc = cutune_cuda_check(cudaDriverGetVersion(&info->driver_version), "cudaDriverGetVersion",
+                                err)))
         return rc;
-    return cutune_cuda_check(cudaRuntimeGetVersion(&info->runtime_version), "cudaRuntimeGetVersion", err);
+    return cutune_cuda_check(cudaRuntimeGetVersion(&info->runtime_version), "cudaRuntimeGetVersion",
+                             err);
 }

@@ -121,10 +121,8 @@ int cutune_cuda_error_is_sticky(int status)
     case cudaErrorHardwareStackError:
     case cudaErrorAssert:
     case cudaErrorLaunchTimeout:
-    case cudaErrorECCUncorrectable:
-        return 1;
-    default:
-        return 0;
+    case cudaErrorECCUncorrectable: return 1;
+    default: return 0;
     }
 }
 

@@ -21,14 +21,16 @@ void cutune_host_init(CutuneHostCtx *c, int arch, const char *cache_dir, CutuneE
 void cutune_host_release(CutuneHostCtx *c);
 
 /* The seeded generator behind host->random_uniform, exposed for tests. */
-void cutune_random_uniform(uint64_t seed, uint64_t stream, float *dst, size_t n, float lo, float hi);
+void cutune_random_uniform(uint64_t seed, uint64_t stream, float *dst, size_t n, float lo,
+                           float hi);
 
 /* Load a cubin and get its kernel; launch it; free it. Used by run_kernel and measure. */
 typedef struct CutuneLoadedKernel {
     void *library; /* cudaLibrary_t */
     void *kernel;  /* cudaKernel_t */
 } CutuneLoadedKernel;
-int cutune_kernel_load(const void *cubin, const char *name, CutuneLoadedKernel *k, CutuneError *err);
+int cutune_kernel_load(const void *cubin, const char *name, CutuneLoadedKernel *k,
+                       CutuneError *err);
 void cutune_kernel_unload(CutuneLoadedKernel *k);
 /* Asynchronous launch on `stream` (NULL: the default stream); checks the launch itself. */
 int cutune_kernel_launch(const CutuneLoadedKernel *k, const CutuneLaunch *l, void **args,

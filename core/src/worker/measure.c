@@ -38,7 +38,8 @@ static int check_resources(const CutuneEvalInput *in, const CutuneLoadedKernel *
     long long threads = (long long)l->block[0] * l->block[1] * l->block[2];
     if (threads > in->device->max_threads_per_block)
         return skip(out, "block of %lld threads exceeds the device's %lld", threads,
-                    in->device->max_threads_per_block), 1;
+                    in->device->max_threads_per_block),
+               1;
     struct cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, (const void *)k->kernel) != cudaSuccess) {
         cudaGetLastError();
@@ -48,19 +49,22 @@ static int check_resources(const CutuneEvalInput *in, const CutuneLoadedKernel *
         skip(out, "block of %lld threads, but at %lld registers a thread at most ", threads,
              attr.numRegs);
         size_t n = strlen(out->message);
-        snprintf(out->message + n, sizeof out->message - n, "%d threads fit", attr.maxThreadsPerBlock);
+        snprintf(out->message + n, sizeof out->message - n, "%d threads fit",
+                 attr.maxThreadsPerBlock);
         return 1;
     }
     long long shared = (long long)attr.sharedSizeBytes + (long long)l->shared_bytes;
     if (shared > in->device->max_shared_per_block)
         return skip(out, "needs %lld bytes of shared memory, the device allows %lld a block",
-                    shared, in->device->max_shared_per_block), 1;
+                    shared, in->device->max_shared_per_block),
+               1;
     if (l->shared_bytes > 48 * 1024 &&
         cudaFuncSetAttribute((const void *)k->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)l->shared_bytes) != cudaSuccess) {
         cudaGetLastError();
         return skip(out, "could not raise dynamic shared memory to %lld bytes (limit %lld)",
-                    (long long)l->shared_bytes, in->device->max_shared_per_block), 1;
+                    (long long)l->shared_bytes, in->device->max_shared_per_block),
+               1;
     }
     return 0;
 }
@@ -79,7 +83,8 @@ static int enqueue_kernel(void *user, int reps)
     dim3 block = {c->l->block[0], c->l->block[1], c->l->block[2]};
     cudaError_t e = cudaSuccess;
     for (int i = 0; i < reps && e == cudaSuccess; i++)
-        e = cudaLaunchKernel((const void *)c->k->kernel, grid, block, c->args, c->l->shared_bytes, 0);
+        e = cudaLaunchKernel((const void *)c->k->kernel, grid, block, c->args, c->l->shared_bytes,
+                             0);
     return (int)e;
 }
 
@@ -118,8 +123,7 @@ static int build_args(const CutuneEvalInput *in, void **args, CutuneEvalResult *
 /* Correct first: poison the output, launch once, check. Returns 0 (out->status says whether
  * the result was correct) or a negative CUTUNE_ERR_* when the device can no longer be
  * trusted. */
-static int run_checked(const CutuneEvalInput *in, const KernelCalls *calls,
-                       CutuneEvalResult *out)
+static int run_checked(const CutuneEvalInput *in, const KernelCalls *calls, CutuneEvalResult *out)
 {
     const CutuneOp *v = in->op;
     if (v->poison_output(in->host, in->state) != 0) {
@@ -143,7 +147,8 @@ static int run_checked(const CutuneEvalInput *in, const KernelCalls *calls,
     return 0;
 }
 
-int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s, CutuneEvalResult *out)
+int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s,
+                    CutuneEvalResult *out)
 {
     double t0 = cutune_now();
     memset(out, 0, sizeof *out);

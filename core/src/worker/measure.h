@@ -21,16 +21,16 @@ typedef struct CutuneMeasureSettings {
 void cutune_measure_defaults(CutuneMeasureSettings *s);
 
 typedef struct CutuneEvalInput {
-    const CutuneOp *op;          /* the contract: arguments, poisoning, check */
+    const CutuneOp *op; /* the contract: arguments, poisoning, check */
     const CutuneHost *host;
-    void *state;                 /* the op's problem state (from setup) */
+    void *state; /* the op's problem state (from setup) */
     const CutuneProblem *problem;
     const CutuneConfig *config;
-    const void *cubin;           /* compiled kernel for this config */
-    const char *kernel_name;     /* the kernel in it */
-    const CutuneLaunch *launch;  /* its geometry (registry.h: cutune_geometry_eval) */
+    const void *cubin;          /* compiled kernel for this config */
+    const char *kernel_name;    /* the kernel in it */
+    const CutuneLaunch *launch; /* its geometry (registry.h: cutune_geometry_eval) */
     const CutuneDeviceInfo *device;
-    double best_ms;              /* best median so far for this problem (0: none) */
+    double best_ms; /* best median so far for this problem (0: none) */
 } CutuneEvalInput;
 
 #define CUTUNE_MAX_SAMPLES 1000
@@ -41,15 +41,16 @@ typedef struct CutuneEvalResult {
     int samples;
     int launches_per_sample;
     int stopped_early;
-    double error, tolerance;     /* from the check */
-    double measure_ms;           /* wall time of the whole evaluation */
-    int context_lost;            /* a sticky CUDA error: nothing more can run in this process */
+    double error, tolerance; /* from the check */
+    double measure_ms;       /* wall time of the whole evaluation */
+    int context_lost;        /* a sticky CUDA error: nothing more can run in this process */
     char message[512];
 } CutuneEvalResult;
 
 /* Evaluate. Always fills *out; returns 0, or < 0 when the process can no longer use the GPU
  * (out->context_lost is then set and out->status is crashed). */
-int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s, CutuneEvalResult *out);
+int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s,
+                    CutuneEvalResult *out);
 
 /* ---- timing.c ---- */
 
@@ -66,6 +67,7 @@ int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSe
  * error is sticky, launch_error (returns 0) otherwise. */
 int cutune_launch_failed(CutuneEvalResult *out, int cuda_error, const char *when);
 /* Median, mean, standard deviation and minimum of n samples (sorts them in place). */
-void cutune_stats(double *samples, int n, double *median, double *mean, double *stddev, double *min);
+void cutune_stats(double *samples, int n, double *median, double *mean, double *stddev,
+                  double *min);
 
 #endif

@@ -50,9 +50,18 @@ static void put(CutuneBuf *b, const void *p, size_t n)
     }
 }
 
-void cutune_buf_put_u32(CutuneBuf *b, uint32_t v) { put(b, &v, sizeof v); }
-void cutune_buf_put_i64(CutuneBuf *b, int64_t v) { put(b, &v, sizeof v); }
-void cutune_buf_put_f64(CutuneBuf *b, double v) { put(b, &v, sizeof v); }
+void cutune_buf_put_u32(CutuneBuf *b, uint32_t v)
+{
+    put(b, &v, sizeof v);
+}
+void cutune_buf_put_i64(CutuneBuf *b, int64_t v)
+{
+    put(b, &v, sizeof v);
+}
+void cutune_buf_put_f64(CutuneBuf *b, double v)
+{
+    put(b, &v, sizeof v);
+}
 
 void cutune_buf_put_bytes(CutuneBuf *b, const void *p, size_t n)
 {

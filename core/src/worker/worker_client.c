@@ -63,7 +63,8 @@ int cutune_worker_path(char *buf, size_t len, CutuneError *err)
         if (access(env, X_OK) != 0)
             return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
                                 "CUTUNE_WORKER is '%s', which is not an executable file (%s); "
-                                "point it at cutune-worker or unset it", env, strerror(errno));
+                                "point it at cutune-worker or unset it",
+                                env, strerror(errno));
         if ((size_t)snprintf(buf, len, "%s", env) >= len)
             return cutune_error(err, CUTUNE_ERR_RANGE, "CUTUNE_WORKER path is too long");
         return 0;
@@ -227,8 +228,8 @@ static int error_answer(CutuneWorker *w, const char *what, CutuneError *err)
 
 /* A request that expects OK (or DEVICE for hello) within `limit`; on failure the worker
  * is reaped and err says why. */
-static int request(CutuneWorker *w, uint32_t type, uint32_t want, double limit,
-                   const char *what, CutuneError *err)
+static int request(CutuneWorker *w, uint32_t type, uint32_t want, double limit, const char *what,
+                   CutuneError *err)
 {
     uint32_t got = 0;
     int rc = cutune_msg_send(w->fd, type, &w->buf);
@@ -244,11 +245,13 @@ static int request(CutuneWorker *w, uint32_t type, uint32_t want, double limit,
     }
     reap(w, 1, why, sizeof why);
     if (rc == 2)
-        return cutune_error(err, CUTUNE_ERR_INTERRUPTED, "%s: stopped by a second signal; the "
-                            "worker was killed", what);
+        return cutune_error(err, CUTUNE_ERR_INTERRUPTED,
+                            "%s: stopped by a second signal; the "
+                            "worker was killed",
+                            what);
     if (rc == 1)
-        return cutune_error(err, CUTUNE_ERR_IO, "%s: the worker did not answer within %.0f s",
-                            what, limit);
+        return cutune_error(err, CUTUNE_ERR_IO, "%s: the worker did not answer within %.0f s", what,
+                            limit);
     return cutune_error(err, CUTUNE_ERR_IO, "%s: %s", what,
                         rc == 0 ? "the worker sent an unexpected answer" : why);
 }
@@ -265,7 +268,8 @@ static int hello(CutuneWorker *w, CutuneDeviceInfo *dev, CutuneError *err)
     cutune_buf_get_struct(&w->buf, dev, sizeof *dev);
     if (w->buf.bad) {
         reap(w, 1, NULL, 0);
-        return cutune_error(err, CUTUNE_ERR_IO, "the worker process described the device in a "
+        return cutune_error(err, CUTUNE_ERR_IO,
+                            "the worker process described the device in a "
                             "form this cutune does not read; rebuild cutune and cutune-worker "
                             "together (ninja -C build)");
     }
@@ -325,8 +329,10 @@ static int restart(CutuneWorker *w, CutuneError *err)
     if (rc == 0)
         rc = hello(w, &d, err);
     if (rc == 0 && strcmp(d.uuid, w->dev.uuid) != 0)
-        rc = cutune_error(err, CUTUNE_ERR_CUDA, "the replacement worker sees device %s (%s), not "
-                          "%s; is CUDA_VISIBLE_DEVICES changing?", d.uuid, d.name, w->dev.uuid);
+        rc = cutune_error(err, CUTUNE_ERR_CUDA,
+                          "the replacement worker sees device %s (%s), not "
+                          "%s; is CUDA_VISIBLE_DEVICES changing?",
+                          d.uuid, d.name, w->dev.uuid);
     if (rc == 0 && w->has_problem)
         rc = send_setup(w, err);
     return rc;
@@ -415,19 +421,21 @@ int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cub
     if (rc == 2) { /* a second signal: the trial is dropped, not recorded */
         out->status = CUTUNE_STATUS_CRASHED;
         snprintf(out->message, sizeof out->message, "stopped by a second signal");
-        return cutune_error(err, CUTUNE_ERR_INTERRUPTED, "stopped by a second signal; the "
+        return cutune_error(err, CUTUNE_ERR_INTERRUPTED,
+                            "stopped by a second signal; the "
                             "worker and the trial in flight were killed");
     }
     if (rc == 1) {
         out->status = CUTUNE_STATUS_TIMEOUT;
         snprintf(out->message, sizeof out->message,
                  "no result within %.3g s (limit: (warm-up + 4) x max(%g x best %.4g ms, floor "
-                 "%g s) + timing cap %g s + 1 s); the worker was killed", limit,
-                 w->lim.timeout_factor, best_ms, w->lim.timeout_floor_s, s->max_seconds);
+                 "%g s) + timing cap %g s + 1 s); the worker was killed",
+                 limit, w->lim.timeout_factor, best_ms, w->lim.timeout_floor_s, s->max_seconds);
     } else {
         out->status = CUTUNE_STATUS_CRASHED;
         if (malformed)
-            snprintf(out->message, sizeof out->message, "the worker sent a malformed answer "
+            snprintf(out->message, sizeof out->message,
+                     "the worker sent a malformed answer "
                      "during the evaluation and was replaced");
         else
             snprintf(out->message, sizeof out->message, "%s during the evaluation",
@@ -484,8 +492,10 @@ int cutune_worker_yardstick(CutuneWorker *w, char *name, size_t name_len, double
         reap(w, rc != 0 || !res.context_lost, why, sizeof why);
     int code;
     if (rc == 1)
-        code = cutune_error(err, CUTUNE_ERR_IO, "the yardstick gave no result within %.3g s; "
-                            "the worker was killed", limit);
+        code = cutune_error(err, CUTUNE_ERR_IO,
+                            "the yardstick gave no result within %.3g s; "
+                            "the worker was killed",
+                            limit);
     else if (rc == 0 && !w->buf.bad && type == CUTUNE_MSG_YARDSTICK_RESULT)
         code = cutune_error(err, CUTUNE_ERR_CUDA, "yardstick %s: %s: %s", got,
                             cutune_status_name(res.status), res.message);

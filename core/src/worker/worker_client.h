@@ -30,7 +30,7 @@ typedef struct CutuneWorkerLimits {
      * Ctrl-C), a wait for the worker ends at once: the worker is killed, the trial in
      * flight is dropped, and the call returns CUTUNE_ERR_INTERRUPTED. */
     const volatile sig_atomic_t *stop;
-} CutuneWorkerLimits;       /* a field <= 0 takes its default in cutune_worker_start */
+} CutuneWorkerLimits; /* a field <= 0 takes its default in cutune_worker_start */
 
 void cutune_worker_limits_defaults(CutuneWorkerLimits *l);
 /* The evaluation deadline in seconds for these settings (the formula above). */

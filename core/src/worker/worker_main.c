@@ -25,7 +25,7 @@ typedef struct Worker {
     int fd;
     CutuneDeviceInfo dev;
     int has_device;
-    CutuneOpDef op;   /* the contract: setup, arguments, poisoning, check */
+    CutuneOpDef op; /* the contract: setup, arguments, poisoning, check */
     CutuneHostCtx hc;
     CutuneError err;
     void *state;
@@ -66,7 +66,8 @@ static int on_hello(Worker *w)
     uint32_t version = cutune_buf_get_u32(&w->in);
     int device = (int)cutune_buf_get_u32(&w->in);
     if (w->in.bad || version != CUTUNE_PROTO_VERSION)
-        return send_error(w, CUTUNE_ERR_INVALID, "cutune and cutune-worker are from different "
+        return send_error(w, CUTUNE_ERR_INVALID,
+                          "cutune and cutune-worker are from different "
                           "builds; rebuild both (ninja -C build) or fix CUTUNE_WORKER");
     cutune_error_clear(&w->err);
     int rc = cutune_device_open(device, &w->dev, &w->err);
@@ -156,8 +157,8 @@ static int on_yardstick(Worker *w, int *lost)
     if (w->in.bad || !w->has_problem || !w->state)
         return send_error(w, CUTUNE_ERR_INVALID, "malformed yardstick request, or no problem");
     const CutuneOp *op = w->op.op;
-    int (*make)(const CutuneHost *, void *, const CutuneProblem *, CutuneYardstick *) =
-        CUTUNE_OP_FIELD(op, yardstick);
+    int (*make)(const CutuneHost *, void *, const CutuneProblem *,
+                CutuneYardstick *) = CUTUNE_OP_FIELD(op, yardstick);
     char msg[sizeof w->err.msg + 128];
     if (!make) {
         snprintf(msg, sizeof msg, "op %s offers no yardstick", op->name);
@@ -223,9 +224,16 @@ static int on_eval(Worker *w, int *lost)
     memcpy(image, cubin, cubin_size);
     CutuneConfig cfg = {n, names, values};
     CutuneEvalInput in = {
-        .op = w->op.op, .host = &w->hc.host, .state = w->state, .problem = &w->problem,
-        .config = &cfg, .cubin = image, .kernel_name = kernel_name, .launch = &launch,
-        .device = &w->dev, .best_ms = best_ms,
+        .op = w->op.op,
+        .host = &w->hc.host,
+        .state = w->state,
+        .problem = &w->problem,
+        .config = &cfg,
+        .cubin = image,
+        .kernel_name = kernel_name,
+        .launch = &launch,
+        .device = &w->dev,
+        .best_ms = best_ms,
     };
     CutuneEvalResult res;
     /* a failure return means this process can no longer trust the GPU (a sticky error, or
@@ -262,25 +270,15 @@ int main(int argc, char **argv)
         if (cutune_msg_recv(w.fd, &type, &w.in) != 0)
             break; /* the tuner closed the socket: done */
         switch (type) {
-        case CUTUNE_MSG_HELLO:
-            rc = on_hello(&w);
-            break;
-        case CUTUNE_MSG_SETUP:
-            rc = on_setup(&w);
-            break;
-        case CUTUNE_MSG_EVAL:
-            rc = on_eval(&w, &lost);
-            break;
-        case CUTUNE_MSG_YARDSTICK:
-            rc = on_yardstick(&w, &lost);
-            break;
+        case CUTUNE_MSG_HELLO: rc = on_hello(&w); break;
+        case CUTUNE_MSG_SETUP: rc = on_setup(&w); break;
+        case CUTUNE_MSG_EVAL: rc = on_eval(&w, &lost); break;
+        case CUTUNE_MSG_YARDSTICK: rc = on_yardstick(&w, &lost); break;
         case CUTUNE_MSG_TEARDOWN:
             teardown(&w);
             rc = send_empty(&w, CUTUNE_MSG_OK);
             break;
-        default:
-            rc = send_error(&w, CUTUNE_ERR_INVALID, "unknown request");
-            break;
+        default: rc = send_error(&w, CUTUNE_ERR_INVALID, "unknown request"); break;
         }
     }
     if (lost) { /* the context is gone: free host memory only, nothing through CUDA */

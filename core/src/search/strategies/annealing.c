@@ -23,7 +23,7 @@ enum { SA_FREE_MOVES = 64, SA_START_SAMPLE = 8, SA_BATCH = 4 };
 
 typedef struct {
     SearchBase base; /* first: see search_base_create */
-    long cur;   /* where the walk stands; -1 before the start */
+    long cur;        /* where the walk stands; -1 before the start */
     int started;
     size_t cand[SA_BATCH], ncand; /* proposed neighbours whose times decide the next moves */
     size_t sample[SA_START_SAMPLE], nsample;

@@ -15,14 +15,20 @@
 #include <math.h>
 #include <stdlib.h>
 
-enum { ILS_WALK = 2, ILS_PATIENCE = 2, ILS_FREE_MOVES = 10000, ILS_BATCH = 4,
-       ILS_START_SAMPLE = 8, ILS_RESTART_SAMPLE = 4 };
+enum {
+    ILS_WALK = 2,
+    ILS_PATIENCE = 2,
+    ILS_FREE_MOVES = 10000,
+    ILS_BATCH = 4,
+    ILS_START_SAMPLE = 8,
+    ILS_RESTART_SAMPLE = 4
+};
 
 typedef struct {
     SearchBase base; /* first: see search_base_create */
-    long cur;     /* the config local search stands on, -1 before a start */
-    long home;    /* the best local optimum of this restart */
-    int misses;   /* perturbations since home last improved */
+    long cur;        /* the config local search stands on, -1 before a start */
+    long home;       /* the best local optimum of this restart */
+    int misses;      /* perturbations since home last improved */
     int started;
     size_t sample[ILS_START_SAMPLE], nsample; /* random configs to start from the best of */
 } Ils;

@@ -10,16 +10,16 @@
 
 typedef struct SearchModel {
     const SearchGrid *g;
-    size_t d;           /* unknowns: one per level of every parameter */
-    size_t *off;        /* per parameter: its first unknown */
-    double *ata;        /* d x d: sum of x x^T over measured configs */
-    double *xt_ok;      /* sum of x log t over the ok ones */
-    double *x_fail;     /* sum of x over the failed ones */
-    double *x_all;      /* sum of x over all */
+    size_t d;       /* unknowns: one per level of every parameter */
+    size_t *off;    /* per parameter: its first unknown */
+    double *ata;    /* d x d: sum of x x^T over measured configs */
+    double *xt_ok;  /* sum of x log t over the ok ones */
+    double *x_fail; /* sum of x over the failed ones */
+    double *x_all;  /* sum of x over all */
     double sum_t, max_t;
     size_t nok, nfail;
-    double *w;          /* the fitted terms */
-    double *chol;       /* workspace d x d */
+    double *w;    /* the fitted terms */
+    double *chol; /* workspace d x d */
     double *rhs;
     int fitted;
 } SearchModel;

@@ -32,9 +32,9 @@ void search_permutation(size_t *v, size_t n, SearchRng *r);
  * from the lookup table, so a move never lands on one. */
 typedef struct SearchGrid {
     size_t n, nparams;
-    size_t *nlevels;   /* per parameter */
-    uint16_t *level;   /* n rows of nparams levels */
-    size_t *table;     /* open addressing: config index + 1, 0 = empty */
+    size_t *nlevels; /* per parameter */
+    uint16_t *level; /* n rows of nparams levels */
+    size_t *table;   /* open addressing: config index + 1, 0 = empty */
     size_t tmask;
 } SearchGrid;
 
@@ -58,13 +58,13 @@ enum { SEARCH_NEW = 0, SEARCH_QUEUED = 1, SEARCH_PENDING = 2, SEARCH_DONE = 3 };
 typedef struct SearchBook {
     size_t n, proposed, pending;
     uint8_t *state;
-    double *cost;      /* measured time in ms; +inf for failures */
-    size_t *order;     /* a seeded permutation, walked to pick unproposed configs at random */
+    double *cost;  /* measured time in ms; +inf for failures */
+    size_t *order; /* a seeded permutation, walked to pick unproposed configs at random */
     size_t cursor;
-    long best;         /* the fastest measured config, -1 if none */
-    size_t *batch;     /* configs queued by the strategy's last step, proposed in order */
+    long best;     /* the fastest measured config, -1 if none */
+    size_t *batch; /* configs queued by the strategy's last step, proposed in order */
     size_t bhead, blen;
-    size_t *start;     /* the warm start's configs (valid, distinct), in the order given */
+    size_t *start; /* the warm start's configs (valid, distinct), in the order given */
     size_t nstart;
 } SearchBook;
 

@@ -22,12 +22,12 @@
 enum { TPE_START = 12, TPE_BATCH = 4, TPE_MIN_GOOD = 3 };
 
 typedef struct {
-    SearchBase base;    /* first: see search_base_create */
-    size_t *measured;   /* measured configs, kept sorted by (cost, index) */
+    SearchBase base;  /* first: see search_base_create */
+    size_t *measured; /* measured configs, kept sorted by (cost, index) */
     size_t nmeasured;
-    size_t nlv;         /* total levels over all parameters */
-    size_t *off;        /* per parameter: its first slot in the histograms */
-    double *lg;         /* log(l/g) per level slot */
+    size_t nlv;  /* total levels over all parameters */
+    size_t *off; /* per parameter: its first slot in the histograms */
+    double *lg;  /* log(l/g) per level slot */
     double *good, *bad;
 } Tpe;
 
