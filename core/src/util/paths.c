@@ -26,12 +26,19 @@ static int program_lib_dir(char *buf, size_t len)
     if (!realpath("/proc/self/exe", exe))
         return CUTUNE_ERR_NOT_FOUND;
     const char *bin = dirname(exe);
-    /* beside it (a wheel), ../core (the build tree), then the installed tree's libdir */
-    static const char *const rel[] = {".", "../core", CUTUNE_BINDIR_TO_LIBDIR};
-    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s/libcutune.so", bin, rel[i]);
-        int last = i + 1 == sizeof rel / sizeof rel[0];
-        if (!last && access(path, F_OK) != 0)
+    /* beside it (a wheel), ../core (the build tree: known by the internal archive the
+     * program was linked from, which is there even where libcutune.so was not built), then
+     * the installed tree's libdir */
+    static const struct {
+        const char *dir, *marker;
+    } where[] = {{".", "libcutune.so"},
+                 {"../core", "libcutune_internal.a"},
+                 {CUTUNE_BINDIR_TO_LIBDIR, NULL}};
+    size_t n = sizeof where / sizeof where[0];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s/%s", bin, where[i].dir,
+                 where[i].marker ? where[i].marker : "libcutune.so");
+        if (where[i].marker && access(path, F_OK) != 0)
             continue;
         if (!realpath(dirname(path), resolved))
             continue;
