@@ -20,21 +20,12 @@
 #include <sqlite3.h>
 
 #include "check.h"
+#include "db_fixture.h"
 #include "db.h"
 #include "raw_sqlite.h"
+#include "tmpdir.h"
 
 extern const char *const cutune_migrations[];
-
-static char tmpdir[64];
-
-static const char *in_tmp(const char *name)
-{
-    static char bufs[4][512];
-    static int next;
-    char *b = bufs[next++ % 4];
-    snprintf(b, sizeof bufs[0], "%s/%s", tmpdir, name);
-    return b;
-}
 
 /* A checksum of the file's bytes (0 when missing). */
 static uint64_t sum_file(const char *path)
@@ -70,11 +61,7 @@ static void make_db(const char *path)
     CHECK_MSG(cutune_db_open(path, 0, &db, &e) == 0, "%s", e.msg);
     if (!db)
         return;
-    CutuneDeviceInfo d;
-    memset(&d, 0, sizeof d);
-    snprintf(d.uuid, sizeof d.uuid, "GPU-1");
-    snprintf(d.name, sizeof d.name, "Test GPU");
-    d.cc_major = 9;
+    CutuneDeviceInfo d = fixture_device("GPU-1", "Test GPU");
     int64_t dev = 0, var = 0, prob = 0, run = 0;
     CHECK(cutune_db_device(db, &d, &dev, &e) == 0);
     CHECK(cutune_db_variant(db, "gemm", "gemm_a", "1", "h", &var, &e) == 0);
@@ -436,20 +423,11 @@ static void claims(void)
     CHECK_EQ_INT(raw_int(path, "SELECT run_id FROM requests WHERE size = '128'"), ra);
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 int main(void)
 {
     umask(022);
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/cutune-test-dbsafe-XXXXXX");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
+    if (make_tmpdir(tmpdir, sizeof tmpdir, "cutune-test-dbsafe") != 0)
         return 1;
-    }
     char good[600];
     snprintf(good, sizeof good, "%s", in_tmp("good.db"));
     make_db(good);
@@ -461,7 +439,6 @@ int main(void)
     full_disk_at_commit();
     stale_runs();
     claims();
-    if (nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
-        perror(tmpdir);
+    rm_tree(tmpdir);
     return check_result("db_safety");
 }

@@ -8,12 +8,9 @@
 set -u
 exe=$1
 export CUTUNE_WORKER=$2
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 size=16777216
 uuid=GPU-fa4e0000-0000-0000-0000-000000000001
-bad() { echo "FAIL: $*"; fail=1; }
 
 # rows of a run: "config status median message..."
 rows() { # rows DB RUN
