@@ -47,4 +47,10 @@ static inline double stub_zero(const CutuneProblem *p)
     return 0;
 }
 
+/* An op's contract in a descriptor's initializer, every hook a stub. */
+#define STUB_CONTRACT \
+    .check_problem = stub_check_problem, .setup = stub_setup, .kernel_args = stub_args, \
+    .poison_output = stub_poison, .check = stub_check, .teardown = stub_teardown, \
+    .flops = stub_zero, .bytes = stub_zero
+
 #endif

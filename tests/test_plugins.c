@@ -57,14 +57,7 @@ static void op_rules(void)
         .dim_names = "R,C",
         .signature = "float *x, int R, int C",
         .nargs = 3,
-        .check_problem = stub_check_problem,
-        .setup = stub_setup,
-        .kernel_args = stub_args,
-        .poison_output = stub_poison,
-        .check = stub_check,
-        .teardown = stub_teardown,
-        .flops = stub_zero,
-        .bytes = stub_zero,
+        STUB_CONTRACT,
     };
     CutuneError err = {0};
     CHECK_MSG(cutune_op_validate("good.so", &good, &err) == 0, "%s", err.msg);

@@ -34,15 +34,8 @@ static const CutuneVariant variant = {
     .dim_names = "n",
     .kernel_source = "extern \"C\" __global__ void k() {}",
     .kernel_name = "k",
-    .check_problem = stub_check_problem,
     .launch_geometry = stub_geometry,
-    .setup = stub_setup,
-    .kernel_args = stub_args,
-    .poison_output = stub_poison,
-    .check = stub_check,
-    .teardown = stub_teardown,
-    .flops = stub_zero,
-    .bytes = stub_zero,
+    STUB_CONTRACT,
 };
 
 CUTUNE_PLUGIN_EXPORT const CutuneVariant *cutune_plugin_variant(void)

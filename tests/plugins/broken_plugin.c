@@ -35,15 +35,8 @@ __attribute__((unused)) static const CutuneVariant variant = {
     .kernel_source = "extern \"C\" __global__ void k() {}", /* BROKEN 4: missing field */
 #endif
     .kernel_name = "k",
-    .check_problem = stub_check_problem,
     .launch_geometry = stub_geometry,
-    .setup = stub_setup,
-    .kernel_args = stub_args,
-    .poison_output = stub_poison,
-    .check = stub_check,
-    .teardown = stub_teardown,
-    .flops = stub_zero,
-    .bytes = stub_zero,
+    STUB_CONTRACT,
 };
 
 #if BROKEN == 5
