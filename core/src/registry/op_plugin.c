@@ -57,13 +57,12 @@ int cutune_op_validate(const char *path, const CutuneOp *op, CutuneError *err)
         {"name", op->name},           {"summary", op->summary},   {"dim_names", op->dim_names},
         {"signature", op->signature}, CUTUNE_CONTRACT_FIELDS(op),
     };
-    const char *missing = cutune_field_missing(required, sizeof required / sizeof required[0]);
-    if (missing)
-        return cutune_error(err, CUTUNE_ERR_PLUGIN,
-                            "%s: required op field '%s' is NULL; an op sets name, summary, "
-                            "dim_names, signature, nargs and every callback from "
-                            "check_problem to bytes (cutune/op.h)",
-                            path, missing);
+    int rc = cutune_fields_required(required, sizeof required / sizeof required[0], path, "op",
+                                    "an op sets name, summary, dim_names, signature, nargs and "
+                                    "every callback from check_problem to bytes (cutune/op.h)",
+                                    err);
+    if (rc)
+        return rc;
     if (!cutune_is_name(op->name))
         return cutune_error(err, CUTUNE_ERR_PLUGIN,
                             "%s: op name '%s' must be made of letters, digits and '_'", path,
@@ -84,13 +83,15 @@ int cutune_op_from_variant(const char *path, const CutuneVariant *v, CutuneOpDef
                            CutuneError *err)
 {
     const CutuneField contract[] = {CUTUNE_CONTRACT_FIELDS(v)};
-    const char *missing = cutune_field_missing(contract, sizeof contract / sizeof contract[0]);
-    if (missing)
-        return cutune_error(err, CUTUNE_ERR_PLUGIN,
-                            "%s: required descriptor field '%s' is NULL; no op plugin "
-                            "provides op '%s', so the variant plugin must define it: every "
-                            "field of CutuneVariant from check_problem to bytes",
-                            path, missing, v->op);
+    char fix[256];
+    snprintf(fix, sizeof fix,
+             "no op plugin provides op '%s', so the variant plugin must define it: every field "
+             "of CutuneVariant from check_problem to bytes",
+             v->op);
+    int rc = cutune_fields_required(contract, sizeof contract / sizeof contract[0], path,
+                                    "descriptor", fix, err);
+    if (rc)
+        return rc;
     size_t end = offsetof(CutuneVariant, problem_distance) + sizeof v->problem_distance;
     d->own = (CutuneOp){
         .abi_major = CUTUNE_ABI_MAJOR,

@@ -182,13 +182,16 @@ typedef struct CutuneField {
     {"bytes", CUTUNE_FIELD_FN((d)->bytes)}
 /* clang-format on */
 
-/* The name of the first field of fields[0..n) that is NULL, or NULL when all are set. */
-static inline const char *cutune_field_missing(const CutuneField *fields, size_t n)
+/* 0 when every field of fields[0..n) is set; otherwise CUTUNE_ERR_PLUGIN with "PATH:
+ * required KIND field 'NAME' is NULL; FIX" in err, for the first that is NULL. */
+static inline int cutune_fields_required(const CutuneField *fields, size_t n, const char *path,
+                                         const char *kind, const char *fix, CutuneError *err)
 {
     for (size_t i = 0; i < n; i++)
         if (!fields[i].ptr)
-            return fields[i].name;
-    return NULL;
+            return cutune_error(err, CUTUNE_ERR_PLUGIN, "%s: required %s field '%s' is NULL; %s",
+                                path, kind, fields[i].name, fix);
+    return 0;
 }
 
 /* A C plugin's launch_geometry of cfg for p, the device's SM count and compute capability

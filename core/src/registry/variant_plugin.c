@@ -58,13 +58,14 @@ static int validate(const char *path, const CutuneVariant *v, CutuneError *err)
         {"kernel_name", v->kernel_name},
         {"launch_geometry", CUTUNE_FIELD_FN(v->launch_geometry)},
     };
-    const char *missing = cutune_field_missing(required, sizeof required / sizeof required[0]);
-    if (missing)
-        return cutune_error(err, CUTUNE_ERR_PLUGIN,
-                            "%s: required descriptor field '%s' is NULL; a variant plugin "
-                            "sets op, name, version, summary, dim_names, kernel_source, "
-                            "kernel_name and launch_geometry (cutune/plugin.h)",
-                            path, missing);
+    int rc = cutune_fields_required(required, sizeof required / sizeof required[0], path,
+                                    "descriptor",
+                                    "a variant plugin sets op, name, version, summary, dim_names, "
+                                    "kernel_source, kernel_name and launch_geometry "
+                                    "(cutune/plugin.h)",
+                                    err);
+    if (rc)
+        return rc;
     if (!cutune_is_name(v->op) || !cutune_is_name(v->name))
         return cutune_error(err, CUTUNE_ERR_PLUGIN,
                             "%s: op '%s' and name '%s' must be made of letters, digits and '_'",
