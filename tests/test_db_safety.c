@@ -131,29 +131,30 @@ static void truncated_and_damaged(const char *good)
         CHECK_STR_CONTAINS(e.msg, "truncated");
 }
 
+/* path refused with CUTUNE_ERR_DB, saying phrase, when opened to write and read-only. */
+static void refused_both_ways(const char *path, const char *phrase)
+{
+    for (int ro = 0; ro <= 1; ro++) {
+        CutuneDb *db = NULL;
+        CutuneError e = {0};
+        CHECK_EQ_INT(cutune_db_open(path, ro ? CUTUNE_DB_READONLY : 0, &db, &e), CUTUNE_ERR_DB);
+        CHECK_STR_CONTAINS(e.msg, phrase);
+    }
+}
+
 static void bad_version_and_fifo(const char *good)
 {
     const char *neg = in_tmp("negative.db");
     copy_file(good, neg, -1);
     CHECK_EQ_INT(raw_exec(neg, "PRAGMA user_version = -1"), SQLITE_OK);
     uint64_t before = sum_file(neg);
-    for (int ro = 0; ro <= 1; ro++) {
-        CutuneDb *db = NULL;
-        CutuneError e = {0};
-        CHECK_EQ_INT(cutune_db_open(neg, ro ? CUTUNE_DB_READONLY : 0, &db, &e), CUTUNE_ERR_DB);
-        CHECK_STR_CONTAINS(e.msg, "schema version is -1");
-    }
+    refused_both_ways(neg, "schema version is -1");
     CHECK(sum_file(neg) == before);
 
     const char *fifo = in_tmp("fifo.db");
     CHECK_EQ_INT(mkfifo(fifo, 0644), 0);
     time_t t0 = time(NULL);
-    for (int ro = 0; ro <= 1; ro++) {
-        CutuneDb *db = NULL;
-        CutuneError e = {0};
-        CHECK_EQ_INT(cutune_db_open(fifo, ro ? CUTUNE_DB_READONLY : 0, &db, &e), CUTUNE_ERR_DB);
-        CHECK_STR_CONTAINS(e.msg, "a FIFO");
-    }
+    refused_both_ways(fifo, "a FIFO");
     CHECK(time(NULL) - t0 < 3);
     CutuneDb *db = NULL;
     CutuneError e = {0};
