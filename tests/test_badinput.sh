@@ -7,22 +7,7 @@ set -u
 exe=$1
 export CUTUNE_WORKER=$2
 broken=$3
-fail=0
-tmp=$(mktemp -d)
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-bad() { echo "FAIL: $*"; fail=1; }
-
-expect() { # expect CODE PHRASE -- command...   (CODE "nz": any non-zero)
-    local want=$1 phrase=$2
-    shift 3
-    "$@" >"$tmp/out" 2>&1
-    local got=$?
-    if [ "$want" = nz ] && [ "$got" = 0 ] || [ "$want" != nz ] && [ "$got" != "$want" ]; then
-        bad "'$*' exited $got, expected $want"; cat "$tmp/out"
-    elif ! grep -qF -- "$phrase" "$tmp/out"; then
-        bad "'$*' did not say '$phrase'"; cat "$tmp/out"
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # A database with one good run in it; every failing command below must leave it as it was.
 db=$tmp/good.db

@@ -3,21 +3,7 @@
 # no-GPU path. Usage: test_cli.sh PATH_TO_CUTUNE
 set -u
 exe=$1
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-expect() { # expect CODE PHRASE -- command...
-    local want=$1 phrase=$2
-    shift 3
-    "$@" >"$tmp/out" 2>&1
-    local got=$?
-    if [ "$got" != "$want" ]; then
-        echo "FAIL: '$*' exited $got, expected $want"; cat "$tmp/out"; fail=1
-    elif ! grep -qF -- "$phrase" "$tmp/out"; then
-        echo "FAIL: '$*' did not print '$phrase'"; cat "$tmp/out"; fail=1
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 
 expect 0 "run <op>" -- "$exe" --help
 expect 2 "usage: cutune" -- "$exe"

@@ -5,6 +5,7 @@
  * (no SQLITE_BUSY escapes the busy timeout and retries), every row must arrive, and the
  * best must be the fastest ok trial of all. */
 #include "check.h"
+#include "db_fixture.h"
 #include "db.h"
 
 #include <stdio.h>
@@ -56,15 +57,9 @@ static int writer(const char *path, int w)
     for (int i = 0; i < NTRIALS; i++) {
         char config[64];
         snprintf(config, sizeof config, "W=%d,I=%d", w, i);
-        CutuneTrialRecord t = {
-            .run_id = run,
-            .device_id = dev,
-            .variant_id = var,
-            .problem_id = prob,
-            .config = config,
-            .status = i % 10 == 3 ? CUTUNE_STATUS_CRASHED : CUTUNE_STATUS_OK,
-            .seed = (uint64_t)w,
-        };
+        CutuneTrialRecord t = fixture_trial(run, dev, var, prob, config,
+                                            i % 10 == 3 ? CUTUNE_STATUS_CRASHED : CUTUNE_STATUS_OK);
+        t.seed = (uint64_t)w;
         if (t.status == CUTUNE_STATUS_OK)
             t.median_ms = t.min_ms = t.mean_ms = time_of(w, i);
         else

@@ -14,20 +14,10 @@
 #include <sqlite3.h>
 
 #include "check.h"
+#include "db_fixture.h"
 #include "db.h"
 #include "raw_sqlite.h"
-
-static char tmpdir[64];
-
-/* tmpdir/name in a static ring of buffers (a few live at once). */
-static const char *in_tmp(const char *name)
-{
-    static char bufs[4][512];
-    static int next;
-    char *b = bufs[next++ % 4];
-    snprintf(b, sizeof bufs[0], "%s/%s", tmpdir, name);
-    return b;
-}
+#include "tmpdir.h"
 
 static int exists(const char *path)
 {
@@ -48,11 +38,7 @@ static char *read_all(const char *path, size_t *len)
 
 static CutuneDeviceInfo device(const char *uuid, const char *name, int sm)
 {
-    CutuneDeviceInfo d;
-    memset(&d, 0, sizeof d);
-    snprintf(d.uuid, sizeof d.uuid, "%s", uuid);
-    snprintf(d.name, sizeof d.name, "%s", name);
-    d.cc_major = 9;
+    CutuneDeviceInfo d = fixture_device(uuid, name);
     d.sm_count = sm;
     d.total_mem = 85899345920ull;
     d.driver_version = 13000;
@@ -64,25 +50,18 @@ static int add_trial(CutuneDb *db, int64_t run, int64_t dev, int64_t var, int64_
                      const char *config, CutuneStatus status, double median, int64_t *id,
                      int *is_best)
 {
-    CutuneTrialRecord t = {
-        .run_id = run,
-        .device_id = dev,
-        .variant_id = var,
-        .problem_id = prob,
-        .config = config,
-        .status = status,
-        .median_ms = median,
-        .min_ms = median * 0.9,
-        .mean_ms = median * 1.1,
-        .stddev_ms = median / 10,
-        .samples = 20,
-        .gflops = median > 0 ? 100 / median : 0,
-        .error = 1e-6,
-        .compile_ms = 120,
-        .measure_ms = 30,
-        .message = status == CUTUNE_STATUS_OK ? NULL : "it failed",
-        .seed = UINT64_MAX - 1,
-    };
+    CutuneTrialRecord t = fixture_trial(run, dev, var, prob, config, status);
+    t.median_ms = median;
+    t.min_ms = median * 0.9;
+    t.mean_ms = median * 1.1;
+    t.stddev_ms = median / 10;
+    t.samples = 20;
+    t.gflops = median > 0 ? 100 / median : 0;
+    t.error = 1e-6;
+    t.compile_ms = 120;
+    t.measure_ms = 30;
+    t.message = status == CUTUNE_STATUS_OK ? NULL : "it failed";
+    t.seed = UINT64_MAX - 1;
     CutuneError e = {0};
     int rc = cutune_db_trial_insert(db, &t, id, is_best, &e);
     if (rc)
@@ -711,20 +690,11 @@ static void test_default_path(void)
     CHECK_STR_CONTAINS(e.msg, "CUTUNE_DB");
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 int main(void)
 {
     umask(022);
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/cutune-test-db-XXXXXX");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
+    if (make_tmpdir(tmpdir, sizeof tmpdir, "cutune-test-db") != 0)
         return 1;
-    }
     test_fresh_and_reopen();
     test_rows_and_best();
     test_best_across_versions();
@@ -734,8 +704,7 @@ int main(void)
     test_directories();
     test_reader_during_write();
     test_default_path();
-    if (nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
-        perror(tmpdir);
+    rm_tree(tmpdir);
     CHECK(!exists(tmpdir));
     return check_result("db");
 }

@@ -20,21 +20,12 @@
 #include <sqlite3.h>
 
 #include "check.h"
+#include "db_fixture.h"
 #include "db.h"
 #include "raw_sqlite.h"
+#include "tmpdir.h"
 
 extern const char *const cutune_migrations[];
-
-static char tmpdir[64];
-
-static const char *in_tmp(const char *name)
-{
-    static char bufs[4][512];
-    static int next;
-    char *b = bufs[next++ % 4];
-    snprintf(b, sizeof bufs[0], "%s/%s", tmpdir, name);
-    return b;
-}
 
 /* A checksum of the file's bytes (0 when missing). */
 static uint64_t sum_file(const char *path)
@@ -70,11 +61,7 @@ static void make_db(const char *path)
     CHECK_MSG(cutune_db_open(path, 0, &db, &e) == 0, "%s", e.msg);
     if (!db)
         return;
-    CutuneDeviceInfo d;
-    memset(&d, 0, sizeof d);
-    snprintf(d.uuid, sizeof d.uuid, "GPU-1");
-    snprintf(d.name, sizeof d.name, "Test GPU");
-    d.cc_major = 9;
+    CutuneDeviceInfo d = fixture_device("GPU-1", "Test GPU");
     int64_t dev = 0, var = 0, prob = 0, run = 0;
     CHECK(cutune_db_device(db, &d, &dev, &e) == 0);
     CHECK(cutune_db_variant(db, "gemm", "gemm_a", "1", "h", &var, &e) == 0);
@@ -144,29 +131,30 @@ static void truncated_and_damaged(const char *good)
         CHECK_STR_CONTAINS(e.msg, "truncated");
 }
 
+/* path refused with CUTUNE_ERR_DB, saying phrase, when opened to write and read-only. */
+static void refused_both_ways(const char *path, const char *phrase)
+{
+    for (int ro = 0; ro <= 1; ro++) {
+        CutuneDb *db = NULL;
+        CutuneError e = {0};
+        CHECK_EQ_INT(cutune_db_open(path, ro ? CUTUNE_DB_READONLY : 0, &db, &e), CUTUNE_ERR_DB);
+        CHECK_STR_CONTAINS(e.msg, phrase);
+    }
+}
+
 static void bad_version_and_fifo(const char *good)
 {
     const char *neg = in_tmp("negative.db");
     copy_file(good, neg, -1);
     CHECK_EQ_INT(raw_exec(neg, "PRAGMA user_version = -1"), SQLITE_OK);
     uint64_t before = sum_file(neg);
-    for (int ro = 0; ro <= 1; ro++) {
-        CutuneDb *db = NULL;
-        CutuneError e = {0};
-        CHECK_EQ_INT(cutune_db_open(neg, ro ? CUTUNE_DB_READONLY : 0, &db, &e), CUTUNE_ERR_DB);
-        CHECK_STR_CONTAINS(e.msg, "schema version is -1");
-    }
+    refused_both_ways(neg, "schema version is -1");
     CHECK(sum_file(neg) == before);
 
     const char *fifo = in_tmp("fifo.db");
     CHECK_EQ_INT(mkfifo(fifo, 0644), 0);
     time_t t0 = time(NULL);
-    for (int ro = 0; ro <= 1; ro++) {
-        CutuneDb *db = NULL;
-        CutuneError e = {0};
-        CHECK_EQ_INT(cutune_db_open(fifo, ro ? CUTUNE_DB_READONLY : 0, &db, &e), CUTUNE_ERR_DB);
-        CHECK_STR_CONTAINS(e.msg, "a FIFO");
-    }
+    refused_both_ways(fifo, "a FIFO");
     CHECK(time(NULL) - t0 < 3);
     CutuneDb *db = NULL;
     CutuneError e = {0};
@@ -436,20 +424,11 @@ static void claims(void)
     CHECK_EQ_INT(raw_int(path, "SELECT run_id FROM requests WHERE size = '128'"), ra);
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 int main(void)
 {
     umask(022);
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/cutune-test-dbsafe-XXXXXX");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
+    if (make_tmpdir(tmpdir, sizeof tmpdir, "cutune-test-dbsafe") != 0)
         return 1;
-    }
     char good[600];
     snprintf(good, sizeof good, "%s", in_tmp("good.db"));
     make_db(good);
@@ -461,7 +440,6 @@ int main(void)
     full_disk_at_commit();
     stale_runs();
     claims();
-    if (nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
-        perror(tmpdir);
+    rm_tree(tmpdir);
     return check_result("db_safety");
 }

@@ -20,9 +20,7 @@ set -u
 mode=$1 build=$2 src=$3 prefix=$4 libdir=$5 includedir=$6 datadir=$7 bindir=$8
 root=$build/tests/example-root
 ex=$build/tests/example
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 cuda=${CUDA_PATH:-/usr/local/cuda}
 export LD_LIBRARY_PATH=$root$prefix/$libdir:$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # Under a sanitized build the installed libcutune carries ASan; the example is not built
@@ -34,19 +32,6 @@ variants=$build/tests/example-variants
 mine() { env -u CUTUNE_PLUGIN_PATH CUTUNE_SPACE_PATH="$variants" "$root$prefix/$bindir/cutune" "$@"; }
 softmax() { env CUTUNE_PLUGIN_PATH="$ex/softmax" CUTUNE_SPACE_PATH="$src/examples/softmax" \
     "$root$prefix/$bindir/cutune" "$@"; }
-bad() { echo "FAIL: $*"; fail=1; }
-
-expect() { # expect CODE PHRASE -- command...
-    local want=$1 phrase=$2
-    shift 3
-    "$@" >"$tmp/out" 2>&1
-    local got=$?
-    if [ "$got" != "$want" ]; then
-        bad "'$*' exited $got, expected $want"; cat "$tmp/out"
-    elif ! grep -qF -- "$phrase" "$tmp/out"; then
-        bad "'$*' did not print '$phrase'"; cat "$tmp/out"
-    fi
-}
 
 if [ "$mode" = build ]; then
     for tool in meson pkg-config make cc; do

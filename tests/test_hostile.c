@@ -30,21 +30,13 @@
 #include "cutune/lookup.h"
 #include "json_check.h"
 #include "raw_sqlite.h"
+#include "tmpdir.h"
 
 extern const char *const cutune_migrations[];
 
 static const char *exe, *cc;
 static char tmpdir[64];
 static int cc_sanitizers; /* the compiler can build the header's program with ASan/UBSan */
-
-static const char *in_tmp(const char *name)
-{
-    static char bufs[8][512];
-    static int next;
-    char *b = bufs[next++ % 8];
-    snprintf(b, sizeof bufs[0], "%s/%s", tmpdir, name);
-    return b;
-}
 
 /* ---- running the command ------------------------------------------------------------ */
 
@@ -896,12 +888,6 @@ static void lookup_api(void)
     }
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -912,11 +898,8 @@ int main(int argc, char **argv)
     cc = argv[3];
     setenv("CUTUNE_WORKER", argv[2], 1);
     signal(SIGXFSZ, SIG_IGN);
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/cutune-test-hostile-XXXXXX");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
+    if (make_tmpdir(tmpdir, sizeof tmpdir, "cutune-test-hostile") != 0)
         return 1;
-    }
     char probe[2200];
     snprintf(probe, sizeof probe,
              "echo 'int main(void){return 0;}' | '%s' -x c -fsanitize=address,undefined "
@@ -941,7 +924,6 @@ int main(int argc, char **argv)
         read_only_folder();
         worker_answers();
     }
-    if (nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
-        perror(tmpdir);
+    rm_tree(tmpdir);
     return check_result("hostile");
 }

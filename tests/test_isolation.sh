@@ -8,12 +8,9 @@
 set -u
 exe=$1
 export CUTUNE_WORKER=$2
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 size=16777216
 uuid=GPU-fa4e0000-0000-0000-0000-000000000001
-bad() { echo "FAIL: $*"; fail=1; }
 
 # rows of a run: "config status median message..."
 rows() { # rows DB RUN
@@ -139,31 +136,28 @@ if python3 -c 'import sqlite3' 2>/dev/null; then
 fi
 unset CUTUNE_FAKE_DELAY_MS
 
+signalled() { # signalled NAME SIG N: a run into $tmp/NAME.db, sent signal SIG once N
+    # trials began, must exit 130; sets db and rc
+    db=$tmp/$1.db
+    export CUTUNE_FAKE_LOG=$tmp/$1.log CUTUNE_FAKE_DELAY_MS=100
+    "$exe" run axpy --size $size --db "$db" --no-progress >"$tmp/$1.out" 2>&1 &
+    local pid=$!
+    wait_lines "$CUTUNE_FAKE_LOG" "$3" || bad "SIG$2: the run did not start evaluating"
+    kill -"$2" $pid
+    wait $pid
+    rc=$?
+    [ $rc = 130 ] || { bad "SIG$2: exit $rc, want 130"; cat "$tmp/$1.out"; }
+}
+
 # --- 2c. SIGHUP (a closed terminal) stops the run like SIGTERM: never left 'running'
-db=$tmp/hup.db
-export CUTUNE_FAKE_LOG=$tmp/hup.log CUTUNE_FAKE_DELAY_MS=100
-"$exe" run axpy --size $size --db "$db" --no-progress >"$tmp/hup.out" 2>&1 &
-pid=$!
-wait_lines "$CUTUNE_FAKE_LOG" 2 || bad "SIGHUP: the run did not start evaluating"
-kill -HUP $pid
-wait $pid
-rc=$?
-[ $rc = 130 ] || { bad "SIGHUP: exit $rc, want 130"; cat "$tmp/hup.out"; }
+signalled hup HUP 2
 if python3 -c 'import sqlite3' 2>/dev/null; then
     [ "$(run_status "$db" 1)" = interrupted ] || bad "SIGHUP: the run is '$(run_status "$db" 1)', want interrupted"
 fi
 unset CUTUNE_FAKE_DELAY_MS
 
 # --- 3. SIGTERM: stops after the trial in flight, exit 130, the run is resumable
-db=$tmp/term.db
-export CUTUNE_FAKE_LOG=$tmp/term.log CUTUNE_FAKE_DELAY_MS=100
-"$exe" run axpy --size $size --db "$db" --no-progress >"$tmp/term.out" 2>&1 &
-pid=$!
-wait_lines "$CUTUNE_FAKE_LOG" 4 || bad "SIGTERM: the run did not start evaluating"
-kill -TERM $pid
-wait $pid
-rc=$?
-[ $rc = 130 ] || { bad "SIGTERM: exit $rc, want 130"; cat "$tmp/term.out"; }
+signalled term TERM 4
 grep -q "interrupted" "$tmp/term.out" || bad "SIGTERM: no 'interrupted' message"
 wpid=$(awk 'NR == 1 {print $1}' "$CUTUNE_FAKE_LOG")
 unset CUTUNE_FAKE_DELAY_MS

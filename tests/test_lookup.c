@@ -14,20 +14,20 @@
 #include <sqlite3.h>
 
 #include "check.h"
+#include "db_fixture.h"
 #include "cutune/lookup.h"
 #include "db.h"
 #include "device.h"
+#include "raw_sqlite.h"
 #include "registry.h"
+#include "tmpdir.h"
 #include "util.h"
 
-static char tmpdir[64], dbpath[128];
+static char dbpath[128];
 
 static CutuneDeviceInfo dev_info(const char *uuid, const char *name, int major, int minor)
 {
-    CutuneDeviceInfo d;
-    memset(&d, 0, sizeof d);
-    snprintf(d.uuid, sizeof d.uuid, "%s", uuid);
-    snprintf(d.name, sizeof d.name, "%s", name);
+    CutuneDeviceInfo d = fixture_device(uuid, name);
     d.cc_major = major;
     d.cc_minor = minor;
     d.sm_count = 132;
@@ -48,19 +48,11 @@ static void add_trial(CutuneDb *db, const CutuneDeviceInfo *d, const char *op, c
                                 "hash", &var_id, &err) == 0,
               "%s", err.msg);
     CHECK_MSG(cutune_db_problem(db, op, size, &prob_id, &err) == 0, "%s", err.msg);
-    CutuneTrialRecord t = {
-        .device_id = dev_id,
-        .variant_id = var_id,
-        .problem_id = prob_id,
-        .config = config,
-        .status = CUTUNE_STATUS_OK,
-        .median_ms = ms,
-        .min_ms = ms,
-        .mean_ms = ms,
-        .samples = 5,
-        .gflops = 100,
-        .seed = 1,
-    };
+    CutuneTrialRecord t = fixture_trial(0, dev_id, var_id, prob_id, config, CUTUNE_STATUS_OK);
+    t.median_ms = t.min_ms = t.mean_ms = ms;
+    t.samples = 5;
+    t.gflops = 100;
+    t.seed = 1;
     CHECK_MSG(cutune_db_trial_insert(db, &t, NULL, NULL, &err) == 0, "%s", err.msg);
 }
 
@@ -196,19 +188,6 @@ static void cache_lifetime(void)
     cutune_close(&h2);
 }
 
-static long long raw_int(const char *sql)
-{
-    sqlite3 *h = NULL;
-    sqlite3_stmt *st = NULL;
-    long long v = -999;
-    if (sqlite3_open_v2(dbpath, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return v;
-}
-
 static int collect(const char *op, const char *size, void *user)
 {
     char *buf = user;
@@ -235,13 +214,13 @@ static void requests_recorded(void)
     h = open_handle(1, 1); /* another handle counts the key again */
     CHECK(cutune_lookup(h, A, "matmul", "1500x1500x1500", &r, NULL) == 0 && r.recorded == 1);
     cutune_close(&h);
-    CHECK_EQ_INT(raw_int("SELECT count(*) FROM requests"), 2);
-    CHECK_EQ_INT(raw_int("SELECT count FROM requests WHERE size = '1500x1500x1500'"), 2);
-    CHECK_EQ_INT(raw_int("SELECT count(*) FROM requests WHERE size = '64x64x64' AND"
-                         " answered_by = 'none' AND cc_major = 7 AND cc_minor = 5 AND"
-                         " device_name = 'Tesla T4'"),
+    CHECK_EQ_INT(raw_int(dbpath, "SELECT count(*) FROM requests"), 2);
+    CHECK_EQ_INT(raw_int(dbpath, "SELECT count FROM requests WHERE size = '1500x1500x1500'"), 2);
+    CHECK_EQ_INT(raw_int(dbpath, "SELECT count(*) FROM requests WHERE size = '64x64x64' AND"
+                                 " answered_by = 'none' AND cc_major = 7 AND cc_minor = 5 AND"
+                                 " device_name = 'Tesla T4'"),
                  1);
-    CHECK_EQ_INT(raw_int("SELECT count(*) FROM pending_requests"), 2);
+    CHECK_EQ_INT(raw_int(dbpath, "SELECT count(*) FROM pending_requests"), 2);
 
     CutuneDb *db = NULL;
     CutuneError err = {0};
@@ -257,9 +236,10 @@ static void requests_recorded(void)
     CHECK(cutune_db_requests_pending(db, "GPU-t4", "matmul", collect, list, &err) == 0);
     CHECK_MSG(strcmp(list, "matmul 64x64x64;") == 0, "%s", list);
     cutune_db_close(&db);
-    CHECK_EQ_INT(raw_int(
-                     "SELECT count(*) FROM requests WHERE status = 'done' AND done_at IS NOT NULL"),
-                 1);
+    CHECK_EQ_INT(
+        raw_int(dbpath,
+                "SELECT count(*) FROM requests WHERE status = 'done' AND done_at IS NOT NULL"),
+        1);
 }
 
 /* An op's plugin may define the distance (ABI 1.1); a 1.0 plugin still loads, without one. */
@@ -322,15 +302,9 @@ static void *writer_main(void *arg)
     while (!w->stop && w->failures == 0) {
         char config[64];
         snprintf(config, sizeof config, "TILE=%d,PAD=0,WPT=1,UNROLL=1", w->inserted);
-        CutuneTrialRecord t = {
-            .device_id = dev_id,
-            .variant_id = var_id,
-            .problem_id = prob_id,
-            .config = config,
-            .status = CUTUNE_STATUS_OK,
-            .median_ms = 1000.0 - w->inserted,
-            .samples = 1,
-        };
+        CutuneTrialRecord t = fixture_trial(0, dev_id, var_id, prob_id, config, CUTUNE_STATUS_OK);
+        t.median_ms = 1000.0 - w->inserted;
+        t.samples = 1;
         double t0 = cutune_now();
         if (cutune_db_trial_insert(db, &t, NULL, NULL, &err) != 0) {
             fprintf(stderr, "writer: %s\n", err.msg);
@@ -433,8 +407,7 @@ static void open_errors(void)
 
 int main(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/cutune-lookup-XXXXXX");
-    if (!mkdtemp(tmpdir))
+    if (make_tmpdir(tmpdir, sizeof tmpdir, "cutune-lookup") != 0)
         return 1;
     snprintf(dbpath, sizeof dbpath, "%s/t.db", tmpdir);
     devA = dev_info("GPU-aaaaaaaa-0000-0000-0000-000000000001", "NVIDIA H100 80GB HBM3", 9, 0);
@@ -449,9 +422,6 @@ int main(void)
     reader_and_writer();
     launch_without_gpu();
     open_errors();
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmpdir);
+    rm_tree(tmpdir);
     return check_result("lookup");
 }

@@ -10,19 +10,10 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "db_fixture.h"
 #include "db.h"
 #include "merge.h"
-
-static char dir[64];
-
-static const char *at(const char *name)
-{
-    static char bufs[4][256];
-    static int next;
-    char *b = bufs[next++ % 4];
-    snprintf(b, sizeof bufs[0], "%s/%s", dir, name);
-    return b;
-}
+#include "tmpdir.h"
 
 /* A shard: one device, one variant, one size, one run of n trials. */
 static void make_shard(const char *path, const char *device_uuid, int n)
@@ -30,11 +21,7 @@ static void make_shard(const char *path, const char *device_uuid, int n)
     CutuneDb *db = NULL;
     CutuneError err = {0};
     CHECK_MSG(cutune_db_open(path, 0, &db, &err) == 0, "%s", err.msg);
-    CutuneDeviceInfo dev;
-    memset(&dev, 0, sizeof dev);
-    snprintf(dev.uuid, sizeof dev.uuid, "%s", device_uuid);
-    snprintf(dev.name, sizeof dev.name, "NVIDIA H200");
-    dev.cc_major = 9;
+    CutuneDeviceInfo dev = fixture_device(device_uuid, "NVIDIA H200");
     int64_t device_id = 0, variant_id = 0, problem_id = 0, run_id = 0;
     CutuneRunInfo run = {.argv = "cutune run matmul --shard", .op = "matmul", .seed = 1};
     CHECK(cutune_db_device(db, &dev, &device_id, &err) == 0);
@@ -45,19 +32,12 @@ static void make_shard(const char *path, const char *device_uuid, int n)
     for (int i = 0; i < n; i++) {
         char config[64];
         snprintf(config, sizeof config, "TILE=%d,PAD=%d", 8 << (i % 4), i);
-        CutuneTrialRecord t = {
-            .run_id = run_id,
-            .device_id = device_id,
-            .variant_id = variant_id,
-            .problem_id = problem_id,
-            .config = config,
-            .status = CUTUNE_STATUS_OK,
-            .median_ms = 1.0 + i % 97,
-            .min_ms = 1.0,
-            .mean_ms = 1.0,
-            .samples = 10,
-            .seed = 1,
-        };
+        CutuneTrialRecord t = fixture_trial(run_id, device_id, variant_id, problem_id, config,
+                                            CUTUNE_STATUS_OK);
+        t.median_ms = 1.0 + i % 97;
+        t.min_ms = t.mean_ms = 1.0;
+        t.samples = 10;
+        t.seed = 1;
         CHECK_MSG(cutune_db_trial_insert(db, &t, NULL, NULL, &err) == 0, "%s", err.msg);
     }
     CHECK(cutune_db_run_end(db, run_id, "done", &err) == 0);
@@ -81,7 +61,7 @@ static char *slurp(const char *path, size_t *len)
 /* Files of the folder other than the shards and keep (and their -wal/-shm). */
 static int strays(const char *keep)
 {
-    DIR *d = opendir(dir);
+    DIR *d = opendir(tmpdir);
     int n = 0;
     for (struct dirent *e; d && (e = readdir(d));) {
         if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
@@ -100,8 +80,8 @@ static int strays(const char *keep)
 static void test_stopped(void)
 {
     char in0[256], in1[256];
-    snprintf(in0, sizeof in0, "%s", at("shard-0.db"));
-    snprintf(in1, sizeof in1, "%s", at("shard-1.db"));
+    snprintf(in0, sizeof in0, "%s", in_tmp("shard-0.db"));
+    snprintf(in1, sizeof in1, "%s", in_tmp("shard-1.db"));
     const char *inputs[] = {in0, in1};
     make_shard(inputs[0], "GPU-a", 3000);
     make_shard(inputs[1], "GPU-b", 3000);
@@ -110,24 +90,24 @@ static void test_stopped(void)
     CutuneMergeResult res;
 
     /* a new OUT */
-    int rc = cutune_db_merge(at("new.db"), inputs, 2, &stop, NULL, &res, &err);
+    int rc = cutune_db_merge(in_tmp("new.db"), inputs, 2, &stop, NULL, &res, &err);
     CHECK_MSG(rc == CUTUNE_ERR_INTERRUPTED, "a stopped merge returned %d: %s", rc, err.msg);
     CHECK_STR_CONTAINS(err.msg, "interrupted");
-    CHECK_MSG(access(at("new.db"), F_OK) != 0, "a stopped merge left a new OUT");
+    CHECK_MSG(access(in_tmp("new.db"), F_OK) != 0, "a stopped merge left a new OUT");
     CHECK(strays(NULL) == 0);
 
     /* an existing OUT keeps its bytes */
     cutune_error_clear(&err);
     stop = 0;
-    CHECK_MSG(cutune_db_merge(at("old.db"), inputs, 1, &stop, NULL, &res, &err) == 0, "%s",
+    CHECK_MSG(cutune_db_merge(in_tmp("old.db"), inputs, 1, &stop, NULL, &res, &err) == 0, "%s",
               err.msg);
     size_t before_len, after_len;
-    char *before = slurp(at("old.db"), &before_len);
+    char *before = slurp(in_tmp("old.db"), &before_len);
     stop = 1;
-    rc = cutune_db_merge(at("old.db"), inputs + 1, 1, &stop, NULL, &res, &err);
+    rc = cutune_db_merge(in_tmp("old.db"), inputs + 1, 1, &stop, NULL, &res, &err);
     CHECK_MSG(rc == CUTUNE_ERR_INTERRUPTED, "a stopped merge into OUT returned %d: %s", rc,
               err.msg);
-    char *after = slurp(at("old.db"), &after_len);
+    char *after = slurp(in_tmp("old.db"), &after_len);
     CHECK_MSG(before && after && before_len == after_len && memcmp(before, after, before_len) == 0,
               "a stopped merge changed the existing OUT");
     CHECK(strays("old.db") == 0);
@@ -137,7 +117,7 @@ static void test_stopped(void)
     /* not stopped: the same merge goes through */
     cutune_error_clear(&err);
     stop = 0;
-    rc = cutune_db_merge(at("old.db"), inputs + 1, 1, &stop, NULL, &res, &err);
+    rc = cutune_db_merge(in_tmp("old.db"), inputs + 1, 1, &stop, NULL, &res, &err);
     CHECK_MSG(rc == 0 && res.added.trials == 3000 && res.best_keys == 1,
               "the merge after: %d, %lld trials added, %lld keys: %s", rc,
               (long long)res.added.trials, (long long)res.best_keys, err.msg);
@@ -145,15 +125,9 @@ static void test_stopped(void)
 
 int main(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/cutune-merge-stop-XXXXXX");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
+    if (make_tmpdir(tmpdir, sizeof tmpdir, "cutune-merge-stop") != 0)
         return 1;
-    }
     test_stopped();
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    rm_tree(tmpdir);
     return check_result("merge_stop");
 }

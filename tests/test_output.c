@@ -6,6 +6,7 @@
 #include "json.h"
 #include "json_check.h"
 #include "outfile.h"
+#include "tmpdir.h"
 #include "utf8.h"
 
 #include <math.h>
@@ -480,11 +481,8 @@ static void c_literals_compile(const char *cc)
 
 int main(int argc, char **argv)
 {
-    snprintf(dir, sizeof dir, "/tmp/cutune-test-output-XXXXXX");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
+    if (make_tmpdir(dir, sizeof dir, "cutune-test-output") != 0)
         return 1;
-    }
     commit_replaces();
     abort_keeps_previous();
     full_disk_keeps_previous();

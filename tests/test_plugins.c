@@ -5,6 +5,7 @@
  * cannot launch is said to be skipped. Needs no GPU. */
 #include "check.h"
 #include "registry.h"
+#include "stub_hooks.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -45,41 +46,6 @@ static void refused_one_by_one(void)
 }
 
 /* The loader's rules for an op descriptor, one defect at a time. */
-static int ok_problem(CutuneProblem *p, char *e, size_t n)
-{
-    (void)p, (void)e, (void)n;
-    return 0;
-}
-static int ok_setup(const CutuneHost *h, const CutuneProblem *p, uint64_t s, void **st)
-{
-    (void)h, (void)p, (void)s, (void)st;
-    return 0;
-}
-static int ok_args(void *s, const CutuneConfig *c, void **a, int m)
-{
-    (void)s, (void)c, (void)a, (void)m;
-    return 0;
-}
-static int ok_poison(const CutuneHost *h, void *s)
-{
-    (void)h, (void)s;
-    return 0;
-}
-static int ok_check(const CutuneHost *h, void *s, CutuneCheck *o)
-{
-    (void)h, (void)s, (void)o;
-    return 0;
-}
-static void ok_teardown(const CutuneHost *h, void *s)
-{
-    (void)h, (void)s;
-}
-static double ok_zero(const CutuneProblem *p)
-{
-    (void)p;
-    return 0;
-}
-
 static void op_rules(void)
 {
     const CutuneOp good = {
@@ -91,14 +57,7 @@ static void op_rules(void)
         .dim_names = "R,C",
         .signature = "float *x, int R, int C",
         .nargs = 3,
-        .check_problem = ok_problem,
-        .setup = ok_setup,
-        .kernel_args = ok_args,
-        .poison_output = ok_poison,
-        .check = ok_check,
-        .teardown = ok_teardown,
-        .flops = ok_zero,
-        .bytes = ok_zero,
+        STUB_CONTRACT,
     };
     CutuneError err = {0};
     CHECK_MSG(cutune_op_validate("good.so", &good, &err) == 0, "%s", err.msg);

@@ -9,6 +9,7 @@
  * seeds must give p < 0.01. The default strategy must keep the pipeline full, and hold
  * its targets at the tuner's window; every strategy must honour a warm start. */
 #include "check.h"
+#include "db_fixture.h"
 #include "db.h"
 #include "replay.h"
 #include "space.h"
@@ -378,11 +379,7 @@ static void recordings(void)
 
 static CutuneDeviceInfo device(const char *uuid, const char *name)
 {
-    CutuneDeviceInfo dv;
-    memset(&dv, 0, sizeof dv);
-    snprintf(dv.uuid, sizeof dv.uuid, "%s", uuid);
-    snprintf(dv.name, sizeof dv.name, "%s", name);
-    dv.cc_major = 9;
+    CutuneDeviceInfo dv = fixture_device(uuid, name);
     dv.sm_count = 132;
     return dv;
 }
@@ -390,16 +387,9 @@ static CutuneDeviceInfo device(const char *uuid, const char *name)
 static void add(CutuneDb *db, int64_t run, int64_t dev, int64_t var, int64_t prob,
                 const char *config, CutuneStatus status, double ms)
 {
-    CutuneTrialRecord t = {
-        .run_id = run,
-        .device_id = dev,
-        .variant_id = var,
-        .problem_id = prob,
-        .config = config,
-        .status = status,
-        .median_ms = ms,
-        .samples = 5,
-    };
+    CutuneTrialRecord t = fixture_trial(run, dev, var, prob, config, status);
+    t.median_ms = ms;
+    t.samples = 5;
     CutuneError e = {0};
     CHECK_MSG(cutune_db_trial_insert(db, &t, NULL, NULL, &e) == 0, "%s", e.msg);
 }

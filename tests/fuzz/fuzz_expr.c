@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "expr.h"
+#include "fuzz_text.h"
 #include "cutune/cutune.h"
 
 static const char *const names[] = {"TILE", "PAD", "M", "N", "K", "MAX_THREADS_PER_BLOCK"};
@@ -25,11 +26,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     size_t len = strlen(text); /* an embedded NUL ends the text, as in a C string */
     CutuneSymbols syms = {names, NNAMES};
     CutuneExpr *e = NULL;

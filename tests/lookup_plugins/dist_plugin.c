@@ -5,46 +5,7 @@
 #include <stddef.h>
 
 #include "cutune/plugin.h"
-
-static int check_problem(CutuneProblem *p, char *e, size_t n)
-{
-    (void)p, (void)e, (void)n;
-    return 0;
-}
-static int geometry(const CutuneConfig *c, const CutuneProblem *p, CutuneLaunch *l)
-{
-    (void)c, (void)p, (void)l;
-    return 0;
-}
-static int setup(const CutuneHost *h, const CutuneProblem *p, uint64_t s, void **st)
-{
-    (void)h, (void)p, (void)s, (void)st;
-    return 0;
-}
-static int args(void *s, const CutuneConfig *c, void **a, int m)
-{
-    (void)s, (void)c, (void)a, (void)m;
-    return 0;
-}
-static int poison(const CutuneHost *h, void *s)
-{
-    (void)h, (void)s;
-    return 0;
-}
-static int check(const CutuneHost *h, void *s, CutuneCheck *o)
-{
-    (void)h, (void)s, (void)o;
-    return 0;
-}
-static void teardown(const CutuneHost *h, void *s)
-{
-    (void)h, (void)s;
-}
-static double zero(const CutuneProblem *p)
-{
-    (void)p;
-    return 0;
-}
+#include "../stub_hooks.h"
 
 #if ABI11
 static double linear(const CutuneProblem *a, const CutuneProblem *b)
@@ -73,15 +34,8 @@ static const CutuneVariant variant = {
     .dim_names = "n",
     .kernel_source = "extern \"C\" __global__ void k() {}",
     .kernel_name = "k",
-    .check_problem = check_problem,
-    .launch_geometry = geometry,
-    .setup = setup,
-    .kernel_args = args,
-    .poison_output = poison,
-    .check = check,
-    .teardown = teardown,
-    .flops = zero,
-    .bytes = zero,
+    .launch_geometry = stub_geometry,
+    STUB_CONTRACT,
 };
 
 CUTUNE_PLUGIN_EXPORT const CutuneVariant *cutune_plugin_variant(void)

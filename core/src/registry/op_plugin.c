@@ -53,30 +53,16 @@ int cutune_op_validate(const char *path, const CutuneOp *op, CutuneError *err)
                             "%s: op descriptor struct_size is %u bytes but ABI %u.%u needs at "
                             "least %zu; set .struct_size = sizeof(CutuneOp)",
                             path, op->struct_size, op->abi_major, op->abi_minor, OP_SIZE_MIN);
-    struct {
-        const char *name;
-        const void *ptr;
-    } required[] = {
-        {"name", op->name},
-        {"summary", op->summary},
-        {"dim_names", op->dim_names},
-        {"signature", op->signature},
-        {"check_problem", (const void *)(size_t)op->check_problem},
-        {"setup", (const void *)(size_t)op->setup},
-        {"kernel_args", (const void *)(size_t)op->kernel_args},
-        {"poison_output", (const void *)(size_t)op->poison_output},
-        {"check", (const void *)(size_t)op->check},
-        {"teardown", (const void *)(size_t)op->teardown},
-        {"flops", (const void *)(size_t)op->flops},
-        {"bytes", (const void *)(size_t)op->bytes},
+    const CutuneField required[] = {
+        {"name", op->name},           {"summary", op->summary},   {"dim_names", op->dim_names},
+        {"signature", op->signature}, CUTUNE_CONTRACT_FIELDS(op),
     };
-    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
-        if (!required[i].ptr)
-            return cutune_error(err, CUTUNE_ERR_PLUGIN,
-                                "%s: required op field '%s' is NULL; an op sets name, summary, "
-                                "dim_names, signature, nargs and every callback from "
-                                "check_problem to bytes (cutune/op.h)",
-                                path, required[i].name);
+    int rc = cutune_fields_required(required, sizeof required / sizeof required[0], path, "op",
+                                    "an op sets name, summary, dim_names, signature, nargs and "
+                                    "every callback from check_problem to bytes (cutune/op.h)",
+                                    err);
+    if (rc)
+        return rc;
     if (!cutune_is_name(op->name))
         return cutune_error(err, CUTUNE_ERR_PLUGIN,
                             "%s: op name '%s' must be made of letters, digits and '_'", path,
@@ -96,26 +82,16 @@ int cutune_op_validate(const char *path, const CutuneOp *op, CutuneError *err)
 int cutune_op_from_variant(const char *path, const CutuneVariant *v, CutuneOpDef *d,
                            CutuneError *err)
 {
-    struct {
-        const char *name;
-        const void *ptr;
-    } contract[] = {
-        {"check_problem", (const void *)(size_t)v->check_problem},
-        {"setup", (const void *)(size_t)v->setup},
-        {"kernel_args", (const void *)(size_t)v->kernel_args},
-        {"poison_output", (const void *)(size_t)v->poison_output},
-        {"check", (const void *)(size_t)v->check},
-        {"teardown", (const void *)(size_t)v->teardown},
-        {"flops", (const void *)(size_t)v->flops},
-        {"bytes", (const void *)(size_t)v->bytes},
-    };
-    for (size_t i = 0; i < sizeof contract / sizeof contract[0]; i++)
-        if (!contract[i].ptr)
-            return cutune_error(err, CUTUNE_ERR_PLUGIN,
-                                "%s: required descriptor field '%s' is NULL; no op plugin "
-                                "provides op '%s', so the variant plugin must define it: every "
-                                "field of CutuneVariant from check_problem to bytes",
-                                path, contract[i].name, v->op);
+    const CutuneField contract[] = {CUTUNE_CONTRACT_FIELDS(v)};
+    char fix[256];
+    snprintf(fix, sizeof fix,
+             "no op plugin provides op '%s', so the variant plugin must define it: every field "
+             "of CutuneVariant from check_problem to bytes",
+             v->op);
+    int rc = cutune_fields_required(contract, sizeof contract / sizeof contract[0], path,
+                                    "descriptor", fix, err);
+    if (rc)
+        return rc;
     size_t end = offsetof(CutuneVariant, problem_distance) + sizeof v->problem_distance;
     d->own = (CutuneOp){
         .abi_major = CUTUNE_ABI_MAJOR,

@@ -159,6 +159,41 @@ int cutune_geometry_eval(const CutuneGeometry *g, const int64_t *values, const C
                          const CutuneLimits *lim, CutuneLaunch *out, char *why, size_t len);
 void cutune_geometry_free(CutuneGeometry **g);
 
+/* A field a plugin descriptor must set: its name and its value (data or a function). */
+typedef struct CutuneField {
+    const char *name;
+    const void *ptr;
+} CutuneField;
+
+/* A function pointer as a CutuneField's value. */
+#define CUTUNE_FIELD_FN(f) ((const void *)(size_t)(f))
+
+/* The hooks of an op's contract, from check_problem to bytes, in a descriptor `d` that has
+ * them (a CutuneOp, or a CutuneVariant that brings its own op). */
+/* clang-format off */
+#define CUTUNE_CONTRACT_FIELDS(d) \
+    {"check_problem", CUTUNE_FIELD_FN((d)->check_problem)}, \
+    {"setup", CUTUNE_FIELD_FN((d)->setup)}, \
+    {"kernel_args", CUTUNE_FIELD_FN((d)->kernel_args)}, \
+    {"poison_output", CUTUNE_FIELD_FN((d)->poison_output)}, \
+    {"check", CUTUNE_FIELD_FN((d)->check)}, \
+    {"teardown", CUTUNE_FIELD_FN((d)->teardown)}, \
+    {"flops", CUTUNE_FIELD_FN((d)->flops)}, \
+    {"bytes", CUTUNE_FIELD_FN((d)->bytes)}
+/* clang-format on */
+
+/* 0 when every field of fields[0..n) is set; otherwise CUTUNE_ERR_PLUGIN with "PATH:
+ * required KIND field 'NAME' is NULL; FIX" in err, for the first that is NULL. */
+static inline int cutune_fields_required(const CutuneField *fields, size_t n, const char *path,
+                                         const char *kind, const char *fix, CutuneError *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!fields[i].ptr)
+            return cutune_error(err, CUTUNE_ERR_PLUGIN, "%s: required %s field '%s' is NULL; %s",
+                                path, kind, fields[i].name, fix);
+    return 0;
+}
+
 /* A C plugin's launch_geometry of cfg for p, the device's SM count and compute capability
  * (e.g. 90) passed as the pseudo-parameters SM_COUNT and CC after cfg's own (ABI 1.2).
  * Returns the callback's result, -1 out of memory. */

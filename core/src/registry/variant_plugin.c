@@ -48,10 +48,7 @@ static int validate(const char *path, const CutuneVariant *v, CutuneError *err)
                             "%s: descriptor struct_size is %u bytes but ABI %u.%u needs at least "
                             "%zu; set .struct_size = sizeof(CutuneVariant)",
                             path, v->struct_size, v->abi_major, v->abi_minor, size_1_1);
-    struct {
-        const char *name;
-        const void *ptr;
-    } required[] = {
+    const CutuneField required[] = {
         {"op", v->op},
         {"name", v->name},
         {"version", v->version},
@@ -59,15 +56,16 @@ static int validate(const char *path, const CutuneVariant *v, CutuneError *err)
         {"dim_names", v->dim_names},
         {"kernel_source", v->kernel_source},
         {"kernel_name", v->kernel_name},
-        {"launch_geometry", (const void *)(size_t)v->launch_geometry},
+        {"launch_geometry", CUTUNE_FIELD_FN(v->launch_geometry)},
     };
-    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
-        if (!required[i].ptr)
-            return cutune_error(err, CUTUNE_ERR_PLUGIN,
-                                "%s: required descriptor field '%s' is NULL; a variant plugin "
-                                "sets op, name, version, summary, dim_names, kernel_source, "
-                                "kernel_name and launch_geometry (cutune/plugin.h)",
-                                path, required[i].name);
+    int rc = cutune_fields_required(required, sizeof required / sizeof required[0], path,
+                                    "descriptor",
+                                    "a variant plugin sets op, name, version, summary, dim_names, "
+                                    "kernel_source, kernel_name and launch_geometry "
+                                    "(cutune/plugin.h)",
+                                    err);
+    if (rc)
+        return rc;
     if (!cutune_is_name(v->op) || !cutune_is_name(v->name))
         return cutune_error(err, CUTUNE_ERR_PLUGIN,
                             "%s: op '%s' and name '%s' must be made of letters, digits and '_'",

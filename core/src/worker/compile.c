@@ -28,6 +28,17 @@ void cutune_kernel_binary_free(CutuneKernelBinary *b)
     memset(b, 0, sizeof *b);
 }
 
+/* A program of the source, named after its kernel. */
+static int program_create(nvrtcProgram *prog, const char *source, const char *kernel_name,
+                          CutuneError *err)
+{
+    nvrtcResult r = nvrtcCreateProgram(prog, source, kernel_name, 0, NULL, NULL);
+    if (r != NVRTC_SUCCESS)
+        return cutune_error(err, CUTUNE_ERR_COMPILE, "nvrtcCreateProgram: %s",
+                            nvrtcGetErrorString(r));
+    return 0;
+}
+
 static char *program_log(nvrtcProgram prog)
 {
     size_t n = 0;
@@ -113,14 +124,11 @@ int cutune_nvrtc_kernel_params(const char *source, const char *kernel_name,
     if (rc)
         return rc;
     nvrtcProgram prog;
-    nvrtcResult r = nvrtcCreateProgram(&prog, source, kernel_name, 0, NULL, NULL);
-    if (r != NVRTC_SUCCESS) {
-        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "nvrtcCreateProgram: %s",
-                          nvrtcGetErrorString(r));
+    if ((rc = program_create(&prog, source, kernel_name, err)))
         goto done;
-    }
     size_t size = 0;
     char *ptx = NULL;
+    nvrtcResult r;
     if ((r = nvrtcCompileProgram(prog, (int)opt.n, opt.opts)) != NVRTC_SUCCESS) {
         char *log = program_log(prog);
         rc = cutune_error(err, CUTUNE_ERR_COMPILE, "NVRTC could not compile %s: %s%s%s",
@@ -177,13 +185,9 @@ int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char
 
     double t0 = cutune_now();
     nvrtcProgram prog;
-    nvrtcResult r = nvrtcCreateProgram(&prog, source, kernel_name, 0, NULL, NULL);
-    if (r != NVRTC_SUCCESS) {
-        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "nvrtcCreateProgram: %s",
-                          nvrtcGetErrorString(r));
+    if ((rc = program_create(&prog, source, kernel_name, err)))
         goto done;
-    }
-    r = nvrtcCompileProgram(prog, (int)nopts, opts);
+    nvrtcResult r = nvrtcCompileProgram(prog, (int)nopts, opts);
     out->log = program_log(prog);
     if (r != NVRTC_SUCCESS) {
         rc = cutune_error(err, CUTUNE_ERR_COMPILE, "NVRTC could not compile %s: %s%s%s",

@@ -150,34 +150,31 @@ const char *cutune_buf_get_str(CutuneBuf *b)
     return p;
 }
 
-static int send_all(int fd, const void *p, size_t n)
+/* Sends out[0..n) when out is given, else reads n bytes into in, through EINTR;
+ * CUTUNE_ERR_IO on an error or the peer's end. */
+static int transfer_all(int fd, const void *out, void *in, size_t n)
 {
-    const unsigned char *c = p;
-    while (n > 0) {
-        ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
+    size_t done = 0;
+    while (done < n) {
+        ssize_t k = out ? send(fd, (const char *)out + done, n - done, MSG_NOSIGNAL)
+                        : read(fd, (char *)in + done, n - done);
+        if (k < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
+        if (k <= 0)
             return CUTUNE_ERR_IO;
-        c += w;
-        n -= (size_t)w;
+        done += (size_t)k;
     }
     return 0;
 }
 
+static int send_all(int fd, const void *p, size_t n)
+{
+    return transfer_all(fd, p, NULL, n);
+}
+
 static int recv_all(int fd, void *p, size_t n)
 {
-    unsigned char *c = p;
-    while (n > 0) {
-        ssize_t r = read(fd, c, n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return CUTUNE_ERR_IO;
-        c += r;
-        n -= (size_t)r;
-    }
-    return 0;
+    return transfer_all(fd, NULL, p, n);
 }
 
 int cutune_msg_send(int fd, uint32_t type, const CutuneBuf *b)
