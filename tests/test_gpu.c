@@ -231,14 +231,17 @@ static void template_plugin(void)
 
 int main(void)
 {
-    CutuneDeviceInfo dev;
-    if (!gpu_device(&dev))
+    CutuneError err = {0};
+    if (!gpu_present())
         return CHECK_SKIP;
+    CutuneDeviceInfo dev;
+    CHECK_MSG(cutune_device_open(0, &dev, &err) == 0, "%s", err.msg);
     char dir[] = "/tmp/cutune-gpu-XXXXXX", cache[PATH_MAX];
     CHECK(mkdtemp(dir) != NULL);
     snprintf(db_path, sizeof db_path, "%s/tune.db", dir);
     snprintf(cache, sizeof cache, "%s/cache", dir);
     setenv("CUTUNE_CACHE_DIR", cache, 1); /* a cold cache: the first run compiles */
+    printf("device 0: %s (%s)\n", dev.name, dev.uuid);
     first_run(dev.uuid);
     query_finds_it(dev.uuid);
     second_run_compiles_nothing();

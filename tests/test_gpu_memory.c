@@ -117,13 +117,15 @@ static void reevaluate_best(const char *op, const char *size, const CutuneDevice
 
 int main(void)
 {
-    CutuneDeviceInfo dev;
-    if (!gpu_device(&dev))
-        return CHECK_SKIP;
     CutuneError err = {0};
+    if (!gpu_present())
+        return CHECK_SKIP;
+    CutuneDeviceInfo dev;
+    CHECK_MSG(cutune_device_open(0, &dev, &err) == 0, "%s", err.msg);
     char dir[] = "/tmp/cutune-gpu-mem-XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
     snprintf(db_path, sizeof db_path, "%s/tune.db", dir);
+    printf("device 0: %s (%s)\n", dev.name, dev.uuid);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         CutuneTuneSummary sum;
         tune_op(&cases[i], &sum);
