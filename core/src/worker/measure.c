@@ -24,10 +24,20 @@ void cutune_measure_defaults(CutuneMeasureSettings *s)
     };
 }
 
-static int skip(CutuneEvalResult *out, const char *fmt, long long a, long long b)
+/* Set out->status and its message; returns 0, so that a step can `return refuse(...)`. */
+static int refuse(CutuneEvalResult *out, CutuneStatus status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static int refuse(CutuneEvalResult *out, CutuneStatus status, const char *fmt, ...)
 {
-    out->status = CUTUNE_STATUS_SKIPPED_RESOURCES;
-    snprintf(out->message, sizeof out->message, fmt, a, b);
+    out->status = status;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->message, sizeof out->message, fmt, ap);
+    va_end(ap);
     return 0;
 }
 
@@ -37,8 +47,9 @@ static int check_resources(const CutuneEvalInput *in, const CutuneLoadedKernel *
 {
     long long threads = (long long)l->block[0] * l->block[1] * l->block[2];
     if (threads > in->device->max_threads_per_block)
-        return skip(out, "block of %lld threads exceeds the device's %lld", threads,
-                    in->device->max_threads_per_block),
+        return refuse(out, CUTUNE_STATUS_SKIPPED_RESOURCES,
+                      "block of %lld threads exceeds the device's %lld", threads,
+                      (long long)in->device->max_threads_per_block),
                1;
     struct cudaFuncAttributes attr;
     if (cudaFuncGetAttributes(&attr, (const void *)k->kernel) != cudaSuccess) {
@@ -46,24 +57,24 @@ static int check_resources(const CutuneEvalInput *in, const CutuneLoadedKernel *
         return 0; /* no attributes: let the launch tell */
     }
     if (threads > attr.maxThreadsPerBlock) {
-        skip(out, "block of %lld threads, but at %lld registers a thread at most ", threads,
-             attr.numRegs);
-        size_t n = strlen(out->message);
-        snprintf(out->message + n, sizeof out->message - n, "%d threads fit",
-                 attr.maxThreadsPerBlock);
+        refuse(out, CUTUNE_STATUS_SKIPPED_RESOURCES,
+               "block of %lld threads, but at %d registers a thread at most %d threads fit",
+               threads, attr.numRegs, attr.maxThreadsPerBlock);
         return 1;
     }
     long long shared = (long long)attr.sharedSizeBytes + (long long)l->shared_bytes;
     if (shared > in->device->max_shared_per_block)
-        return skip(out, "needs %lld bytes of shared memory, the device allows %lld a block",
-                    shared, in->device->max_shared_per_block),
+        return refuse(out, CUTUNE_STATUS_SKIPPED_RESOURCES,
+                      "needs %lld bytes of shared memory, the device allows %lld a block", shared,
+                      (long long)in->device->max_shared_per_block),
                1;
     if (l->shared_bytes > 48 * 1024 &&
         cudaFuncSetAttribute((const void *)k->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)l->shared_bytes) != cudaSuccess) {
         cudaGetLastError();
-        return skip(out, "could not raise dynamic shared memory to %lld bytes (limit %lld)",
-                    (long long)l->shared_bytes, in->device->max_shared_per_block),
+        return refuse(out, CUTUNE_STATUS_SKIPPED_RESOURCES,
+                      "could not raise dynamic shared memory to %lld bytes (limit %lld)",
+                      (long long)l->shared_bytes, (long long)in->device->max_shared_per_block),
                1;
     }
     return 0;
@@ -86,23 +97,6 @@ static int enqueue_kernel(void *user, int reps)
         e = cudaLaunchKernel((const void *)c->k->kernel, grid, block, c->args, c->l->shared_bytes,
                              0);
     return (int)e;
-}
-
-/* Set out->status and its message; returns 0, so that a step can `return refuse(...)`. */
-static int refuse(CutuneEvalResult *out, CutuneStatus status, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static int refuse(CutuneEvalResult *out, CutuneStatus status, const char *fmt, ...)
-{
-    out->status = status;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(out->message, sizeof out->message, fmt, ap);
-    va_end(ap);
-    return 0;
 }
 
 /* The kernel's arguments from the op. 1 when they are ready, 0 when the config failed. */
