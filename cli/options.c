@@ -3,6 +3,7 @@
  * what was wrong, never a silent wrap (--device 4294967299 is not GPU 3). The commands whose
  * options are only texts and flags read them from one table (cli_parse_options). */
 #include "cli.h"
+#include "util.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -10,31 +11,22 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-/* Strict decimal: an optional '-', then digits only (no spaces, no '+', no hex). Returns
- * NULL with *neg and *mag set, or what was wrong. */
+/* Strict decimal, as the core reads integers everywhere (cutune_parse_whole: an optional
+ * sign, then digits only; no spaces, no hex). Returns NULL with *neg and *mag set, or what
+ * was wrong. */
 static const char *digits(const char *text, int *neg, uint64_t *mag)
 {
-    const char *p = text;
-    *neg = 0;
-    *mag = 0;
-    if (!p || !*p)
+    if (!text || !*text)
         return "it is empty";
-    if (*p == '-') {
-        *neg = 1;
-        p++;
+    switch (cutune_parse_whole(text, strlen(text), neg, mag)) {
+    case 0: return NULL;
+    case CUTUNE_I64_RANGE: return "it is too large";
+    default:
+        return text[1] || (*text != '-' && *text != '+') ? "it is not a whole decimal number"
+                                                         : "there is no digit";
     }
-    if (!*p)
-        return "there is no digit";
-    for (; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return "it is not a whole decimal number";
-        unsigned d = (unsigned)(*p - '0');
-        if (*mag > (UINT64_MAX - d) / 10)
-            return "it is too large";
-        *mag = *mag * 10 + d;
-    }
-    return NULL;
 }
 
 static int refuse(const char *cmd, const char *opt, const char *text, const char *range,
@@ -76,7 +68,6 @@ static int parse_whole(const char *cmd, const char *opt, const char *text, Whole
     const char *why = digits(text, &v.neg, &v.mag);
     if (why)
         return refuse(cmd, opt, text, range, why);
-    v.neg = v.neg && v.mag > 0; /* "-0" is 0 */
     if (whole_below(v, min))
         return refuse(cmd, opt, text, range, "it is too small");
     if (whole_below(max, v))

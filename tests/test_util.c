@@ -231,6 +231,17 @@ static void integers(void)
     }
     int64_t v = 0;
     CHECK(cutune_parse_i64("123456", 3, &v) == 0 && v == 123); /* only len bytes are read */
+    /* the same grammar as sign and magnitude, over the whole uint64 range (the CLI's) */
+    int neg = 7;
+    uint64_t mag = 7;
+    CHECK(cutune_parse_whole("18446744073709551615", 20, &neg, &mag) == 0 && !neg &&
+          mag == UINT64_MAX);
+    CHECK(cutune_parse_whole("-18446744073709551615", 21, &neg, &mag) == 0 && neg &&
+          mag == UINT64_MAX);
+    CHECK(cutune_parse_whole("18446744073709551616", 20, &neg, &mag) == CUTUNE_I64_RANGE);
+    CHECK(cutune_parse_whole("184467440737095516160x", 22, &neg, &mag) == CUTUNE_I64_NOT_INTEGER);
+    CHECK(cutune_parse_whole("-0", 2, &neg, &mag) == 0 && !neg && mag == 0); /* "-0" is 0 */
+    CHECK(cutune_parse_whole("+", 1, &neg, &mag) == CUTUNE_I64_NOT_INTEGER);
 }
 
 static void text(void)

@@ -23,30 +23,44 @@ char *cutune_trim_in_place(char *s)
     return (char *)t;
 }
 
-int cutune_parse_i64(const char *s, size_t len, int64_t *out)
+int cutune_parse_whole(const char *s, size_t len, int *neg, uint64_t *mag)
 {
     size_t i = 0;
-    int neg = 0;
+    int minus = 0;
     if (i < len && (s[i] == '+' || s[i] == '-')) {
-        neg = s[i] == '-';
+        minus = s[i] == '-';
         i++;
     }
     if (i == len)
         return CUTUNE_I64_NOT_INTEGER;
-    int64_t v = 0;
+    uint64_t v = 0;
     int range = 0;
     for (; i < len; i++) {
         if (!isdigit((unsigned char)s[i]))
             return CUTUNE_I64_NOT_INTEGER;
-        int d = s[i] - '0';
+        unsigned d = (unsigned)(s[i] - '0');
         /* keep scanning after an overflow: "99999999999999999999x" is not an integer */
-        if (!range && (__builtin_mul_overflow(v, 10, &v) ||
-                       (neg ? __builtin_sub_overflow(v, d, &v) : __builtin_add_overflow(v, d, &v))))
+        if (!range && (v > (UINT64_MAX - d) / 10))
             range = 1;
+        v = range ? v : v * 10 + d;
     }
     if (range)
         return CUTUNE_I64_RANGE;
-    *out = v;
+    *neg = minus && v > 0; /* "-0" is 0 */
+    *mag = v;
+    return 0;
+}
+
+int cutune_parse_i64(const char *s, size_t len, int64_t *out)
+{
+    int neg;
+    uint64_t mag;
+    int rc = cutune_parse_whole(s, len, &neg, &mag);
+    if (rc)
+        return rc;
+    if (mag > (neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX))
+        return CUTUNE_I64_RANGE;
+    *out = neg ? -(int64_t)(mag - 1) - 1 : (int64_t)mag;
     return 0;
 }
 

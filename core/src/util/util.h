@@ -53,6 +53,10 @@ enum { CUTUNE_I64_NOT_INTEGER = -1, CUTUNE_I64_RANGE = -2 };
  * integer (also when the digits overflow too); CUTUNE_I64_RANGE for an integer outside
  * int64. *out is untouched on failure. */
 int cutune_parse_i64(const char *s, size_t len, int64_t *out);
+/* The same grammar as sign and magnitude, for callers with their own range (the CLI's
+ * unsigned options): 0 with *neg (never set for 0) and *mag; CUTUNE_I64_NOT_INTEGER as
+ * above; CUTUNE_I64_RANGE for a magnitude over UINT64_MAX. */
+int cutune_parse_whole(const char *s, size_t len, int *neg, uint64_t *mag);
 
 /* Copy src (NULL: "") into dst[len], cut to fit and always terminated (len > 0). */
 void cutune_copy_str(char *dst, size_t len, const char *src);
