@@ -3,15 +3,18 @@
 limit in wall time. Not a GPU measurement: every figure it prints comes from the
 assumptions below, which are flags.
 
-The tuner keeps up to WINDOW proposals in flight (2 x compile threads + 2), submits each
-to a pool of THREADS compile threads in proposal order, measures them one at a time on the
-GPU in proposal order once compiled, and after each result asks the strategy for more. A
+The tuner keeps up to WINDOW proposals in flight (compile threads + 2), submits each to a
+pool of THREADS compile threads in proposal order, measures them one at a time on the GPU
+as their compiles finish (`--order proposal`: in proposal order, as the tuner did before
+2026-11-25, with 2 x compile threads + 2 in flight), and after each result asks the
+strategy for more. A
 strategy may hold fewer in flight (`--ramp START,HOLD`: START until HOLD results are known,
 then one more per result, as portfolio's ramp does); next() then answers WAIT and compile
 threads idle. Compile times are log-normal around a median.
 
     bench/pipeline_model.py [--threads 16] [--compile 0.85] [--spread 0.35]
                             [--measure 0.03] [--runs 200] [--evals 25,100,400]
+                            [--order completion|proposal] [--window N]
 """
 import argparse
 import heapq
@@ -19,11 +22,12 @@ import math
 import random
 
 
-def run_once(rng, n, window, cap_of, threads, compile_s, spread, measure_s):
+def run_once(rng, n, window, cap_of, threads, compile_s, spread, measure_s, completion):
     """Seconds from the first proposal to each result, for n results."""
     free = [0.0] * threads  # when each compile thread is next free
     heapq.heapify(free)
-    done_compile = []       # per proposal, when its compile ends
+    done_compile = []       # per proposal, when its compile ends (proposal order)
+    ready = []              # the compile ends in flight, earliest first (completion order)
     results = []
     now = 0.0
     gpu_free = 0.0
@@ -35,8 +39,10 @@ def run_once(rng, n, window, cap_of, threads, compile_s, spread, measure_s):
             end = start + compile_s * math.exp(rng.gauss(0.0, spread))
             heapq.heappush(free, end)
             done_compile.append(end)
+            heapq.heappush(ready, end)
             proposed += 1
-        start = max(done_compile[fed], gpu_free)
+        compiled = heapq.heappop(ready) if completion else done_compile[fed]
+        start = max(compiled, gpu_free)
         gpu_free = start + measure_s
         now = gpu_free
         results.append(now)
@@ -52,18 +58,25 @@ def main():
     ap.add_argument("--measure", type=float, default=0.03, help="seconds a measurement")
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--evals", default="25,100,400")
+    ap.add_argument("--order", choices=("completion", "proposal"), default="completion",
+                    help="the order compiled configs are measured in")
+    ap.add_argument("--window", type=int, default=0,
+                    help="in flight (default: threads + 2 in completion order, "
+                    "2 x threads + 2 in proposal order)")
     ap.add_argument("--ramp", action="append", default=[],
                     help="START,HOLD: a ramp to price besides the full window")
     a = ap.parse_args()
     evals = [int(x) for x in a.evals.split(",")]
-    window = 2 * a.threads + 2
+    completion = a.order == "completion"
+    window = a.window or (a.threads + 2 if completion else 2 * a.threads + 2)
     policies = [(f"{window} in flight from the start", lambda fed: window)]
     for spec in a.ramp:
         st, hold = (int(x) for x in spec.split(","))
         policies.append((f"{st} in flight for {hold} results, then +1 a result",
                          lambda fed, st=st, hold=hold: st + max(0, fed - hold)))
     print(f"{a.threads} compile threads, {a.compile} s a compile (log-normal, sigma "
-          f"{a.spread}), {a.measure} s a measurement, window {window}; mean of {a.runs} runs")
+          f"{a.spread}), {a.measure} s a measurement, window {window}, measured in {a.order} "
+          f"order; mean of {a.runs} runs")
     print()
     print("| in flight | " + " | ".join(f"s to {e}" for e in evals) + " | "
           + " | ".join(f"evals/s to {e}" for e in evals) + " |")
@@ -73,7 +86,7 @@ def main():
         t = [0.0] * len(evals)
         for _ in range(a.runs):
             r = run_once(rng, max(evals), window, cap, a.threads, a.compile, a.spread,
-                         a.measure)
+                         a.measure, completion)
             for i, e in enumerate(evals):
                 t[i] += r[e - 1] / a.runs
         print(f"| {name} | " + " | ".join(f"{x:.1f}" for x in t) + " | "

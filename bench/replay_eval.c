@@ -2,7 +2,7 @@
  * given) and prints one Markdown table per recording, then a summary of the default
  * strategy against the targets. CPU only: each proposal is answered from the recording.
  *
- *   build/bench/replay_eval [--seeds N] [--budgets 25,100,400] [--windows 34,1]
+ *   build/bench/replay_eval [--seeds N] [--budgets 25,100,400] [--windows 18,1]
  *                           [--strategy random,annealing,...] PATH...
  *
  * A PATH that is a folder stands for its *.csv files, except the "-cartesian" ones (their
@@ -185,7 +185,7 @@ int main(int argc, char **argv)
     memset(&e, 0, sizeof e);
     e.seeds = 50;
     parse_sizes("25,100,400", e.budgets, &e.nbudgets);
-    parse_sizes("34,1", e.windows, &e.nwindows);
+    parse_sizes("18,1", e.windows, &e.nwindows);
     char list[256];
     snprintf(list, sizeof list, "%s,random,annealing,ils,genetic,tpe",
              cutune_strategy_default_search);

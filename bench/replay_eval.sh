@@ -18,5 +18,5 @@ if [ ! -d "$data" ]; then
 fi
 ninja -C "$build" bench/replay_eval >&2
 echo "Command: \`bench/replay_eval.sh $*\` ($(date -u +%F), $(nproc) CPU cores, CPU replays of recorded spaces: no GPU involved)"
-exec "$build/bench/replay_eval" --budgets 25,50,100,200,400 --windows 34,1 "$@" \
+exec "$build/bench/replay_eval" --budgets 25,50,100,200,400 --windows 18,1 "$@" \
     "$data" "$root/tests/data/recordings"

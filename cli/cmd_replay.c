@@ -46,7 +46,7 @@ static const char help[] =
     "  --budgets LIST     evaluations, comma-separated, increasing (default 25,50,100,200,400);\n"
     "                     a budget above the number of configs is the whole space\n"
     "  --window N         proposals asked ahead of feedback, as `cutune run` does with its\n"
-    "                     compile threads (default 34)\n"
+    "                     compile threads (default 18, a 16-core host's)\n"
     "  --start-from FILE  a warm start, as `cutune run` takes one from other sizes or\n"
     "                     devices: the --start-best fastest configs of FILE, another\n"
     "                     recording of the same space (another device or size), are\n"
@@ -370,7 +370,7 @@ static int parse_args(int argc, char **argv, Opts *o)
     memset(o, 0, sizeof *o);
     o->seeds = 30;
     o->seed = 1;
-    o->window = 34;
+    o->window = 18;
     o->start_best = 5;
     memcpy(o->budgets, defaults, sizeof defaults);
     o->nbudgets = sizeof defaults / sizeof defaults[0];

@@ -248,15 +248,15 @@ static void beats_random(const char *what, const CutuneRecording *r, size_t b)
     }
 }
 
-/* The default strategy at the tuner's window (34) and one at a time: never below random
+/* The default strategy at the tuner's window (18 on a 16-core host) and one at a time: never below random
  * sampling's median at any budget from 25 to 400, and, on a space large enough for them to
  * mean something (10^3 configs or more), the issue's targets: >= 0.98 of the optimum at 100
- * evaluations one at a time, >= 0.97 with 34 in flight (34 of the 100 are then blind, and
- * the rest see results 34 proposals late), >= 0.995 at 400 either way. */
+ * evaluations one at a time, >= 0.97 with 18 in flight (18 of the 100 are then blind, and
+ * the rest see results 18 proposals late), >= 0.995 at 400 either way. */
 static void default_holds(const char *what, const CutuneRecording *r)
 {
     const CutuneStrategyOps *def = cutune_strategy_find(cutune_strategy_default_search);
-    const size_t budgets[] = {25, 50, 100, 200, 400}, windows[] = {34, 1};
+    const size_t budgets[] = {25, 50, 100, 200, 400}, windows[] = {18, 1};
     double x[SEEDS], rnd[SEEDS];
     if (!def)
         return;

@@ -3,8 +3,8 @@
  * in place from $CUTUNE_SEARCH_EVAL_DATA; skipped (77) where that folder is absent. Needs
  * no GPU.
  *
- * On every recording but the "-cartesian" ones, replayed as `cutune run` asks (34 proposals
- * in flight), over SEEDS seeds (bench/replay_eval runs 50):
+ * On every recording but the "-cartesian" ones, replayed as `cutune run` asks (18 proposals
+ * in flight on a 16-core host), over SEEDS seeds (bench/replay_eval runs 50):
  * - the median fraction of the optimum is never below random sampling's, at 25, 100 and 400
  *   evaluations (by more than 0.002: on the sch22 pnpoly spaces, where 4% and 19% of the
  *   configs are within 0.98 of the optimum, both reach 0.99 at 100 and the seeds decide);
@@ -12,8 +12,8 @@
  *   optimum is a single config, every neighbour of it reaches at most 0.82 of it, no other
  *   config reaches 0.98, and steepest descent reaches it from 1.1% of the space (the best
  *   of fourteen methods in the paper the data comes from found 0.90 at 400);
- * - at 100 evaluations it is at least 0.75 (with 34 in flight, 34 of the first 100 are
- *   blind, and the others see results 34 proposals late: bench/RESULTS.md gives each
+ * - at 100 evaluations it is at least 0.75 (with 18 in flight, 18 of the first 100 are
+ *   blind, and the others see results 18 proposals late: bench/RESULTS.md gives each
  *   recording's figure, and where 0.98 is missed; the lowest, 0.78 to 0.86, is on
  *   hub-convolution_milo-a100.csv, whose optimum is 1.07 times faster than any other
  *   config). */
@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SEEDS = 25, WINDOW = 34 };
+enum { SEEDS = 25, WINDOW = 18 };
 
 static double median(const CutuneStrategyOps *ops, const CutuneRecording *r, size_t budget)
 {

@@ -15,7 +15,7 @@ typedef struct CutuneStrategyArgs {
     uint64_t seed;
     size_t budget;       /* evaluations the tuner will allow (<= nconfigs) */
     size_t parallel;     /* how many proposals the tuner keeps in flight (compile pool + GPU):
-                             2 x compile threads + 2, e.g. 34 on a 16-core GPU host; 0 or 1 = one at a time */
+                             compile threads + 2, e.g. 18 on a 16-core GPU host; 0 or 1 = one at a time */
     const size_t *start; /* warm start: config indices to propose first, in this order (known-good
                              configs from the database or the space's shipped list); may be NULL */
     size_t nstart;

@@ -316,7 +316,7 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
         cutune_error(err, rc, "cannot start compile threads");
         goto out;
     }
-    r.window = 2 * cutune_pool_threads(r.pool) + 2;
+    r.window = cutune_pool_threads(r.pool) + 2;
     cutune_cost_init(&r.cost, cutune_pool_threads(r.pool));
 
     int lrc = tune_lanes_run(&r, err);

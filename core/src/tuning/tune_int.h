@@ -61,7 +61,7 @@ typedef struct TuneRun {
     const CutuneTuneOptions *o;
     CutuneRegistry reg;
     CutunePool *pool;
-    int window; /* proposals in flight per job: 2 x compile threads + 2 */
+    int window; /* proposals in flight per job: compile threads + 2 */
     char cache_dir[PATH_MAX];
     int64_t run_id;
     double started;  /* cutune_now() at the start */

@@ -220,6 +220,74 @@ static int compile_job_start(TuneLane *l, const TuneJob *j, CompileJob *c, size_
     return 0;
 }
 
+/* The configs in flight: up to `window` compile jobs, measured in the order their compiles
+ * finish (the earliest proposed among those finished), so that one slow compile holds up
+ * nothing and a window of the compile threads + 2 keeps every thread busy (a strategy's
+ * proposal then waits for fewer results: bench/pipeline_model.py). */
+typedef struct Pipeline {
+    CompileJob *slot;   /* window of them */
+    uint8_t *busy;      /* per slot */
+    CompileJob **queue; /* the busy slots, in proposal order */
+    CutuneJob **jobs;   /* scratch for cutune_pool_wait_any */
+    size_t window, inflight;
+} Pipeline;
+
+static int pipeline_init(Pipeline *pl, size_t window)
+{
+    pl->window = window;
+    pl->slot = calloc(window, sizeof *pl->slot);
+    pl->busy = calloc(window, 1);
+    pl->queue = calloc(window, sizeof *pl->queue);
+    pl->jobs = calloc(window, sizeof *pl->jobs);
+    return pl->slot && pl->busy && pl->queue && pl->jobs ? 0 : CUTUNE_ERR_NOMEM;
+}
+
+static void pipeline_free(Pipeline *pl)
+{
+    free(pl->slot);
+    free(pl->busy);
+    free(pl->queue);
+    free(pl->jobs);
+}
+
+/* A free slot, queued last (the caller has checked inflight < window). */
+static CompileJob *pipeline_slot(Pipeline *pl)
+{
+    size_t k = 0;
+    while (pl->busy[k])
+        k++;
+    pl->busy[k] = 1;
+    pl->queue[pl->inflight++] = &pl->slot[k];
+    return &pl->slot[k];
+}
+
+/* Wait for a compile to finish and take it out of the queue (the caller has checked
+ * inflight > 0). */
+static CompileJob *pipeline_take(Pipeline *pl, CutunePool *pool)
+{
+    for (size_t k = 0; k < pl->inflight; k++)
+        pl->jobs[k] = &pl->queue[k]->job;
+    size_t k = cutune_pool_wait_any(pool, pl->jobs, pl->inflight);
+    CompileJob *c = pl->queue[k];
+    memmove(&pl->queue[k], &pl->queue[k + 1], (pl->inflight - k - 1) * sizeof *pl->queue);
+    pl->inflight--;
+    return c;
+}
+
+/* Free a slot that pipeline_take gave. */
+static void pipeline_release(Pipeline *pl, CompileJob *c)
+{
+    compile_job_clear(c);
+    pl->busy[c - pl->slot] = 0;
+}
+
+/* Free the slot pipeline_slot just gave, whose compile could not be submitted. */
+static void pipeline_cancel(Pipeline *pl, CompileJob *c)
+{
+    pl->inflight--;
+    pipeline_release(pl, c);
+}
+
 /* The size's best time so far (any variant), for early stops and deadlines. */
 static double size_best(TuneRun *r, const TuneSize *ts)
 {
@@ -364,14 +432,14 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
     TuneRun *r = l->run;
     const CutuneTuneOptions *o = r->o;
     size_t window = (size_t)(r->window > 0 ? r->window : 1);
-    CompileJob *ring = calloc(window, sizeof *ring);
-    size_t head = 0, inflight = 0, proposed = 0, since_gain = 0;
+    Pipeline pl = {0};
+    size_t proposed = 0, since_gain = 0;
     void *st = NULL;
     int rc = 0, strategy_done = 0, stopped = 0, timed_out = 0, stalled = 0;
     double best_seen = j->best_ms;
     double t0 = cutune_now();
     *end = TUNE_END_DONE;
-    if (!ring)
+    if (pipeline_init(&pl, window))
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     if ((rc = ops->create(a, &st))) {
         rc = cutune_error(err, rc, "strategy %s could not start", ops->name);
@@ -383,7 +451,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
         stopped = stopped || (o->stop && *o->stop);
         timed_out = timed_out || (lim->deadline > 0 && cutune_now() > lim->deadline);
         int stopping = stopped || timed_out || stalled;
-        while (!stopping && !strategy_done && inflight < window &&
+        while (!stopping && !strategy_done && pl.inflight < window &&
                (lim->max_evals == 0 || proposed < lim->max_evals)) {
             size_t idx;
             int k = ops->next(st, &idx);
@@ -402,30 +470,26 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
                 ops->feedback(st, idx, (CutuneStatus)(j->kstatus[idx] - 1), j->kms[idx]);
                 continue;
             }
-            CompileJob *c = &ring[(head + inflight) % window];
+            CompileJob *c = pipeline_slot(&pl);
             if ((rc = compile_job_start(l, j, c, idx))) {
-                compile_job_clear(c);
+                pipeline_cancel(&pl, c);
                 rc = cutune_error(err, rc, "out of memory");
                 goto out;
             }
-            inflight++;
             proposed++;
         }
-        if (inflight == 0)
+        if (pl.inflight == 0)
             break; /* nothing left, or a strategy waiting on nothing */
-        CompileJob *c = &ring[head];
-        cutune_pool_wait(r->pool, &c->job);
-        head = (head + 1) % window;
-        inflight--;
+        CompileJob *c = pipeline_take(&pl, r->pool);
         if (stopping) { /* compiled (and cached), but not measured */
-            compile_job_clear(c);
+            pipeline_release(&pl, c);
             continue;
         }
         CutuneStatus s;
         double ms;
         size_t idx = c->index;
         rc = measure_and_record(l, j, c, lim->phase, &s, &ms, err);
-        compile_job_clear(c);
+        pipeline_release(&pl, c);
         if (rc)
             goto out;
         ops->feedback(st, idx, s, ms);
@@ -445,18 +509,13 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
     else if (!strategy_done && lim->max_evals && proposed >= lim->max_evals)
         *end = TUNE_END_EVALS;
 out:
-    while (inflight > 0) { /* queued compiles finish before their memory goes */
-        CompileJob *c = &ring[head];
-        cutune_pool_wait(r->pool, &c->job);
-        compile_job_clear(c);
-        head = (head + 1) % window;
-        inflight--;
-    }
+    while (pl.inflight > 0) /* queued compiles finish before their memory goes */
+        pipeline_release(&pl, pipeline_take(&pl, r->pool));
     double spent = cutune_now() - t0;
     j->spent_s += spent;
     j->row->wall_s += spent;
     if (st)
         ops->destroy(st);
-    free(ring);
+    pipeline_free(&pl);
     return rc;
 }

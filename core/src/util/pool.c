@@ -87,6 +87,19 @@ void cutune_pool_wait(CutunePool *p, CutuneJob *job)
     pthread_mutex_unlock(&p->lock);
 }
 
+size_t cutune_pool_wait_any(CutunePool *p, CutuneJob *const *jobs, size_t n)
+{
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        for (size_t i = 0; i < n; i++)
+            if (jobs[i] && jobs[i]->done) {
+                pthread_mutex_unlock(&p->lock);
+                return i;
+            }
+        pthread_cond_wait(&p->done, &p->lock);
+    }
+}
+
 void cutune_pool_destroy(CutunePool **pp)
 {
     CutunePool *p = *pp;

@@ -3,6 +3,8 @@
 #ifndef CUTUNE_POOL_H
 #define CUTUNE_POOL_H
 
+#include <stddef.h>
+
 typedef struct CutuneJob {
     void (*run)(struct CutuneJob *job);
     struct CutuneJob *next; /* queue link, owned by the pool */
@@ -17,6 +19,9 @@ int cutune_pool_create(int nthreads, CutunePool **out);
 void cutune_pool_submit(CutunePool *pool, CutuneJob *job);
 /* Block until job has run. */
 void cutune_pool_wait(CutunePool *pool, CutuneJob *job);
+/* Block until one of the n jobs (n > 0, NULL entries skipped, at least one not NULL) has
+ * run; returns the index of the first of them that has. */
+size_t cutune_pool_wait_any(CutunePool *pool, CutuneJob *const *jobs, size_t n);
 /* Finish queued jobs, join the threads, free; *pool becomes NULL. */
 void cutune_pool_destroy(CutunePool **pool);
 int cutune_pool_threads(const CutunePool *pool);

@@ -18,7 +18,7 @@
  *   where local search needs one round of feedback per parameter.
  * - Random configs, in the order the random strategy draws them (the same seed gives the
  *   same draws): the first proposals, until eight results are known, or the warm start's
- *   (with a pipeline of 34, the first 34 are necessarily blind), and a tenth of the rest,
+ *   (with a pipeline of 18, the first 18 are necessarily blind), and a tenth of the rest,
  *   so that no region is left unseen for good.
  * Of the informed proposals, 30% come from the model and 60% from local search. The last
  *   `parallel` proposals of the budget, whose results no later proposal can use, are
