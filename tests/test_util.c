@@ -8,7 +8,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -180,20 +180,13 @@ static void pool(void)
 }
 
 /* A job that runs until the test opens its gate. */
-typedef struct {
-    CutuneJob job;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int open;
-} Gated;
+static atomic_int gate_open;
 
-static void gated(CutuneJob *j)
+static void wait_for_gate(CutuneJob *j)
 {
-    Gated *g = (Gated *)j;
-    pthread_mutex_lock(&g->mu);
-    while (!g->open)
-        pthread_cond_wait(&g->cv, &g->mu);
-    pthread_mutex_unlock(&g->mu);
+    (void)j;
+    while (!atomic_load(&gate_open))
+        usleep(1000);
 }
 
 /* wait_any returns a finished job while an earlier one still runs, and the first finished
@@ -202,27 +195,20 @@ static void pool_wait_any(void)
 {
     CutunePool *p = NULL;
     CHECK(cutune_pool_create(2, &p) == 0);
-    Gated g = {.job = {gated, NULL, 0}, .open = 0};
-    pthread_mutex_init(&g.mu, NULL);
-    pthread_cond_init(&g.cv, NULL);
+    CutuneJob g = {wait_for_gate, NULL, 0};
     Square a = {{square, NULL, 0}, 7, -1}, b = {{square, NULL, 0}, 8, -1};
-    cutune_pool_submit(p, &g.job);
+    cutune_pool_submit(p, &g);
     cutune_pool_submit(p, &a.job);
-    CutuneJob *jobs[3] = {&g.job, NULL, &a.job};
+    CutuneJob *jobs[3] = {&g, NULL, &a.job};
     CHECK(cutune_pool_wait_any(p, jobs, 3) == 2 && a.out == 49);
-    pthread_mutex_lock(&g.mu);
-    g.open = 1;
-    pthread_cond_signal(&g.cv);
-    pthread_mutex_unlock(&g.mu);
-    CutuneJob *gate_only[1] = {&g.job};
+    atomic_store(&gate_open, 1);
+    CutuneJob *gate_only[1] = {&g};
     CHECK(cutune_pool_wait_any(p, gate_only, 1) == 0);
     cutune_pool_submit(p, &b.job);
     cutune_pool_wait(p, &b.job);
-    CutuneJob *both[2] = {&b.job, &g.job};
+    CutuneJob *both[2] = {&b.job, &g};
     CHECK(cutune_pool_wait_any(p, both, 2) == 0 && b.out == 64);
     cutune_pool_destroy(&p);
-    pthread_cond_destroy(&g.cv);
-    pthread_mutex_destroy(&g.mu);
 }
 
 static void kernel_cache(void)
