@@ -423,32 +423,21 @@ static int parse_dims(CutuneSpace *s, const char *dim_names, CutuneError *err)
         const char *it = p;
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         cutune_trim(&it, &len);
+        const char *why = NULL;
+        char *d = NULL;
         if (!space_is_identifier(it, len) || len >= CUTUNE_NAME_MAX)
-            return cutune_error(err, CUTUNE_ERR_INVALID,
-                                "problem dimension names '%s': "
-                                "'%.*s' is not an identifier; the plugin must give names like "
-                                "\"M,N,K\"",
-                                dim_names, (int)len, it);
-        char *d = dupn(it, len);
-        if (!d)
+            why = "is not an identifier; the plugin must give names like \"M,N,K\"";
+        else if (!(d = dupn(it, len)))
             return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
-        for (size_t i = 0; i < s->ndims; i++) {
-            if (strcmp(s->dim_names[i], d) == 0) {
-                free(d);
-                return cutune_error(err, CUTUNE_ERR_INVALID,
-                                    "problem dimension names '%s': "
-                                    "'%.*s' appears twice; the plugin must name each "
-                                    "dimension once",
-                                    dim_names, (int)len, it);
-            }
-        }
-        if (space_name_is_limit(d)) {
+        for (size_t i = 0; !why && i < s->ndims; i++)
+            if (strcmp(s->dim_names[i], d) == 0)
+                why = "appears twice; the plugin must name each dimension once";
+        if (!why && space_name_is_limit(d))
+            why = "is the name of a device limit; the plugin must rename it";
+        if (why) {
             free(d);
-            return cutune_error(err, CUTUNE_ERR_INVALID,
-                                "problem dimension names '%s': "
-                                "'%.*s' is the name of a device limit; the plugin must rename "
-                                "it",
-                                dim_names, (int)len, it);
+            return cutune_error(err, CUTUNE_ERR_INVALID, "problem dimension names '%s': '%.*s' %s",
+                                dim_names, (int)len, it, why);
         }
         s->dim_names[s->ndims++] = d;
         if (!comma)
