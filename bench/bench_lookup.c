@@ -267,11 +267,6 @@ int main(int argc, char **argv)
     report("open + first nearest, plugins loaded", us, n);
     if (bad)
         printf("\n%d lookups gave an unexpected answer\n", bad);
-    unlink(path);
-    char side[4200];
-    snprintf(side, sizeof side, "%s-wal", path);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", path);
-    unlink(side);
+    cutune_db_file_remove(path);
     return bad ? 1 : 0;
 }

@@ -133,16 +133,23 @@ static void means_add(Means *m, const char *name, size_t window, const CutuneRep
     m->count[i]++;
 }
 
-static void print_means(const Eval *e, const Means *m)
+/* A table's header: the columns before the budgets (e.g. "| strategy |" with its rule
+ * "|---|"), then a column per budget. */
+static void print_header(const Eval *e, const char *columns, const char *rule)
 {
-    printf("\n### Mean over the recordings of the median fraction of the optimum\n\n");
-    printf("| strategy |");
+    printf("%s", columns);
     for (size_t b = 0; b < e->nbudgets; b++)
         printf(" %zu |", e->budgets[b]);
-    printf("\n|---|");
+    printf("\n%s", rule);
     for (size_t b = 0; b < e->nbudgets; b++)
         printf("---|");
     printf("\n");
+}
+
+static void print_means(const Eval *e, const Means *m)
+{
+    printf("\n### Mean over the recordings of the median fraction of the optimum\n\n");
+    print_header(e, "| strategy |", "|---|");
     for (size_t i = 0; i < m->n; i++) {
         printf("| %s |", m->name[i]);
         for (size_t b = 0; b < e->nbudgets; b++)
@@ -159,13 +166,7 @@ static void print_summary(const Eval *e, const Summary *sum, size_t n)
            ">= 0.995 at 400, and never below random (the median of random search over the same "
            "seeds) at any budget. `!` marks a miss.\n\n",
            e->seeds);
-    printf("| recording | window |");
-    for (size_t b = 0; b < e->nbudgets; b++)
-        printf(" %zu |", e->budgets[b]);
-    printf("\n|---|---|");
-    for (size_t b = 0; b < e->nbudgets; b++)
-        printf("---|");
-    printf("\n");
+    print_header(e, "| recording | window |", "|---|---|");
     for (size_t f = 0; f < n; f++)
         for (size_t w = 0; w < e->nwindows; w++) {
             printf("| %s | %zu |", sum[f].name, e->windows[w]);

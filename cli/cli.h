@@ -18,18 +18,25 @@ enum {
     EXIT_INTERRUPTED = 130,
 };
 
-int cmd_run(int argc, char **argv);
-int cmd_list(int argc, char **argv);
-int cmd_devices(int argc, char **argv);
-int cmd_query(int argc, char **argv);
-int cmd_show(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_replay(int argc, char **argv);
-int cmd_new(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_merge(int argc, char **argv);
-int cmd_import(int argc, char **argv);
-int cmd_report(int argc, char **argv);
+/* The subcommands: X(name) each, for `cutune name`, whose function is
+ * int cmd_name(int argc, char **argv) (cmd_name.c) returning the exit code. main.c's table
+ * of them is made from this list too. */
+#define CLI_COMMANDS(X) \
+    X(run) \
+    X(list) \
+    X(devices) \
+    X(query) \
+    X(show) \
+    X(export) \
+    X(replay) \
+    X(new) \
+    X(check) \
+    X(merge) \
+    X(import) \
+    X(report)
+#define CLI_DECLARE_COMMAND(name) int cmd_##name(int argc, char **argv);
+CLI_COMMANDS(CLI_DECLARE_COMMAND)
+
 /* cutune export --format kernel-tuner (export_kt.c): returns the exit code. */
 int cli_export_kernel_tuner(const char *db_path, const char *device, const char *variant,
                             const char *size, const char *output);

@@ -148,6 +148,15 @@ static void header_params(const CutuneConfigPairs *pairs, Export *e)
     fputs("};\n", f);
 }
 
+/* The C literals of the n strings s[], separated by ", ". */
+static void c_strings(FILE *f, size_t n, const char *const *s)
+{
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ", " : "", f);
+        cutune_c_string(f, s[i]);
+    }
+}
+
 static void header_entry(const CutuneBestRow *r, const CutuneConfigPairs *pairs, Export *e)
 {
     FILE *f = e->f;
@@ -155,24 +164,16 @@ static void header_entry(const CutuneBestRow *r, const CutuneConfigPairs *pairs,
     memset(&p, 0, sizeof p);
     (void)cutune_problem_parse(r->size, &p, NULL); /* 0 dims if the size is not ours */
     fputs("    {", f);
-    cutune_c_string(f, r->device_uuid);
-    fputs(", ", f);
-    cutune_c_string(f, r->device_name);
+    c_strings(f, 2, (const char *const[]){r->device_uuid, r->device_name});
     fprintf(f, ", %d, %d, ", r->cc_major, r->cc_minor);
-    cutune_c_string(f, r->op);
-    fputs(", ", f);
-    cutune_c_string(f, r->size);
+    c_strings(f, 2, (const char *const[]){r->op, r->size});
     fprintf(f, ", %d, {", p.ndims);
     for (int i = 0; i < 4; i++) {
         fputs(i ? ", " : "", f);
         cutune_c_int64(f, i < p.ndims ? p.dim[i] : 0);
     }
     fputs("},\n     ", f);
-    cutune_c_string(f, r->variant);
-    fputs(", ", f);
-    cutune_c_string(f, r->variant_version);
-    fputs(", ", f);
-    cutune_c_string(f, r->config);
+    c_strings(f, 3, (const char *const[]){r->variant, r->variant_version, r->config});
     fprintf(f, ", %zu, cutune_tuned_params_%zu, ", pairs->count, e->n);
     cutune_c_double(f, r->median_ms);
     fputs(", ", f);

@@ -82,15 +82,12 @@ int main(int argc, char **argv)
         printf("cutune %s\n", CUTUNE_VERSION);
         return finish_stdout("--version", EXIT_OK);
     }
+#define COMMAND_ENTRY(name) {#name, cmd_##name},
     static const struct {
         const char *name;
         int (*fn)(int, char **);
-    } cmds[] = {
-        {"run", cmd_run},       {"list", cmd_list},     {"devices", cmd_devices},
-        {"query", cmd_query},   {"show", cmd_show},     {"export", cmd_export},
-        {"replay", cmd_replay}, {"new", cmd_new},       {"check", cmd_check},
-        {"merge", cmd_merge},   {"import", cmd_import}, {"report", cmd_report},
-    };
+    } cmds[] = {CLI_COMMANDS(COMMAND_ENTRY)};
+#undef COMMAND_ENTRY
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))
             return finish_stdout(cmd, cmds[i].fn(argc - 1, argv + 1));

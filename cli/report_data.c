@@ -164,75 +164,84 @@ static int load_trials(CutuneDb *db, Report *r, CutuneError *err)
     return rc;
 }
 
-static int load_searches(CutuneDb *db, Report *r, CutuneError *err)
+/* Each row of sql (run_id bound to ?1) through row(): 0 goes on, else that error stops;
+ * a step that fails is said as "reading <what>". */
+static int each_row(CutuneDb *db, Report *r, const char *sql, const char *what,
+                    int (*row)(sqlite3_stmt *st, Report *r, CutuneError *err), CutuneError *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = prepare(db,
-                     "SELECT v.name, v.version, p.size, s.strategy, s.nvalid, s.evaluated,"
-                     " s.seconds, s.status FROM searches s JOIN variants v ON v.id = s.variant_id"
-                     " JOIN problems p ON p.id = s.problem_id WHERE s.run_id = ?1 ORDER BY s.id",
-                     r->run_id, &st, err);
+    int rc = prepare(db, sql, r->run_id, &st, err);
     int s = SQLITE_OK;
-    while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) {
-        for (size_t g = 0; g < r->ngroups; g++) {
-            ReportGroup *gr = &r->groups[g];
-            const char *v = (const char *)sqlite3_column_text(st, 0);
-            const char *ver = (const char *)sqlite3_column_text(st, 1);
-            const char *size = (const char *)sqlite3_column_text(st, 2);
-            if (!v || !ver || !size || strcmp(gr->variant, v) || strcmp(gr->version, ver) ||
-                strcmp(gr->size, size))
-                continue;
-            /* a size searched in steps (a warm start, then a strategy): their strategies,
-             * the largest space, the evaluations and seconds added up, the last ending */
-            const char *strategy = (const char *)sqlite3_column_text(st, 3);
-            size_t len = strlen(gr->strategy);
-            if (strategy && !strstr(gr->strategy, strategy))
-                snprintf(gr->strategy + len, sizeof gr->strategy - len, "%s%s",
-                         gr->searched ? " + " : "", strategy);
-            gr->searched = 1;
-            int64_t nvalid = sqlite3_column_int64(st, 4);
-            gr->nvalid = nvalid > gr->nvalid ? nvalid : gr->nvalid;
-            gr->evaluated += sqlite3_column_int64(st, 5);
-            gr->seconds += sqlite3_column_double(st, 6);
-            snprintf(gr->status, sizeof gr->status, "%s", sqlite3_column_text(st, 7));
-        }
-    }
+    while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW)
+        rc = row(st, r, err);
     if (rc == 0 && s != SQLITE_DONE)
-        rc = cutune_db_fail(db, err, s, "reading the searches");
+        rc = cutune_db_fail(db, err, s, what);
     sqlite3_finalize(st);
     return rc;
+}
+
+static int search_row(sqlite3_stmt *st, Report *r, CutuneError *err)
+{
+    (void)err;
+    for (size_t g = 0; g < r->ngroups; g++) {
+        ReportGroup *gr = &r->groups[g];
+        const char *v = (const char *)sqlite3_column_text(st, 0);
+        const char *ver = (const char *)sqlite3_column_text(st, 1);
+        const char *size = (const char *)sqlite3_column_text(st, 2);
+        if (!v || !ver || !size || strcmp(gr->variant, v) || strcmp(gr->version, ver) ||
+            strcmp(gr->size, size))
+            continue;
+        /* a size searched in steps (a warm start, then a strategy): their strategies,
+         * the largest space, the evaluations and seconds added up, the last ending */
+        const char *strategy = (const char *)sqlite3_column_text(st, 3);
+        size_t len = strlen(gr->strategy);
+        if (strategy && !strstr(gr->strategy, strategy))
+            snprintf(gr->strategy + len, sizeof gr->strategy - len, "%s%s",
+                     gr->searched ? " + " : "", strategy);
+        gr->searched = 1;
+        int64_t nvalid = sqlite3_column_int64(st, 4);
+        gr->nvalid = nvalid > gr->nvalid ? nvalid : gr->nvalid;
+        gr->evaluated += sqlite3_column_int64(st, 5);
+        gr->seconds += sqlite3_column_double(st, 6);
+        snprintf(gr->status, sizeof gr->status, "%s", sqlite3_column_text(st, 7));
+    }
+    return 0;
+}
+
+static int load_searches(CutuneDb *db, Report *r, CutuneError *err)
+{
+    return each_row(db, r,
+                    "SELECT v.name, v.version, p.size, s.strategy, s.nvalid, s.evaluated,"
+                    " s.seconds, s.status FROM searches s JOIN variants v ON v.id = s.variant_id"
+                    " JOIN problems p ON p.id = s.problem_id WHERE s.run_id = ?1 ORDER BY s.id",
+                    "reading the searches", search_row, err);
+}
+
+static int yardstick_row(sqlite3_stmt *st, Report *r, CutuneError *err)
+{
+    const char *size = (const char *)sqlite3_column_text(st, 0);
+    if (!size || (r->nyard && !strcmp(r->yard[r->nyard - 1].size, size)))
+        return 0; /* the first row of a size is the one */
+    ReportYardstick *y = realloc(r->yard, (r->nyard + 1) * sizeof *y);
+    if (!y)
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    r->yard = y;
+    y[r->nyard].size = strdup(size);
+    y[r->nyard].name = dup_col(st, 1);
+    y[r->nyard].ms = sqlite3_column_double(st, 2);
+    r->nyard++;
+    return 0;
 }
 
 /* Per size, the yardstick measured in this run, else the newest on this device. */
 static int load_yardsticks(CutuneDb *db, Report *r, CutuneError *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = prepare(db,
-                     "SELECT p.size, y.name, y.median_ms FROM yardsticks y"
-                     " JOIN problems p ON p.id = y.problem_id JOIN runs r ON r.id = ?1"
-                     " WHERE y.device_id = r.device_id AND p.op = r.op"
-                     " ORDER BY p.size, y.run_id = ?1 DESC, y.id DESC",
-                     r->run_id, &st, err);
-    int s = SQLITE_OK;
-    while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *size = (const char *)sqlite3_column_text(st, 0);
-        if (!size || (r->nyard && !strcmp(r->yard[r->nyard - 1].size, size)))
-            continue; /* the first row of a size is the one */
-        ReportYardstick *y = realloc(r->yard, (r->nyard + 1) * sizeof *y);
-        if (!y) {
-            rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
-            break;
-        }
-        r->yard = y;
-        y[r->nyard].size = strdup(size);
-        y[r->nyard].name = dup_col(st, 1);
-        y[r->nyard].ms = sqlite3_column_double(st, 2);
-        r->nyard++;
-    }
-    if (rc == 0 && s != SQLITE_DONE)
-        rc = cutune_db_fail(db, err, s, "reading the yardsticks");
-    sqlite3_finalize(st);
-    return rc;
+    return each_row(db, r,
+                    "SELECT p.size, y.name, y.median_ms FROM yardsticks y"
+                    " JOIN problems p ON p.id = y.problem_id JOIN runs r ON r.id = ?1"
+                    " WHERE y.device_id = r.device_id AND p.op = r.op"
+                    " ORDER BY p.size, y.run_id = ?1 DESC, y.id DESC",
+                    "reading the yardsticks", yardstick_row, err);
 }
 
 int report_load(CutuneDb *db, int64_t run_id, Report *r, CutuneError *err)

@@ -18,6 +18,18 @@ static void num(CutuneJson *j, const char *k, double v, int positive_only)
         cutune_json_number(j, v);
 }
 
+static void integer(CutuneJson *j, const char *k, int64_t v)
+{
+    cutune_json_key(j, k);
+    cutune_json_int(j, v);
+}
+
+static void boolean(CutuneJson *j, const char *k, int v)
+{
+    cutune_json_key(j, k);
+    cutune_json_bool(j, v);
+}
+
 static void line_end(RunJson *rj, CutuneJson *j)
 {
     cutune_json_end_object(j);
@@ -45,19 +57,15 @@ void run_json_event(const CutuneTuneEvent *e, void *user)
         num(&j, "median_ms", e->median_ms, 1);
         num(&j, "gflops", e->gflops, 1);
         num(&j, "gbps", e->gbps, 1);
-        cutune_json_key(&j, "cut_short");
-        cutune_json_bool(&j, e->cut_short);
-        cutune_json_key(&j, "trial_id");
-        cutune_json_int(&j, e->trial_id);
+        boolean(&j, "cut_short", e->cut_short);
+        integer(&j, "trial_id", e->trial_id);
         str(&j, "message", e->message);
         break;
     case CUTUNE_EVENT_SEARCH:
         str(&j, "strategy", e->strategy);
         str(&j, "ended", e->message);
-        cutune_json_key(&j, "measured");
-        cutune_json_int(&j, (int64_t)e->evaluated);
-        cutune_json_key(&j, "valid");
-        cutune_json_int(&j, (int64_t)e->nvalid);
+        integer(&j, "measured", (int64_t)e->evaluated);
+        integer(&j, "valid", (int64_t)e->nvalid);
         num(&j, "best_ms", e->median_ms, 1);
         break;
     case CUTUNE_EVENT_SIZE:
@@ -79,18 +87,14 @@ void run_json_summary(RunJson *rj, const CutuneTuneSummary *s)
     cutune_json_init(&j, rj->f, 0);
     cutune_json_begin_object(&j);
     str(&j, "event", "summary");
-    cutune_json_key(&j, "run_id");
-    cutune_json_int(&j, s->run_id);
+    integer(&j, "run_id", s->run_id);
     str(&j, "device", s->device_name);
     str(&j, "database", s->db_path);
     num(&j, "wall_s", s->wall_s, 0);
     num(&j, "budget_s", s->budget_s, 1);
-    cutune_json_key(&j, "interrupted");
-    cutune_json_bool(&j, s->interrupted);
-    cutune_json_key(&j, "ngpus");
-    cutune_json_int(&j, s->ngpus);
-    cutune_json_key(&j, "gpus_lost");
-    cutune_json_int(&j, (int64_t)s->lanes_failed);
+    boolean(&j, "interrupted", s->interrupted);
+    integer(&j, "ngpus", s->ngpus);
+    integer(&j, "gpus_lost", (int64_t)s->lanes_failed);
     cutune_json_key(&j, "sizes");
     cutune_json_begin_array(&j);
     for (size_t i = 0; i < s->nsizes; i++) {
@@ -105,8 +109,7 @@ void run_json_summary(RunJson *rj, const CutuneTuneSummary *s)
         str(&j, "yardstick", z->yardstick[0] ? z->yardstick : NULL);
         num(&j, "yardstick_ms", z->yardstick_ms, 1);
         num(&j, "done_s", z->done_s, 1);
-        cutune_json_key(&j, "tuned_before");
-        cutune_json_bool(&j, z->tuned_before);
+        boolean(&j, "tuned_before", z->tuned_before);
         cutune_json_end_object(&j);
     }
     cutune_json_end_array(&j);

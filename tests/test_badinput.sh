@@ -41,25 +41,23 @@ values = 1, 2, 4, 8
 grid = ceil_div(n, BLOCK * ITEMS)
 block = BLOCK'
 
-printf '%s\n[constraints\nfits = BLOCK <= 1024\n' "$good_space" | space
-expect 1 "axpy_template.ini:12: syntax error" -- runspace
-grep -q "variant file that may belong to op axpy was refused" "$tmp/out" || bad "malformed INI: not said to be refused"
-unchanged "malformed INI"
-
-printf '%s\n[constraints]\nfits = BLOCKS <= MAX_THREADS_PER_BLOCK\n' "$good_space" | space
-expect 1 "unknown name 'BLOCKS'" -- runspace
-grep -q "axpy_template.ini:13" "$tmp/out" || bad "unknown parameter: no file:line"
-unchanged "unknown parameter"
-
-printf '%s\n[constraints]\nfits = BLOCK <= * 2\n' "$good_space" | space
-expect 1 "axpy_template.ini:13" -- runspace
-grep -q "column" "$tmp/out" || bad "constraint syntax error: no column"
-unchanged "constraint syntax"
-
-printf '%s\n[constraints]\nratio = ITEMS / (BLOCK - BLOCK) == 0\n' "$good_space" | space
-expect 1 "division by zero" -- runspace
-grep -q "axpy_template.ini:13" "$tmp/out" || bad "division by zero: no file:line"
-unchanged "division by zero"
+# bad_space TEXT PHRASE PATTERN WHAT WHY: the good space with TEXT (backslash escapes read)
+# appended fails with PHRASE, says PATTERN (else the failure is "WHAT: WHY") and leaves the
+# database as it was
+bad_space() {
+    printf '%s\n%b\n' "$good_space" "$1" | space
+    expect 1 "$2" -- runspace
+    grep -q "$3" "$tmp/out" || bad "$4: $5"
+    unchanged "$4"
+}
+bad_space '[constraints\nfits = BLOCK <= 1024' "axpy_template.ini:12: syntax error" \
+    "variant file that may belong to op axpy was refused" "malformed INI" "not said to be refused"
+bad_space '[constraints]\nfits = BLOCKS <= MAX_THREADS_PER_BLOCK' "unknown name 'BLOCKS'" \
+    "axpy_template.ini:13" "unknown parameter" "no file:line"
+bad_space '[constraints]\nfits = BLOCK <= * 2' "axpy_template.ini:13" \
+    "column" "constraint syntax" "no column"
+bad_space '[constraints]\nratio = ITEMS / (BLOCK - BLOCK) == 0' "division by zero" \
+    "axpy_template.ini:13" "division by zero" "no file:line"
 
 printf '%s\n[constraints]\nnever = BLOCK < 0\n' "$good_space" | space
 expect 1 "nothing to tune" -- runspace

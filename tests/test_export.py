@@ -16,16 +16,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import Checks  # noqa: E402
+
 exe, src, cc = sys.argv[1], sys.argv[2], sys.argv[3]
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
-
+check = Checks()
 
 tmp = tempfile.mkdtemp(prefix="cutune-export-")
 db = os.path.join(tmp, "t.db")
@@ -205,5 +200,5 @@ check(rc == 0 and json.loads(out)["match"] == "same_arch" and
       "same_arch falls back to the other device's nearest size: %s %s" % (rc, out))
 con.close()
 shutil.rmtree(tmp)
-print("export: %d failures" % failures)
-sys.exit(1 if failures else 0)
+print("export: %d failures" % check.failures)
+sys.exit(1 if check.failures else 0)

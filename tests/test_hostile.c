@@ -162,6 +162,15 @@ static void sane(const Result *r, const char *const *args)
               "%s: sanitizer report:\n%s", what, r->err);
 }
 
+/* run_to(to, 0, args), checked sane; what (len bytes) gets the command line, for messages. */
+static Result run_sane(const char *to, const char *const *args, char *what, size_t len)
+{
+    Result r = run_to(to, 0, args);
+    describe(args, what, len);
+    sane(&r, args);
+    return r;
+}
+
 /* ---- files ------------------------------------------------------------------------- */
 
 static uint64_t sum_file(const char *path)
@@ -394,9 +403,7 @@ static void read_commands(const Db *d)
          "--budgets", "5,10", NULL},
     };
     for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
-        Result r = run(cmds[c]);
-        describe(cmds[c], what, sizeof what);
-        sane(&r, cmds[c]);
+        Result r = run_sane(NULL, cmds[c], what, sizeof what);
         int json = strstr(what, "--json") ||
                    (!strcmp(cmds[c][0], "export") && !strstr(what, "--format"));
         /* replay reads a file without SQLite's header as a CSV recording: its refusal is a
@@ -491,10 +498,8 @@ static void dev_full(void)
         {"run", "axpy", "--size", "512", "--db", path, "--no-progress", "--budget", "2", NULL},
     };
     for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
-        Result r = run_to("/dev/full", 0, cmds[c]);
         char what[700];
-        describe(cmds[c], what, sizeof what);
-        sane(&r, cmds[c]);
+        Result r = run_sane("/dev/full", cmds[c], what, sizeof what);
         CHECK_MSG(r.status == 1, "%s > /dev/full: exit %d", what, r.status);
         CHECK_MSG(strstr(r.err, "failed"), "%s > /dev/full: no message:\n%s", what, r.err);
         result_free(&r);
@@ -522,10 +527,8 @@ static void output_is_input(void)
          "--csv", other, NULL},
     };
     for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
-        Result r = run(cmds[c]);
         char what[700];
-        describe(cmds[c], what, sizeof what);
-        sane(&r, cmds[c]);
+        Result r = run_sane(NULL, cmds[c], what, sizeof what);
         CHECK_MSG(r.status == 2 && strstr(r.err, "is the input"), "%s: exit %d\n%s", what, r.status,
                   r.err);
         CHECK_MSG(sum_file(path) == before, "%s changed the database", what);
@@ -601,10 +604,8 @@ static void options(void)
         {"replay", good, NULL},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        Result r = run(cases[c]);
         char what[700];
-        describe(cases[c], what, sizeof what);
-        sane(&r, cases[c]);
+        Result r = run_sane(NULL, cases[c], what, sizeof what);
         CHECK_MSG(r.status == 2, "%s: exit %d, want 2\n%s", what, r.status, r.err);
         result_free(&r);
     }
@@ -699,10 +700,8 @@ static void read_only_folder(void)
         {"export", "--db", older, NULL},
     };
     for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
-        Result r = run(cmds[c]);
         char what[800];
-        describe(cmds[c], what, sizeof what);
-        sane(&r, cmds[c]);
+        Result r = run_sane(NULL, cmds[c], what, sizeof what);
         CHECK_MSG(r.status == 0, "%s in a read-only folder: exit %d\n%s", what, r.status, r.err);
         result_free(&r);
     }

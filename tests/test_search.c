@@ -498,12 +498,7 @@ static void load_from_db(void)
     CHECK(cutune_recording_load(csv, NULL, NULL, NULL, NULL, &r, &e) == CUTUNE_ERR_PARSE);
     CHECK_STR_CONTAINS(e.msg, "t.csv:2: expected the header line");
     unlink(csv);
-    unlink(path);
-    char wal[300];
-    snprintf(wal, sizeof wal, "%s-wal", path);
-    unlink(wal);
-    snprintf(wal, sizeof wal, "%s-shm", path);
-    unlink(wal);
+    cutune_db_file_remove(path);
     rmdir(dir);
 }
 

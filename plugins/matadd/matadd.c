@@ -52,20 +52,21 @@ static double bytes(const CutuneProblem *p)
 
 CUTUNE_OP_MEMCPY_YARDSTICK
 
-static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, void **state)
+static void setup_dims(MataddState *s, const CutuneProblem *p)
 {
-    MataddState *s = calloc(1, sizeof *s);
-    if (!s)
-        return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
     s->M = (int)p->dim[0];
     s->N = (int)p->dim[1];
+}
+
+/* ref = A + B, on the device */
+static int setup_reference(const CutuneHost *host, MataddState *s)
+{
     unsigned long long n = (unsigned long long)s->M * s->N;
     void *args[] = {&s->A, &s->B, &s->ref, &n};
-    int rc = cutune_op_make_buffers(host, s, buffers, seed);
-    if (!rc)
-        rc = cutune_op_run_strided(host, cutune_matadd_ref_cu, "cutune_ref_add", n, args);
-    return cutune_op_setup_end(host, s, buffers, rc, state);
+    return cutune_op_run_strided(host, cutune_matadd_ref_cu, "cutune_ref_add", n, args);
 }
+
+CUTUNE_OP_SETUP(MataddState)
 
 static int check(const CutuneHost *host, void *state, CutuneCheck *out)
 {

@@ -65,23 +65,24 @@ static CutuneOpBuffers buffers(void *state)
     }};
 }
 
-static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, void **state)
+static void setup_dims(MatmulState *s, const CutuneProblem *p)
 {
-    MatmulState *s = calloc(1, sizeof *s);
-    if (!s)
-        return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
     s->M = (int)p->dim[0];
     s->N = (int)p->dim[1];
     s->K = (int)p->dim[2];
+}
+
+/* ref, mag and scale from matmul_ref.cu, on the device */
+static int setup_reference(const CutuneHost *host, MatmulState *s)
+{
     CutuneLaunch l = {{(unsigned)cutune_ceil_div(s->N, 16), (unsigned)cutune_ceil_div(s->M, 16), 1},
                       {16, 16, 1},
                       0};
     void *args[] = {&s->A, &s->B, &s->ref, &s->mag, &s->scale, &s->M, &s->N, &s->K};
-    int rc = cutune_op_make_buffers(host, s, buffers, seed);
-    if (!rc)
-        rc = host->run_kernel(host->ctx, cutune_matmul_ref_cu, "cutune_matmul_ref", &l, args);
-    return cutune_op_setup_end(host, s, buffers, rc, state);
+    return host->run_kernel(host->ctx, cutune_matmul_ref_cu, "cutune_matmul_ref", &l, args);
 }
+
+CUTUNE_OP_SETUP(MatmulState)
 
 static const char *describe(size_t index, void *user, char *buf, size_t len)
 {

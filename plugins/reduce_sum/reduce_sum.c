@@ -53,28 +53,29 @@ static double bytes(const CutuneProblem *p)
 
 CUTUNE_OP_MEMCPY_YARDSTICK
 
-static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, void **state)
+static void setup_dims(ReduceState *s, const CutuneProblem *p)
 {
-    ReduceState *s = calloc(1, sizeof *s);
-    if (!s)
-        return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
     s->n = p->dim[0];
-    int rc = cutune_op_make_buffers(host, s, buffers, seed);
-    if (!rc) {
-        /* the reference: a double sum in four interleaved parts (any order is exact enough:
-         * double rounding over 2^31 terms of size < 1 stays below 2^-21) */
-        double acc[4] = {0, 0, 0, 0}, mx = 0;
-        for (long long i = 0; i < s->n; i++) {
-            acc[i & 3] += s->hx[i];
-            mx = fabs(s->hx[i]) > mx ? fabs(s->hx[i]) : mx;
-        }
-        s->ref = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-        s->max_abs = mx;
-        free(s->hx);
-        s->hx = NULL;
-    }
-    return cutune_op_setup_end(host, s, buffers, rc, state);
 }
+
+/* the reference: a double sum in four interleaved parts (any order is exact enough: double
+ * rounding over 2^31 terms of size < 1 stays below 2^-21) */
+static int setup_reference(const CutuneHost *host, ReduceState *s)
+{
+    (void)host;
+    double acc[4] = {0, 0, 0, 0}, mx = 0;
+    for (long long i = 0; i < s->n; i++) {
+        acc[i & 3] += s->hx[i];
+        mx = fabs(s->hx[i]) > mx ? fabs(s->hx[i]) : mx;
+    }
+    s->ref = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    s->max_abs = mx;
+    free(s->hx);
+    s->hx = NULL;
+    return 0;
+}
+
+CUTUNE_OP_SETUP(ReduceState)
 
 static int check(const CutuneHost *host, void *state, CutuneCheck *out)
 {

@@ -94,18 +94,20 @@ static void reference(const float *x, long long n, int k, float *out)
     }
 }
 
-static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, void **state)
+static void setup_dims(TopkState *s, const CutuneProblem *p)
 {
-    TopkState *s = calloc(1, sizeof *s);
-    if (!s)
-        return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
     s->n = p->dim[0];
     s->k = (int)p->dim[1];
-    int rc = cutune_op_make_buffers(host, s, buffers, seed);
-    if (!rc)
-        reference(s->hx, s->n, s->k, s->ref);
-    return cutune_op_setup_end(host, s, buffers, rc, state);
 }
+
+static int setup_reference(const CutuneHost *host, TopkState *s)
+{
+    (void)host;
+    reference(s->hx, s->n, s->k, s->ref);
+    return 0;
+}
+
+CUTUNE_OP_SETUP(TopkState)
 
 static int cmp_int(const void *a, const void *b)
 {

@@ -51,20 +51,21 @@ static double bytes(const CutuneProblem *p)
 
 CUTUNE_OP_MEMCPY_YARDSTICK
 
-static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, void **state)
+static void setup_dims(TransposeState *s, const CutuneProblem *p)
 {
-    TransposeState *s = calloc(1, sizeof *s);
-    if (!s)
-        return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
     s->R = (int)p->dim[0];
     s->C = (int)p->dim[1];
-    void *args[] = {&s->A, &s->ref, &s->R, &s->C};
-    int rc = cutune_op_make_buffers(host, s, buffers, seed);
-    if (!rc)
-        rc = cutune_op_run_strided(host, cutune_transpose_ref_cu, "cutune_ref_transpose",
-                                   (size_t)s->R * s->C, args);
-    return cutune_op_setup_end(host, s, buffers, rc, state);
 }
+
+/* ref = A^T, on the device */
+static int setup_reference(const CutuneHost *host, TransposeState *s)
+{
+    void *args[] = {&s->A, &s->ref, &s->R, &s->C};
+    return cutune_op_run_strided(host, cutune_transpose_ref_cu, "cutune_ref_transpose",
+                                 (size_t)s->R * s->C, args);
+}
+
+CUTUNE_OP_SETUP(TransposeState)
 
 static int check(const CutuneHost *host, void *state, CutuneCheck *out)
 {

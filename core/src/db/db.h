@@ -171,6 +171,9 @@ void cutune_db_file_damage(const char *path, char *buf, size_t len);
 int cutune_db_file_open_readonly(const char *path, struct sqlite3 **h);
 /* Seconds since the file or its -wal last changed (huge when neither exists). */
 double cutune_db_file_age(const char *path);
+/* Remove the file and its -wal and -shm files, where they exist (the end of a test or a
+ * benchmark that made a database). */
+void cutune_db_file_remove(const char *path);
 
 /* ---- runs whose process is gone (requests.c) ------------------------------------------ */
 

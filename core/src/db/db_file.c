@@ -119,3 +119,13 @@ double cutune_db_file_age(const char *path)
         newest = st.st_mtime;
     return difftime(time(NULL), newest);
 }
+
+void cutune_db_file_remove(const char *path)
+{
+    char side[4200];
+    unlink(path);
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+}

@@ -9,8 +9,9 @@
  *   - buffers(state): the state's device buffers, what each holds and how large it is
  *     (setup allocates and fills them with cutune_op_make_buffers, poison_output poisons
  *     the outputs, teardown frees them with the state).
- * The op keeps what is its own: check_problem, setup (the dimensions and the reference),
- * check, flops and bytes, and the descriptor's text (CUTUNE_OP_DEFINE). */
+ * The op keeps what is its own: check_problem, setup (the dimensions and the reference,
+ * around which CUTUNE_OP_SETUP writes the rest), check, flops and bytes, and the
+ * descriptor's text (CUTUNE_OP_DEFINE). */
 #ifndef CUTUNE_OP_SDK_H
 #define CUTUNE_OP_SDK_H
 
@@ -131,6 +132,24 @@ static inline int cutune_op_setup_end(const CutuneHost *host, void *state,
         *out = state;
     return rc;
 }
+
+/* setup() of an op whose state is a Type (the file's buffers() describing it): a zeroed
+ * state, its dimensions from the problem (the file's static void setup_dims(Type *s, const
+ * CutuneProblem *p)), its buffers made (cutune_op_make_buffers), then the reference (the
+ * file's static int setup_reference(const CutuneHost *host, Type *s): 0 or the host's
+ * error); on a failure the state is freed and the host's error returned. */
+#define CUTUNE_OP_SETUP(Type) \
+    static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, void **state) \
+    { \
+        Type *s = calloc(1, sizeof *s); \
+        if (!s) \
+            return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory"); \
+        setup_dims(s, p); \
+        int rc = cutune_op_make_buffers(host, s, buffers, seed); \
+        if (!rc) \
+            rc = setup_reference(host, s); \
+        return cutune_op_setup_end(host, s, buffers, rc, state); \
+    }
 
 /* Fill every output buffer with 0xFF bytes (NaN floats, -1 integers). */
 static inline int cutune_op_poison_outputs(const CutuneHost *host, void *state,

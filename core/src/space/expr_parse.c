@@ -66,6 +66,20 @@ static int is_ident_char(int c)
     return isalnum(c) || c == '_';
 }
 
+/* The punctuation and operators, each a token; a two-character one before its first
+ * character alone. */
+static const struct {
+    const char *text;
+    TokKind kind;
+    int op; /* for T_BINOP */
+} punct[] = {
+    {"(", T_LPAREN, 0},     {")", T_RPAREN, 0},      {",", T_COMMA, 0},      {"?", T_QUESTION, 0},
+    {":", T_COLON, 0},      {"+", T_BINOP, OP_ADD},  {"-", T_BINOP, OP_SUB}, {"*", T_BINOP, OP_MUL},
+    {"/", T_BINOP, OP_DIV}, {"%", T_BINOP, OP_MOD},  {"!=", T_BINOP, OP_NE}, {"!", T_NOT, 0},
+    {"<=", T_BINOP, OP_LE}, {"<", T_BINOP, OP_LT},   {">=", T_BINOP, OP_GE}, {">", T_BINOP, OP_GT},
+    {"==", T_BINOP, OP_EQ}, {"&&", T_BINOP, OP_AND}, {"||", T_BINOP, OP_OR},
+};
+
 /* Read the next token into p->tok. Returns 0, or -1 after reporting a lexical error. */
 static int next_token(Parser *p)
 {
@@ -120,82 +134,27 @@ static int next_token(Parser *p)
         p->pos = j;
         return 0;
     }
-    char d = s[i + 1];
-    p->pos = i + 1;
-    switch (c) {
-    case '(': t->kind = T_LPAREN; return 0;
-    case ')': t->kind = T_RPAREN; return 0;
-    case ',': t->kind = T_COMMA; return 0;
-    case '?': t->kind = T_QUESTION; return 0;
-    case ':': t->kind = T_COLON; return 0;
-    case '+':
-        t->kind = T_BINOP;
-        t->op = OP_ADD;
-        return 0;
-    case '-':
-        t->kind = T_BINOP;
-        t->op = OP_SUB;
-        return 0;
-    case '*':
-        t->kind = T_BINOP;
-        t->op = OP_MUL;
-        return 0;
-    case '/':
-        t->kind = T_BINOP;
-        t->op = OP_DIV;
-        return 0;
-    case '%':
-        t->kind = T_BINOP;
-        t->op = OP_MOD;
-        return 0;
-    case '!':
-        if (d == '=') {
-            t->kind = T_BINOP;
-            t->op = OP_NE;
-            t->len = 2;
-            p->pos++;
-        } else {
-            t->kind = T_NOT;
-        }
-        return 0;
-    case '<':
-    case '>':
-        t->kind = T_BINOP;
-        if (d == '=') {
-            t->op = c == '<' ? OP_LE : OP_GE;
-            t->len = 2;
-            p->pos++;
-        } else {
-            t->op = c == '<' ? OP_LT : OP_GT;
-        }
-        return 0;
-    case '=':
-        if (d == '=') {
-            t->kind = T_BINOP;
-            t->op = OP_EQ;
-            t->len = 2;
-            p->pos++;
+    for (size_t k = 0; k < sizeof punct / sizeof punct[0]; k++) {
+        size_t n = strlen(punct[k].text);
+        if (strncmp(s + i, punct[k].text, n) == 0) {
+            t->kind = punct[k].kind;
+            t->op = punct[k].op;
+            t->len = n;
+            p->pos = i + n;
             return 0;
         }
-        t->kind = T_END;
+    }
+    p->pos = i + 1;
+    t->kind = T_END;
+    if (c == '=') {
         PERR(p, "unexpected '=' (write '==' to compare)");
         return -1;
-    case '&':
-    case '|':
-        if (d == (char)c) {
-            t->kind = T_BINOP;
-            t->op = c == '&' ? OP_AND : OP_OR;
-            t->len = 2;
-            p->pos++;
-            return 0;
-        }
-        t->kind = T_END;
+    }
+    if (c == '&' || c == '|') {
         PERR(p, "unexpected '%c' (bitwise operators are not supported; '%c%c' is logical)", c, c,
              c);
         return -1;
-    default: break;
     }
-    t->kind = T_END;
     if (c >= 0x80) {
         /* show the whole UTF-8 sequence, not half a character */
         size_t j = i + 1;

@@ -60,18 +60,9 @@ int space_param_start(Ctx *c, const char *pn, size_t pl)
                           "space may have; merge parameters, fix some of them with -D in the "
                           "kernel, or split the variant",
                           pname, CUTUNE_MAX_PARAMS);
-    if (s->nparams == c->pcap) {
-        size_t ncap = c->pcap ? 2 * c->pcap : 8;
-        CutuneParam *np = realloc(s->params, ncap * sizeof *np);
-        if (!np)
-            return space_fail(c, line, CUTUNE_ERR_NOMEM, "out of memory");
-        s->params = np;
-        ParamState *nps = realloc(c->ps, ncap * sizeof *nps);
-        if (!nps)
-            return space_fail(c, line, CUTUNE_ERR_NOMEM, "out of memory");
-        c->ps = nps;
-        c->pcap = ncap;
-    }
+    if (!space_grow(c, line, s->nparams, &c->pcap, 8, (void **)&s->params, sizeof *s->params,
+                    (void **)&c->ps, sizeof *c->ps))
+        return 0;
     CutuneParam *p = &s->params[s->nparams];
     memset(p, 0, sizeof *p);
     memcpy(p->name, pname, pl + 1);
@@ -92,18 +83,9 @@ static int add_value(Ctx *c, const char *it, size_t len)
         return space_fail(c, c->lineno, CUTUNE_ERR_PARSE,
                           "parameter '%s': value '%.*s' %s; " VALUES_FIX, p->name, (int)len, it,
                           int_problem(r));
-    if (p->nvalues == ps->cap) {
-        size_t ncap = ps->cap ? 2 * ps->cap : 16;
-        int64_t *nv = realloc(p->values, ncap * sizeof *nv);
-        if (!nv)
-            return space_fail(c, c->lineno, CUTUNE_ERR_NOMEM, "out of memory");
-        p->values = nv;
-        int *nl = realloc(ps->value_lines, ncap * sizeof *nl);
-        if (!nl)
-            return space_fail(c, c->lineno, CUTUNE_ERR_NOMEM, "out of memory");
-        ps->value_lines = nl;
-        ps->cap = ncap;
-    }
+    if (!space_grow(c, c->lineno, p->nvalues, &ps->cap, 16, (void **)&p->values, sizeof *p->values,
+                    (void **)&ps->value_lines, sizeof *ps->value_lines))
+        return 0;
     ps->value_lines[p->nvalues] = c->lineno;
     p->values[p->nvalues++] = v;
     return 1;

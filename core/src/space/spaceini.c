@@ -54,6 +54,26 @@ int space_fail(Ctx *c, int line, int code, const char *fmt, ...)
     return 0;
 }
 
+int space_grow(Ctx *c, int line, size_t n, size_t *cap, size_t first, void **a, size_t asize,
+               void **b, size_t bsize)
+{
+    if (n < *cap)
+        return 1;
+    size_t ncap = *cap ? 2 * *cap : first;
+    void *na = realloc(*a, ncap * asize);
+    if (!na)
+        return space_fail(c, line, CUTUNE_ERR_NOMEM, "out of memory");
+    *a = na;
+    if (b) {
+        void *nb = realloc(*b, ncap * bsize);
+        if (!nb)
+            return space_fail(c, line, CUTUNE_ERR_NOMEM, "out of memory");
+        *b = nb;
+    }
+    *cap = ncap;
+    return 1;
+}
+
 int space_is_identifier(const char *s, size_t len)
 {
     if (len == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
@@ -179,18 +199,9 @@ int space_for_each_item(Ctx *c, const char *value, ItemFn item, const char *what
 static int add_problem(Ctx *c, const char *it, size_t len)
 {
     CutuneSpace *s = c->s;
-    if (s->nproblems == c->prcap) {
-        size_t ncap = c->prcap ? 2 * c->prcap : 8;
-        char **np = realloc(s->problems, ncap * sizeof *np);
-        if (!np)
-            return space_fail(c, c->lineno, CUTUNE_ERR_NOMEM, "out of memory");
-        s->problems = np;
-        int *nl = realloc(s->problem_lines, ncap * sizeof *nl);
-        if (!nl)
-            return space_fail(c, c->lineno, CUTUNE_ERR_NOMEM, "out of memory");
-        s->problem_lines = nl;
-        c->prcap = ncap;
-    }
+    if (!space_grow(c, c->lineno, s->nproblems, &c->prcap, 8, (void **)&s->problems,
+                    sizeof *s->problems, (void **)&s->problem_lines, sizeof *s->problem_lines))
+        return 0;
     char *d = dupn(it, len);
     if (!d)
         return space_fail(c, c->lineno, CUTUNE_ERR_NOMEM, "out of memory");
@@ -226,14 +237,9 @@ static int constraint_key(Ctx *c, const char *key, const char *value, int cont)
                               "duplicate constraint label '%s' (first at "
                               "line %d); give each constraint its own label",
                               key, s->constraints[i].line);
-    if (s->nconstraints == c->ccap) {
-        size_t ncap = c->ccap ? 2 * c->ccap : 8;
-        CutuneConstraint *nc = realloc(s->constraints, ncap * sizeof *nc);
-        if (!nc)
-            return space_fail(c, line, CUTUNE_ERR_NOMEM, "out of memory");
-        s->constraints = nc;
-        c->ccap = ncap;
-    }
+    if (!space_grow(c, line, s->nconstraints, &c->ccap, 8, (void **)&s->constraints,
+                    sizeof *s->constraints, NULL, 0))
+        return 0;
     char *t = dupn(value, strlen(value));
     if (!t)
         return space_fail(c, line, CUTUNE_ERR_NOMEM, "out of memory");
@@ -417,32 +423,21 @@ static int parse_dims(CutuneSpace *s, const char *dim_names, CutuneError *err)
         const char *it = p;
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         cutune_trim(&it, &len);
+        const char *why = NULL;
+        char *d = NULL;
         if (!space_is_identifier(it, len) || len >= CUTUNE_NAME_MAX)
-            return cutune_error(err, CUTUNE_ERR_INVALID,
-                                "problem dimension names '%s': "
-                                "'%.*s' is not an identifier; the plugin must give names like "
-                                "\"M,N,K\"",
-                                dim_names, (int)len, it);
-        char *d = dupn(it, len);
-        if (!d)
+            why = "is not an identifier; the plugin must give names like \"M,N,K\"";
+        else if (!(d = dupn(it, len)))
             return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
-        for (size_t i = 0; i < s->ndims; i++) {
-            if (strcmp(s->dim_names[i], d) == 0) {
-                free(d);
-                return cutune_error(err, CUTUNE_ERR_INVALID,
-                                    "problem dimension names '%s': "
-                                    "'%.*s' appears twice; the plugin must name each "
-                                    "dimension once",
-                                    dim_names, (int)len, it);
-            }
-        }
-        if (space_name_is_limit(d)) {
+        for (size_t i = 0; !why && i < s->ndims; i++)
+            if (strcmp(s->dim_names[i], d) == 0)
+                why = "appears twice; the plugin must name each dimension once";
+        if (!why && space_name_is_limit(d))
+            why = "is the name of a device limit; the plugin must rename it";
+        if (why) {
             free(d);
-            return cutune_error(err, CUTUNE_ERR_INVALID,
-                                "problem dimension names '%s': "
-                                "'%.*s' is the name of a device limit; the plugin must rename "
-                                "it",
-                                dim_names, (int)len, it);
+            return cutune_error(err, CUTUNE_ERR_INVALID, "problem dimension names '%s': '%.*s' %s",
+                                dim_names, (int)len, it, why);
         }
         s->dim_names[s->ndims++] = d;
         if (!comma)

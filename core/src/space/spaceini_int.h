@@ -49,6 +49,12 @@ int space_fail(Ctx *c, int line, int code, const char *fmt, ...)
 #endif
     ;
 
+/* Room for item n of the array *a (asize bytes an item) and of *b (bsize bytes an item; b
+ * NULL: none), which hold *cap items: when n == *cap both grow to twice as many (first
+ * when empty). 1, or 0 after space_fail at line (out of memory). */
+int space_grow(Ctx *c, int line, size_t n, size_t *cap, size_t first, void **a, size_t asize,
+               void **b, size_t bsize);
+
 /* Calls item() on each trimmed item of a comma-separated list; a trailing comma is allowed
  * (the list continues on the next line). 1, or 0 after space_fail. */
 typedef int (*ItemFn)(Ctx *c, const char *item, size_t len);

@@ -156,14 +156,7 @@ static int list_create(const CutuneStrategyArgs *a, void **state)
     return 0;
 }
 
-const CutuneStrategyOps tune_list_strategy = {
-    .name = "warm start",
-    .summary = "the given configs, in order",
-    .create = list_create,
-    .next = search_list_next,
-    .feedback = search_list_feedback,
-    .destroy = free,
-};
+SEARCH_LIST_OPS(tune_list_strategy, "warm start", "the given configs, in order", list_create);
 
 /* ---- the pipeline -------------------------------------------------------------------- */
 

@@ -121,12 +121,7 @@ static void sa_step(void *state)
     }
 }
 
-const CutuneStrategyOps cutune_strategy_annealing = {
-    .name = "annealing",
-    .summary = "simulated annealing over neighbours (one parameter one step), geometric "
-               "cooling over the budget",
-    .create = sa_create,
-    .next = search_base_next,
-    .feedback = search_base_feedback,
-    .destroy = search_base_destroy,
-};
+SEARCH_BASE_OPS(cutune_strategy_annealing, "annealing",
+                "simulated annealing over neighbours (one parameter one step), geometric "
+                "cooling over the budget",
+                sa_create);

@@ -9,11 +9,6 @@ static int ex_create(const CutuneStrategyArgs *a, void **state)
     return search_list_create(a, 0, state);
 }
 
-const CutuneStrategyOps cutune_strategy_exhaustive = {
-    .name = "exhaustive",
-    .summary = "every valid config, in the order of the space file (after the warm start)",
-    .create = ex_create,
-    .next = search_list_next,
-    .feedback = search_list_feedback,
-    .destroy = free,
-};
+SEARCH_LIST_OPS(cutune_strategy_exhaustive, "exhaustive",
+                "every valid config, in the order of the space file (after the warm start)",
+                ex_create);

@@ -141,12 +141,7 @@ static void ga_step(void *state)
     }
 }
 
-const CutuneStrategyOps cutune_strategy_genetic = {
-    .name = "genetic",
-    .summary = "genetic algorithm: tournament selection, uniform crossover, one-step "
-               "mutations, elitist population",
-    .create = ga_create,
-    .next = search_base_next,
-    .feedback = search_base_feedback,
-    .destroy = search_base_destroy,
-};
+SEARCH_BASE_OPS(cutune_strategy_genetic, "genetic",
+                "genetic algorithm: tournament selection, uniform crossover, one-step "
+                "mutations, elitist population",
+                ga_create);

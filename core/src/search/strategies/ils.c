@@ -115,12 +115,7 @@ static void ils_step(void *state)
     }
 }
 
-const CutuneStrategyOps cutune_strategy_ils = {
-    .name = "ils",
-    .summary = "greedy iterated local search: best neighbour (one parameter one step), "
-               "perturbation at local optima, random restarts",
-    .create = ils_create,
-    .next = search_base_next,
-    .feedback = search_base_feedback,
-    .destroy = search_base_destroy,
-};
+SEARCH_BASE_OPS(cutune_strategy_ils, "ils",
+                "greedy iterated local search: best neighbour (one parameter one step), "
+                "perturbation at local optima, random restarts",
+                ils_create);

@@ -222,12 +222,7 @@ static void pf_feedback(void *state, size_t index, CutuneStatus status, double m
     s->nnew[index] = fresh;
 }
 
-const CutuneStrategyOps cutune_strategy_portfolio = {
-    .name = "portfolio",
-    .summary = "local search from the best local optima (one parameter to any value), an "
-               "additive model's picks near the best, and random configs; fills the pipeline",
-    .create = pf_create,
-    .next = pf_next,
-    .feedback = pf_feedback,
-    .destroy = pf_destroy,
-};
+SEARCH_OPS(cutune_strategy_portfolio, "portfolio",
+           "local search from the best local optima (one parameter to any value), an "
+           "additive model's picks near the best, and random configs; fills the pipeline",
+           pf_create, pf_next, pf_feedback, pf_destroy);

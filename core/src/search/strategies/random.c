@@ -9,11 +9,6 @@ static int rnd_create(const CutuneStrategyArgs *a, void **state)
     return search_list_create(a, 1, state);
 }
 
-const CutuneStrategyOps cutune_strategy_random = {
-    .name = "random",
-    .summary = "configs drawn at random without replacement (seeded), after the warm start",
-    .create = rnd_create,
-    .next = search_list_next,
-    .feedback = search_list_feedback,
-    .destroy = free,
-};
+SEARCH_LIST_OPS(cutune_strategy_random, "random",
+                "configs drawn at random without replacement (seeded), after the warm start",
+                rnd_create);

@@ -150,4 +150,24 @@ int search_list_create(const CutuneStrategyArgs *a, int shuffled, void **state);
 int search_list_next(void *state, size_t *index);
 void search_list_feedback(void *state, size_t index, CutuneStatus status, double median_ms);
 
+/* The ops of a strategy, defined as `const CutuneStrategyOps var`: its name, its one-line
+ * summary and its four functions. */
+#define SEARCH_OPS(var, name_, summary_, create_, next_, feedback_, destroy_) \
+    const CutuneStrategyOps var = { \
+        .name = (name_), \
+        .summary = (summary_), \
+        .create = (create_), \
+        .next = (next_), \
+        .feedback = (feedback_), \
+        .destroy = (destroy_), \
+    }
+/* ... of a strategy whose state starts with a SearchBase and that has nothing of its own to
+ * do at next, feedback or destroy. */
+#define SEARCH_BASE_OPS(var, name_, summary_, create_) \
+    SEARCH_OPS(var, name_, summary_, create_, search_base_next, search_base_feedback, \
+               search_base_destroy)
+/* ... of a strategy that proposes a SearchList made at create (needs <stdlib.h>, for free). */
+#define SEARCH_LIST_OPS(var, name_, summary_, create_) \
+    SEARCH_OPS(var, name_, summary_, create_, search_list_next, search_list_feedback, free)
+
 #endif

@@ -157,12 +157,7 @@ static void tpe_feedback(void *state, size_t index, CutuneStatus status, double 
         search_sorted_insert(s->measured, &s->nmeasured, b->cost, index);
 }
 
-const CutuneStrategyOps cutune_strategy_tpe = {
-    .name = "tpe",
-    .summary = "model-based: tree-structured Parzen estimator over the parameter levels, "
-               "learns fast and failing regions from the trials so far",
-    .create = tpe_create,
-    .next = search_base_next,
-    .feedback = tpe_feedback,
-    .destroy = tpe_destroy,
-};
+SEARCH_OPS(cutune_strategy_tpe, "tpe",
+           "model-based: tree-structured Parzen estimator over the parameter levels, "
+           "learns fast and failing regions from the trials so far",
+           tpe_create, search_base_next, tpe_feedback, tpe_destroy);
