@@ -160,57 +160,14 @@ SEARCH_LIST_OPS(tune_list_strategy, "warm start", "the given configs, in order",
 
 /* ---- the pipeline -------------------------------------------------------------------- */
 
-typedef struct CompileJob {
-    CutuneJob job;
-    const char *source, *kernel_name, *cache_dir;
-    int arch;
-    char **defines;
-    size_t ndefines;
-    size_t index;
-    CutuneKernelBinary bin;
-    int rc;
-    CutuneError err;
-} CompileJob;
+typedef CutuneCompileJob CompileJob;
 
-static void compile_run(CutuneJob *job)
+static void compile_job_start(TuneLane *l, const TuneJob *j, CompileJob *c, size_t index)
 {
-    CompileJob *c = (CompileJob *)job;
-    c->rc = cutune_nvrtc_compile(c->source, c->kernel_name, (const char *const *)c->defines,
-                                 c->ndefines, c->arch, c->cache_dir, &c->bin, &c->err);
-}
-
-static void compile_job_clear(CompileJob *c)
-{
-    for (size_t i = 0; i < c->ndefines; i++)
-        free(c->defines[i]);
-    free(c->defines);
-    cutune_kernel_binary_free(&c->bin);
-    memset(c, 0, sizeof *c);
-}
-
-static int compile_job_start(TuneLane *l, const TuneJob *j, CompileJob *c, size_t index)
-{
-    const CutuneSpace *sp = j->tv->sp;
-    const int64_t *values = j->cl.values + index * j->cl.nparams;
-    memset(c, 0, sizeof *c);
-    c->job.run = compile_run;
-    c->source = j->tv->p->source;
-    c->kernel_name = j->tv->p->kernel_name;
-    c->cache_dir = l->run->cache_dir;
-    c->arch = l->arch;
-    c->index = index;
-    c->defines = calloc(sp->nparams ? sp->nparams : 1, sizeof *c->defines);
-    if (!c->defines)
-        return CUTUNE_ERR_NOMEM;
-    for (size_t i = 0; i < sp->nparams; i++) {
-        char buf[CUTUNE_NAME_MAX + 32];
-        snprintf(buf, sizeof buf, "%s=%lld", sp->params[i].name, (long long)values[i]);
-        if (!(c->defines[i] = strdup(buf)))
-            return CUTUNE_ERR_NOMEM;
-        c->ndefines++;
-    }
+    cutune_compile_job_init(c, j->tv->p->source, j->tv->p->kernel_name, j->tv->sp,
+                            j->cl.values + index * j->cl.nparams, l->arch, l->run->cache_dir,
+                            index);
     cutune_pool_submit(l->run->pool, &c->job);
-    return 0;
 }
 
 /* The configs in flight: up to `window` compile jobs, measured in the order their compiles
@@ -270,15 +227,8 @@ static CompileJob *pipeline_take(Pipeline *pl, CutunePool *pool)
 /* Free a slot that pipeline_take gave. */
 static void pipeline_release(Pipeline *pl, CompileJob *c)
 {
-    compile_job_clear(c);
+    cutune_compile_job_clear(c);
     pl->busy[c - pl->slot] = 0;
-}
-
-/* Free the slot pipeline_slot just gave, whose compile could not be submitted. */
-static void pipeline_cancel(Pipeline *pl, CompileJob *c)
-{
-    pl->inflight--;
-    pipeline_release(pl, c);
 }
 
 /* The size's best time so far (any variant), for early stops and deadlines. */
@@ -463,12 +413,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
                 ops->feedback(st, idx, (CutuneStatus)(j->kstatus[idx] - 1), j->kms[idx]);
                 continue;
             }
-            CompileJob *c = pipeline_slot(&pl);
-            if ((rc = compile_job_start(l, j, c, idx))) {
-                pipeline_cancel(&pl, c);
-                rc = cutune_error(err, rc, "out of memory");
-                goto out;
-            }
+            compile_job_start(l, j, pipeline_slot(&pl), idx);
             proposed++;
         }
         if (pl.inflight == 0)

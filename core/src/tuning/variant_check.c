@@ -36,22 +36,6 @@ static void say(const CutuneCheckOptions *o, const char *fmt, ...)
 }
 
 /* "-DNAME=value" texts of one config, for NVRTC. */
-typedef struct Defines {
-    char text[CUTUNE_MAX_PARAMS][CUTUNE_NAME_MAX + 24];
-    const char *ptr[CUTUNE_MAX_PARAMS];
-    size_t n;
-} Defines;
-
-static void defines_of(const CutuneSpace *sp, const int64_t *values, Defines *d)
-{
-    d->n = 0;
-    for (size_t i = 0; i < sp->nparams && i < CUTUNE_MAX_PARAMS; i++) {
-        snprintf(d->text[i], sizeof d->text[i], "%s=%lld", sp->params[i].name,
-                 (long long)values[i]);
-        d->ptr[d->n++] = d->text[i];
-    }
-}
-
 /* The first line of a compiler log that says "error", else its first line. */
 static void first_error(const char *msg, char *buf, size_t len)
 {
@@ -147,25 +131,6 @@ static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
     return rc;
 }
 
-typedef struct CompileJob {
-    CutuneJob job;
-    const CutuneVariantDef *v;
-    const CutuneCheckOptions *o;
-    Defines d;
-    size_t index;
-    int rc;
-    CutuneError err;
-} CompileJob;
-
-static void compile_run(CutuneJob *job)
-{
-    CompileJob *c = (CompileJob *)job;
-    CutuneKernelBinary b;
-    c->rc = cutune_nvrtc_compile(c->v->source, c->v->kernel_name, c->d.ptr, c->d.n, c->o->arch,
-                                 c->o->cache_dir, &b, &c->err);
-    cutune_kernel_binary_free(&b);
-}
-
 /* The configs to compile: all, or the first, the last and a seeded sample between. */
 static size_t pick(size_t nvalid, size_t sample, uint64_t seed, size_t *out)
 {
@@ -199,33 +164,33 @@ static int check_compiles(const CutuneVariantDef *v, const CutuneSpace *sp,
                           CutuneCheckReport *r, CutuneError *err)
 {
     size_t *idx = malloc((cl->nconfigs ? cl->nconfigs : 1) * sizeof *idx);
-    CompileJob *jobs = calloc(cl->nconfigs ? cl->nconfigs : 1, sizeof *jobs);
+    size_t n = idx ? pick(cl->nconfigs, o->sample, o->seed, idx) : 0;
+    CutuneCompileJob *jobs = calloc(n ? n : 1, sizeof *jobs);
     CutunePool *pool = NULL;
     int rc = 0;
     if (!idx || !jobs || cutune_pool_create(o->threads, &pool) != 0) {
         rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
         goto out;
     }
-    size_t n = pick(cl->nconfigs, o->sample, o->seed, idx);
     for (size_t j = 0; j < n; j++) {
-        jobs[j] = (CompileJob){.job.run = compile_run, .v = v, .o = o, .index = idx[j]};
-        defines_of(sp, cl->values + idx[j] * cl->nparams, &jobs[j].d);
+        cutune_compile_job_init(&jobs[j], v->source, v->kernel_name, sp,
+                                cl->values + idx[j] * cl->nparams, o->arch, o->cache_dir, idx[j]);
         cutune_pool_submit(pool, &jobs[j].job);
     }
     size_t shown = 0;
     for (size_t j = 0; j < n; j++) {
         cutune_pool_wait(pool, &jobs[j].job);
-        if (jobs[j].rc == 0) {
+        if (jobs[j].rc == 0)
             r->compiled++;
-            continue;
-        }
-        r->compile_failed++;
-        if (shown++ < SHOWN_MAX) {
+        else
+            r->compile_failed++;
+        if (jobs[j].rc != 0 && shown++ < SHOWN_MAX) {
             char text[512], line[400];
             cutune_config_format(sp, cl->values + jobs[j].index * cl->nparams, text, sizeof text);
             first_error(jobs[j].err.msg, line, sizeof line);
             say(o, "  FAIL config %s does not compile: %s\n", text, line);
         }
+        cutune_compile_job_clear(&jobs[j]); /* its cubin: the cache keeps it */
     }
     say(o, "  compiled %zu of %zu configs for sm_%d%s: %zu ok, %zu failed\n", n, cl->nconfigs,
         o->arch,
@@ -246,8 +211,8 @@ static void check_params(const CutuneVariantDef *v, const CutuneSpace *sp,
                          const CutuneConfigList *cl, const CutuneCheckOptions *o,
                          CutuneCheckReport *r)
 {
-    Defines d;
-    defines_of(sp, cl->values, &d);
+    CutuneDefines d;
+    cutune_defines_of(sp, cl->values, &d);
     CutuneError e = {0};
     const CutuneOp *op = v->op->op;
     if (cutune_nvrtc_kernel_params(v->source, v->kernel_name, d.ptr, d.n, o->arch,

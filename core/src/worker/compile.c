@@ -217,3 +217,40 @@ done:
     options_free(&opt);
     return rc;
 }
+
+void cutune_defines_of(const CutuneSpace *sp, const int64_t *values, CutuneDefines *d)
+{
+    d->n = 0;
+    for (size_t i = 0; i < sp->nparams && i < CUTUNE_MAX_PARAMS; i++) {
+        snprintf(d->text[i], sizeof d->text[i], "%s=%lld", sp->params[i].name,
+                 (long long)values[i]);
+        d->ptr[d->n++] = d->text[i];
+    }
+}
+
+static void compile_job_run(CutuneJob *job)
+{
+    CutuneCompileJob *c = (CutuneCompileJob *)job;
+    c->rc = cutune_nvrtc_compile(c->source, c->kernel_name, c->d.ptr, c->d.n, c->arch, c->cache_dir,
+                                 &c->bin, &c->err);
+}
+
+void cutune_compile_job_init(CutuneCompileJob *c, const char *source, const char *kernel_name,
+                             const CutuneSpace *sp, const int64_t *values, int arch,
+                             const char *cache_dir, size_t index)
+{
+    memset(c, 0, sizeof *c);
+    c->job.run = compile_job_run;
+    c->source = source;
+    c->kernel_name = kernel_name;
+    c->cache_dir = cache_dir;
+    c->arch = arch;
+    c->index = index;
+    cutune_defines_of(sp, values, &c->d);
+}
+
+void cutune_compile_job_clear(CutuneCompileJob *c)
+{
+    cutune_kernel_binary_free(&c->bin);
+    memset(c, 0, sizeof *c);
+}

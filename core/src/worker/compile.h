@@ -3,8 +3,12 @@
 #define CUTUNE_COMPILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cutune/cutune.h"
+#include "pool.h"
+#include "space.h"
+#include "space_limits.h"
 
 typedef struct CutuneKernelBinary {
     void *cubin; /* malloc'd; NULL when compilation failed */
@@ -31,6 +35,34 @@ void cutune_kernel_binary_free(CutuneKernelBinary *b);
 int cutune_nvrtc_kernel_params(const char *source, const char *kernel_name,
                                const char *const *defines, size_t ndefines, int arch, int *nparams,
                                CutuneError *err);
+
+/* A config's defines for NVRTC: "NAME=value" for each parameter of its space. */
+typedef struct CutuneDefines {
+    char text[CUTUNE_MAX_PARAMS][CUTUNE_NAME_MAX + 24];
+    const char *ptr[CUTUNE_MAX_PARAMS];
+    size_t n;
+} CutuneDefines;
+
+void cutune_defines_of(const CutuneSpace *sp, const int64_t *values, CutuneDefines *d);
+
+/* One config's compile as a job for the thread pool (pool.h): cutune_compile_job_init
+ * fills it, cutune_pool_submit runs cutune_nvrtc_compile on a pool thread, and after
+ * cutune_pool_wait rc, err and bin hold what it gave; cutune_compile_job_clear frees bin. */
+typedef struct CutuneCompileJob {
+    CutuneJob job; /* first: the pool's handle */
+    const char *source, *kernel_name, *cache_dir;
+    int arch;
+    CutuneDefines d;
+    size_t index; /* the caller's: which config */
+    CutuneKernelBinary bin;
+    int rc;
+    CutuneError err;
+} CutuneCompileJob;
+
+void cutune_compile_job_init(CutuneCompileJob *c, const char *source, const char *kernel_name,
+                             const CutuneSpace *sp, const int64_t *values, int arch,
+                             const char *cache_dir, size_t index);
+void cutune_compile_job_clear(CutuneCompileJob *c);
 
 /* "13.0", for messages and the database. */
 void cutune_nvrtc_version(char *buf, size_t len);
