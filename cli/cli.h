@@ -64,32 +64,89 @@ int cli_parse_size(const char *cmd, const char *opt, const char *text, size_t mi
 int cli_parse_real(const char *cmd, const char *opt, const char *text, double min, double max,
                    double *out);
 
-/* An option of a command for cli_parse_options: --name VALUE sets *text (CLI_TEXT), or
- * --name sets *flag to 1 (CLI_FLAG). */
+/* An option of a command for cli_parse_options, made with the macros below: what --name
+ * does with its value (kind), where it goes (to) and the range of a number. */
+typedef enum CliKind {
+    CLI_KIND_TEXT,   /* --name VALUE sets *to.text */
+    CLI_KIND_FLAG,   /* --name sets *to.flag to 1 */
+    CLI_KIND_INT,    /* cli_parse_int into *to.i within range.i */
+    CLI_KIND_SIZE,   /* cli_parse_size into *to.z within range.z */
+    CLI_KIND_UINT64, /* cli_parse_uint64 into *to.u within range.u */
+    CLI_KIND_REAL,   /* cli_parse_real into *to.r within range.r */
+    CLI_KIND_CALL,   /* fn(cmd, "--name", VALUE, to.user): an option with its own grammar */
+} CliKind;
+/* An option's own reading of its value: 0, or the exit code for the command to return (it
+ * has said why, as cli_usage_error does). */
+typedef int CliOptionFn(const char *cmd, const char *opt, const char *value, void *user);
 typedef struct CliOption {
     const char *name;
-    const char **text;
-    int *flag;
+    CliKind kind;
+    union {
+        const char **text;
+        int *flag, *i;
+        size_t *z;
+        uint64_t *u;
+        double *r;
+        void *user;
+    } to;
+    union {
+        struct {
+            int min, max;
+        } i;
+        struct {
+            size_t min, max;
+        } z;
+        struct {
+            uint64_t min, max;
+        } u;
+        struct {
+            double min, max;
+        } r;
+    } range;
+    CliOptionFn *fn;
+    char short_name; /* -c as well as --name, or 0 */
 } CliOption;
-#define CLI_TEXT(name, text) \
+#define CLI_TEXT(name_, p) \
     { \
-        (name), (text), NULL \
+        .name = (name_), .kind = CLI_KIND_TEXT, .to.text = (p) \
     }
-#define CLI_FLAG(name, flag) \
+#define CLI_SHORT_FLAG(c, name_, p) \
     { \
-        (name), NULL, (flag) \
+        .name = (name_), .kind = CLI_KIND_FLAG, .to.flag = (p), .short_name = (c) \
+    }
+#define CLI_FLAG(name_, p) CLI_SHORT_FLAG(0, name_, p)
+/* A number of member m of to and range (i, z, u or r): what CLI_INT and the others make. */
+#define CLI_NUMBER_(name_, kind_, m, p, lo, hi) \
+    { \
+        .name = (name_), .kind = (kind_), .to.m = (p), .range.m = {(lo), (hi) } \
+    }
+#define CLI_INT(name_, p, lo, hi) CLI_NUMBER_(name_, CLI_KIND_INT, i, p, lo, hi)
+#define CLI_SIZE(name_, p, lo, hi) CLI_NUMBER_(name_, CLI_KIND_SIZE, z, p, lo, hi)
+#define CLI_UINT64(name_, p, lo, hi) CLI_NUMBER_(name_, CLI_KIND_UINT64, u, p, lo, hi)
+#define CLI_REAL(name_, p, lo, hi) CLI_NUMBER_(name_, CLI_KIND_REAL, r, p, lo, hi)
+#define CLI_CALL(name_, f, user_) \
+    { \
+        .name = (name_), .kind = CLI_KIND_CALL, .to.user = (user_), .fn = (f) \
     }
 #define CLI_END \
     { \
-        NULL, NULL, NULL \
+        .name = NULL \
     }
-/* The options of a command whose options are all texts and flags: opts (ended by an entry
- * whose name is NULL; at most CLI_MAX_OPTIONS) and --help (-h), which prints help. Returns
- * -1 to go on with the operands from optind, or the exit code for the command to return
- * now: EXIT_OK after the help, EXIT_USAGE for an option it does not know. */
-#define CLI_MAX_OPTIONS 16
+/* A command's options: opts (ended by CLI_END; at most CLI_MAX_OPTIONS) and --help (-h),
+ * which prints help, read in the order given. Returns -1 to go on with the operands from
+ * optind, or the exit code for the command to return now: EXIT_OK after the help,
+ * EXIT_USAGE for an option it does not know or a value refused (with the message of
+ * cli_parse_int and the others), or what a CLI_CALL option's function returned. */
+#define CLI_MAX_OPTIONS 32
 int cli_parse_options(const char *cmd, const char *help, int argc, char **argv,
                       const CliOption *opts);
+/* A CLI_CALL function for a repeatable option: each value is appended to the list (user, a
+ * CliList whose items have room for every value: argc of them). */
+typedef struct CliList {
+    const char **items;
+    size_t *n;
+} CliList;
+int cli_append(const char *cmd, const char *opt, const char *value, void *list);
 
 /* The largest CUDA device ordinal an option accepts. */
 #define CLI_MAX_DEVICE 1023

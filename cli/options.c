@@ -1,7 +1,7 @@
 /* Options. Numeric ones are parsed into their real type and range: every numeric option of
  * every command goes through here, so that a bad value is a usage error (exit 2) that says
- * what was wrong, never a silent wrap (--device 4294967299 is not GPU 3). The commands whose
- * options are only texts and flags read them from one table (cli_parse_options). */
+ * what was wrong, never a silent wrap (--device 4294967299 is not GPU 3). Every command reads
+ * its options from one table (cli_parse_options). */
 #include "cli.h"
 #include "util.h"
 
@@ -141,31 +141,76 @@ int cli_parse_real(const char *cmd, const char *opt, const char *text, double mi
     return 0;
 }
 
+/* What option o does with value (NULL for a flag): 0, or the exit code. */
+static int apply(const char *cmd, const CliOption *o, const char *value)
+{
+    char opt[96];
+    snprintf(opt, sizeof opt, "--%s", o->name);
+    switch (o->kind) {
+    case CLI_KIND_TEXT: *o->to.text = value; return 0;
+    case CLI_KIND_FLAG: *o->to.flag = 1; return 0;
+    case CLI_KIND_INT:
+        return cli_parse_int(cmd, opt, value, o->range.i.min, o->range.i.max, o->to.i);
+    case CLI_KIND_SIZE:
+        return cli_parse_size(cmd, opt, value, o->range.z.min, o->range.z.max, o->to.z);
+    case CLI_KIND_UINT64:
+        return cli_parse_uint64(cmd, opt, value, o->range.u.min, o->range.u.max, o->to.u);
+    case CLI_KIND_REAL:
+        return cli_parse_real(cmd, opt, value, o->range.r.min, o->range.r.max, o->to.r);
+    case CLI_KIND_CALL: return o->fn(cmd, opt, value, o->to.user);
+    }
+    return 0;
+}
+
 int cli_parse_options(const char *cmd, const char *help, int argc, char **argv,
                       const CliOption *opts)
 {
     enum { FIRST = 256 }; /* getopt_long's value for opts[i] is FIRST + i */
     struct option longopts[CLI_MAX_OPTIONS + 2];
+    char shorts[2 * CLI_MAX_OPTIONS + 2] = "h"; /* "h", then "c" or "c:" a short option */
+    size_t ns = 1;
     int n = 0;
-    for (; opts && opts[n].name && n < CLI_MAX_OPTIONS; n++)
-        longopts[n] = (struct option){opts[n].name, opts[n].text ? required_argument : no_argument,
-                                      NULL, FIRST + n};
+    for (; opts && opts[n].name; n++) {
+        if (n == CLI_MAX_OPTIONS) {
+            fprintf(stderr, "cutune %s: more than %d options (a bug in cutune)\n", cmd,
+                    CLI_MAX_OPTIONS);
+            return EXIT_FAILURE_;
+        }
+        int arg = opts[n].kind == CLI_KIND_FLAG ? no_argument : required_argument;
+        longopts[n] = (struct option){opts[n].name, arg, NULL, FIRST + n};
+        if (opts[n].short_name) {
+            shorts[ns++] = opts[n].short_name;
+            if (arg == required_argument)
+                shorts[ns++] = ':';
+        }
+    }
+    shorts[ns] = '\0';
     longopts[n] = (struct option){"help", no_argument, NULL, 'h'};
     longopts[n + 1] = (struct option){NULL, 0, NULL, 0};
     int c;
     optind = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
         if (c == 'h') {
             fputs(help, stdout);
             return EXIT_OK;
         }
+        for (int i = 0; i < n && c < FIRST; i++)
+            if (opts[i].short_name && c == opts[i].short_name)
+                c = FIRST + i;
         if (c < FIRST || c >= FIRST + n)
             return cli_usage_error(cmd, "unknown option");
-        const CliOption *o = &opts[c - FIRST];
-        if (o->text)
-            *o->text = optarg;
-        else
-            *o->flag = 1;
+        int rc = apply(cmd, &opts[c - FIRST], optarg);
+        if (rc)
+            return rc;
     }
     return -1;
+}
+
+int cli_append(const char *cmd, const char *opt, const char *value, void *list)
+{
+    (void)cmd;
+    (void)opt;
+    CliList *l = list;
+    l->items[(*l->n)++] = value;
+    return 0;
 }
