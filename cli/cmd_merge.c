@@ -76,20 +76,11 @@ static void print_result(const char *out, const CutuneMergeInput *in, size_t n,
 
 int cmd_merge(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
-    int quiet = 0, c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'q': quiet = 1; break;
-        case 'h': fputs(help, stdout); return EXIT_OK;
-        default: return cli_usage_error("merge", "unknown option");
-        }
-    }
+    int quiet = 0;
+    const CliOption opts[] = {CLI_SHORT_FLAG('q', "quiet", &quiet), CLI_END};
+    int rc = cli_parse_options("merge", help, argc, argv, opts);
+    if (rc >= 0)
+        return rc;
     if (argc - optind < 2)
         return cli_usage_error("merge", argc - optind == 0
                                             ? "which databases? e.g. cutune merge all.db shard-*.db"
@@ -109,8 +100,8 @@ int cmd_merge(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    int rc = cutune_db_merge(out, (const char *const *)argv + optind + 1, n, &stop_flag, in, &res,
-                             &err);
+    rc = cutune_db_merge(out, (const char *const *)argv + optind + 1, n, &stop_flag, in, &res,
+                         &err);
     if (rc == CUTUNE_ERR_INVALID) { /* OUT.db is one of the inputs */
         fprintf(stderr, "cutune merge: %s\n", err.msg);
         rc = EXIT_USAGE;

@@ -84,30 +84,28 @@ static int row(const CutuneTrialRow *r, void *user)
     return 0;
 }
 
+/* --status: one of the statuses, kept as given. */
+static int parse_status(const char *cmd, const char *opt, const char *value, void *status)
+{
+    (void)opt;
+    if (cutune_status_parse(value) < 0)
+        return cli_usage_error(cmd, "unknown status '%s'", value);
+    *(const char **)status = value;
+    return 0;
+}
+
 int cmd_show(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"db", required_argument, 0, 'D'},
-        {"status", required_argument, 0, 's'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
     const char *db_path = NULL;
     Show s = {0};
-    int c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'D': db_path = optarg; break;
-        case 's':
-            if (cutune_status_parse(optarg) < 0)
-                return cli_usage_error("show", "unknown status '%s'", optarg);
-            s.status = optarg;
-            break;
-        case 'h': fputs(help, stdout); return EXIT_OK;
-        default: return cli_usage_error("show", "unknown option");
-        }
-    }
+    const CliOption opts[] = {
+        CLI_TEXT("db", &db_path),
+        CLI_CALL("status", parse_status, &s.status),
+        CLI_END,
+    };
+    int rc = cli_parse_options("show", help, argc, argv, opts);
+    if (rc >= 0)
+        return rc;
     if (argc - optind > 1)
         return cli_usage_error("show", "expected at most one run id");
     int64_t run = 0;
