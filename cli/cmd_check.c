@@ -51,46 +51,39 @@ static const CutuneRegistryNote *refusal_of(const CutuneRegistry *reg, const cha
     return NULL;
 }
 
+/* --jobs: compile threads, 0 to 1024; a larger number is refused with no message. */
+static int parse_jobs(const char *cmd, const char *opt, const char *value, void *threads)
+{
+    uint64_t v;
+    int rc = cli_parse_uint64(cmd, opt, value, 0, UINT64_MAX, &v);
+    if (rc == 0 && v > 1024)
+        rc = EXIT_USAGE;
+    if (rc == 0)
+        *(int *)threads = (int)v;
+    return rc;
+}
+
 int cmd_check(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"size", required_argument, 0, 's'}, {"sample", required_argument, 0, 'n'},
-        {"seed", required_argument, 0, 'S'}, {"jobs", required_argument, 0, 'j'},
-        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0},
-    };
     CutuneCheckOptions o;
     cutune_check_defaults(&o);
     const char **sizes = calloc((size_t)argc + 1, sizeof *sizes);
     if (!sizes)
         return EXIT_FAILURE_;
-    int c, rc = EXIT_OK;
-    uint64_t v;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 's': sizes[o.nsizes++] = optarg; break;
-        case 'n':
-            if (cli_parse_uint64("check", "--sample", optarg, 0, UINT64_MAX, &v))
-                goto usage;
-            o.sample = (size_t)v;
-            break;
-        case 'S':
-            if (cli_parse_uint64("check", "--seed", optarg, 0, UINT64_MAX, &v))
-                goto usage;
-            o.seed = v;
-            break;
-        case 'j':
-            if (cli_parse_uint64("check", "--jobs", optarg, 0, UINT64_MAX, &v) || v > 1024)
-                goto usage;
-            o.threads = (int)v;
-            break;
-        case 'h':
-            fputs(help, stdout);
-            free(sizes);
-            return EXIT_OK;
-        default: free(sizes); return cli_usage_error("check", "unknown option");
-        }
+    CliList size_list = {sizes, &o.nsizes};
+    const CliOption opts[] = {
+        CLI_CALL("size", cli_append, &size_list),
+        CLI_SIZE("sample", &o.sample, 0, SIZE_MAX),
+        CLI_UINT64("seed", &o.seed, 0, UINT64_MAX),
+        CLI_CALL("jobs", parse_jobs, &o.threads),
+        CLI_END,
+    };
+    int rc = cli_parse_options("check", help, argc, argv, opts);
+    if (rc >= 0) {
+        free(sizes);
+        return rc;
     }
+    rc = EXIT_OK;
     o.sizes = o.nsizes ? sizes : NULL;
     o.out = stdout;
     char cache[PATH_MAX];
@@ -144,7 +137,4 @@ int cmd_check(int argc, char **argv)
         fprintf(stderr, "cutune check: %zu variant%s failed (above)\n", failed,
                 failed == 1 ? "" : "s");
     return rc != EXIT_OK ? rc : failed ? EXIT_FAILURE_ : missing ? EXIT_NOT_FOUND : EXIT_OK;
-usage:
-    free(sizes);
-    return EXIT_USAGE;
 }
