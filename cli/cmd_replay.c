@@ -84,8 +84,12 @@ typedef struct Opts {
     size_t budgets[MAX_BUDGETS], nbudgets;
 } Opts;
 
-static int parse_budgets(const char *text, Opts *o)
+/* --budgets: increasing evaluation counts, comma-separated. */
+static int parse_budgets(const char *cmd, const char *opt, const char *text, void *user)
 {
+    Opts *o = user;
+    (void)cmd;
+    (void)opt;
     char *buf = strdup(text); /* any length: a list is never cut short */
     if (!buf)
         return cli_usage_error("replay", "out of memory reading --budgets");
@@ -344,28 +348,19 @@ static int load_start(const Opts *o, const CutuneRecording *rec, Start *st)
     return rc;
 }
 
+/* --synthetic SEED: replay a generated landscape. */
+static int parse_synthetic(const char *cmd, const char *opt, const char *text, void *user)
+{
+    Opts *o = user;
+    int rc = cli_parse_uint64(cmd, opt, text, 0, UINT64_MAX, &o->synthetic_seed);
+    if (rc == 0)
+        o->synthetic = 1;
+    return rc;
+}
+
+/* The options and the FILE: 0, -1 after --help, or the exit code. */
 static int parse_args(int argc, char **argv, Opts *o)
 {
-    static const struct option longopts[] = {
-        {"variant", required_argument, 0, 'v'},
-        {"size", required_argument, 0, 's'},
-        {"device", required_argument, 0, 'd'},
-        {"strategy", required_argument, 0, 'S'},
-        {"seeds", required_argument, 0, 'n'},
-        {"seed", required_argument, 0, 'r'},
-        {"budgets", required_argument, 0, 'b'},
-        {"window", required_argument, 0, 'w'},
-        {"no-space", no_argument, 0, 'N'},
-        {"json", no_argument, 0, 'j'},
-        {"csv", required_argument, 0, 'c'},
-        {"svg", required_argument, 0, 'g'},
-        {"export-csv", required_argument, 0, 'e'},
-        {"synthetic", required_argument, 0, 'y'},
-        {"start-from", required_argument, 0, 'f'},
-        {"start-best", required_argument, 0, 'k'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
     static const size_t defaults[] = {25, 50, 100, 200, 400};
     memset(o, 0, sizeof *o);
     o->seeds = 30;
@@ -374,50 +369,28 @@ static int parse_args(int argc, char **argv, Opts *o)
     o->start_best = 5;
     memcpy(o->budgets, defaults, sizeof defaults);
     o->nbudgets = sizeof defaults / sizeof defaults[0];
-    int c, rc;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'v': o->variant = optarg; break;
-        case 's': o->size = optarg; break;
-        case 'd': o->device = optarg; break;
-        case 'S': o->strategies = optarg; break;
-        case 'n':
-            if ((rc = cli_parse_size("replay", "--seeds", optarg, 1, MAX_SEEDS, &o->seeds)))
-                return rc;
-            break;
-        case 'r':
-            if ((rc = cli_parse_uint64("replay", "--seed", optarg, 0, UINT64_MAX, &o->seed)))
-                return rc;
-            break;
-        case 'b':
-            if ((rc = parse_budgets(optarg, o)))
-                return rc;
-            break;
-        case 'w':
-            if ((rc = cli_parse_size("replay", "--window", optarg, 1, MAX_WINDOW, &o->window)))
-                return rc;
-            break;
-        case 'f': o->start_from = optarg; break;
-        case 'k':
-            if ((rc = cli_parse_size("replay", "--start-best", optarg, 1, 10000, &o->start_best)))
-                return rc;
-            break;
-        case 'N': o->no_space = 1; break;
-        case 'j': o->json = 1; break;
-        case 'c': o->csv = optarg; break;
-        case 'g': o->svg = optarg; break;
-        case 'e': o->export_csv = optarg; break;
-        case 'y':
-            if ((rc = cli_parse_uint64("replay", "--synthetic", optarg, 0, UINT64_MAX,
-                                       &o->synthetic_seed)))
-                return rc;
-            o->synthetic = 1;
-            break;
-        case 'h': fputs(help, stdout); return -1;
-        default: return cli_usage_error("replay", "unknown option");
-        }
-    }
+    const CliOption opts[] = {
+        CLI_TEXT("variant", &o->variant),
+        CLI_TEXT("size", &o->size),
+        CLI_TEXT("device", &o->device),
+        CLI_TEXT("strategy", &o->strategies),
+        CLI_SIZE("seeds", &o->seeds, 1, MAX_SEEDS),
+        CLI_UINT64("seed", &o->seed, 0, UINT64_MAX),
+        CLI_CALL("budgets", parse_budgets, o),
+        CLI_SIZE("window", &o->window, 1, MAX_WINDOW),
+        CLI_FLAG("no-space", &o->no_space),
+        CLI_FLAG("json", &o->json),
+        CLI_TEXT("csv", &o->csv),
+        CLI_TEXT("svg", &o->svg),
+        CLI_TEXT("export-csv", &o->export_csv),
+        CLI_CALL("synthetic", parse_synthetic, o),
+        CLI_TEXT("start-from", &o->start_from),
+        CLI_SIZE("start-best", &o->start_best, 1, 10000),
+        CLI_END,
+    };
+    int rc = cli_parse_options("replay", help, argc, argv, opts);
+    if (rc >= 0)
+        return rc == EXIT_OK ? -1 : rc;
     if (optind < argc)
         o->file = argv[optind++];
     if (optind < argc)
