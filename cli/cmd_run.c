@@ -185,10 +185,19 @@ static void on_signal(int sig)
 }
 
 /* --time: a positive number of seconds, at least CUTUNE_MIN_TIME_S, or "none". */
-static int parse_time(const char *text, double *out)
+typedef struct TimeArg {
+    double *seconds;
+    int given;
+} TimeArg;
+
+static int parse_time(const char *cmd, const char *opt, const char *text, void *user)
 {
+    TimeArg *t = user;
+    (void)cmd;
+    (void)opt;
+    t->given = 1;
     if (!strcmp(text, "none")) {
-        *out = 0;
+        *t->seconds = 0;
         return 0;
     }
     char *end;
@@ -203,12 +212,16 @@ static int parse_time(const char *text, double *out)
                                "--time %s is too short to set a size up and measure "
                                "anything; give at least %.0f seconds",
                                text, CUTUNE_MIN_TIME_S);
-    *out = v;
+    *t->seconds = v;
     return 0;
 }
 
-static int parse_warm(const char *text, CutuneTuneOptions *o)
+/* --warm-start: db, known, both (db,known) or none. */
+static int parse_warm(const char *cmd, const char *opt, const char *text, void *user)
 {
+    CutuneTuneOptions *o = user;
+    (void)cmd;
+    (void)opt;
     o->warm_db = o->warm_known = 0;
     if (!strcmp(text, "none"))
         return 0;
@@ -231,6 +244,16 @@ static int parse_warm(const char *text, CutuneTuneOptions *o)
     return 0;
 }
 
+/* --shard I/N. */
+static int parse_shard(const char *cmd, const char *opt, const char *text, void *shard)
+{
+    CutuneError err = {0};
+    (void)opt;
+    if (cutune_shard_parse(text, shard, &err))
+        return cli_usage_error(cmd, "%s", err.msg);
+    return 0;
+}
+
 /* The command line, recorded with the run. */
 static char *join_argv(int argc, char **argv)
 {
@@ -250,114 +273,53 @@ static char *join_argv(int argc, char **argv)
 
 int cmd_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"device", required_argument, 0, 'd'},
-        {"size", required_argument, 0, 's'},
-        {"variant", required_argument, 0, 'v'},
-        {"strategy", required_argument, 0, 'S'},
-        {"budget", required_argument, 0, 'b'},
-        {"time", required_argument, 0, 't'},
-        {"job-time", required_argument, 0, 'J'},
-        {"retune", no_argument, 0, 'T'},
-        {"warm-start", required_argument, 0, 'W'},
-        {"seed", required_argument, 0, 'r'},
-        {"db", required_argument, 0, 'D'},
-        {"resume", no_argument, 0, 'R'},
-        {"jobs", required_argument, 0, 'j'},
-        {"pending", no_argument, 0, 'p'},
-        {"where", required_argument, 0, 'w'},
-        {"max-seconds", required_argument, 0, 'm'},
-        {"no-progress", no_argument, 0, 'P'},
-        {"timeout-factor", required_argument, 0, 'F'},
-        {"timeout-floor", required_argument, 0, 'L'},
-        {"json", no_argument, 0, 'O'},
-        {"shard", required_argument, 0, 'H'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
     CutuneTuneOptions o;
     RunJson rj = {stdout, 0};
-    int json = 0;
+    int json = 0, no_progress = 0, resume = 0;
     cutune_tune_defaults(&o);
     o.progress = isatty(STDERR_FILENO);
     const char **sizes = calloc((size_t)argc + 1, sizeof *sizes);
     const char **where = calloc((size_t)argc + 1, sizeof *where);
     char *text = NULL;
-    int time_given = 0;
     if (!sizes || !where) {
         free(sizes);
         free(where);
         return EXIT_FAILURE_;
     }
-    int c, rc = EXIT_OK;
     const char *device_arg = NULL;
     int devices[CLI_MAX_DEVICE + 1];
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'd': device_arg = optarg; break;
-        case 's': sizes[o.nsizes++] = optarg; break;
-        case 'v': o.variant = optarg; break;
-        case 'w': where[o.nwhere++] = optarg; break;
-        case 'S': o.strategy = optarg; break;
-        case 'b':
-            if ((rc = cli_parse_size("run", "--budget", optarg, 1, SIZE_MAX, &o.budget)))
-                goto out;
-            break;
-        case 't':
-            if ((rc = parse_time(optarg, &o.time_limit_s)))
-                goto out;
-            time_given = 1;
-            break;
-        case 'J':
-            if ((rc = cli_parse_real("run", "--job-time", optarg, 1, 1e9, &o.job_time_s)))
-                goto out;
-            break;
-        case 'T': o.retune = 1; break;
-        case 'W':
-            if ((rc = parse_warm(optarg, &o)))
-                goto out;
-            break;
-        case 'r':
-            if ((rc = cli_parse_uint64("run", "--seed", optarg, 0, UINT64_MAX, &o.seed)))
-                goto out;
-            break;
-        case 'D': o.db_path = optarg; break;
-        case 'R': break; /* what --resume did is what every run does */
-        case 'p': o.pending = 1; break;
-        case 'j':
-            if ((rc = cli_parse_int("run", "--jobs", optarg, 0, 4096, &o.compile_threads)))
-                goto out;
-            break;
-        case 'm':
-            if ((rc = cli_parse_real("run", "--max-seconds", optarg, 0.001, 3600,
-                                     &o.measure.max_seconds)))
-                goto out;
-            break;
-        case 'P': o.progress = 0; break;
-        case 'O': json = 1; break;
-        case 'F':
-            if ((rc = cli_parse_real("run", "--timeout-factor", optarg, 1, 1e6,
-                                     &o.worker.timeout_factor)))
-                goto out;
-            break;
-        case 'L':
-            if ((rc = cli_parse_real("run", "--timeout-floor", optarg, 0.01, 86400,
-                                     &o.worker.timeout_floor_s)))
-                goto out;
-            break;
-        case 'H': {
-            CutuneError serr = {0};
-            if (cutune_shard_parse(optarg, &o.shard, &serr)) {
-                rc = cli_usage_error("run", "%s", serr.msg);
-                goto out;
-            }
-            break;
-        }
-        case 'h': fputs(help, stdout); goto out;
-        default: rc = cli_usage_error("run", "unknown option"); goto out;
-        }
-    }
+    CliList size_list = {sizes, &o.nsizes}, where_list = {where, &o.nwhere};
+    TimeArg limit = {&o.time_limit_s, 0};
+    const CliOption opts[] = {
+        CLI_TEXT("device", &device_arg),
+        CLI_CALL("size", cli_append, &size_list),
+        CLI_TEXT("variant", &o.variant),
+        CLI_TEXT("strategy", &o.strategy),
+        CLI_SIZE("budget", &o.budget, 1, SIZE_MAX),
+        CLI_CALL("time", parse_time, &limit),
+        CLI_REAL("job-time", &o.job_time_s, 1, 1e9),
+        CLI_FLAG("retune", &o.retune),
+        CLI_CALL("warm-start", parse_warm, &o),
+        CLI_UINT64("seed", &o.seed, 0, UINT64_MAX),
+        CLI_TEXT("db", &o.db_path),
+        CLI_FLAG("resume", &resume), /* what --resume did is what every run does */
+        CLI_INT("jobs", &o.compile_threads, 0, 4096),
+        CLI_FLAG("pending", &o.pending),
+        CLI_CALL("where", cli_append, &where_list),
+        CLI_REAL("max-seconds", &o.measure.max_seconds, 0.001, 3600),
+        CLI_FLAG("no-progress", &no_progress),
+        CLI_REAL("timeout-factor", &o.worker.timeout_factor, 1, 1e6),
+        CLI_REAL("timeout-floor", &o.worker.timeout_floor_s, 0.01, 86400),
+        CLI_FLAG("json", &json),
+        CLI_CALL("shard", parse_shard, &o.shard),
+        CLI_END,
+    };
+    int rc = cli_parse_options("run", help, argc, argv, opts);
+    if (rc >= 0)
+        goto out;
+    rc = EXIT_OK;
+    if (no_progress)
+        o.progress = 0;
     o.where = where;
     o.sizes = o.nsizes ? sizes : NULL;
     CutuneError oerr = {0};
@@ -365,7 +327,7 @@ int cmd_run(int argc, char **argv)
         rc = cli_usage_error("run", "%s", oerr.msg);
         goto out;
     }
-    if (o.strategy && !strcmp(o.strategy, "exhaustive") && !time_given)
+    if (o.strategy && !strcmp(o.strategy, "exhaustive") && !limit.given)
         o.time_limit_s = 0; /* every config, however long it takes */
     if (o.pending && optind == argc) {
         o.op = NULL; /* every op with pending requests */

@@ -98,11 +98,8 @@ int cmd_show(int argc, char **argv)
 {
     const char *db_path = NULL;
     Show s = {0};
-    const CliOption opts[] = {
-        CLI_TEXT("db", &db_path),
-        CLI_CALL("status", parse_status, &s.status),
-        CLI_END,
-    };
+    const CliOption opts[] = {CLI_TEXT("db", &db_path), CLI_CALL("status", parse_status, &s.status),
+                              CLI_END};
     int rc = cli_parse_options("show", help, argc, argv, opts);
     if (rc >= 0)
         return rc;
