@@ -8,9 +8,31 @@ exe=$1
 expect 0 "run <op>" -- "$exe" --help
 expect 2 "usage: cutune" -- "$exe"
 expect 2 "unknown command 'frobnicate'" -- "$exe" frobnicate
-for c in run list devices query show export replay new check; do
+for c in run list devices query show export replay new check merge import report; do
     expect 0 "usage: cutune $c" -- "$exe" $c --help
 done
+# every command reads its options through one parser (cli/options.c): -h, an unknown option,
+# a missing value and a bad number are usage errors (exit 2) that say so
+for c in run replay check merge show; do
+    expect 0 "usage: cutune $c" -- "$exe" $c -h
+    expect 2 "cutune $c: unknown option" -- "$exe" $c --frobnicate
+    expect 2 "cutune $c: unknown option" -- "$exe" $c -z
+done
+expect 2 "cutune run: unknown option" -- "$exe" run matmul --budget
+expect 2 "--jobs needs a whole number from 0 to 4096, got 'many': it is not a whole decimal number" -- "$exe" run matmul --jobs many
+expect 2 "--timeout-factor needs a number from 1 to 1e+06, got '0.5': it is too small" -- "$exe" run matmul --timeout-factor 0.5
+expect 2 "--seed needs a whole number of at least 0, got '-1'" -- "$exe" run matmul --seed -1
+expect 2 "--shard" -- "$exe" run matmul --shard 3/2
+expect 2 "--seeds needs a whole number from 1 to 1000000, got '0': it is too small" -- "$exe" replay --synthetic 1 --seeds 0
+expect 2 "--synthetic needs a whole number of at least 0, got 'x'" -- "$exe" replay --synthetic x
+expect 2 "--sample needs a whole number of at least 0, got 'x'" -- "$exe" check --sample x
+expect 2 "--jobs needs a whole number of at least 0, got '-1': it is too small" -- "$exe" check --jobs -1
+"$exe" check --jobs 2000 >/dev/null 2>&1 # above 1024 threads: refused, as yet with no message
+[ $? = 2 ] || bad "'check --jobs 2000' did not exit 2"
+expect 2 "RUN needs a whole number of at least 1, got 'x'" -- "$exe" show x
+expect 2 "unknown status 'great'" -- "$exe" show --st great
+expect 2 "which databases?" -- "$exe" merge -q
+expect 2 "no input: give OUT.db" -- "$exe" merge --quiet "$tmp/out.db"
 expect 2 "which op?" -- "$exe" run
 expect 2 "--budget needs a whole number of at least 1, got 'lots'" -- "$exe" run matmul --budget lots
 expect 2 "--time takes the run's budget in seconds, a positive number" -- "$exe" run matmul --time -1
@@ -59,6 +81,7 @@ expect 0 "matmul_tiled,4096x4096x4096,NVIDIA H200,annealing,400,132,5," -- cat "
 expect 0 '"name": "tpe"' -- "$exe" replay "$rec" --seeds 3 --budgets 10,20 --json
 expect 2 "give a FILE or --synthetic, not both" -- "$exe" replay "$rec" --synthetic 1
 expect 0 "space: " -- "$exe" replay --synthetic 4 --seeds 2 --budgets 25 --strategy ils
+expect 0 '"budget": 30,' -- "$exe" replay --synthetic 4 --seeds 2 --budgets 25,50 --budgets 30 --strategy ils --json
 
 # database errors need no GPU
 expect 4 "cannot open the database" -- "$exe" query matmul --size 64 --device H100 --db "$tmp/none.db"
