@@ -51,18 +51,6 @@ static const CutuneRegistryNote *refusal_of(const CutuneRegistry *reg, const cha
     return NULL;
 }
 
-/* --jobs: compile threads, 0 to 1024; a larger number is refused with no message. */
-static int parse_jobs(const char *cmd, const char *opt, const char *value, void *threads)
-{
-    uint64_t v;
-    int rc = cli_parse_uint64(cmd, opt, value, 0, UINT64_MAX, &v);
-    if (rc == 0 && v > 1024)
-        rc = EXIT_USAGE;
-    if (rc == 0)
-        *(int *)threads = (int)v;
-    return rc;
-}
-
 int cmd_check(int argc, char **argv)
 {
     CutuneCheckOptions o;
@@ -75,7 +63,7 @@ int cmd_check(int argc, char **argv)
         CLI_CALL("size", cli_append, &size_list),
         CLI_SIZE("sample", &o.sample, 0, SIZE_MAX),
         CLI_UINT64("seed", &o.seed, 0, UINT64_MAX),
-        CLI_CALL("jobs", parse_jobs, &o.threads),
+        CLI_INT("jobs", &o.threads, 0, 1024),
         CLI_END,
     };
     int rc = cli_parse_options("check", help, argc, argv, opts);
