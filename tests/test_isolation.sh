@@ -50,9 +50,19 @@ nok=$(awk '$2 == "ok"' "$tmp/iso.rows" | wc -l)
 [ "$nok" = 13 ] || bad "want 13 ok trials, got $nok"
 # the configs after the last failure were measured: the run went on
 grep -q "^BLOCK=1024,ITEMS=8 ok " "$tmp/iso.rows" || bad "the last config was not measured"
-# a fresh worker for each of the six that killed or hung theirs
-pids=$(awk '{print $1}' "$CUTUNE_FAKE_LOG" | sort -u | wc -l)
-[ "$pids" = 7 ] || bad "want 7 worker processes (1 + 6 replacements), the log shows $pids"
+# a fresh worker after each of the six that killed or hung theirs, and only then: in the
+# order the run measured them (the log has "<pid> <config>" per evaluation), the worker
+# changes right after a killer and never otherwise
+killers="BLOCK=64,ITEMS=2 BLOCK=128,ITEMS=1 BLOCK=128,ITEMS=8 BLOCK=256,ITEMS=4 BLOCK=512,ITEMS=1 BLOCK=512,ITEMS=2"
+workers=$(awk -v k="$killers" 'BEGIN { n = split(k, a, " "); for (i = 1; i <= n; i++) K[a[i]] = 1 }
+    NR > 1 && (($1 != pid) != (cfg in K)) { print "line " NR ": worker " $1 " after " cfg " in " pid; bad = 1 }
+    { pid = $1; cfg = $2; if (!($1 in seen)) { seen[$1] = 1; n_pids++ } }
+    END { if (bad) exit 1; print n_pids }' "$CUTUNE_FAKE_LOG") ||
+    bad "a worker was replaced where no config killed it, or kept where one did: $workers"
+last=$(tail -1 "$CUTUNE_FAKE_LOG" | awk '{print $2}')
+want=7
+case " $killers " in *" $last "*) want=6 ;; esac # no worker is started after the last one
+[ "$workers" = "$want" ] || bad "want $want worker processes (1 + a replacement for each killer followed by another config), the log shows $workers"
 # the hang cost about its limit, not forever: (2 + 4) x 0.2 + 0.1 + 1 = 2.3 s
 [ $(( $(date +%s) - start )) -lt 60 ] || bad "the isolation run took over a minute"
 best=$(awk '$2 == "ok" {print $3, $1}' "$tmp/iso.rows" | sort -g | head -1 | cut -d' ' -f2)

@@ -80,6 +80,10 @@ static void random_inputs(void)
     cutune_random_uniform(42, 1, z, N, -1.0f, 1.0f);
     CHECK(memcmp(x, y, N * sizeof *x) == 0); /* same seed and stream: same values */
     CHECK(memcmp(x, z, N * sizeof *x) != 0); /* another stream: other values */
+    size_t shifted = 0;                      /* and not the same values further on */
+    for (int i = 0; i + 2 < N; i++)
+        shifted += x[i] == z[0] && x[i + 1] == z[1] && x[i + 2] == z[2];
+    CHECK(shifted == 0);
     double sum = 0, lo = 1, hi = -1;
     size_t zeros = 0;
     for (int i = 0; i < N; i++) {

@@ -131,8 +131,7 @@ static int warm_phase(TuneLane *l, TuneJob *j, double deadline, CutuneError *err
     for (size_t tries = 0;
          fresh + (nlist - j->nwarm) < PROBES && j->nknown + nlist < n && tries < 64 * PROBES;
          tries++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        size_t idx = (size_t)(x % n);
+        size_t idx = (size_t)cutune_splitmix64_below(&x, n);
         int dup = j->kstatus[idx] != 0;
         for (size_t k = 0; k < nlist && !dup; k++)
             dup = list[k] == idx;

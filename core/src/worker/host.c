@@ -89,21 +89,10 @@ static int h_dev_memset(void *ctx, void *dptr, int byte, size_t bytes)
 
 void cutune_random_uniform(uint64_t seed, uint64_t stream, float *dst, size_t n, float lo, float hi)
 {
-    /* xoshiro256** seeded through splitmix64 from (seed, stream) */
-    uint64_t sm = seed ^ (0xd1b54a32d192ed03ULL * (stream + 1)), s[4];
-    for (int i = 0; i < 4; i++)
-        s[i] = cutune_splitmix64(&sm);
+    /* the one generator of the project (util.h), from a state hashed from (seed, stream) */
+    uint64_t x = seed ^ (0xd1b54a32d192ed03ULL * (stream + 1));
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = s[1] * 5;
-        r = ((r << 7) | (r >> 57)) * 9;
-        uint64_t t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = (s[3] << 45) | (s[3] >> 19);
-        double u = (double)(r >> 11) * 0x1.0p-53; /* [0, 1) */
+        double u = (double)(cutune_splitmix64(&x) >> 11) * 0x1.0p-53; /* [0, 1) */
         float v = (float)(lo + (hi - lo) * u);
         dst[i] = v < hi ? v : lo; /* rounding to float must not reach hi */
     }
