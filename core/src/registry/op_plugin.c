@@ -122,14 +122,13 @@ int cutune_op_from_variant(const char *path, const CutuneVariant *v, CutuneOpDef
 int cutune_op_open(const char *path, CutuneOpDef *out, CutuneError *err)
 {
     memset(out, 0, sizeof *out);
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        return cutune_error(err, CUTUNE_ERR_PLUGIN, "%s: cannot load: %s", path, dlerror());
-    CutuneOpEntry entry;
-    *(void **)&entry = dlsym(h, CUTUNE_OP_SYMBOL);
-    int rc;
+    void *h;
+    void (*entry)(void);
+    int rc = cutune_plugin_dlopen(path, CUTUNE_OP_SYMBOL, &h, &entry, err);
+    if (rc)
+        return rc;
     if (entry) {
-        const CutuneOp *op = entry();
+        const CutuneOp *op = ((CutuneOpEntry)entry)();
         if (!op)
             rc = cutune_error(err, CUTUNE_ERR_PLUGIN, "%s: %s() returned NULL", path,
                               CUTUNE_OP_SYMBOL);

@@ -379,13 +379,26 @@ drop:
     return rc;
 }
 
+int cutune_plugin_dlopen(const char *path, const char *symbol, void **handle, void (**entry)(void),
+                         CutuneError *err)
+{
+    _Static_assert(sizeof(void *) == sizeof(void (*)(void)), "POSIX: dlsym gives functions");
+    *entry = NULL;
+    if (!(*handle = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
+        return cutune_error(err, CUTUNE_ERR_PLUGIN, "%s: cannot load: %s", path, dlerror());
+    void *sym = dlsym(*handle, symbol);
+    memcpy(entry, &sym, sizeof sym);
+    return 0;
+}
+
 static int exports_op(const char *path)
 {
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    int yes = h && dlsym(h, CUTUNE_OP_SYMBOL) != NULL;
-    if (h)
-        dlclose(h);
-    return yes;
+    void *h;
+    void (*entry)(void);
+    if (cutune_plugin_dlopen(path, CUTUNE_OP_SYMBOL, &h, &entry, NULL))
+        return 0;
+    dlclose(h);
+    return entry != NULL;
 }
 
 static int load_plugin_dir(CutuneRegistry *r, const char *dir, CutuneVariantDef **pending,

@@ -96,6 +96,12 @@ int cutune_is_name(const char *s);
 
 /* ---- one file at a time (registry.c uses these; the worker opens a contract by path) ---- */
 
+/* dlopen path (RTLD_NOW | RTLD_LOCAL) and look up symbol: 0 with *handle set and *entry the
+ * function it exports under that name (NULL when it exports none), or CUTUNE_ERR_PLUGIN
+ * ("PATH: cannot load: ...") with both NULL. */
+int cutune_plugin_dlopen(const char *path, const char *symbol, void **handle, void (**entry)(void),
+                         CutuneError *err);
+
 /* An op plugin (cutune_op), or the contract of a self-contained C variant plugin
  * (cutune_plugin_variant with every contract field set). The message names the file and
  * what is wrong. */

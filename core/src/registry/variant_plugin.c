@@ -81,11 +81,11 @@ static char *dup_or_empty(const char *s)
 int cutune_variant_plugin_open(const char *path, CutuneVariantDef *out, CutuneError *err)
 {
     memset(out, 0, sizeof *out);
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        return cutune_error(err, CUTUNE_ERR_PLUGIN, "%s: cannot load: %s", path, dlerror());
-    CutunePluginEntry entry;
-    *(void **)&entry = dlsym(h, CUTUNE_PLUGIN_SYMBOL);
+    void *h;
+    void (*entry)(void);
+    int rc = cutune_plugin_dlopen(path, CUTUNE_PLUGIN_SYMBOL, &h, &entry, err);
+    if (rc)
+        return rc;
     if (!entry) {
         dlclose(h);
         return cutune_error(err, CUTUNE_ERR_PLUGIN,
@@ -95,14 +95,13 @@ int cutune_variant_plugin_open(const char *path, CutuneVariantDef *out, CutuneEr
                             path, CUTUNE_PLUGIN_SYMBOL, CUTUNE_OP_SYMBOL, CUTUNE_PLUGIN_SYMBOL,
                             CUTUNE_OP_SYMBOL);
     }
-    const CutuneVariant *v = entry();
+    const CutuneVariant *v = ((CutunePluginEntry)entry)();
     if (!v) {
         dlclose(h);
         return cutune_error(err, CUTUNE_ERR_PLUGIN, "%s: %s() returned NULL", path,
                             CUTUNE_PLUGIN_SYMBOL);
     }
-    int rc = validate(path, v, err);
-    if (rc) {
+    if ((rc = validate(path, v, err))) {
         dlclose(h);
         return rc;
     }

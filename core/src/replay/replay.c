@@ -50,7 +50,7 @@ int cutune_replay_once(const CutuneStrategyOps *ops, const CutuneRecording *r, u
         rc = cutune_error(err, rc, "strategy %s could not start", ops->name);
         goto out;
     }
-    /* the same loop as tune.c: ask ahead up to the window, feed back in proposal order */
+    /* tune_job.c's loop: ask ahead up to the window; here results come in proposal order */
     for (;;) {
         while (!done && inflight < window && proposed < budget) {
             size_t idx;

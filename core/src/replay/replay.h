@@ -1,8 +1,9 @@
 /* Replaying search strategies against recorded spaces: no GPU, no compilation.
  *
  * A recording is the valid configs of one space for one problem, each with the status and
- * median time an exhaustive run measured. A strategy proposes configs exactly as in
- * `cutune run` (the same look-ahead window, feedback in proposal order); each proposal
+ * median time an exhaustive run measured. A strategy proposes configs as in `cutune run`,
+ * with the same look-ahead window; results come back in proposal order (the tuner's come
+ * as compiles finish, which differs only where compile times do); each proposal
  * is answered from the recording and costs one evaluation. The fraction of the optimum
  * reached within b evaluations is best_ms / (the best time among the first b proposals),
  * 0 if none of them was ok. */
