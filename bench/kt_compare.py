@@ -3,6 +3,7 @@
 
     python3 bench/kt_compare.py [--size 2048] [--kt-time 150] [--cutune-time 120]
                                 [--strategies random_sample,genetic_algorithm] [--out DIR]
+                                [--repeats 1]
 
 The kernel is matmul_reg2d (tuning_spaces/matmul_reg2d.cu after matmul_tiles.cuh, the text
 cutune compiles) at an M x N x K size; the space is its tuning space (1404 valid configs on
@@ -17,11 +18,17 @@ restriction, and the thread count as block_size_x. Both tools check every config
 3. Kernel Tuner (CuPy backend, NVRTC) with each strategy, time_limit T, a fresh CuPy cache.
 
 For each, the time into the run at which the best config found so far first reached 95% and
-99% of the optimum (judged by the exhaustive table), the evaluations, and configs/s."""
+99% of the optimum (judged by the exhaustive table), the evaluations, and configs/s. With
+--repeats R, steps 2 and 3 run R times each (seeds 1..R, a cold cache each time), and a last
+table gives each tool's median over the repeats and the ratio of each Kernel Tuner strategy's
+median time to 95% to cutune's (a run that never reached 95% counts as its whole wall time,
+and its ratio is then a lower bound, marked >=)."""
 import argparse
 import itertools
 import json
 import os
+import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -74,6 +81,47 @@ def reached(trajectory, table, optimum, q):
     return None
 
 
+def median_to(rows, col):
+    """The median over rows of the time in column col, a run that never got there counting as
+    its wall time; and whether any did not get there (the median is then a lower bound when it
+    is one of them)."""
+    vals = [(r[col], False) if r[col] is not None else (r[2], True) for r in rows]
+    vals.sort()
+    med = statistics.median(v for v, _ in vals)
+    censored = any(c and v <= med for v, c in vals)
+    return med, censored
+
+
+def summary(rows):
+    """Per tool (rows are (tool, configs, wall, rate, t95, t99, best)): repeats, median configs/s,
+    median time to 95% and 99%, median best; then Kernel Tuner's median to 95% over cutune's."""
+    tools = []
+    for r in rows:
+        if r[0] not in tools:
+            tools.append(r[0])
+    out = []
+    for tool in tools:
+        mine = [r for r in rows if r[0] == tool]
+        t95, c95 = median_to(mine, 4)
+        t99, c99 = median_to(mine, 5)
+        out.append((tool, len(mine), statistics.median(r[3] for r in mine), t95, c95, t99, c99,
+                    statistics.median(r[6] for r in mine)))
+    lines = ["%-44s %7s %9s %11s %11s %7s" % ("tool (median over repeats)", "repeats", "configs/s",
+                                               "95% at s", "99% at s", "best")]
+    for tool, n, rate, t95, c95, t99, c99, best in out:
+        lines.append("%-44s %7d %9.2f %11s %11s %7.3f" % (
+            tool, n, rate, (">=" if c95 else "") + "%.1f" % t95, (">=" if c99 else "") + "%.1f" % t99,
+            best))
+    base = out[0]
+    for tool, _, _, t95, c95, _, _, _ in out[1:]:
+        if base[4]:
+            lines.append("%s / %s to 95%%: cutune never reached it in its median run" % (tool, base[0]))
+        else:
+            lines.append("%s needs %s%.1fx cutune's median time to 95%%" % (
+                tool, ">=" if c95 else "", t95 / base[3] if base[3] > 0 else float("inf")))
+    return "\n".join(lines)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", default="2048")
@@ -81,6 +129,8 @@ def main():
     ap.add_argument("--cutune-time", type=float, default=120)
     ap.add_argument("--strategies", default="random_sample,genetic_algorithm")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="runs of each tool (seeds 1..N, cold caches); medians at the end")
     o = ap.parse_args()
     n = int(o.size.split("x")[0])
     M = N = K = n
@@ -104,15 +154,18 @@ def main():
     if len(space) != len(ex):
         print("warning: the Python space has %d configs and cutune's %d" % (len(space), len(ex)))
 
-    # 2. cutune's default search from nothing
-    env["CUTUNE_CACHE_DIR"] = os.path.join(work, "cache-search")
-    tr, wall = cutune_run(exe, env, o.size, os.path.join(work, "search.db"),
-                          ["--warm-start", "none", "--time", str(o.cutune_time), "--no-progress"],
-                          os.path.join(o.out, "cutune_search.log"))
-    traj = [(t, c) for t, c, _ in tr]
-    best = max((optimum / table[c] for _, c in traj if c in table), default=0)
-    rows.append(("cutune (default, no warm start)", len(tr), wall, len(tr) / wall,
-                 reached(traj, table, optimum, 0.95), reached(traj, table, optimum, 0.99), best))
+    # 2. cutune's default search from nothing, once per seed
+    for rep in range(o.repeats):
+        tag = "" if o.repeats == 1 else "-%d" % (rep + 1)
+        env["CUTUNE_CACHE_DIR"] = os.path.join(work, "cache-search" + tag)
+        tr, wall = cutune_run(exe, env, o.size, os.path.join(work, "search%s.db" % tag),
+                              ["--warm-start", "none", "--time", str(o.cutune_time), "--no-progress",
+                               "--seed", str(rep + 1)],
+                              os.path.join(o.out, "cutune_search%s.log" % tag))
+        traj = [(t, c) for t, c, _ in tr]
+        best = max((optimum / table[c] for _, c in traj if c in table), default=0)
+        rows.append(("cutune (default, no warm start)", len(tr), wall, len(tr) / wall,
+                     reached(traj, table, optimum, 0.95), reached(traj, table, optimum, 0.99), best))
 
     # 3. Kernel Tuner
     strategies = [x for x in o.strategies.split(",") if x]
@@ -131,8 +184,11 @@ def main():
     def restrict(p):
         return valid(p) and p["block_size_x"] == (p["BM"] // p["TM"]) * (p["BN"] // p["TN"])
 
-    for strategy in strategies:
-        os.environ["CUPY_CACHE_DIR"] = os.path.join(work, "cupy-" + strategy)
+    for strategy, rep in itertools.product(strategies, range(o.repeats)):
+        tag = "" if o.repeats == 1 else "-%d" % (rep + 1)
+        np.random.seed(rep + 1)  # Kernel Tuner's strategies draw from numpy's and Python's
+        random.seed(rep + 1)
+        os.environ["CUPY_CACHE_DIR"] = os.path.join(work, "cupy-" + strategy + tag)
         t0 = datetime.now().astimezone()
         w0 = time.time()
         results, _ = kernel_tuner.tune_kernel(
@@ -155,7 +211,7 @@ def main():
                      wall, len(results) / wall, reached(traj, table, optimum, 0.95),
                      reached(traj, table, optimum, 0.99), best))
         json.dump([{k: (v if isinstance(v, (int, float, str)) else str(v)) for k, v in r.items()}
-                   for r in results], open(os.path.join(o.out, "kt_%s.json" % strategy), "w"))
+                   for r in results], open(os.path.join(o.out, "kt_%s%s.json" % (strategy, tag)), "w"))
 
     print("%-44s %8s %8s %9s %9s %9s %9s" % ("tool", "configs", "wall s", "configs/s", "95% at s",
                                               "99% at s", "best"))
@@ -163,6 +219,9 @@ def main():
         print("%-44s %8d %8.1f %9.2f %9s %9s %9.3f" % (
             name, nconf, wall, rate, "%.1f" % t95 if t95 is not None else "-",
             "%.1f" % t99 if t99 is not None else "-", best))
+    if o.repeats > 1:
+        print()
+        print(summary(rows))
 
 
 if __name__ == "__main__":

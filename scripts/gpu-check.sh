@@ -47,7 +47,9 @@
 #          1000^3 (THROUGHPUT_VARIANT, THROUGHPUT_SIZE, THROUGHPUT_BUDGET), each from a fresh
 #          database and a cold kernel cache (bench/throughput.py)
 #   kt-compare  Kernel Tuner (wheels in .whl/) against cutune on matmul_reg2d at KT_SIZE
-#          (default 2048): time to 95% and 99% of the optimum, configs/s (bench/kt_compare.py)
+#          (default 2048): time to 95% and 99% of the optimum, configs/s (bench/kt_compare.py;
+#          KT_REPEATS=N runs each tool N times with seeds 1..N and gives the medians and Kernel
+#          Tuner's median time to 95% over cutune's, issue 13's ratio; KT_TIME, KT_CUTUNE_TIME)
 #   yardstick  the ops' yardsticks through the worker (tests/test_gpu_yardstick): cuBLAS
 #          SGEMM, cudaMemcpy; $OUT/yardstick.log
 #   memory `cutune run OP --device 0` for transpose, matadd, reduce_sum, histogram and topk
@@ -355,8 +357,9 @@ PY
         # Tuner and what the GPU machine lacks come as wheels in .whl/ (carried)
         timed "Kernel Tuner against cutune" "$out/kt_compare.log" python3 "$root/bench/kt_compare.py" \
             --size "${KT_SIZE:-2048}" --kt-time "${KT_TIME:-150}" --cutune-time "${KT_CUTUNE_TIME:-120}" \
-            --strategies "${KT_STRATEGIES:-random_sample,genetic_algorithm}" --out "$out"
-        tail -8 "$out/kt_compare.log" | tee -a "$summary"
+            --strategies "${KT_STRATEGIES:-random_sample,genetic_algorithm}" \
+            --repeats "${KT_REPEATS:-1}" --out "$out"
+        tail -12 "$out/kt_compare.log" | tee -a "$summary"
         ;;
     faulty)
         timed "faulting variant" "$out/faulty.log" env CUTUNE_PLUGIN_PATH="$b/tests/faulty" \
