@@ -1,6 +1,7 @@
 /* One (variant, size) job: its configs and what is known of them, and the pipeline that
  * compiles proposals on the CPU while the worker measures on the GPU (see tune_int.h). */
 #include "compile.h"
+#include "pipeline.h"
 #include "strategies/search.h"
 #include "tune_int.h"
 #include "util.h"
@@ -160,75 +161,13 @@ SEARCH_LIST_OPS(tune_list_strategy, "warm start", "the given configs, in order",
 
 /* ---- the pipeline -------------------------------------------------------------------- */
 
-typedef CutuneCompileJob CompileJob;
 
-static void compile_job_start(TuneLane *l, const TuneJob *j, CompileJob *c, size_t index)
+static void compile_job_start(TuneLane *l, const TuneJob *j, CutuneCompileJob *c, size_t index)
 {
     cutune_compile_job_init(c, j->tv->p->source, j->tv->p->kernel_name, j->tv->sp,
                             j->cl.values + index * j->cl.nparams, l->arch, l->run->cache_dir,
                             index);
     cutune_pool_submit(l->run->pool, &c->job);
-}
-
-/* The configs in flight: up to `window` compile jobs, measured in the order their compiles
- * finish (the earliest proposed among those finished), so that one slow compile holds up
- * nothing and a window of the compile threads + 2 keeps every thread busy (a strategy's
- * proposal then waits for fewer results: bench/pipeline_model.py). */
-typedef struct Pipeline {
-    CompileJob *slot;   /* window of them */
-    uint8_t *busy;      /* per slot */
-    CompileJob **queue; /* the busy slots, in proposal order */
-    CutuneJob **jobs;   /* scratch for cutune_pool_wait_any */
-    size_t window, inflight;
-} Pipeline;
-
-static int pipeline_init(Pipeline *pl, size_t window)
-{
-    pl->window = window;
-    pl->slot = calloc(window, sizeof *pl->slot);
-    pl->busy = calloc(window, 1);
-    pl->queue = calloc(window, sizeof *pl->queue);
-    pl->jobs = calloc(window, sizeof *pl->jobs);
-    return pl->slot && pl->busy && pl->queue && pl->jobs ? 0 : CUTUNE_ERR_NOMEM;
-}
-
-static void pipeline_free(Pipeline *pl)
-{
-    free(pl->slot);
-    free(pl->busy);
-    free(pl->queue);
-    free(pl->jobs);
-}
-
-/* A free slot, queued last (the caller has checked inflight < window). */
-static CompileJob *pipeline_slot(Pipeline *pl)
-{
-    size_t k = 0;
-    while (pl->busy[k])
-        k++;
-    pl->busy[k] = 1;
-    pl->queue[pl->inflight++] = &pl->slot[k];
-    return &pl->slot[k];
-}
-
-/* Wait for a compile to finish and take it out of the queue (the caller has checked
- * inflight > 0). */
-static CompileJob *pipeline_take(Pipeline *pl, CutunePool *pool)
-{
-    for (size_t k = 0; k < pl->inflight; k++)
-        pl->jobs[k] = &pl->queue[k]->job;
-    size_t k = cutune_pool_wait_any(pool, pl->jobs, pl->inflight);
-    CompileJob *c = pl->queue[k];
-    memmove(&pl->queue[k], &pl->queue[k + 1], (pl->inflight - k - 1) * sizeof *pl->queue);
-    pl->inflight--;
-    return c;
-}
-
-/* Free a slot that pipeline_take gave. */
-static void pipeline_release(Pipeline *pl, CompileJob *c)
-{
-    cutune_compile_job_clear(c);
-    pl->busy[c - pl->slot] = 0;
 }
 
 /* The size's best time so far (any variant), for early stops and deadlines. */
@@ -242,7 +181,7 @@ static double size_best(TuneRun *r, const TuneSize *ts)
 
 /* Measure one compiled config and record it as a trial. Returns 0, or an error that ends
  * the run (the database failed, or no worker could be had again). */
-static int measure_and_record(TuneLane *l, TuneJob *j, CompileJob *c, const char *phase,
+static int measure_and_record(TuneLane *l, TuneJob *j, CutuneCompileJob *c, const char *phase,
                               CutuneStatus *status_out, double *ms_out, CutuneError *err)
 {
     TuneRun *r = l->run;
@@ -375,7 +314,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
     TuneRun *r = l->run;
     const CutuneTuneOptions *o = r->o;
     size_t window = (size_t)(r->window > 0 ? r->window : 1);
-    Pipeline pl = {0};
+    TunePipeline pl = {0};
     size_t proposed = 0, since_gain = 0;
     void *st = NULL;
     int rc = 0, strategy_done = 0, stopped = 0, timed_out = 0, stalled = 0;
@@ -418,7 +357,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
         }
         if (pl.inflight == 0)
             break; /* nothing left, or a strategy waiting on nothing */
-        CompileJob *c = pipeline_take(&pl, r->pool);
+        CutuneCompileJob *c = pipeline_take(&pl, r->pool);
         if (stopping) { /* compiled (and cached), but not measured */
             pipeline_release(&pl, c);
             continue;
