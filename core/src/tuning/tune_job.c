@@ -321,8 +321,10 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
     double best_seen = j->best_ms;
     double t0 = cutune_now();
     *end = TUNE_END_DONE;
-    if (pipeline_init(&pl, window))
+    if (pipeline_init(&pl, window)) {
+        pipeline_free(&pl);
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    }
     if ((rc = ops->create(a, &st))) {
         rc = cutune_error(err, rc, "strategy %s could not start", ops->name);
         goto out;
