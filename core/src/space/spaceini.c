@@ -59,16 +59,19 @@ int space_grow(Ctx *c, int line, size_t n, size_t *cap, size_t first, void **a, 
 {
     if (n < *cap)
         return 1;
+    /* *a and *b are the callers' typed pointers (CutuneParam *, int *, ...): read and
+     * written as bytes, not through a void * lvalue */
     size_t ncap = *cap ? 2 * *cap : first;
-    void *na = realloc(*a, ncap * asize);
-    if (!na)
+    void *old, *grown;
+    memcpy(&old, a, sizeof old);
+    if (!(grown = realloc(old, ncap * asize)))
         return space_fail(c, line, CUTUNE_ERR_NOMEM, "out of memory");
-    *a = na;
+    memcpy(a, &grown, sizeof grown);
     if (b) {
-        void *nb = realloc(*b, ncap * bsize);
-        if (!nb)
+        memcpy(&old, b, sizeof old);
+        if (!(grown = realloc(old, ncap * bsize)))
             return space_fail(c, line, CUTUNE_ERR_NOMEM, "out of memory");
-        *b = nb;
+        memcpy(b, &grown, sizeof grown);
     }
     *cap = ncap;
     return 1;

@@ -161,7 +161,6 @@ SEARCH_LIST_OPS(tune_list_strategy, "warm start", "the given configs, in order",
 
 /* ---- the pipeline -------------------------------------------------------------------- */
 
-
 static void compile_job_start(TuneLane *l, const TuneJob *j, CutuneCompileJob *c, size_t index)
 {
     cutune_compile_job_init(c, j->tv->p->source, j->tv->p->kernel_name, j->tv->sp,
@@ -313,7 +312,6 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
 {
     TuneRun *r = l->run;
     const CutuneTuneOptions *o = r->o;
-    size_t window = (size_t)(r->window > 0 ? r->window : 1);
     TunePipeline pl = {0};
     size_t proposed = 0, since_gain = 0;
     void *st = NULL;
@@ -321,7 +319,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
     double best_seen = j->best_ms;
     double t0 = cutune_now();
     *end = TUNE_END_DONE;
-    if (pipeline_init(&pl, window)) {
+    if (pipeline_init(&pl, (size_t)(r->window > 0 ? r->window : 1))) {
         pipeline_free(&pl);
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     }
@@ -335,7 +333,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
         stopped = stopped || (o->stop && *o->stop);
         timed_out = timed_out || (lim->deadline > 0 && cutune_now() > lim->deadline);
         int stopping = stopped || timed_out || stalled;
-        while (!stopping && !strategy_done && pl.inflight < window &&
+        while (!stopping && !strategy_done && pl.inflight < pl.window &&
                (lim->max_evals == 0 || proposed < lim->max_evals)) {
             size_t idx;
             int k = ops->next(st, &idx);
