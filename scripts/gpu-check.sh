@@ -43,8 +43,8 @@
 #          with 3 seeds (half at 4096^3 with 2 seeds, a quarter at 8192^3); $OUT/tight.log
 #   python-gpu  the Python module on the GPU (pytest, against torch.matmul) and the cost a
 #          Python call adds over a C launch (bench_python.py, bench_launch)
-#   throughput  the default search's configs/s against exhaustive search on matmul_async at
-#          1000^3 (THROUGHPUT_VARIANT, THROUGHPUT_SIZE, THROUGHPUT_BUDGET), each from a fresh
+#   throughput  the default search's configs/s against exhaustive search over the whole space
+#          of matmul_reg2d at 2048^3 (THROUGHPUT_VARIANT, THROUGHPUT_SIZE, THROUGHPUT_BUDGET), each from a fresh
 #          database and a cold kernel cache (bench/throughput.py)
 #   kt-compare  Kernel Tuner (wheels in .whl/) against cutune on matmul_reg2d at KT_SIZE
 #          (default 2048): time to 95% and 99% of the optimum, configs/s (bench/kt_compare.py;
