@@ -4,6 +4,7 @@
  * worker life cycle is tested through the cutune command in test_isolation.sh.) */
 #include "check.h"
 #include "space_limits.h"
+#include "measure.h"
 #include "proto.h"
 #include "util.h"
 #include "worker_client.h"
@@ -122,6 +123,31 @@ static void deadlines(void)
     s.warmup = 0; /* counted as 1 */
     s.max_seconds = 0.5;
     CHECK(fabs(cutune_worker_eval_limit(&l, &s, 100.0) - (5 * 0.3 + 1.5)) < 1e-9);
+}
+
+/* A launch cannot win when it is over early_stop x the best (plus the checked launch's
+ * allowance); a config cut short is recorded as its last launch alone. */
+static void hopeless(void)
+{
+    CutuneMeasureSettings s;
+    cutune_measure_defaults(&s);
+    CHECK(s.early_stop == 3.0);
+    CHECK(!cutune_hopeless(1000.0, 0, &s, 0)); /* no best yet: never */
+    CHECK(!cutune_hopeless(3.0, 1.0, &s, 0));  /* exactly 3x: still timed */
+    CHECK(cutune_hopeless(3.01, 1.0, &s, 0));
+    CHECK(!cutune_hopeless(12.9, 1.0, &s, 10.0)); /* within the allowance */
+    CHECK(cutune_hopeless(13.1, 1.0, &s, 10.0));
+    s.early_stop = 0; /* off: never */
+    CHECK(!cutune_hopeless(1e9, 1.0, &s, 0));
+    s.early_stop = 3.0;
+    CutuneEvalResult r;
+    memset(&r, 0, sizeof r);
+    r.samples = 7;
+    cutune_single_sample(&r, 214.25, &s);
+    CHECK(r.status == CUTUNE_STATUS_OK && r.stopped_early && r.samples == 1);
+    CHECK(r.median_ms == 214.25 && r.min_ms == 214.25 && r.mean_ms == 214.25 && r.stddev_ms == 0);
+    CHECK_STR_CONTAINS(r.message, "two launches in a row took over 3x the best so far, the last "
+                                  "214.2 ms");
 }
 
 static void path_override(void)
@@ -256,6 +282,7 @@ int main(void)
     fields();
     messages();
     deadlines();
+    hopeless();
     path_override();
     real_worker();
     oversized_config();

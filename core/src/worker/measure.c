@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What a first launch may spend beyond the kernel: loading its module, launch latency. */
+#define CHECKED_LAUNCH_ALLOWANCE_MS 10.0
+
 void cutune_measure_defaults(CutuneMeasureSettings *s)
 {
     *s = (CutuneMeasureSettings){
@@ -117,16 +120,21 @@ static int build_args(const CutuneEvalInput *in, void **args, CutuneEvalResult *
 /* Correct first: poison the output, launch once, check. Returns 0 (out->status says whether
  * the result was correct) or a negative CUTUNE_ERR_* when the device can no longer be
  * trusted. */
-static int run_checked(const CutuneEvalInput *in, const KernelCalls *calls, CutuneEvalResult *out)
+static int run_checked(const CutuneEvalInput *in, const KernelCalls *calls, CutuneEvalResult *out,
+                       double *launch_ms)
 {
     const CutuneOp *v = in->op;
     if (v->poison_output(in->host, in->state) != 0) {
         refuse(out, CUTUNE_STATUS_CRASHED, "poisoning the output failed");
         return CUTUNE_ERR_CUDA;
     }
-    cudaError_t e = (cudaError_t)enqueue_kernel((void *)calls, 1);
+    cudaError_t e = cudaDeviceSynchronize(); /* the poisoning is not the launch's time */
+    double t = cutune_now();
+    if (e == cudaSuccess)
+        e = (cudaError_t)enqueue_kernel((void *)calls, 1);
     if (e == cudaSuccess)
         e = cudaDeviceSynchronize();
+    *launch_ms = 1e3 * (cutune_now() - t);
     if (e != cudaSuccess)
         return cutune_launch_failed(out, e, "checked launch");
     CutuneCheck chk = {0};
@@ -159,12 +167,15 @@ int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s,
     }
     if (check_resources(in, &k, &l, out) || !build_args(in, args, out))
         goto done;
-    rc = run_checked(in, &calls, out);
+    double checked_ms = 0;
+    rc = run_checked(in, &calls, out, &checked_ms);
     if (rc || out->status != CUTUNE_STATUS_OK)
         goto done;
     /* only a correct config is timed: warm up, size the batch, sample until stable, capped,
-     * or hopeless */
-    rc = cutune_time_calls(enqueue_kernel, &calls, s, in->best_ms, out);
+     * or hopeless, which its checked launch may already show (timed on the host, loading
+     * included, hence the allowance), and one warm-up launch then confirm */
+    int hopeless = cutune_hopeless(checked_ms, in->best_ms, s, CHECKED_LAUNCH_ALLOWANCE_MS);
+    rc = cutune_time_calls(enqueue_kernel, &calls, s, in->best_ms, hopeless, out);
 
 done:
     if (!out->context_lost)

@@ -58,11 +58,18 @@ int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s,
 typedef int (*CutuneEnqueueFn)(void *user, int reps);
 /* Time the calls: warm-up, a batch of calls long enough to time (min_sample_ms), samples
  * until stable (target_rse), max_samples or max_seconds, or (best_ms > 0) until the
- * fastest is early_stop times slower than best_ms. Fills the timing fields of *out and
- * sets status ok; a CUDA failure sets the status and message (cutune_launch_failed) and
- * returns < 0 when the context is lost. */
+ * fastest is early_stop times slower than best_ms. A warm-up launch that slow, after
+ * another (`hopeless` says whether the launch before the call was: 0 or 1), is the only
+ * sample. Fills the timing fields of *out and sets status ok; a CUDA failure sets the
+ * status and message (cutune_launch_failed) and returns < 0 when the context is lost. */
 int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSettings *s,
-                      double best_ms, CutuneEvalResult *out);
+                      double best_ms, int hopeless, CutuneEvalResult *out);
+/* Whether a config whose launch took ms cannot win: best_ms > 0, early stopping is on, and ms
+ * is over early_stop * best_ms + allowance_ms (what a first launch may spend on loading). */
+int cutune_hopeless(double ms, double best_ms, const CutuneMeasureSettings *s, double allowance_ms);
+/* Record one launch of ms as the whole timing of a config cut short (status ok, 1 sample,
+ * stopped_early, and a message that says so). */
+void cutune_single_sample(CutuneEvalResult *out, double ms, const CutuneMeasureSettings *s);
 /* Classify a CUDA failure `when` into *out: crashed with context_lost (returns < 0) when the
  * error is sticky, launch_error (returns 0) otherwise. */
 int cutune_launch_failed(CutuneEvalResult *out, int cuda_error, const char *when);

@@ -30,6 +30,25 @@ void cutune_stats(double *v, int n, double *median, double *mean, double *stddev
     *stddev = n > 1 ? sqrt(ss / (n - 1)) : 0;
 }
 
+int cutune_hopeless(double ms, double best_ms, const CutuneMeasureSettings *s, double allowance_ms)
+{
+    return best_ms > 0 && s->early_stop > 0 && ms > s->early_stop * best_ms + allowance_ms;
+}
+
+void cutune_single_sample(CutuneEvalResult *out, double ms, const CutuneMeasureSettings *s)
+{
+    out->median_ms = out->min_ms = out->mean_ms = ms;
+    out->stddev_ms = 0;
+    out->samples = 1;
+    out->launches_per_sample = 1;
+    out->stopped_early = 1;
+    out->status = CUTUNE_STATUS_OK;
+    snprintf(out->message, sizeof out->message,
+             "timing stopped early: two launches in a row took over %.3gx the best so far, the "
+             "last %.4g ms",
+             s->early_stop, ms);
+}
+
 /* Classify a CUDA failure of a launch: a sticky one kills the context. */
 int cutune_launch_failed(CutuneEvalResult *out, int cuda_error, const char *when)
 {
@@ -65,7 +84,7 @@ static cudaError_t sample(CutuneEnqueueFn enqueue, void *user, int reps, cudaEve
 }
 
 int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSettings *s,
-                      double best_ms, CutuneEvalResult *out)
+                      double best_ms, int hopeless, CutuneEvalResult *out)
 {
     cudaEvent_t start = NULL, stop = NULL;
     double *samples = NULL, *sorted = NULL;
@@ -76,11 +95,19 @@ int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSe
         goto done;
     }
     double one = 0;
-    for (int i = 0; i < (s->warmup > 0 ? s->warmup : 1); i++)
+    for (int i = 0; i < (s->warmup > 0 ? s->warmup : 1); i++) {
         if ((e = sample(enqueue, user, 1, start, stop, &one)) != cudaSuccess) {
             rc = cutune_launch_failed(out, e, "warm-up launch");
             goto done;
         }
+        /* two launches in a row that cannot win end it: one alone may have met the GPU at
+         * its idle clocks */
+        hopeless = cutune_hopeless(one, best_ms, s, 0) ? hopeless + 1 : 0;
+        if (hopeless >= 2) {
+            cutune_single_sample(out, one, s);
+            goto done;
+        }
+    }
     int reps = one > 0 ? (int)ceil(s->min_sample_ms / one) : 1;
     reps = reps < 1 ? 1 : reps > 1000 ? 1000 : reps;
     out->launches_per_sample = reps;

@@ -181,7 +181,7 @@ static int on_yardstick(Worker *w, int *lost)
         rc = check_yardstick(w, &ys, &sent);
     if (!sent) {
         double t0 = cutune_now();
-        cutune_time_calls(enqueue_yardstick, &ys, &s, 0, &res);
+        cutune_time_calls(enqueue_yardstick, &ys, &s, 0, 0, &res);
         res.measure_ms = 1e3 * (cutune_now() - t0);
         *lost = res.context_lost;
     }
