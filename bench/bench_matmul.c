@@ -5,7 +5,7 @@
  *   bench_matmul --db PATH [--device N] [--seed N] [--same-model] SIZE...
  *
  * Prints a table; the ratio column is tuned rate / cuBLAS rate. */
-#include "bench_open.h"
+#include "bench_common.h"
 #include "compile.h"
 #include "db.h"
 #include "device.h"
@@ -114,14 +114,8 @@ static int time_variant(const CutuneVariantDef *v, const CutuneDeviceInfo *dev, 
         snprintf(config, config_len, "%.400s (tuned on %.12s)", b.config, b.device_uuid);
     else
         snprintf(config, config_len, "%s", b.config);
-    CutuneMeasureSettings ms_set;
-    cutune_measure_defaults(&ms_set);
-    ms_set.min_samples = 31;
-    ms_set.max_samples = 31;
-    ms_set.max_seconds = 30;
-    ms_set.target_rse = 0;
     CutuneEvalResult res;
-    if ((rc = cutune_reevaluate(v, dev, b.config, prob, seed, &ms_set, 1, &res, err)))
+    if ((rc = bench_reevaluate(v, dev, b.config, prob, seed, &res, err)))
         return rc;
     if (res.status != CUTUNE_STATUS_OK)
         return cutune_error(err, CUTUNE_ERR_WRONG_RESULT, "%s %s: %s: %s", v->name, b.config,
@@ -132,21 +126,16 @@ static int time_variant(const CutuneVariantDef *v, const CutuneDeviceInfo *dev, 
 
 int main(int argc, char **argv)
 {
-    const char *db_path = NULL;
-    int device = 0, first_size = 0, same_model = 0;
-    uint64_t seed = 12345;
+    BenchOptions o = BENCH_OPTIONS_DEFAULT;
+    int first_size = 0, same_model = 0;
     static const char usage[] =
         "usage: bench_matmul --db PATH [--device N] [--seed N] [--same-model] SIZE...\n"
         "  --same-model  for a variant never tuned on this device, time the best config\n"
         "                tuned on another device of the same model (re-checked here)\n";
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--db") && i + 1 < argc)
-            db_path = argv[++i];
-        else if (!strcmp(argv[i], "--device") && i + 1 < argc)
-            device = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-            seed = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--same-model"))
+        if (bench_common_option(argc, argv, &i, &o))
+            continue;
+        if (!strcmp(argv[i], "--same-model"))
             same_model = 1;
         else if (argv[i][0] == '-') {
             fprintf(stderr, "%s", usage);
@@ -154,15 +143,13 @@ int main(int argc, char **argv)
         } else if (!first_size)
             first_size = i;
     }
-    if (!db_path || !first_size) {
+    if (!o.db_path || !first_size) {
         fprintf(stderr, "%s", usage);
         return 2;
     }
     CutuneError err = {0};
-    CutuneDeviceInfo dev;
-    CutuneRegistry reg;
-    CutuneDb *db;
-    int opened = bench_open("bench_matmul", device, db_path, &dev, &reg, &db);
+    Bench bench;
+    int opened = bench_open("bench_matmul", &o, &bench);
     if (opened)
         return opened;
     cublasHandle_t h;
@@ -170,7 +157,6 @@ int main(int argc, char **argv)
     /* FP32 SGEMM: the default math mode uses no TF32 (the script also sets
      * NVIDIA_TF32_OVERRIDE=0 so that nothing turns it on behind our back) */
     CKB(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
-    printf("device: %s (%s), seed %llu\n", dev.name, dev.uuid, (unsigned long long)seed);
     printf("%-16s %-14s %10s %9s %10s %9s %7s  %s\n", "size", "variant", "tuned_ms", "TFLOP/s",
            "cublas_ms", "TFLOP/s", "ratio", "config");
     int failures = 0;
@@ -190,17 +176,17 @@ int main(int argc, char **argv)
             p.ndims = 3, p.dim[1] = p.dim[2] = p.dim[0];
         cutune_problem_format(&p, size, sizeof size);
         int samples;
-        double cub = time_cublas(h, &p, seed, &samples);
+        double cub = time_cublas(h, &p, o.seed, &samples);
         double flops = 2.0 * p.dim[0] * p.dim[1] * p.dim[2];
-        for (size_t k = 0; k < reg.nvariants; k++) {
-            const CutuneVariantDef *pl = reg.variants[k];
+        for (size_t k = 0; k < bench.reg.nvariants; k++) {
+            const CutuneVariantDef *pl = bench.reg.variants[k];
             if (strcmp(pl->op_name, "matmul"))
                 continue;
             char config[512] = "";
             double ms = 0;
             cutune_error_clear(&err);
-            if (time_variant(pl, &dev, db, &p, size, seed, same_model, config, sizeof config, &ms,
-                             &err)) {
+            if (time_variant(pl, &bench.dev, bench.db, &p, size, o.seed, same_model, config,
+                             sizeof config, &ms, &err)) {
                 printf("%-16s %-14s %10s %9s %10.4f %9.2f %7s  (%s)\n", size, pl->name, "-", "-",
                        cub, flops / cub / 1e9, "-", err.msg);
                 failures += err.code != CUTUNE_ERR_NOT_FOUND;
@@ -212,7 +198,6 @@ int main(int argc, char **argv)
         }
     }
     cublasDestroy(h);
-    cutune_db_close(&db);
-    cutune_registry_free(&reg);
+    bench_close(&bench);
     return failures ? 1 : 0;
 }

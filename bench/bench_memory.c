@@ -14,7 +14,7 @@
  * Without OP=SIZE arguments it runs the issue's sizes. GB/s is the op's bytes per launch
  * (each input read once, each output written once) over the median time; a baseline's GB/s
  * counts its own traffic the same way. */
-#include "bench_open.h"
+#include "bench_common.h"
 #include "db.h"
 #include "device.h"
 #include "host.h"
@@ -186,14 +186,9 @@ static int bench_case(const char *text, const CutuneRegistry *reg, CutuneDb *db,
             failures += err.code != CUTUNE_ERR_NOT_FOUND;
             continue;
         }
-        CutuneMeasureSettings ms;
-        cutune_measure_defaults(&ms);
-        ms.min_samples = ms.max_samples = 31;
-        ms.max_seconds = 30;
-        ms.target_rse = 0;
         CutuneEvalResult res;
         cutune_error_clear(&err);
-        if (cutune_reevaluate(pl, dev, b.config, &p, seed, &ms, 1, &res, &err) ||
+        if (bench_reevaluate(pl, dev, b.config, &p, seed, &res, &err) ||
             res.status != CUTUNE_STATUS_OK) {
             printf("   %-20s %9s  %s: %s %s\n", pl->name, "FAILED", b.config,
                    err.msg[0] ? err.msg : cutune_status_name(res.status),
@@ -212,41 +207,33 @@ static int bench_case(const char *text, const CutuneRegistry *reg, CutuneDb *db,
 
 int main(int argc, char **argv)
 {
-    const char *db_path = NULL, *cases[64];
-    int device = 0, ncases = 0;
-    uint64_t seed = 12345;
+    BenchOptions o = BENCH_OPTIONS_DEFAULT;
+    const char *cases[64];
+    int ncases = 0;
     const char *usage = "usage: bench_memory --db PATH [--device N] [--seed N] [OP=SIZE]...\n";
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--db") && i + 1 < argc)
-            db_path = argv[++i];
-        else if (!strcmp(argv[i], "--device") && i + 1 < argc)
-            device = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-            seed = strtoull(argv[++i], NULL, 10);
-        else if (argv[i][0] == '-' || ncases == 64) {
+        if (bench_common_option(argc, argv, &i, &o))
+            continue;
+        if (argv[i][0] == '-' || ncases == 64) {
             fputs(usage, stderr);
             return 2;
-        } else
-            cases[ncases++] = argv[i];
+        }
+        cases[ncases++] = argv[i];
     }
-    if (!db_path) {
+    if (!o.db_path) {
         fputs(usage, stderr);
         return 2;
     }
     if (ncases == 0)
         for (size_t i = 0; i < sizeof default_cases / sizeof default_cases[0]; i++)
             cases[ncases++] = default_cases[i];
-    CutuneDeviceInfo dev;
-    CutuneRegistry reg;
-    CutuneDb *db;
-    int opened = bench_open("bench_memory", device, db_path, &dev, &reg, &db);
+    Bench bench;
+    int opened = bench_open("bench_memory", &o, &bench);
     if (opened)
         return opened;
-    printf("device: %s (%s), seed %llu\n", dev.name, dev.uuid, (unsigned long long)seed);
     int failures = 0;
     for (int i = 0; i < ncases; i++)
-        failures += bench_case(cases[i], &reg, db, &dev, seed);
-    cutune_db_close(&db);
-    cutune_registry_free(&reg);
+        failures += bench_case(cases[i], &bench.reg, bench.db, &bench.dev, o.seed);
+    bench_close(&bench);
     return failures ? 1 : 0;
 }

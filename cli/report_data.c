@@ -21,6 +21,14 @@ static int prepare(CutuneDb *db, const char *sql, int64_t run_id, sqlite3_stmt *
     return rc == SQLITE_OK ? 0 : cutune_db_fail(db, err, rc, "reading the run");
 }
 
+/* The run's text fields, in the order load_run selects them (columns 1 to 8): the
+ * initialiser of an array of char **. */
+#define RUN_TEXTS(r) \
+    { \
+        &(r)->started, &(r)->finished, &(r)->status, &(r)->op, &(r)->strategy, &(r)->argv, \
+            &(r)->device, &(r)->uuid \
+    }
+
 static int load_run(CutuneDb *db, int64_t *run_id, Report *r, CutuneError *err)
 {
     sqlite3_stmt *st = NULL;
@@ -35,18 +43,11 @@ static int load_run(CutuneDb *db, int64_t *run_id, Report *r, CutuneError *err)
     int s = sqlite3_step(st);
     if (s == SQLITE_ROW) {
         r->run_id = sqlite3_column_int64(st, 0);
-        r->started = dup_col(st, 1);
-        r->finished = dup_col(st, 2);
-        r->status = dup_col(st, 3);
-        r->op = dup_col(st, 4);
-        r->strategy = dup_col(st, 5);
-        r->argv = dup_col(st, 6);
-        r->device = dup_col(st, 7);
-        r->uuid = dup_col(st, 8);
-        rc = r->device && r->uuid && r->argv && r->started && r->finished && r->status && r->op &&
-                     r->strategy
-                 ? 0
-                 : cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+        char **text[] = RUN_TEXTS(r);
+        int nomem = 0;
+        for (size_t i = 0; i < sizeof text / sizeof *text; i++)
+            nomem |= !(*text[i] = dup_col(st, (int)i + 1));
+        rc = nomem ? cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory") : 0;
     } else if (s == SQLITE_DONE) {
         rc = cutune_error(err, CUTUNE_ERR_NOT_FOUND,
                           "%s has no run %lld; `cutune show` lists the trials of the latest, "
@@ -281,13 +282,8 @@ void report_free(Report *r)
     free(r->groups);
     free(r->sizes);
     free(r->yard);
-    free(r->started);
-    free(r->finished);
-    free(r->status);
-    free(r->op);
-    free(r->strategy);
-    free(r->argv);
-    free(r->device);
-    free(r->uuid);
+    char **text[] = RUN_TEXTS(r);
+    for (size_t i = 0; i < sizeof text / sizeof *text; i++)
+        free(*text[i]);
     memset(r, 0, sizeof *r);
 }

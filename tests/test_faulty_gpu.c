@@ -9,7 +9,7 @@
  * With --compile-only (a CPU test) every config is compiled with NVRTC for sm_90 instead,
  * so that the kernels are known to compile before they reach a GPU. */
 #include "check.h"
-#include "gpu_present.h"
+#include "gpu_test.h"
 #include "compile.h"
 #include "db.h"
 #include "device.h"
@@ -97,11 +97,10 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "--compile-only"))
         return compile_only();
     CutuneError err = {0};
-    if (!gpu_present())
-        return CHECK_SKIP;
-    char dir[] = "/tmp/cutune-faulty-XXXXXX", db_path[PATH_MAX / 2];
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(db_path, sizeof db_path, "%s/faulty.db", dir);
+    char db_path[PATH_MAX / 2];
+    int start = gpu_test_start("cutune-faulty", NULL, db_path, sizeof db_path);
+    if (start)
+        return start;
 
     CutuneTuneSummary sum;
     double t0 = cutune_now();
@@ -161,9 +160,5 @@ int main(int argc, char **argv)
               sum.nrows ? sum.rows[0].evaluated : 0, sum.nrows ? sum.rows[0].known : 0);
     cutune_tune_summary_free(&sum);
 
-    char cmd[PATH_MAX];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
-    return check_result("faulty_gpu");
+    return gpu_test_end("faulty_gpu");
 }

@@ -3,7 +3,7 @@
  * wrong_result and never chosen though they are faster, that `cutune query` finds the best,
  * that a second run compiles nothing, and that --resume measures nothing twice. */
 #include "check.h"
-#include "gpu_present.h"
+#include "gpu_test.h"
 #include "db.h"
 #include "device.h"
 #include "tune.h"
@@ -231,25 +231,15 @@ static void template_plugin(void)
 
 int main(void)
 {
-    CutuneError err = {0};
-    if (!gpu_present())
-        return CHECK_SKIP;
     CutuneDeviceInfo dev;
-    CHECK_MSG(cutune_device_open(0, &dev, &err) == 0, "%s", err.msg);
-    char dir[] = "/tmp/cutune-gpu-XXXXXX", cache[PATH_MAX];
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(db_path, sizeof db_path, "%s/tune.db", dir);
-    snprintf(cache, sizeof cache, "%s/cache", dir);
-    setenv("CUTUNE_CACHE_DIR", cache, 1); /* a cold cache: the first run compiles */
-    printf("device 0: %s (%s)\n", dev.name, dev.uuid);
+    int start = gpu_test_start("cutune-gpu", &dev, db_path, sizeof db_path);
+    if (start)
+        return start;
+    setenv("CUTUNE_CACHE_DIR", in_tmp("cache"), 1); /* a cold cache: the first run compiles */
     first_run(dev.uuid);
     query_finds_it(dev.uuid);
     second_run_compiles_nothing();
     rerun_measures_nothing_twice();
     template_plugin();
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
-    return check_result("gpu");
+    return gpu_test_end("gpu");
 }

@@ -5,7 +5,7 @@
  * space at those sizes with several seeds (CUTUNE_CHECK_BUDGET scales the samples). The
  * same bounds on the CPU, with the summation orders written out: test_matmul_check.c. */
 #include "check.h"
-#include "gpu_present.h"
+#include "gpu_test.h"
 #include "db.h"
 #include "device.h"
 #include "tune.h"
@@ -61,12 +61,10 @@ static int wrong_row(const CutuneTrialRow *r, void *user)
 
 int main(void)
 {
+    int start = gpu_test_start("cutune-gpu-check", NULL, db_path, sizeof db_path);
+    if (start)
+        return start;
     CutuneError err = {0};
-    if (!gpu_present())
-        return CHECK_SKIP;
-    char dir[] = "/tmp/cutune-gpu-check-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(db_path, sizeof db_path, "%s/t.db", dir);
     static const char *const sizes[] = {"1000x1000x1000", "4096x4096x4096", "8192x8192x8192"};
     const char *scale = getenv("CUTUNE_CHECK_BUDGET");
     size_t per = scale ? (size_t)atoi(scale) : 12;
@@ -122,9 +120,5 @@ int main(void)
             }
     printf("shipped matmul configs checked: %zu, recorded wrong: %zu\n", total, wrong);
     CHECK(total > 0);
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (check_failures == 0 && system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
-    return check_result("gpu_check");
+    return gpu_test_end("gpu_check");
 }

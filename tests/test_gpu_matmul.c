@@ -3,7 +3,7 @@
  * shape). Every sampled config of a valid space must be correct: the spaces' constraints
  * promise that whatever they list compiles, launches and computes the right result. */
 #include "check.h"
-#include "gpu_present.h"
+#include "gpu_test.h"
 #include "device.h"
 #include "tune.h"
 
@@ -17,12 +17,11 @@ enum { SAMPLE = 48 };
 
 int main(void)
 {
+    char db[PATH_MAX];
+    int start = gpu_test_start("cutune-gpu-matmul", NULL, db, sizeof db);
+    if (start)
+        return start;
     CutuneError err = {0};
-    if (!gpu_present())
-        return CHECK_SKIP;
-    char dir[] = "/tmp/cutune-gpu-matmul-XXXXXX", db[PATH_MAX];
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(db, sizeof db, "%s/t.db", dir);
     static const char *const sizes[] = {"97x75x61", "1x1x1", "257x129x67", "1000x1000x1000",
                                         "33x4096x130"};
     static const char *const variants[] = {"matmul_reg1d", "matmul_reg2d", "matmul_warptile",
@@ -58,9 +57,5 @@ int main(void)
         }
         cutune_tune_summary_free(&sum);
     }
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
-    return check_result("gpu_matmul");
+    return gpu_test_end("gpu_matmul");
 }

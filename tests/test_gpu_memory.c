@@ -5,7 +5,7 @@
  * state: the second checked launch runs after the first one's timed launches, so a kernel
  * that leaves its scratch counters dirty fails it. */
 #include "check.h"
-#include "gpu_present.h"
+#include "gpu_test.h"
 #include "db.h"
 #include "device.h"
 #include "registry.h"
@@ -117,21 +117,17 @@ static void reevaluate_best(const char *op, const char *size, const CutuneDevice
 
 int main(void)
 {
-    CutuneError err = {0};
-    if (!gpu_present())
-        return CHECK_SKIP;
     CutuneDeviceInfo dev;
-    CHECK_MSG(cutune_device_open(0, &dev, &err) == 0, "%s", err.msg);
-    char dir[] = "/tmp/cutune-gpu-mem-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(db_path, sizeof db_path, "%s/tune.db", dir);
-    printf("device 0: %s (%s)\n", dev.name, dev.uuid);
+    int start = gpu_test_start("cutune-gpu-mem", &dev, db_path, sizeof db_path);
+    if (start)
+        return start;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         CutuneTuneSummary sum;
         tune_op(&cases[i], &sum);
         cutune_tune_summary_free(&sum);
     }
     CutuneRegistry reg;
+    CutuneError err = {0};
     CHECK_MSG(cutune_registry_load(&reg, &err) == 0, "%s", err.msg);
     reevaluate_best("matadd", "97x61", &dev, &reg);
     reevaluate_best("transpose", "131x257", &dev, &reg);
@@ -139,9 +135,5 @@ int main(void)
     reevaluate_best("histogram", "1000003x1x2", &dev, &reg);
     reevaluate_best("topk", "1000003x1024", &dev, &reg);
     cutune_registry_free(&reg);
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (check_failures == 0 && system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
-    return check_result("gpu_memory");
+    return gpu_test_end("gpu_memory");
 }

@@ -3,7 +3,7 @@
  * missing when this machine has none) and cudaMemcpy device-to-device for the memory-bound
  * ops, each timed with a median and samples. */
 #include "check.h"
-#include "gpu_present.h"
+#include "gpu_test.h"
 #include "device.h"
 #include "registry.h"
 #include "util.h"

@@ -1,26 +1,44 @@
-/* The axpy op plugin: out = a*x + y over n floats, a = 1.5. The smallest complete op, to
- * read before writing one (cutune/op.h): a problem of one dimension, seeded inputs, a
- * reference on the host, a check, and the counts. Its variant, axpy_template, is data
- * (tuning_spaces/axpy_template.ini and .cu).
+/* The axpy op plugin: out = a*x + y over n floats, a = 1.5. The smallest op: a problem of
+ * one dimension, seeded inputs, a reference on the host, a check, and the counts. Its
+ * variant, axpy_template, is data (tuning_spaces/axpy_template.ini and .cu). Like the other
+ * shipped ops it states its state's layout to the op SDK (op_sdk.h), which writes the
+ * callbacks that only follow it; examples/softmax/ is an op with every callback written out
+ * against cutune/op.h alone.
  *
  * Kernel signature, for every variant:
  *   extern "C" __global__ void NAME(const float *x, const float *y, float *out, float a,
- *                                   long long n)
- * An op plugin never links against libcutune or CUDA: everything it needs from the GPU
- * comes through the CutuneHost table passed to its callbacks. */
+ *                                   long long n) */
+#include "op_sdk.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cutune/op.h"
-
 /* Everything one problem needs: device buffers, host copies for the reference, the scalar. */
-typedef struct State {
+typedef struct AxpyState {
     long long n;
     float a;
-    float *x, *y, *out;    /* device */
-    float *hx, *hy, *hout; /* host */
-} State;
+    float *x, *y, *out; /* device */
+    float *hx, *hy;     /* host: the inputs, kept */
+} AxpyState;
+
+/* The kernel's arguments, in the order of its signature. */
+static const size_t kernel_arg_fields[] = {
+    offsetof(AxpyState, x), offsetof(AxpyState, y), offsetof(AxpyState, out),
+    offsetof(AxpyState, a), offsetof(AxpyState, n),
+};
+
+/* Inputs: fresh seeded random values in [-1, 1), x from stream 0 and y from stream 1, never
+ * zeros (zeros hide unwritten outputs). */
+static CutuneOpBuffers buffers(void *state)
+{
+    AxpyState *s = state;
+    return (CutuneOpBuffers){{
+        CUTUNE_OP_INPUT_KEPT(&s->x, s->n, 0, &s->hx),
+        CUTUNE_OP_INPUT_KEPT(&s->y, s->n, 1, &s->hy),
+        CUTUNE_OP_RESULT(&s->out, (size_t)s->n * sizeof(float)),
+    }};
+}
 
 /* The problem is one number, n. Say precisely what is wrong otherwise. */
 static int check_problem(CutuneProblem *p, char *err, size_t errlen)
@@ -32,82 +50,37 @@ static int check_problem(CutuneProblem *p, char *err, size_t errlen)
     return 0;
 }
 
-/* Grid and block for a config. Read parameters by name; the space guarantees they exist. */
-static void teardown(const CutuneHost *host, void *state)
+static double flops(const CutuneProblem *p)
 {
-    State *s = state;
-    if (!s)
-        return;
-    host->dev_free(host->ctx, s->x);
-    host->dev_free(host->ctx, s->y);
-    host->dev_free(host->ctx, s->out);
-    free(s->hx);
-    free(s->hy);
-    free(s->hout);
-    free(s);
+    return 2.0 * (double)p->dim[0];
 }
 
-/* Inputs: fresh seeded random values, never zeros (zeros hide unwritten outputs). */
-static int setup(const CutuneHost *host, const CutuneProblem *p, uint64_t seed, void **state)
+static double bytes(const CutuneProblem *p)
 {
-    State *s = calloc(1, sizeof *s);
-    if (!s)
-        return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
+    return 12.0 * (double)p->dim[0];
+}
+
+CUTUNE_OP_MEMCPY_YARDSTICK
+
+static void setup_dims(AxpyState *s, const CutuneProblem *p)
+{
     s->n = p->dim[0];
     s->a = 1.5f;
-    size_t bytes = (size_t)s->n * sizeof(float);
-    s->hx = malloc(bytes);
-    s->hy = malloc(bytes);
-    s->hout = malloc(bytes);
-    int rc = (!s->hx || !s->hy || !s->hout)
-                 ? host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory")
-                 : 0;
-    if (!rc) {
-        host->random_uniform(seed, 0, s->hx, (size_t)s->n, -1.0f, 1.0f); /* stream 0: x */
-        host->random_uniform(seed, 1, s->hy, (size_t)s->n, -1.0f, 1.0f); /* stream 1: y */
-    }
-    if (rc || (rc = host->dev_alloc(host->ctx, bytes, (void **)&s->x)) ||
-        (rc = host->dev_alloc(host->ctx, bytes, (void **)&s->y)) ||
-        (rc = host->dev_alloc(host->ctx, bytes, (void **)&s->out)) ||
-        (rc = host->copy_to_device(host->ctx, s->x, s->hx, bytes)) ||
-        (rc = host->copy_to_device(host->ctx, s->y, s->hy, bytes))) {
-        teardown(host, s);
-        return rc;
-    }
-    *state = s;
+}
+
+/* The reference is computed by check, on the host, from the inputs kept. */
+static int setup_reference(const CutuneHost *host, AxpyState *s)
+{
+    (void)host, (void)s;
     return 0;
 }
 
-/* Pointers to the kernel's arguments, in the order of its signature. */
-static int kernel_args(void *state, const CutuneConfig *cfg, void **args, int max)
-{
-    (void)cfg;
-    State *s = state;
-    if (max < 5)
-        return -1;
-    args[0] = &s->x;
-    args[1] = &s->y;
-    args[2] = &s->out;
-    args[3] = &s->a;
-    args[4] = &s->n;
-    return 5;
-}
-
-/* 0xFF bytes are NaN floats: an element the kernel forgets to write fails the check. */
-static int poison(const CutuneHost *host, void *state)
-{
-    State *s = state;
-    return host->dev_memset(host->ctx, s->out, 0xFF, (size_t)s->n * sizeof(float));
-}
+CUTUNE_OP_SETUP(AxpyState)
 
 /* Reference in double on the host. One float multiply-add per element: the result must be
  * within one rounding (plus one for the product without FMA) of the exact value. */
-static int check(const CutuneHost *host, void *state, CutuneCheck *out)
+static void check_values(const AxpyState *s, const float *hout, CutuneCheck *out)
 {
-    State *s = state;
-    int rc = host->copy_to_host(host->ctx, s->hout, s->out, (size_t)s->n * sizeof(float));
-    if (rc)
-        return rc;
     const double u = 0x1p-24;
     out->passed = 1;
     out->error = 0;
@@ -115,60 +88,34 @@ static int check(const CutuneHost *host, void *state, CutuneCheck *out)
     for (long long i = 0; i < s->n; i++) {
         double prod = (double)s->a * s->hx[i];
         double ref = prod + s->hy[i];
-        double err = fabs((double)s->hout[i] - ref);
+        double err = fabs((double)hout[i] - ref);
         double bound = 2 * u * (fabs(prod) + fabs((double)s->hy[i])) + 1e-45;
         if (!(err <= bound)) { /* NaN fails */
             out->passed = 0;
             snprintf(out->message, sizeof out->message, "out[%lld] = %.9g, expected %.9g", i,
-                     (double)s->hout[i], ref);
+                     (double)hout[i], ref);
             out->error = err;
-            return 0;
+            return;
         }
         double rel = err / (fabs(prod) + fabs((double)s->hy[i]) + 1e-45);
         out->error = rel > out->error ? rel : out->error;
     }
-    return 0;
 }
 
-static double flops(const CutuneProblem *p)
+static int check(const CutuneHost *host, void *state, CutuneCheck *out)
 {
-    return 2.0 * (double)p->dim[0];
-}
-static double bytes(const CutuneProblem *p)
-{
-    return 12.0 * (double)p->dim[0];
-}
-
-/* The descriptor: designated initialisers, ABI version and size first. */
-static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p,
-                     CutuneYardstick *out)
-{
-    (void)state;
-    return host->memcpy_yardstick(host->ctx, bytes(p), out);
+    AxpyState *s = state;
+    size_t size = (size_t)s->n * sizeof(float);
+    float *hout = malloc(size);
+    if (!hout)
+        return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
+    int rc = host->copy_to_host(host->ctx, hout, s->out, size);
+    if (!rc)
+        check_values(s, hout, out);
+    free(hout);
+    return rc;
 }
 
-static const CutuneOp op = {
-    .abi_major = CUTUNE_ABI_MAJOR,
-    .abi_minor = CUTUNE_ABI_MINOR,
-    .struct_size = sizeof(CutuneOp),
-    .name = "axpy",
-    .summary = "out = a*x + y over n floats (a = 1.5)",
-    .dim_names = "n",
-    .size_help = "n (the vector length, e.g. 16777216)",
-    .signature = "const float *x, const float *y, float *out, float a, long long n",
-    .nargs = 5,
-    .check_problem = check_problem,
-    .setup = setup,
-    .kernel_args = kernel_args,
-    .poison_output = poison,
-    .check = check,
-    .teardown = teardown,
-    .flops = flops,
-    .bytes = bytes,
-    .yardstick = yardstick,
-};
-
-const CutuneOp *cutune_op_axpy(void)
-{
-    return &op;
-}
+CUTUNE_OP_DEFINE(axpy, .summary = "out = a*x + y over n floats (a = 1.5)", .dim_names = "n",
+                 .size_help = "n (the vector length, e.g. 16777216)",
+                 .signature = "const float *x, const float *y, float *out, float a, long long n")

@@ -1,0 +1,56 @@
+/* What the GPU tests share. Each exits 77 (skipped) where there is no CUDA device:
+ * `if (!gpu_present()) return CHECK_SKIP;` says why on stdout. One that tunes does so into
+ * a database in a folder of its own, between gpu_test_start and gpu_test_end. */
+#ifndef CUTUNE_TESTS_GPU_TEST_H
+#define CUTUNE_TESTS_GPU_TEST_H
+
+#include <stdio.h>
+
+#include "check.h"
+#include "device.h"
+#include "tmpdir.h"
+
+static int gpu_present(void)
+{
+    int n = 0;
+    CutuneError err = {0};
+    if (cutune_device_count(&n, &err) == 0)
+        return 1;
+    printf("skipped: %s\n", err.msg);
+    return 0;
+}
+
+/* The start of a GPU test that tunes: CHECK_SKIP without a device; otherwise a fresh folder
+ * /tmp/PREFIX-XXXXXX (tmpdir) with the path of its database, tune.db, in db_path, and with
+ * dev non-NULL, device 0 opened into *dev and named on stdout. 0, or 1 with the reason on
+ * stderr. */
+static inline int gpu_test_start(const char *prefix, CutuneDeviceInfo *dev, char *db_path,
+                                 size_t len)
+{
+    if (!gpu_present())
+        return CHECK_SKIP;
+    CutuneError err = {0};
+    if (dev && cutune_device_open(0, dev, &err)) {
+        fprintf(stderr, "device 0: %s\n", err.msg);
+        return 1;
+    }
+    if (dev)
+        printf("device 0: %s (%s)\n", dev->name, dev->uuid);
+    if (make_tmpdir(tmpdir, sizeof tmpdir, prefix))
+        return 1;
+    snprintf(db_path, len, "%s/tune.db", tmpdir);
+    return 0;
+}
+
+/* The end of such a test: its folder removed, unless a check failed (it is kept, for a
+ * look), and check_result(name). */
+static inline int gpu_test_end(const char *name)
+{
+    if (check_failures)
+        fprintf(stderr, "%s: the test's files are kept in %s\n", name, tmpdir);
+    else
+        rm_tree(tmpdir);
+    return check_result(name);
+}
+
+#endif
