@@ -3,7 +3,7 @@
  * time they cannot come near, two warm-up launches in a row end the timing (one after a
  * checked launch that could not win either), and the last is the only sample. */
 #include "check.h"
-#include "gpu_present.h"
+#include "gpu_test.h"
 #include "measure.h"
 
 #include <cuda_runtime.h>
