@@ -57,9 +57,13 @@ static inline int bench_open(const char *prog, const BenchOptions *o, Bench *b)
 {
     CutuneError err = {0};
     b->db = NULL;
-    if (cutune_device_open(o->device, &b->dev, &err) || cutune_registry_load(&b->reg, &err) ||
+    int loaded = 0;
+    if (cutune_device_open(o->device, &b->dev, &err) ||
+        !(loaded = cutune_registry_load(&b->reg, &err) == 0) ||
         cutune_db_open(o->db_path, CUTUNE_DB_READONLY, &b->db, &err)) {
         fprintf(stderr, "%s: %s\n", prog, err.msg);
+        if (loaded)
+            cutune_registry_free(&b->reg);
         return err.code == CUTUNE_ERR_NO_DEVICE ? 77 : 1;
     }
     printf("device: %s (%s), seed %llu\n", b->dev.name, b->dev.uuid, (unsigned long long)o->seed);
