@@ -58,6 +58,17 @@ static void size_shares(void)
     CHECK(near(cutune_schedule_size_share(600, 1, 0.025, 1.6, 7), 0.5 * 600 / 7));
 }
 
+/* A search ends after 3 pipeline windows without a gain, at least 100 measurements; a
+ * variant behind the leader (promise under 1) gets a quarter of that. */
+static void patience(void)
+{
+    CHECK_EQ_INT(cutune_schedule_patience(18, 1), 100);
+    CHECK_EQ_INT(cutune_schedule_patience(50, 1), 150);
+    CHECK_EQ_INT(cutune_schedule_patience(18, 0.25), 25);
+    CHECK_EQ_INT(cutune_schedule_patience(50, 0.25), 37);
+    CHECK_EQ_INT(cutune_schedule_patience(1, 0), 25);
+}
+
 static void promises(void)
 {
     CHECK(cutune_schedule_promise(1.0, 1.0, 10) == 1);
@@ -221,6 +232,7 @@ int main(void)
     cost_model();
     size_shares();
     promises();
+    patience();
     splits();
     config_index();
     known_format();

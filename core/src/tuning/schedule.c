@@ -5,6 +5,7 @@
 
 /* A size gets at least this part of an equal split of the time left. */
 #define SIZE_FLOOR 0.5
+enum { PATIENCE_MIN = 100, PATIENCE_WINDOWS = 3, PATIENCE_TRAILING = 4 };
 
 void cutune_cost_init(CutuneCostModel *m, int threads)
 {
@@ -81,6 +82,12 @@ double cutune_schedule_promise(double variant_best_ms, double size_best_ms, size
     if (!(size_best_ms > 0) || variant_best_ms <= 1.05 * size_best_ms)
         return 1;
     return variant_best_ms <= 1.3 * size_best_ms ? 0.25 : 0;
+}
+
+size_t cutune_schedule_patience(size_t window, double promise)
+{
+    size_t p = PATIENCE_WINDOWS * window > PATIENCE_MIN ? PATIENCE_WINDOWS * window : PATIENCE_MIN;
+    return promise < 1 ? p / PATIENCE_TRAILING : p;
 }
 
 void cutune_schedule_split(const double *need, const double *promise, size_t n, double time,

@@ -45,6 +45,12 @@ double cutune_schedule_size_share(double time_left, int lanes, double cost_this,
  * configs left. */
 double cutune_schedule_promise(double variant_best_ms, double size_best_ms, size_t left);
 
+/* How many measurements without a gain end a search that the scheduler chose: three
+ * pipeline windows of `window` proposals, at least 100; a quarter of that for a variant
+ * whose promise is under 1, which must beat the size's leader to matter, not only its own
+ * best (on an H200 such searches of matmul_warptile gained nothing in 100). */
+size_t cutune_schedule_patience(size_t window, double promise);
+
 /* Split `time` seconds of a size among n variants: need[i] is the time variant i needs to
  * measure all its configs left, promise[i] its promise. Variants with promise 0 get 0; a
  * variant whose need is below its proportional share gets its need and the rest goes to

@@ -9,10 +9,8 @@
 #include <string.h>
 
 enum {
-    WARM_MAX = 32,        /* warm-start configs a variant measures first */
-    PROBES = 8,           /* what a variant with no warm start measures to show its level */
-    PATIENCE_MIN = 100,   /* a chosen search ends after this many measurements without a */
-    PATIENCE_WINDOWS = 3, /* gain, or this many pipeline windows, whichever is more */
+    WARM_MAX = 32, /* warm-start configs a variant measures first */
+    PROBES = 8,    /* what a variant with no warm start measures to show its level */
 };
 /* The warm start may use this part of a size's share; the search gets the rest. */
 #define WARM_PART 0.5
@@ -315,10 +313,14 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
         TuneEnd end = TUNE_END_DONE;
         /* a search the scheduler chose ends once it stops finding better configs, and gives
          * its time back; one the user named, or one over the whole space, runs its course */
-        size_t patience = o->strategy || whole ? 0
-                          : (size_t)(PATIENCE_WINDOWS * r->window) > PATIENCE_MIN
-                              ? (size_t)(PATIENCE_WINDOWS * r->window)
-                              : PATIENCE_MIN;
+        pthread_mutex_lock(&r->mu);
+        double size_best = j->ts->out->best_ms;
+        pthread_mutex_unlock(&r->mu);
+        size_t patience = o->strategy || whole
+                              ? 0
+                              : cutune_schedule_patience((size_t)r->window,
+                                                         cutune_schedule_promise(j->best_ms,
+                                                                                 size_best, left));
         rc = begin_search(l, j, j->row->strategy, err);
         if (rc == 0)
             rc = run_phase(l, j, ops, plan, earlier(deadline, size_deadline), patience, "search",
