@@ -4,6 +4,7 @@
 #ifndef CUTUNE_BENCH_COMMON_H
 #define CUTUNE_BENCH_COMMON_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "measure.h"
 #include "reeval.h"
 #include "registry.h"
+#include "util.h"
 
 /* The options both take: --db PATH, --device N, --seed N. */
 typedef struct BenchOptions {
@@ -28,17 +30,30 @@ typedef struct BenchOptions {
     }
 
 /* Read argv[*i] into o when it is one of the common options with its value after it, and
- * move *i onto the value: 1. Otherwise 0, with nothing read. */
+ * move *i onto the value: 1. Otherwise 0, with nothing read; -1 after saying on stderr that
+ * the value is not a whole number in the option's range (cutune_parse_whole). */
 static inline int bench_common_option(int argc, char **argv, int *i, BenchOptions *o)
 {
-    if (!strcmp(argv[*i], "--db") && *i + 1 < argc)
+    const char *a = argv[*i];
+    if (!strcmp(a, "--db") && *i + 1 < argc) {
         o->db_path = argv[++*i];
-    else if (!strcmp(argv[*i], "--device") && *i + 1 < argc)
-        o->device = atoi(argv[++*i]);
-    else if (!strcmp(argv[*i], "--seed") && *i + 1 < argc)
-        o->seed = strtoull(argv[++*i], NULL, 10);
-    else
+        return 1;
+    }
+    int device = !strcmp(a, "--device");
+    if ((!device && strcmp(a, "--seed")) || *i + 1 >= argc)
         return 0;
+    const char *v = argv[++*i];
+    int neg = 0;
+    uint64_t mag = 0;
+    if (cutune_parse_whole(v, strlen(v), &neg, &mag) != 0 || neg || (device && mag > INT_MAX)) {
+        fprintf(stderr, "%s takes a whole number%s, got '%s'\n", a,
+                device ? " (a CUDA device index)" : " from 0 to 2^64-1", v);
+        return -1;
+    }
+    if (device)
+        o->device = (int)mag;
+    else
+        o->seed = mag;
     return 1;
 }
 

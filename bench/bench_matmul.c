@@ -133,7 +133,10 @@ int main(int argc, char **argv)
         "  --same-model  for a variant never tuned on this device, time the best config\n"
         "                tuned on another device of the same model (re-checked here)\n";
     for (int i = 1; i < argc; i++) {
-        if (bench_common_option(argc, argv, &i, &o))
+        int common = bench_common_option(argc, argv, &i, &o);
+        if (common < 0)
+            return 2;
+        if (common)
             continue;
         if (!strcmp(argv[i], "--same-model"))
             same_model = 1;

@@ -212,7 +212,10 @@ int main(int argc, char **argv)
     int ncases = 0;
     const char *usage = "usage: bench_memory --db PATH [--device N] [--seed N] [OP=SIZE]...\n";
     for (int i = 1; i < argc; i++) {
-        if (bench_common_option(argc, argv, &i, &o))
+        int common = bench_common_option(argc, argv, &i, &o);
+        if (common < 0)
+            return 2;
+        if (common)
             continue;
         if (argv[i][0] == '-' || ncases == 64) {
             fputs(usage, stderr);
