@@ -1,7 +1,8 @@
 /* Timing with CUDA events on a GPU (exit 77 without one), on calls that take a known
  * time: a memset of 1 GiB. With no best time the calls are sampled until stable; with a best
  * time they cannot come near, two warm-up launches in a row end the timing (one after a
- * checked launch that could not win either), and the last is the only sample. */
+ * checked launch that could not win either), or one alone when it is over 20x that best,
+ * and the last is the only sample. */
 #include "check.h"
 #include "gpu_test.h"
 #include "measure.h"
@@ -25,7 +26,7 @@ static int enqueue_memset(void *user, int reps)
     return (int)e;
 }
 
-static void sampled(Memsets *m, const CutuneMeasureSettings *s, double best_ms)
+static double sampled(Memsets *m, const CutuneMeasureSettings *s, double best_ms)
 {
     CutuneEvalResult r;
     memset(&r, 0, sizeof r);
@@ -35,6 +36,24 @@ static void sampled(Memsets *m, const CutuneMeasureSettings *s, double best_ms)
     CHECK_MSG(r.samples >= s->min_samples, "%d samples", r.samples);
     CHECK(m->launches >= s->warmup + r.samples);
     CHECK(r.median_ms > 0.01 && r.min_ms <= r.median_ms);
+    return r.median_ms;
+}
+
+/* With a best the memset cannot come near, timed after a checked launch that could (before
+ * 0) or could not (1) win either: the launches made, and the message. */
+static void cut_short(Memsets *m, const CutuneMeasureSettings *s, double best_ms, int before,
+                      int launches, const char *message)
+{
+    CutuneEvalResult r;
+    memset(&r, 0, sizeof r);
+    m->calls = m->launches = 0;
+    CHECK_EQ_INT(cutune_time_calls(enqueue_memset, m, s, best_ms, before, &r), 0);
+    CHECK(r.status == CUTUNE_STATUS_OK && r.stopped_early);
+    CHECK_EQ_INT(r.samples, 1);
+    CHECK_MSG(m->launches == launches, "best %g ms, before %d: %d launches, %d expected", best_ms,
+              before, m->launches, launches);
+    CHECK(r.median_ms > 3 * best_ms && r.median_ms == r.min_ms);
+    CHECK_STR_CONTAINS(r.message, message);
 }
 
 int main(void)
@@ -48,22 +67,18 @@ int main(void)
     CutuneMeasureSettings s;
     cutune_measure_defaults(&s);
 
-    sampled(&m, &s, 0);      /* no best yet */
-    sampled(&m, &s, 1000.0); /* a best far slower than a memset */
+    double ms = sampled(&m, &s, 0); /* no best yet */
+    sampled(&m, &s, 1000.0);        /* a best far slower than a memset */
 
-    /* a best a memset cannot come near: two warm-up launches, the last recorded as the only
-     * sample; one when the launch before (a checked launch) could not win either */
-    for (int before = 0; before <= 1; before++) {
-        CutuneEvalResult r;
-        memset(&r, 0, sizeof r);
-        m.calls = m.launches = 0;
-        CHECK_EQ_INT(cutune_time_calls(enqueue_memset, &m, &s, 1e-6, before, &r), 0);
-        CHECK(r.status == CUTUNE_STATUS_OK && r.stopped_early);
-        CHECK_EQ_INT(r.samples, 1);
-        CHECK_EQ_INT(m.launches, 2 - before);
-        CHECK(r.median_ms > 3 * 1e-6 && r.median_ms == r.min_ms);
-        CHECK_STR_CONTAINS(r.message, "two launches in a row took over 3x the best so far");
-    }
+    /* a best the memset takes 8x: two slow launches in a row, the last recorded as the only
+     * sample; one when the launch before (a checked launch) was slow too */
+    const char *two = "two launches in a row took over 3x the best so far";
+    cut_short(&m, &s, ms / 8, 0, 2, two);
+    cut_short(&m, &s, ms / 8, 1, 1, two);
+    /* a best the memset takes over 20x: one launch ends it, whatever came before */
+    const char *one = "one launch took over 20x the best so far";
+    cut_short(&m, &s, 1e-6, 0, 1, one);
+    cut_short(&m, &s, 1e-6, 1, 1, one);
 
     /* early stopping off: the same best is sampled in full */
     s.early_stop = 0;

@@ -134,20 +134,30 @@ static void hopeless(void)
     CHECK(s.early_stop == 3.0);
     CHECK(!cutune_hopeless(1000.0, 0, &s, 0)); /* no best yet: never */
     CHECK(!cutune_hopeless(3.0, 1.0, &s, 0));  /* exactly 3x: still timed */
-    CHECK(cutune_hopeless(3.01, 1.0, &s, 0));
+    CHECK_EQ_INT(cutune_hopeless(3.01, 1.0, &s, 0), 1);
     CHECK(!cutune_hopeless(12.9, 1.0, &s, 10.0)); /* within the allowance */
-    CHECK(cutune_hopeless(13.1, 1.0, &s, 10.0));
+    CHECK_EQ_INT(cutune_hopeless(13.1, 1.0, &s, 10.0), 1);
+    CHECK_EQ_INT(cutune_hopeless(20.0, 1.0, &s, 0), 1); /* exactly 20x: needs a second launch */
+    CHECK_EQ_INT(cutune_hopeless(20.01, 1.0, &s, 0), 2); /* hopeless on its own */
+    CHECK_EQ_INT(cutune_hopeless(29.9, 1.0, &s, 10.0), 1);
+    CHECK_EQ_INT(cutune_hopeless(30.1, 1.0, &s, 10.0), 2);
+    s.early_stop = 50; /* a factor above 20: one launch alone needs over 50x too */
+    CHECK_EQ_INT(cutune_hopeless(49.0, 1.0, &s, 0), 0);
+    CHECK_EQ_INT(cutune_hopeless(50.1, 1.0, &s, 0), 2);
     s.early_stop = 0; /* off: never */
     CHECK(!cutune_hopeless(1e9, 1.0, &s, 0));
     s.early_stop = 3.0;
     CutuneEvalResult r;
     memset(&r, 0, sizeof r);
     r.samples = 7;
-    cutune_single_sample(&r, 214.25, &s);
+    cutune_single_sample(&r, 214.25, 2, &s);
     CHECK(r.status == CUTUNE_STATUS_OK && r.stopped_early && r.samples == 1);
     CHECK(r.median_ms == 214.25 && r.min_ms == 214.25 && r.mean_ms == 214.25 && r.stddev_ms == 0);
     CHECK_STR_CONTAINS(r.message, "two launches in a row took over 3x the best so far, the last "
                                   "214.2 ms");
+    cutune_single_sample(&r, 1850.25, 1, &s);
+    CHECK(r.samples == 1 && r.median_ms == 1850.25 && r.stopped_early);
+    CHECK_STR_CONTAINS(r.message, "one launch took over 20x the best so far: 1850 ms");
 }
 
 static void path_override(void)

@@ -173,9 +173,13 @@ int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s,
         goto done;
     /* only a correct config is timed: warm up, size the batch, sample until stable, capped,
      * or hopeless, which its checked launch may already show (timed on the host, loading
-     * included, hence the allowance), and one warm-up launch then confirm */
+     * included, hence the allowance), and one warm-up launch then confirm; a checked launch
+     * hopeless on its own is the only sample */
     int hopeless = cutune_hopeless(checked_ms, in->best_ms, s, CHECKED_LAUNCH_ALLOWANCE_MS);
-    rc = cutune_time_calls(enqueue_kernel, &calls, s, in->best_ms, hopeless, out);
+    if (hopeless == 2)
+        cutune_single_sample(out, checked_ms, 1, s);
+    else
+        rc = cutune_time_calls(enqueue_kernel, &calls, s, in->best_ms, hopeless, out);
 
 done:
     if (!out->context_lost)

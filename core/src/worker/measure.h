@@ -59,17 +59,22 @@ typedef int (*CutuneEnqueueFn)(void *user, int reps);
 /* Time the calls: warm-up, a batch of calls long enough to time (min_sample_ms), samples
  * until stable (target_rse), max_samples or max_seconds, or (best_ms > 0) until the
  * fastest is early_stop times slower than best_ms. A warm-up launch that slow, after
- * another (`hopeless` says whether the launch before the call was: 0 or 1), is the only
- * sample. Fills the timing fields of *out and sets status ok; a CUDA failure sets the
+ * another (`hopeless` says whether the launch before the call was: 0 or 1), or one over
+ * CUTUNE_HOPELESS_ALONE times best_ms, is the only sample. Fills the timing fields of *out and sets status ok; a CUDA failure sets the
  * status and message (cutune_launch_failed) and returns < 0 when the context is lost. */
 int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSettings *s,
                       double best_ms, int hopeless, CutuneEvalResult *out);
-/* Whether a config whose launch took ms cannot win: best_ms > 0, early stopping is on, and ms
- * is over early_stop * best_ms + allowance_ms (what a first launch may spend on loading). */
+/* A launch this many times the best so far ends the timing on its own: clocks that ramp up
+ * from idle, the reason to wait for a second slow launch, cannot explain that much. */
+#define CUTUNE_HOPELESS_ALONE 20.0
+/* Whether a config whose launch took ms cannot win: 0 when it may, 1 when best_ms > 0, early
+ * stopping is on and ms is over early_stop * best_ms + allowance_ms (what a first launch may
+ * spend on loading), 2 when ms is also over CUTUNE_HOPELESS_ALONE * best_ms + allowance_ms. */
 int cutune_hopeless(double ms, double best_ms, const CutuneMeasureSettings *s, double allowance_ms);
-/* Record one launch of ms as the whole timing of a config cut short (status ok, 1 sample,
- * stopped_early, and a message that says so). */
-void cutune_single_sample(CutuneEvalResult *out, double ms, const CutuneMeasureSettings *s);
+/* Record the last of `launches` (1 or 2) slow launches, ms, as the whole timing of a config cut
+ * short (status ok, 1 sample, stopped_early, and a message that says so). */
+void cutune_single_sample(CutuneEvalResult *out, double ms, int launches,
+                          const CutuneMeasureSettings *s);
 /* Classify a CUDA failure `when` into *out: crashed with context_lost (returns < 0) when the
  * error is sticky, launch_error (returns 0) otherwise. */
 int cutune_launch_failed(CutuneEvalResult *out, int cuda_error, const char *when);

@@ -32,10 +32,14 @@ void cutune_stats(double *v, int n, double *median, double *mean, double *stddev
 
 int cutune_hopeless(double ms, double best_ms, const CutuneMeasureSettings *s, double allowance_ms)
 {
-    return best_ms > 0 && s->early_stop > 0 && ms > s->early_stop * best_ms + allowance_ms;
+    if (!(best_ms > 0 && s->early_stop > 0 && ms > s->early_stop * best_ms + allowance_ms))
+        return 0;
+    double alone = s->early_stop > CUTUNE_HOPELESS_ALONE ? s->early_stop : CUTUNE_HOPELESS_ALONE;
+    return ms > alone * best_ms + allowance_ms ? 2 : 1;
 }
 
-void cutune_single_sample(CutuneEvalResult *out, double ms, const CutuneMeasureSettings *s)
+void cutune_single_sample(CutuneEvalResult *out, double ms, int launches,
+                          const CutuneMeasureSettings *s)
 {
     out->median_ms = out->min_ms = out->mean_ms = ms;
     out->stddev_ms = 0;
@@ -43,10 +47,16 @@ void cutune_single_sample(CutuneEvalResult *out, double ms, const CutuneMeasureS
     out->launches_per_sample = 1;
     out->stopped_early = 1;
     out->status = CUTUNE_STATUS_OK;
-    snprintf(out->message, sizeof out->message,
-             "timing stopped early: two launches in a row took over %.3gx the best so far, the "
-             "last %.4g ms",
-             s->early_stop, ms);
+    if (launches >= 2)
+        snprintf(out->message, sizeof out->message,
+                 "timing stopped early: two launches in a row took over %.3gx the best so far, "
+                 "the last %.4g ms",
+                 s->early_stop, ms);
+    else
+        snprintf(out->message, sizeof out->message,
+                 "timing stopped early: one launch took over %.3gx the best so far: %.4g ms",
+                 s->early_stop > CUTUNE_HOPELESS_ALONE ? s->early_stop : CUTUNE_HOPELESS_ALONE,
+                 ms);
 }
 
 /* Classify a CUDA failure of a launch: a sticky one kills the context. */
@@ -100,11 +110,12 @@ int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSe
             rc = cutune_launch_failed(out, e, "warm-up launch");
             goto done;
         }
-        /* two launches in a row that cannot win end it: one alone may have met the GPU at
-         * its idle clocks */
-        hopeless = cutune_hopeless(one, best_ms, s, 0) ? hopeless + 1 : 0;
-        if (hopeless >= 2) {
-            cutune_single_sample(out, one, s);
+        /* two launches in a row that cannot win end it (one alone may have met the GPU at
+         * its idle clocks), or one far beyond what idle clocks explain */
+        int h = cutune_hopeless(one, best_ms, s, 0);
+        hopeless = h ? hopeless + 1 : 0;
+        if (hopeless >= 2 || h == 2) {
+            cutune_single_sample(out, one, h == 2 ? 1 : 2, s);
             goto done;
         }
     }
