@@ -7,8 +7,9 @@
 
 #define MODEL_RIDGE 1.0
 /* The response is clipped at this quantile of the ok log-times (model.h says why). Replays
- * of the foreign recordings (EXPERIMENT.md) found 0.25, 0.5 and 0.75 alike, and all of them
- * better than no clip at 50 to 200 evaluations: the median is the plain choice. */
+ * of the foreign recordings (bench/results/replay/search-eval-2026-11-26-clip.md) found
+ * 0.25, 0.5 and 0.75 alike, and all of them better than no clip at 50 to 200 evaluations:
+ * the median is the plain choice. */
 #define MODEL_CLIP_QUANTILE 0.5
 
 int search_model_init(SearchModel *m, const SearchGrid *g)

@@ -19,9 +19,10 @@
  *   at the median: a config slower than the median ok one counts as the median, so the
  *   fit spends its terms on where the fast configs are rather than on how slow the slow
  *   tail is (a raw least-squares fit is led by configs many times slower than the best).
- *   Replays (EXPERIMENT.md) at a pipeline of 18: mean fraction of the optimum at 100
- *   evaluations 0.9777 -> 0.9839 (seeds 1-60), 0.9776 -> 0.9830 (1-120) and 0.9779 ->
- *   0.9800 (1001-1060), no budget worse by more than 0.0004, and gains at a pipeline of 1.
+ *   Replays at a pipeline of 18 (bench/results/replay/search-eval-2026-11-26-clip.md): the
+ *   mean fraction of the optimum at 100 evaluations went 0.9777 -> 0.9839 (seeds 1-60),
+ *   0.9776 -> 0.9830 (1-120) and 0.9779 -> 0.9800 (1001-1060), no budget worse by more
+ *   than 0.0004, with gains at a pipeline of 1 too.
  * - Random configs, in the order the random strategy draws them (the same seed gives the
  *   same draws): the first proposals, until eight results are known, or the warm start's
  *   (with a pipeline of 18, the first 18 are necessarily blind), and a tenth of the rest,
@@ -35,7 +36,7 @@
  * neighbourhoods, a model share of 0.5 or 0.6, several heads expanded in turn, neighbours
  * ordered by the model, a global model argmin, and descent steps taken on predictions
  * before results come back: each did worse, or no better, at 100 and 400 evaluations with
- * a pipeline of 34 and of 1. Later replays (EXPERIMENT.md, pipelines of 18 and 1) found
+ * a pipeline of 34 and of 1. Later replays (pipelines of 18 and 1, in the file above) found
  * no gain beyond noise in an optimism bonus on the model's picks (kappa times
  * sqrt(1/(1+count)) over the config's levels, kappa 0.05 to 0.2) nor in a trust radius
  * that grows when the model's picks improve the best and shrinks when they do not. */
