@@ -67,6 +67,14 @@ static void patience(void)
     CHECK_EQ_INT(cutune_schedule_patience(18, 0.25), 25);
     CHECK_EQ_INT(cutune_schedule_patience(50, 0.25), 37);
     CHECK_EQ_INT(cutune_schedule_patience(1, 0), 25);
+    /* a whole search is late once its rest, at its rate, needs over twice its time left */
+    CHECK(!cutune_schedule_late(35, 3.5, 1000, 1, 18));    /* under 2 windows: no rate yet */
+    CHECK(cutune_schedule_late(36, 3.6, 110000, 500, 18)); /* 11000 s for 500: late */
+    CHECK(!cutune_schedule_late(36, 3.6, 9000, 500, 18));  /* 900 s for 500: within 2x */
+    CHECK(cutune_schedule_late(36, 3.6, 10100, 500, 18));  /* 1010 s for 500 */
+    CHECK(!cutune_schedule_late(100, 0, 1000, 1, 18));     /* no time elapsed: no rate */
+    CHECK(cutune_schedule_late(100, 10, 1, -1, 18));       /* past its deadline */
+    CHECK(!cutune_schedule_late(100, 10, 0, 0, 18));       /* nothing left */
 }
 
 static void promises(void)

@@ -6,6 +6,9 @@
 /* A size gets at least this part of an equal split of the time left. */
 #define SIZE_FLOOR 0.5
 enum { PATIENCE_MIN = 100, PATIENCE_WINDOWS = 3, PATIENCE_TRAILING = 4 };
+/* A whole search is late when the rest would take over twice its time left: one a little
+ * slower than estimated runs to its deadline, and the next round gives it more time. */
+#define LATE_FACTOR 2.0
 
 void cutune_cost_init(CutuneCostModel *m, int threads)
 {
@@ -88,6 +91,14 @@ size_t cutune_schedule_patience(size_t window, double promise)
 {
     size_t p = PATIENCE_WINDOWS * window > PATIENCE_MIN ? PATIENCE_WINDOWS * window : PATIENCE_MIN;
     return promise < 1 ? p / PATIENCE_TRAILING : p;
+}
+
+int cutune_schedule_late(size_t measured, double elapsed_s, size_t rest, double time_left_s,
+                         size_t window)
+{
+    if (measured < 2 * (window ? window : 1) || !(elapsed_s > 0))
+        return 0;
+    return (double)rest * elapsed_s / (double)measured > LATE_FACTOR * time_left_s;
 }
 
 void cutune_schedule_split(const double *need, const double *promise, size_t n, double time,

@@ -51,6 +51,15 @@ double cutune_schedule_promise(double variant_best_ms, double size_best_ms, size
  * best (on an H200 such searches of matmul_warptile gained nothing in 100). */
 size_t cutune_schedule_patience(size_t window, double promise);
 
+/* Whether a search over a whole space, chosen because the space seemed to fit its time, is
+ * late: after `measured` new measurements in elapsed_s (at least 2 windows' worth, so that
+ * the pipeline has filled), the `rest` configs still to measure would take over twice the
+ * time_left_s it has. The cost model can misjudge a space (on an H100, a whole search of
+ * matmul_async's 110,504 configs at 128x4096x4096 ran to the run's deadline); a late search
+ * then takes up a patience and ends when it stops finding better configs. */
+int cutune_schedule_late(size_t measured, double elapsed_s, size_t rest, double time_left_s,
+                         size_t window);
+
 /* Split `time` seconds of a size among n variants: need[i] is the time variant i needs to
  * measure all its configs left, promise[i] its promise. Variants with promise 0 get 0; a
  * variant whose need is below its proportional share gets its need and the rest goes to

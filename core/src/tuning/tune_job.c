@@ -313,7 +313,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
     TuneRun *r = l->run;
     const CutuneTuneOptions *o = r->o;
     TunePipeline pl = {0};
-    size_t proposed = 0, since_gain = 0;
+    size_t proposed = 0, since_gain = 0, measured = 0, patience = lim->patience;
     void *st = NULL;
     int rc = 0, strategy_done = 0, stopped = 0, timed_out = 0, stalled = 0;
     double best_seen = j->best_ms;
@@ -373,9 +373,22 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
         if (s == CUTUNE_STATUS_OK && ms > 0 && (!(best_seen > 0) || ms < best_seen / STALL_GAIN)) {
             best_seen = ms;
             since_gain = 0;
-        } else if (lim->patience && ++since_gain >= lim->patience) {
-            stalled = 1;
+        } else {
+            since_gain++;
         }
+        measured++;
+        if (!patience && lim->late_patience && lim->deadline > 0) {
+            double now = cutune_now();
+            if (cutune_schedule_late(measured, now - t0, j->cl.nconfigs - j->nknown,
+                                     lim->deadline - now, pl.window)) {
+                patience = lim->late_patience;
+                tune_note(r, "%s %s: the whole space will not be measured in its time at %.1f "
+                             "configs/s; searching on until %zu measurements bring no gain",
+                          j->tv->p->name, j->ts->size, (double)measured / (now - t0), patience);
+            }
+        }
+        if (patience && since_gain >= patience)
+            stalled = 1;
     }
     if (stopped)
         *end = TUNE_END_STOPPED;

@@ -86,12 +86,15 @@ static CutuneStrategyArgs job_args(const TuneRun *r, const TuneJob *j, size_t bu
 }
 
 static int run_phase(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, size_t budget,
-                     double deadline, size_t patience, const char *phase, TuneEnd *end,
-                     CutuneError *err)
+                     double deadline, size_t patience, size_t late_patience, const char *phase,
+                     TuneEnd *end, CutuneError *err)
 {
     const CutuneTuneOptions *o = l->run->o;
     CutuneStrategyArgs a = job_args(l->run, j, budget);
-    TuneLimits lim = {.deadline = deadline, .patience = patience, .phase = phase};
+    TuneLimits lim = {.deadline = deadline,
+                      .patience = patience,
+                      .late_patience = late_patience,
+                      .phase = phase};
     if (o->budget) {
         if (j->row->evaluated >= o->budget) {
             *end = TUNE_END_EVALS;
@@ -316,18 +319,20 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
         pthread_mutex_lock(&r->mu);
         double size_best = j->ts->out->best_ms;
         pthread_mutex_unlock(&r->mu);
-        size_t patience = o->strategy || whole
-                              ? 0
-                              : cutune_schedule_patience((size_t)r->window,
-                                                         cutune_schedule_promise(j->best_ms,
-                                                                                 size_best, left));
+        size_t patience = cutune_schedule_patience(
+            (size_t)r->window, cutune_schedule_promise(j->best_ms, size_best, left));
+        /* a whole space that turns out slower to measure than the cost model said takes up
+         * the same patience once it cannot finish in its time */
+        size_t late = o->strategy ? 0 : patience;
+        if (o->strategy || whole)
+            patience = 0;
         rc = begin_search(l, j, j->row->strategy, err);
         if (rc == 0)
-            rc = run_phase(l, j, ops, plan, earlier(deadline, size_deadline), patience, "search",
-                           &end, err);
+            rc = run_phase(l, j, ops, plan, earlier(deadline, size_deadline), patience, late,
+                           "search", &end, err);
         if (rc == 0 && whole && end == TUNE_END_DONE && j->nknown < j->cl.nconfigs)
             rc = run_phase(l, j, &cutune_strategy_exhaustive, j->cl.nconfigs,
-                           earlier(deadline, size_deadline), 0, "search", &end, err);
+                           earlier(deadline, size_deadline), 0, late, "search", &end, err);
         *measured += j->row->evaluated - before;
         if (rc == 0 && (end == TUNE_END_DONE || end == TUNE_END_EVALS || end == TUNE_END_STALLED))
             j->finished = 1;
