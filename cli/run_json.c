@@ -58,6 +58,8 @@ void run_json_event(const CutuneTuneEvent *e, void *user)
         num(&j, "gflops", e->gflops, 1);
         num(&j, "gbps", e->gbps, 1);
         boolean(&j, "cut_short", e->cut_short);
+        num(&j, "compile_ms", e->compile_ms, 0);
+        num(&j, "measure_ms", e->measure_ms, 0);
         integer(&j, "trial_id", e->trial_id);
         str(&j, "message", e->message);
         break;

@@ -35,6 +35,9 @@ need(len(sizes) == 4 and len(summary["sizes"]) == 4, "want 4 size lines, got %d"
 need(len(trials) > 13, "only %d trials" % len(trials))
 need(all(t["status"] == "ok" and t["median_ms"] > 0 for t in trials), "a trial is not ok")
 need(all(t["phase"] in ("warm start", "search") for t in trials), "a trial of no phase")
+# what the cost model learns from: compile time (0 from the kernel cache, as here where the
+# tests share one) and time in the worker (the fake worker reports none)
+need(all(t["compile_ms"] >= 0 and t["measure_ms"] >= 0 for t in trials), "a trial without its costs")
 need([t["elapsed_s"] for t in trials] == sorted(t["elapsed_s"] for t in trials), "time goes back")
 # every size's best is the fastest of its trials
 for s in summary["sizes"]:

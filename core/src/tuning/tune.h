@@ -35,6 +35,9 @@ typedef struct CutuneTuneEvent {
     const char *message;             /* trial: why it failed; search: how it ended */
     double median_ms, gflops, gbps;  /* trial: its time (0 unless ok); size: the best */
     int cut_short;                   /* trial: timing stopped early (far slower than best) */
+    double compile_ms, measure_ms;   /* trial: its NVRTC compile (0: from the kernel cache)
+                                      * and its time in the worker, as the scheduler's cost
+                                      * model learns them */
     int64_t trial_id;
     size_t evaluated, nvalid; /* search: measured in this run / valid configs */
     const char *strategy;     /* search */

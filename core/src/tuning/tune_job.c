@@ -293,6 +293,8 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CutuneCompileJob *c, cons
         .gflops = rec.gflops,
         .gbps = rec.gbps,
         .cut_short = rec.cut_short,
+        .compile_ms = c->bin.from_cache ? 0 : c->bin.compile_ms,
+        .measure_ms = rec.measure_ms,
         .trial_id = trial_id,
     };
     tune_emit(r, &e);
