@@ -137,7 +137,7 @@ static void hopeless(void)
     CHECK_EQ_INT(cutune_hopeless(3.01, 1.0, &s, 0), 1);
     CHECK(!cutune_hopeless(12.9, 1.0, &s, 10.0)); /* within the allowance */
     CHECK_EQ_INT(cutune_hopeless(13.1, 1.0, &s, 10.0), 1);
-    CHECK_EQ_INT(cutune_hopeless(20.0, 1.0, &s, 0), 1); /* exactly 20x: needs a second launch */
+    CHECK_EQ_INT(cutune_hopeless(20.0, 1.0, &s, 0), 1);  /* exactly 20x: needs a second launch */
     CHECK_EQ_INT(cutune_hopeless(20.01, 1.0, &s, 0), 2); /* hopeless on its own */
     CHECK_EQ_INT(cutune_hopeless(29.9, 1.0, &s, 10.0), 1);
     CHECK_EQ_INT(cutune_hopeless(30.1, 1.0, &s, 10.0), 2);

@@ -41,8 +41,8 @@ double cutune_schedule_size_share(double time_left, int lanes, double cost_this,
 /* How much a variant may still win at a size, from its best so far against the size's:
  * 1 when it is within 5% of the best, 0.25 within 30%, else 0 (it cannot win: it keeps
  * the best it recorded; on an H100 a warm-started matmul_warptile at 1.12x matmul_async's
- * best gained nothing from an equal share). A variant with no verified config yet gets 0.25 while it has
- * configs left. */
+ * best gained nothing from an equal share). A variant with no verified config yet gets 0.25
+ * while it has configs left. */
 double cutune_schedule_promise(double variant_best_ms, double size_best_ms, size_t left);
 
 /* How many measurements without a gain end a search that the scheduler chose: three

@@ -131,14 +131,14 @@ typedef enum TuneEnd {
 } TuneEnd;
 
 typedef struct TuneLimits {
-    double deadline;   /* cutune_now() time; 0: none */
-    size_t max_evals;  /* new measurements; 0: none */
-    size_t patience;   /* end after this many measurements without a better best (by
+    double deadline;      /* cutune_now() time; 0: none */
+    size_t max_evals;     /* new measurements; 0: none */
+    size_t patience;      /* end after this many measurements without a better best (by
                              more than STALL_GAIN); 0: never */
     size_t late_patience; /* with patience 0 and a deadline: the patience taken up once the
                              rest of the space will not be measured by the deadline at the
                              rate this phase measures (cutune_schedule_late); 0: never */
-    const char *phase; /* "warm start", "search", "re-time" (events and progress) */
+    const char *phase;    /* "warm start", "search", "re-time" (events and progress) */
 } TuneLimits;
 
 /* tune_plan.c: the sizes and variants of the run, checked before anything is measured. */

@@ -384,8 +384,9 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
             if (cutune_schedule_late(measured, now - t0, j->cl.nconfigs - j->nknown,
                                      lim->deadline - now, pl.window)) {
                 patience = lim->late_patience;
-                tune_note(r, "%s %s: the whole space will not be measured in its time at %.1f "
-                             "configs/s; searching on until %zu measurements bring no gain",
+                tune_note(r,
+                          "%s %s: the whole space will not be measured in its time at %.1f "
+                          "configs/s; searching on until %zu measurements bring no gain",
                           j->tv->p->name, j->ts->size, (double)measured / (now - t0), patience);
             }
         }

@@ -319,8 +319,9 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
         pthread_mutex_lock(&r->mu);
         double size_best = j->ts->out->best_ms;
         pthread_mutex_unlock(&r->mu);
-        size_t patience = cutune_schedule_patience(
-            (size_t)r->window, cutune_schedule_promise(j->best_ms, size_best, left));
+        size_t patience = cutune_schedule_patience((size_t)r->window,
+                                                   cutune_schedule_promise(j->best_ms, size_best,
+                                                                           left));
         /* a whole space that turns out slower to measure than the cost model said takes up
          * the same patience once it cannot finish in its time */
         size_t late = o->strategy ? 0 : patience;

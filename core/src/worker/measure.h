@@ -60,8 +60,9 @@ typedef int (*CutuneEnqueueFn)(void *user, int reps);
  * until stable (target_rse), max_samples or max_seconds, or (best_ms > 0) until the
  * fastest is early_stop times slower than best_ms. A warm-up launch that slow, after
  * another (`hopeless` says whether the launch before the call was: 0 or 1), or one over
- * CUTUNE_HOPELESS_ALONE times best_ms, is the only sample. Fills the timing fields of *out and sets status ok; a CUDA failure sets the
- * status and message (cutune_launch_failed) and returns < 0 when the context is lost. */
+ * CUTUNE_HOPELESS_ALONE times best_ms, is the only sample. Fills the timing fields of *out
+ * and sets status ok; a CUDA failure sets the status and message (cutune_launch_failed) and
+ * returns < 0 when the context is lost. */
 int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSettings *s,
                       double best_ms, int hopeless, CutuneEvalResult *out);
 /* A launch this many times the best so far ends the timing on its own: clocks that ramp up

@@ -55,8 +55,7 @@ void cutune_single_sample(CutuneEvalResult *out, double ms, int launches,
     else
         snprintf(out->message, sizeof out->message,
                  "timing stopped early: one launch took over %.3gx the best so far: %.4g ms",
-                 s->early_stop > CUTUNE_HOPELESS_ALONE ? s->early_stop : CUTUNE_HOPELESS_ALONE,
-                 ms);
+                 s->early_stop > CUTUNE_HOPELESS_ALONE ? s->early_stop : CUTUNE_HOPELESS_ALONE, ms);
 }
 
 /* Classify a CUDA failure of a launch: a sticky one kills the context. */
