@@ -30,12 +30,18 @@ void cutune_stats(double *v, int n, double *median, double *mean, double *stddev
     *stddev = n > 1 ? sqrt(ss / (n - 1)) : 0;
 }
 
+/* The factor over the best beyond which one launch alone ends the timing: never below the
+ * early-stop factor itself. */
+static double alone_factor(const CutuneMeasureSettings *s)
+{
+    return s->early_stop > CUTUNE_HOPELESS_ALONE ? s->early_stop : CUTUNE_HOPELESS_ALONE;
+}
+
 int cutune_hopeless(double ms, double best_ms, const CutuneMeasureSettings *s, double allowance_ms)
 {
     if (!(best_ms > 0 && s->early_stop > 0 && ms > s->early_stop * best_ms + allowance_ms))
         return 0;
-    double alone = s->early_stop > CUTUNE_HOPELESS_ALONE ? s->early_stop : CUTUNE_HOPELESS_ALONE;
-    return ms > alone * best_ms + allowance_ms ? 2 : 1;
+    return ms > alone_factor(s) * best_ms + allowance_ms ? 2 : 1;
 }
 
 void cutune_single_sample(CutuneEvalResult *out, double ms, int launches,
@@ -55,7 +61,7 @@ void cutune_single_sample(CutuneEvalResult *out, double ms, int launches,
     else
         snprintf(out->message, sizeof out->message,
                  "timing stopped early: one launch took over %.3gx the best so far: %.4g ms",
-                 s->early_stop > CUTUNE_HOPELESS_ALONE ? s->early_stop : CUTUNE_HOPELESS_ALONE, ms);
+                 alone_factor(s), ms);
 }
 
 /* Classify a CUDA failure of a launch: a sticky one kills the context. */
