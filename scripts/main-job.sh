@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The product's headline on the GPU machine: `cutune run <op> --device 0` with no other flag
 # (but --json, for the quality-against-time curve), from a fresh database and a cold kernel
-# cache; then the identical command again; then the best configs known from the long
-# searches of bench/RESULTS.md re-timed in a database of their own; then bench_matmul
-# (cuBLAS in the same process) on the main database. Run from the repository root with the
-# build in ./build.
+# cache (cutune's and the CUDA driver's: NVRTC's cubins go through the driver's JIT cache,
+# ~/.nv/ComputeCache, which a second run on the same machine would otherwise find warm);
+# then the identical command again; then the best configs known from the long searches of
+# bench/RESULTS.md re-timed in a database of their own; then bench_matmul (cuBLAS in the same
+# process) on the main database. Run from the repository root with the build in ./build.
 #
 #   scripts/main-job.sh start [OP]   start the main job in the background (a device call
 #                                    may be shorter than the run's 10 minutes), wait up to
@@ -16,7 +17,8 @@
 #                                    against its yardstick
 #
 # MAIN_ARGS adds flags to the first run (for an ablation: --warm-start db); MAIN_DIR is where
-# the run keeps its files between calls (default /tmp/cutune-main).
+# the run keeps its files between calls (default /tmp/cutune-main); MAIN_NVCACHE names another
+# driver compute cache than the fresh $MAIN_DIR/nvcache (to measure a warm one).
 set -u
 root=$(pwd)
 b=$root/build
@@ -24,6 +26,10 @@ dir=${MAIN_DIR:-/tmp/cutune-main}
 out=${OUT:-$root/gpu-out}
 export NVIDIA_TF32_OVERRIDE=0
 export CUTUNE_CACHE_DIR=$dir/kcache
+# NVRTC's PTX-to-SASS step uses the driver's compute cache when a driver is present (found on
+# an H200, 2026-11-26: a second run's compiles took 22-317 ms against 1-2 s): give each main
+# job a fresh one, so that a second `start` on the same machine is as cold as the first
+export CUDA_CACHE_PATH=${MAIN_NVCACHE:-$dir/nvcache}
 mkdir -p "$out"
 cmd=${1:-start}
 op=${2:-matmul}
@@ -104,7 +110,7 @@ memory)
     # and a cold kernel cache; one line per size: its best against the op's yardstick
     rm -rf "$dir/mem" && mkdir -p "$dir/mem"
     for o in ${MEMORY_OPS:-transpose matadd reduce_sum histogram topk}; do
-        export CUTUNE_CACHE_DIR=$dir/mem/kcache-$o
+        export CUTUNE_CACHE_DIR=$dir/mem/kcache-$o CUDA_CACHE_PATH=$dir/mem/nvcache-$o
         t0=$(date +%s.%N)
         "$b/cli/cutune" run "$o" --device 0 --db "$dir/mem/$o.db" --json > "$dir/mem/$o.jsonl" \
             2> "$dir/mem/$o.err"
