@@ -17,6 +17,13 @@ restriction, and the thread count as block_size_x. Both tools check every config
    cache: cutune's default search with nothing known.
 3. Kernel Tuner (CuPy backend, NVRTC) with each strategy, time_limit T, a fresh CuPy cache.
 
+Cold means cold for the CUDA driver too. With a driver present, NVRTC's PTX-to-SASS step goes
+through the driver's compute cache (~/.nv/ComputeCache), and a compile found there takes about
+a sixth of the time. So each cutune run gets a fresh CUDA_CACHE_PATH of its own, and this
+process, where Kernel Tuner runs, sets CUDA_CACHE_DISABLE=1 before CUDA starts. Without that,
+the exhaustive run of step 1 would warm every config of the space for the searches after it.
+Kernel Tuner then never finds a compile cached, and it writes none; that can only help it.
+
 For each, the time into the run at which the best config found so far first reached 95% and
 99% of the optimum (judged by the exhaustive table), the evaluations, and configs/s. With
 --repeats R, steps 2 and 3 run R times each (seeds 1..R, a cold cache each time), and a last
@@ -137,6 +144,10 @@ def main():
     exe = os.path.join(ROOT, "build", "cli", "cutune")
     work = tempfile.mkdtemp(prefix="kt-compare-")
     env = dict(os.environ, NVIDIA_TF32_OVERRIDE="0")
+    env.pop("CUDA_CACHE_DISABLE", None)
+    # Kernel Tuner runs in this process: no driver compute cache for it (see the docstring);
+    # the driver reads this when CuPy first starts CUDA, after the cutune runs of step 1
+    os.environ["CUDA_CACHE_DISABLE"] = "1"
 
     space = [p for p in (dict(zip(PARAMS, v)) for v in itertools.product(*PARAMS.values()))
              if valid(p)]
@@ -144,6 +155,7 @@ def main():
 
     # 1. exhaustive: the yardstick table
     env["CUTUNE_CACHE_DIR"] = os.path.join(work, "cache-ex")
+    env["CUDA_CACHE_PATH"] = os.path.join(work, "nvcache-ex")
     ex, ex_wall = cutune_run(exe, env, o.size, os.path.join(work, "ex.db"),
                              ["--strategy", "exhaustive"], os.path.join(o.out, "cutune_exhaustive.log"))
     table = {c: ms for _, c, ms in ex if ms}
@@ -158,6 +170,7 @@ def main():
     for rep in range(o.repeats):
         tag = "" if o.repeats == 1 else "-%d" % (rep + 1)
         env["CUTUNE_CACHE_DIR"] = os.path.join(work, "cache-search" + tag)
+        env["CUDA_CACHE_PATH"] = os.path.join(work, "nvcache-search" + tag)
         tr, wall = cutune_run(exe, env, o.size, os.path.join(work, "search%s.db" % tag),
                               ["--warm-start", "none", "--time", str(o.cutune_time), "--no-progress",
                                "--seed", str(rep + 1)],

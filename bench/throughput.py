@@ -2,11 +2,11 @@
 """Configs a second of the default (guided) search against exhaustive search, on the same
 variant and size, in one call on one GPU (with random search, which draws from the whole
 space, beside exhaustive, which goes in the file's order): each from a fresh database and
-a cold kernel cache, with no warm start, at most BUDGET measurements. The defaults measure
-a whole space (matmul_reg2d's 1404 configs at 2048^3), so that exhaustive's rate is the
-space's and not that of the corner its file lists first: on matmul_async at 1000^3 the
-file's first 400 configs went at 37.5 a second on an H200, random draws from the whole
-space at 9.6. The rate is the search phase's measured configs over the time from the first
+a cold kernel cache (cutune's and the driver's), with no warm start, at most BUDGET
+measurements. The defaults measure a whole space (matmul_reg2d's 1404 configs at 2048^3), so
+that exhaustive's rate is the space's and not that of the corner its file lists first: on
+matmul_async at 1000^3 the file's first 400 configs went at 37.5 a second on an H200, random
+draws from the whole space at 9.6. The rate is the search phase's measured configs over the time from the first
 to the last of them (what the compile pool and the GPU sustain), and the run's wall time
 is printed beside it.
 
@@ -34,7 +34,10 @@ def one(name, extra):
         if os.path.exists(p):
             os.remove(p)
     shutil.rmtree(cache, ignore_errors=True)
-    env = dict(os.environ, CUTUNE_CACHE_DIR=cache)
+    # cold for the driver too: NVRTC's PTX-to-SASS step goes through the driver's compute
+    # cache, which the exhaustive run would otherwise warm for the searches after it
+    env = dict(os.environ, CUTUNE_CACHE_DIR=cache, CUDA_CACHE_PATH=os.path.join(cache, "nv"))
+    env.pop("CUDA_CACHE_DISABLE", None)
     cmd = [a.exe, "run", "matmul", "--device", "0", "--variant", a.variant, "--size", a.size,
            "--budget", str(a.budget), "--warm-start", "none", "--db", db, "--json",
            "--no-progress"] + extra

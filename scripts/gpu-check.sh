@@ -45,7 +45,7 @@
 #          Python call adds over a C launch (bench_python.py, bench_launch)
 #   throughput  the default search's configs/s against exhaustive search over the whole space
 #          of matmul_reg2d at 2048^3 (THROUGHPUT_VARIANT, THROUGHPUT_SIZE, THROUGHPUT_BUDGET), each from a fresh
-#          database and a cold kernel cache (bench/throughput.py)
+#          database and a cold kernel cache, cutune's and the driver's (bench/throughput.py)
 #   kt-compare  Kernel Tuner (wheels in .whl/) against cutune on matmul_reg2d at KT_SIZE
 #          (default 2048): time to 95% and 99% of the optimum, configs/s (bench/kt_compare.py;
 #          KT_REPEATS=N runs each tool N times with seeds 1..N and gives the medians and Kernel
@@ -348,8 +348,8 @@ PY
         ;;
     throughput)
         timed "configs/s, default against exhaustive" "$out/throughput.log" python3 \
-            "$root/bench/throughput.py" "$b/cli/cutune" "$out" --variant "${THROUGHPUT_VARIANT:-matmul_async}" \
-            --size "${THROUGHPUT_SIZE:-1000x1000x1000}" --budget "${THROUGHPUT_BUDGET:-400}"
+            "$root/bench/throughput.py" "$b/cli/cutune" "$out" --variant "${THROUGHPUT_VARIANT:-matmul_reg2d}" \
+            --size "${THROUGHPUT_SIZE:-2048x2048x2048}" --budget "${THROUGHPUT_BUDGET:-1404}"
         tail -3 "$out/throughput.log" | tee -a "$summary"
         ;;
     kt-compare)
