@@ -22,7 +22,7 @@ through the driver's compute cache (~/.nv/ComputeCache), and a compile found the
 a sixth of the time. So each cutune run gets a fresh CUDA_CACHE_PATH of its own, and this
 process, where Kernel Tuner runs, sets CUDA_CACHE_DISABLE=1 before CUDA starts. Without that,
 the exhaustive run of step 1 would warm every config of the space for the searches after it.
-Kernel Tuner then never finds a compile cached, and it writes none; that can only help it.
+Kernel Tuner then compiles cold, as on its first use, and spends nothing writing the cache.
 
 For each, the time into the run at which the best config found so far first reached 95% and
 99% of the optimum (judged by the exhaustive table), the evaluations, and configs/s. With

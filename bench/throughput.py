@@ -6,9 +6,9 @@ a cold kernel cache (cutune's and the driver's), with no warm start, at most BUD
 measurements. The defaults measure a whole space (matmul_reg2d's 1404 configs at 2048^3), so
 that exhaustive's rate is the space's and not that of the corner its file lists first: on
 matmul_async at 1000^3 the file's first 400 configs went at 37.5 a second on an H200, random
-draws from the whole space at 9.6. The rate is the search phase's measured configs over the time from the first
-to the last of them (what the compile pool and the GPU sustain), and the run's wall time
-is printed beside it.
+draws from the whole space at 9.6. The rate is the search phase's measured configs over the
+time from the first to the last of them (what the compile pool and the GPU sustain), and the
+run's wall time is printed beside it.
 
     throughput.py CUTUNE_EXE OUT_DIR [--variant V] [--size S] [--budget N]"""
 import argparse
