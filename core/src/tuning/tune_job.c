@@ -258,7 +258,7 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CutuneCompileJob *c, cons
     row->count[rec.status]++;
     know(j, c->index, rec.status, rec.median_ms);
     pthread_mutex_lock(&r->mu);
-    cutune_cost_observe(&r->cost, c->bin.from_cache ? 0 : c->bin.compile_ms, rec.measure_ms,
+    cutune_cost_observe(&r->cost, rec.compile_ms, rec.measure_ms,
                         rec.status == CUTUNE_STATUS_OK ? rec.median_ms : 0, j->ts->flops,
                         j->ts->bytes);
     if (rec.status == CUTUNE_STATUS_OK && rec.median_ms > 0) {
@@ -293,7 +293,7 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CutuneCompileJob *c, cons
         .gflops = rec.gflops,
         .gbps = rec.gbps,
         .cut_short = rec.cut_short,
-        .compile_ms = c->bin.from_cache ? 0 : c->bin.compile_ms,
+        .compile_ms = rec.compile_ms, /* 0 from the kernel cache (compile.h) */
         .measure_ms = rec.measure_ms,
         .trial_id = trial_id,
     };
