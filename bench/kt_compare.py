@@ -17,9 +17,10 @@ restriction, and the thread count as block_size_x. Both tools check every config
    cache: cutune's default search with nothing known.
 3. Kernel Tuner (CuPy backend, NVRTC) with each strategy, time_limit T, a fresh CuPy cache.
 
-Cold means cold for the CUDA driver too. With a driver present, NVRTC's PTX-to-SASS step goes
-through the driver's compute cache (~/.nv/ComputeCache), and a compile found there takes about
-a sixth of the time. So each cutune run gets a fresh CUDA_CACHE_PATH of its own, and this
+Cold means cold for the CUDA driver too. With a driver present, NVRTC 12.9+ keeps a cache of
+its compiles in the driver's compute cache (~/.nv/ComputeCache), and a compile found there takes
+about a sixth of the time. cutune turns that cache off for its compiles (-no-cache, unless
+CUTUNE_NVRTC_CACHE=1), and each cutune run still gets a fresh CUDA_CACHE_PATH of its own; this
 process, where Kernel Tuner runs, sets CUDA_CACHE_DISABLE=1 before CUDA starts. Without that,
 the exhaustive run of step 1 would warm every config of the space for the searches after it.
 Kernel Tuner then compiles cold, as on its first use, and spends nothing writing the cache.

@@ -43,9 +43,10 @@
 #          with 3 seeds (half at 4096^3 with 2 seeds, a quarter at 8192^3); $OUT/tight.log
 #   python-gpu  the Python module on the GPU (pytest, against torch.matmul) and the cost a
 #          Python call adds over a C launch (bench_python.py, bench_launch)
-#   throughput  the default search's configs/s against exhaustive search over the whole space
+#   throughput  the guided search's configs/s against exhaustive search over the whole space
 #          of matmul_reg2d at 2048^3 (THROUGHPUT_VARIANT, THROUGHPUT_SIZE, THROUGHPUT_BUDGET), each from a fresh
-#          database and a cold kernel cache, cutune's and the driver's (bench/throughput.py)
+#          database and a cold kernel cache, cutune's and the driver's (bench/throughput.py;
+#          THROUGHPUT_RUNS lists the runs, e.g. exhaustive,random:400,portfolio:400,default)
 #   kt-compare  Kernel Tuner (wheels in .whl/) against cutune on matmul_reg2d at KT_SIZE
 #          (default 2048): time to 95% and 99% of the optimum, configs/s (bench/kt_compare.py;
 #          KT_REPEATS=N runs each tool N times with seeds 1..N and gives the medians and Kernel
@@ -349,7 +350,8 @@ PY
     throughput)
         timed "configs/s, default against exhaustive" "$out/throughput.log" python3 \
             "$root/bench/throughput.py" "$b/cli/cutune" "$out" --variant "${THROUGHPUT_VARIANT:-matmul_reg2d}" \
-            --size "${THROUGHPUT_SIZE:-2048x2048x2048}" --budget "${THROUGHPUT_BUDGET:-1404}"
+            --size "${THROUGHPUT_SIZE:-2048x2048x2048}" --budget "${THROUGHPUT_BUDGET:-1404}" \
+            --runs "${THROUGHPUT_RUNS:-exhaustive,random,default}"
         tail -3 "$out/throughput.log" | tee -a "$summary"
         ;;
     kt-compare)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The product's headline on the GPU machine: `cutune run <op> --device 0` with no other flag
 # (but --json, for the quality-against-time curve), from a fresh database and a cold kernel
-# cache (cutune's and the CUDA driver's: NVRTC's cubins go through the driver's JIT cache,
-# ~/.nv/ComputeCache, which a second run on the same machine would otherwise find warm);
+# cache (cutune's and the CUDA driver's compute cache, ~/.nv/ComputeCache, where NVRTC 12.9+
+# keeps a cache of its own when CUTUNE_NVRTC_CACHE=1 turns it on for cutune's compiles);
 # then the identical command again; then the best configs known from the long searches of
 # bench/RESULTS.md re-timed in a database of their own; then bench_matmul (cuBLAS in the same
 # process) on the main database. Run from the repository root with the build in ./build.
@@ -26,9 +26,10 @@ dir=${MAIN_DIR:-/tmp/cutune-main}
 out=${OUT:-$root/gpu-out}
 export NVIDIA_TF32_OVERRIDE=0
 export CUTUNE_CACHE_DIR=$dir/kcache
-# NVRTC's PTX-to-SASS step uses the driver's compute cache when a driver is present (found on
-# an H200, 2026-11-26: a second run's compiles took 22-317 ms against 1-2 s): give each main
-# job a fresh one, so that a second `start` on the same machine is as cold as the first
+# NVRTC's own cache lives in the driver's compute cache (a second run's compiles took 22-317 ms
+# against 1-2 s on an H200, 2026-11-26, before cutune turned it off with -no-cache): give each
+# main job a fresh one anyway, so that a second `start` is as cold as the first whatever
+# CUTUNE_NVRTC_CACHE says
 export CUDA_CACHE_PATH=${MAIN_NVCACHE:-$dir/nvcache}
 mkdir -p "$out"
 cmd=${1:-start}

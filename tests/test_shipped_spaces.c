@@ -9,8 +9,10 @@
 #include "compile.h"
 #include "registry.h"
 #include "space.h"
+#include "tmpdir.h"
 #include "variant_check.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -306,6 +308,57 @@ static void check_common_sources(void)
     }
 }
 
+static size_t count_files(const char *dir)
+{
+    size_t n = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* NVRTC's own cache (12.9+) is off for cutune's compiles ("-no-cache") unless
+ * CUTUNE_NVRTC_CACHE=1: both ways compile, and the option is part of the kernel cache's key,
+ * so the two compiles of one kernel are two entries where NVRTC knows the option. */
+static void check_nvrtc_cache_setting(void)
+{
+    static const char src[] = "extern \"C\" __global__ void k(float *a) { a[0] = 1; }\n";
+    if (make_tmpdir(tmpdir, sizeof tmpdir, "cutune-nvrtc-cache") != 0) {
+        CHECK(0);
+        return;
+    }
+    const char *saved = getenv("CUTUNE_NVRTC_CACHE");
+    char *keep = saved ? strdup(saved) : NULL;
+    const char *settings[] = {"1", NULL};
+    for (int i = 0; i < 2; i++) {
+        if (settings[i])
+            setenv("CUTUNE_NVRTC_CACHE", settings[i], 1);
+        else
+            unsetenv("CUTUNE_NVRTC_CACHE");
+        CutuneKernelBinary b;
+        CutuneError err = {0};
+        CHECK_MSG(cutune_nvrtc_compile(src, "k", NULL, 0, 90, tmpdir, &b, &err) == 0,
+                  "CUTUNE_NVRTC_CACHE=%s: %s", settings[i] ? settings[i] : "(unset)", err.msg);
+        CHECK(!b.from_cache && b.size > 0);
+        cutune_kernel_binary_free(&b);
+    }
+    char version[16];
+    int major = 0, minor = 0;
+    cutune_nvrtc_version(version, sizeof version);
+    CHECK(sscanf(version, "%d.%d", &major, &minor) == 2);
+    CHECK_MSG(count_files(in_tmp("kernels")) == (major * 100 + minor >= 1209 ? 2u : 1u),
+              "NVRTC %d.%d: %zu kernel cache entries", major, minor,
+              count_files(in_tmp("kernels")));
+    if (keep)
+        setenv("CUTUNE_NVRTC_CACHE", keep, 1);
+    else
+        unsetenv("CUTUNE_NVRTC_CACHE");
+    free(keep);
+    rm_tree(tmpdir);
+}
+
 int main(void)
 {
     CutuneRegistry reg;
@@ -325,6 +378,7 @@ int main(void)
     for (size_t i = 0; i < reg.nvariants; i++)
         check_variant(reg.variants[i], &o);
     check_common_sources();
+    check_nvrtc_cache_setting();
     cutune_registry_free(&reg);
     return check_result("shipped_spaces");
 }

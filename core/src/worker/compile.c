@@ -69,12 +69,26 @@ static void options_free(Options *o)
     o->nowned = o->n = 0;
 }
 
+/* NVRTC 12.9 and newer keep a cache of their own of every compile (PTX and cubin), in the
+ * driver's compute cache (~/.nv/ComputeCache): a copy of what cutune's kernel cache holds,
+ * about 400 KB a matmul config, which a tuning run of thousands of configs would write into
+ * a cache that the user's other CUDA programs share (and that the driver caps at
+ * CUDA_CACHE_MAXSIZE). "-no-cache" turns it off, unless CUTUNE_NVRTC_CACHE=1 asks for it. */
+static int nvrtc_cache_off(void)
+{
+    int major = 0, minor = 0;
+    if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS || major * 100 + minor < 1209)
+        return 0; /* the option is unknown before 12.9 */
+    const char *env = getenv("CUTUNE_NVRTC_CACHE");
+    return !(env && strcmp(env, "1") == 0);
+}
+
 /* kind "sm" (a cubin) or "compute" (PTX) for arch, e.g. 90 */
 static int options_make(Options *o, const char *const *defines, size_t ndefines, const char *kind,
                         int arch, CutuneError *err)
 {
     memset(o, 0, sizeof *o);
-    if (ndefines + 4 > MAX_OPTIONS)
+    if (ndefines + 5 > MAX_OPTIONS)
         return cutune_error(err, CUTUNE_ERR_RANGE, "too many kernel parameters (%zu)", ndefines);
     snprintf(o->arch, sizeof o->arch, "--gpu-architecture=%s_%d", kind, arch);
     for (size_t i = 0; i < ndefines; i++) {
@@ -90,6 +104,8 @@ static int options_make(Options *o, const char *const *defines, size_t ndefines,
     o->opts[o->n++] = o->arch;
     o->opts[o->n++] = "-std=c++17";
     o->opts[o->n++] = "-default-device";
+    if (nvrtc_cache_off())
+        o->opts[o->n++] = "-no-cache";
     return 0;
 }
 
