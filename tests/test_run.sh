@@ -119,5 +119,20 @@ grep -q "device: 2 GPUs: " "$tmp/two.out" || bad "--device 0,1: the summary does
 "$exe" run histogram --device 0,x --db "$db6" >/dev/null 2>&1
 [ $? = 2 ] || bad "--device 0,x is not a usage error"
 
+# --- 7. --strategy exhaustive with a --time it fits in measures every config, even where
+# the cost model's estimate of a search's share is short and no config of the variant is
+# right yet when that share ends (slow evaluations, both configs wrong): it once stopped
+# after 1 of 2, "spent", with 99 s of the run left
+db7=$tmp/every.db
+a=BLOCK=128,BLOCKS_PER_SM=1 b=BLOCK=128,BLOCKS_PER_SM=2
+CUTUNE_FAKE_RULES="wrong=$a;wrong=$b" CUTUNE_FAKE_DELAY_MS=1000 "$exe" run histogram \
+    --variant histogram_global --size 268435456x1x1 --where $a --where $b --strategy exhaustive \
+    --time 100 --db "$db7" --no-progress >"$tmp/every.out" 2>&1
+rc=$? # 1: a variant ran trials and none was correct
+[ $rc = 1 ] || { bad "exhaustive over 2 wrong configs exited $rc, want 1"; cat "$tmp/every.out"; }
+[ "$(q "$db7" "SELECT count(*) FROM trials WHERE status = 'wrong_result'")" = 2 ] ||
+    { bad "exhaustive with --time 100 did not measure both configs"; cat "$tmp/every.out"; }
+[ "$(q "$db7" "SELECT status FROM searches")" = done ] || bad "the exhaustive search did not end done"
+
 [ $fail = 0 ] && echo "run: ok (first run $n1 trials)"
 exit $fail

@@ -229,7 +229,16 @@ static void yardstick(TuneLane *l, TuneJob *j)
     pthread_mutex_unlock(&r->mu);
 }
 
-/* The share of the size's time left for each job, by what it may still win. */
+/* exhaustive, named by the user, is every config: the run's --time (checked up front) is
+ * its only limit, never a share of it that the cost model estimated */
+static int every_config(const CutuneTuneOptions *o)
+{
+    return o->strategy && strcmp(o->strategy, "exhaustive") == 0;
+}
+
+/* The share of the size's time left for each job, by what it may still win (by the
+ * scheduler's judgement for its own searches; a strategy the user named runs its course in
+ * every variant, and a job its share ended too soon gets more in the next round). */
 static void split_time(TuneRun *r, TuneJob *jobs, size_t n, double time, double eval_s, int round,
                        double *share)
 {
@@ -249,9 +258,11 @@ static void split_time(TuneRun *r, TuneJob *jobs, size_t n, double time, double 
         size_t left = j->finished || j->tuned_before ? 0 : j->cl.nconfigs - j->nknown;
         need[i] = (double)left * eval_s;
         promise[i] = cutune_schedule_promise(j->best_ms, best, left);
+        if (r->o->strategy)
+            promise[i] = left > 0;
         /* after the first round, time left over goes only to variants that may still win:
          * a size whose searches have ended gives it back to the run */
-        if (round > 0 && promise[i] < 1)
+        else if (round > 0 && promise[i] < 1)
             promise[i] = 0;
     }
     cutune_schedule_split(need, promise, n, time, share);
@@ -311,7 +322,8 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
                             : j->nknown + (isfinite(share[order[k]]) && eval_s > 0
                                                ? (size_t)(share[order[k]] / eval_s) + 1
                                                : left);
-        double deadline = isfinite(share[order[k]]) ? cutune_now() + share[order[k]] : 0;
+        double deadline =
+            isfinite(share[order[k]]) && !every_config(o) ? cutune_now() + share[order[k]] : 0;
         size_t before = j->row->evaluated;
         TuneEnd end = TUNE_END_DONE;
         /* a search the scheduler chose ends once it stops finding better configs, and gives
@@ -373,7 +385,8 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
     pthread_mutex_unlock(&r->mu);
     double share = cutune_schedule_size_share(r->deadline > 0 ? r->deadline - start : 0, r->nlanes,
                                               eval_s, cost_rest, sizes_left);
-    double size_deadline = share > 0 ? earlier(start + share, r->deadline) : r->deadline;
+    double size_deadline =
+        share > 0 && !every_config(o) ? earlier(start + share, r->deadline) : r->deadline;
 
     for (size_t i = 0; i < ts->nvariants && rc == 0; i++) {
         if ((rc = tune_job_open(l, ts, ts->variants[i], &jobs[njobs], err)) == 0)
