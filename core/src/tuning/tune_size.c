@@ -322,8 +322,9 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
                             : j->nknown + (isfinite(share[order[k]]) && eval_s > 0
                                                ? (size_t)(share[order[k]] / eval_s) + 1
                                                : left);
-        double deadline =
-            isfinite(share[order[k]]) && !every_config(o) ? cutune_now() + share[order[k]] : 0;
+        double deadline = isfinite(share[order[k]]) && !every_config(o)
+                              ? cutune_now() + share[order[k]]
+                              : 0;
         size_t before = j->row->evaluated;
         TuneEnd end = TUNE_END_DONE;
         /* a search the scheduler chose ends once it stops finding better configs, and gives
@@ -385,8 +386,8 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
     pthread_mutex_unlock(&r->mu);
     double share = cutune_schedule_size_share(r->deadline > 0 ? r->deadline - start : 0, r->nlanes,
                                               eval_s, cost_rest, sizes_left);
-    double size_deadline =
-        share > 0 && !every_config(o) ? earlier(start + share, r->deadline) : r->deadline;
+    double size_deadline = share > 0 && !every_config(o) ? earlier(start + share, r->deadline)
+                                                         : r->deadline;
 
     for (size_t i = 0; i < ts->nvariants && rc == 0; i++) {
         if ((rc = tune_job_open(l, ts, ts->variants[i], &jobs[njobs], err)) == 0)
