@@ -40,6 +40,8 @@ static const char usage[] =
     "                      searched first; then $XDG_DATA_HOME/cutune/tuning_spaces (else\n"
     "                      ~/.local/share/cutune/tuning_spaces), then the shipped ones\n"
     "  CUTUNE_CACHE_DIR    compiled-kernel cache (default ~/.cache/cutune)\n"
+    "  CUTUNE_NVRTC_CACHE  1: let NVRTC (12.9+) also keep its own cache of cutune's compiles\n"
+    "                      in the driver's compute cache (~/.nv/ComputeCache); off otherwise\n"
     "\n"
     "exit codes: 0 success, 1 failure, 2 bad usage, 3 no CUDA driver or device,\n"
     "            4 not found, 130 interrupted\n";
