@@ -77,6 +77,8 @@ void run_json_event(const CutuneTuneEvent *e, void *user)
         num(&j, "gbps", e->gbps, 1);
         str(&j, "yardstick", e->yardstick && *e->yardstick ? e->yardstick : NULL);
         num(&j, "yardstick_ms", e->yardstick_ms, 1);
+        num(&j, "est_eval_s", e->est_eval_s, 1);
+        num(&j, "est_compile_s", e->est_compile_s, 1);
         break;
     }
     num(&j, "budget_s", e->budget_s, 1);

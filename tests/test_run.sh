@@ -50,9 +50,10 @@ for v in ("histogram_shared",):
 print("first run: %d trials, %d sizes" % (len(trials), len(sizes)))
 sys.exit(0 if ok else 1)
 EOF
-# the cost model replayed from the JSON lines: one line per size (scripts/cost-replay.py)
-sizes=$(python3 "$CUTUNE_SOURCE_ROOT/scripts/cost-replay.py" "$tmp/first.json" --threads 2 | tail -n +2 |
-    grep -cE '^[0-9]+x[0-9]+x[0-9]+ +[0-9.]+ +[0-9.]+ ')
+# the cost model's estimate and learned compile time at each size's start, from the size
+# lines (scripts/cost-replay.py): one line per size, both numbers there
+sizes=$(python3 "$CUTUNE_SOURCE_ROOT/scripts/cost-replay.py" "$tmp/first.json" | tail -n +2 |
+    grep -cE '^[0-9]+x[0-9]+x[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ ')
 [ "$sizes" = 4 ] || bad "cost-replay gave $sizes size lines, want 4"
 n1=$(grep -c '"event": "trial"' "$tmp/first.json")
 # the known-good list was measured first: its first trial is one of the list's configs (they

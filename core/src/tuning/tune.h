@@ -43,6 +43,9 @@ typedef struct CutuneTuneEvent {
     const char *strategy;     /* search */
     double yardstick_ms;      /* size: the vendor library's time (0: none) */
     const char *yardstick;
+    /* size: the scheduler's cost model when the size began: its estimate of one evaluation
+     * here (what a whole space's need is counted in) and the compile time it had learned */
+    double est_eval_s, est_compile_s;
 } CutuneTuneEvent;
 
 typedef struct CutuneTuneOptions {
