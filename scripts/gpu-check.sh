@@ -46,7 +46,8 @@
 #   throughput  the guided search's configs/s against exhaustive search over the whole space
 #          of matmul_reg2d at 2048^3 (THROUGHPUT_VARIANT, THROUGHPUT_SIZE, THROUGHPUT_BUDGET), each from a fresh
 #          database and a cold kernel cache, cutune's and the driver's (bench/throughput.py;
-#          THROUGHPUT_RUNS lists the runs, e.g. exhaustive,random:400,portfolio:400,default)
+#          THROUGHPUT_RUNS lists the runs; by default exhaustive, random and the guided search
+#          at budgets 200 and 400, and the default as a user runs it)
 #   kt-compare  Kernel Tuner (wheels in .whl/) against cutune on matmul_reg2d at KT_SIZE
 #          (default 2048): time to 95% and 99% of the optimum, configs/s (bench/kt_compare.py;
 #          KT_REPEATS=N runs each tool N times with seeds 1..N and gives the medians and Kernel
@@ -348,11 +349,12 @@ PY
         cat "$out/bench_python.log" | tee -a "$summary"
         ;;
     throughput)
+        throughput_runs=exhaustive,random:200,portfolio:200,random:400,portfolio:400,default
         timed "configs/s, default against exhaustive" "$out/throughput.log" python3 \
             "$root/bench/throughput.py" "$b/cli/cutune" "$out" --variant "${THROUGHPUT_VARIANT:-matmul_reg2d}" \
             --size "${THROUGHPUT_SIZE:-2048x2048x2048}" --budget "${THROUGHPUT_BUDGET:-1404}" \
-            --runs "${THROUGHPUT_RUNS:-exhaustive,random,default}"
-        tail -3 "$out/throughput.log" | tee -a "$summary"
+            --runs "${THROUGHPUT_RUNS:-$throughput_runs}"
+        grep -E " ran [0-9.]+x " "$out/throughput.log" | tee -a "$summary"
         ;;
     kt-compare)
         # Kernel Tuner against cutune on matmul_reg2d's space (bench/kt_compare.py); Kernel
