@@ -32,6 +32,9 @@ static const char help[] =
     "or with --no-space, the recorded configs are the space. A config measured several\n"
     "times gets the median of its medians, and is ok only if every trial was ok. From a\n"
     "database, the trials of the newest version of the variant (kernel source) are read.\n"
+    "A database also gives each config's compile time (the mean of its trials'), and a\n"
+    "second table gives what each strategy's proposals took to compile: on a host where\n"
+    "compiles bound the run, its time and hence its configs/s (a CSV has no compile times).\n"
     "--synthetic SEED replays a generated landscape of about 10^4 configs instead.\n"
     "\n"
     "options:\n"
@@ -182,9 +185,10 @@ static int print_json(const Opts *o, const CutuneRecording *r, const Start *st,
             cutune_json_member_int(&j, "budget", (int64_t)x->budget);
             cutune_json_member_int(&j, "evaluations", (int64_t)ev);
             static const char *const sk[] =
-                {"median", "p25", "p75", "min", "max", "mean", "seconds_per_replay"};
-            const double sv[] = {x->median, x->p25, x->p75, x->min, x->max, x->mean, x->seconds};
-            for (size_t i = 0; i < 7; i++) {
+                {"median", "p25", "p75", "min", "max", "mean", "seconds_per_replay", "compile_s"};
+            const double sv[] = {x->median, x->p25,  x->p75,     x->min,
+                                 x->max,    x->mean, x->seconds, x->compile_s};
+            for (size_t i = 0; i < 8; i++) {
                 cutune_json_key(&j, sk[i]);
                 cutune_json_number(&j, sv[i]);
             }
@@ -205,6 +209,37 @@ static int print_json(const Opts *o, const CutuneRecording *r, const Start *st,
                 "written as U+FFFD\n",
                 cutune_json_replaced(&j));
     return 0;
+}
+
+/* Where the recording has compile times (a database's): what the proposals cost to
+ * compile, the time that bounds a compile-bound run, against the space's mean. */
+static void print_compile(const Opts *o, const CutuneRecording *r, const char *const *names,
+                          const CutuneReplayStat *const *stats, size_t ns)
+{
+    double sum = 0;
+    size_t n = 0;
+    for (size_t i = 0; r->compile_ms && i < r->configs.nconfigs; i++)
+        if (r->compile_ms[i] > 0) {
+            sum += r->compile_ms[i];
+            n++;
+        }
+    if (n == 0)
+        return;
+    printf("compile time of the proposals: mean s per replay (ms per evaluation), as recorded; "
+           "the %zu configs with one average %.0f ms\n",
+           n, sum / (double)n);
+    for (size_t s = 0; s < ns; s++) {
+        printf("%-11s", names[s]);
+        for (size_t b = 0; b < o->nbudgets; b++) {
+            const CutuneReplayStat *x = &stats[s][b];
+            size_t ev = x->budget < r->configs.nconfigs ? x->budget : r->configs.nconfigs;
+            char cell[64];
+            snprintf(cell, sizeof cell, "%.1f (%.0f)", x->compile_s,
+                     ev ? 1e3 * x->compile_s / (double)ev : 0);
+            printf("  %-*s", b + 1 < o->nbudgets ? 24 : 0, cell);
+        }
+        putchar('\n');
+    }
 }
 
 static void print_table(const Opts *o, const CutuneRecording *r, const Start *st,
@@ -260,6 +295,7 @@ static void print_table(const Opts *o, const CutuneRecording *r, const Start *st
     if (o->budgets[o->nbudgets - 1] >= r->configs.nconfigs)
         printf("(a budget of %zu or more covers the whole space: every strategy reaches 1)\n",
                r->configs.nconfigs);
+    print_compile(o, r, names, stats, ns);
 }
 
 static int write_csv(const Opts *o, const CutuneRecording *r, const char *const *names,
@@ -271,7 +307,7 @@ static int write_csv(const Opts *o, const CutuneRecording *r, const char *const 
         return cli_fail("replay", &err);
     FILE *f = out.f;
     fprintf(f, "variant,size,device,strategy,budget,evaluations,seeds,median,p25,p75,min,max,"
-               "mean,seconds_per_replay\n");
+               "mean,seconds_per_replay,compile_s\n");
     for (size_t s = 0; s < ns; s++)
         for (size_t b = 0; b < o->nbudgets; b++) {
             const CutuneReplayStat *x = &stats[s][b];
@@ -280,8 +316,9 @@ static int write_csv(const Opts *o, const CutuneRecording *r, const char *const 
             cutune_csv_field(f, r->size, 0);
             cutune_csv_field(f, r->device, 0);
             cutune_csv_field(f, names[s], 0);
-            fprintf(f, "%zu,%zu,%zu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6g\n", x->budget, ev, o->seeds,
-                    x->median, x->p25, x->p75, x->min, x->max, x->mean, x->seconds);
+            fprintf(f, "%zu,%zu,%zu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6g,%.6g\n", x->budget, ev,
+                    o->seeds, x->median, x->p25, x->p75, x->min, x->max, x->mean, x->seconds,
+                    x->compile_s);
         }
     if (cutune_outfile_commit(&out, &err))
         return cli_fail("replay", &err);

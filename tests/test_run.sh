@@ -2,7 +2,8 @@
 # The run as a whole, through the cutune command with the fake worker (no GPU): one budget
 # for every size, `--json` lines, a second run that measures nothing the database holds and
 # re-times the bests, --retune, an exhaustive search that cannot keep --time refused up
-# front, and Ctrl-C in the warm start losing nothing.
+# front, Ctrl-C in the warm start losing nothing, and a replay of the run's database with
+# its compile times.
 # Usage: test_run.sh PATH_TO_CUTUNE PATH_TO_FAKE_WORKER
 set -u
 exe=$1
@@ -134,6 +135,40 @@ rc=$? # 1: a variant ran trials and none was correct
 [ "$(q "$db7" "SELECT count(*) FROM trials WHERE status = 'wrong_result'")" = 2 ] ||
     { bad "exhaustive with --time 100 did not measure both configs"; cat "$tmp/every.out"; }
 [ "$(q "$db7" "SELECT status FROM searches")" = done ] || bad "the exhaustive search did not end done"
+
+# --- 8. a replay of a run's database knows its compile times (here set in a copy of the
+# first run's, whose compiles the kernel cache that the tests share may all have answered):
+# a table of what the proposals took to compile, adding up at a budget of the whole space to
+# the recorded sum; a CSV export has none, and gives no such table
+sz=268435456x1x1
+cp "$db" "$tmp/costs.db"
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1])
+c.execute("UPDATE trials SET compile_ms = 50 + (id % 5) * 10"); c.commit()' "$tmp/costs.db"
+"$exe" replay "$tmp/costs.db" --variant histogram_shared --size $sz --seeds 2 --budgets 10,148 \
+    --strategy portfolio --json >"$tmp/replay.json" 2>"$tmp/replay.err" ||
+    { bad "replay of the run's database failed"; cat "$tmp/replay.err"; }
+rec_s=$(q "$tmp/costs.db" "SELECT sum(c) / 1000.0 FROM (SELECT avg(t.compile_ms) AS c FROM trials t
+    JOIN variants v ON v.id = t.variant_id JOIN problems p ON p.id = t.problem_id
+    WHERE v.name = 'histogram_shared' AND p.size = '$sz' GROUP BY t.config)")
+python3 - "$tmp/replay.json" "$rec_s" <<'EOF' || bad "replay's compile time does not add up"
+import json, sys
+d = json.load(open(sys.argv[1]))
+whole = [r for s in d["strategies"] for r in s["results"] if r["budget"] == 148]
+want = float(sys.argv[2])
+ok = len(whole) == 2 and want > 0 and all(abs(r["compile_s"] - want) < 1e-6 * want for r in whole)
+print("replay: %s s of compiles per replay of the whole space, %.3f s recorded"
+      % ([r["compile_s"] for r in whole], want))
+sys.exit(0 if ok else 1)
+EOF
+"$exe" replay "$tmp/costs.db" --variant histogram_shared --size $sz --seeds 2 --budgets 10 \
+    >"$tmp/replay.out" 2>&1
+grep -q "compile time of the proposals" "$tmp/replay.out" || bad "replay shows no compile table"
+"$exe" replay "$tmp/costs.db" --variant histogram_shared --size $sz --export-csv "$tmp/rec.csv" \
+    2>/dev/null
+"$exe" replay "$tmp/rec.csv" --seeds 2 --budgets 10 >"$tmp/replay-csv.out" 2>&1 ||
+    bad "replay of the exported CSV failed"
+grep -q "compile time of the proposals" "$tmp/replay-csv.out" &&
+    bad "a CSV replay shows a compile table"
 
 [ $fail = 0 ] && echo "run: ok (first run $n1 trials)"
 exit $fail

@@ -117,7 +117,8 @@ static int fractions(const CutuneStrategyOps *ops, const CutuneRecording *r, siz
         double found;
         size_t np;
         CutuneError e = {0};
-        if (cutune_replay_once(ops, r, 1 + k, budget, window, NULL, 0, &found, &np, NULL, &e)) {
+        if (cutune_replay_once(ops, r, 1 + k, budget, window, NULL, 0, &found, &np, NULL, NULL,
+                               &e)) {
             CHECK_MSG(0, "%s: %s", ops->name, e.msg);
             return -1;
         }
@@ -163,7 +164,7 @@ static void properties(const char *what, const CutuneRecording *r)
             size_t b = budgets[bi], want = b < n ? b : n, np = 0;
             double found = 0;
             CutuneError e = {0};
-            int rc = cutune_replay_once(ops, r, 42, b, 34, NULL, 0, &found, &np, o1, &e);
+            int rc = cutune_replay_once(ops, r, 42, b, 34, NULL, 0, &found, &np, o1, NULL, &e);
             CHECK_MSG(rc == 0, "%s on %s, budget %zu: %s", ops->name, what, b, e.msg);
             CHECK_MSG(np == want, "%s on %s: %zu proposals for a budget of %zu (%zu configs)",
                       ops->name, what, np, b, n);
@@ -174,15 +175,15 @@ static void properties(const char *what, const CutuneRecording *r)
         size_t b = n < 400 ? n : 400, np1 = 0, np2 = 0, np3 = 0;
         double f1, f2, f3;
         for (size_t w = 1; w <= 34; w += 33) { /* the same seed and window: the same proposals */
-            CHECK(cutune_replay_once(ops, r, 7, b, w, NULL, 0, &f1, &np1, o1, NULL) == 0);
-            CHECK(cutune_replay_once(ops, r, 7, b, w, NULL, 0, &f3, &np3, o3, NULL) == 0);
+            CHECK(cutune_replay_once(ops, r, 7, b, w, NULL, 0, &f1, &np1, o1, NULL, NULL) == 0);
+            CHECK(cutune_replay_once(ops, r, 7, b, w, NULL, 0, &f3, &np3, o3, NULL, NULL) == 0);
             CHECK_MSG(np1 == np3 && memcmp(o1, o3, np1 * sizeof *o1) == 0,
                       "%s on %s: not reproducible with the same seed (window %zu)", ops->name, what,
                       w);
         }
         /* a strategy either fills the pipeline, or waits for results and then proposes the
          * same whatever the window */
-        CHECK(cutune_replay_once(ops, r, 7, b, 1, NULL, 0, &f2, &np2, o2, NULL) == 0);
+        CHECK(cutune_replay_once(ops, r, 7, b, 1, NULL, 0, &f2, &np2, o2, NULL, NULL) == 0);
         size_t ahead = ahead_of_feedback(ops, r), want_ahead = n < 34 ? n : 34;
         CHECK_MSG(ahead == want_ahead || (np1 == np2 && memcmp(o1, o2, np1 * sizeof *o1) == 0),
                   "%s on %s: the proposals depend on the look-ahead window, yet it proposes "
@@ -194,7 +195,7 @@ static void properties(const char *what, const CutuneRecording *r)
                       "feedback on %s",
                       ahead, want_ahead, what);
         if (ops != &cutune_strategy_exhaustive && n >= 50) {
-            CHECK(cutune_replay_once(ops, r, 8, b, 34, NULL, 0, &f2, &np2, o2, NULL) == 0);
+            CHECK(cutune_replay_once(ops, r, 8, b, 34, NULL, 0, &f2, &np2, o2, NULL, NULL) == 0);
             CHECK_MSG(memcmp(o1, o2, np1 * sizeof *o1) != 0,
                       "%s on %s: seed 8 proposes what seed 7 did", ops->name, what);
         }
@@ -319,7 +320,7 @@ static void landscape(void)
         const CutuneStrategyOps *ops = cutune_strategy_list[s];
         double found, t0 = cutune_now();
         size_t np;
-        CHECK(cutune_replay_once(ops, &a, 3, 400, 34, NULL, 0, &found, &np, NULL, NULL) == 0);
+        CHECK(cutune_replay_once(ops, &a, 3, 400, 34, NULL, 0, &found, &np, NULL, NULL, NULL) == 0);
         double dt = cutune_now() - t0;
         printf("  %-10s 400 evaluations of %zu configs replayed in %.1f ms\n", ops->name, n,
                1e3 * dt);
@@ -390,6 +391,7 @@ static void add(CutuneDb *db, int64_t run, int64_t dev, int64_t var, int64_t pro
     CutuneTrialRecord t = fixture_trial(run, dev, var, prob, config, status);
     t.median_ms = ms;
     t.samples = 5;
+    t.compile_ms = 10 + ms; /* a compile time per trial: the recording keeps their mean */
     CutuneError e = {0};
     CHECK_MSG(cutune_db_trial_insert(db, &t, NULL, NULL, &e) == 0, "%s", e.msg);
 }
@@ -447,6 +449,17 @@ static void load_from_db(void)
         CHECK(r.best_ms == 2.5);
         CHECK(strcmp(r.device, "NVIDIA H200") == 0 && strlen(r.date) == 10);
         CHECK(strcmp(r.param_names[3], "UNROLL") == 0);
+        /* compile times: a's the mean of 11, 13 and 12.5, b's of 10.5 and 10, c's 10; and a
+         * replay of the whole space adds up those of its proposals */
+        double sum = 0, found = 0, compiled = 0;
+        for (size_t i = 0; i < 3; i++)
+            sum += r.compile_ms[i];
+        CHECK_MSG(fabs(sum - ((11 + 13 + 12.5) / 3 + 10.25 + 10)) < 1e-9,
+                  "compile times add up to %g", sum);
+        size_t np = 0;
+        CHECK(cutune_replay_once(&cutune_strategy_random, &r, 1, 3, 2, NULL, 0, &found, &np, NULL,
+                                 &compiled, NULL) == 0);
+        CHECK_MSG(np == 3 && fabs(compiled - sum) < 1e-9, "%zu proposals, %g ms", np, compiled);
         /* CSV round trip */
         CHECK_MSG(cutune_recording_write_csv(&r, csv, &e) == 0, "%s", e.msg);
         CutuneRecording q;
@@ -456,6 +469,7 @@ static void load_from_db(void)
             CHECK(q.configs.nconfigs == 3 && q.nok == 1 && q.best_ms == 2.5);
             CHECK(strcmp(q.variant, "matmul_tiled") == 0 && strcmp(q.size, "64x64x64") == 0);
             CHECK(memcmp(q.configs.values, r.configs.values, 3 * 4 * sizeof(int64_t)) == 0);
+            CHECK(q.compile_ms[0] == 0 && q.compile_ms[1] == 0); /* a CSV has none */
             cutune_recording_free(&q);
         }
         cutune_recording_free(&r);
@@ -532,7 +546,7 @@ static void replay_catches_repeats(void)
     double found;
     size_t np;
     CutuneError e = {0};
-    CHECK(cutune_replay_once(&bad, &r, 1, 10, 4, NULL, 0, &found, &np, NULL, &e) ==
+    CHECK(cutune_replay_once(&bad, &r, 1, 10, 4, NULL, 0, &found, &np, NULL, NULL, &e) ==
           CUTUNE_ERR_INVALID);
     CHECK_STR_CONTAINS(e.msg, "proposed config 0 a second time");
     cutune_recording_free(&r);
@@ -547,7 +561,7 @@ static void huge_sizes(void)
     double found = 0;
     size_t np = 0;
     CHECK(cutune_replay_once(&cutune_strategy_random, &r, 1, 50, (size_t)1 << 61, NULL, 0, &found,
-                             &np, NULL, NULL) == 0);
+                             &np, NULL, NULL, NULL) == 0);
     CHECK(np == 50 && found > 0);
     size_t budget = 10;
     CutuneReplayStat st;
@@ -600,8 +614,8 @@ static void pipeline(void)
     CHECK_MSG(waits == 0 && proposed == 400, "%zu waits, %zu proposals", waits, proposed);
     double f1, f2;
     size_t o1[100], o2[100], np;
-    CHECK(cutune_replay_once(def, &r, 1, 100, 34, NULL, 0, &f1, &np, o1, NULL) == 0);
-    CHECK(cutune_replay_once(def, &r, 2, 100, 34, NULL, 0, &f2, &np, o2, NULL) == 0);
+    CHECK(cutune_replay_once(def, &r, 1, 100, 34, NULL, 0, &f1, &np, o1, NULL, NULL) == 0);
+    CHECK(cutune_replay_once(def, &r, 2, 100, 34, NULL, 0, &f2, &np, o2, NULL, NULL) == 0);
     CHECK(memcmp(o1, o2, sizeof o1) != 0);
 out:
     if (st)
@@ -640,7 +654,7 @@ static void warm_start(void)
             double f;
             size_t np;
             CutuneError e = {0};
-            int rc = cutune_replay_once(ops, &r, 5, 400, w, start, 5, &f, &np, order, &e);
+            int rc = cutune_replay_once(ops, &r, 5, 400, w, start, 5, &f, &np, order, NULL, &e);
             CHECK_MSG(rc == 0 && np == 400, "%s with a warm start: %s", ops->name, e.msg);
             CHECK_MSG(rc == 0 && memcmp(order, want, sizeof want) == 0,
                       "%s does not propose its warm start first (window %zu)", ops->name, w);
@@ -652,9 +666,11 @@ static void warm_start(void)
         for (uint64_t seed = 1; seed <= 20; seed++) {
             double f;
             size_t np;
-            CHECK(cutune_replay_once(ops, &r, seed, 40, 1, &near, 1, &f, &np, NULL, NULL) == 0);
+            CHECK(cutune_replay_once(ops, &r, seed, 40, 1, &near, 1, &f, &np, NULL, NULL, NULL) ==
+                  0);
             with += f == r.best_ms;
-            CHECK(cutune_replay_once(ops, &r, seed, 40, 1, NULL, 0, &f, &np, NULL, NULL) == 0);
+            CHECK(cutune_replay_once(ops, &r, seed, 40, 1, NULL, 0, &f, &np, NULL, NULL, NULL) ==
+                  0);
             without += f == r.best_ms;
         }
         printf("  %-10s finds the optimum within 40 evaluations in %d of 20 seeds from a "

@@ -37,7 +37,8 @@ static double median(const CutuneStrategyOps *ops, const CutuneRecording *r, siz
         double found;
         size_t np;
         CutuneError e = {0};
-        int rc = cutune_replay_once(ops, r, 1 + k, budget, WINDOW, NULL, 0, &found, &np, NULL, &e);
+        int rc = cutune_replay_once(ops, r, 1 + k, budget, WINDOW, NULL, 0, &found, &np, NULL, NULL,
+                                    &e);
         CHECK_MSG(rc == 0, "%s: %s", ops->name, e.msg);
         f[k] = rc == 0 && found > 0 ? r->best_ms / found : 0;
     }

@@ -38,6 +38,7 @@ typedef struct Entry {
     char *config; /* canonical "A=1,B=2" */
     int status;
     double median_ms;
+    double compile_ms; /* 0: unknown */
 } Entry;
 
 typedef struct Entries {
@@ -53,7 +54,7 @@ static void entries_free(Entries *es)
     memset(es, 0, sizeof *es);
 }
 
-static int entries_add(Entries *es, const char *config, int status, double ms)
+static int entries_add(Entries *es, const char *config, int status, double ms, double compile_ms)
 {
     if (es->n == es->cap) {
         size_t cap = es->cap ? 2 * es->cap : 256;
@@ -67,6 +68,7 @@ static int entries_add(Entries *es, const char *config, int status, double ms)
         return CUTUNE_ERR_NOMEM;
     es->e[es->n].status = status;
     es->e[es->n].median_ms = ms;
+    es->e[es->n].compile_ms = compile_ms > 0 && isfinite(compile_ms) ? compile_ms : 0;
     es->n++;
     return 0;
 }
@@ -85,9 +87,14 @@ static int entries_merge(Entries *es)
         return CUTUNE_ERR_NOMEM;
     size_t w = 0;
     for (size_t i = 0; i < es->n;) {
-        size_t j = i, nok = 0;
+        size_t j = i, nok = 0, ncompiled = 0;
+        double compiled = 0;
         int status = CUTUNE_STATUS_OK;
         for (; j < es->n && strcmp(es->e[j].config, es->e[i].config) == 0; j++) {
+            if (es->e[j].compile_ms > 0) {
+                compiled += es->e[j].compile_ms;
+                ncompiled++;
+            }
             if (es->e[j].status == CUTUNE_STATUS_OK && es->e[j].median_ms > 0)
                 ms[nok++] = es->e[j].median_ms;
             else if (status == CUTUNE_STATUS_OK)
@@ -99,7 +106,7 @@ static int entries_merge(Entries *es)
             qsort(ms, nok, sizeof *ms, cutune_cmp_double);
             med = nok % 2 ? ms[nok / 2] : 0.5 * (ms[nok / 2 - 1] + ms[nok / 2]);
         }
-        Entry keep = {es->e[i].config, status, med};
+        Entry keep = {es->e[i].config, status, med, ncompiled ? compiled / (double)ncompiled : 0};
         for (size_t k = i + 1; k < j; k++)
             free(es->e[k].config);
         es->e[w++] = keep;
@@ -124,7 +131,7 @@ static int load_db(const char *path, const char *variant, const char *size, cons
         goto out;
     db = cutune_db_sqlite(cdb);
     static const char sql[] =
-        "SELECT t.config, t.status, t.median_ms, d.name, d.uuid, t.created_at "
+        "SELECT t.config, t.status, t.median_ms, d.name, d.uuid, t.created_at, t.compile_ms "
         "FROM trials t JOIN variants v ON v.id = t.variant_id "
         "JOIN problems p ON p.id = t.problem_id JOIN devices d ON d.id = t.device_id "
         "WHERE v.name = ?1 AND p.size = ?2 AND v.id = (SELECT max(t2.variant_id) FROM trials t2 "
@@ -162,7 +169,7 @@ static int load_db(const char *path, const char *variant, const char *size, cons
             snprintf(r->date, sizeof r->date, "%.10s", when);
         int code = cutune_status_parse(status);
         if ((rc = entries_add(es, config, code < 0 ? CUTUNE_STATUS_CRASHED : code,
-                              sqlite3_column_double(st, 2)))) {
+                              sqlite3_column_double(st, 2), sqlite3_column_double(st, 6)))) {
             rc = cutune_error(err, rc, "out of memory");
             goto out;
         }
@@ -277,7 +284,7 @@ static int load_csv(const char *path, Entries *es, CutuneRecording *r, CutuneErr
                               fields[ncols - 2]);
             goto out;
         }
-        if ((rc = entries_add(es, config, status, ms))) {
+        if ((rc = entries_add(es, config, status, ms, 0))) {
             rc = cutune_error(err, rc, "out of memory");
             goto out;
         }
@@ -344,7 +351,8 @@ static int build(Entries *es, const CutuneSpace *space, CutuneRecording *r, Cutu
     r->param_names = calloc(r->nparams + 1, sizeof *r->param_names);
     r->status = cutune_malloc_array(cl->nconfigs, sizeof *r->status);
     r->median_ms = cutune_malloc_array(cl->nconfigs, sizeof *r->median_ms);
-    if (!cl->values || !r->param_names || !r->status || !r->median_ms)
+    r->compile_ms = cutune_malloc_array(cl->nconfigs, sizeof *r->compile_ms);
+    if (!cl->values || !r->param_names || !r->status || !r->median_ms || !r->compile_ms)
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     if (space) {
         for (size_t j = 0; j < r->nparams; j++)
@@ -353,10 +361,11 @@ static int build(Entries *es, const CutuneSpace *space, CutuneRecording *r, Cutu
         for (size_t i = 0; i < cl->nconfigs; i++) {
             char text[CONFIG_TEXT_MAX];
             cutune_config_format(space, cl->values + i * cl->nparams, text, sizeof text);
-            Entry key = {text, 0, 0};
+            Entry key = {text, 0, 0, 0};
             Entry *e = bsearch(&key, es->e, es->n, sizeof *es->e, cmp_entry);
             r->status[i] = e ? e->status : CUTUNE_REPLAY_MISSING;
             r->median_ms[i] = e ? e->median_ms : 0;
+            r->compile_ms[i] = e ? e->compile_ms : 0;
             matched += e != NULL;
         }
         r->nunmatched = es->n - matched;
@@ -375,6 +384,7 @@ static int build(Entries *es, const CutuneSpace *space, CutuneRecording *r, Cutu
                                     es->e[i].config, es->e[0].config);
             r->status[i] = es->e[i].status;
             r->median_ms[i] = es->e[i].median_ms;
+            r->compile_ms[i] = es->e[i].compile_ms;
         }
     }
     for (size_t i = 0; i < cl->nconfigs; i++) {

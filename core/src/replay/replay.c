@@ -14,13 +14,19 @@ void cutune_recording_free(CutuneRecording *r)
     cutune_config_list_free(&r->configs);
     free(r->status);
     free(r->median_ms);
+    free(r->compile_ms);
     memset(r, 0, sizeof *r);
 }
 
 int cutune_replay_once(const CutuneStrategyOps *ops, const CutuneRecording *r, uint64_t seed,
                        size_t budget, size_t window, const size_t *start, size_t nstart,
-                       double *best_found, size_t *proposals, size_t *order, CutuneError *err)
+                       double *best_found, size_t *proposals, size_t *order, double *compile_ms,
+                       CutuneError *err)
 {
+    double compiled = 0;
+    if (!compile_ms)
+        compile_ms = &compiled;
+    *compile_ms = 0;
     size_t n = r->configs.nconfigs;
     if (budget > n)
         budget = n;
@@ -85,6 +91,9 @@ int cutune_replay_once(const CutuneStrategyOps *ops, const CutuneRecording *r, u
         double ms = status == CUTUNE_STATUS_OK ? r->median_ms[idx] : 0;
         if (status == CUTUNE_STATUS_OK && ms > 0 && (*best_found == 0 || ms < *best_found))
             *best_found = ms;
+        double c = r->compile_ms ? r->compile_ms[idx] : 0;
+        if (c > 0)
+            *compile_ms += c;
         ops->feedback(st, idx, status, ms);
     }
     *proposals = proposed;
@@ -121,19 +130,21 @@ int cutune_replay_stats(const CutuneStrategyOps *ops, const CutuneRecording *r, 
         CutuneReplayStat *s = &stats[b];
         memset(s, 0, sizeof *s);
         s->budget = budgets[b];
-        double t0 = cutune_now(), sum = 0;
+        double t0 = cutune_now(), sum = 0, compiled = 0;
         for (size_t k = 0; k < nseeds; k++) {
-            double found;
+            double found, c;
             size_t np;
             if ((rc = cutune_replay_once(ops, r, seed0 + k, budgets[b], window, start, nstart,
-                                         &found, &np, NULL, err)))
+                                         &found, &np, NULL, &c, err)))
                 break;
+            compiled += c;
             frac[k] = found > 0 ? r->best_ms / found : 0;
             sum += frac[k];
         }
         if (rc)
             break;
         s->seconds = (cutune_now() - t0) / (double)nseeds;
+        s->compile_s = compiled / 1000.0 / (double)nseeds;
         qsort(frac, nseeds, sizeof *frac, cutune_cmp_double);
         s->min = frac[0];
         s->max = frac[nseeds - 1];

@@ -28,6 +28,7 @@ typedef struct CutuneRecording {
     CutuneConfigList configs; /* what the strategy searches */
     int *status;              /* per config: a CutuneStatus, or CUTUNE_REPLAY_MISSING */
     double *median_ms;        /* per config: > 0 when status is ok */
+    double *compile_ms;       /* per config: its compile time, 0 when unknown (CSV) */
     double best_ms;           /* the fastest ok config; 0 if there is none */
     size_t nok, nfailed, nmissing;
     size_t nunmatched; /* recorded configs that are not in the space (ignored) */
@@ -72,18 +73,22 @@ int cutune_landscape_generate(uint64_t seed, CutuneRecording *out);
 /* One replay of a strategy with a budget of b evaluations (the strategy is told b, and
  * told window as its parallel), the warm start start[0..nstart) (may be NULL): *best_found
  * gets the best ok time among its proposals (0 if none), *proposals how many it made
- * (fewer than b only if it said DONE), order (if not NULL, room for b) the proposals.
+ * (fewer than b only if it said DONE), order (if not NULL, room for b) the proposals,
+ * *compile_ms (if not NULL) the sum of their recorded compile times (0 where the
+ * recording has none).
  * Fails with CUTUNE_ERR_INVALID when the strategy proposes an index out of range or one
  * it proposed before. */
 int cutune_replay_once(const CutuneStrategyOps *ops, const CutuneRecording *r, uint64_t seed,
                        size_t budget, size_t window, const size_t *start, size_t nstart,
-                       double *best_found, size_t *proposals, size_t *order, CutuneError *err);
+                       double *best_found, size_t *proposals, size_t *order, double *compile_ms,
+                       CutuneError *err);
 
 /* Summary of the fraction of the optimum over seeds, at one budget. */
 typedef struct CutuneReplayStat {
     size_t budget; /* as asked; evaluations actually possible: min(budget, nconfigs) */
     double median, p25, p75, min, max, mean;
-    double seconds; /* mean wall time of one replay at this budget */
+    double seconds;   /* mean wall time of one replay at this budget */
+    double compile_s; /* mean recorded compile time of one replay's proposals (0: unknown) */
 } CutuneReplayStat;
 
 /* Replay ops with seeds seed0, seed0+1, ... (nseeds of them) at each budget, each with
