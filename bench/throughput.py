@@ -34,6 +34,8 @@ ap.add_argument("out")
 ap.add_argument("--variant", default="matmul_reg2d")
 ap.add_argument("--size", default="2048x2048x2048")
 ap.add_argument("--budget", type=int, default=1404)
+ap.add_argument("--seed", type=int, default=1,
+                help="the seed of every run's inputs and strategy (cutune run --seed)")
 ap.add_argument("--runs", default="exhaustive,random,default",
                 help="the runs, in this order: NAME or NAME:BUDGET (NAME: exhaustive, random, "
                 "portfolio, default)")
@@ -63,7 +65,7 @@ def one(name, budget):
     env.pop("CUDA_CACHE_DISABLE", None)
     cmd = [a.exe, "run", "matmul", "--device", "0", "--variant", a.variant, "--size", a.size,
            "--budget", str(budget), "--warm-start", "none", "--db", db, "--json",
-           "--no-progress"] + STRATEGY[name]
+           "--no-progress", "--seed", str(a.seed)] + STRATEGY[name]
     t0 = time.time()
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     wall = time.time() - t0

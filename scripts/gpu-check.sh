@@ -47,7 +47,8 @@
 #          of matmul_reg2d at 2048^3 (THROUGHPUT_VARIANT, THROUGHPUT_SIZE, THROUGHPUT_BUDGET), each from a fresh
 #          database and a cold kernel cache, cutune's and the driver's (bench/throughput.py;
 #          THROUGHPUT_RUNS lists the runs; by default exhaustive, random and the guided search
-#          at budgets 200 and 400, and the default as a user runs it)
+#          at budgets 200 and 400, and the default as a user runs it; THROUGHPUT_SEED their
+#          seed, 1 by default)
 #   kt-compare  Kernel Tuner (wheels in .whl/) against cutune on matmul_reg2d at KT_SIZE
 #          (default 2048): time to 95% and 99% of the optimum, configs/s (bench/kt_compare.py;
 #          KT_REPEATS=N runs each tool N times with seeds 1..N and gives the medians and Kernel
@@ -353,7 +354,7 @@ PY
         timed "configs/s, default against exhaustive" "$out/throughput.log" python3 \
             "$root/bench/throughput.py" "$b/cli/cutune" "$out" --variant "${THROUGHPUT_VARIANT:-matmul_reg2d}" \
             --size "${THROUGHPUT_SIZE:-2048x2048x2048}" --budget "${THROUGHPUT_BUDGET:-1404}" \
-            --runs "${THROUGHPUT_RUNS:-$throughput_runs}"
+            --runs "${THROUGHPUT_RUNS:-$throughput_runs}" --seed "${THROUGHPUT_SEED:-1}"
         grep -E " ran [0-9.]+x " "$out/throughput.log" | tee -a "$summary"
         ;;
     kt-compare)
