@@ -226,7 +226,7 @@ static void print_compile(const Opts *o, const CutuneRecording *r, const char *c
     if (n == 0)
         return;
     printf("compile time of the proposals: mean s per replay (ms per evaluation), as recorded; "
-           "the %zu configs with one average %.0f ms\n",
+           "the %zu configs with a compile time average %.0f ms\n",
            n, sum / (double)n);
     for (size_t s = 0; s < ns; s++) {
         printf("%-11s", names[s]);
