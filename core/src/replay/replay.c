@@ -91,9 +91,8 @@ int cutune_replay_once(const CutuneStrategyOps *ops, const CutuneRecording *r, u
         double ms = status == CUTUNE_STATUS_OK ? r->median_ms[idx] : 0;
         if (status == CUTUNE_STATUS_OK && ms > 0 && (*best_found == 0 || ms < *best_found))
             *best_found = ms;
-        double c = r->compile_ms ? r->compile_ms[idx] : 0;
-        if (c > 0)
-            *compile_ms += c;
+        if (r->compile_ms) /* 0 where unknown */
+            *compile_ms += r->compile_ms[idx];
         ops->feedback(st, idx, status, ms);
     }
     *proposals = proposed;

@@ -257,12 +257,15 @@ static void split_time(TuneRun *r, TuneJob *jobs, size_t n, double time, double 
         TuneJob *j = &jobs[i];
         size_t left = j->finished || j->tuned_before ? 0 : j->cl.nconfigs - j->nknown;
         need[i] = (double)left * eval_s;
-        promise[i] = cutune_schedule_promise(j->best_ms, best, left);
-        if (r->o->strategy)
+        /* a named strategy: every variant with configs left; else, after the first round,
+         * time left over goes only to variants that may still win (a size whose searches
+         * have ended gives it back to the run) */
+        if (r->o->strategy) {
             promise[i] = left > 0;
-        /* after the first round, time left over goes only to variants that may still win:
-         * a size whose searches have ended gives it back to the run */
-        else if (round > 0 && promise[i] < 1)
+            continue;
+        }
+        promise[i] = cutune_schedule_promise(j->best_ms, best, left);
+        if (round > 0 && promise[i] < 1)
             promise[i] = 0;
     }
     cutune_schedule_split(need, promise, n, time, share);
