@@ -49,6 +49,10 @@
 #          THROUGHPUT_RUNS lists the runs; by default exhaustive, random and the guided search
 #          at budgets 200 and 400, and the default as a user runs it; THROUGHPUT_SEED their
 #          seed, 1 by default)
+#   compile-scaling  NVRTC alone on the CPUs (bench/compile_scaling.py): matmul_reg2d's 64
+#          fastest configs (from the H100 recording of 2026-11-26) against 192 random ones,
+#          by 16 threads of one process as cutune's pool compiles, by 16 processes, and one
+#          thread alone: what a config costs to compile, and what contention adds
 #   kt-compare  Kernel Tuner (wheels in .whl/) against cutune on matmul_reg2d at KT_SIZE
 #          (default 2048): time to 95% and 99% of the optimum, configs/s (bench/kt_compare.py;
 #          KT_REPEATS=N runs each tool N times with seeds 1..N and gives the medians and Kernel
@@ -356,6 +360,19 @@ PY
             --size "${THROUGHPUT_SIZE:-2048x2048x2048}" --budget "${THROUGHPUT_BUDGET:-1404}" \
             --runs "${THROUGHPUT_RUNS:-$throughput_runs}" --seed "${THROUGHPUT_SEED:-1}"
         grep -E " ran [0-9.]+x " "$out/throughput.log" | tee -a "$summary"
+        ;;
+    compile-scaling)
+        rec=$root/bench/results/2026-11-26-compile-replay/recordings/h100-GPU-608aa4f1-matmul_reg2d-2048.db.gz
+        zcat "$rec" > "$out/compile_scaling.db"
+        cs() { python3 "$root/bench/compile_scaling.py" "$root/tuning_spaces/matmul_reg2d.ini" \
+            "$out/compile_scaling.db" "$@"; }
+        {
+            cs --set top:16 --threads 1 && cs --set random:16 --threads 1 &&
+                cs --set top:64 --threads 16 --procs 16 --repeat 3 &&
+                cs --set random:192 --threads 16 --procs 16 --repeat 3
+        } > "$out/compile_scaling.log" 2>&1
+        rm -f "$out/compile_scaling.db"
+        grep -E "^(threads|procs)" "$out/compile_scaling.log" | tee -a "$summary"
         ;;
     kt-compare)
         # Kernel Tuner against cutune on matmul_reg2d's space (bench/kt_compare.py); Kernel
