@@ -1,8 +1,9 @@
 /* Timing with CUDA events on a GPU (exit 77 without one), on calls that take a known
- * time: a memset of 1 GiB. With no best time the calls are sampled until stable; with a best
- * time they cannot come near, two warm-up launches in a row end the timing (one after a
- * checked launch that could not win either), or one alone when it is over 20x that best,
- * and the last is the only sample. */
+ * time: a memset of 1 GiB (or 200 of them, a long launch). With no best time the calls are
+ * sampled until stable; with a best time they cannot come near, two warm-up launches in a row
+ * end the timing (one after a checked launch that could not win either), or one alone when it
+ * is over 20x that best or over 20 ms long, and the last is the only sample. Calls over 1.1x
+ * the best, but under 3x, stop after two samples; calls near the best are sampled in full. */
 #include "check.h"
 #include "gpu_test.h"
 #include "measure.h"
@@ -13,6 +14,7 @@
 typedef struct Memsets {
     void *buf;
     size_t bytes;
+    int per_launch; /* memsets a launch */
     int calls, launches;
 } Memsets;
 
@@ -22,7 +24,8 @@ static int enqueue_memset(void *user, int reps)
     m->calls++;
     cudaError_t e = cudaSuccess;
     for (int i = 0; i < reps && e == cudaSuccess; i++, m->launches++)
-        e = cudaMemsetAsync(m->buf, i & 0xff, m->bytes, 0);
+        for (int k = 0; k < m->per_launch && e == cudaSuccess; k++)
+            e = cudaMemsetAsync(m->buf, (i + k) & 0xff, m->bytes, 0);
     return (int)e;
 }
 
@@ -60,7 +63,7 @@ int main(void)
 {
     if (!gpu_present())
         return CHECK_SKIP;
-    Memsets m = {NULL, (size_t)1 << 30, 0, 0};
+    Memsets m = {NULL, (size_t)1 << 30, 1, 0, 0};
     CHECK(cudaMalloc(&m.buf, m.bytes) == cudaSuccess);
     if (!m.buf)
         return check_result("gpu_timing");
@@ -76,9 +79,27 @@ int main(void)
     cut_short(&m, &s, ms / 8, 0, 2, two);
     cut_short(&m, &s, ms / 8, 1, 1, two);
     /* a best the memset takes over 20x: one launch ends it, whatever came before */
-    const char *one = "one launch took over 20x the best so far";
+    const char *one = "one launch took";
     cut_short(&m, &s, 1e-6, 0, 1, one);
     cut_short(&m, &s, 1e-6, 1, 1, one);
+
+    /* a best the memset takes 1.5x: two samples, then it stops; one it takes 1.02x: in full */
+    CutuneEvalResult r;
+    memset(&r, 0, sizeof r);
+    CHECK_EQ_INT(cutune_time_calls(enqueue_memset, &m, &s, ms / 1.5, 0, &r), 0);
+    CHECK(r.status == CUTUNE_STATUS_OK && r.stopped_early);
+    CHECK_EQ_INT(r.samples, 2);
+    CHECK(r.median_ms > 1.1 * ms / 1.5);
+    CHECK_STR_CONTAINS(r.message, "timing stopped early after 2 samples");
+    sampled(&m, &s, ms / 1.02);
+
+    /* a launch of 200 memsets (over 20 ms): at 8x the best it ends the timing alone */
+    m.per_launch = 200;
+    double long_ms = sampled(&m, &s, 0);
+    CHECK_MSG(long_ms > 20.0, "200 memsets of 1 GiB took %g ms", long_ms);
+    cut_short(&m, &s, long_ms / 8, 0, 1, one);
+    cut_short(&m, &s, long_ms / 8, 1, 1, one);
+    m.per_launch = 1;
 
     /* early stopping off: the same best is sampled in full */
     s.early_stop = 0;

@@ -126,12 +126,13 @@ static void deadlines(void)
 }
 
 /* A launch cannot win when it is over early_stop x the best (plus the checked launch's
- * allowance); a config cut short is recorded as its last launch alone. */
+ * allowance), and ends the timing alone when it is also over 20x the best or over 20 ms long
+ * (beyond the allowance); a config cut short is recorded as its last launch alone. */
 static void hopeless(void)
 {
     CutuneMeasureSettings s;
     cutune_measure_defaults(&s);
-    CHECK(s.early_stop == 3.0);
+    CHECK(s.early_stop == 3.0 && s.race == 1.1);
     CHECK(!cutune_hopeless(1000.0, 0, &s, 0)); /* no best yet: never */
     CHECK(!cutune_hopeless(3.0, 1.0, &s, 0));  /* exactly 3x: still timed */
     CHECK_EQ_INT(cutune_hopeless(3.01, 1.0, &s, 0), 1);
@@ -141,6 +142,12 @@ static void hopeless(void)
     CHECK_EQ_INT(cutune_hopeless(20.01, 1.0, &s, 0), 2); /* hopeless on its own */
     CHECK_EQ_INT(cutune_hopeless(29.9, 1.0, &s, 10.0), 1);
     CHECK_EQ_INT(cutune_hopeless(30.1, 1.0, &s, 10.0), 2);
+    /* long launches: over 20 ms beyond the allowance, 3x the best is enough alone */
+    CHECK_EQ_INT(cutune_hopeless(19.0, 6.0, &s, 0), 1);    /* 3.2x, short: a second launch */
+    CHECK_EQ_INT(cutune_hopeless(20.5, 6.0, &s, 0), 2);    /* 3.4x and over 20 ms */
+    CHECK_EQ_INT(cutune_hopeless(29.5, 6.0, &s, 10.0), 1); /* 19.5 ms beyond the allowance */
+    CHECK_EQ_INT(cutune_hopeless(30.5, 6.0, &s, 10.0), 2);
+    CHECK_EQ_INT(cutune_hopeless(250.0, 100.0, &s, 0), 0); /* long, but 2.5x: it may win */
     s.early_stop = 50; /* a factor above 20: one launch alone needs over 50x too */
     CHECK_EQ_INT(cutune_hopeless(49.0, 1.0, &s, 0), 0);
     CHECK_EQ_INT(cutune_hopeless(50.1, 1.0, &s, 0), 2);
@@ -150,14 +157,15 @@ static void hopeless(void)
     CutuneEvalResult r;
     memset(&r, 0, sizeof r);
     r.samples = 7;
-    cutune_single_sample(&r, 214.25, 2, &s);
+    cutune_single_sample(&r, 214.25, 2, 20.0, &s);
     CHECK(r.status == CUTUNE_STATUS_OK && r.stopped_early && r.samples == 1);
     CHECK(r.median_ms == 214.25 && r.min_ms == 214.25 && r.mean_ms == 214.25 && r.stddev_ms == 0);
     CHECK_STR_CONTAINS(r.message, "two launches in a row took over 3x the best so far, the last "
                                   "214.2 ms");
-    cutune_single_sample(&r, 1850.25, 1, &s);
+    cutune_single_sample(&r, 1850.25, 1, 25.0, &s);
     CHECK(r.samples == 1 && r.median_ms == 1850.25 && r.stopped_early);
-    CHECK_STR_CONTAINS(r.message, "one launch took over 20x the best so far: 1850 ms");
+    CHECK_STR_CONTAINS(r.message, "one launch took 1850 ms, 74x the best so far (over 20x, or "
+                                  "over 3x and 20 ms long,");
 }
 
 static void path_override(void)

@@ -23,6 +23,7 @@ void cutune_measure_defaults(CutuneMeasureSettings *s)
         .max_seconds = 1.0,
         .target_rse = 0.005,
         .early_stop = 3.0,
+        .race = 1.1,
         .min_sample_ms = 0.5,
     };
 }
@@ -177,7 +178,7 @@ int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s,
      * hopeless on its own is the only sample */
     int hopeless = cutune_hopeless(checked_ms, in->best_ms, s, CHECKED_LAUNCH_ALLOWANCE_MS);
     if (hopeless == 2)
-        cutune_single_sample(out, checked_ms, 1, s);
+        cutune_single_sample(out, checked_ms, 1, in->best_ms, s);
     else
         rc = cutune_time_calls(enqueue_kernel, &calls, s, in->best_ms, hopeless, out);
 

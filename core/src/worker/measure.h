@@ -15,6 +15,9 @@ typedef struct CutuneMeasureSettings {
     double target_rse;    /* stop when stddev/sqrt(n)/mean falls under this */
     double early_stop;    /* stop sampling when the fastest sample is this many times slower
                              than the best median so far: it cannot win (0 = never) */
+    double race;          /* with early stopping on, stop after two samples when the faster
+                             is over this many times the best median so far: it cannot win,
+                             and its time is known well enough (0 = never) */
     double min_sample_ms; /* launches are batched so that one sample lasts at least this */
 } CutuneMeasureSettings;
 
@@ -58,9 +61,10 @@ int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s,
 typedef int (*CutuneEnqueueFn)(void *user, int reps);
 /* Time the calls: warm-up, a batch of calls long enough to time (min_sample_ms), samples
  * until stable (target_rse), max_samples or max_seconds, or (best_ms > 0) until the
- * fastest is early_stop times slower than best_ms. A warm-up launch that slow, after
- * another (`hopeless` says whether the launch before the call was: 0 or 1), or one over
- * CUTUNE_HOPELESS_ALONE times best_ms, is the only sample. Fills the timing fields of *out
+ * fastest is early_stop times slower than best_ms, or after two samples whose faster is race
+ * times slower. A warm-up launch over early_stop times best_ms, after another (`hopeless` says
+ * whether the launch before the call was: 0 or 1), or one that cutune_hopeless finds hopeless
+ * alone, is the only sample. Fills the timing fields of *out
  * and sets status ok; a CUDA failure sets the status and message (cutune_launch_failed) and
  * returns < 0 when the context is lost. */
 int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSettings *s,
@@ -68,13 +72,19 @@ int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSe
 /* A launch this many times the best so far ends the timing on its own: clocks that ramp up
  * from idle, the reason to wait for a second slow launch, cannot explain that much. */
 #define CUTUNE_HOPELESS_ALONE 20.0
+/* Nor can they make a launch this long (ms, beyond the allowance) early_stop times slower:
+ * on an H100 the first launch after 3 s idle took at most 1.8% over its steady time from 5 ms
+ * up (bench/clock_ramp.py, bench/RESULTS.md, 2026-11-26, sixth session). */
+#define CUTUNE_HOPELESS_LONG_MS 20.0
 /* Whether a config whose launch took ms cannot win: 0 when it may, 1 when best_ms > 0, early
  * stopping is on and ms is over early_stop * best_ms + allowance_ms (what a first launch may
- * spend on loading), 2 when ms is also over CUTUNE_HOPELESS_ALONE * best_ms + allowance_ms. */
+ * spend on loading), 2 (hopeless alone) when ms is also over CUTUNE_HOPELESS_ALONE * best_ms
+ * + allowance_ms or over allowance_ms + CUTUNE_HOPELESS_LONG_MS. */
 int cutune_hopeless(double ms, double best_ms, const CutuneMeasureSettings *s, double allowance_ms);
 /* Record the last of `launches` (1 or 2) slow launches, ms, as the whole timing of a config cut
- * short (status ok, 1 sample, stopped_early, and a message that says so). */
-void cutune_single_sample(CutuneEvalResult *out, double ms, int launches,
+ * short (status ok, 1 sample, stopped_early, and a message that says so, with its ratio to
+ * best_ms). */
+void cutune_single_sample(CutuneEvalResult *out, double ms, int launches, double best_ms,
                           const CutuneMeasureSettings *s);
 /* Classify a CUDA failure `when` into *out: crashed with context_lost (returns < 0) when the
  * error is sticky, launch_error (returns 0) otherwise. */

@@ -41,10 +41,13 @@ int cutune_hopeless(double ms, double best_ms, const CutuneMeasureSettings *s, d
 {
     if (!(best_ms > 0 && s->early_stop > 0 && ms > s->early_stop * best_ms + allowance_ms))
         return 0;
-    return ms > alone_factor(s) * best_ms + allowance_ms ? 2 : 1;
+    if (ms > alone_factor(s) * best_ms + allowance_ms ||
+        ms > allowance_ms + CUTUNE_HOPELESS_LONG_MS)
+        return 2;
+    return 1;
 }
 
-void cutune_single_sample(CutuneEvalResult *out, double ms, int launches,
+void cutune_single_sample(CutuneEvalResult *out, double ms, int launches, double best_ms,
                           const CutuneMeasureSettings *s)
 {
     out->median_ms = out->min_ms = out->mean_ms = ms;
@@ -60,8 +63,10 @@ void cutune_single_sample(CutuneEvalResult *out, double ms, int launches,
                  s->early_stop, ms);
     else
         snprintf(out->message, sizeof out->message,
-                 "timing stopped early: one launch took over %.3gx the best so far: %.4g ms",
-                 alone_factor(s), ms);
+                 "timing stopped early: one launch took %.4g ms, %.3gx the best so far (over "
+                 "%.3gx, or over %.3gx and %g ms long, is more than clocks ramping up explain)",
+                 ms, best_ms > 0 ? ms / best_ms : 0, alone_factor(s), s->early_stop,
+                 CUTUNE_HOPELESS_LONG_MS);
 }
 
 /* Classify a CUDA failure of a launch: a sticky one kills the context. */
@@ -120,7 +125,7 @@ int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSe
         int h = cutune_hopeless(one, best_ms, s, 0);
         hopeless = h ? hopeless + 1 : 0;
         if (hopeless >= 2 || h == 2) {
-            cutune_single_sample(out, one, h == 2 ? 1 : 2, s);
+            cutune_single_sample(out, one, h == 2 ? 1 : 2, best_ms, s);
             goto done;
         }
     }
@@ -136,6 +141,9 @@ int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSe
         goto done;
     }
     double t_timing = cutune_now(), fastest = INFINITY;
+    /* the factor over the best beyond which two samples end the timing */
+    double cut = s->early_stop > 0 && s->race > 0 && s->race < s->early_stop ? s->race
+                                                                             : s->early_stop;
     int n = 0;
     while (n < cap) {
         double ms;
@@ -145,7 +153,7 @@ int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSe
         }
         samples[n++] = ms;
         fastest = ms < fastest ? ms : fastest;
-        if (best_ms > 0 && s->early_stop > 0 && n >= 2 && fastest > s->early_stop * best_ms) {
+        if (best_ms > 0 && cut > 0 && n >= 2 && fastest > cut * best_ms) {
             out->stopped_early = 1;
             break;
         }
@@ -169,8 +177,9 @@ int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSe
     out->status = CUTUNE_STATUS_OK;
     if (out->stopped_early)
         snprintf(out->message, sizeof out->message,
-                 "timing stopped early: its fastest sample was over %.3gx the best so far",
-                 s->early_stop);
+                 "timing stopped early after %d samples: the faster was %.3gx the best so far "
+                 "(over %.3gx cannot win)",
+                 n, fastest / best_ms, cut);
 done:
     if (start)
         cudaEventDestroy(start);
