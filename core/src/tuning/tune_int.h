@@ -46,12 +46,11 @@ struct TuneSize {
     CutuneProblem prob;
     TuneVariant **variants; /* the variants whose space takes this size */
     size_t nvariants;
-    double flops, bytes;  /* work of one launch (from the first variant's op) */
-    int state;            /* TUNE_SIZE_WAITING, _RUNNING, _DONE */
-    double est_eval_s;    /* the cost model's time of one evaluation here */
-    double est_compile_s; /* the compile time the cost model had learned when the size began */
-    TuneLane *lane;       /* the lane that tunes it (set when it is taken) */
-    CutuneTuneSize *out;  /* its line of the summary */
+    double flops, bytes; /* work of one launch (from the first variant's op) */
+    int state;           /* TUNE_SIZE_WAITING, _RUNNING, _DONE */
+    double est_eval_s;   /* the cost model's time of one evaluation here */
+    TuneLane *lane;      /* the lane that tunes it (set when it is taken) */
+    CutuneTuneSize *out; /* its line of the summary */
 };
 
 enum { TUNE_SIZE_WAITING, TUNE_SIZE_RUNNING, TUNE_SIZE_DONE };

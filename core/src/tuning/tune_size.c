@@ -385,8 +385,8 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
             sizes_left += !s->out->tuned_before;
         }
     ts->state = TUNE_SIZE_RUNNING;
-    double eval_s = ts->est_eval_s;
-    ts->est_compile_s = r->cost.compile_s;
+    /* the cost model as the size begins, for its size line */
+    double eval_s = ts->est_eval_s, compile_s = r->cost.compile_s;
     pthread_mutex_unlock(&r->mu);
     double share = cutune_schedule_size_share(r->deadline > 0 ? r->deadline - start : 0, r->nlanes,
                                               eval_s, cost_rest, sizes_left);
@@ -500,8 +500,8 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
         .gbps = ts->out->gbps,
         .yardstick = ts->out->yardstick,
         .yardstick_ms = ts->out->yardstick_ms,
-        .est_eval_s = ts->est_eval_s,
-        .est_compile_s = ts->est_compile_s,
+        .est_eval_s = eval_s,
+        .est_compile_s = compile_s,
     };
     pthread_mutex_unlock(&r->mu);
     tune_emit(r, &e);
