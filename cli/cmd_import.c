@@ -252,6 +252,9 @@ int cmd_import(int argc, char **argv)
     say_optimum(&kc);
     printf("replay it: cutune replay %s --variant %s --size %s --device %s\n", db_path, o.variant,
            size, done.device_uuid);
+    printf("cutune did not check these configs: no lookup answers with them until `cutune run "
+           "%s --size %s` on that device has checked and timed them (it measures them first)\n",
+           o.op, size);
 out:
     cutune_recording_free(&rec);
     cutune_db_close(&db);

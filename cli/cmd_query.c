@@ -149,6 +149,7 @@ static int query_fallback(const char *db_path, const CutuneDeviceInfo *dev, cons
         cutune_json_member_string(&j, "match", cutune_match_name(r.match));
         cutune_json_member_string(&j, "tuned_size", r.tuned_size);
         cutune_json_member_number(&j, "distance", r.distance);
+        cutune_json_member_string(&j, "checked_size", r.checked_size);
         json_answer(&j, r.device_name, r.device_uuid, r.variant, r.variant_version, &pairs,
                     r.config);
         cutune_json_member_number(&j, "median_ms", r.median_ms);
@@ -173,6 +174,9 @@ static int query_fallback(const char *db_path, const CutuneDeviceInfo *dev, cons
         printf(", distance %.3g", r.distance);
     putchar('\n');
     variant_lines(r.variant, r.variant_version, r.config);
+    line("checked", r.checked_size);
+    if (strcmp(r.checked_size, r.tuned_size) != 0)
+        printf(" (a ragged size near the tuned one: this config is right beyond its own size)");
     printf("\n  median   %.4f ms at the tuned size", r.median_ms);
     if (r.gflops > 0)
         printf(", %.1f GFLOP/s", r.gflops);

@@ -14,8 +14,11 @@
  *       garbage  answer with a malformed message
  *       badstatus  answer a well-formed result whose status is out of range (99)
  *       wrong    answer wrong_result
+ *       wrongodd answer wrong_result when a dimension of the problem set up is odd (a
+ *                config right only at multiples of its tiles)
  *   CUTUNE_FAKE_DELAY_MS  sleep this long in every evaluation (default 0)
- *   CUTUNE_FAKE_LOG       append "<pid> <config>" for every evaluation begun
+ *   CUTUNE_FAKE_LOG       append "<pid> <config> <size>" for every evaluation begun (the
+ *                         size of the last setup)
  *   CUTUNE_FAKE_NO_DEVICE answer hello with "no CUDA driver or device"
  *   CUTUNE_FAKE_YARDSTICK the yardstick's answer: unset, "fake SGEMM" at 0.5 ms; "none", the
  *                         op has none (CUTUNE_ERR_NOT_FOUND); "wrong", it fails the check;
@@ -38,6 +41,8 @@
 
 static int fd;
 static CutuneBuf in, out;
+static char setup_size[64] = "-"; /* the problem of the last setup, for the log */
+static int setup_odd;             /* a dimension of it is odd */
 
 static void sleep_ms(double ms)
 {
@@ -134,7 +139,7 @@ static void on_eval(void)
     if (log && *log) {
         int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         char line[600];
-        int k = snprintf(line, sizeof line, "%d %s\n", (int)getpid(), config);
+        int k = snprintf(line, sizeof line, "%d %s %s\n", (int)getpid(), config, setup_size);
         if (lfd >= 0 && k > 0 && write(lfd, line, (size_t)k) != k)
             exit(2);
         if (lfd >= 0)
@@ -172,7 +177,7 @@ static void on_eval(void)
                  "encountered (fake)");
     } else if (a && !strcmp(a, "badstatus")) {
         r.status = (CutuneStatus)99;
-    } else if (a && !strcmp(a, "wrong")) {
+    } else if (a && (!strcmp(a, "wrong") || (!strcmp(a, "wrongodd") && setup_odd))) {
         r.status = CUTUNE_STATUS_WRONG_RESULT;
         r.error = 1;
         r.tolerance = 1e-6;
@@ -238,7 +243,19 @@ int main(int argc, char **argv)
         cutune_buf_reset(&out);
         switch (type) {
         case CUTUNE_MSG_HELLO: on_hello(); break;
-        case CUTUNE_MSG_SETUP:
+        case CUTUNE_MSG_SETUP: {
+            (void)cutune_buf_get_str(&in); /* the contract */
+            CutuneProblem p;
+            cutune_buf_get_struct(&in, &p, sizeof p);
+            if (!in.bad) {
+                cutune_problem_format(&p, setup_size, sizeof setup_size);
+                setup_odd = 0;
+                for (int i = 0; i < p.ndims && i < CUTUNE_MAX_DIMS; i++)
+                    setup_odd |= (int)(p.dim[i] & 1);
+            }
+            send_ok(CUTUNE_MSG_OK);
+            break;
+        }
         case CUTUNE_MSG_TEARDOWN: send_ok(CUTUNE_MSG_OK); break;
         case CUTUNE_MSG_EVAL: on_eval(); break;
         case CUTUNE_MSG_YARDSTICK: on_yardstick(); break;

@@ -54,6 +54,14 @@ for t in trials:
                 t + (t[5] * 0.9, 1000.0 / t[5]))
 con.executemany("INSERT INTO best (device_id, problem_id, trial_id) VALUES (?, ?, ?)",
                 [(1, 1, 1), (1, 2, 3), (2, 1, 4), (2, 3, 5)])
+# each best passed its check at a ragged size near its own (the tuner records it), so it
+# may answer other sizes; trial 2 is no best and has none
+ragged = {1: "1023x1023x1023", 3: "4095x1023x8191", 4: "1023x1023x1023", 5: "1048575"}
+for t in trials:
+    if t[0] in ragged:
+        con.execute("INSERT INTO ragged_checks (device_id, variant_id, problem_id, config,"
+                    " ragged_size, passed) VALUES (?, ?, ?, ?, ?, 1)",
+                    (t[1], t[2], t[3], t[4], ragged[t[0]]))
 con.commit()
 
 
@@ -186,13 +194,34 @@ for dev, size, match, tuned, config in ladder:
               % (dev, size, got, (match, tuned, config)))
         check((doc["distance"] == 0) == (tuned == doc["size"]),
               "distance %s for %s" % (doc["distance"], match))
+        want_checked = tuned if tuned == doc["size"] else ragged[{"TILE=32,PAD=1,WPT=4,UNROLL=8": 1,
+            "TILE=64,PAD=0,WPT=8,UNROLL=64": 3, "TILE=16,PAD=1,WPT=2,UNROLL=16": 4}[config]]
+        check(doc.get("checked_size") == want_checked, "query --fallback %s %s: checked at %s, "
+              "want %s" % (dev, size, doc.get("checked_size"), want_checked))
 rc, out, err = query("--device", h100, "--size", "1000")
 check(rc == 4, "without --fallback an untuned size exits 4, not %d" % rc)
 rc, out, err = query("--device", h100, "--size", "1000", "--fallback")
 check(rc == 0 and "nearest match" in out and "tuned    1024x1024x1024" in out,
       "the text answer names the match and the tuned size: %r" % out)
+# a best that failed its ragged check (right only at its own size) answers only that size
+con.execute("UPDATE ragged_checks SET passed = 0 WHERE config = 'TILE=64,PAD=0,WPT=8,UNROLL=64'")
+con.commit()
+rc, out, err = query("--device", h100, "--size", "4000x1000x8000", "--fallback", "--json")
+check(rc == 0 and json.loads(out)["tuned_size"] == "1024x1024x1024",
+      "a config that failed at a ragged size does not answer another size: %s %s" % (rc, out))
+rc, out, err = query("--device", h100, "--size", "4096x1024x8192", "--fallback", "--json")
+check(rc == 0 and json.loads(out)["match"] == "exact", "it still answers its own size: %s" % out)
+con.execute("DELETE FROM ragged_checks")
+con.commit()
+rc, out, err = query("--device", h100, "--size", "1000", "--fallback")
+check(rc == 4 and "never checked at a ragged size" in err,
+      "with no ragged check at all, no other size is answered, and the miss says why: %d %s"
+      % (rc, err))
 con.execute("DELETE FROM best WHERE device_id = 1 AND problem_id = 2")
 con.execute("DELETE FROM trials WHERE id = 3")
+con.commit()
+con.execute("INSERT INTO ragged_checks (device_id, variant_id, problem_id, config, ragged_size,"
+            " passed) VALUES (1, 1, 1, 'TILE=32,PAD=1,WPT=4,UNROLL=8', '1023x1023x1023', 1)")
 con.commit()
 rc, out, err = query("--device", "H100 PCIe", "--size", "4096x1024x8192", "--fallback", "--json")
 check(rc == 0 and json.loads(out)["match"] == "same_arch" and

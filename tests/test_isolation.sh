@@ -91,7 +91,8 @@ resume_check() { # NAME DB: run 1 was cut short, run 2 resumed it
     [ $((n1 + n2)) = 20 ] && [ "$all" = 20 ] ||
         bad "$name: $n1 + $n2 trials over $all distinct configs, want 20 once each"
     # the resumed run's worker never saw a config the first run had recorded
-    awk -v p="$3" '$1 != p {print $2}' "$CUTUNE_FAKE_LOG" | sort -u >"$tmp/$name.later"
+    # (at its own size: the best is then checked once more at a ragged size near it)
+    awk -v p="$3" -v s="$size" '$1 != p && $3 == s {print $2}' "$CUTUNE_FAKE_LOG" | sort -u >"$tmp/$name.later"
     comm -12 "$tmp/$name.r1" "$tmp/$name.later" >"$tmp/$name.twice"
     [ ! -s "$tmp/$name.twice" ] || bad "$name: measured again after resuming: $(cat "$tmp/$name.twice")"
 }

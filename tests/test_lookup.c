@@ -37,9 +37,11 @@ static CutuneDeviceInfo dev_info(const char *uuid, const char *name, int major, 
 static const CutuneDeviceInfo *A, *B, *C; /* two of cc 9.0, one of cc 8.0 */
 static CutuneDeviceInfo devA, devB, devC;
 
-/* One verified trial: becomes the best of its key when faster. */
-static void add_trial(CutuneDb *db, const CutuneDeviceInfo *d, const char *op, const char *size,
-                      const char *config, double ms)
+/* One verified trial: becomes the best of its key when faster. ragged: 1 its config passed
+ * its check at a ragged size near `size` (what a run records for a best), 0 it failed
+ * there, -1 it was never checked so. */
+static void add_trial_ragged(CutuneDb *db, const CutuneDeviceInfo *d, const char *op,
+                             const char *size, const char *config, double ms, int ragged)
 {
     CutuneError err = {0};
     int64_t dev_id, var_id, prob_id;
@@ -54,6 +56,28 @@ static void add_trial(CutuneDb *db, const CutuneDeviceInfo *d, const char *op, c
     t.gflops = 100;
     t.seed = 1;
     CHECK_MSG(cutune_db_trial_insert(db, &t, NULL, NULL, &err) == 0, "%s", err.msg);
+    if (ragged < 0)
+        return;
+    CutuneProblem p;
+    char near[64];
+    CHECK(cutune_problem_parse(size, &p, NULL) == 0);
+    for (int i = 0; i < p.ndims; i++)
+        p.dim[i] -= p.dim[i] > 1 && p.dim[i] % 2 == 0;
+    cutune_problem_format(&p, near, sizeof near);
+    CutuneRaggedRecord rr = {.device_id = dev_id,
+                             .variant_id = var_id,
+                             .problem_id = prob_id,
+                             .config = config,
+                             .ragged_size = near,
+                             .passed = ragged,
+                             .message = ragged ? NULL : "wrong_result: planted"};
+    CHECK_MSG(cutune_db_ragged_add(db, &rr, &err) == 0, "%s", err.msg);
+}
+
+static void add_trial(CutuneDb *db, const CutuneDeviceInfo *d, const char *op, const char *size,
+                      const char *config, double ms)
+{
+    add_trial_ragged(db, d, op, size, config, ms, 1);
 }
 
 static void build_db(void)
@@ -390,6 +414,58 @@ static void launch_without_gpu(void)
     cutune_close(&h);
 }
 
+/* A best answers other sizes only when its config passed at a ragged size near its own
+ * (issue: a config right only when K % 64 == 0 must not answer 1020^3), and the answer says
+ * where it was checked; a text too long for the result fails instead of being cut. */
+static void checked_answers(void)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s/checked.db", tmpdir);
+    CutuneDb *db = NULL;
+    CutuneError err = {0};
+    CHECK_MSG(cutune_db_open(path, 0, &db, &err) == 0, "%s", err.msg);
+    add_trial_ragged(db, A, "matmul", "1024x1024x1024", "TILE=64,PAD=0,WPT=1,UNROLL=1", 1.0, 0);
+    add_trial_ragged(db, A, "matmul", "2048x2048x2048", "TILE=32,PAD=0,WPT=1,UNROLL=1", 8.0, 1);
+    add_trial_ragged(db, A, "matmul", "512x512x512", "TILE=16,PAD=0,WPT=1,UNROLL=1", 0.2, -1);
+    char long_config[700];
+    memset(long_config, 'X', sizeof long_config - 1);
+    long_config[sizeof long_config - 1] = '\0';
+    memcpy(long_config, "TILE=", 5);
+    add_trial_ragged(db, A, "matmul", "64x64x64", long_config, 0.01, 1);
+    cutune_db_close(&db);
+
+    CutuneLookupSettings s;
+    cutune_lookup_default_settings(&s);
+    s.db_path = path;
+    CutuneLookup *h = NULL;
+    CHECK_MSG(cutune_open(&h, &s, &err) == 0, "%s", err.msg);
+    CutuneLookupResult r;
+    /* 1020^3 is nearest to 1024^3, whose config failed at 1023^3: 2048^3's answers */
+    CHECK_MSG(cutune_lookup(h, A, "matmul", "1020x1020x1020", &r, &err) == 0, "%s", err.msg);
+    CHECK(r.match == CUTUNE_MATCH_NEAREST && strcmp(r.tuned_size, "2048x2048x2048") == 0);
+    CHECK(strcmp(r.checked_size, "2047x2047x2047") == 0);
+    /* its own size it still answers, checked there */
+    CHECK(cutune_lookup(h, A, "matmul", "1024x1024x1024", &r, NULL) == 0);
+    CHECK(r.match == CUTUNE_MATCH_EXACT && strcmp(r.checked_size, "1024x1024x1024") == 0);
+    /* never checked at a ragged size: 512^3 answers only itself */
+    CHECK(cutune_lookup(h, A, "matmul", "500x500x500", &r, NULL) == 0);
+    CHECK(strcmp(r.tuned_size, "2048x2048x2048") == 0);
+    CHECK(cutune_lookup(h, A, "matmul", "512x512x512", &r, NULL) == 0 &&
+          r.match == CUTUNE_MATCH_EXACT);
+    /* a config longer than the result's field: an error, never a cut config */
+    CutuneError e2 = {0};
+    CHECK_EQ_INT(cutune_lookup(h, A, "matmul", "64x64x64", &r, &e2), CUTUNE_ERR_RANGE);
+    CHECK_STR_CONTAINS(e2.msg, "config too long");
+    CHECK(r.config[0] == '\0' || strlen(r.config) == strlen(long_config));
+    CutuneLookupResult *list = NULL;
+    size_t n = 0;
+    CutuneError e3 = {0};
+    CHECK_EQ_INT(cutune_best_list(h, NULL, "matmul", &list, &n, &e3), CUTUNE_ERR_RANGE);
+    CHECK(list == NULL && n == 0);
+    CHECK_STR_CONTAINS(e3.msg, "config too long");
+    cutune_close(&h);
+}
+
 static void open_errors(void)
 {
     CutuneLookupSettings s;
@@ -421,6 +497,7 @@ int main(void)
     plugin_distance();
     reader_and_writer();
     launch_without_gpu();
+    checked_answers();
     open_errors();
     rm_tree(tmpdir);
     return check_result("lookup");

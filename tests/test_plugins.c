@@ -33,8 +33,13 @@ static void expect_refused(const char *file, const char *phrase)
 
 static void refused_one_by_one(void)
 {
-    expect_refused("broken_abi_major.so", "plugin ABI 99.3, but this cutune speaks ABI 1.3");
-    expect_refused("broken_abi_minor.so", "plugin ABI 1.99 is newer than this cutune's ABI 1.3");
+    char major[96], minor[96];
+    snprintf(major, sizeof major, "plugin ABI 99.%d, but this cutune speaks ABI 1.%d",
+             CUTUNE_ABI_MINOR, CUTUNE_ABI_MINOR);
+    snprintf(minor, sizeof minor, "plugin ABI 1.99 is newer than this cutune's ABI 1.%d",
+             CUTUNE_ABI_MINOR);
+    expect_refused("broken_abi_major.so", major);
+    expect_refused("broken_abi_minor.so", minor);
     expect_refused("broken_short_struct.so", "struct_size is 16 bytes");
     expect_refused("broken_missing_field.so", "'kernel_source' is NULL");
     expect_refused("broken_no_symbol.so", "no symbol 'cutune_plugin_variant'");
@@ -61,11 +66,14 @@ static void op_rules(void)
     };
     CutuneError err = {0};
     CHECK_MSG(cutune_op_validate("good.so", &good, &err) == 0, "%s", err.msg);
+    char abi_other[96];
+    snprintf(abi_other, sizeof abi_other, "op ABI 2.%d, but this cutune speaks ABI 1.%d",
+             CUTUNE_ABI_MINOR, CUTUNE_ABI_MINOR);
     struct {
         CutuneOp op;
         const char *phrase;
     } bad[] = {
-        {good, "op ABI 2.3, but this cutune speaks ABI 1.3"},
+        {good, abi_other},
         {good, "ops exist since ABI 1.3"},
         {good, "struct_size is 40 bytes"},
         {good, "'check' is NULL"},

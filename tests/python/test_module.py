@@ -54,6 +54,7 @@ def test_nearest_same_arch_and_miss_are_recorded(fixture_path):
         near = h.lookup("matmul", "1500x1500x1500", device="H100")
         assert near.match == "nearest" and near.tuned_size == "1024x1024x1024"
         assert near.distance > 0 and near.recorded
+        assert near.checked_size == "1023x1023x1023"  # checked beyond its own size
         arch = h.lookup("reduce_sum", "1048576", device="H200")
         assert arch.match == "same_arch" and arch.device_uuid == H100[0]
         miss = h.lookup("matmul", "512x512x512", device="A100")

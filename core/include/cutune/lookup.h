@@ -26,6 +26,12 @@
  *   3. CUTUNE_MATCH_SAME_ARCH another device with the same compute capability (cc_major,
  *                             cc_minor), its exact size or else its nearest tuned size;
  *   4. CUTUNE_MATCH_NONE      nothing: the call returns CUTUNE_ERR_NOT_FOUND.
+ * Checked. Every answer was checked by cutune on the device it was tuned on: trials
+ * imported from other tools are never a best (`cutune run` checks them first). A config
+ * tuned at one size answers another (the nearest steps) only when a run has also checked
+ * it at a ragged size near its own, dimensions that are multiples of no tile (a config
+ * right only when K is a multiple of 64 fails there); one that failed, or was never
+ * checked so, answers its own size alone. CutuneLookupResult.checked_size says which.
  * Ties (distances equal within 1e-12 relative) go to the smaller dimensions in order
  * (M, then N, ...), then to
  * the device UUID in byte order: the same database always gives the same answer.
@@ -98,7 +104,9 @@ typedef enum CutuneMatch {
 /* "none", "exact", "nearest", "same_arch"; "unknown" for another value. */
 CUTUNE_API const char *cutune_match_name(CutuneMatch m);
 
-/* The answer of a lookup. Plain data owned by the caller; strings NUL-terminated. */
+/* The answer of a lookup. Plain data owned by the caller; strings NUL-terminated. A text
+ * of the database that does not fit its field is never cut: the call fails with
+ * CUTUNE_ERR_RANGE instead. */
 typedef struct CutuneLookupResult {
     CutuneMatch match;
     char op[64];
@@ -114,6 +122,10 @@ typedef struct CutuneLookupResult {
     double distance;  /* 0 for an exact size; the ladder's distance otherwise */
     int64_t trial_id;
     int recorded; /* 1: this call added or counted the key in `requests` */
+    /* Where the config was checked on its device: tuned_size itself for an exact answer
+     * (and a same_arch one of the same size); for an answer of another size, the ragged
+     * size near tuned_size at which it passed (see "Checked" above). */
+    char checked_size[64];
 } CutuneLookupResult;
 
 /* The best config for (op, device, size) down the fallback ladder (see the top of this

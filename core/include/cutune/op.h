@@ -45,8 +45,9 @@ extern "C" {
 
 #define CUTUNE_ABI_MAJOR 1
 #define CUTUNE_ABI_MINOR \
-    3 /* 1.1: problem_distance; 1.2: the device in launch geometry;
-                              1.3: op plugins, the SDK host services, data variants */
+    4 /* 1.1: problem_distance; 1.2: the device in launch geometry;
+                              1.3: op plugins, the SDK host services, data variants;
+                              1.4: ragged_problem */
 #define CUTUNE_OP_SYMBOL "cutune_op"
 
 #define CUTUNE_MAX_DIMS 4
@@ -234,6 +235,16 @@ typedef struct CutuneOp {
      * library is missing. */
     int (*yardstick)(const CutuneHost *host, void *state, const CutuneProblem *p,
                      CutuneYardstick *out);
+
+    /* ---- 1.4, optional ---- */
+
+    /* A ragged problem near p: dimensions that are multiples of no tile a variant may use,
+     * as near p as the op allows. Before the best config of a size may answer other sizes
+     * (an application's nearest-size lookup), the core checks it there. Returns 0 with *out
+     * filled (equal to *p when p is ragged already), or < 0 with `why` filled when the op
+     * has none near p (its configs then answer only their own size). NULL: each dimension
+     * d > 1 that is even becomes d - 1 (an odd number is a multiple of no even tile). */
+    int (*ragged_problem)(const CutuneProblem *p, CutuneProblem *out, char *why, size_t len);
 } CutuneOp;
 
 /* The symbol every op plugin exports. */

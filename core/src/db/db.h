@@ -70,11 +70,13 @@ typedef struct CutuneTrialRecord {
     const char *message; /* why it failed; may be NULL */
     uint64_t seed;
     int cut_short; /* ok, but its timing stopped early: it was far slower than the best */
+    int unchecked; /* measured elsewhere (an imported file) and never checked by cutune on
+                      this device: recorded, never a best, measured again by a run */
 } CutuneTrialRecord;
 
 /* Insert a trial and, in the same transaction, make it the best of its (device, op,
- * problem) when its status is ok and it is faster than the current best (or there is
- * none). An ok trial first takes the best away from its variant's other versions: when the
+ * problem) when its status is ok, cutune checked it (not unchecked) and it is faster than
+ * the current best (or there is none). An ok trial first takes the best away from its variant's other versions: when the
  * best is one of them, it becomes the fastest trial of the problem that is not. *is_best
  * (may be NULL) tells whether the trial is the best afterwards. */
 int cutune_db_trial_insert(CutuneDb *db, const CutuneTrialRecord *t, int64_t *trial_id,
@@ -93,6 +95,28 @@ typedef struct CutuneBest {
     int samples;
     char updated_at[32]; /* "YYYY-MM-DD HH:MM:SS" UTC */
 } CutuneBest;
+
+/* A config checked at a ragged size near the size it was tuned for (dimensions that are
+ * multiples of no tile): only a best whose config passed may answer other sizes. */
+typedef struct CutuneRaggedRecord {
+    int64_t run_id, device_id, variant_id, problem_id; /* problem: the size it was tuned for */
+    const char *config;
+    const char *ragged_size; /* canonical; equal to the problem's when that is ragged */
+    int passed;
+    double error;        /* the check's error measure */
+    const char *message; /* why it did not pass; may be NULL */
+} CutuneRaggedRecord;
+/* Record (or replace) the check of (device, variant, problem, config). */
+int cutune_db_ragged_add(CutuneDb *db, const CutuneRaggedRecord *r, CutuneError *err);
+
+typedef struct CutuneRaggedCheck {
+    int found, passed;
+    double error;
+    char ragged_size[64];
+} CutuneRaggedCheck;
+/* The check of (device, variant, problem, config): out->found 0 when there is none. */
+int cutune_db_ragged_find(CutuneDb *db, int64_t device_id, int64_t variant_id, int64_t problem_id,
+                          const char *config, CutuneRaggedCheck *out, CutuneError *err);
 
 /* The best verified trial for (device uuid, op, size); CUTUNE_ERR_NOT_FOUND if none. */
 int cutune_db_best(CutuneDb *db, const char *device_uuid, const char *op, const char *size,
@@ -132,12 +156,20 @@ int cutune_db_trials_foreach(CutuneDb *db, int64_t run_id,
                              int (*fn)(const CutuneTrialRow *row, void *user), void *user,
                              CutuneError *err);
 
-/* Ids of the configs already measured for (device, variant, problem) with any status,
- * for resuming; fn is called once per distinct config text. */
+/* Ids of the configs already measured and checked for (device, variant, problem) with any
+ * status, for resuming; fn is called once per distinct config text. Unchecked (imported)
+ * trials are left out: a run measures their configs again. */
 int cutune_db_configs_done(CutuneDb *db, int64_t device_id, int64_t variant_id, int64_t problem_id,
                            int (*fn)(const char *config, const char *status, double median_ms,
                                      void *user),
                            void *user, CutuneError *err);
+/* The configs of (device, variant, problem) that only unchecked (imported) ok trials hold,
+ * fastest of their recorded times first: a run measures them before anything else. */
+int cutune_db_configs_unchecked(CutuneDb *db, int64_t device_id, int64_t variant_id,
+                                int64_t problem_id,
+                                int (*fn)(const char *config, const char *status, double median_ms,
+                                          void *user),
+                                void *user, CutuneError *err);
 
 /* ---- for the other files of the database layer (lookup.c, requests.c) ---------------- */
 
@@ -256,8 +288,9 @@ int cutune_db_yardstick_add(CutuneDb *db, int64_t run_id, int64_t device_id, int
 int cutune_db_yardstick_latest(CutuneDb *db, int64_t device_id, int64_t problem_id, char *name,
                                size_t name_len, double *median_ms, int *found, CutuneError *err);
 
-/* The fastest verified configs of one variant version on a device or on any device of the
- * same model (devices.name), at every size of the op but `size` on that very device: up to
+/* The fastest configs of one variant version on a device or on any device of the same
+ * model (devices.name), at every size of the op but those checked at `size` on that very
+ * device (so an imported, unchecked trial of this key is a candidate here): up to
  * `per_problem` configs for each (device, size), each with its rank there (1 = fastest) and
  * its time relative to that size's fastest of the variant. The warm start of a search. */
 typedef struct CutuneWarmRow {

@@ -112,7 +112,7 @@ int cutune_db_warm_configs(CutuneDb *db, const char *op, const char *variant, co
         "  JOIN devices d ON d.id = t.device_id JOIN problems p ON p.id = t.problem_id"
         "  WHERE t.status = 'ok' AND t.median_ms > 0 AND v.name = ?1 AND v.version = ?2"
         "    AND p.op = ?3 AND (d.uuid = ?4 OR d.name = ?5)"
-        "    AND NOT (d.uuid = ?4 AND p.size = ?6)"
+        "    AND NOT (d.uuid = ?4 AND p.size = ?6 AND t.checked = 1)"
         "  GROUP BY t.device_id, t.problem_id, t.config),"
         " ranked AS ("
         "  SELECT dev, prob, config, ms,"

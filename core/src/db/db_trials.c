@@ -18,6 +18,7 @@ static int trial_once(CutuneDb *db, const CutuneTrialRecord *t, int64_t *id, int
                       CutuneError *e)
 {
     int ok = t->status == CUTUNE_STATUS_OK;
+    int checked = !t->unchecked;
     sqlite3_stmt *ins = NULL, *best = NULL;
     const char *what = "starting a transaction";
     int rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
@@ -28,18 +29,19 @@ static int trial_once(CutuneDb *db, const CutuneTrialRecord *t, int64_t *id, int
         db->h,
         "INSERT INTO trials (run_id, device_id, variant_id, problem_id, config, status,"
         " median_ms, min_ms, mean_ms, stddev_ms, samples, gflops, gbps, error, compile_ms,"
-        " measure_ms, message, seed, cut_short)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " measure_ms, message, seed, cut_short, checked)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         -1, &ins, NULL);
     if (rc != SQLITE_OK)
         goto fail;
     rc = db_bind(ins,
                  "Iiiittddddi"
-                 "DDdddtii",
+                 "DDdddtiii",
                  t->run_id, t->device_id, t->variant_id, t->problem_id, t->config,
                  cutune_status_name(t->status), t->median_ms, t->min_ms, t->mean_ms, t->stddev_ms,
                  (int64_t)t->samples, t->gflops, t->gbps, t->error, t->compile_ms, t->measure_ms,
-                 t->message, (int64_t)t->seed, (int64_t)(ok && t->cut_short ? 1 : 0));
+                 t->message, (int64_t)t->seed, (int64_t)(ok && t->cut_short ? 1 : 0),
+                 (int64_t)checked);
     /* The timings of a failed trial mean nothing: NULL (read back as 0). */
     for (int i = 7; i <= 13 && !ok && rc == SQLITE_OK; i++)
         rc = sqlite3_bind_null(ins, i);
@@ -47,7 +49,7 @@ static int trial_once(CutuneDb *db, const CutuneTrialRecord *t, int64_t *id, int
         goto fail;
     *id = sqlite3_last_insert_rowid(db->h);
     *is_best = 0;
-    if (ok && t->median_ms > 0 && isfinite(t->median_ms)) {
+    if (ok && checked && t->median_ms > 0 && isfinite(t->median_ms)) {
         what = "updating the best config";
         /* A best of this variant at another version is superseded (the installed plugin
          * may not run its config): the best becomes the fastest trial that is not of this
@@ -60,7 +62,7 @@ static int trial_once(CutuneDb *db, const CutuneTrialRecord *t, int64_t *id, int
             {"UPDATE best SET updated_at = datetime('now'), trial_id = ("
              "  SELECT t.id FROM trials t JOIN variants v ON v.id = t.variant_id"
              "  WHERE t.device_id = ?1 AND t.problem_id = ?2 AND t.status = 'ok'"
-             "  AND t.median_ms > 0 AND (v.name != (SELECT name FROM variants WHERE id = ?5)"
+             "  AND t.checked = 1 AND t.median_ms > 0 AND (v.name != (SELECT name FROM variants WHERE id = ?5)"
              "  OR v.version = (SELECT version FROM variants WHERE id = ?5))"
              "  ORDER BY t.median_ms, t.id LIMIT 1)"
              " WHERE device_id = ?1 AND problem_id = ?2 AND ("
@@ -173,6 +175,9 @@ static int read_best(CutuneDb *db, sqlite3_stmt *st, const char *what, CutuneBes
     return code;
 }
 
+static int no_best_why(CutuneDb *db, const char *device_uuid, const char *op, const char *size,
+                       const char *what, CutuneError *err);
+
 int cutune_db_best(CutuneDb *db, const char *device_uuid, const char *op, const char *size,
                    CutuneBest *out, CutuneError *err)
 {
@@ -194,7 +199,35 @@ int cutune_db_best(CutuneDb *db, const char *device_uuid, const char *op, const 
     code = rc == SQLITE_OK ? read_best(db, st, what, out, err)
                            : cutune_db_fail(db, err, rc, "reading the best config");
     sqlite3_finalize(st);
+    if (code == CUTUNE_ERR_NOT_FOUND)
+        code = no_best_why(db, device_uuid, op, size, what, err);
     return code;
+}
+
+/* CUTUNE_ERR_NOT_FOUND for a key without a best, saying so when it holds trials that were
+ * imported and never checked (they are not an answer until a run has checked them). */
+static int no_best_why(CutuneDb *db, const char *device_uuid, const char *op, const char *size,
+                       const char *what, CutuneError *err)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t n = 0;
+    int rc = db_prepare(db, &st,
+                        "SELECT count(*) FROM trials t JOIN devices d ON d.id = t.device_id"
+                        " JOIN problems p ON p.id = t.problem_id WHERE d.uuid = ?1 AND p.op = ?2"
+                        " AND p.size = ?3 AND t.checked = 0 AND t.status = 'ok'",
+                        "ttt", device_uuid, op, size);
+    if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (n == 0)
+        return CUTUNE_ERR_NOT_FOUND; /* read_best's message stands */
+    if (err)
+        err->msg[0] = '\0'; /* this one says more */
+    return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                        "database %s has no verified config for %s: its %lld timed trials were "
+                        "imported from another tool and never checked by cutune on that device; "
+                        "`cutune run %s --size %s` there checks and times them first",
+                        db->path, what, (long long)n, op, size);
 }
 
 /* The fastest verified trial of a variant (at `version`, or any when NULL) on the devices
@@ -214,7 +247,7 @@ static int best_of_variant(CutuneDb *db, const char *device_column, const char *
              " FROM trials t JOIN devices d ON d.id = t.device_id"
              " JOIN problems p ON p.id = t.problem_id JOIN variants v ON v.id = t.variant_id"
              " WHERE d.%s = ?1 AND p.op = ?2 AND p.size = ?3 AND v.name = ?4"
-             " AND (?5 IS NULL OR v.version = ?5) AND t.status = 'ok'"
+             " AND (?5 IS NULL OR v.version = ?5) AND t.status = 'ok' AND t.checked = 1"
              " AND t.median_ms > 0 ORDER BY t.median_ms, t.id LIMIT 1",
              device_column);
     int code, rc = sqlite3_prepare_v2(db->h, sql, -1, &st, NULL);
@@ -363,7 +396,28 @@ int cutune_db_configs_done(CutuneDb *db, int64_t device_id, int64_t variant_id, 
         db,
         "SELECT config, status, median_ms FROM trials WHERE id IN"
         " (SELECT max(id) FROM trials WHERE device_id = ? AND variant_id = ? AND problem_id = ?"
-        " GROUP BY config) ORDER BY id",
+        " AND checked = 1 GROUP BY config) ORDER BY id",
         config_row, &cb, "reading the configs already measured", err, "iii", device_id, variant_id,
         problem_id);
+}
+
+int cutune_db_configs_unchecked(CutuneDb *db, int64_t device_id, int64_t variant_id,
+                                int64_t problem_id,
+                                int (*fn)(const char *config, const char *status, double median_ms,
+                                          void *user),
+                                void *user, CutuneError *err)
+{
+    if (!db || !fn)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_configs_unchecked: no callback");
+    RowCallback cb = {(void (*)(void))fn, user};
+    return db_each_row_of(
+        db,
+        "SELECT config, status, min(median_ms) AS ms FROM trials t"
+        " WHERE device_id = ?1 AND variant_id = ?2 AND problem_id = ?3 AND checked = 0"
+        " AND status = 'ok' AND median_ms > 0 AND NOT EXISTS (SELECT 1 FROM trials c"
+        "  WHERE c.device_id = ?1 AND c.variant_id = ?2 AND c.problem_id = ?3"
+        "  AND c.checked = 1 AND c.config = t.config)"
+        " GROUP BY config ORDER BY ms, config",
+        config_row, &cb, "reading the imported configs not checked yet", err, "iii", device_id,
+        variant_id, problem_id);
 }

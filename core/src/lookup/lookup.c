@@ -11,8 +11,13 @@
 #include <sqlite3.h>
 
 /* Columns of every ladder query, read by read_row in this order. */
+/* Column 9: the ragged size near p.size at which the config passed its check on that
+ * device (migration 0004), NULL when it did not or was never checked so. */
 #define ROW_COLUMNS \
-    "t.id, d.uuid, d.name, p.size, v.name, v.version, t.config, t.median_ms, t.gflops"
+    "t.id, d.uuid, d.name, p.size, v.name, v.version, t.config, t.median_ms, t.gflops," \
+    " (SELECT r.ragged_size FROM ragged_checks r WHERE r.device_id = b.device_id" \
+    "  AND r.variant_id = t.variant_id AND r.problem_id = b.problem_id" \
+    "  AND r.config = t.config AND r.passed = 1)"
 #define ROW_FROM \
     " FROM best b JOIN devices d ON d.id = b.device_id" \
     " JOIN problems p ON p.id = b.problem_id JOIN trials t ON t.id = b.trial_id" \
@@ -41,17 +46,27 @@ static const char *col(sqlite3_stmt *st, int i)
     return s ? (const char *)s : "";
 }
 
-static void read_row(sqlite3_stmt *st, CutuneLookupResult *out)
+/* A row into out; CUTUNE_ERR_RANGE when a text does not fit its field (never cut). */
+static int read_row(CutuneLookup *h, sqlite3_stmt *st, CutuneLookupResult *out, CutuneError *err)
 {
+    const char *bad = NULL;
     out->trial_id = sqlite3_column_int64(st, 0);
-    cutune_copy_str(out->device_uuid, sizeof out->device_uuid, col(st, 1));
-    cutune_copy_str(out->device_name, sizeof out->device_name, col(st, 2));
-    cutune_copy_str(out->tuned_size, sizeof out->tuned_size, col(st, 3));
-    cutune_copy_str(out->variant, sizeof out->variant, col(st, 4));
-    cutune_copy_str(out->variant_version, sizeof out->variant_version, col(st, 5));
-    cutune_copy_str(out->config, sizeof out->config, col(st, 6));
+    lookup_put(out->device_uuid, sizeof out->device_uuid, col(st, 1), "device_uuid", &bad);
+    lookup_put(out->device_name, sizeof out->device_name, col(st, 2), "device_name", &bad);
+    lookup_put(out->tuned_size, sizeof out->tuned_size, col(st, 3), "tuned_size", &bad);
+    lookup_put(out->variant, sizeof out->variant, col(st, 4), "variant", &bad);
+    lookup_put(out->variant_version, sizeof out->variant_version, col(st, 5), "variant_version",
+               &bad);
+    lookup_put(out->config, sizeof out->config, col(st, 6), "config", &bad);
     out->median_ms = sqlite3_column_double(st, 7);
     out->gflops = sqlite3_column_double(st, 8);
+    lookup_put(out->checked_size, sizeof out->checked_size, col(st, 9), "checked_size", &bad);
+    if (bad)
+        return cutune_error(err, CUTUNE_ERR_RANGE,
+                            "%s: the best config of trial %lld has a %s too long for "
+                            "CutuneLookupResult; it is not answered rather than cut",
+                            h->path, (long long)out->trial_id, bad);
+    return 0;
 }
 
 /* ---- open and close ---------------------------------------------------------------- */
@@ -175,6 +190,7 @@ static DistanceFn distance_for(CutuneLookup *h, const char *op)
 /* The best candidate so far of a nearest or same-arch step. */
 typedef struct Candidate {
     int found;
+    size_t unchecked; /* bests of other sizes skipped: never checked at a ragged size */
     double distance;
     CutuneProblem p;
     CutuneLookupResult r;
@@ -199,15 +215,22 @@ static int better(const Candidate *c, double d, const CutuneProblem *p, const ch
     return strcmp(uuid, c->r.device_uuid) < 0;
 }
 
-/* Step a bound ladder query over its rows, keeping the nearest to `want`. Resets st. */
+/* Step a bound ladder query over its rows, keeping the nearest to `want` (canonical
+ * `size`). A config tuned at another size is a candidate only when it passed its check at
+ * a ragged size near its own (ragged.c in the tuner); c->unchecked counts the others.
+ * Resets st. */
 static int scan_nearest(CutuneLookup *h, sqlite3_stmt *st, const CutuneProblem *want,
-                        DistanceFn dist, Candidate *c, CutuneError *err)
+                        const char *size, DistanceFn dist, Candidate *c, CutuneError *err)
 {
-    int rc;
+    int rc, code = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         CutuneProblem p;
         if (cutune_problem_parse(col(st, 3), &p, NULL) != 0 || p.ndims != want->ndims)
             continue; /* a size of another shape cannot be compared */
+        if (strcmp(col(st, 3), size) != 0 && sqlite3_column_type(st, 9) == SQLITE_NULL) {
+            c->unchecked++;
+            continue;
+        }
         double d = dist(want, &p);
         if (!(d >= 0)) /* NaN or negative from a plugin: not a usable answer */
             continue;
@@ -215,10 +238,14 @@ static int scan_nearest(CutuneLookup *h, sqlite3_stmt *st, const CutuneProblem *
             c->found = 1;
             c->distance = d;
             c->p = p;
-            read_row(st, &c->r);
+            if ((code = read_row(h, st, &c->r, err)))
+                break;
+            if (strcmp(col(st, 3), size) == 0) /* its own size: checked there */
+                cutune_copy_str(c->r.checked_size, sizeof c->r.checked_size, size);
         }
     }
-    int code = rc == SQLITE_DONE ? 0 : cutune_db_fail(h->db, err, rc, "looking up a config");
+    if (code == 0 && rc != SQLITE_DONE)
+        code = cutune_db_fail(h->db, err, rc, "looking up a config");
     sqlite3_reset(st);
     return code;
 }
@@ -255,10 +282,11 @@ static int ladder(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op,
     if (rc == SQLITE_OK)
         rc = sqlite3_bind_text(st, 3, out->size, -1, SQLITE_STATIC);
     if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        read_row(st, out);
+        rc = read_row(h, st, out, err);
+        cutune_copy_str(out->checked_size, sizeof out->checked_size, out->size);
         out->match = CUTUNE_MATCH_EXACT;
         sqlite3_reset(st);
-        return 0;
+        return rc;
     }
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
@@ -270,7 +298,7 @@ static int ladder(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op,
     if ((rc = sqlite3_bind_text(st, 1, dev->uuid, -1, SQLITE_STATIC)) != SQLITE_OK ||
         (rc = sqlite3_bind_text(st, 2, op, -1, SQLITE_STATIC)) != SQLITE_OK)
         return cutune_db_fail(h->db, err, rc, "looking up a config");
-    if ((rc = scan_nearest(h, st, want, dist, &c, err)))
+    if ((rc = scan_nearest(h, st, want, out->size, dist, &c, err)))
         return rc;
     CutuneMatch match = CUTUNE_MATCH_NEAREST;
     int major = 0, minor = 0;
@@ -284,7 +312,7 @@ static int ladder(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op,
                 (rc = sqlite3_bind_text(st, 3, dev->uuid, -1, SQLITE_STATIC)) != SQLITE_OK ||
                 (rc = sqlite3_bind_text(st, 4, op, -1, SQLITE_STATIC)) != SQLITE_OK)
                 return cutune_db_fail(h->db, err, rc, "looking up a config");
-            if ((rc = scan_nearest(h, st, want, dist, &c, err)))
+            if ((rc = scan_nearest(h, st, want, out->size, dist, &c, err)))
                 return rc;
         }
         match = CUTUNE_MATCH_SAME_ARCH;
@@ -293,11 +321,18 @@ static int ladder(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op,
         char cc[128] = "an unknown compute capability (pass cc_major or tune this device once)";
         if (major > 0)
             snprintf(cc, sizeof cc, "compute capability %d.%d", major, minor);
+        char skipped[200] = "";
+        if (c.unchecked)
+            snprintf(skipped, sizeof skipped,
+                     " (%zu configs tuned at other sizes were never checked at a ragged size "
+                     "near theirs, so they answer only their own: a run of those sizes checks "
+                     "them)",
+                     c.unchecked);
         return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
                             "%s: no verified config for %s %s on device %s, at any size on it, "
-                            "or on another device of %s; tune it on that device: "
+                            "or on another device of %s%s; tune it on that device: "
                             "cutune run %s --size %s",
-                            h->path, op, out->size, dev->uuid, cc, op, out->size);
+                            h->path, op, out->size, dev->uuid, cc, skipped, op, out->size);
     }
     char size[64];
     cutune_copy_str(size, sizeof size, out->size);

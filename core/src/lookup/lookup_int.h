@@ -47,6 +47,22 @@ struct CutuneLookup {
     unsigned char dev_known[CUTUNE_LOOKUP_MAX_DEVICES];
 };
 
+/* Copy a database text into a result's field dst[len]. A text that does not fit is never
+ * cut (a cut config would be launched): dst becomes "" and *too_long names the field, for
+ * a CUTUNE_ERR_RANGE. */
+static inline void lookup_put(char *dst, size_t len, const char *src, const char *field,
+                              const char **too_long)
+{
+    size_t n = strlen(src);
+    if (n < len) {
+        memcpy(dst, src, n + 1);
+        return;
+    }
+    dst[0] = '\0';
+    if (!*too_long)
+        *too_long = field;
+}
+
 /* Load the plugins once (the mutex held). 0, or the load's error. */
 int cutune_lookup_registry(CutuneLookup *h, CutuneError *err);
 /* Unload every tuned kernel (the mutex held). */

@@ -56,6 +56,8 @@ typedef struct List {
     CutuneLookupResult *r;
     size_t n, cap;
     int nomem;
+    const char *too_long; /* the field a text did not fit (lookup_put) */
+    int64_t too_long_trial;
 } List;
 
 static int add_best(const CutuneBestRow *row, void *user)
@@ -74,14 +76,23 @@ static int add_best(const CutuneBestRow *row, void *user)
     CutuneLookupResult *r = &l->r[l->n++];
     memset(r, 0, sizeof *r);
     r->match = CUTUNE_MATCH_EXACT;
-    cutune_copy_str(r->op, sizeof r->op, row->op);
-    cutune_copy_str(r->size, sizeof r->size, row->size);
-    cutune_copy_str(r->tuned_size, sizeof r->tuned_size, row->size);
-    cutune_copy_str(r->device_uuid, sizeof r->device_uuid, row->device_uuid);
-    cutune_copy_str(r->device_name, sizeof r->device_name, row->device_name);
-    cutune_copy_str(r->variant, sizeof r->variant, row->variant);
-    cutune_copy_str(r->variant_version, sizeof r->variant_version, row->variant_version);
-    cutune_copy_str(r->config, sizeof r->config, row->config);
+    const char *bad = NULL;
+    lookup_put(r->op, sizeof r->op, row->op, "op", &bad);
+    lookup_put(r->size, sizeof r->size, row->size, "size", &bad);
+    lookup_put(r->tuned_size, sizeof r->tuned_size, row->size, "tuned_size", &bad);
+    lookup_put(r->checked_size, sizeof r->checked_size, row->size, "checked_size", &bad);
+    lookup_put(r->device_uuid, sizeof r->device_uuid, row->device_uuid, "device_uuid", &bad);
+    lookup_put(r->device_name, sizeof r->device_name, row->device_name, "device_name", &bad);
+    lookup_put(r->variant, sizeof r->variant, row->variant, "variant", &bad);
+    lookup_put(r->variant_version, sizeof r->variant_version, row->variant_version,
+               "variant_version", &bad);
+    lookup_put(r->config, sizeof r->config, row->config, "config", &bad);
+    if (bad) {
+        l->too_long = bad;
+        l->too_long_trial = row->trial_id;
+        l->n--;
+        return 1;
+    }
     r->median_ms = row->median_ms;
     r->gflops = row->gflops;
     r->trial_id = row->trial_id;
@@ -109,6 +120,11 @@ int cutune_best_list(CutuneLookup *h, const char *device, const char *op, Cutune
                                     op && *op ? op : NULL, add_best, &l, err);
         if (rc == 0 && l.nomem)
             rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory listing the best configs");
+        if (rc == 0 && l.too_long)
+            rc = cutune_error(err, CUTUNE_ERR_RANGE,
+                              "%s: the best config of trial %lld has a %s too long for "
+                              "CutuneLookupResult; it is not listed rather than cut",
+                              h->path, (long long)l.too_long_trial, l.too_long);
     }
     pthread_mutex_unlock(&h->mu);
     if (rc) {

@@ -169,3 +169,36 @@ CutuneDistanceFn cutune_op_distance(const CutuneOpDef *d)
 {
     return d && d->op ? CUTUNE_OP_FIELD(d->op, problem_distance) : NULL;
 }
+
+int cutune_op_ragged(const CutuneOpDef *d, const CutuneProblem *p, CutuneProblem *out, char *why,
+                     size_t len)
+{
+    if (!d || !d->op || !p || !out)
+        return CUTUNE_ERR_INVALID;
+    int (*fn)(const CutuneProblem *, CutuneProblem *, char *,
+              size_t) = CUTUNE_OP_FIELD(d->op, ragged_problem);
+    if (len)
+        why[0] = '\0';
+    if (fn) {
+        if (fn(p, out, why, len) != 0) {
+            if (len && !why[0])
+                snprintf(why, len, "op %s has no ragged size near this one", d->op->name);
+            return CUTUNE_ERR_NOT_FOUND;
+        }
+    } else {
+        *out = *p;
+        for (int i = 0; i < p->ndims; i++)
+            if (p->dim[i] > 1 && p->dim[i] % 2 == 0)
+                out->dim[i] = p->dim[i] - 1;
+    }
+    /* whatever made it, it must be a problem of the op */
+    char err[256] = "";
+    CutuneProblem q = *out;
+    if (out->ndims != p->ndims || d->op->check_problem(&q, err, sizeof err) != 0) {
+        if (len)
+            snprintf(why, len, "the ragged size near it is not a problem of op %s: %s", d->op->name,
+                     err[0] ? err : "another number of dimensions");
+        return CUTUNE_ERR_NOT_FOUND;
+    }
+    return 0;
+}

@@ -145,6 +145,11 @@ double cutune_variant_bytes(const CutuneVariantDef *v, const CutuneProblem *p);
 /* The op's problem_distance, or NULL (the core's log distance applies). */
 typedef double (*CutuneDistanceFn)(const CutuneProblem *a, const CutuneProblem *b);
 CutuneDistanceFn cutune_op_distance(const CutuneOpDef *op);
+/* A ragged problem near p (CutuneOp.ragged_problem, or the core's rule: each even
+ * dimension > 1 less one), checked as a problem of the op. 0 with *out filled (*out may
+ * equal *p); CUTUNE_ERR_NOT_FOUND with `why` filled when there is none. */
+int cutune_op_ragged(const CutuneOpDef *op, const CutuneProblem *p, CutuneProblem *out, char *why,
+                     size_t len);
 /* The optional op fields, NULL when the op's struct_size does not reach them. */
 #define CUTUNE_OP_FIELD(op, field) \
     ((op)->struct_size >= offsetof(CutuneOp, field) + sizeof((op)->field) ? (op)->field : NULL)

@@ -89,6 +89,7 @@ int cutune_kt_import_db(CutuneDb *db, const CutuneKtImport *in, CutuneKtImported
             .compile_ms = e->compile_ms,
             .measure_ms = e->measure_ms,
             .message = message,
+            .unchecked = 1, /* never a best until a run has checked and timed it */
         };
         if (ok && t.gflops <= 0 && in->problem && cutune_variant_flops(v, in->problem) > 0)
             t.gflops = cutune_variant_flops(v, in->problem) / (e->time_ms * 1e6);

@@ -414,3 +414,30 @@ fail:
     memset(out, 0, sizeof *out);
     return rc;
 }
+
+int cutune_space_allows(const CutuneSpace *s, const CutuneLimits *lim, const int64_t *values,
+                        const int64_t *dims, char *why, size_t len, CutuneError *err)
+{
+    if (!s || !lim || !values || !dims)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_space_allows: NULL argument");
+    size_t np = s->nparams, nd = s->ndims;
+    int64_t *sym = calloc(np + nd + NLIMITS, sizeof *sym);
+    if (!sym)
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    cutune_space_symbol_values(s, values, dims, lim, sym);
+    int allowed = 1;
+    for (size_t c = 0; c < s->nconstraints && allowed; c++) {
+        const CutuneConstraint *con = &s->constraints[c];
+        int64_t r = 0;
+        CutuneExprError ee;
+        memset(&ee, 0, sizeof ee);
+        if (cutune_expr_eval(con->expr, sym, &r, &ee) != 0 || r == 0) {
+            allowed = 0;
+            if (len)
+                snprintf(why, len, "%s:%d: constraint '%s' %s", s->path ? s->path : "(space)",
+                         con->line, con->name, r == 0 && !ee.message[0] ? "is false" : ee.message);
+        }
+    }
+    free(sym);
+    return allowed;
+}

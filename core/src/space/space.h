@@ -129,6 +129,11 @@ typedef struct CutuneConfigList {
 int cutune_space_enumerate(const CutuneSpace *s, const CutuneLimits *lim, const int64_t *dims,
                            CutuneConfigList *out, CutuneError *err);
 void cutune_config_list_free(CutuneConfigList *l);
+/* Does the space allow config `values` for problem dims under `lim`: 1 when every
+ * constraint holds, 0 when one does not (or cannot be evaluated there; `why` names it,
+ * with its file and line), < 0 on an error. */
+int cutune_space_allows(const CutuneSpace *s, const CutuneLimits *lim, const int64_t *values,
+                        const int64_t *dims, char *why, size_t len, CutuneError *err);
 
 /* Canonical text of a config, "TILE=16,PAD=1,UNROLL=4": what the database stores. */
 int cutune_config_format(const CutuneSpace *s, const int64_t *values, char *buf, size_t len);

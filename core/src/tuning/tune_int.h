@@ -115,6 +115,9 @@ struct TuneJob {
     long best_idx;
     size_t *warm; /* warm-start configs, most promising first */
     size_t nwarm;
+    size_t *imported; /* configs only imported (unchecked) trials hold, fastest first: they
+                         are measured before anything else (never a best unchecked) */
+    size_t nimported;
     int64_t search_id;
     double spent_s;
     int finished; /* the search ended by itself: nothing more to measure */
@@ -171,6 +174,11 @@ int tune_lanes_run(TuneRun *r, CutuneError *err);
 
 /* tune_size.c: everything one lane does for one size. */
 int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err);
+
+/* ragged.c: check the size's best config on this device (when one of jobs' variants made
+ * it and it has no check yet) at a ragged size near it, and record the verdict. Returns an
+ * error only when the run cannot go on. */
+int tune_ragged_check(TuneLane *l, TuneSize *ts, TuneJob *jobs, size_t njobs, CutuneError *err);
 
 /* tune_progress.c: the progress line (terminal) and events (callback). Call with run->mu
  * not held. */

@@ -51,6 +51,20 @@ typedef struct KnownCtx {
     int64_t *values;
 } KnownCtx;
 
+static int imported_add(const char *config, const char *status, double median_ms, void *user)
+{
+    (void)status;
+    (void)median_ms;
+    KnownCtx *k = user;
+    TuneJob *j = k->j;
+    if (j->nimported >= j->cl.nconfigs || cutune_config_parse(j->tv->sp, config, k->values, NULL))
+        return 0;
+    long idx = cutune_config_index_find(&j->ix, k->values);
+    if (idx >= 0 && !j->kstatus[idx])
+        j->imported[j->nimported++] = (size_t)idx;
+    return 0;
+}
+
 static int known_add(const char *config, const char *status, double median_ms, void *user)
 {
     KnownCtx *k = user;
@@ -102,6 +116,11 @@ int tune_job_open(TuneLane *l, TuneSize *ts, TuneVariant *tv, TuneJob *j, Cutune
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     rc = cutune_db_configs_done(l->db, l->device_id, j->variant_id, j->problem_id, known_add, &k,
                                 err);
+    if (rc == 0 && !(j->imported = malloc(n * sizeof *j->imported)))
+        rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    if (rc == 0)
+        rc = cutune_db_configs_unchecked(l->db, l->device_id, j->variant_id, j->problem_id,
+                                         imported_add, &k, err);
     free(k.values);
     j->row->known = j->nknown;
     if (j->best_ms > 0) {
@@ -119,6 +138,7 @@ void tune_job_close(TuneJob *j)
     free(j->kstatus);
     free(j->kms);
     free(j->warm);
+    free(j->imported);
     memset(j, 0, sizeof *j);
 }
 

@@ -154,6 +154,18 @@ static int warm_phase(TuneLane *l, TuneJob *j, double deadline, CutuneError *err
     return rc;
 }
 
+/* A tuned key's imported configs (see TuneJob.imported), measured alone. */
+static int imported_phase(TuneLane *l, TuneJob *j, double deadline, CutuneError *err)
+{
+    CutuneStrategyArgs a = job_args(l->run, j, j->nimported);
+    a.start = j->imported;
+    a.nstart = j->nimported;
+    TuneEnd end;
+    TuneLimits lim = {.deadline = deadline, .phase = "imported"};
+    int rc = begin_search(l, j, "imported", err);
+    return rc ? rc : tune_job_run(l, j, &tune_list_strategy, &a, &lim, &end, err);
+}
+
 /* The order in which variants show their level: the likely winner first (its times make
  * the others' hopeless configs stop early): by how close each came to the best at the
  * last size, then those with a known-good list, then the larger spaces. */
@@ -426,8 +438,14 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
 
     if (rc == 0 && all_tuned) {
         ts->out->tuned_before = 1;
+        for (size_t i = 0; i < njobs && rc == 0 && !(o->stop && *o->stop); i++)
+            if (jobs[i].nimported) { /* imported since: checked and timed, nothing else */
+                set_doing(l, "%s %s: %s", jobs[i].tv->p->name, ts->size, "checking imported");
+                rc = imported_phase(l, &jobs[i], size_deadline, err);
+            }
         set_doing(l, "%s%s%s: re-timing the best", ts->size, "", "");
-        rc = retime_best(l, jobs, njobs, err);
+        if (rc == 0)
+            rc = retime_best(l, jobs, njobs, err);
     } else if (rc == 0) {
         /* every variant shows its level first; the warm start may use part of the share */
         double warm_deadline = size_deadline > 0 ? start + WARM_PART * (size_deadline - start) : 0;
@@ -465,6 +483,9 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
     }
 
     int stopped = o->stop && *o->stop;
+    /* before the size's best may answer lookups of other sizes */
+    if (rc == 0 && !stopped)
+        rc = tune_ragged_check(l, ts, jobs, njobs, err);
     pthread_mutex_lock(&r->mu);
     for (size_t i = 0; i < njobs; i++)
         if (jobs[i].best_ms > 0 && ts->out->best_ms > 0)

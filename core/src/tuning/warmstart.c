@@ -1,6 +1,8 @@
 /* The warm start of a job: the configs most likely to win, measured first.
  *
  * In order: the job's own best configs that the database holds (free: already measured);
+ * the configs that only trials imported from another tool hold here (unchecked, fastest of
+ * their foreign times first);
  * the variant's best configs at this size on other devices of the same model, then at the
  * other sizes on this device or the same model, nearest size first; then the space's
  * shipped list of known-good configs (`<variant>.known` beside its INI file: one config per
@@ -152,6 +154,9 @@ int tune_warm_start(TuneLane *l, TuneJob *j, size_t max, CutuneError *err)
             break;
         take(&w, (size_t)best);
     }
+    /* what another tool measured here: never an answer until checked, and likely good */
+    for (size_t i = 0; i < j->nimported; i++)
+        take(&w, j->imported[i]);
     if (r->o->warm_db) {
         rc = cutune_db_warm_configs(l->db, v->op_name, v->name, v->version, l->dev.uuid,
                                     l->dev.name, j->ts->size, DB_PER_PROBLEM, db_row, &w, err);
