@@ -157,7 +157,7 @@ static void op_check_small(int M, int N, int K)
         .compare_f32 = f_compare_f32,
     };
     const CutuneOp *op = cutune_op_matmul();
-    CutuneProblem p = {3, {M, N, K}};
+    CutuneProblem p = {.ndims = 3, .dim = {M, N, K}};
     void *st = NULL, *args[16];
     CHECK(op->setup(&fake, &p, 3, &st) == 0);
     if (!st)

@@ -81,7 +81,7 @@ static const CutuneHost fake = {
 
 static CutuneProblem problem(int ndims, int64_t a, int64_t b, int64_t c)
 {
-    CutuneProblem p = {ndims, {a, b, c, 0}};
+    CutuneProblem p = {.ndims = ndims, .dim = {a, b, c, 0}};
     return p;
 }
 

@@ -312,7 +312,7 @@ static void geometry(void)
     if (v) {
         const char *names[] = {"BLOCK", "ITEMS", "VEC", "BLOCKS_PER_SM"};
         const int64_t values[] = {256, 4, 4, 2};
-        const CutuneProblem p = {1, {1 << 28}};
+        const CutuneProblem p = {.ndims = 1, .dim = {1 << 28}};
         CutuneGeometry *g = NULL;
         CHECK_MSG(cutune_geometry_open(v, names, 4, &g, &err) == 0, "%s", err.msg);
         CutuneLaunch a, b;
@@ -338,7 +338,7 @@ static void geometry(void)
         CutuneGeometry *g = NULL;
         CHECK_MSG(cutune_geometry_open(v, names, 4, &g, &err) == 0, "%s", err.msg);
         CutuneLaunch l;
-        const CutuneProblem ok = {3, {1000, 1000, 1000}}, tall = {3, {600000, 64, 64}};
+        const CutuneProblem ok = {.ndims = 3, .dim = {1000, 1000, 1000}}, tall = {.ndims = 3, .dim = {600000, 64, 64}};
         CHECK(g && cutune_geometry_eval(g, values, &ok, &lim, &l, why, sizeof why) == 0);
         CHECK(l.grid[0] == 125 && l.grid[1] == 125 && l.block[0] == 8 && l.block[1] == 8);
         CHECK(g && cutune_geometry_eval(g, values, &tall, &lim, &l, why, sizeof why) ==
@@ -355,7 +355,7 @@ static void geometry(void)
         CutuneGeometry *g = NULL;
         CHECK_MSG(cutune_geometry_open(v, names, 2, &g, &err) == 0, "%s", err.msg);
         CutuneLaunch l;
-        const CutuneProblem p = {1, {1 << 20}};
+        const CutuneProblem p = {.ndims = 1, .dim = {1 << 20}};
         CHECK(g && cutune_geometry_eval(g, values, &p, &lim, &l, why, sizeof why) == 0);
         CHECK_EQ_INT(l.grid[0], 16384);
         cutune_geometry_free(&g);
@@ -416,7 +416,7 @@ static void geometry_division_by_zero(void)
     if (v) {
         const char *names[] = {"BLOCK", "ITEMS"};
         const int64_t zero[] = {32, 0}, one[] = {64, 1};
-        const CutuneProblem p = {1, {1000}};
+        const CutuneProblem p = {.ndims = 1, .dim = {1000}};
         CutuneLimits lim;
         cutune_limits_sm90(&lim);
         CutuneGeometry *g = NULL;

@@ -235,7 +235,7 @@ static CutuneWorker *fake_with_problem(const char *how)
     CutuneWorker *w = NULL;
     CutuneDeviceInfo dev;
     CutuneError err = {0};
-    CutuneProblem p = {1, {4096}};
+    CutuneProblem p = {.ndims = 1, .dim = {4096}};
     CHECK_MSG(cutune_worker_start(0, NULL, &w, &dev, &err) == 0, "%s", err.msg);
     CHECK_MSG(w && cutune_worker_setup(w, "/nonexistent/op.so", &p, 1, 90, NULL, &err) == 0, "%s",
               err.msg);

@@ -7,6 +7,8 @@
 //   5  does not compile: must be recorded as compile_error
 //   6  right but for C[0][0], 1e-3 (relative) too large: within the worst-case bound of the
 //      matmul check at K >= 1000, past its statistical one
+//   7  skips K's last partial tile of 64: right exactly when K % 64 == 0 (a config that may
+//      win 1024^3 but must not answer 1020^3 through a lookup's nearest-size step)
 // The tuner must record 1..3 and 6 as wrong_result and never pick them as best, though
 // 1..3 time faster than 0.
 #if BUG == 5
@@ -26,6 +28,8 @@ extern "C" __global__ void matmul_planted(const float *__restrict__ A, const flo
     int kend = K - 1;
 #elif BUG == 3
     int kend = K / 2;
+#elif BUG == 7
+    int kend = K - K % 64;
 #else
     int kend = K;
 #endif

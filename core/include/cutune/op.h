@@ -47,16 +47,81 @@ extern "C" {
 #define CUTUNE_ABI_MINOR \
     4 /* 1.1: problem_distance; 1.2: the device in launch geometry;
                               1.3: op plugins, the SDK host services, data variants;
-                              1.4: ragged_problem */
+                              1.4: ragged_problem, element types and layouts */
 #define CUTUNE_OP_SYMBOL "cutune_op"
 
 #define CUTUNE_MAX_DIMS 4
 #define CUTUNE_MAX_KERNEL_ARGS 16
 
-/* A problem: the dimensions parsed from a size string such as "4096x4096x4096". */
+/* The element types and operand layouts a problem may have (ABI 1.4). A problem is
+ * written as its size, then its element type and layout where they are not the defaults
+ * (fp32, nn): "4096x4096x4096" (fp32, nn), "4096x4096x4096-bf16-nt", "4096x1024x64-tf32".
+ *   fp32  float32 in and out
+ *   tf32  float32 in and out, products on tensor cores in TF32 (10-bit mantissa) with
+ *         float32 accumulation
+ *   fp16  IEEE half in and out, float32 accumulation
+ *   bf16  bfloat16 in and out, float32 accumulation
+ *   nn    every operand row-major as the op documents it
+ *   nt    the second operand transposed: for matmul, B is stored N x K row-major (C = A B^T,
+ *         what PyTorch's F.linear(x, W) computes) */
+#define CUTUNE_DTYPE_TABLE(X) \
+    X(FP32, "fp32", 4) \
+    X(TF32, "tf32", 4) \
+    X(FP16, "fp16", 2) \
+    X(BF16, "bf16", 2)
+#define CUTUNE_LAYOUT_TABLE(X) \
+    X(NN, "nn") \
+    X(NT, "nt")
+typedef enum CutuneDtype {
+#define CUTUNE_X_DTYPE(E, name, bytes) CUTUNE_DTYPE_##E,
+    CUTUNE_DTYPE_TABLE(CUTUNE_X_DTYPE)
+#undef CUTUNE_X_DTYPE
+        CUTUNE_DTYPE_COUNT
+} CutuneDtype;
+typedef enum CutuneLayout {
+#define CUTUNE_X_LAYOUT(E, name) CUTUNE_LAYOUT_##E,
+    CUTUNE_LAYOUT_TABLE(CUTUNE_X_LAYOUT)
+#undef CUTUNE_X_LAYOUT
+        CUTUNE_LAYOUT_COUNT
+} CutuneLayout;
+
+/* "fp32", ...; NULL for a value out of range. */
+static inline const char *cutune_dtype_name(int d)
+{
+    static const char *const names[] = {
+#define CUTUNE_X_DTYPE(E, name, bytes) name,
+        CUTUNE_DTYPE_TABLE(CUTUNE_X_DTYPE)
+#undef CUTUNE_X_DTYPE
+    };
+    return d >= 0 && d < CUTUNE_DTYPE_COUNT ? names[d] : NULL;
+}
+/* Bytes of one element in memory (tf32 is stored as float32). */
+static inline int cutune_dtype_bytes(int d)
+{
+    static const int bytes[] = {
+#define CUTUNE_X_DTYPE(E, name, bytes) bytes,
+        CUTUNE_DTYPE_TABLE(CUTUNE_X_DTYPE)
+#undef CUTUNE_X_DTYPE
+    };
+    return d >= 0 && d < CUTUNE_DTYPE_COUNT ? bytes[d] : 0;
+}
+static inline const char *cutune_layout_name(int l)
+{
+    static const char *const names[] = {
+#define CUTUNE_X_LAYOUT(E, name) name,
+        CUTUNE_LAYOUT_TABLE(CUTUNE_X_LAYOUT)
+#undef CUTUNE_X_LAYOUT
+    };
+    return l >= 0 && l < CUTUNE_LAYOUT_COUNT ? names[l] : NULL;
+}
+
+/* A problem: the dimensions parsed from a size string such as "4096x4096x4096", and (1.4)
+ * its element type and layout (0, 0: fp32, nn). */
 typedef struct CutuneProblem {
     int ndims;
     int64_t dim[CUTUNE_MAX_DIMS];
+    int dtype;  /* CutuneDtype */
+    int layout; /* CutuneLayout */
 } CutuneProblem;
 
 /* A config: one value per tunable parameter, in the order of the space file. The
@@ -245,6 +310,12 @@ typedef struct CutuneOp {
      * has none near p (its configs then answer only their own size). NULL: each dimension
      * d > 1 that is even becomes d - 1 (an odd number is a multiple of no even tile). */
     int (*ragged_problem)(const CutuneProblem *p, CutuneProblem *out, char *why, size_t len);
+
+    /* The element types and layouts the op computes (comma-separated names of
+     * CUTUNE_DTYPE_TABLE and CUTUNE_LAYOUT_TABLE); NULL: "fp32" and "nn" alone. The core
+     * refuses a problem of any other before check_problem sees it. */
+    const char *dtypes;
+    const char *layouts;
 } CutuneOp;
 
 /* The symbol every op plugin exports. */

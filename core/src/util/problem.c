@@ -1,10 +1,50 @@
-/* Problem size strings: "4096x4096x4096". */
+/* Problem strings: "4096x4096x4096", and with an element type and a layout that are not the
+ * defaults, "4096x4096x4096-bf16-nt" (cutune/op.h). */
 #include "util.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #define DIM_MAX 2147483647LL
+
+/* "-bf16-nt" after the dimensions: an element type and a layout, each at most once, in
+ * either order (canonical: the type first, defaults left out). */
+static int parse_kind(const char *text, const char *s, CutuneProblem *p, CutuneError *err)
+{
+    int have_dtype = 0, have_layout = 0;
+    while (*s == '-') {
+        const char *tok = ++s;
+        while (*s && *s != '-')
+            s++;
+        size_t n = (size_t)(s - tok);
+        int found = 0;
+        for (int d = 0; d < CUTUNE_DTYPE_COUNT && !found; d++)
+            if (strlen(cutune_dtype_name(d)) == n && !strncmp(tok, cutune_dtype_name(d), n)) {
+                if (have_dtype++)
+                    return cutune_error(err, CUTUNE_ERR_PARSE,
+                                        "problem '%s' names two element types; give one", text);
+                p->dtype = d;
+                found = 1;
+            }
+        for (int l = 0; l < CUTUNE_LAYOUT_COUNT && !found; l++)
+            if (strlen(cutune_layout_name(l)) == n && !strncmp(tok, cutune_layout_name(l), n)) {
+                if (have_layout++)
+                    return cutune_error(err, CUTUNE_ERR_PARSE,
+                                        "problem '%s' names two layouts; give one", text);
+                p->layout = l;
+                found = 1;
+            }
+        if (!found)
+            return cutune_error(err, CUTUNE_ERR_PARSE,
+                                "problem '%s': '%.*s' is neither an element type (fp32, tf32, "
+                                "fp16, bf16) nor a layout (nn, nt); write e.g. "
+                                "4096x4096x4096-bf16-nt",
+                                text, (int)(n > 32 ? 32 : n), tok);
+    }
+    if (*s)
+        return cutune_error(err, CUTUNE_ERR_PARSE, "problem '%s': unexpected '%c'", text, *s);
+    return 0;
+}
 
 int cutune_problem_parse(const char *text, CutuneProblem *p, CutuneError *err)
 {
@@ -45,6 +85,8 @@ int cutune_problem_parse(const char *text, CutuneProblem *p, CutuneError *err)
         p->dim[p->ndims++] = v;
         if (*s == '\0')
             return 0;
+        if (*s == '-')
+            return parse_kind(text, s, p, err);
         if (*s != 'x' && *s != 'X')
             return cutune_error(err, CUTUNE_ERR_PARSE, "problem size '%s': unexpected '%c'; %s",
                                 text, *s, hint);
@@ -62,4 +104,8 @@ void cutune_problem_format(const CutuneProblem *p, char *buf, size_t len)
             break;
         used += (size_t)n;
     }
+    if (p->dtype != CUTUNE_DTYPE_FP32 && used < len && cutune_dtype_name(p->dtype))
+        used += (size_t)snprintf(buf + used, len - used, "-%s", cutune_dtype_name(p->dtype));
+    if (p->layout != CUTUNE_LAYOUT_NN && used < len && cutune_layout_name(p->layout))
+        snprintf(buf + used, len - used, "-%s", cutune_layout_name(p->layout));
 }

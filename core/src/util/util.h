@@ -34,9 +34,11 @@ int cutune_mkdir_p(const char *path, CutuneError *err);
 double cutune_now(void);
 
 /* Parse "4096x4096x4096" (1 to CUTUNE_MAX_DIMS positive integers separated by 'x', each
- * at most 2^31-1). Errors say what is wrong with the text. */
+ * at most 2^31-1), optionally followed by an element type and a layout, "-bf16-nt" (the
+ * names of cutune/op.h). Errors say what is wrong with the text. */
 int cutune_problem_parse(const char *text, CutuneProblem *p, CutuneError *err);
-/* Canonical text of a problem ("4096x4096x4096"). */
+/* Canonical text of a problem ("4096x4096x4096", "4096x4096x4096-bf16-nt": the type and
+ * the layout only where they are not fp32 and nn). */
 void cutune_problem_format(const CutuneProblem *p, char *buf, size_t len);
 
 /* ---- text (text.c) ------------------------------------------------------------------ */
