@@ -1,5 +1,6 @@
 /* cutune run: tune the variants of an op within one time budget. */
 #include "cli.h"
+#include "db.h"
 #include "device.h"
 #include "run_json.h"
 #include "run_report.h"
@@ -351,6 +352,12 @@ int cmd_run(int argc, char **argv)
             o.ndevices = nd;
         }
     }
+    char def[4096];
+    const char *db_path = o.db_path;
+    if (!db_path && cutune_db_default_path(def, sizeof def, NULL) == 0)
+        db_path = def; /* else cutune_tune says why there is none */
+    if (db_path && (rc = cli_refuse_db_folder("run", db_path)))
+        goto out;
     if (!(text = join_argv(argc, argv))) {
         rc = EXIT_FAILURE_;
         goto out;
