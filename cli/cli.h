@@ -154,5 +154,10 @@ int cli_append(const char *cmd, const char *opt, const char *value, void *list);
  * journal files, compared by device and inode; call before anything is opened for writing.
  * Returns 0, or EXIT_USAGE after printing why. */
 int cli_refuse_db_output(const char *cmd, const char *output, const char *db_path);
+/* Refuse a database path that names a folder: one that ends in '/' (opening it would first
+ * create the database's folder under the database's own name, then fail, leaving that
+ * empty folder), or an existing folder. Call before the database is opened for writing.
+ * Returns 0, or EXIT_USAGE after printing why. */
+int cli_refuse_db_folder(const char *cmd, const char *db_path);
 
 #endif

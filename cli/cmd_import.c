@@ -228,6 +228,8 @@ int cmd_import(int argc, char **argv)
         }
         db_path = path;
     }
+    if ((code = cli_refuse_db_folder("import", db_path)))
+        goto out;
     char argv_text[2048] = "cutune";
     size_t k = strlen(argv_text);
     for (int i = 0; i < argc && k < sizeof argv_text; i++)

@@ -26,8 +26,9 @@ static const char help[] =
     "                  $XDG_DATA_HOME/cutune/tuning_spaces or ~/.local/share/cutune/\n"
     "                  tuning_spaces, which cutune searches without any variable)\n"
     "\n"
-    "Existing files are never overwritten. Then: `cutune check <name>`, `cutune run <op>\n"
-    "--variant <name>`, `cutune query <op> --size S` (README.md, \"Writing a variant\").\n";
+    "Existing files are never overwritten, and a write that fails (a full disk) leaves no\n"
+    "file or folder behind. Then: `cutune check <name>`, `cutune run <op> --variant\n"
+    "<name>`, `cutune query <op> --size S` (README.md, \"Writing a variant\").\n";
 
 /* Your variants folder: first on the space path after CUTUNE_SPACE_PATH. */
 static int user_dir(char *buf, size_t len)
@@ -79,9 +80,53 @@ static int write_new(const char *path, const char *text)
     int bad = !f || fputs(text, f) < 0;
     if (f)
         bad |= fclose(f) != 0;
-    if (bad)
+    else
+        close(fd);
+    if (bad) { /* a full disk: no empty or cut file is left */
         fprintf(stderr, "cutune new: cannot write %s: %s\n", path, strerror(errno));
+        unlink(path);
+    }
     return bad ? -1 : 0;
+}
+
+/* Drop the last component of the path in p (n bytes long), and the slashes before it;
+ * returns the new length ("/" stays). */
+static size_t parent(char *p, size_t n)
+{
+    while (n > 1 && p[n - 1] == '/')
+        n--;
+    while (n > 0 && p[n - 1] != '/')
+        n--;
+    while (n > 1 && p[n - 1] == '/')
+        n--;
+    p[n] = '\0';
+    return n;
+}
+
+/* The length of the shortest prefix of dir that does not exist (the first folder that
+ * cutune_mkdir_p will make), or more than strlen(dir) when dir exists. */
+static size_t first_missing(const char *dir)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s", dir);
+    size_t n = strlen(p), missing = n + 1;
+    struct stat st;
+    while (n > 0 && stat(p, &st) != 0) {
+        missing = n;
+        n = parent(p, n);
+    }
+    return missing;
+}
+
+/* Remove the folders that the command made for dir, from dir up to the prefix of length
+ * `from` (first_missing's), each only while it is empty: a write that failed (a full disk)
+ * leaves no empty folder behind. */
+static void remove_made(const char *dir, size_t from)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s", dir);
+    for (size_t n = strlen(p); n >= from && n > 0 && rmdir(p) == 0;)
+        n = parent(p, n);
 }
 
 static int is_ident(int c)
@@ -253,6 +298,8 @@ int cmd_new(int argc, char **argv)
         snprintf(dir, sizeof dir, "%s", dir_opt);
     else if (user_dir(dir, sizeof dir) != 0)
         return cli_usage_error("new", "neither XDG_DATA_HOME nor HOME is set: pass --dir");
+    for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/';) /* "DIR/" writes DIR/x.ini */
+        dir[--n] = '\0';
 
     CutuneRegistry reg;
     CutuneError err = {0};
@@ -308,17 +355,22 @@ int cmd_new(int argc, char **argv)
         fprintf(stderr, "cutune new: out of memory\n");
         goto out;
     }
+    size_t made_from = first_missing(dir);
     if (cutune_mkdir_p(dir, &err) != 0) {
         fprintf(stderr, "cutune new: %s\n", err.msg);
+        remove_made(dir, made_from); /* a parent made before a deeper mkdir failed */
         goto out;
     }
     char cu_path[PATH_MAX + 80], ini_path[PATH_MAX + 80];
     snprintf(cu_path, sizeof cu_path, "%s/%s.cu", dir, name);
     snprintf(ini_path, sizeof ini_path, "%s/%s.ini", dir, name);
-    if (write_new(ini_path, ini) != 0)
+    if (write_new(ini_path, ini) != 0) {
+        remove_made(dir, made_from);
         goto out;
+    }
     if (write_new(cu_path, cu) != 0) {
         unlink(ini_path);
+        remove_made(dir, made_from);
         goto out;
     }
     printf("wrote %s and %s%s%s\n", ini_path, cu_path, src ? ", copied from " : "",

@@ -23,7 +23,9 @@ static const char help[] =
     "  - per size, the spread of every ok config's time, one row per variant;\n"
     "  - per variant and size, each parameter's effect: the median time per value;\n"
     "  - the failed configs, grouped by status, with their messages.\n"
-    "Without --html, print the best per size. Works without a GPU.\n";
+    "Without --html, print the best per size. Works without a GPU. A time that is not a\n"
+    "positive finite number (inf, zero, negative), which no measurement gives, is left out\n"
+    "of every table and figure, and the report says how many were.\n";
 
 static double median(double *v, size_t n)
 {
@@ -33,7 +35,7 @@ static double median(double *v, size_t n)
             v[j] = v[j - 1];
             v[j - 1] = t;
         }
-    return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * v[n / 2 - 1] + 0.5 * v[n / 2];
 }
 
 /* The best group of a size (fastest ok), or -1. */
@@ -79,11 +81,35 @@ static void td_config(FILE *f, const char *config)
     fputs("</td>", f);
 }
 
+/* A number; one that overflowed (a ratio of two extreme times) is no number to show. */
 static void tdf(FILE *f, const char *fmt, double v)
 {
     fputs("<td class=\"num\">", f);
-    fprintf(f, fmt, v);
+    if (isfinite(v))
+        fprintf(f, fmt, v);
+    else
+        fputs("n/a", f);
     fputs("</td>", f);
+}
+
+/* The times left out (report.h), said where the reader starts, or nothing. */
+static void skipped_times(FILE *f, const Report *r, int html)
+{
+    if (!r->bad_trial_times && !r->bad_yardstick_times)
+        return;
+    char text[400];
+    snprintf(text, sizeof text,
+             "%zu trial(s) recorded ok and %zu yardstick(s) have a time that is not a positive "
+             "finite number (inf, zero, negative or none), which no measurement gives: they "
+             "are left out of every table and figure.",
+             r->bad_trial_times, r->bad_yardstick_times);
+    if (html) {
+        fputs("<p class=\"warning\" id=\"skipped-times\">", f);
+        report_text(f, text);
+        fputs("</p>\n", f);
+    } else {
+        printf("  note: %s\n", text);
+    }
 }
 
 static void best_table(FILE *f, const Report *r)
@@ -348,7 +374,7 @@ static const char style[] =
     "table{border-collapse:collapse;margin:0.5em 0 1.5em}\n"
     "th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}\n"
     "th{background:#f0f0f0} td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
-    ".meta,.note{color:#555} figure{margin:1em 0} svg.plot{max-width:100%;height:auto}\n"
+    ".meta,.note{color:#555} .warning{color:#a00} figure{margin:1em 0} svg.plot{max-width:100%;height:auto}\n"
     "figcaption{color:#333;font-size:90%}\n"
     ".pgroup{display:inline-block;vertical-align:top;margin-right:2em}\n"
     "table.failed td:nth-child(4){font-family:monospace;font-size:90%}\n"
@@ -376,6 +402,7 @@ static void write_html(FILE *f, const Report *r, const char *db_path)
     fputs("</code><br>database: <code>", f);
     report_text(f, db_path);
     fputs("</code></p>\n", f);
+    skipped_times(f, r, 1);
     best_table(f, r);
     search_table(f, r);
     fputs("<h2 id=\"convergence\">Convergence</h2>\n", f);
@@ -424,10 +451,12 @@ static void print_summary(const Report *r)
         }
         printf("  %-20s %-16s %.6g ms  %s", r->sizes[s], r->groups[g].variant, r->groups[g].best_ms,
                r->trials[r->groups[g].best].config);
-        if (y)
-            printf("  (%.1f%% of %s)", 100.0 * y->ms / r->groups[g].best_ms, y->name);
+        double pct = y ? 100.0 * y->ms / r->groups[g].best_ms : 0;
+        if (y && isfinite(pct))
+            printf("  (%.1f%% of %s)", pct, y->name);
         putchar('\n');
     }
+    skipped_times(stdout, r, 0);
     printf("`cutune report %lld --html FILE` writes the whole report\n", (long long)r->run_id);
 }
 

@@ -1,5 +1,6 @@
 /* cutune run: tune the variants of an op within one time budget. */
 #include "cli.h"
+#include "db.h"
 #include "device.h"
 #include "run_json.h"
 #include "run_report.h"
@@ -88,9 +89,10 @@ static const char help[] =
     "Kernels run in a separate worker process (cutune-worker): a config that faults or\n"
     "breaks its CUDA context is recorded as 'crashed', one that runs past its time limit\n"
     "as 'timeout', and the run goes on in a fresh worker.\n"
-    "Ctrl-C, SIGTERM or SIGHUP stops after the trial in flight; a second one stops at once,\n"
-    "killing the worker. What was measured is kept (exit 130), and the same command goes on\n"
-    "from there, also after kill -9 (the next run marks such a run 'interrupted').\n"
+    "Ctrl-C, SIGTERM or SIGHUP stops after the trial in flight, and so does a reader of\n"
+    "--json that closes its end (`| head`); a second signal stops at once, killing the\n"
+    "worker. What was measured is kept (exit 130), and the same command goes on from\n"
+    "there, also after kill -9 (the next run marks such a run 'interrupted').\n"
     "Exit codes: 0 done, 1 failure (also: a variant ran trials in this run and none of them\n"
     "was correct; `cutune show` says why each failed), 2 bad usage, 3 no CUDA device, 4\n"
     "unknown op or variant, 130 interrupted.\n";
@@ -274,7 +276,7 @@ static char *join_argv(int argc, char **argv)
 int cmd_run(int argc, char **argv)
 {
     CutuneTuneOptions o;
-    RunJson rj = {stdout, 0};
+    RunJson rj = {stdout, 0, 0, NULL};
     int json = 0, no_progress = 0, resume = 0;
     cutune_tune_defaults(&o);
     o.progress = isatty(STDERR_FILENO);
@@ -350,6 +352,12 @@ int cmd_run(int argc, char **argv)
             o.ndevices = nd;
         }
     }
+    char def[4096];
+    const char *db_path = o.db_path;
+    if (!db_path && cutune_db_default_path(def, sizeof def, NULL) == 0)
+        db_path = def; /* else cutune_tune says why there is none */
+    if (db_path && (rc = cli_refuse_db_folder("run", db_path)))
+        goto out;
     if (!(text = join_argv(argc, argv))) {
         rc = EXIT_FAILURE_;
         goto out;
@@ -362,8 +370,13 @@ int cmd_run(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL); /* a closed terminal stops the run cleanly too */
+    /* A reader that goes away (`cutune run --json | head`) would otherwise kill the run
+     * with SIGPIPE mid-trial and leave it 'running'; its EPIPE stops it as Ctrl-C does. */
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
     o.stop = &stop_flag;
     o.worker.stop = &stop_flag;
+    rj.stop = &stop_flag;
     if (json) {
         o.progress = 0;
         o.on_event = run_json_event;
@@ -380,8 +393,12 @@ int cmd_run(int argc, char **argv)
     if (trc)
         rc = cli_fail("run", &err);
     else if (sum.interrupted) {
-        fprintf(stderr, "cutune run: interrupted; the trials so far are saved (the same command "
-                        "goes on from there)\n");
+        fprintf(stderr,
+                "cutune run: %s; the trials so far are saved (the same command goes on "
+                "from there)\n",
+                rj.closed ? "standard output was closed (its reader went away), so the run "
+                            "stopped after the trial in flight"
+                          : "interrupted");
         rc = EXIT_INTERRUPTED;
     } else if (report_failed_variants(&sum) > 0) {
         rc = EXIT_FAILURE_;

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char usage[] =
     "usage: cutune <command> [options]\n"
@@ -142,4 +143,23 @@ int cli_refuse_db_output(const char *cmd, const char *output, const char *db_pat
         return 0;
     fprintf(stderr, "cutune %s: %s\n", cmd, err.msg);
     return EXIT_USAGE;
+}
+
+int cli_refuse_db_folder(const char *cmd, const char *db_path)
+{
+    size_t n = strlen(db_path), bare = n;
+    while (bare > 0 && db_path[bare - 1] == '/')
+        bare--;
+    struct stat st;
+    if (stat(db_path, &st) == 0 && S_ISDIR(st.st_mode)) /* a file in it, then */
+        return cli_usage_error(cmd,
+                               "the database %s is a folder; pass the path of a database file, "
+                               "e.g. %.*s/cutune.db",
+                               db_path, (int)bare, db_path);
+    if (bare == n)
+        return 0;
+    return cli_usage_error(cmd,
+                           "the database %s ends in '/', which names a folder; pass the path "
+                           "of a database file, e.g. %.*s",
+                           db_path, (int)bare, db_path);
 }

@@ -11,7 +11,7 @@ typedef struct ReportTrial {
     size_t group; /* index into Report.groups */
     char *config; /* "A=1,B=2" */
     int status;   /* CutuneStatus */
-    double ms;    /* median, > 0 when ok */
+    double ms;    /* median: finite and > 0, else 0 (not recorded, or not a time) */
     double t;     /* seconds from the run's start to the trial's commit */
     char *message;
 } ReportTrial;
@@ -45,6 +45,10 @@ typedef struct Report {
     size_t nsizes;
     ReportYardstick *yard;
     size_t nyard;
+    /* Times that are no time (inf, zero, negative: a database anyone may have written), left
+     * out of every figure and table, and counted so that the report says so: ok trials
+     * (their ms set to 0) and yardstick rows (dropped). */
+    size_t bad_trial_times, bad_yardstick_times;
 } Report;
 
 /* Read run `run_id` (0: the latest) of db. CUTUNE_ERR_NOT_FOUND when there is no such run

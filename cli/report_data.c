@@ -1,6 +1,7 @@
 /* Reading one run for `cutune report` (see report.h). */
 #include "report.h"
 
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +136,10 @@ static int load_trials(CutuneDb *db, Report *r, CutuneError *err)
         int status = cutune_status_parse((const char *)sqlite3_column_text(st, 4));
         t->status = status < 0 ? CUTUNE_STATUS_CRASHED : status;
         t->ms = sqlite3_column_double(st, 5);
+        if (!(isfinite(t->ms) && t->ms > 0)) {
+            r->bad_trial_times += t->status == CUTUNE_STATUS_OK;
+            t->ms = 0;
+        }
         t->t = sqlite3_column_double(st, 6);
         t->message = dup_col(st, 7);
         r->ntrials++;
@@ -223,13 +228,18 @@ static int yardstick_row(sqlite3_stmt *st, Report *r, CutuneError *err)
     const char *size = (const char *)sqlite3_column_text(st, 0);
     if (!size || (r->nyard && !strcmp(r->yard[r->nyard - 1].size, size)))
         return 0; /* the first row of a size is the one */
+    double ms = sqlite3_column_double(st, 2);
+    if (!(isfinite(ms) && ms > 0)) { /* no time: the size's next row, if any, is the one */
+        r->bad_yardstick_times++;
+        return 0;
+    }
     ReportYardstick *y = realloc(r->yard, (r->nyard + 1) * sizeof *y);
     if (!y)
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     r->yard = y;
     y[r->nyard].size = strdup(size);
     y[r->nyard].name = dup_col(st, 1);
-    y[r->nyard].ms = sqlite3_column_double(st, 2);
+    y[r->nyard].ms = ms;
     r->nyard++;
     return 0;
 }

@@ -35,15 +35,55 @@ void report_text(FILE *f, const char *s)
     }
 }
 
-/* Round ticks of a log axis over [lo, hi]: 1, 2 and 5 times the powers of ten. */
-static size_t log_ticks(double lo, double hi, double *ticks, size_t max)
+/* A time that can be drawn on a log axis (report.h drops the others; this holds the
+ * figures to it whatever they are given). */
+static int drawable(double v)
 {
+    return isfinite(v) && v > 0;
+}
+
+/* A log axis over the drawable values in [vmin, vmax], with a margin: the natural logs of
+ * its ends, so that no ratio of two times (1e300 over 1e-300) overflows into inf or NaN. */
+typedef struct LogAxis {
+    double lo, hi;
+} LogAxis;
+
+static LogAxis log_axis(double vmin, double vmax)
+{
+    if (!drawable(vmin) || !drawable(vmax) || vmax < vmin) {
+        vmin = 1;
+        vmax = 10;
+    }
+    return (LogAxis){log(vmin) - log(1.15), log(vmax) + log(1.15)};
+}
+
+/* Where v lies on the axis, from 0 (lo) to 1 (hi). */
+static double log_frac(LogAxis a, double v)
+{
+    return (log(v) - a.lo) / (a.hi - a.lo);
+}
+
+/* Round ticks of a log axis: 1, 2 and 5 times the powers of ten, at most max of them, as
+ * their values and their natural logs. The powers are counted as integers (a power of ten
+ * that is 0 as a double, 1e-324, would never reach the axis), and a tick that is no double
+ * (0, inf) is left out. */
+static size_t log_ticks(LogAxis a, double *ticks, double *logs, size_t max)
+{
+    static const double m[] = {1, 2, 5};
+    double e0 = floor(a.lo / log(10)), e1 = ceil(a.hi / log(10));
+    /* over more decades than max / 3 (times from 1e-300 to 1e300 ms), powers of ten only,
+     * spread over the whole axis */
+    int per = 3 * (e1 - e0 + 1) <= (double)max ? 3 : 1;
+    double step = per == 3 ? 1 : ceil((e1 - e0 + 1) / (double)max);
     size_t n = 0;
-    for (double dec = pow(10, floor(log10(lo))); dec <= hi && n < max; dec *= 10)
-        for (int m = 0; m < 3 && n < max; m++) {
-            double t = dec * (m == 0 ? 1 : m == 1 ? 2 : 5);
-            if (t >= lo && t <= hi)
-                ticks[n++] = t;
+    for (double e = e0; e <= e1 && n < max; e += step)
+        for (int k = 0; k < per && n < max; k++) {
+            double lt = log(m[k]) + e * log(10);
+            double t = m[k] * pow(10, e);
+            if (lt >= a.lo && lt <= a.hi && drawable(t)) {
+                ticks[n] = t;
+                logs[n++] = lt;
+            }
         }
     return n;
 }
@@ -84,28 +124,26 @@ void report_svg_lines(FILE *f, const char *id, const char *title, const char *xl
     double xmax = 0, ymin = INFINITY, ymax = 0;
     for (size_t i = 0; i < ns; i++)
         for (size_t k = 0; k < s[i].n; k++) {
-            xmax = fmax(xmax, s[i].x[k]);
-            if (s[i].y[k] > 0) {
+            if (isfinite(s[i].x[k]))
+                xmax = fmax(xmax, s[i].x[k]);
+            if (drawable(s[i].y[k])) {
                 ymin = fmin(ymin, s[i].y[k]);
                 ymax = fmax(ymax, s[i].y[k]);
             }
         }
-    if (!(ymax > 0)) {
-        ymin = 1;
-        ymax = 10;
-    }
-    if (!(xmax > 0))
+    if (!(xmax >= 1e-6)) /* nothing, or so little that a round step of it would be 0 */
         xmax = 1;
-    double lo = ymin / 1.15, hi = ymax * 1.15;
+    LogAxis ya = log_axis(ymin, ymax);
     head(f, id, W, H, title);
-#define PX(v) (L + pw * (v) / xmax)
-#define PY(v) (T + ph * (1.0 - log((v) / lo) / log(hi / lo)))
-    double ticks[40];
-    size_t nt = log_ticks(lo, hi, ticks, 40);
+#define PX(v) (L + pw * fmin(fmax((v), 0) / xmax, 1))
+#define PY(v) (T + ph * (1.0 - log_frac(ya, (v))))
+    double ticks[40], logs[40];
+    size_t nt = log_ticks(ya, ticks, logs, 40);
     for (size_t k = 0; k < nt; k++) {
+        double y = T + ph * (1.0 - (logs[k] - ya.lo) / (ya.hi - ya.lo));
         fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L,
-                L + pw, PY(ticks[k]), PY(ticks[k]));
-        number_label(f, L - 6, PY(ticks[k]) + 4, "end", ticks[k]);
+                L + pw, y, y);
+        number_label(f, L - 6, y + 4, "end", ticks[k]);
     }
     /* a round step (1, 2 or 5 times a power of ten) giving at most 6 intervals */
     double step = pow(10, floor(log10(xmax / 6)));
@@ -131,7 +169,7 @@ void report_svg_lines(FILE *f, const char *id, const char *title, const char *xl
                 c);
         double prev = 0;
         for (size_t k = 0; k < s[i].n; k++) {
-            if (!(s[i].y[k] > 0))
+            if (!drawable(s[i].y[k]) || !isfinite(s[i].x[k]))
                 continue;
             if (prev > 0) /* a step: the best so far holds until the next improvement */
                 fprintf(f, "%.1f,%.1f ", PX(s[i].x[k]), PY(prev));
@@ -160,24 +198,20 @@ void report_svg_strips(FILE *f, const char *id, const char *title, const char *x
     double lo = INFINITY, hi = 0;
     for (size_t g = 0; g < ngroups; g++)
         for (size_t k = 0; k < n[g]; k++)
-            if (values[g][k] > 0) {
+            if (drawable(values[g][k])) {
                 lo = fmin(lo, values[g][k]);
                 hi = fmax(hi, values[g][k]);
             }
-    if (!(hi > 0)) {
-        lo = 1;
-        hi = 10;
-    }
-    lo /= 1.15;
-    hi *= 1.15;
+    LogAxis xa = log_axis(lo, hi);
     head(f, id, W, H, title);
-#define PX(v) (L + pw * log((v) / lo) / log(hi / lo))
-    double ticks[40];
-    size_t nt = log_ticks(lo, hi, ticks, 40);
+#define PX(v) (L + pw * log_frac(xa, (v)))
+    double ticks[40], logs[40];
+    size_t nt = log_ticks(xa, ticks, logs, 40);
     for (size_t k = 0; k < nt; k++) {
-        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
-                PX(ticks[k]), PX(ticks[k]), T, H - B);
-        number_label(f, PX(ticks[k]), H - B + 16, "middle", ticks[k]);
+        double x = L + pw * (logs[k] - xa.lo) / (xa.hi - xa.lo);
+        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", x,
+                x, T, H - B);
+        number_label(f, x, H - B + 16, "middle", ticks[k]);
     }
     label(f, L + pw / 2, H - 10, "middle", "", xlabel);
     for (size_t g = 0; g < ngroups; g++) {
@@ -187,7 +221,7 @@ void report_svg_strips(FILE *f, const char *id, const char *title, const char *x
         double *sorted = malloc((n[g] ? n[g] : 1) * sizeof *sorted);
         size_t m = 0;
         for (size_t k = 0; k < n[g]; k++) {
-            if (!(values[g][k] > 0))
+            if (!drawable(values[g][k]))
                 continue;
             /* a fixed jitter from the index spreads equal times vertically */
             double dy = ((double)((k * 2654435761u) % 1000) / 1000.0 - 0.5) * row * 0.6;
@@ -200,7 +234,8 @@ void report_svg_strips(FILE *f, const char *id, const char *title, const char *x
         }
         if (sorted && m) {
             qsort(sorted, m, sizeof *sorted, cutune_cmp_double);
-            double med = m % 2 ? sorted[m / 2] : 0.5 * (sorted[m / 2 - 1] + sorted[m / 2]);
+            /* halves added: the sum of two times near DBL_MAX is inf */
+            double med = m % 2 ? sorted[m / 2] : 0.5 * sorted[m / 2 - 1] + 0.5 * sorted[m / 2];
             fprintf(f,
                     "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
                     "stroke=\"#000\" stroke-width=\"2\"/>\n",
@@ -218,7 +253,7 @@ void report_svg_strips(FILE *f, const char *id, const char *title, const char *x
 
 void report_svg_bar(FILE *f, double value, double max, int width)
 {
-    double w = max > 0 && value > 0 ? width * fmin(value / max, 1.0) : 0;
+    double w = drawable(max) && drawable(value) ? width * fmin(value / max, 1.0) : 0;
     fprintf(f,
             "<svg class=\"bar\" width=\"%d\" height=\"12\" xmlns=\"http://www.w3.org/2000/svg\">"
             "<rect width=\"%.1f\" height=\"12\" fill=\"#1f77b4\"/></svg>",

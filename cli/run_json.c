@@ -3,6 +3,8 @@
 
 #include "json.h"
 
+#include <errno.h>
+
 static void str(CutuneJson *j, const char *k, const char *v)
 {
     cutune_json_key(j, k);
@@ -30,17 +32,25 @@ static void boolean(CutuneJson *j, const char *k, int v)
     cutune_json_bool(j, v);
 }
 
+/* errno is cleared when a line begins, so that EPIPE here is this line's. */
 static void line_end(RunJson *rj, CutuneJson *j)
 {
     cutune_json_end_object(j);
-    if (cutune_json_finish(j) != 0)
-        rj->failed = 1;
+    if (cutune_json_finish(j) == 0)
+        return;
+    rj->failed = 1;
+    if (errno == EPIPE && !rj->closed) {
+        rj->closed = 1;
+        if (rj->stop && *rj->stop == 0)
+            *rj->stop = 1;
+    }
 }
 
 void run_json_event(const CutuneTuneEvent *e, void *user)
 {
     RunJson *rj = user;
     CutuneJson j;
+    errno = 0;
     cutune_json_init(&j, rj->f, 0);
     cutune_json_begin_object(&j);
     static const char *const names[] = {"trial", "search", "size"};
@@ -88,6 +98,7 @@ void run_json_event(const CutuneTuneEvent *e, void *user)
 void run_json_summary(RunJson *rj, const CutuneTuneSummary *s)
 {
     CutuneJson j;
+    errno = 0;
     cutune_json_init(&j, rj->f, 0);
     cutune_json_begin_object(&j);
     str(&j, "event", "summary");

@@ -127,6 +127,11 @@ expect 2 "empty problem size" -- "$exe" run axpy --size '' --db "$db"
 expect 2 "more than 4 dimensions" -- "$exe" run axpy --size 1x1x1x1x1 --db "$db"
 expect 1 "axpy takes one size" -- "$exe" run axpy --size 64x64x64 --db "$db" --no-progress
 expect nz "dimension 1 is zero" -- "$exe" query axpy --size 0 --device fake --db "$db"
+# a multiplication sign for the letter x: the message shows the whole character (it once
+# showed its lone first byte, \xc3) and is UTF-8
+expect 2 "unexpected '×' (U+00D7) after dimension 1" -- "$exe" run axpy --size '4096×4096' --db "$db"
+python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$tmp/out" 2>/dev/null ||
+    bad "--size 4096×4096: the message is not UTF-8"
 unchanged "sizes"
 
 # --- plugins: wrong ABI, missing symbol
@@ -182,6 +187,28 @@ fi
 # a missing folder is created (not an error)
 "$exe" run axpy --size 4096 --db "$tmp/new/deeper/x.db" --no-progress >/dev/null 2>&1 ||
     bad "a missing database folder was not created"
+# a path ending in '/' names a folder: refused before anything is made (a run once left an
+# empty folder named after the database), as is an existing folder, left as it was
+expect 2 "ends in '/', which names a folder" -- "$exe" run axpy --size 4096 --db "$tmp/slash/x.db/" --no-progress
+[ -e "$tmp/slash" ] && bad "run --db PATH/ left $(find "$tmp/slash")"
+expect 2 "ends in '/'" -- "$exe" import kernel-tuner "$CUTUNE_TEST_DATA/kernel_tuner/cpu-axpy_template.json" \
+    --op axpy --variant axpy_template --device-name CPU --db "$tmp/slash/k.db/"
+[ -e "$tmp/slash" ] && bad "import --db PATH/ left $(find "$tmp/slash")"
+mkdir "$tmp/adir"
+expect 2 "the database $tmp/adir is a folder" -- "$exe" run axpy --size 4096 --db "$tmp/adir" --no-progress
+[ -z "$(ls -A "$tmp/adir")" ] || bad "run --db FOLDER wrote into it"
+
+# --- new variant on a full disk (a file size limit of 0: every write fails, as on a full
+# disk; a pipe is no file, so the message comes through): no file and no folder it made is
+# left behind, and a folder that was there stays
+(ulimit -f 0 && exec "$exe" new variant axpy full_v --dir "$tmp/nv/a/b/") 2>&1 | cat >"$tmp/out"
+rc=${PIPESTATUS[0]}
+[ "$rc" = 1 ] || { bad "new variant on a full disk: exit $rc, want 1"; cat "$tmp/out"; }
+grep -q "cannot write $tmp/nv/a/b/full_v.ini" "$tmp/out" || { bad "new variant on a full disk: unclear message"; cat "$tmp/out"; }
+[ -e "$tmp/nv" ] && bad "new variant on a full disk left $(find "$tmp/nv")"
+mkdir "$tmp/nv"
+(ulimit -f 0 && exec "$exe" new variant axpy full_v --dir "$tmp/nv") >/dev/null 2>&1
+[ -d "$tmp/nv" ] && [ -z "$(ls -A "$tmp/nv")" ] || bad "new variant on a full disk: $tmp/nv is not the empty folder it was"
 
 # --- a full disk, simulated with a file size limit (RLIMIT_FSIZE via ulimit -f): the
 # write fails as on a full disk; the run stops with a message and the database keeps every

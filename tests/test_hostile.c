@@ -1,9 +1,10 @@
 /* Hostile input, end to end: databases built here through the sqlite3 C API (damaged,
- * tampered with, foreign, older, being written to), full disks, /dev/full, outputs that are
- * inputs, and a concurrent writer, against every command of the cutune executable and the
- * lookup API. Each case must end without a crash, a hang or a sanitizer report; JSON must
- * parse (tests/json_check.h), a generated header must compile and run clean under the
- * sanitizers, terminals get no control sequences, and inputs stay byte for byte the same.
+ * tampered with, foreign, older, being written to, holding times that are no times), full
+ * disks, /dev/full, outputs that are inputs, and a concurrent writer, against every command
+ * of the cutune executable and the lookup API. Each case must end without a crash, a hang
+ * or a sanitizer report; JSON must parse (tests/json_check.h), a generated header must
+ * compile and run clean under the sanitizers, figures hold no inf or NaN, terminals get no
+ * control sequences, and inputs stay byte for byte the same.
  *
  *     test_hostile CUTUNE_EXE FAKE_WORKER CC
  *
@@ -729,6 +730,81 @@ static void worker_answers(void)
     CHECK_EQ_INT(raw_int(db, "SELECT count(*) FROM trials"), 20);
 }
 
+/* `report 1 --html` of the database at path into html (run 1: the seeding run, of every
+ * size; later cases added runs), which must succeed with every <svg> holding numbers only
+ * (no inf, no NaN, as printf writes them). Returns the page (free it), or NULL. */
+static char *report_figures(const char *path, const char *html)
+{
+    const char *args[] = {"report", "1", "--db", path, "--html", html, NULL};
+    char what[800];
+    Result r = run_sane(NULL, args, what, sizeof what);
+    CHECK_MSG(r.status == 0, "%s: exit %d\n%s", what, r.status, r.err);
+    result_free(&r);
+    char *page = slurp(html, NULL);
+    size_t figures = 0;
+    for (const char *p = page ? strstr(page, "<svg") : NULL; p; p = strstr(p + 1, "<svg")) {
+        const char *end = strstr(p, "</svg>");
+        char *svg = strndup(p, end ? (size_t)(end - p) : strlen(p));
+        for (char *c = svg; c && *c; c++)
+            *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+        CHECK_MSG(svg && !strstr(svg, "nan") && !strstr(svg, "inf"),
+                  "%s: an <svg> holds a number that is none:\n%.600s", what, svg ? svg : "");
+        free(svg);
+        figures++;
+    }
+    CHECK_MSG(figures >= 3 * NSIZES, "%s: %zu figures", what, figures);
+    return page;
+}
+
+/* The report of a database whose times are no times (inf, zero, negative): left out of the
+ * figures, and the page and the summary say how many; then times at the ends of the
+ * doubles (5e-324, 1.7e308), drawn without a ratio overflowing or a tick loop never
+ * ending. */
+static void report_bad_times(void)
+{
+    char path[600], html[600];
+    snprintf(path, sizeof path, "%s", in_tmp("times.db"));
+    snprintf(html, sizeof html, "%s", in_tmp("times.html"));
+    copy_file(in_tmp("good.db"), path, -1);
+    static const char *const poison[] = {"9e999", "0", "-1", "-9e999"};
+    for (size_t i = 0; i < sizeof poison / sizeof *poison; i++) {
+        char sql[400];
+        snprintf(sql, sizeof sql,
+                 "UPDATE trials SET median_ms = %s WHERE id = (SELECT t.id FROM trials t JOIN"
+                 " problems p ON p.id = t.problem_id WHERE p.size = '1024' AND t.status = 'ok'"
+                 " ORDER BY t.id LIMIT 1 OFFSET %zu)",
+                 poison[i], i);
+        CHECK_EQ_INT(raw_exec(path, sql), SQLITE_OK);
+    }
+    /* the schema's CHECK (median_ms > 0) binds cutune, not whoever wrote this file */
+    CHECK_EQ_INT(raw_exec(path, "PRAGMA ignore_check_constraints = ON;"
+                                "UPDATE yardsticks SET median_ms = 0 WHERE problem_id ="
+                                " (SELECT id FROM problems WHERE size = '4096')"),
+                 SQLITE_OK);
+    char *page = report_figures(path, html);
+    CHECK_MSG(page &&
+                  strstr(page, "id=\"skipped-times\">4 trial(s) recorded ok and 1 yardstick(s)"),
+              "report --html on inf, zero and negative times does not say they were left out");
+    free(page);
+    const char *summary[] = {"report", "1", "--db", path, NULL};
+    char what[800];
+    Result r = run_sane(NULL, summary, what, sizeof what);
+    CHECK_MSG(r.status == 0 && strstr(r.out, "note: 4 trial(s) recorded ok") &&
+                  !strstr(r.out, "inf ms") && !strstr(r.out, "inf%") && !strstr(r.out, "nan"),
+              "%s: exit %d\n%s%s", what, r.status, r.out, r.err);
+    result_free(&r);
+
+    snprintf(path, sizeof path, "%s", in_tmp("extremes.db"));
+    copy_file(in_tmp("good.db"), path, -1);
+    CHECK_EQ_INT(raw_exec(path, "UPDATE trials SET median_ms = CASE id % 2 WHEN 0 THEN 5e-324"
+                                " ELSE 1.7e308 END WHERE id IN (SELECT id FROM trials"
+                                " WHERE status = 'ok' ORDER BY id LIMIT 6)"),
+                 SQLITE_OK);
+    page = report_figures(path, in_tmp("extremes.html"));
+    CHECK_MSG(page && !strstr(page, "skipped-times"), "finite times were said to be left out");
+    free(page);
+}
+
 /* ---- a writer beside the readers ---------------------------------------------------------- */
 
 typedef struct Writer {
@@ -922,6 +998,7 @@ int main(int argc, char **argv)
         space_limits();
         read_only_folder();
         worker_answers();
+        report_bad_times();
     }
     rm_tree(tmpdir);
     return check_result("hostile");

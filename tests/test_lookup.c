@@ -1,7 +1,8 @@
 /* Lookups for applications (cutune/lookup.h) on a hand-built database, no GPU needed: the
  * fallback ladder (exact, nearest, same architecture, miss) and its tie rule, the cache
- * and its lifetime, requests for misses, plugin distances (ABI 1.1) next to a 1.0 plugin,
- * and a reader next to a concurrent writer (WAL: neither blocks the other). */
+ * and its lifetime, requests for misses, the ops' size rules, plugin distances (ABI 1.1)
+ * next to a 1.0 plugin, and a reader next to a concurrent writer (WAL: neither blocks the
+ * other). */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -266,6 +267,28 @@ static void requests_recorded(void)
         1);
 }
 
+/* A size is read by its op's rules, as `cutune run --size` reads it (matmul's "1024" is
+ * 1024x1024x1024), also with plugin distances off; a size the op refuses is an error and an
+ * op that no plugin implements is answered from the database, but neither becomes a
+ * request, which `cutune run --pending` could never tune. */
+static void size_rules(void)
+{
+    long long before = raw_int(dbpath, "SELECT count(*) FROM requests");
+    CutuneLookup *h = open_handle(1, 0);
+    CutuneLookupResult r;
+    CutuneError err = {0};
+    CHECK_MSG(cutune_lookup(h, A, "matmul", "1024", &r, &err) == 0, "%s", err.msg);
+    CHECK(r.match == CUTUNE_MATCH_EXACT && strcmp(r.size, "1024x1024x1024") == 0);
+    CHECK(strcmp(r.tuned_size, "1024x1024x1024") == 0 && r.distance == 0);
+    CHECK_EQ_INT(cutune_lookup(h, A, "matmul", "64x64", &r, &err), CUTUNE_ERR_INVALID);
+    CHECK_STR_CONTAINS(err.msg, "'64x64' is not a size of op matmul: matmul takes MxNxK");
+    CHECK(r.recorded == 0);
+    CHECK_EQ_INT(cutune_lookup(h, A, "no_such_op", "64", &r, &err), CUTUNE_ERR_NOT_FOUND);
+    CHECK(r.recorded == 0 && r.match == CUTUNE_MATCH_NONE);
+    cutune_close(&h);
+    CHECK_EQ_INT(raw_int(dbpath, "SELECT count(*) FROM requests"), before);
+}
+
 /* An op's plugin may define the distance (ABI 1.1); a 1.0 plugin still loads, without one. */
 static void plugin_distance(void)
 {
@@ -494,6 +517,7 @@ int main(void)
     ladder_steps();
     cache_lifetime();
     requests_recorded();
+    size_rules();
     plugin_distance();
     reader_and_writer();
     launch_without_gpu();

@@ -2,8 +2,8 @@
 # The run as a whole, through the cutune command with the fake worker (no GPU): one budget
 # for every size, `--json` lines, a second run that measures nothing the database holds and
 # re-times the bests, --retune, an exhaustive search that cannot keep --time refused up
-# front, Ctrl-C in the warm start losing nothing, and a replay of the run's database with
-# its compile times.
+# front, Ctrl-C in the warm start losing nothing, a closed --json pipe stopping the run as
+# Ctrl-C does, and a replay of the run's database with its compile times.
 # Usage: test_run.sh PATH_TO_CUTUNE PATH_TO_FAKE_WORKER
 set -u
 exe=$1
@@ -107,6 +107,27 @@ k1=$(q "$db5" "SELECT count(*) FROM trials")
 "$exe" run histogram --db "$db5" --no-progress --size 268435456x1x2 >"$tmp/int2.out" 2>&1 || bad "the run after Ctrl-C failed"
 dup=$(q "$db5" "SELECT count(*) FROM (SELECT config, variant_id FROM trials GROUP BY config, variant_id HAVING count(*) > 1)")
 [ "$dup" = 0 ] || bad "$dup configs measured twice after Ctrl-C"
+
+# --- 5b. a reader of --json that goes away (`| head`) stops the run as Ctrl-C does: the
+# trial in flight ends, the run and its search are marked interrupted (not left 'running',
+# as SIGPIPE once left them), exit 130, and the next run goes on from there
+db5b=$tmp/pipe.db
+CUTUNE_FAKE_DELAY_MS=200 "$exe" run histogram --db "$db5b" --json --size 268435456x1x2 \
+    2>"$tmp/pipe.err" | head -n 1 >"$tmp/pipe.json"
+rc=${PIPESTATUS[0]}
+[ $rc = 130 ] || { bad "run --json | head exited $rc, want 130"; cat "$tmp/pipe.err"; }
+grep -q '"event": "trial"' "$tmp/pipe.json" || bad "run --json | head: no trial line read"
+grep -q "standard output was closed" "$tmp/pipe.err" || { bad "run --json | head: no message"; cat "$tmp/pipe.err"; }
+[ "$(q "$db5b" "SELECT status FROM runs WHERE id = 1")" = interrupted ] ||
+    bad "run --json | head: the run is not marked interrupted"
+[ "$(q "$db5b" "SELECT count(*) FROM searches WHERE status = 'running'")" = 0 ] ||
+    bad "run --json | head: a search is left running"
+k=$(q "$db5b" "SELECT count(*) FROM trials")
+# the first line's trial, the one in flight when the pipe closed, and what a slow reader let
+# through; far from the 161 configs of the size
+[ "$k" -ge 1 ] && [ "$k" -le 10 ] || bad "run --json | head: $k trials, want the first few"
+"$exe" run histogram --db "$db5b" --no-progress --size 268435456x1x2 >"$tmp/pipe2.out" 2>&1 ||
+    bad "the run after a closed --json pipe failed"
 
 # --- 6. two GPUs (--device 0,1; the fake worker answers for any ordinal): both lanes take
 # sizes, every size is done once, and each size's winner is re-timed on the other GPU

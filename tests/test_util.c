@@ -6,6 +6,7 @@
 #include "kernel_cache.h"
 #include "pool.h"
 #include "strategy.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <stdatomic.h>
@@ -39,12 +40,32 @@ static void problem_sizes(void)
         {"12*4", "unexpected '*'", CUTUNE_ERR_PARSE},
         {"1x2x3x4x5", "more than 4 dimensions", CUTUNE_ERR_PARSE},
         {" 12", "expected a number", CUTUNE_ERR_PARSE},
+        /* a multiplication sign: the whole character, never its lone first byte \xc3 */
+        {"4096\xc3\x97"
+         "4096",
+         "unexpected '\xc3\x97' (U+00D7) after dimension 1", CUTUNE_ERR_PARSE},
+        {"4096\xc3", "unexpected '\\xc3'", CUTUNE_ERR_PARSE},
+        {"40\x1b[2J", "problem size '40\\x1b[2J': unexpected '\\x1b'", CUTUNE_ERR_PARSE},
+        {"4x\xe2\x80\x8b"
+         "4",
+         "expected a number at '\xe2\x80\x8b"
+         "4'",
+         CUTUNE_ERR_PARSE},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cutune_error_clear(&err);
         int rc = cutune_problem_parse(bad[i].text, &p, &err);
         CHECK_MSG(rc == bad[i].code, "'%s': rc %d", bad[i].text, rc);
         CHECK_STR_CONTAINS(err.msg, bad[i].phrase);
+        /* the message is text: valid UTF-8, no control character */
+        for (size_t k = 0, n; err.msg[k]; k += n) {
+            uint32_t cp = 0;
+            n = cutune_utf8_decode((const unsigned char *)err.msg + k, strlen(err.msg + k), &cp);
+            CHECK_MSG(n > 0 && cp >= 0x20 && cp != 0x7f, "'%s': byte %zu of: %s", bad[i].text, k,
+                      err.msg);
+            if (!n)
+                break;
+        }
     }
 }
 

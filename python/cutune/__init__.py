@@ -52,9 +52,9 @@ def _raise(rc, err):
 
 
 def _size_text(size):
-    """The size text from a string ("4096x4096x4096"), an int (one dimension: reduce_sum's
-    N) or a tuple of ints ((M, N, K)). Written in full: the CLI's shorthands (matmul's N for
-    NxNxN) belong to the op's plugin, which a lookup does not ask."""
+    """The size text from a string ("4096x4096x4096"), an int (reduce_sum's N, or matmul's
+    N for NxNxN) or a tuple of ints ((M, N, K)). The library reads it by the op's own size
+    rules, as `cutune run --size` does."""
     if isinstance(size, str):
         return size
     if isinstance(size, int):
@@ -198,9 +198,12 @@ class Handle:
     def lookup(self, op, size, device=0, fallback=True):
         """The best verified config of `op` for `size` on `device` (an ordinal, or a UUID or
         name recorded in the database): a Lookup with its match level ("exact", "nearest",
-        "same_arch" or "miss"), variant, config and measured time. fallback=False reports
-        anything but an exact answer as a miss. A miss is not an error; it is recorded in
-        the database's requests for `cutune run --pending` when the handle records."""
+        "same_arch" or "miss"), variant, config and measured time. `size` follows the op's
+        size rules, as `cutune run --size` does: lookup("matmul", 4096) is 4096x4096x4096,
+        and a size the op refuses raises CutuneError (name "invalid"). fallback=False
+        reports anything but an exact answer as a miss. A miss is not an error; it is
+        recorded in the database's requests for `cutune run --pending` when the handle
+        records, unless no installed plugin implements the op (nothing could tune it)."""
         h, info = self._handle(), self._device(device)
         raw, err = _Result(), _Error()
         rc = self._lib.cutune_lookup(h, ctypes.byref(info), str(op).encode(),
@@ -250,7 +253,8 @@ class Handle:
         `args`, the op's kernel arguments in its documented order (plugins/common/<op>_op.h;
         matmul: A, B, C, M, N, K). A device array (PyTorch, CuPy, __cuda_array_interface__,
         DLPack) passes its pointer and must be C-contiguous and on `device`; an int passes a
-        C int, a float a C float, and a ctypes value (ctypes.c_longlong(n)) itself. The
+        C int (one outside -2**31 .. 2**31-1 raises OverflowError before anything runs,
+        never wraps), a float a C float, and a ctypes value (ctypes.c_longlong(n)) itself. The
         launch is asynchronous, on `stream` or else the stream the first array's framework
         calls current. Returns the Lookup it launched."""
         h = self._handle()
@@ -262,7 +266,7 @@ class Handle:
             if isinstance(a, bool):
                 values.append(ctypes.c_int(int(a)))
             elif isinstance(a, int):
-                values.append(ctypes.c_int(a))
+                values.append(_c_int(a, i, op))
             elif isinstance(a, float):
                 values.append(ctypes.c_float(a))
             elif isinstance(a, ctypes._SimpleCData):
@@ -317,6 +321,18 @@ class Handle:
         if rc:
             _raise(rc, err)
         return out
+
+
+_INT_MIN, _INT_MAX = -2 ** 31, 2 ** 31 - 1
+
+
+def _c_int(value, i, op):
+    """A C int for a kernel's int parameter: ctypes.c_int would wrap 2**31 to -2**31."""
+    if not _INT_MIN <= value <= _INT_MAX:
+        raise OverflowError("cutune launch %s: argument %d is %d, outside a C int (-2**31 .. "
+                            "2**31-1), which the kernel's int parameter takes; a kernel whose "
+                            "parameter is 64-bit takes ctypes.c_longlong(n)" % (op, i + 1, value))
+    return ctypes.c_int(value)
 
 
 def _checked(obj, device, what, op):

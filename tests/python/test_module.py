@@ -43,10 +43,36 @@ def test_sizes_as_int_and_tuple(fixture_path):
     with cutune.open(fixture_path) as h:
         assert h.lookup("matmul", (1024, 1024, 1024), device="H100").match == "exact"
         assert h.lookup("matmul", [1024, 1024, 1024], device="H100").match == "exact"
-        # a size of another number of dimensions is never near any tuned one
-        assert h.lookup("matmul", 1024, device="H100").match == "miss"
         r = h.lookup("reduce_sum", 1048576, device="H100")
         assert r.match == "exact" and r.config["VEC"] == 4
+
+
+def test_sizes_follow_the_ops_rules_as_the_cli_does(fixture_path):
+    # `cutune run matmul --size 4096` means 4096x4096x4096, and so does a lookup of 4096
+    with cutune.open(fixture_path) as h:
+        for size in (4096, "4096"):
+            r = h.lookup("matmul", size, device="H100")
+            assert r.match == "exact" and r.size == "4096x4096x4096"
+            assert r.tuned_size == "4096x4096x4096" and r.variant == "matmul_async"
+        r = h.lookup("transpose", 8192, device="A100")  # transpose: N is NxN
+        assert r.match == "exact" and r.size == "8192x8192"
+        # a miss is recorded with the size in full, as `cutune run --pending` tunes it
+        assert h.lookup("matmul", 512, device="A100").match == "miss"
+    assert requests(fixture_path) == [(A100[0], "matmul", "512x512x512", "none", 1)]
+
+
+def test_unknown_ops_and_refused_sizes_are_no_requests(fixture_path):
+    with cutune.open(fixture_path) as h:
+        r = h.lookup("no_such_op", 1024, device="H100")
+        assert r.match == "miss" and not r.recorded
+        for op, size in (("matmul", "64x64"), ("matmul", (1, 2, 3, 4)), ("transpose", "1x2x3")):
+            with pytest.raises(cutune.CutuneError) as e:
+                h.lookup(op, size, device="H100")
+            assert e.value.name == "invalid" and "not a size of op " + op in str(e.value)
+        with pytest.raises(cutune.CutuneError) as e:
+            h.lookup("matmul", "12xx4", device="H100")
+        assert e.value.name == "parse"
+    assert requests(fixture_path) == []  # each of them once stayed pending forever
 
 
 def test_nearest_same_arch_and_miss_are_recorded(fixture_path):
@@ -171,6 +197,17 @@ def test_launch_refuses_bad_arrays_before_cuda(fixture_path):
             h.matmul(a, FakeCai((33, 16)))
         with pytest.raises(TypeError, match="pass out="):
             h.matmul(a, b)  # cannot allocate like a plain CAI object
+
+
+def test_launch_refuses_ints_a_c_int_cannot_hold(fixture_path):
+    # ctypes.c_int(2**31) is -2**31: a kernel would run on a wrapped size
+    with cutune.open(fixture_path) as h:
+        a, b, c = FakeCai((64, 32)), FakeCai((32, 16)), FakeCai((64, 16))
+        for bad in (2 ** 31, -2 ** 31 - 1, 2 ** 64):
+            with pytest.raises(OverflowError, match="argument 4 is %d, outside a C int" % bad):
+                h.launch("matmul", (64, 16, 32), a, b, c, bad, 16, 32, device=0)
+    assert cutune._c_int(2 ** 31 - 1, 0, "matmul").value == 2 ** 31 - 1
+    assert cutune._c_int(-2 ** 31, 0, "matmul").value == -2 ** 31
 
 
 def test_lookup_by_ordinal_without_a_gpu(fixture_path):

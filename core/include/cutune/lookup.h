@@ -70,8 +70,8 @@ typedef struct CutuneLookupSettings {
      * a failure to record never fails the lookup (see CutuneLookupResult.recorded). */
     int record_requests;
     /* 1 (default): use an op's plugin distance for the nearest step when the plugin
-     * provides one (loading the plugins on the first nearest lookup); 0: always the
-     * log distance, and plugins are loaded only by a tuned launch. */
+     * provides one; 0: always the log distance. Either way the plugins are loaded on the
+     * first lookup, for the ops' size rules (see cutune_lookup). */
     int plugin_distance;
 } CutuneLookupSettings;
 
@@ -131,10 +131,13 @@ typedef struct CutuneLookupResult {
 /* The best config for (op, device, size) down the fallback ladder (see the top of this
  * file). `device` needs only uuid; with cc_major > 0 its compute capability is taken from
  * it, otherwise from the database's record of that UUID (a device never tuned and given
- * without cc_major can only match exactly, i.e. not at all). `size` is written in full as
- * `cutune run` records it: "1024x1024x1024" for matmul (MxNxK).
+ * without cc_major can only match exactly, i.e. not at all). `size` is read by the op
+ * plugin's size rules, as `cutune run --size` reads it: "1024" is "1024x1024x1024" for
+ * matmul (MxNxK); without the plugins it is read as written. A lookup of an op that no
+ * installed plugin implements is answered, but never recorded as a request.
  * Returns 0 with out filled (match != NONE); CUTUNE_ERR_NOT_FOUND with out->match NONE when
- * no step answers; CUTUNE_ERR_PARSE for a malformed size; CUTUNE_ERR_DB, ... */
+ * no step answers; CUTUNE_ERR_PARSE for a malformed size, CUTUNE_ERR_INVALID for a size the
+ * op refuses (neither is recorded); CUTUNE_ERR_DB, ... */
 CUTUNE_API int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *device, const char *op,
                              const char *size, CutuneLookupResult *out, CutuneError *err);
 

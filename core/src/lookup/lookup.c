@@ -365,6 +365,28 @@ static int record_request(CutuneLookup *h, const CutuneDeviceInfo *dev, const ch
     return cutune_db_request_add(h->rw, &r, NULL) == 0;
 }
 
+/* The op's own size rules, as `cutune run` and `cutune query` apply them (matmul's "4096"
+ * is 4096x4096x4096), where the plugins load. A size the op refuses is an error; *known is
+ * 0 for an op that no installed plugin implements: neither may become a request, which
+ * `cutune run --pending` could never tune. Without plugins the size is as written. */
+static int op_size_rules(CutuneLookup *h, const char *op, const char *size, CutuneProblem *want,
+                         int *known, CutuneError *err)
+{
+    *known = 1;
+    pthread_mutex_lock(&h->mu); /* the registry loads once per handle */
+    const CutuneOpDef *d = cutune_lookup_registry(h, NULL) == 0 ? cutune_registry_op(&h->reg, op)
+                                                                : NULL;
+    int loaded = h->reg_state == 1;
+    pthread_mutex_unlock(&h->mu);
+    char why[256] = "";
+    if (loaded && !d)
+        *known = 0;
+    else if (d && d->op->check_problem(want, why, sizeof why) != 0)
+        return cutune_error(err, CUTUNE_ERR_INVALID,
+                            "cutune_lookup: '%s' is not a size of op %s: %s", size, op, why);
+    return 0;
+}
+
 int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op, const char *size,
                   CutuneLookupResult *out, CutuneError *err)
 {
@@ -376,8 +398,9 @@ int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op, 
                             "cutune_lookup: a handle, a device with its UUID, an op and a size "
                             "are needed");
     CutuneProblem want;
+    int known = 1;
     int rc = cutune_problem_parse(size, &want, err);
-    if (rc)
+    if (rc || (rc = op_size_rules(h, op, size, &want, &known, err)))
         return rc;
     cutune_copy_str(out->op, sizeof out->op, op);
     cutune_problem_format(&want, out->size, sizeof out->size);
@@ -409,7 +432,7 @@ int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op, 
     if (rc == 0 || rc == CUTUNE_ERR_NOT_FOUND) {
         if (rc != 0)
             out->match = CUTUNE_MATCH_NONE;
-        if (h->s.record_requests && out->match != CUTUNE_MATCH_EXACT)
+        if (h->s.record_requests && known && out->match != CUTUNE_MATCH_EXACT)
             out->recorded = record_request(h, dev, op, out->size, out->match);
         (void)cutune_lookup_cache_put(&h->cache, key, rc, out); /* no memory: just not cached */
     }

@@ -1,5 +1,6 @@
 /* Problem strings: "4096x4096x4096", and with an element type and a layout that are not the
  * defaults, "4096x4096x4096-bf16-nt" (cutune/op.h). */
+#include "utf8.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -34,16 +35,34 @@ static int parse_kind(const char *text, const char *s, CutuneProblem *p, CutuneE
                 p->layout = l;
                 found = 1;
             }
-        if (!found)
+        if (!found) {
+            char word[40], shown[160];
+            snprintf(word, sizeof word, "%.*s", (int)(n > 32 ? 32 : n), tok);
+            cutune_text_format(shown, sizeof shown, word, 0);
             return cutune_error(err, CUTUNE_ERR_PARSE,
-                                "problem '%s': '%.*s' is neither an element type (fp32, tf32, "
+                                "problem '%s': '%s' is neither an element type (fp32, tf32, "
                                 "fp16, bf16) nor a layout (nn, nt); write e.g. "
                                 "4096x4096x4096-bf16-nt",
-                                text, (int)(n > 32 ? 32 : n), tok);
+                                text, shown);
+        }
     }
-    if (*s)
-        return cutune_error(err, CUTUNE_ERR_PARSE, "problem '%s': unexpected '%c'", text, *s);
-    return 0;
+    return 0; /* the loop ends at the end of the text */
+}
+
+/* The character at s for a message: printable, as itself and its code point ('×'
+ * (U+00D7), never the lone first byte of it), else escaped (\xc3, \x1b). */
+static void show_char(const char *s, char *buf, size_t len)
+{
+    uint32_t cp = 0;
+    size_t n = cutune_utf8_decode((const unsigned char *)s, strlen(s), &cp);
+    char one[8];
+    snprintf(one, sizeof one, "%.*s", (int)(n ? n : 1), s);
+    char shown[40];
+    cutune_text_format(shown, sizeof shown, one, 0);
+    if (cp >= 0xa0 && n > 1)
+        snprintf(buf, len, "'%s' (U+%04X)", shown, (unsigned)cp);
+    else
+        snprintf(buf, len, "'%s'", shown);
 }
 
 int cutune_problem_parse(const char *text, CutuneProblem *p, CutuneError *err)
@@ -52,44 +71,56 @@ int cutune_problem_parse(const char *text, CutuneProblem *p, CutuneError *err)
     memset(p, 0, sizeof *p);
     if (!text || !*text)
         return cutune_error(err, CUTUNE_ERR_PARSE, "empty problem size; %s", hint);
+    /* the size as typed or read from a file, escaped for a terminal where it is not text */
+    char shown[200];
+    cutune_text_format(shown, sizeof shown, text, 40);
     const char *s = text;
     for (;;) {
         if (p->ndims == CUTUNE_MAX_DIMS)
             return cutune_error(err, CUTUNE_ERR_PARSE,
-                                "problem size '%s' has more than %d dimensions; %s", text,
+                                "problem size '%s' has more than %d dimensions; %s", shown,
                                 CUTUNE_MAX_DIMS, hint);
         if (*s == '-')
             return cutune_error(err, CUTUNE_ERR_PARSE,
-                                "problem size '%s': dimension %d is negative; %s", text,
+                                "problem size '%s': dimension %d is negative; %s", shown,
                                 p->ndims + 1, hint);
         if (*s == '\0')
             return cutune_error(err, CUTUNE_ERR_PARSE,
                                 "problem size '%s' ends after an 'x': dimension %d is missing; %s",
-                                text, p->ndims + 1, hint);
-        if (*s < '0' || *s > '9')
+                                shown, p->ndims + 1, hint);
+        if (*s < '0' || *s > '9') {
+            char at[200];
+            cutune_text_format(at, sizeof at, s, 40);
             return cutune_error(err, CUTUNE_ERR_PARSE,
-                                "problem size '%s': expected a number at '%s'; %s", text, s, hint);
+                                "problem size '%s': expected a number at '%s'; %s", shown, at,
+                                hint);
+        }
         long long v = 0;
         while (*s >= '0' && *s <= '9') {
             v = v * 10 + (*s - '0');
             if (v > DIM_MAX)
                 return cutune_error(err, CUTUNE_ERR_RANGE,
-                                    "problem size '%s': dimension %d is larger than %lld", text,
+                                    "problem size '%s': dimension %d is larger than %lld", shown,
                                     p->ndims + 1, DIM_MAX);
             s++;
         }
         if (v == 0)
             return cutune_error(err, CUTUNE_ERR_RANGE,
-                                "problem size '%s': dimension %d is zero; %s", text, p->ndims + 1,
+                                "problem size '%s': dimension %d is zero; %s", shown, p->ndims + 1,
                                 hint);
         p->dim[p->ndims++] = v;
         if (*s == '\0')
             return 0;
         if (*s == '-')
-            return parse_kind(text, s, p, err);
-        if (*s != 'x' && *s != 'X')
-            return cutune_error(err, CUTUNE_ERR_PARSE, "problem size '%s': unexpected '%c'; %s",
-                                text, *s, hint);
+            return parse_kind(shown, s, p, err);
+        if (*s != 'x' && *s != 'X') {
+            char c[64];
+            show_char(s, c, sizeof c);
+            return cutune_error(err, CUTUNE_ERR_PARSE,
+                                "problem size '%s': unexpected %s after dimension %d; "
+                                "separate the dimensions with the letter x, e.g. 4096x4096x4096",
+                                shown, c, p->ndims);
+        }
         s++;
     }
 }

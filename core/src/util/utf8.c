@@ -1,6 +1,8 @@
 /* UTF-8 checking and terminal-safe text (see utf8.h). */
 #include "utf8.h"
 
+#include <string.h>
+
 size_t cutune_utf8_decode(const unsigned char *s, size_t avail, uint32_t *cp)
 {
     if (avail == 0 || s[0] == 0)
@@ -74,4 +76,19 @@ size_t cutune_text_write(FILE *f, const char *s, size_t max_bytes)
         done += n;
     }
     return escaped;
+}
+
+void cutune_text_format(char *buf, size_t len, const char *s, size_t max_bytes)
+{
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    FILE *f = fmemopen(buf, len, "w");
+    if (!f)
+        return;
+    setvbuf(f, NULL, _IONBF, 0);
+    cutune_text_write(f, s, max_bytes);
+    long n = ftell(f);
+    fclose(f);
+    buf[n >= 0 && (size_t)n < len ? (size_t)n : len - 1] = '\0';
 }

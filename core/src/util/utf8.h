@@ -22,4 +22,8 @@ size_t cutune_utf8_decode(const unsigned char *s, size_t avail, uint32_t *cp);
  * "(null)". Returns the number of sequences escaped. */
 size_t cutune_text_write(FILE *f, const char *s, size_t max_bytes);
 
+/* cutune_text_write into buf: at most len - 1 bytes and a NUL (len > 0), for a message that
+ * quotes text a person typed or a file held. */
+void cutune_text_format(char *buf, size_t len, const char *s, size_t max_bytes);
+
 #endif
