@@ -148,6 +148,11 @@ typedef struct CliList {
 } CliList;
 int cli_append(const char *cmd, const char *opt, const char *value, void *list);
 
+/* CLI_CALL functions for --dtype and --layout: the index (CutuneDtype, CutuneLayout) of a
+ * name of cutune/op.h into the int at out, or a usage error naming the choices. */
+int cli_dtype(const char *cmd, const char *opt, const char *value, void *out);
+int cli_layout(const char *cmd, const char *opt, const char *value, void *out);
+
 /* The largest CUDA device ordinal an option accepts. */
 #define CLI_MAX_DEVICE 1023
 /* Refuse an output file that is the database (or recording) at db_path or one of its

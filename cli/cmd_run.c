@@ -45,6 +45,11 @@ static const char help[] =
     "                    on every GPU of the run\n"
     "  --size S          problem size, e.g. 4096x4096x4096 (repeatable; default: the sizes\n"
     "                    listed under [problems] in each variant's tuning space)\n"
+    "  --dtype T         every size in element type T: fp32 (default), tf32, fp16 or bf16\n"
+    "                    (a size may say it too: 4096x4096x4096-bf16-nt); only the variants\n"
+    "                    that compute T tune it\n"
+    "  --layout L        every size in layout L: nn (default) or nt (B stored N x K, as\n"
+    "                    PyTorch's F.linear(x, W) computes x W^T)\n"
     "  --variant NAME    tune only this variant\n"
     "  --where CONFIG    only the configs of that variant matching CONFIG, a partial config\n"
     "                    such as BM=128,BK=8 (repeatable: configs matching any); a full\n"
@@ -295,6 +300,8 @@ int cmd_run(int argc, char **argv)
     const CliOption opts[] = {
         CLI_TEXT("device", &device_arg),
         CLI_CALL("size", cli_append, &size_list),
+        CLI_CALL("dtype", cli_dtype, &o.dtype),
+        CLI_CALL("layout", cli_layout, &o.layout),
         CLI_TEXT("variant", &o.variant),
         CLI_TEXT("strategy", &o.strategy),
         CLI_SIZE("budget", &o.budget, 1, SIZE_MAX),

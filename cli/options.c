@@ -214,3 +214,27 @@ int cli_append(const char *cmd, const char *opt, const char *value, void *list)
     l->items[(*l->n)++] = value;
     return 0;
 }
+
+int cli_dtype(const char *cmd, const char *opt, const char *value, void *out)
+{
+    for (int d = 0; d < CUTUNE_DTYPE_COUNT; d++)
+        if (!strcmp(value, cutune_dtype_name(d))) {
+            *(int *)out = d;
+            return 0;
+        }
+    return cli_usage_error(cmd, "%s takes an element type: fp32, tf32, fp16 or bf16, not '%s'",
+                           opt, value);
+}
+
+int cli_layout(const char *cmd, const char *opt, const char *value, void *out)
+{
+    for (int l = 0; l < CUTUNE_LAYOUT_COUNT; l++)
+        if (!strcmp(value, cutune_layout_name(l))) {
+            *(int *)out = l;
+            return 0;
+        }
+    return cli_usage_error(cmd,
+                           "%s takes a layout: nn (every operand row-major) or nt (the second "
+                           "transposed: B is N x K), not '%s'",
+                           opt, value);
+}

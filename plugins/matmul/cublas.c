@@ -17,7 +17,7 @@ typedef int (*SetMathModeFn)(CublasHandle, int);
 typedef int (*SgemmFn)(CublasHandle, int transa, int transb, int m, int n, int k,
                        const float *alpha, const float *A, int lda, const float *B, int ldb,
                        const float *beta, float *C, int ldc);
-enum { CUBLAS_OP_N = 0, CUBLAS_DEFAULT_MATH = 0 };
+enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_DEFAULT_MATH = 0 };
 
 typedef struct Cublas {
     const CutuneHost *host;
@@ -27,7 +27,7 @@ typedef struct Cublas {
     SgemmFn sgemm;
     const float *A, *B;
     float *C;
-    int M, N, K;
+    int M, N, K, bt;
 } Cublas;
 
 static int run(void *user, void *stream)
@@ -35,9 +35,10 @@ static int run(void *user, void *stream)
     (void)stream; /* the handle's stream: the default one */
     Cublas *c = user;
     const float one = 1.0f, zero = 0.0f;
-    /* row-major C = A B is column-major C^T = B^T A^T: an N x M result, K inner */
-    int st = c->sgemm(c->h, CUBLAS_OP_N, CUBLAS_OP_N, c->N, c->M, c->K, &one, c->B, c->N, c->A,
-                      c->K, &zero, c->C, c->N);
+    /* row-major C = A B is column-major C^T = B^T A^T: an N x M result, K inner; B stored
+     * N x K (bt) is column-major K x N, transposed */
+    int st = c->sgemm(c->h, c->bt ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, c->N, c->M, c->K, &one,
+                      c->B, c->bt ? c->K : c->N, c->A, c->K, &zero, c->C, c->N);
     return st == 0 ? 0 : c->host->fail(c->host->ctx, CUTUNE_ERR_CUDA, "cublasSgemm: status %d", st);
 }
 
@@ -54,13 +55,13 @@ static void close_it(void *user)
 }
 
 int matmul_cublas_yardstick(const CutuneHost *host, const float *A, const float *B, float *C, int M,
-                            int N, int K, CutuneYardstick *out)
+                            int N, int K, int bt, CutuneYardstick *out)
 {
     static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
     Cublas *c = calloc(1, sizeof *c);
     if (!c)
         return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
-    *c = (Cublas){.host = host, .A = A, .B = B, .C = C, .M = M, .N = N, .K = K};
+    *c = (Cublas){.host = host, .A = A, .B = B, .C = C, .M = M, .N = N, .K = K, .bt = bt};
     char tried[512] = "";
     for (size_t i = 0; i < sizeof names / sizeof names[0] && !c->lib; i++) {
         c->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);

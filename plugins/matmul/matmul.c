@@ -5,6 +5,7 @@
 #include "cublas.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +14,18 @@ extern const char cutune_matmul_ref_cu[]; /* matmul_ref.cu, embedded at build ti
 
 typedef struct MatmulState {
     int M, N, K;
-    float *A, *B, *C;          /* device */
+    int dtype, bt;             /* CutuneDtype; bt: B is stored N x K (layout nt) */
+    float *A, *B, *C;          /* device: float32 inputs (for fp16 and bf16 the exact values
+                                  of the 16-bit ones) and output (the 16-bit one widened) */
+    uint16_t *A16, *B16, *C16; /* device: fp16 and bf16 operands */
+    void *kA, *kB, *kC;        /* what the kernel gets: A, B, C or A16, B16, C16 */
     double *ref, *mag, *scale; /* device, MxN (matmul_ref.cu) */
 } MatmulState;
+
+static int is16(int dtype)
+{
+    return dtype == CUTUNE_DTYPE_FP16 || dtype == CUTUNE_DTYPE_BF16;
+}
 
 static int check_problem(CutuneProblem *p, char *err, size_t errlen)
 {
@@ -27,8 +37,12 @@ static int check_problem(CutuneProblem *p, char *err, size_t errlen)
     if (cutune_op_check_int_size(most > M * N ? most : M * N,
                                  "each matrix must have fewer than 2^31 elements", err, errlen))
         return -1;
-    if (K >= (1 << 24)) { /* the error bound K u / (1 - K u) needs K u < 1 */
-        snprintf(err, errlen, "K must be below 2^24 for a float32 result to be checkable");
+    if (K >= (1 << 23)) { /* the error bound 2 K u / (1 - 2 K u) needs 2 K u < 1 */
+        snprintf(err, errlen, "K must be below 2^23 for a float32 sum to be checkable");
+        return -1;
+    }
+    if (p->dtype == CUTUNE_DTYPE_FP16 && K > 65504) { /* |C| <= K must not overflow */
+        snprintf(err, errlen, "fp16 takes K up to 65504 (the largest half; |C| <= K here)");
         return -1;
     }
     return 0;
@@ -42,19 +56,31 @@ static double flops(const CutuneProblem *p)
 static double bytes(const CutuneProblem *p)
 {
     double M = (double)p->dim[0], N = (double)p->dim[1], K = (double)p->dim[2];
-    return 4.0 * (M * K + K * N + M * N);
+    return cutune_dtype_bytes(p->dtype) * (M * K + K * N + M * N);
 }
 
 /* The kernel's arguments, in the order of its signature. */
 static const size_t kernel_arg_fields[] = {
-    offsetof(MatmulState, A), offsetof(MatmulState, B), offsetof(MatmulState, C),
-    offsetof(MatmulState, M), offsetof(MatmulState, N), offsetof(MatmulState, K),
+    offsetof(MatmulState, kA), offsetof(MatmulState, kB), offsetof(MatmulState, kC),
+    offsetof(MatmulState, M),  offsetof(MatmulState, N),  offsetof(MatmulState, K),
 };
 
 static CutuneOpBuffers buffers(void *state)
 {
     MatmulState *s = state;
     size_t mk = (size_t)s->M * s->K, kn = (size_t)s->K * s->N, mn = (size_t)s->M * s->N;
+    if (is16(s->dtype))
+        return (CutuneOpBuffers){{
+            CUTUNE_OP_INPUT(&s->A, mk, 0),
+            CUTUNE_OP_INPUT(&s->B, kn, 1),
+            CUTUNE_OP_RESULT(&s->C16, mn * sizeof(uint16_t)),
+            CUTUNE_OP_BUFFER(&s->C, mn * sizeof(float)),
+            CUTUNE_OP_BUFFER(&s->A16, mk * sizeof(uint16_t)),
+            CUTUNE_OP_BUFFER(&s->B16, kn * sizeof(uint16_t)),
+            CUTUNE_OP_BUFFER(&s->ref, mn * sizeof(double)),
+            CUTUNE_OP_BUFFER(&s->mag, mn * sizeof(double)),
+            CUTUNE_OP_BUFFER(&s->scale, mn * sizeof(double)),
+        }};
     return (CutuneOpBuffers){{
         CUTUNE_OP_INPUT(&s->A, mk, 0),
         CUTUNE_OP_INPUT(&s->B, kn, 1),
@@ -70,16 +96,39 @@ static void setup_dims(MatmulState *s, const CutuneProblem *p)
     s->M = (int)p->dim[0];
     s->N = (int)p->dim[1];
     s->K = (int)p->dim[2];
+    s->dtype = p->dtype;
+    s->bt = p->layout == CUTUNE_LAYOUT_NT;
 }
 
-/* ref, mag and scale from matmul_ref.cu, on the device */
+/* For fp16 and bf16: x rounded into x16, and x set to the rounded values (matmul_ref.cu). */
+static int round16(const CutuneHost *host, float *x, uint16_t *x16, size_t n, int dtype)
+{
+    void *args[] = {&x, &x16, &n, &dtype};
+    return cutune_op_run_strided(host, cutune_matmul_ref_cu, "cutune_matmul_round", n, args);
+}
+
+/* The inputs in the element type, then ref, mag and scale from matmul_ref.cu, on the device;
+ * for the tensor-core types mag and scale become absolute bounds (matmul.h). */
 static int setup_reference(const CutuneHost *host, MatmulState *s)
 {
+    int rc = 0;
+    size_t mk = (size_t)s->M * s->K, kn = (size_t)s->K * s->N, mn = (size_t)s->M * s->N;
+    s->kA = s->A, s->kB = s->B, s->kC = s->C;
+    if (is16(s->dtype)) {
+        s->kA = s->A16, s->kB = s->B16, s->kC = s->C16;
+        if ((rc = round16(host, s->A, s->A16, mk, s->dtype)) ||
+            (rc = round16(host, s->B, s->B16, kn, s->dtype)))
+            return rc;
+    }
     CutuneLaunch l = {{(unsigned)cutune_ceil_div(s->N, 16), (unsigned)cutune_ceil_div(s->M, 16), 1},
                       {16, 16, 1},
                       0};
-    void *args[] = {&s->A, &s->B, &s->ref, &s->mag, &s->scale, &s->M, &s->N, &s->K};
-    return host->run_kernel(host->ctx, cutune_matmul_ref_cu, "cutune_matmul_ref", &l, args);
+    void *args[] = {&s->A, &s->B, &s->ref, &s->mag, &s->scale, &s->M, &s->N, &s->K, &s->bt};
+    rc = host->run_kernel(host->ctx, cutune_matmul_ref_cu, "cutune_matmul_ref", &l, args);
+    if (rc || s->dtype == CUTUNE_DTYPE_FP32)
+        return rc;
+    void *bargs[] = {&s->ref, &s->mag, &s->scale, &mn, &s->K, &s->dtype};
+    return cutune_op_run_strided(host, cutune_matmul_ref_cu, "cutune_matmul_bounds", mn, bargs);
 }
 
 CUTUNE_OP_SETUP(MatmulState)
@@ -102,6 +151,13 @@ void matmul_tolerances(int K, double *gamma, double *tau, double *norm_tol)
 static int check(const CutuneHost *host, void *state, CutuneCheck *out)
 {
     MatmulState *s = state;
+    size_t mn = (size_t)s->M * s->N;
+    if (is16(s->dtype)) {
+        void *args[] = {&s->C16, &s->C, &mn, &s->dtype};
+        int rc = cutune_op_run_strided(host, cutune_matmul_ref_cu, "cutune_matmul_widen", mn, args);
+        if (rc)
+            return rc;
+    }
     CutuneCompareF32 spec = {
         .out = s->C,
         .ref = s->ref,
@@ -113,6 +169,15 @@ static int check(const CutuneHost *host, void *state, CutuneCheck *out)
         .user = s,
     };
     matmul_tolerances(s->K, &spec.gamma, &spec.tau, &spec.norm_tol);
+    if (s->dtype != CUTUNE_DTYPE_FP32) { /* mag and scale hold absolute bounds */
+        const double u = 0x1p-24;
+        spec.gamma = spec.tau = 1.0;
+        spec.norm_tol = s->dtype == CUTUNE_DTYPE_TF32 ? 0x1p-7
+                        : s->dtype == CUTUNE_DTYPE_BF16 ? 0x1p-8 + 2.0 * s->K * u
+                                                        : 0x1p-11 + 2.0 * s->K * u;
+        if (s->dtype == CUTUNE_DTYPE_FP16)
+            spec.floor_abs = 0x1p-25; /* half the spacing of fp16's subnormals */
+    }
     return host->compare_f32(host->ctx, &spec, out);
 }
 
@@ -121,9 +186,15 @@ static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p
 {
     (void)p;
     MatmulState *s = state;
-    return matmul_cublas_yardstick(host, s->A, s->B, s->C, s->M, s->N, s->K, out);
+    if (s->dtype == CUTUNE_DTYPE_FP32)
+        return matmul_cublas_yardstick(host, s->A, s->B, s->C, s->M, s->N, s->K, s->bt, out);
+    return matmul_cublaslt_yardstick(host, s->dtype, s->bt, s->kA, s->kB, s->kC, s->M, s->N, s->K,
+                                     out);
 }
 
-CUTUNE_OP_DEFINE(matmul, .summary = "C = A * B, float32, row-major", .dim_names = "M,N,K",
-                 .size_help = "MxNxK (C is MxN, K the inner dimension); N means NxNxN",
-                 .signature = "const float *A, const float *B, float *C, int M, int N, int K")
+CUTUNE_OP_DEFINE(matmul, .summary = "C = A * B, row-major; fp32, tf32, fp16, bf16; B as K x N or N x K",
+                 .dim_names = "M,N,K",
+                 .size_help = "MxNxK (C is MxN, K the inner dimension); N means NxNxN; then "
+                              "-tf32, -fp16 or -bf16 and -nt (B stored N x K) where they apply",
+                 .signature = "const float *A, const float *B, float *C, int M, int N, int K",
+                 .dtypes = "fp32, tf32, fp16, bf16", .layouts = "nn, nt")

@@ -1,9 +1,12 @@
-/* The matmul op: C = A * B in float32, row-major, A is MxK, B is KxN, C is MxN; the problem
- * size is written MxNxK (one number N means NxNxN).
+/* The matmul op: C = A * B, row-major, A is MxK, B is KxN (or NxK, layout nt), C is MxN, in
+ * fp32, tf32, fp16 or bf16; the problem size is written MxNxK (one number N means NxNxN),
+ * then -tf32, -fp16 or -bf16 and -nt where they apply.
  *
  * Every matmul variant keeps this contract (matmul.c) and brings only its kernel, its
  * space and its launch. Kernel signature, for every variant:
- *   extern "C" __global__ void NAME(const float *A, const float *B, float *C, int M, int N, int K)
+ *   extern "C" __global__ void NAME(const T *A, const T *B, T *C, int M, int N, int K)
+ * with T float (fp32, tf32) or a 16-bit type (fp16, bf16); the kernel is compiled with
+ * CUTUNE_DTYPE_<T> and CUTUNE_LAYOUT_<L> defined to 1.
  *
  * Check (documented tolerance): inputs uniform in [-1, 1), fresh from the seed; the output is
  * poisoned with NaN before the checked launch; the reference is computed on the device in
@@ -27,7 +30,32 @@
  *        through (tests/test_matmul_check.c; on a GPU, tests/test_gpu_check.c).
  * The whole output passes when every element does and the relative Frobenius error is at
  * most 8 u sqrt(K) (about 20x the error of a plain sequential sum on such inputs, while a
- * single missing term gives about 1/sqrt(K)). NaN never passes. */
+ * single missing term gives about 1/sqrt(K)). NaN never passes.
+ *
+ * Other element types and layouts (problem "MxNxK-bf16-nt", cutune/op.h). Layout nt stores
+ * B as N x K (C = A B^T). In fp16 and bf16, A, B and C hold 16-bit values: the inputs are
+ * the float ones rounded to nearest even, and the reference is computed in double from
+ * those rounded values, so a product a_ik b_kj is exact (11 + 11 and 8 + 8 significant bits
+ * fit a float). The kernel sums in float32 and rounds once to T (unit roundoff u_T = 2^-11
+ * for fp16, 2^-8 for bf16). With s the float32 sum, |s - ref| <= e and |C - s| <= u_T |s|,
+ * so d = |C - ref| <= u_T |ref| + (1 + u_T) e. Tensor cores may sum with truncation rather
+ * than rounding (Fasi et al., "Numerical behavior of NVIDIA tensor cores", 2021): every add
+ * errs by at most 2u relative, and the errors need not cancel. So, with u = 2^-24:
+ *   worst case:  e <= gamma_2K sum_k |p_k|, gamma_2K = 2Ku / (1 - 2Ku);
+ *   statistical: e <= K u (sqrt(sum_k p_k^2) + |ref|), linear in K (biased truncation)
+ *                rather than the sqrt(K) of round-to-nearest: 4.9e-4 of the partial sums at
+ *                K = 8192, a quarter of a bf16 ulp of a typical element there.
+ * One element 2 bf16 ulps off errs by more than 1.5 ulp after rounding, past u_T |ref| (1
+ * ulp) plus e, so it is caught wherever e is under a quarter ulp, as for most elements
+ * (tests/test_gpu_matmul.c plants one). The Frobenius bound is u_T + 2Ku. fp16 adds 2^-25,
+ * half its subnormal spacing, for elements near zero, and takes K <= 65504 (|C| <= K).
+ * In tf32 the inputs stay float32 and the kernel cuts them to 10 mantissa bits (rounded, or
+ * truncated by the tensor cores: at most 2^-10 relative each), so a product errs by at most
+ * 2^-9 + 2^-20 relative: worst case (2^-9 + 2^-20 + gamma_2K) sum |p_k|; statistically
+ * 4 * 2^-10 (sqrt(sum p_k^2) + |ref|) (the cut errors are a random walk, their truncation
+ * bias follows ref) plus the float32 bound above; Frobenius 2^-7. matmul_ref.cu's
+ * cutune_matmul_bounds writes these into mag and scale, checked with gamma = tau = 1. FP32
+ * computed through 3xTF32 is fp32: the float32 bounds above hold for it. */
 #ifndef CUTUNE_OP_MATMUL_H
 #define CUTUNE_OP_MATMUL_H
 

@@ -44,25 +44,24 @@ static int parse_config(const char *text, CutuneTunedKernel *k, CutuneError *err
 }
 
 /* Compile (or read from the cache) and load the kernel of a config. */
-static int build_kernel(const CutuneVariantDef *v, const char *config, int arch,
-                        CutuneTunedKernel *k, CutuneError *err)
+static int build_kernel(const CutuneVariantDef *v, const char *config, const CutuneProblem *kind,
+                        int arch, CutuneTunedKernel *k, CutuneError *err)
 {
     int rc = parse_config(config, k, err);
     if (rc)
         return rc;
-    char defs[CUTUNE_MAX_PARAMS][96];
-    const char *defp[CUTUNE_MAX_PARAMS];
+    CutuneDefines d = {0};
     for (size_t i = 0; i < k->nparams; i++) {
-        snprintf(defs[i], sizeof defs[i], "%s=%lld", k->names[i], (long long)k->values[i]);
-        defp[i] = defs[i];
+        snprintf(d.text[i], sizeof d.text[i], "%s=%lld", k->names[i], (long long)k->values[i]);
+        d.ptr[d.n++] = d.text[i];
     }
+    cutune_defines_kind(&d, kind);
     char cache[PATH_MAX];
     const char *cache_dir = cutune_cache_dir(cache, sizeof cache, NULL) == 0 ? cache : NULL;
     CutuneKernelBinary bin;
     if ((rc = cutune_geometry_open(v, k->names, k->nparams, &k->geo, err)))
         return rc;
-    rc = cutune_nvrtc_compile(v->source, v->kernel_name, defp, k->nparams, arch, cache_dir, &bin,
-                              err);
+    rc = cutune_nvrtc_compile(v->source, v->kernel_name, d.ptr, d.n, arch, cache_dir, &bin, err);
     if (rc == 0)
         rc = cutune_kernel_load(bin.cubin, v->kernel_name, &k->k, err);
     cutune_kernel_binary_free(&bin);
@@ -79,12 +78,12 @@ static int build_kernel(const CutuneVariantDef *v, const char *config, int arch,
 }
 
 /* The loaded kernel of (variant, version, config) for sm_<arch>, built on first use. */
-static int tuned_kernel(CutuneLookup *h, const CutuneLookupResult *r, int arch,
-                        CutuneTunedKernel **out, CutuneError *err)
+static int tuned_kernel(CutuneLookup *h, const CutuneLookupResult *r, const CutuneProblem *kind,
+                        int arch, CutuneTunedKernel **out, CutuneError *err)
 {
     char key[1024];
-    snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%d", r->variant, r->variant_version, r->config,
-             arch);
+    snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%d\x1f%d\x1f%d", r->variant, r->variant_version,
+             r->config, arch, kind->dtype, kind->layout);
     for (size_t i = 0; i < h->nkernels; i++)
         if (strcmp(h->kernels[i].key, key) == 0) {
             *out = &h->kernels[i];
@@ -111,7 +110,7 @@ static int tuned_kernel(CutuneLookup *h, const CutuneLookupResult *r, int arch,
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     }
     h->kernels = grown;
-    if ((rc = build_kernel(pl, r->config, arch, &k, err))) {
+    if ((rc = build_kernel(pl, r->config, kind, arch, &k, err))) {
         cutune_kernel_unload(&k.k);
         cutune_geometry_free(&k.geo);
         free(k.key);
@@ -131,10 +130,17 @@ int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size
     if (r->match == CUTUNE_MATCH_NONE || !r->variant[0])
         return cutune_error(err, CUTUNE_ERR_INVALID,
                             "cutune_launch: the lookup result holds no config (match none)");
-    CutuneProblem prob;
+    CutuneProblem prob, tuned;
     int rc = cutune_problem_parse(size, &prob, err);
     if (rc)
         return rc;
+    /* a kernel is compiled for one element type and layout: the lookup's */
+    if (cutune_problem_parse(r->tuned_size, &tuned, NULL) == 0 &&
+        (tuned.dtype != prob.dtype || tuned.layout != prob.layout))
+        return cutune_error(err, CUTUNE_ERR_INVALID,
+                            "cutune_launch: size %s is of another element type or layout than "
+                            "the config tuned at %s; look up %s itself",
+                            size, r->tuned_size, size);
     int dev = 0, major = 0, minor = 0, max_shared = 0, sms = 0;
     if ((rc = cutune_cuda_check(cudaGetDevice(&dev), "cudaGetDevice", err)) ||
         (rc = cutune_cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
@@ -153,7 +159,7 @@ int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size
 
     pthread_mutex_lock(&h->mu);
     CutuneTunedKernel *k = NULL;
-    if ((rc = tuned_kernel(h, r, 10 * major + minor, &k, err)))
+    if ((rc = tuned_kernel(h, r, &prob, 10 * major + minor, &k, err)))
         goto out;
     const CutuneVariantDef *v = k->variant;
     if ((rc = cutune_variant_problem(v, size, &prob, err)))

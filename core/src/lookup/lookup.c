@@ -225,8 +225,9 @@ static int scan_nearest(CutuneLookup *h, sqlite3_stmt *st, const CutuneProblem *
     int rc, code = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         CutuneProblem p;
-        if (cutune_problem_parse(col(st, 3), &p, NULL) != 0 || p.ndims != want->ndims)
-            continue; /* a size of another shape cannot be compared */
+        if (cutune_problem_parse(col(st, 3), &p, NULL) != 0 || p.ndims != want->ndims ||
+            p.dtype != want->dtype || p.layout != want->layout)
+            continue; /* another shape, element type or layout: not an answer */
         if (strcmp(col(st, 3), size) != 0 && sqlite3_column_type(st, 9) == SQLITE_NULL) {
             c->unchecked++;
             continue;
@@ -381,7 +382,7 @@ static int op_size_rules(CutuneLookup *h, const char *op, const char *size, Cutu
     char why[256] = "";
     if (loaded && !d)
         *known = 0;
-    else if (d && d->op->check_problem(want, why, sizeof why) != 0)
+    else if (d && cutune_op_problem_check(d->op, want, why, sizeof why) != 0)
         return cutune_error(err, CUTUNE_ERR_INVALID,
                             "cutune_lookup: '%s' is not a size of op %s: %s", size, op, why);
     return 0;

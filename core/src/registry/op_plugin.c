@@ -202,3 +202,51 @@ int cutune_op_ragged(const CutuneOpDef *d, const CutuneProblem *p, CutuneProblem
     }
     return 0;
 }
+
+/* Is `name` in the comma-separated `list` (NULL: only `dflt`)? */
+static int listed(const char *list, const char *name, const char *dflt)
+{
+    if (!list)
+        return strcmp(name, dflt) == 0;
+    size_t n = strlen(name);
+    for (const char *s = list; *s;) {
+        while (*s == ' ' || *s == ',')
+            s++;
+        const char *e = s;
+        while (*e && *e != ',' && *e != ' ')
+            e++;
+        if ((size_t)(e - s) == n && strncmp(s, name, n) == 0)
+            return 1;
+        s = e;
+    }
+    return 0;
+}
+
+int cutune_op_takes_kind(const CutuneOp *op, const CutuneProblem *p, char *why, size_t len)
+{
+    const char *dt = cutune_dtype_name(p->dtype), *lay = cutune_layout_name(p->layout);
+    const char *dtypes = CUTUNE_OP_FIELD(op, dtypes), *layouts = CUTUNE_OP_FIELD(op, layouts);
+    if (!dt || !listed(dtypes, dt, "fp32")) {
+        snprintf(why, len, "op %s computes no %s (its element types: %s)", op->name,
+                 dt ? dt : "such element type", dtypes ? dtypes : "fp32");
+        return 0;
+    }
+    if (!lay || !listed(layouts, lay, "nn")) {
+        snprintf(why, len, "op %s takes no layout %s (its layouts: %s)", op->name,
+                 lay ? lay : "of that number", layouts ? layouts : "nn");
+        return 0;
+    }
+    return 1;
+}
+
+int cutune_op_problem_check(const CutuneOp *op, CutuneProblem *p, char *why, size_t len)
+{
+    if (!cutune_op_takes_kind(op, p, why, len))
+        return -1;
+    return op->check_problem(p, why, len) != 0 ? -1 : 0;
+}
+
+int cutune_kind_listed(const char *list, const char *name, const char *dflt)
+{
+    return listed(list, name, dflt);
+}

@@ -36,6 +36,8 @@ typedef struct CutuneOpDef {
 /* A variant: a kernel, its space, its launch, and the op it keeps the contract of. */
 typedef struct CutuneVariantDef {
     char *name, *op_name, *version, *summary, *kernel_name;
+    char *dtypes, *layouts; /* the element types and layouts it computes, comma-separated
+                               names; NULL: fp32 and nn alone */
     char *source;           /* what NVRTC compiles: the headers, then the kernel file */
     char source_hash[33];   /* trials are kept per (variant, version, source hash) */
     char *path;             /* the INI of a data variant, the .so of a C variant plugin */
@@ -140,11 +142,24 @@ int cutune_space_check_sizes(const CutuneSpace *sp, const CutuneOp *op, CutuneEr
  * valid: <why>" on failure. */
 int cutune_variant_problem(const CutuneVariantDef *v, const char *size, CutuneProblem *p,
                            CutuneError *err);
+/* 1 when the variant computes p's element type and layout ([variant] dtypes, layouts). */
+int cutune_variant_takes(const CutuneVariantDef *v, const CutuneProblem *p);
+/* A problem with no dimensions in the first element type and layout the variant lists
+ * (what `cutune check` compiles it for). */
+void cutune_variant_first_kind(const CutuneVariantDef *v, CutuneProblem *p);
 double cutune_variant_flops(const CutuneVariantDef *v, const CutuneProblem *p);
 double cutune_variant_bytes(const CutuneVariantDef *v, const CutuneProblem *p);
 /* The op's problem_distance, or NULL (the core's log distance applies). */
 typedef double (*CutuneDistanceFn)(const CutuneProblem *a, const CutuneProblem *b);
 CutuneDistanceFn cutune_op_distance(const CutuneOpDef *op);
+/* 1 when the op computes p's element type and layout (CutuneOp.dtypes, layouts), else 0
+ * with `why` filled. */
+int cutune_op_takes_kind(const CutuneOp *op, const CutuneProblem *p, char *why, size_t len);
+/* The element type and layout, then the op's check_problem (which may normalise p): 0, or
+ * -1 with `why` filled. */
+int cutune_op_problem_check(const CutuneOp *op, CutuneProblem *p, char *why, size_t len);
+/* Is `name` in a comma-separated list of names (NULL: the one name `dflt`)? */
+int cutune_kind_listed(const char *list, const char *name, const char *dflt);
 /* A ragged problem near p (CutuneOp.ragged_problem, or the core's rule: each even
  * dimension > 1 less one), checked as a problem of the op. 0 with *out filled (*out may
  * equal *p); CUTUNE_ERR_NOT_FOUND with `why` filled when there is none. */

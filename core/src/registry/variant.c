@@ -17,14 +17,19 @@ void cutune_variant_hash(CutuneVariantDef *v)
 
 int cutune_space_check_sizes(const CutuneSpace *sp, const CutuneOp *op, CutuneError *err)
 {
+    const char *dtypes = cutune_space_key(sp, "variant", "dtypes", NULL);
+    const char *layouts = cutune_space_key(sp, "variant", "layouts", NULL);
     for (size_t i = 0; i < sp->nproblems; i++) {
         CutuneProblem p;
         CutuneError perr = {0};
         char why[sizeof perr.msg] = "";
         if (cutune_problem_parse(sp->problems[i], &p, &perr) != 0)
             memcpy(why, perr.msg, sizeof why);
-        else
-            op->check_problem(&p, why, sizeof why);
+        else if (cutune_op_problem_check(op, &p, why, sizeof why) == 0 &&
+                 (!cutune_kind_listed(dtypes, cutune_dtype_name(p.dtype), "fp32") ||
+                  !cutune_kind_listed(layouts, cutune_layout_name(p.layout), "nn")))
+            snprintf(why, sizeof why, "this variant computes %s in %s (its [variant] dtypes and "
+                     "layouts)", dtypes ? dtypes : "fp32", layouts ? layouts : "nn");
         if (why[0])
             return cutune_error(err, CUTUNE_ERR_PARSE,
                                 "%s:%d: default size '%s' is not a size of op %s: %s (a size is "
@@ -69,10 +74,16 @@ int cutune_variant_problem(const CutuneVariantDef *v, const char *size, CutunePr
     if (rc)
         return rc;
     char why[256] = "";
-    if (v->op->op->check_problem(p, why, sizeof why) != 0)
+    if (cutune_op_problem_check(v->op->op, p, why, sizeof why) != 0)
         return cutune_error(err, CUTUNE_ERR_INVALID, "%s: problem size '%s' is not valid: %s",
                             v->name, size, why);
     return 0;
+}
+
+int cutune_variant_takes(const CutuneVariantDef *v, const CutuneProblem *p)
+{
+    return cutune_kind_listed(v->dtypes, cutune_dtype_name(p->dtype), "fp32") &&
+           cutune_kind_listed(v->layouts, cutune_layout_name(p->layout), "nn");
 }
 
 double cutune_variant_flops(const CutuneVariantDef *v, const CutuneProblem *p)
@@ -83,4 +94,34 @@ double cutune_variant_flops(const CutuneVariantDef *v, const CutuneProblem *p)
 double cutune_variant_bytes(const CutuneVariantDef *v, const CutuneProblem *p)
 {
     return v->op->op->bytes(p);
+}
+
+/* The index of the first name of a comma-separated list among n names, 0 when none. */
+static int first_of(const char *list, const char *(*name)(int), int n)
+{
+    if (!list)
+        return 0;
+    list += strspn(list, ", ");
+    size_t len = strcspn(list, ", ");
+    for (int i = 0; i < n; i++)
+        if (strlen(name(i)) == len && !strncmp(list, name(i), len))
+            return i;
+    return 0;
+}
+
+static const char *dtype_name(int i)
+{
+    return cutune_dtype_name(i);
+}
+
+static const char *layout_name(int i)
+{
+    return cutune_layout_name(i);
+}
+
+void cutune_variant_first_kind(const CutuneVariantDef *v, CutuneProblem *p)
+{
+    memset(p, 0, sizeof *p);
+    p->dtype = first_of(v->dtypes, dtype_name, CUTUNE_DTYPE_COUNT);
+    p->layout = first_of(v->layouts, layout_name, CUTUNE_LAYOUT_COUNT);
 }

@@ -194,6 +194,52 @@ static int check_launch_keys(const CutuneSpace *sp, CutuneError *err)
     return 0;
 }
 
+/* [variant] dtypes and layouts: known names that the op computes too. */
+static int take_kinds(const CutuneSpace *sp, const CutuneOp *op, CutuneVariantDef *out,
+                      CutuneError *err)
+{
+    static const char *const keys[] = {"dtypes", "layouts"};
+    for (int k = 0; k < 2; k++) {
+        int line = 0;
+        const char *list = cutune_space_key(sp, "variant", keys[k], &line);
+        if (!list)
+            continue;
+        char name[32];
+        int n = 0;
+        for (const char *s = list;; n++) {
+            while (*s == ' ' || *s == ',')
+                s++;
+            if (!*s)
+                break;
+            size_t len = strcspn(s, ", ");
+            snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), s);
+            s += len;
+            CutuneProblem p = {.ndims = 1, .dim = {1}};
+            int found = 0;
+            for (int i = 0; i < (k ? CUTUNE_LAYOUT_COUNT : CUTUNE_DTYPE_COUNT) && !found; i++)
+                if (!strcmp(name, k ? cutune_layout_name(i) : cutune_dtype_name(i))) {
+                    found = 1;
+                    *(k ? &p.layout : &p.dtype) = i;
+                }
+            char why[256] = "";
+            if (!found)
+                snprintf(why, sizeof why, "'%s' is not %s", name,
+                         k ? "a layout (nn, nt)" : "an element type (fp32, tf32, fp16, bf16)");
+            else
+                cutune_op_takes_kind(op, &p, why, sizeof why);
+            if (why[0])
+                return cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: %s %s; list those of %s only",
+                                    sp->path, line, keys[k], why, op->name);
+        }
+        if (n == 0)
+            return cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: %s is empty; name one or more",
+                                sp->path, line, keys[k]);
+        if (!(*(k ? &out->layouts : &out->dtypes) = strdup(list)))
+            return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    }
+    return 0;
+}
+
 int cutune_variant_data_open(const char *path, const CutuneOpDef *op, char *const *space_dirs,
                              size_t nspace_dirs, CutuneVariantDef *out, CutuneError *err)
 {
@@ -227,6 +273,8 @@ int cutune_variant_data_open(const char *path, const CutuneOpDef *op, char *cons
         (rc = take(sp, "summary", "", &out->summary, err)) ||
         (rc = take(sp, "kernel", sp->variant, &out->kernel_name, err)) ||
         (rc = take(sp, "op", "", &out->op_name, err)))
+        goto fail;
+    if ((rc = take_kinds(sp, op->op, out, err)))
         goto fail;
     if (!(out->name = strdup(sp->variant)) || !(out->path = strdup(path))) {
         rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");

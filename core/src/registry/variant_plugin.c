@@ -127,6 +127,8 @@ void cutune_variant_close(CutuneVariantDef *v)
     free(v->version);
     free(v->summary);
     free(v->kernel_name);
+    free(v->dtypes);
+    free(v->layouts);
     free(v->source);
     free(v->path);
     cutune_space_free(v->space);

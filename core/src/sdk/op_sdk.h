@@ -46,7 +46,7 @@ typedef struct CutuneOpBuffer {
                           (freed with the state), or NULL */
 } CutuneOpBuffer;
 
-#define CUTUNE_OP_MAX_BUFFERS 8
+#define CUTUNE_OP_MAX_BUFFERS 12
 
 /* A state's buffers: the list ends at CUTUNE_OP_MAX_BUFFERS or at the first entry whose dev
  * is NULL (the entries a compound literal leaves out). */

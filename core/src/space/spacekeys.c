@@ -9,6 +9,9 @@
  *   headers = matmul_tiles.cuh    ; put in front of the source, in this order
  *   version = 1                   ; bump when the kernel or the parameters change
  *   summary = one line for `cutune list`
+ *   dtypes = bf16, fp16           ; the element types its kernel computes (default fp32): the
+ *                                 ; core defines CUTUNE_DTYPE_<NAME> = 1 (e.g. _BF16) for one
+ *   layouts = nn, nt              ; the layouts it takes (default nn): CUTUNE_LAYOUT_<NAME>
  *
  *   [launch]                      ; integer expressions, as constraints are
  *   grid = ceil_div(N, TILE), ceil_div(M, TILE)   ; 1 to 3 of them (x, y, z; missing: 1)
@@ -23,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const variant_keys[] = {"op",      "kernel",  "source", "headers",
-                                           "version", "summary", NULL};
+static const char *const variant_keys[] = {"op",      "kernel",  "source", "headers", "version",
+                                           "summary", "dtypes",  "layouts", NULL};
 static const char *const launch_keys[] = {"grid", "block", "shared", NULL};
 
 static int known(const char *const *keys, const char *name)
@@ -58,8 +61,8 @@ int cutune_space_key_set(CutuneSpace *s, const char *section, const char *name, 
     if (!known(is_launch ? launch_keys : variant_keys, name)) {
         snprintf(why, len, "unknown key '%s' in [%s]; the keys are %s", name, section,
                  is_launch ? "grid, block and shared (expressions)"
-                           : "name, description, op, kernel, source, headers, version and "
-                             "summary");
+                           : "name, description, op, kernel, source, headers, version, "
+                             "summary, dtypes and layouts");
         return -1;
     }
     CutuneSpaceKey *k = find(s, section, name);

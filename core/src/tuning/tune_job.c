@@ -184,8 +184,8 @@ SEARCH_LIST_OPS(tune_list_strategy, "warm start", "the given configs, in order",
 static void compile_job_start(TuneLane *l, const TuneJob *j, CutuneCompileJob *c, size_t index)
 {
     cutune_compile_job_init(c, j->tv->p->source, j->tv->p->kernel_name, j->tv->sp,
-                            j->cl.values + index * j->cl.nparams, l->arch, l->run->cache_dir,
-                            index);
+                            j->cl.values + index * j->cl.nparams, &j->ts->prob, l->arch,
+                            l->run->cache_dir, index);
     cutune_pool_submit(l->run->pool, &c->job);
 }
 

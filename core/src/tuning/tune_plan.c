@@ -39,13 +39,25 @@ static void free_variant(TuneVariant *tv)
     memset(tv, 0, sizeof *tv);
 }
 
-/* The size `text` of op for one variant: parsed, checked by the plugin, canonical. */
-static int size_for(const TuneVariant *tv, const char *text, CutuneProblem *prob, char *canon,
-                    size_t len, CutuneError *err)
+/* The size `text` of op for one variant: parsed, in the run's element type and layout when
+ * it names them, checked by the plugin, canonical. 1 (nothing written): the variant does not
+ * compute that element type or layout. */
+static int size_for(const TuneRun *r, const TuneVariant *tv, const char *text,
+                    CutuneProblem *prob, char *canon, size_t len, CutuneError *err)
 {
-    int rc = cutune_variant_problem(tv->p, text, prob, err);
+    int rc = cutune_problem_parse(text, prob, err);
     if (rc)
         return rc;
+    if (r->o->dtype >= 0)
+        prob->dtype = r->o->dtype;
+    if (r->o->layout >= 0)
+        prob->layout = r->o->layout;
+    if (!cutune_variant_takes(tv->p, prob))
+        return 1;
+    char why[256] = "";
+    if (cutune_op_problem_check(tv->p->op->op, prob, why, sizeof why) != 0)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "%s: problem size '%s' is not valid: %s",
+                            tv->p->name, text, why);
     if ((size_t)prob->ndims != tv->sp->ndims)
         return cutune_error(err, CUTUNE_ERR_INVALID,
                             "%s: problem '%s' has %d dimensions but the space names %zu",
@@ -120,7 +132,10 @@ static int plan_variant(TuneRun *r, TuneVariant *tv, const CutuneLimits *lim,
             CutuneError e = {0};
             if (strcmp(pending_op[k], tv->p->op_name) != 0)
                 continue;
-            if (size_for(tv, pending_size[k], &prob, canon, sizeof canon, &e) != 0) {
+            int took = size_for(r, tv, pending_size[k], &prob, canon, sizeof canon, &e);
+            if (took == 1)
+                continue; /* another variant's element type or layout */
+            if (took != 0) {
                 tune_note(r, "pending %s %s: not a valid size for %s (%s); left pending",
                           pending_op[k], pending_size[k], tv->p->name, e.msg);
                 continue;
@@ -145,8 +160,11 @@ static int plan_variant(TuneRun *r, TuneVariant *tv, const CutuneLimits *lim,
         CutuneProblem prob;
         char canon[64];
         size_t n = 0;
-        if ((rc = size_for(tv, sizes[k], &prob, canon, sizeof canon, err)) ||
-            (rc = count_valid(r, tv, &prob, lim, &n, err)))
+        if ((rc = size_for(r, tv, sizes[k], &prob, canon, sizeof canon, err)) == 1) {
+            rc = 0;
+            continue;
+        }
+        if (rc || (rc = count_valid(r, tv, &prob, lim, &n, err)))
             break;
         *nvalid += n;
         rc = add_size(r, tv, &prob, canon, err);
@@ -178,6 +196,25 @@ static void keep_shard(TuneRun *r)
               r->o->shard.index, r->o->shard.count, jobs, k, kept, kept == 1 ? "" : "s");
 }
 
+/* No variant of the run computes the element type or layout asked for: say which do. */
+static int no_kind(const TuneRun *r, CutuneError *err)
+{
+    char have[512] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < r->nvariants && used < sizeof have; i++) {
+        const CutuneVariantDef *v = r->variants[i].p;
+        int n = snprintf(have + used, sizeof have - used, "%s%s (%s; %s)", i ? ", " : "",
+                         v->name, v->dtypes ? v->dtypes : "fp32", v->layouts ? v->layouts : "nn");
+        used += n > 0 ? (size_t)n : 0;
+    }
+    const char *dt = r->o->dtype >= 0 ? cutune_dtype_name(r->o->dtype) : "the element type";
+    const char *lay = r->o->layout >= 0 ? cutune_layout_name(r->o->layout) : "the layout";
+    return cutune_error(err, CUTUNE_ERR_INVALID,
+                        "nothing to tune: no variant computes %s in %s of the sizes asked for; "
+                        "the variants: %s",
+                        dt, lay, have);
+}
+
 int tune_plan_build(TuneRun *r, const CutuneLimits *lim, CutuneError *err)
 {
     const CutuneTuneOptions *o = r->o;
@@ -205,6 +242,8 @@ int tune_plan_build(TuneRun *r, const CutuneLimits *lim, CutuneError *err)
     for (size_t i = 0; i < r->nvariants && rc == 0; i++)
         rc = plan_variant(r, &r->variants[i], lim, (const char *const *)r->pending_op,
                           (const char *const *)r->pending_size, r->npending, &nvalid, err);
+    if (rc == 0 && !o->pending && r->nsizes == 0 && r->nvariants > 0)
+        rc = no_kind(r, err);
     if (rc == 0 && !o->pending && nvalid == 0)
         rc = cutune_error(err, CUTUNE_ERR_INVALID,
                           "nothing to tune: no config of %s%s satisfies its space's constraints "

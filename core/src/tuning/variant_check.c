@@ -173,8 +173,11 @@ static int check_compiles(const CutuneVariantDef *v, const CutuneSpace *sp,
         goto out;
     }
     for (size_t j = 0; j < n; j++) {
+        CutuneProblem kind;
+        cutune_variant_first_kind(v, &kind);
         cutune_compile_job_init(&jobs[j], v->source, v->kernel_name, sp,
-                                cl->values + idx[j] * cl->nparams, o->arch, o->cache_dir, idx[j]);
+                                cl->values + idx[j] * cl->nparams, &kind, o->arch, o->cache_dir,
+                                idx[j]);
         cutune_pool_submit(pool, &jobs[j].job);
     }
     size_t shown = 0;
@@ -212,7 +215,10 @@ static void check_params(const CutuneVariantDef *v, const CutuneSpace *sp,
                          CutuneCheckReport *r)
 {
     CutuneDefines d;
+    CutuneProblem kind;
+    cutune_variant_first_kind(v, &kind);
     cutune_defines_of(sp, cl->values, &d);
+    cutune_defines_kind(&d, &kind);
     CutuneError e = {0};
     const CutuneOp *op = v->op->op;
     if (cutune_nvrtc_kernel_params(v->source, v->kernel_name, d.ptr, d.n, o->arch,

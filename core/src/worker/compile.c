@@ -244,6 +244,21 @@ void cutune_defines_of(const CutuneSpace *sp, const int64_t *values, CutuneDefin
     }
 }
 
+void cutune_defines_kind(CutuneDefines *d, const CutuneProblem *p)
+{
+    const char *names[2] = {cutune_dtype_name(p ? p->dtype : 0),
+                            cutune_layout_name(p ? p->layout : 0)};
+    static const char *const prefix[2] = {"CUTUNE_DTYPE_", "CUTUNE_LAYOUT_"};
+    for (int k = 0; k < 2 && d->n < sizeof d->ptr / sizeof *d->ptr; k++) {
+        char *t = d->text[d->n];
+        int n = snprintf(t, sizeof d->text[0], "%s%s", prefix[k], names[k] ? names[k] : "NONE");
+        for (int i = (int)strlen(prefix[k]); i < n; i++)
+            t[i] = (char)(t[i] >= 'a' && t[i] <= 'z' ? t[i] - 'a' + 'A' : t[i]);
+        snprintf(t + n, sizeof d->text[0] - (size_t)n, "=1");
+        d->ptr[d->n++] = t;
+    }
+}
+
 static void compile_job_run(CutuneJob *job)
 {
     CutuneCompileJob *c = (CutuneCompileJob *)job;
@@ -252,8 +267,9 @@ static void compile_job_run(CutuneJob *job)
 }
 
 void cutune_compile_job_init(CutuneCompileJob *c, const char *source, const char *kernel_name,
-                             const CutuneSpace *sp, const int64_t *values, int arch,
-                             const char *cache_dir, size_t index)
+                             const CutuneSpace *sp, const int64_t *values,
+                             const CutuneProblem *kind, int arch, const char *cache_dir,
+                             size_t index)
 {
     memset(c, 0, sizeof *c);
     c->job.run = compile_job_run;
@@ -263,6 +279,7 @@ void cutune_compile_job_init(CutuneCompileJob *c, const char *source, const char
     c->arch = arch;
     c->index = index;
     cutune_defines_of(sp, values, &c->d);
+    cutune_defines_kind(&c->d, kind);
 }
 
 void cutune_compile_job_clear(CutuneCompileJob *c)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "cutune/cutune.h"
+#include "cutune/op.h"
 #include "pool.h"
 #include "space.h"
 #include "space_limits.h"
@@ -38,15 +39,20 @@ int cutune_nvrtc_kernel_params(const char *source, const char *kernel_name,
 
 /* A config's defines for NVRTC: "NAME=value" for each parameter of its space. */
 typedef struct CutuneDefines {
-    char text[CUTUNE_MAX_PARAMS][CUTUNE_NAME_MAX + 24];
-    const char *ptr[CUTUNE_MAX_PARAMS];
+    char text[CUTUNE_MAX_PARAMS + 2][CUTUNE_NAME_MAX + 24];
+    const char *ptr[CUTUNE_MAX_PARAMS + 2];
     size_t n;
 } CutuneDefines;
 
 void cutune_defines_of(const CutuneSpace *sp, const int64_t *values, CutuneDefines *d);
+/* Append the problem's element type and layout: CUTUNE_DTYPE_<NAME>=1 and
+ * CUTUNE_LAYOUT_<NAME>=1 (e.g. CUTUNE_DTYPE_BF16, CUTUNE_LAYOUT_NT), which every kernel is
+ * compiled with; p NULL: fp32 and nn. */
+void cutune_defines_kind(CutuneDefines *d, const CutuneProblem *p);
 
 /* One config's compile as a job for the thread pool (pool.h): cutune_compile_job_init
- * fills it, cutune_pool_submit runs cutune_nvrtc_compile on a pool thread, and after
+ * fills it (kind: the problem whose element type and layout it is compiled for, see
+ * cutune_defines_kind), cutune_pool_submit runs cutune_nvrtc_compile on a pool thread, and after
  * cutune_pool_wait rc, err and bin hold what it gave; cutune_compile_job_clear frees bin. */
 typedef struct CutuneCompileJob {
     CutuneJob job; /* first: the pool's handle */
@@ -60,8 +66,9 @@ typedef struct CutuneCompileJob {
 } CutuneCompileJob;
 
 void cutune_compile_job_init(CutuneCompileJob *c, const char *source, const char *kernel_name,
-                             const CutuneSpace *sp, const int64_t *values, int arch,
-                             const char *cache_dir, size_t index);
+                             const CutuneSpace *sp, const int64_t *values,
+                             const CutuneProblem *kind, int arch, const char *cache_dir,
+                             size_t index);
 void cutune_compile_job_clear(CutuneCompileJob *c);
 
 /* "13.0", for messages and the database. */
