@@ -38,7 +38,7 @@
 
 #include "cutune/cutune.h"
 
-#define CUTUNE_PROTO_VERSION 4
+#define CUTUNE_PROTO_VERSION 5 /* 5: CutuneProblem carries an element type and a layout */
 #define CUTUNE_PROTO_MAX_PAYLOAD (256u << 20) /* far above any cubin */
 
 enum CutuneMsgType {
