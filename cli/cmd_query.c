@@ -14,30 +14,39 @@
 #include <string.h>
 
 static const char help[] =
-    "usage: cutune query <op> --size S [--device D] [--db PATH] [--fallback] [--json]\n"
+    "usage: cutune query <op> --size S [--dtype T] [--layout L] [--device D] [--db PATH]\n"
+    "                    [--fallback] [--json]\n"
     "\n"
     "Print the best verified config recorded for <op> at size S on device D: its variant,\n"
     "config, median time and rate. D is a CUDA ordinal (default 0; needs the device), or\n"
     "a UUID or part of a device name recorded in the database (works without a GPU).\n"
     "Exits 4 when nothing is recorded for that key.\n"
     "\n"
+    "  --dtype T   the element type: fp32 (default), tf32, fp16 or bf16 (or in S:\n"
+    "              4096x4096x4096-bf16-nt)\n"
+    "  --layout L  nn (default) or nt (B stored N x K)\n"
     "  --fallback  answer as an application's lookup does (cutune/lookup.h): the exact\n"
     "              size, else the nearest size tuned on D, else one tuned on another\n"
     "              device of the same compute capability; says which it was\n"
     "  --json      one JSON object on stdout\n";
 
 /* The canonical size text: what `cutune run` stored (ops may normalise, e.g. "N"). */
-static int canonical_size(const char *op, const char *text, char *out, size_t len, CutuneError *err)
+static int canonical_size(const char *op, const char *text, int dtype, int layout, char *out,
+                          size_t len, CutuneError *err)
 {
     CutuneProblem p;
     int rc = cutune_problem_parse(text, &p, err);
     if (rc)
         return rc;
+    if (dtype >= 0)
+        p.dtype = dtype;
+    if (layout >= 0)
+        p.layout = layout;
     CutuneRegistry reg;
     if (cutune_registry_load(&reg, NULL) == 0) {
         const CutuneOpDef *d = cutune_registry_op(&reg, op);
         char msg[256] = "";
-        if (d && d->op->check_problem(&p, msg, sizeof msg) != 0) {
+        if (d && cutune_op_problem_check(d->op, &p, msg, sizeof msg) != 0) {
             cutune_registry_free(&reg);
             return cutune_error(err, CUTUNE_ERR_INVALID, "size '%s' is not valid for %s: %s", text,
                                 op, msg);
@@ -187,10 +196,16 @@ static int query_fallback(const char *db_path, const CutuneDeviceInfo *dev, cons
 int cmd_query(int argc, char **argv)
 {
     const char *device = "0", *size = NULL, *db_path = NULL;
-    int json = 0, fallback = 0;
+    int json = 0, fallback = 0, dtype = -1, layout = -1;
     const CliOption opts[] = {
-        CLI_TEXT("device", &device), CLI_TEXT("size", &size),         CLI_TEXT("db", &db_path),
-        CLI_FLAG("json", &json),     CLI_FLAG("fallback", &fallback), CLI_END,
+        CLI_TEXT("device", &device),
+        CLI_TEXT("size", &size),
+        CLI_CALL("dtype", cli_dtype, &dtype),
+        CLI_CALL("layout", cli_layout, &layout),
+        CLI_TEXT("db", &db_path),
+        CLI_FLAG("json", &json),
+        CLI_FLAG("fallback", &fallback),
+        CLI_END,
     };
     int parsed = cli_parse_options("query", help, argc, argv, opts);
     if (parsed >= 0)
@@ -206,7 +221,7 @@ int cmd_query(int argc, char **argv)
     char path[4096], canon[64], uuid[64];
     CutuneDb *db = NULL;
     int rc;
-    if ((rc = canonical_size(op, size, canon, sizeof canon, &err)))
+    if ((rc = canonical_size(op, size, dtype, layout, canon, sizeof canon, &err)))
         return cli_usage_error("query", "--size: %s", err.msg);
     if (!db_path) {
         if ((rc = cutune_db_default_path(path, sizeof path, &err)))

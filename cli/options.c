@@ -222,8 +222,8 @@ int cli_dtype(const char *cmd, const char *opt, const char *value, void *out)
             *(int *)out = d;
             return 0;
         }
-    return cli_usage_error(cmd, "%s takes an element type: fp32, tf32, fp16 or bf16, not '%s'",
-                           opt, value);
+    return cli_usage_error(cmd, "%s takes an element type: fp32, tf32, fp16 or bf16, not '%s'", opt,
+                           value);
 }
 
 int cli_layout(const char *cmd, const char *opt, const char *value, void *out)

@@ -39,7 +39,8 @@ for i, (uuid, name, ma, mi) in enumerate(devices, 1):
                 (i, uuid, name, ma, mi))
 con.execute("INSERT INTO variants VALUES (1, 'matmul', 'matmul_tiled', '1', 'h')")
 con.execute("INSERT INTO variants VALUES (2, 'axpy', 'axpy_template', '2', 'h')")
-problems = [(1, "matmul", "1024x1024x1024"), (2, "matmul", "4096x1024x8192"), (3, "axpy", "1048576")]
+problems = [(1, "matmul", "1024x1024x1024"), (2, "matmul", "4096x1024x8192"), (3, "axpy", "1048576"),
+            (4, "matmul", "1024x1024x1024-bf16-nt")]
 con.executemany("INSERT INTO problems VALUES (?, ?, ?)", problems)
 trials = [  # id, device, variant, problem, config, median
     (1, 1, 1, 1, "TILE=32,PAD=1,WPT=4,UNROLL=8", 0.123456789012345),
@@ -47,16 +48,18 @@ trials = [  # id, device, variant, problem, config, median
     (3, 1, 1, 2, "TILE=64,PAD=0,WPT=8,UNROLL=64", 7.25),
     (4, 2, 1, 1, "TILE=16,PAD=1,WPT=2,UNROLL=16", 0.3),
     (5, 2, 2, 3, "BLOCK=256,ITEMS=-4", 0.01),
+    (6, 1, 1, 4, "TILE=64,PAD=0,WPT=4,UNROLL=8", 0.02),  # bf16, B stored N x K
 ]
 for t in trials:
     con.execute("INSERT INTO trials (id, device_id, variant_id, problem_id, config, status,"
                 " median_ms, min_ms, samples, gflops) VALUES (?, ?, ?, ?, ?, 'ok', ?, ?, 5, ?)",
                 t + (t[5] * 0.9, 1000.0 / t[5]))
 con.executemany("INSERT INTO best (device_id, problem_id, trial_id) VALUES (?, ?, ?)",
-                [(1, 1, 1), (1, 2, 3), (2, 1, 4), (2, 3, 5)])
+                [(1, 1, 1), (1, 2, 3), (2, 1, 4), (2, 3, 5), (1, 4, 6)])
 # each best passed its check at a ragged size near its own (the tuner records it), so it
 # may answer other sizes; trial 2 is no best and has none
-ragged = {1: "1023x1023x1023", 3: "4095x1023x8191", 4: "1023x1023x1023", 5: "1048575"}
+ragged = {1: "1023x1023x1023", 3: "4095x1023x8191", 4: "1023x1023x1023", 5: "1048575",
+          6: "1023x1023x1023-bf16-nt"}
 for t in trials:
     if t[0] in ragged:
         con.execute("INSERT INTO ragged_checks (device_id, variant_id, problem_id, config,"
@@ -65,12 +68,19 @@ for t in trials:
 con.commit()
 
 
+def kind(size):
+    """The element type and layout a size names (fp32 and nn by default)."""
+    words = size.split("-")[1:]
+    return (next((w for w in words if w in ("fp32", "tf32", "fp16", "bf16")), "fp32"),
+            next((w for w in words if w in ("nn", "nt")), "nn"))
+
+
 def expected(device=None, op=None):
     rows = con.execute(
         "SELECT device_uuid, device, op, size, variant, variant_version, config, median_ms"
         " FROM best_configs WHERE (? IS NULL OR device_uuid = ?) AND (? IS NULL OR op = ?)"
         " ORDER BY device_uuid, op, size", (device, device, op, op)).fetchall()
-    return [tuple(r) for r in rows]
+    return [tuple(r[:4]) + kind(r[3]) + tuple(r[4:]) for r in rows]
 
 
 def export(fmt, *extra):
@@ -87,15 +97,15 @@ def from_json(text):
         # the config object and its text agree
         pairs = dict(kv.split("=") for kv in c["config_text"].split(","))
         check({k: int(v) for k, v in pairs.items()} == c["config"], "json config %s" % c)
-        out.append((c["device_uuid"], c["device"], c["op"], c["size"], c["variant"],
-                    c["variant_version"], c["config_text"], c["median_ms"]))
+        out.append((c["device_uuid"], c["device"], c["op"], c["size"], c["dtype"], c["layout"],
+                    c["variant"], c["variant_version"], c["config_text"], c["median_ms"]))
     return out
 
 
 def from_csv(text):
     rows = list(csv.DictReader(io.StringIO(text)))
-    return [(r["device_uuid"], r["device"], r["op"], r["size"], r["variant"],
-             r["variant_version"], r["config"], float(r["median_ms"])) for r in rows]
+    return [(r["device_uuid"], r["device"], r["op"], r["size"], r["dtype"], r["layout"],
+             r["variant"], r["variant_version"], r["config"], float(r["median_ms"])) for r in rows]
 
 
 def from_header(text, name):
@@ -108,9 +118,9 @@ def from_header(text, name):
         "  for (int i = 0; i < CUTUNE_TUNED_COUNT; i++) {\n"
         "    const CutuneTunedConfig *c = &cutune_tuned_configs[i];\n"
         "    if (cutune_tuned_find(c->device_uuid, c->op, c->size) != c) return 2;\n"
-        "    printf(\"%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%.17g\\t\", c->device_uuid,\n"
-        "           c->device_name, c->op, c->size, c->variant, c->variant_version, c->config,\n"
-        "           c->median_ms);\n"
+        "    printf(\"%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%.17g\\t\",\n"
+        "           c->device_uuid, c->device_name, c->op, c->size, c->dtype, c->layout,\n"
+        "           c->variant, c->variant_version, c->config, c->median_ms);\n"
         "    for (int p = 0; p < c->nparams; p++)\n"
         "      printf(\"%%s%%s=%%lld\", p ? \",\" : \"\", c->params[p].name,\n"
         "             cutune_tuned_param(c, c->params[p].name, -999));\n"
@@ -131,10 +141,11 @@ def from_header(text, name):
     out = []
     for line in p.stdout.decode().splitlines():
         f = line.split("\t")
-        check(f[8] == f[6], "header params %s != config %s" % (f[8], f[6]))
-        dims = [int(x) for x in f[9].split()[1:]]
-        check(dims == [int(x) for x in f[3].split("x")], "header dims %s for %s" % (dims, f[3]))
-        out.append(tuple(f[:7]) + (float(f[7]),))
+        check(f[10] == f[8], "header params %s != config %s" % (f[10], f[8]))
+        dims = [int(x) for x in f[11].split()[1:]]
+        check(dims == [int(x) for x in f[3].split("-")[0].split("x")],
+              "header dims %s for %s" % (dims, f[3]))
+        out.append(tuple(f[:9]) + (float(f[9]),))
     return out
 
 
@@ -147,7 +158,9 @@ cases = [((), {}), (("--op", "matmul"), {"op": "matmul"}),
          (("--device", devices[0][0], "--op", "axpy"), {"device": devices[0][0], "op": "axpy"})]
 for n, (args, filt) in enumerate(cases):
     want = expected(**filt)
-    check(len(want) == {0: 4, 1: 3, 2: 2, 3: 0}[n], "case %d expects %d rows" % (n, len(want)))
+    check(len(want) == {0: 5, 1: 4, 2: 2, 3: 0}[n], "case %d expects %d rows" % (n, len(want)))
+    check(n != 0 or ("fp32", "nn") in [w[4:6] for w in want] and ("bf16", "nt") in
+          [w[4:6] for w in want], "the fixture holds fp32 nn and bf16 nt rows")
     for fmt, parse in (("json", from_json), ("csv", from_csv),
                        ("header", lambda t: from_header(t, "tuned%d" % n))):
         got = parse(export(fmt, *args))
@@ -183,6 +196,9 @@ ladder = [  # device, size, match, tuned size, config
     (h100, "4000x1000x8000", "nearest", "4096x1024x8192", "TILE=64,PAD=0,WPT=8,UNROLL=64"),
     ("A100", "4096x1024x8192", "nearest", "1024x1024x1024", "TILE=16,PAD=1,WPT=2,UNROLL=16"),
     ("H100 PCIe", "4096x1024x8192", "same_arch", "4096x1024x8192", "TILE=64,PAD=0,WPT=8,UNROLL=64"),
+    # an element type and layout answer only their own kind, and fp32 never theirs
+    (h100, "1000x1000x1000-bf16-nt", "nearest", "1024x1024x1024-bf16-nt",
+     "TILE=64,PAD=0,WPT=4,UNROLL=8"),
 ]
 for dev, size, match, tuned, config in ladder:
     rc, out, err = query("--device", dev, "--size", size, "--fallback", "--json")
@@ -195,11 +211,17 @@ for dev, size, match, tuned, config in ladder:
         check((doc["distance"] == 0) == (tuned == doc["size"]),
               "distance %s for %s" % (doc["distance"], match))
         want_checked = tuned if tuned == doc["size"] else ragged[{"TILE=32,PAD=1,WPT=4,UNROLL=8": 1,
-            "TILE=64,PAD=0,WPT=8,UNROLL=64": 3, "TILE=16,PAD=1,WPT=2,UNROLL=16": 4}[config]]
+            "TILE=64,PAD=0,WPT=8,UNROLL=64": 3, "TILE=16,PAD=1,WPT=2,UNROLL=16": 4,
+            "TILE=64,PAD=0,WPT=4,UNROLL=8": 6}[config]]
         check(doc.get("checked_size") == want_checked, "query --fallback %s %s: checked at %s, "
               "want %s" % (dev, size, doc.get("checked_size"), want_checked))
 rc, out, err = query("--device", h100, "--size", "1000")
 check(rc == 4, "without --fallback an untuned size exits 4, not %d" % rc)
+rc, out, err = query("--device", h100, "--size", "1024", "--dtype", "bf16", "--layout", "nt", "--json")
+check(rc == 0 and json.loads(out)["config_text"] == "TILE=64,PAD=0,WPT=4,UNROLL=8",
+      "query --dtype bf16 --layout nt answers the bf16 nt size: %d %s %s" % (rc, out, err))
+rc, out, err = query("--device", h100, "--size", "512-fp16", "--fallback")
+check(rc == 4, "no fp16 config was tuned: fp32 and bf16 ones do not answer fp16 (%d %s)" % (rc, out))
 rc, out, err = query("--device", h100, "--size", "1000", "--fallback")
 check(rc == 0 and "nearest match" in out and "tuned    1024x1024x1024" in out,
       "the text answer names the match and the tuned size: %r" % out)

@@ -94,8 +94,7 @@ static void close_it(void *user)
 
 static void *open_lib(char *tried, size_t len)
 {
-    static const char *const names[] = {"libcublasLt.so.13", "libcublasLt.so.12",
-                                        "libcublasLt.so"};
+    static const char *const names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"};
     void *lib = NULL;
     for (size_t i = 0; i < sizeof names / sizeof names[0] && !lib; i++)
         if (!(lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL))) {
@@ -131,9 +130,9 @@ static int describe(Lt *c, int dtype, int bt, int M, int N, int K, const char **
     *(void **)&c->matmul = dlsym(c->lib, "cublasLtMatmul");
     *what = "the cuBLASLt found lacks a function of its C API (cublasLtCreate ... "
             "cublasLtMatmul)";
-    if (!create || !c->destroy || !desc_create || !c->desc_destroy || !desc_set ||
-        !layout_create || !c->layout_destroy || !pref_create || !c->pref_destroy || !pref_set ||
-        !heuristic || !c->matmul)
+    if (!create || !c->destroy || !desc_create || !c->desc_destroy || !desc_set || !layout_create ||
+        !c->layout_destroy || !pref_create || !c->pref_destroy || !pref_set || !heuristic ||
+        !c->matmul)
         return -1;
     int type = dtype == CUTUNE_DTYPE_BF16 ? R_16BF : dtype == CUTUNE_DTYPE_FP16 ? R_16F : R_32F;
     int compute = dtype == CUTUNE_DTYPE_TF32 ? COMPUTE_32F_FAST_TF32 : COMPUTE_32F;
@@ -143,8 +142,8 @@ static int describe(Lt *c, int dtype, int bt, int M, int N, int K, const char **
     int found = 0;
     if ((*what = "cublasLtCreate", st = create(&c->h)) ||
         (*what = "cublasLtMatmulDescCreate", st = desc_create(&c->desc, compute, R_32F)) ||
-        (*what = "cublasLtMatmulDescSetAttribute", st = desc_set(c->desc, DESC_TRANSA, &opa,
-                                                                 sizeof opa)) ||
+        (*what = "cublasLtMatmulDescSetAttribute",
+         st = desc_set(c->desc, DESC_TRANSA, &opa, sizeof opa)) ||
         (st = desc_set(c->desc, DESC_TRANSB, &opb, sizeof opb)) ||
         (*what = "cublasLtMatrixLayoutCreate",
          st = layout_create(&c->lb, type, bt ? K : N, bt ? N : K, bt ? K : N)) ||

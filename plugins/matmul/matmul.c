@@ -172,7 +172,7 @@ static int check(const CutuneHost *host, void *state, CutuneCheck *out)
     if (s->dtype != CUTUNE_DTYPE_FP32) { /* mag and scale hold absolute bounds */
         const double u = 0x1p-24;
         spec.gamma = spec.tau = 1.0;
-        spec.norm_tol = s->dtype == CUTUNE_DTYPE_TF32 ? 0x1p-7
+        spec.norm_tol = s->dtype == CUTUNE_DTYPE_TF32   ? 0x1p-7
                         : s->dtype == CUTUNE_DTYPE_BF16 ? 0x1p-8 + 2.0 * s->K * u
                                                         : 0x1p-11 + 2.0 * s->K * u;
         if (s->dtype == CUTUNE_DTYPE_FP16)
@@ -192,7 +192,8 @@ static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p
                                      out);
 }
 
-CUTUNE_OP_DEFINE(matmul, .summary = "C = A * B, row-major; fp32, tf32, fp16, bf16; B as K x N or N x K",
+CUTUNE_OP_DEFINE(matmul,
+                 .summary = "C = A * B, row-major; fp32, tf32, fp16, bf16; B as K x N or N x K",
                  .dim_names = "M,N,K",
                  .size_help = "MxNxK (C is MxN, K the inner dimension); N means NxNxN; then "
                               "-tf32, -fp16 or -bf16 and -nt (B stored N x K) where they apply",

@@ -28,8 +28,10 @@ int cutune_space_check_sizes(const CutuneSpace *sp, const CutuneOp *op, CutuneEr
         else if (cutune_op_problem_check(op, &p, why, sizeof why) == 0 &&
                  (!cutune_kind_listed(dtypes, cutune_dtype_name(p.dtype), "fp32") ||
                   !cutune_kind_listed(layouts, cutune_layout_name(p.layout), "nn")))
-            snprintf(why, sizeof why, "this variant computes %s in %s (its [variant] dtypes and "
-                     "layouts)", dtypes ? dtypes : "fp32", layouts ? layouts : "nn");
+            snprintf(why, sizeof why,
+                     "this variant computes %s in %s (its [variant] dtypes and "
+                     "layouts)",
+                     dtypes ? dtypes : "fp32", layouts ? layouts : "nn");
         if (why[0])
             return cutune_error(err, CUTUNE_ERR_PARSE,
                                 "%s:%d: default size '%s' is not a size of op %s: %s (a size is "

@@ -42,8 +42,8 @@ static void free_variant(TuneVariant *tv)
 /* The size `text` of op for one variant: parsed, in the run's element type and layout when
  * it names them, checked by the plugin, canonical. 1 (nothing written): the variant does not
  * compute that element type or layout. */
-static int size_for(const TuneRun *r, const TuneVariant *tv, const char *text,
-                    CutuneProblem *prob, char *canon, size_t len, CutuneError *err)
+static int size_for(const TuneRun *r, const TuneVariant *tv, const char *text, CutuneProblem *prob,
+                    char *canon, size_t len, CutuneError *err)
 {
     int rc = cutune_problem_parse(text, prob, err);
     if (rc)
@@ -203,8 +203,8 @@ static int no_kind(const TuneRun *r, CutuneError *err)
     size_t used = 0;
     for (size_t i = 0; i < r->nvariants && used < sizeof have; i++) {
         const CutuneVariantDef *v = r->variants[i].p;
-        int n = snprintf(have + used, sizeof have - used, "%s%s (%s; %s)", i ? ", " : "",
-                         v->name, v->dtypes ? v->dtypes : "fp32", v->layouts ? v->layouts : "nn");
+        int n = snprintf(have + used, sizeof have - used, "%s%s (%s; %s)", i ? ", " : "", v->name,
+                         v->dtypes ? v->dtypes : "fp32", v->layouts ? v->layouts : "nn");
         used += n > 0 ? (size_t)n : 0;
     }
     const char *dt = r->o->dtype >= 0 ? cutune_dtype_name(r->o->dtype) : "the element type";
