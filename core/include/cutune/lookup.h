@@ -52,6 +52,7 @@
 #include <stdint.h>
 
 #include "cutune/cutune.h"
+#include "cutune/op.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -133,7 +134,8 @@ typedef struct CutuneLookupResult {
  * it, otherwise from the database's record of that UUID (a device never tuned and given
  * without cc_major can only match exactly, i.e. not at all). `size` is read by the op
  * plugin's size rules, as `cutune run --size` reads it: "1024" is "1024x1024x1024" for
- * matmul (MxNxK); without the plugins it is read as written. A lookup of an op that no
+ * matmul (MxNxK), and "1024-bf16-nt" is matmul in bf16 with B stored N x K (cutune/op.h);
+ * without the plugins it is read as written. A lookup of an op that no
  * installed plugin implements is answered, but never recorded as a request.
  * Returns 0 with out filled (match != NONE); CUTUNE_ERR_NOT_FOUND with out->match NONE when
  * no step answers; CUTUNE_ERR_PARSE for a malformed size, CUTUNE_ERR_INVALID for a size the
@@ -165,6 +167,17 @@ CUTUNE_API int cutune_matmul(CutuneLookup *h, const float *A, const float *B, fl
                              int N, int K, void *stream, CutuneLookupResult *used,
                              CutuneError *err);
 
+/* C = A * B in element type `dtype` and layout `layout` (CutuneDtype and CutuneLayout of
+ * cutune/op.h): A is MxK, B is KxN (CUTUNE_LAYOUT_NN) or NxK (CUTUNE_LAYOUT_NT: C = A B^T,
+ * what PyTorch's F.linear computes), C is MxN, row-major, float (fp32, tf32) or 16-bit
+ * (fp16, bf16) elements, device pointers on the calling thread's current device: looks up
+ * "matmul" at "MxNxK-bf16-nt" (say) and launches the answer on `stream`. A lookup never
+ * answers with a config of another element type or layout. Errors: those of
+ * cutune_matmul, and CUTUNE_ERR_INVALID for a dtype or layout out of range. */
+CUTUNE_API int cutune_gemm(CutuneLookup *h, int dtype, int layout, const void *A, const void *B,
+                           void *C, int M, int N, int K, void *stream, CutuneLookupResult *used,
+                           CutuneError *err);
+
 /* cutune_launch and cutune_matmul on CUDA device `device` (an ordinal) instead of the
  * calling thread's current one: `device` is made current for the call and the previous
  * current device is restored before it returns, whatever the outcome. For callers whose
@@ -176,6 +189,9 @@ CUTUNE_API int cutune_launch_on(CutuneLookup *h, int device, const CutuneLookupR
 CUTUNE_API int cutune_matmul_on(CutuneLookup *h, int device, const float *A, const float *B,
                                 float *C, int M, int N, int K, void *stream,
                                 CutuneLookupResult *used, CutuneError *err);
+CUTUNE_API int cutune_gemm_on(CutuneLookup *h, int device, int dtype, int layout, const void *A,
+                              const void *B, void *C, int M, int N, int K, void *stream,
+                              CutuneLookupResult *used, CutuneError *err);
 
 /* A device recorded in the handle's database, found by its UUID (exact) or by a
  * case-insensitive part of its name ("H200"): fills out->uuid, name, cc_major, cc_minor,

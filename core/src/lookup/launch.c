@@ -222,17 +222,28 @@ static int current_device(CutuneLookup *h, CutuneDeviceInfo *info, CutuneError *
 int cutune_matmul(CutuneLookup *h, const float *A, const float *B, float *C, int M, int N, int K,
                   void *stream, CutuneLookupResult *used, CutuneError *err)
 {
+    return cutune_gemm(h, CUTUNE_DTYPE_FP32, CUTUNE_LAYOUT_NN, A, B, C, M, N, K, stream, used, err);
+}
+
+int cutune_gemm(CutuneLookup *h, int dtype, int layout, const void *A, const void *B, void *C,
+                int M, int N, int K, void *stream, CutuneLookupResult *used, CutuneError *err)
+{
     CutuneLookupResult local;
     CutuneLookupResult *r = used ? used : &local;
     memset(r, 0, sizeof *r);
     if (!h || !A || !B || !C || M <= 0 || N <= 0 || K <= 0)
         return cutune_error(err, CUTUNE_ERR_INVALID,
-                            "cutune_matmul: needs a handle, three device pointers and positive "
+                            "cutune_gemm: needs a handle, three device pointers and positive "
                             "M, N, K (got %d, %d, %d)",
                             M, N, K);
+    if (!cutune_dtype_name(dtype) || !cutune_layout_name(layout))
+        return cutune_error(err, CUTUNE_ERR_INVALID,
+                            "cutune_gemm: element type %d or layout %d is none of cutune/op.h's",
+                            dtype, layout);
     CutuneDeviceInfo dev;
     char size[64];
-    snprintf(size, sizeof size, "%dx%dx%d", M, N, K);
+    CutuneProblem p = {.ndims = 3, .dim = {M, N, K}, .dtype = dtype, .layout = layout};
+    cutune_problem_format(&p, size, sizeof size);
     int rc = current_device(h, &dev, err);
     if (rc || (rc = cutune_lookup(h, &dev, "matmul", size, r, err)))
         return rc;
@@ -278,11 +289,19 @@ int cutune_launch_on(CutuneLookup *h, int device, const CutuneLookupResult *r, c
 int cutune_matmul_on(CutuneLookup *h, int device, const float *A, const float *B, float *C, int M,
                      int N, int K, void *stream, CutuneLookupResult *used, CutuneError *err)
 {
+    return cutune_gemm_on(h, device, CUTUNE_DTYPE_FP32, CUTUNE_LAYOUT_NN, A, B, C, M, N, K, stream,
+                          used, err);
+}
+
+int cutune_gemm_on(CutuneLookup *h, int device, int dtype, int layout, const void *A, const void *B,
+                   void *C, int M, int N, int K, void *stream, CutuneLookupResult *used,
+                   CutuneError *err)
+{
     int prev = device;
     int rc = enter_device(device, &prev, err);
     if (rc)
         return rc;
-    rc = cutune_matmul(h, A, B, C, M, N, K, stream, used, err);
+    rc = cutune_gemm(h, dtype, layout, A, B, C, M, N, K, stream, used, err);
     leave_device(device, prev);
     return rc;
 }
