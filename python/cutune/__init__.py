@@ -290,34 +290,47 @@ class Handle:
             _raise(rc, err)
         return r
 
-    def matmul(self, a, b, out=None, stream=None):
-        """out = a @ b with the best tuned matmul kernel: float32, row-major, C-contiguous
-        2-D device arrays on one GPU. out is allocated (like a) when not given. Launched on
-        `stream`, else on the stream a's framework calls current; returns out."""
+    def matmul(self, a, b, out=None, stream=None, dtype=None):
+        """out = a @ b with the best tuned matmul kernel, on 2-D device arrays of one GPU:
+        float32 (dtype "fp32", or "tf32" for float32 on the tensor cores), float16 ("fp16")
+        or bfloat16 ("bf16"), row-major. a is C-contiguous; b is C-contiguous (K x N) or the
+        transpose of a C-contiguous N x K array, as W.T is in PyTorch's F.linear(x, W): then
+        the kernel reads W itself (layout nt), without a copy. out (C-contiguous, a's type)
+        is allocated when not given. Launched on `stream`, else on the stream a's framework
+        calls current; returns out. Only configs tuned for that element type and layout
+        answer ("cutune run matmul --dtype bf16 --layout nt")."""
         h = self._handle()
         A = _checked(a, None, "a", "matmul")
-        B = _checked(b, A.device, "b", "matmul")
+        B = _checked(b, A.device, "b", "matmul", transposed_ok=True)
         if len(A.shape) != 2 or len(B.shape) != 2 or A.shape[1] != B.shape[0]:
             raise ValueError("cutune.matmul: needs 2-D arrays with a.shape[1] == b.shape[0]; "
                              "got %s and %s" % (A.shape, B.shape))
-        if A.typestr != "<f4" or B.typestr != "<f4":
-            raise TypeError("cutune.matmul: needs float32 arrays; got %s and %s"
-                            % (A.typestr, B.typestr))
+        kinds = {"<f4": "fp32", "<f2": "fp16", "<bf2": "bf16"}
+        if A.typestr not in kinds or B.typestr != A.typestr:
+            raise TypeError("cutune.matmul: needs two float32, float16 or bfloat16 arrays of "
+                            "one type; got %s and %s" % (A.typestr, B.typestr))
+        kind = kinds[A.typestr]
+        if dtype is not None:
+            if not (dtype == kind or (dtype == "tf32" and kind == "fp32")):
+                raise ValueError("cutune.matmul: dtype=%r does not fit %s arrays (float32 "
+                                 "arrays take 'fp32' or 'tf32')" % (dtype, kind))
+            kind = dtype
+        layout = "nt" if B.transposed else "nn"
         M, K = A.shape
         N = B.shape[1]
         if out is None:
             out = _empty_like(a, A, (M, N))
         C = _checked(out, A.device, "out", "matmul")
-        if C.shape != (M, N) or C.typestr != "<f4":
-            raise ValueError("cutune.matmul: out must be float32 of shape %s; got %s %s"
-                             % ((M, N), C.typestr, C.shape))
+        if C.shape != (M, N) or C.typestr != A.typestr:
+            raise ValueError("cutune.matmul: out must be %s of shape %s; got %s %s"
+                             % (A.typestr, (M, N), C.typestr, C.shape))
         if M == 0 or N == 0 or K == 0:
             raise ValueError("cutune.matmul: empty matrices (%d x %d times %d x %d)"
                              % (M, K, K, N))
         s = _stream(stream, (A, a))
         err = _Error()
-        rc = self._lib.cutune_matmul_on(h, A.device, A.ptr, B.ptr, C.ptr, M, N, K, s, None,
-                                        ctypes.byref(err))
+        rc = self._lib.cutune_gemm_on(h, A.device, _lib.DTYPES[kind], _lib.LAYOUTS[layout], A.ptr,
+                                      B.ptr, C.ptr, M, N, K, s, None, ctypes.byref(err))
         if rc:
             _raise(rc, err)
         return out
@@ -335,7 +348,7 @@ def _c_int(value, i, op):
     return ctypes.c_int(value)
 
 
-def _checked(obj, device, what, op):
+def _checked(obj, device, what, op, transposed_ok=False):
     arr = _arrays.describe(obj)
     if arr is None:
         raise TypeError("cutune %s: %s is a %s, not a CUDA device array (a PyTorch or CuPy "
@@ -348,9 +361,11 @@ def _checked(obj, device, what, op):
         raise ValueError("cutune %s: %s is on CUDA device %d, but the launch is on device %d; "
                          "put every tensor on one device and pass it as device=" %
                          (op, what, arr.device, device))
-    if not arr.contiguous:
-        raise ValueError("cutune %s: %s is not C-contiguous (shape %s); pass t.contiguous() "
-                         "(a copy on the device)" % (op, what, arr.shape))
+    if not arr.contiguous and not (transposed_ok and arr.transposed):
+        raise ValueError("cutune %s: %s is not C-contiguous (shape %s)%s; pass t.contiguous() "
+                         "(a copy on the device)" % (op, what, arr.shape,
+                                                     ", nor the transpose of a C-contiguous "
+                                                     "array" if transposed_ok else ""))
     if arr.device is None:
         arr.device = device if device is not None else 0
     return arr
@@ -368,7 +383,7 @@ def _empty_like(obj, arr, shape):
     if arr.kind == "cupy":
         import cupy
         with cupy.cuda.Device(arr.device):
-            return cupy.empty(shape, dtype=cupy.float32)
+            return cupy.empty(shape, dtype=obj.dtype)
     raise TypeError("cutune.matmul: cannot allocate the result like a %s; pass out="
                     % type(obj).__name__)
 
@@ -393,9 +408,9 @@ def _default_handle():
         return _default
 
 
-def matmul(a, b, out=None, stream=None):
+def matmul(a, b, out=None, stream=None, dtype=None):
     """a @ b with the best tuned kernel from the default database (see Handle.matmul)."""
-    return _default_handle().matmul(a, b, out, stream)
+    return _default_handle().matmul(a, b, out, stream, dtype)
 
 
 def lookup(op, size, device=0, fallback=True):

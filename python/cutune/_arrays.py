@@ -8,13 +8,18 @@ _TORCH_DTYPES = {}
 
 
 class Array:
-    """What a launch needs to know of one device array."""
-    __slots__ = ("ptr", "device", "shape", "typestr", "contiguous", "kind", "cuda")
+    """What a launch needs to know of one device array. `transposed`: a 2-D array that is
+    the transpose of a C-contiguous one (strides (itemsize, rows * itemsize)), as W.T is
+    of PyTorch's contiguous weight W: its pointer is W's."""
+    __slots__ = ("ptr", "device", "shape", "typestr", "contiguous", "kind", "cuda", "transposed")
 
-    def __init__(self, ptr, device, shape, typestr, contiguous, kind, cuda=True):
+    def __init__(self, ptr, device, shape, typestr, contiguous, kind, cuda=True, strides=None,
+                 itemsize=0):
         self.ptr, self.device, self.shape = ptr, device, shape
         self.typestr, self.contiguous, self.kind = typestr, contiguous, kind
         self.cuda = cuda  # False: host memory, or another kind of device
+        self.transposed = (not contiguous and strides is not None and len(shape) == 2 and
+                           tuple(strides) == (itemsize, shape[0] * itemsize))
 
 
 def _module_of(obj):
@@ -31,9 +36,11 @@ def _torch(t):
         typestr = _TORCH_DTYPES[t.dtype] = {
             "torch.float32": "<f4", "torch.float64": "<f8", "torch.float16": "<f2",
             "torch.int32": "<i4", "torch.int64": "<i8", "torch.uint8": "|u1",
-            "torch.int8": "|i1"}.get(str(t.dtype), str(t.dtype))
+            "torch.int8": "|i1", "torch.bfloat16": "<bf2"}.get(str(t.dtype), str(t.dtype))
+    itemsize = t.element_size()
     return Array(t.data_ptr(), dev.index if dev.index is not None else 0, tuple(t.shape), typestr,
-                 t.is_contiguous(), "torch")
+                 t.is_contiguous(), "torch", strides=tuple(n * itemsize for n in t.stride()),
+                 itemsize=itemsize)
 
 
 def _c_strides(shape, itemsize):
@@ -62,7 +69,8 @@ def _cai(obj, cai):
     elif hasattr(obj, "device") and hasattr(obj.device, "id"):  # CuPy
         device = obj.device.id
     return Array(cai["data"][0] or 0, device, shape, typestr,
-                 _contiguous(shape, cai.get("strides"), itemsize), _module_of(obj))
+                 _contiguous(shape, cai.get("strides"), itemsize), _module_of(obj),
+                 strides=cai.get("strides"), itemsize=itemsize)
 
 
 class _DLDevice(ctypes.Structure):
@@ -90,7 +98,7 @@ def _dlpack(obj):
     capsule = obj.__dlpack__()
     t = _DLTensor.from_address(_capsule_pointer(capsule, b"dltensor"))
     shape = tuple(t.shape[i] for i in range(t.ndim))
-    kinds = {0: "i", 1: "u", 2: "f"}
+    kinds = {0: "i", 1: "u", 2: "f", 4: "bf"}  # 4: kDLBfloat
     itemsize = t.dtype.bits // 8
     typestr = "<%s%d" % (kinds.get(t.dtype.code, "?"), itemsize)
     strides = None
@@ -100,7 +108,8 @@ def _dlpack(obj):
     ptr = (t.data or 0) + t.byte_offset
     return Array(ptr, t.device.device_id if cuda else None, shape, typestr,
                  _contiguous(shape, strides, itemsize),
-                 "%s (DLPack device type %d)" % (_module_of(obj), t.device.device_type), cuda)
+                 "%s (DLPack device type %d)" % (_module_of(obj), t.device.device_type), cuda,
+                 strides=strides, itemsize=itemsize)
 
 
 def describe(obj):

@@ -18,6 +18,9 @@ ERROR_NAMES = {
     -7: "compile", -8: "db", -9: "plugin", -10: "not_found", -11: "range",
     -12: "wrong_result", -13: "resources", -14: "interrupted",
 }
+# op.h: CutuneDtype, CutuneLayout
+DTYPES = {"fp32": 0, "tf32": 1, "fp16": 2, "bf16": 3}
+LAYOUTS = {"nn": 0, "nt": 1}
 # lookup.h: CutuneMatch
 MATCH_NAMES = {0: "miss", 1: "exact", 2: "nearest", 3: "same_arch"}
 
@@ -66,6 +69,8 @@ _PROTOTYPES = {
                                  c_void_p, _P(Error)]),
     "cutune_matmul_on": (c_int, [c_void_p, c_int, c_void_p, c_void_p, c_void_p, c_int, c_int,
                                  c_int, c_void_p, _P(Result), _P(Error)]),
+    "cutune_gemm_on": (c_int, [c_void_p, c_int, c_int, c_int, c_void_p, c_void_p, c_void_p,
+                               c_int, c_int, c_int, c_void_p, _P(Result), _P(Error)]),
     "cutune_best_list": (c_int, [c_void_p, ctypes.c_char_p, ctypes.c_char_p, _P(_P(Result)),
                                  _P(c_size_t), _P(Error)]),
     "cutune_best_list_free": (None, [_P(_P(Result))]),
