@@ -676,6 +676,19 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < cfgs.size(); i++) {
         ks[i].cfg = cfgs[i];
         printf("  c%zu = %s\n", i, cfgs[i].text.c_str());
+        dim3 grid, block;
+        size_t shared;
+        geometry(cfgs[i], Size{1, 1, 1}, &grid, &block, &shared);
+        if (shared > prop.sharedMemPerBlockOptin || block.x > (unsigned)prop.maxThreadsPerBlock) {
+            printf(
+                "    skipped: %zu bytes of shared memory and %u threads; the device allows %zu and %d\n",
+                shared, block.x, prop.sharedMemPerBlockOptin, prop.maxThreadsPerBlock);
+            continue;
+        }
+        if (cfgs[i].get("SPLITK") > 1 && arch < 90) {
+            printf("    skipped: SPLITK > 1 needs sm_90 (thread block clusters)\n");
+            continue;
+        }
         if (!kernel_load(&ks[i], source, bf16, nt, arch, prop.sharedMemPerBlockOptin))
             failures++;
     }
