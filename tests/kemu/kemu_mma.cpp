@@ -107,6 +107,40 @@ inline std::vector<std::vector<Copy>> groups[kemu::MAX_THREADS];
 
 // what a warp's lanes hand each other in a collective instruction
 inline unsigned exchange[kemu::MAX_THREADS / 32][32][6];
+
+// Shared memory bank conflicts, counted as the extra wavefronts they cost. Shared memory has
+// 32 banks of 4 bytes: a 16-byte access falls in one of 8 groups of 4 banks ((addr / 16) %
+// 8), and a quarter-warp (8 lanes) of 16-byte accesses, or the 8 rows of an ldmatrix
+// matrix, take one wavefront when their groups differ, else as many as the most any group
+// gets. cp.async destinations are recorded per thread (a warp's i-th copies are one
+// instruction) and counted after the launch.
+inline long ldmatrix_conflicts, copy_conflicts;
+inline std::vector<unsigned> copy_dst[kemu::MAX_THREADS];
+inline int extra_wavefronts(const unsigned *addr, int n) // n addresses of 16-byte accesses
+{
+    int per_group[8] = {0}, most = 0;
+    for (int i = 0; i < n; i++) {
+        bool again = false; // the same 16 bytes twice is one access
+        for (int j = 0; j < i; j++)
+            again |= addr[j] / 16 == addr[i] / 16;
+        if (!again)
+            most = std::max(most, ++per_group[addr[i] / 16 % 8]);
+    }
+    return most - 1;
+}
+inline void count_copy_conflicts(int nthreads)
+{
+    for (int w = 0; w < nthreads / 32; w++)
+        for (size_t k = 0; k < copy_dst[32 * w + 31].size(); k++) // as many in each lane
+            for (int q = 0; q < 4; q++) {
+                unsigned a[8];
+                for (int l = 0; l < 8; l++)
+                    a[l] = copy_dst[32 * w + 8 * q + l][k];
+                copy_conflicts += extra_wavefronts(a, 8);
+            }
+    for (int t = 0; t < kemu::MAX_THREADS; t++)
+        copy_dst[t].clear();
+}
 inline void warp_sync()
 {
     kemu::arrive_and_wait(kemu::warp_barrier[kemu::warp_id()]);
@@ -122,6 +156,7 @@ inline void cp_async16(unsigned dst, const void *src, int bytes)
 {
     if (dst % 16 || (bytes && reinterpret_cast<uintptr_t>(src) % 16) || bytes < 0 || bytes > 16)
         emu::fail("cp.async: a misaligned address or a bad size", dst);
+    emu::copy_dst[kemu::current].push_back(dst);
     emu::Copy c{emu::smem_at(dst), {}};
     std::memcpy(c.data, src, (size_t)bytes);
     if (emu::deferred)
@@ -153,6 +188,13 @@ inline void ldmatrix(unsigned (&r)[4], unsigned addr, bool trans)
         emu::fail("ldmatrix: a row address not 16-byte aligned", addr);
     emu::exchange[w][l][0] = addr;
     emu::warp_sync();
+    if (l == 0)
+        for (int m = 0; m < 4; m++) {
+            unsigned rows[8];
+            for (int i = 0; i < 8; i++)
+                rows[i] = emu::exchange[w][8 * m + i][0];
+            emu::ldmatrix_conflicts += emu::extra_wavefronts(rows, 8);
+        }
     auto at = [&](int lane, int byte) {
         unsigned short h;
         std::memcpy(&h, emu::smem_at(emu::exchange[w][lane][0] + byte), 2);
@@ -284,8 +326,10 @@ int main()
             std::copy(hb.begin(), hb.end(), bf.B);
             std::fill(bf.C - GUARD, bf.C + (size_t)M * N + GUARD, (unsigned short)0xdead);
             std::fill(bf.C, bf.C + (size_t)M * N, (unsigned short)0xffff); // NaN in both types
+            emu::ldmatrix_conflicts = emu::copy_conflicts = 0;
             kemu::launch_cluster(grid, dim3{NT, 1, 1}, SPLITK, matmul_mma, (const half_t *)bf.A,
                                  (const half_t *)bf.B, bf.C, M, N, K);
+            emu::count_copy_conflicts(NT * SPLITK);
             long wrong = 0, outside = 0, pending = 0;
             long first = -1;
             for (size_t e = 0; e < (size_t)M * N; e++) {
@@ -298,12 +342,15 @@ int main()
                 outside += (bf.C[-1 - e] != 0xdead) + (bf.C[(size_t)M * N + e] != 0xdead);
             for (int t = 0; t < kemu::MAX_THREADS; t++)
                 pending += (long)(emu::groups[t].size() + emu::open_group[t].size());
-            const bool bad = wrong || outside || pending;
+            // the swizzle's promise: no bank conflict in any ldmatrix or cp.async
+            const long conflicts = emu::ldmatrix_conflicts + emu::copy_conflicts;
+            const bool bad = wrong || outside || pending || conflicts;
             failures += bad;
-            printf("%dx%dx%d %s, copies %s: %ld wrong, %ld written outside C, %ld copies left: %s",
+            printf("%dx%dx%d %s, copies %s: %ld wrong, %ld written outside C, %ld copies left, "
+                   "%ld + %ld bank conflicts (ldmatrix + cp.async): %s",
                    M, N, K, shift ? "misaligned" : "aligned",
                    emu::deferred ? "at the wait" : "at once", wrong, outside, pending,
-                   bad ? "FAIL" : "ok");
+                   emu::ldmatrix_conflicts, emu::copy_conflicts, bad ? "FAIL" : "ok");
             if (first >= 0)
                 printf(" (first [%ld][%ld]: %.9g, FP64 %.9g)", first / N, first % N,
                        emu::to_double(bf.C[first]), ref[(size_t)first]);
