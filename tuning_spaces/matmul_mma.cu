@@ -5,7 +5,7 @@
 //
 // The core defines exactly one of CUTUNE_DTYPE_FP16 / CUTUNE_DTYPE_BF16 and one of
 // CUTUNE_LAYOUT_NN / CUTUNE_LAYOUT_NT, and every tunable parameter as a -D macro:
-//   BM, BN, BK    the block tile (BK a multiple of 16: one mma's K per 16)
+//   BM, BN, BK    the block tile (BK a multiple of 32: an even number of mma K steps of 16)
 //   WM, WN        a warp's piece of it (multiples of 16): (BM/WM) x (BN/WN) warps
 //   STAGES        depth of the cp.async pipeline (>= 2): STAGES - 1 K steps in flight
 //   SPLITK        K slices, one block each, reduced in a thread block cluster (sm_90 only)
@@ -20,7 +20,7 @@
 // How a block works. Its BM x BN tile of C is computed K step by K step (BK wide). Each step's
 // A tile (BM rows x BK) and B tile (nt: BN rows x BK, nn: BK rows x BN) go from global to
 // shared memory by cp.async, 16 bytes a copy, STAGES - 1 steps ahead of the step being
-// computed, so copies never pass through registers and the tensor cores never wait on DRAM.
+// computed: the copies do not pass through registers, and overlap the mma of earlier steps.
 // In shared memory a tile is rows of 16-byte chunks, and chunk c of row r is stored at an
 // XOR-swizzled place (swz below), so that the 8 rows an ldmatrix reads at once, and the 8
 // chunks a quarter-warp copies in, fall on 8 different bank groups: no bank conflicts and
@@ -90,8 +90,7 @@ __device__ __forceinline__ unsigned smem_addr(const void *p)
     return (unsigned)__cvta_generic_to_shared(p);
 }
 // 16 bytes from global to shared, of which the first `bytes` are read and the rest zeroed
-// (0: nothing is read; src must still be a valid-looking address, the caller passes the
-// matrix's start)
+// (0: nothing is read, so src may then lie outside the matrix)
 __device__ __forceinline__ void cp_async16(unsigned dst, const void *src, int bytes)
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
