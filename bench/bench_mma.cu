@@ -6,14 +6,15 @@
 //   bench_mma [--dtype bf16|fp16] [--layout nt|nn] --config "BM=128,BN=128,..." [--config ...]
 //             [--configs FILE] [--check-sizes LIST] [--time-sizes LIST] [--reps N] [--seed N]
 //             [--kernel PATH] [--device N]
-//   bench_mma --compile-only [--arch 90,80] --config ... | --configs FILE    (no GPU needed)
+//   bench_mma --compile-only [--arch 90,80] [--no-spills] --config ... | --configs FILE  (no GPU)
 //
 // A config names every parameter of matmul_mma.ini ("BM=128,BN=256,BK=32,WM=64,WN=64,
 // STAGES=4,SPLITK=1,GROUP_M=8,VEC=8,MINB=1"); FILE holds one a line (# comments). LIST is
 // comma-separated MxNxK. Defaults: bf16, nt, check sizes 1x1x1,17x33x9,1000x1000x1000,
 // 4096x4096x4096, time sizes 4096x4096x4096,8192x8192x8192, 20 timed launches a config.
 // --compile-only compiles each config for each architecture and prints ptxas's registers,
-// spills and shared memory (a config with SPLITK > 1 is expected to stop on sm_80).
+// spills and shared memory (a config with SPLITK > 1 is expected to stop on sm_80); it exits 1
+// when a config does not compile, or with --no-spills when one spills.
 //
 // Build: meson builds it into build/bench/ when nvcc is found; by hand (sm_90):
 //   nvcc -O2 -std=c++17 -arch=sm_90 -o bench_mma bench/bench_mma.cu -lnvrtc -lcublasLt -lcublas
@@ -81,7 +82,7 @@ static int usage(const char *msg)
         stderr,
         "bench_mma: %s\nusage: bench_mma [--dtype bf16|fp16] [--layout nt|nn] --config \"BM=...,...\" "
         "[--configs FILE]\n       [--check-sizes MxNxK,...] [--time-sizes MxNxK,...] [--reps N] [--seed N] "
-        "[--kernel PATH] [--device N]\n       bench_mma --compile-only [--arch 90,80] --config ...\n",
+        "[--kernel PATH] [--device N]\n       bench_mma --compile-only [--arch 90,80] [--no-spills] --config ...\n",
         msg);
     return 2;
 }
@@ -523,7 +524,7 @@ static void print_check(const char *what, const Size &s, const char *view, const
 // ---- main ----------------------------------------------------------------------------------
 
 static int compile_only(const std::string &source, const std::vector<Config> &cfgs, bool bf16,
-                        bool nt, const char *archs)
+                        bool nt, const char *archs, bool no_spills)
 {
     int failures = 0;
     std::stringstream ss(archs);
@@ -549,14 +550,18 @@ static int compile_only(const std::string &source, const std::vector<Config> &cf
             dim3 grid, block;
             size_t shared;
             geometry(c, Size{4096, 4096, 4096}, &grid, &block, &shared);
+            const long st = number_before("bytes spill stores");
+            const long ld = number_before("bytes spill loads");
+            const bool spills = ok && no_spills && (st || ld); // -1: no report, a failure too
             if (ok)
-                printf(
-                    "sm_%d ok    %3ld registers, spills %ld/%ld bytes, %3u threads, %6zu B shared: %s\n",
-                    arch, regs, number_before("bytes spill stores"),
-                    number_before("bytes spill loads"), block.x, shared, c.text.c_str());
+                printf("sm_%d %s %3ld registers, spills %ld/%ld bytes, %3u threads, %6zu B shared: "
+                       "%s\n",
+                       arch, spills ? "SPILL" : "ok   ", regs, st, ld, block.x, shared,
+                       c.text.c_str());
             else
                 printf("sm_%d %s %s%s\n", arch, expected_fail ? "n/a  " : "FAIL ", c.text.c_str(),
                        expected_fail ? ": SPLITK > 1 needs sm_90 (as the INI says)" : "");
+            failures += spills;
             if (!ok && !expected_fail) {
                 fprintf(stderr, "%s\n", info.c_str());
                 failures++;
@@ -568,7 +573,7 @@ static int compile_only(const std::string &source, const std::vector<Config> &cf
 
 int main(int argc, char **argv)
 {
-    bool bf16 = true, nt = true, compile_mode = false;
+    bool bf16 = true, nt = true, compile_mode = false, no_spills = false;
     const char *kernel_path = "tuning_spaces/matmul_mma.cu", *archs = "90";
     const char *check_list = "1x1x1,17x33x9,1000x1000x1000,4096x4096x4096";
     const char *time_list = "4096x4096x4096,8192x8192x8192";
@@ -628,6 +633,8 @@ int main(int argc, char **argv)
             device = atoi(need());
         } else if (!strcmp(a, "--compile-only")) {
             compile_mode = true;
+        } else if (!strcmp(a, "--no-spills")) {
+            no_spills = true;
         } else if (!strcmp(a, "--arch")) {
             archs = need();
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -651,7 +658,7 @@ int main(int argc, char **argv)
     src << f.rdbuf();
     const std::string source = src.str();
     if (compile_mode)
-        return compile_only(source, cfgs, bf16, nt, archs);
+        return compile_only(source, cfgs, bf16, nt, archs, no_spills);
 
     std::vector<Size> checks, times;
     if (!parse_sizes(check_list, &checks) || !parse_sizes(time_list, &times))
