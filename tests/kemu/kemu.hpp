@@ -11,7 +11,13 @@
 // result on every run rather than under an unlucky schedule. __shared__ becomes `static`: one
 // instance shared by the threads of the block, which is right because only one block runs
 // at a time. Atomics are std::atomic_ref. What it does not model: concurrent blocks, the GPU
-// memory model, timing.
+// memory model, timing. A thread block cluster (launch_cluster: CLUSTER consecutive blocks
+// along z) is the exception: its blocks' threads take turns together, each block with its
+// own barrier and its own dynamic shared memory (a slice of dynamic_shared), and
+// cluster_sync() is a barrier over all of them. A block of a cluster that ends loses its
+// shared memory (filled with 0xff bytes, NaN as floats) while the others may still run, as on
+// the GPU, where reading it then is undefined. Dynamic shared memory starts every block as
+// 0xff bytes.
 #ifndef CUTUNE_KEMU_HPP
 #define CUTUNE_KEMU_HPP
 
@@ -127,18 +133,28 @@ struct Barrier {
     int expected, arrived;
     unsigned generation;
 };
-enum { MAX_THREADS = 1024, STACK_BYTES = 1 << 18 };
-inline Thread threads[MAX_THREADS];
-inline Barrier block_barrier, warp_barrier[MAX_THREADS / 32];
+enum { MAX_THREADS = 2048, MAX_CLUSTER = 8, STACK_BYTES = 1 << 18 };
+inline Thread threads[MAX_THREADS]; // a launch's block, or its cluster's blocks one after another
+inline Barrier block_barrier[MAX_CLUSTER], cluster_barrier, warp_barrier[MAX_THREADS / 32];
+inline int block_threads, block_warps, cluster_size = 1; // of the running launch
 inline Context scheduler;
 inline const void *scheduler_stack; // its bounds, for AddressSanitizer
 inline size_t scheduler_stack_size;
 inline int current;
 inline unsigned long long events; // barrier releases and threads finished, to see progress
 inline void (*body)(); // the launch's kernel with its arguments
-inline unsigned long long exchange[32][32]; // [warp][lane], for shuffles
-alignas(16) inline float dynamic_shared[1 << 16];
+inline unsigned long long exchange[MAX_THREADS / 32][32]; // [warp][lane], for shuffles
+alignas(16) inline float dynamic_shared[1 << 16]; // split evenly between a cluster's blocks
 inline int linear_id() { return (int)(threadIdx.x + threadIdx.y * blockDim.x); }
+// the running thread's block within its cluster (0 without one), and its warp among the
+// cluster's warps (those of a block are consecutive linear thread ids)
+inline int block_rank() { return current / block_threads; }
+inline int warp_id() { return block_rank() * block_warps + linear_id() / 32; }
+// block `rank`'s dynamic shared memory
+inline char *shared_of(int rank)
+{
+    return reinterpret_cast<char *>(dynamic_shared) + rank * (sizeof dynamic_shared / cluster_size);
+}
 
 // Back to the scheduler; `finished`: this thread will not be resumed.
 inline void switch_out([[maybe_unused]] bool finished)
@@ -181,13 +197,13 @@ inline void arrive_and_wait(Barrier &b)
 }
 } // namespace kemu
 
-inline void __syncthreads() { kemu::arrive_and_wait(kemu::block_barrier); }
-inline void __syncwarp(unsigned = 0xffffffffu) { kemu::arrive_and_wait(kemu::warp_barrier[kemu::linear_id() / 32]); }
+inline void __syncthreads() { kemu::arrive_and_wait(kemu::block_barrier[kemu::block_rank()]); }
+inline void __syncwarp(unsigned = 0xffffffffu) { kemu::arrive_and_wait(kemu::warp_barrier[kemu::warp_id()]); }
 
 template <class T> T __shfl_down_sync(unsigned, T v, int off)
 {
     static_assert(sizeof(T) <= sizeof(unsigned long long), "shuffle of a wide type");
-    const int id = kemu::linear_id(), w = id / 32, lane = id % 32;
+    const int w = kemu::warp_id(), lane = kemu::linear_id() % 32;
     std::memcpy(&kemu::exchange[w][lane], &v, sizeof v);
     kemu::arrive_and_wait(kemu::warp_barrier[w]); // everyone has published
     T r = v;
@@ -231,23 +247,29 @@ inline int __float_as_int(float f)
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
 #define __shared__ static
-#define DYNAMIC_SHARED(type, name) type *name = reinterpret_cast<type *>(kemu::dynamic_shared)
+#define DYNAMIC_SHARED(type, name) type *name = reinterpret_cast<type *>(kemu::shared_of(kemu::block_rank()))
 
 namespace kemu {
 // Run kernel(args...) over grid x block (a 2-D block at most), one block at a time, in
-// CUDA's launch order (x fastest, z slowest). The threads of a block take turns on this OS
-// thread: each runs until it waits at a barrier or ends, then the next one that can go on
-// runs, in thread order. A pass over the block in which nothing arrived or ended is a
-// deadlock (a barrier that not every thread reaches), reported rather than hung.
-template <class K, class... A> void launch(dim3 grid, dim3 block, K kernel, A... args)
+// CUDA's launch order (x fastest, z slowest), or one cluster of `cluster` blocks along z at
+// a time. The threads of a block (a cluster) take turns on this OS thread: each runs until it
+// waits at a barrier or ends, then the next one that can go on runs, in thread order. A pass
+// in which nothing arrived or ended is a deadlock (a barrier that not every thread reaches),
+// reported rather than hung.
+template <class K, class... A> void launch_cluster(dim3 grid, dim3 block, int cluster, K kernel, A... args)
 {
     gridDim = grid;
     blockDim = block;
-    const int nthreads = (int)(block.x * block.y);
-    if (nthreads < 1 || nthreads > MAX_THREADS || block.z != 1) {
-        fprintf(stderr, "kemu: a block of %ux%ux%u threads\n", block.x, block.y, block.z);
+    const int per_block = (int)(block.x * block.y), nthreads = per_block * cluster;
+    if (per_block < 1 || nthreads > MAX_THREADS || block.z != 1 || cluster < 1 || cluster > MAX_CLUSTER ||
+        grid.z % cluster != 0) {
+        fprintf(stderr, "kemu: a block of %ux%ux%u threads in clusters of %d along z (grid z %u)\n", block.x,
+                block.y, block.z, cluster, grid.z);
         std::abort();
     }
+    block_threads = per_block;
+    block_warps = (per_block + 31) / 32;
+    cluster_size = cluster;
     // the kernel and its arguments, for thread_main: kept here while the launch runs
     static std::tuple<K, A...> call;
     call = {kernel, args...};
@@ -263,25 +285,35 @@ template <class K, class... A> void launch(dim3 grid, dim3 block, K kernel, A...
             mprotect(p, 4096, PROT_NONE); // an overflow faults instead of writing the next stack
             threads[t].stack = static_cast<char *>(p);
         }
-    for (unsigned bz = 0; bz < grid.z; bz++)
+    for (unsigned bz = 0; bz < grid.z; bz += cluster)
         for (unsigned by = 0; by < grid.y; by++)
             for (unsigned bx = 0; bx < grid.x; bx++) {
-                block_barrier = {nthreads, 0, 0};
-                for (int w = 0; w < (nthreads + 31) / 32; w++)
-                    warp_barrier[w] = {std::min(32, nthreads - 32 * w), 0, 0};
+                cluster_barrier = {nthreads, 0, 0};
+                for (int r = 0; r < cluster; r++) {
+                    block_barrier[r] = {per_block, 0, 0};
+                    for (int w = 0; w < block_warps; w++)
+                        warp_barrier[r * block_warps + w] = {std::min(32, per_block - 32 * w), 0, 0};
+                }
                 for (int t = 0; t < nthreads; t++) {
                     Thread &th = threads[t];
                     th.done = false;
                     make_context(th.ctx, th.stack, STACK_BYTES, thread_main);
                 }
-                blockIdx = {bx, by, bz};
+                // dynamic shared memory starts as garbage (0xff bytes, NaN as floats), not as
+                // the last block left it: a block that reads what it has not written fails
+                std::memset(dynamic_shared, 0xff, sizeof dynamic_shared);
+                int block_live[MAX_CLUSTER];
+                for (int r = 0; r < cluster; r++)
+                    block_live[r] = per_block;
                 for (int live = nthreads; live > 0;) {
                     const unsigned long long before = events;
                     for (int t = 0; t < nthreads; t++) {
                         if (threads[t].done)
                             continue;
                         current = t;
-                        threadIdx = {(unsigned)t % block.x, (unsigned)t / block.x, 0};
+                        const int local = t % per_block;
+                        threadIdx = {(unsigned)local % block.x, (unsigned)local / block.x, 0};
+                        blockIdx = {bx, by, bz + (unsigned)(t / per_block)};
 #if KEMU_ASAN
                         void *fake = nullptr;
                         __sanitizer_start_switch_fiber(&fake, threads[t].stack, STACK_BYTES);
@@ -291,15 +323,25 @@ template <class K, class... A> void launch(dim3 grid, dim3 block, K kernel, A...
                         __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #endif
                         live -= threads[t].done;
+                        if (threads[t].done && --block_live[t / per_block] == 0 && cluster > 1)
+                            std::memset(shared_of(t / per_block), 0xff, sizeof dynamic_shared / cluster);
                     }
                     if (events == before && live > 0) {
-                        fprintf(stderr, "kemu: block (%u, %u, %u): %d threads wait at a barrier the others never reach\n",
-                                bx, by, bz, live);
+                        fprintf(stderr,
+                                "kemu: block (%u, %u, %u) (cluster of %d): %d threads wait at a barrier the "
+                                "others never reach\n",
+                                bx, by, bz, cluster, live);
                         std::abort();
                     }
                 }
             }
 }
+template <class K, class... A> void launch(dim3 grid, dim3 block, K kernel, A... args)
+{
+    launch_cluster(grid, block, 1, kernel, args...);
+}
+// every thread of the running cluster (barrier.cluster.arrive + wait)
+inline void cluster_sync() { arrive_and_wait(cluster_barrier); }
 } // namespace kemu
 
 #endif

@@ -1,0 +1,800 @@
+// bench_mma: the tensor-core matmul kernel (tuning_spaces/matmul_mma.cu) on its own, outside
+// cutune: compiled with NVRTC at run time for the device (as cutune compiles it), checked at
+// ragged and large sizes against an FP64 reference, and timed against cuBLASLt's default
+// heuristic with the same precision, layout and FP32 compute.
+//
+//   bench_mma [--dtype bf16|fp16] [--layout nt|nn] --config "BM=128,BN=128,..." [--config ...]
+//             [--configs FILE] [--check-sizes LIST] [--time-sizes LIST] [--reps N] [--seed N]
+//             [--kernel PATH] [--device N]
+//   bench_mma --compile-only [--arch 90,80] [--no-spills] --config ... | --configs FILE  (no GPU)
+//
+// A config names every parameter of matmul_mma.ini ("BM=128,BN=256,BK=32,WM=64,WN=64,
+// STAGES=4,SPLITK=1,GROUP_M=8,VEC=8,MINB=1"); FILE holds one a line (# comments). LIST is
+// comma-separated MxNxK. Defaults: bf16, nt, check sizes 1x1x1,17x33x9,1000x1000x1000,
+// 4096x4096x4096, time sizes 4096x4096x4096,8192x8192x8192, 20 timed launches a config.
+// --compile-only compiles each config for each architecture and prints ptxas's registers,
+// spills and shared memory (a config with SPLITK > 1 is expected to stop on sm_80); it exits 1
+// when a config does not compile, or with --no-spills when one spills.
+//
+// Build: meson builds it into build/bench/ when nvcc is found; by hand (sm_90):
+//   nvcc -O2 -std=c++17 -arch=sm_90 -o bench_mma bench/bench_mma.cu -lnvrtc -lcublasLt -lcublas
+//
+// Exit: 0 every check passed, 1 a check failed (or CUDA failed), 2 bad usage, 3 no CUDA device.
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#define CK(call) \
+    do { \
+        cudaError_t e_ = (call); \
+        if (e_ != cudaSuccess) { \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1); \
+        } \
+    } while (0)
+#define CKB(call) \
+    do { \
+        cublasStatus_t s_ = (call); \
+        if (s_ != CUBLAS_STATUS_SUCCESS) { \
+            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, (int)s_); \
+            exit(1); \
+        } \
+    } while (0)
+
+static const char *const PARAMS[] = {"BM",     "BN",     "BK",      "WM",  "WN",
+                                     "STAGES", "SPLITK", "GROUP_M", "VEC", "MINB"};
+enum { NPARAMS = sizeof PARAMS / sizeof PARAMS[0] };
+
+struct Config {
+    std::string text;
+    long v[NPARAMS];
+    long get(const char *name) const
+    {
+        for (int i = 0; i < NPARAMS; i++)
+            if (strcmp(PARAMS[i], name) == 0)
+                return v[i];
+        return 0;
+    }
+};
+
+struct Size {
+    int M, N, K;
+};
+
+static int usage(const char *msg)
+{
+    fprintf(
+        stderr,
+        "bench_mma: %s\nusage: bench_mma [--dtype bf16|fp16] [--layout nt|nn] --config \"BM=...,...\" "
+        "[--configs FILE]\n       [--check-sizes MxNxK,...] [--time-sizes MxNxK,...] [--reps N] [--seed N] "
+        "[--kernel PATH] [--device N]\n       bench_mma --compile-only [--arch 90,80] [--no-spills] --config ...\n",
+        msg);
+    return 2;
+}
+
+static bool parse_config(const std::string &text, Config *c)
+{
+    c->text = text;
+    for (int i = 0; i < NPARAMS; i++)
+        c->v[i] = -1;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        size_t eq = item.find('=');
+        if (eq == std::string::npos)
+            return false;
+        std::string k = item.substr(0, eq);
+        k.erase(0, k.find_first_not_of(" \t"));
+        k.erase(k.find_last_not_of(" \t") + 1);
+        int i = 0;
+        while (i < NPARAMS && k != PARAMS[i])
+            i++;
+        if (i == NPARAMS) {
+            fprintf(stderr, "bench_mma: unknown parameter '%s' in \"%s\"\n", k.c_str(),
+                    text.c_str());
+            return false;
+        }
+        c->v[i] = strtol(item.c_str() + eq + 1, NULL, 10);
+    }
+    for (int i = 0; i < NPARAMS; i++)
+        if (c->v[i] <= 0) {
+            fprintf(stderr, "bench_mma: \"%s\" lacks %s (every one of", text.c_str(), PARAMS[i]);
+            for (int j = 0; j < NPARAMS; j++)
+                fprintf(stderr, " %s", PARAMS[j]);
+            fprintf(stderr, ")\n");
+            return false;
+        }
+    return true;
+}
+
+static bool parse_sizes(const char *list, std::vector<Size> *out)
+{
+    out->clear();
+    std::stringstream ss(list);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        Size s;
+        if (sscanf(item.c_str(), "%dx%dx%d", &s.M, &s.N, &s.K) != 3 || s.M < 1 || s.N < 1 ||
+            s.K < 1)
+            return false;
+        out->push_back(s);
+    }
+    return !out->empty();
+}
+
+// The launch as matmul_mma.ini's [launch] gives it (keep the two the same).
+static void geometry(const Config &c, const Size &s, dim3 *grid, dim3 *block, size_t *shared)
+{
+    long BM = c.get("BM"), BN = c.get("BN"), BK = c.get("BK"), WM = c.get("WM"), WN = c.get("WN");
+    long ST = c.get("STAGES"), SK = c.get("SPLITK"), VEC = c.get("VEC");
+    *grid = dim3((unsigned)(((s.M + BM - 1) / BM) * ((s.N + BN - 1) / BN)), 1, (unsigned)SK);
+    *block = dim3((unsigned)((BM / WM) * (BN / WN) * 32));
+    *shared = (size_t)std::max(
+        {ST * (BM + BN) * BK * 2, (SK > 1) * BM * BN * 4, (VEC > 2) * BM * BN * 2});
+}
+
+// NVRTC, with the options cutune's worker gives (core/src/worker/compile.c): the parameters
+// as -D, the dtype and layout macros, -std=c++17 -default-device. Returns the cubin, or an
+// empty vector with the log on stderr; `info` gets ptxas's report when asked for.
+static std::vector<char> compile(const std::string &source, const Config &c, bool bf16, bool nt,
+                                 int arch, std::string *info)
+{
+    std::vector<std::string> opts;
+    for (int i = 0; i < NPARAMS; i++)
+        opts.push_back(std::string("-D") + PARAMS[i] + "=" + std::to_string(c.v[i]));
+    opts.push_back(bf16 ? "-DCUTUNE_DTYPE_BF16=1" : "-DCUTUNE_DTYPE_FP16=1");
+    opts.push_back(nt ? "-DCUTUNE_LAYOUT_NT=1" : "-DCUTUNE_LAYOUT_NN=1");
+    opts.push_back("--gpu-architecture=sm_" + std::to_string(arch));
+    opts.push_back("-std=c++17");
+    opts.push_back("-default-device");
+    if (info)
+        opts.push_back("--ptxas-options=-v");
+    std::vector<const char *> o;
+    for (auto &s : opts)
+        o.push_back(s.c_str());
+    nvrtcProgram prog;
+    std::vector<char> cubin;
+    if (nvrtcCreateProgram(&prog, source.c_str(), "matmul_mma.cu", 0, NULL, NULL) != NVRTC_SUCCESS)
+        return cubin;
+    nvrtcResult r = nvrtcCompileProgram(prog, (int)o.size(), o.data());
+    size_t n = 0;
+    nvrtcGetProgramLogSize(prog, &n);
+    std::string log(n, '\0');
+    if (n > 1)
+        nvrtcGetProgramLog(prog, &log[0]);
+    if (r != NVRTC_SUCCESS) {
+        if (info)
+            *info = log;
+        else
+            fprintf(stderr, "bench_mma: %s does not compile for sm_%d:\n%s\n", c.text.c_str(), arch,
+                    log.c_str());
+    } else if (nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS) {
+        cubin.resize(n);
+        nvrtcGetCUBIN(prog, cubin.data());
+        if (info)
+            *info = log;
+    }
+    nvrtcDestroyProgram(&prog);
+    return cubin;
+}
+
+// ---- inputs, the FP64 reference and the check --------------------------------------------
+
+template <bool BF16> struct Half;
+template <> struct Half<true> {
+    static __device__ unsigned short from(float x)
+    {
+        return __bfloat16_as_ushort(__float2bfloat16_rn(x));
+    }
+    static __device__ double to(unsigned short h)
+    {
+        return (double)__bfloat162float(__ushort_as_bfloat16(h));
+    }
+};
+template <> struct Half<false> {
+    static __device__ unsigned short from(float x)
+    {
+        return __half_as_ushort(__float2half_rn(x));
+    }
+    static __device__ double to(unsigned short h)
+    {
+        return (double)__half2float(__ushort_as_half(h));
+    }
+};
+
+__device__ uint64_t mix(uint64_t x) // splitmix64's finaliser
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+// x[i] = a uniform value in [-1, 1) rounded to the 16-bit type; xd, xa = it and |it| in FP64
+template <bool BF16>
+__global__ void fill(unsigned short *x, double *xd, double *xa, size_t n, uint64_t seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        const float u = (float)(mix(seed ^ (i * 0x2545f4914f6cdd1dull)) >> 40) * 0x1p-23f - 1.0f;
+        x[i] = Half<BF16>::from(u);
+        xd[i] = Half<BF16>::to(x[i]);
+        xa[i] = fabs(xd[i]);
+    }
+}
+
+__global__ void fill16(unsigned short *x, size_t n, unsigned short v)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        x[i] = v;
+}
+
+struct CheckResult {
+    unsigned long long bad, guard_bad;
+    double worst;    // max |err| / bound
+    long long first; // first bad element, -1 if none
+    double got, ref;
+};
+
+// The bound of an element, derived. The inputs a, b are 16-bit values (8 or 11 significant
+// bits), so each product a * b is exact in FP32 (at most 22 bits) and the reference
+// ref = sum_k a_k b_k is exact to FP64's rounding (K * 2^-53 relative: negligible). The
+// kernel sums the K exact products in FP32: whatever the order (mma's internal order, the
+// K steps, the split-K tree), a sum of K terms has |acc - ref| <= gamma_K * sum_k |a_k b_k|,
+// gamma_K = K u / (1 - K u), u the unit roundoff of one addition. Tensor cores do not round
+// their additions to nearest: they align the addends to the largest exponent and truncate
+// (Fasi, Higham, Mikaitis, Pranesh, "Numerical behavior of NVIDIA tensor cores", PeerJ CS
+// 2021), so we take u = 2^-23 (truncation) rather than 2^-24. The output is then rounded
+// once to the 16-bit type: |c - acc| <= u_T |acc| + eta, u_T = 2^-8 (bf16) or 2^-11
+// (fp16), eta the absolute error of a result in the subnormal range (half the smallest
+// subnormal: 2^-25 for fp16, 2^-134 for bf16). With |acc| <= |ref| + gamma_K S
+// (S = sum_k |a_k b_k|):
+//   |c - ref| <= (1 + u_T) gamma_K S + u_T |ref| + eta.
+// A wrong fragment, a lost K step or an element off by 2 ulps of T breaks it by far at every
+// size (one ulp of T is 2 u_T |c|; gamma_K S / |c| is about K u / sqrt(K) for random signs).
+template <bool BF16>
+__global__ void check(const unsigned short *C, const double *ref, const double *mag, size_t n,
+                      double gamma, const unsigned short *guard, int nguard, CheckResult *res)
+{
+    const double uT = BF16 ? 0x1p-8 : 0x1p-11, eta = BF16 ? 0x1p-134 : 0x1p-25;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        const double c = Half<BF16>::to(C[i]), r = ref[i];
+        const double bound = (1 + uT) * gamma * mag[i] + uT * fabs(r) + eta;
+        const double err = fabs(c - r);
+        if (!(err <= bound)) { // NaN (the poison) fails too
+            if (atomicAdd(&res->bad, 1ull) == 0) {
+                res->first = (long long)i;
+                res->got = c;
+                res->ref = r;
+            }
+        } else if (bound > 0) {
+            // max of a non-negative double through its bits (monotonic as an integer)
+            atomicMax((unsigned long long *)&res->worst,
+                      (unsigned long long)__double_as_longlong(err / bound));
+        }
+    }
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < 2 * nguard; i += gridDim.x * blockDim.x)
+        if (guard[i < nguard ? i : i + (long long)n] != 0xdead) // before C, then after it
+            atomicAdd(&res->guard_bad, 1ull);
+}
+
+// ---- the problem: inputs, reference and buffers of one size -------------------------------
+
+struct Problem {
+    Size s;
+    bool bf16, nt;
+    unsigned short *A = nullptr, *B = nullptr, *Cbuf = nullptr; // Cbuf: GUARD + M*N + GUARD
+    double *Ad = nullptr, *Bd = nullptr, *Aa = nullptr, *Ba = nullptr, *ref = nullptr,
+           *mag = nullptr;
+    static const int GUARD = 64; // elements before and after C (128 bytes: C stays 16-byte aligned)
+    unsigned short *C() const
+    {
+        return Cbuf + GUARD;
+    }
+};
+
+static int grid_for(size_t n)
+{
+    return (int)std::min<size_t>((n + 255) / 256, 65535 * 4);
+}
+
+// A, B fresh from `seed`; ref = A * B and mag = |A| * |B| in FP64 (cuBLAS DGEMM, exact
+// products of the rounded inputs). Row-major through column-major cuBLAS: C^T = B^T A^T, and
+// for nt (B stored N x K) B^T's column-major view is B's row-major one transposed.
+static void problem_make(Problem *p, cublasHandle_t h, uint64_t seed)
+{
+    const size_t mk = (size_t)p->s.M * p->s.K, kn = (size_t)p->s.K * p->s.N,
+                 mn = (size_t)p->s.M * p->s.N;
+    CK(cudaMalloc(&p->A, mk * 2 + 16)); // +16: room for a misaligned view
+    CK(cudaMalloc(&p->B, kn * 2 + 16));
+    CK(cudaMalloc(&p->Cbuf, (mn + 2 * Problem::GUARD + 8) * 2));
+    CK(cudaMalloc(&p->Ad, mk * 8));
+    CK(cudaMalloc(&p->Aa, mk * 8));
+    CK(cudaMalloc(&p->Bd, kn * 8));
+    CK(cudaMalloc(&p->Ba, kn * 8));
+    CK(cudaMalloc(&p->ref, mn * 8));
+    CK(cudaMalloc(&p->mag, mn * 8));
+    if (p->bf16) {
+        fill<true><<<grid_for(mk), 256>>>(p->A, p->Ad, p->Aa, mk, seed * 2 + 0);
+        fill<true><<<grid_for(kn), 256>>>(p->B, p->Bd, p->Ba, kn, seed * 2 + 1);
+    } else {
+        fill<false><<<grid_for(mk), 256>>>(p->A, p->Ad, p->Aa, mk, seed * 2 + 0);
+        fill<false><<<grid_for(kn), 256>>>(p->B, p->Bd, p->Ba, kn, seed * 2 + 1);
+    }
+    CK(cudaGetLastError());
+    const double one = 1.0, zero = 0.0;
+    const int M = p->s.M, N = p->s.N, K = p->s.K;
+    const cublasOperation_t tb = p->nt ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const int ldb = p->nt ? K : N;
+    CKB(cublasDgemm(h, tb, CUBLAS_OP_N, N, M, K, &one, p->Bd, ldb, p->Ad, K, &zero, p->ref, N));
+    CKB(cublasDgemm(h, tb, CUBLAS_OP_N, N, M, K, &one, p->Ba, ldb, p->Aa, K, &zero, p->mag, N));
+    CK(cudaDeviceSynchronize());
+}
+
+static void problem_free(Problem *p)
+{
+    for (void *q : {(void *)p->A, (void *)p->B, (void *)p->Cbuf, (void *)p->Ad, (void *)p->Aa,
+                    (void *)p->Bd, (void *)p->Ba, (void *)p->ref, (void *)p->mag})
+        cudaFree(q);
+    *p = Problem();
+}
+
+static void poison(const Problem &p, unsigned short *C)
+{
+    const size_t mn = (size_t)p.s.M * p.s.N;
+    fill16<<<grid_for(mn + 2 * Problem::GUARD), 256>>>(C - Problem::GUARD, mn + 2 * Problem::GUARD,
+                                                       0xdead);
+    fill16<<<grid_for(mn), 256>>>(C, mn, 0xffff); // NaN in fp16 and bf16
+    CK(cudaGetLastError());
+}
+
+static CheckResult verify(const Problem &p, const unsigned short *C)
+{
+    const double u = 0x1p-23, gamma = p.s.K * u / (1 - p.s.K * u);
+    CheckResult *d, h;
+    CK(cudaMalloc(&d, sizeof *d));
+    CK(cudaMemset(d, 0, sizeof *d));
+    const size_t mn = (size_t)p.s.M * p.s.N;
+    if (p.bf16)
+        check<true><<<grid_for(mn), 256>>>(C, p.ref, p.mag, mn, gamma, C - Problem::GUARD,
+                                           Problem::GUARD, d);
+    else
+        check<false><<<grid_for(mn), 256>>>(C, p.ref, p.mag, mn, gamma, C - Problem::GUARD,
+                                            Problem::GUARD, d);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
+    CK(cudaFree(d));
+    if (!h.bad)
+        h.first = -1;
+    return h;
+}
+
+// ---- our kernel and cuBLASLt ---------------------------------------------------------------
+
+struct Kernel {
+    Config cfg;
+    cudaLibrary_t lib = nullptr;
+    cudaKernel_t fn = nullptr;
+    bool ok = false;
+};
+
+static bool kernel_load(Kernel *k, const std::string &source, bool bf16, bool nt, int arch,
+                        size_t max_shared)
+{
+    std::vector<char> cubin = compile(source, k->cfg, bf16, nt, arch, nullptr);
+    if (cubin.empty())
+        return false;
+    CK(cudaLibraryLoadData(&k->lib, cubin.data(), NULL, NULL, 0, NULL, NULL, 0));
+    CK(cudaLibraryGetKernel(&k->fn, k->lib, "matmul_mma"));
+    CK(cudaFuncSetAttribute((const void *)k->fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            (int)max_shared));
+    return k->ok = true;
+}
+
+static cudaError_t kernel_run(const Kernel &k, const Size &s, const unsigned short *A,
+                              const unsigned short *B, unsigned short *C)
+{
+    dim3 grid, block;
+    size_t shared;
+    geometry(k.cfg, s, &grid, &block, &shared);
+    int M = s.M, N = s.N, K = s.K;
+    void *args[] = {(void *)&A, (void *)&B, (void *)&C, &M, &N, &K};
+    return cudaLaunchKernel((const void *)k.fn, grid, block, args, shared, 0);
+}
+
+struct Lt {
+    cublasLtHandle_t h;
+    cublasLtMatmulDesc_t op = nullptr;
+    cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
+    cublasLtMatmulHeuristicResult_t algo;
+    void *ws = nullptr;
+    size_t ws_size = 32u << 20; // PyTorch's cuBLASLt workspace on Hopper
+    bool ok = false;
+};
+
+// cuBLASLt's default heuristic (its first answer) for the same problem: column-major C^T (N x
+// M) = B' A^T with B' = B^T (nn: B's row-major K x N is column-major N x K) or, for nt, B
+// (row-major N x K = column-major K x N, transposed by the op).
+static void lt_make(Lt *lt, const Problem &p)
+{
+    const cudaDataType_t t = p.bf16 ? CUDA_R_16BF : CUDA_R_16F;
+    const int M = p.s.M, N = p.s.N, K = p.s.K;
+    CKB(cublasLtCreate(&lt->h));
+    CKB(cublasLtMatmulDescCreate(&lt->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    cublasOperation_t ta = p.nt ? CUBLAS_OP_T : CUBLAS_OP_N, tb = CUBLAS_OP_N;
+    CKB(cublasLtMatmulDescSetAttribute(lt->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    CKB(cublasLtMatmulDescSetAttribute(lt->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    if (p.nt)
+        CKB(cublasLtMatrixLayoutCreate(&lt->la, t, K, N, K));
+    else
+        CKB(cublasLtMatrixLayoutCreate(&lt->la, t, N, K, N));
+    CKB(cublasLtMatrixLayoutCreate(&lt->lb, t, K, M, K));
+    CKB(cublasLtMatrixLayoutCreate(&lt->lc, t, N, M, N));
+    CK(cudaMalloc(&lt->ws, lt->ws_size));
+    cublasLtMatmulPreference_t pref;
+    CKB(cublasLtMatmulPreferenceCreate(&pref));
+    CKB(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                             &lt->ws_size, sizeof lt->ws_size));
+    int found = 0;
+    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt->h, lt->op, lt->la, lt->lb, lt->lc,
+                                                       lt->lc, pref, 1, &lt->algo, &found);
+    cublasLtMatmulPreferenceDestroy(pref);
+    lt->ok = st == CUBLAS_STATUS_SUCCESS && found > 0;
+}
+
+static void lt_free(Lt *lt)
+{
+    if (lt->la)
+        cublasLtMatrixLayoutDestroy(lt->la), cublasLtMatrixLayoutDestroy(lt->lb),
+            cublasLtMatrixLayoutDestroy(lt->lc);
+    if (lt->op)
+        cublasLtMatmulDescDestroy(lt->op);
+    cudaFree(lt->ws);
+    cublasLtDestroy(lt->h);
+}
+
+static cudaError_t lt_run(const Lt &lt, const unsigned short *A, const unsigned short *B,
+                          unsigned short *C)
+{
+    const float one = 1.0f, zero = 0.0f;
+    cublasStatus_t st = cublasLtMatmul(lt.h, lt.op, &one, B, lt.la, A, lt.lb, &zero, C, lt.lc, C,
+                                       lt.lc, &lt.algo.algo, lt.ws, lt.ws_size, 0);
+    return st == CUBLAS_STATUS_SUCCESS ? cudaGetLastError() : cudaErrorUnknown;
+}
+
+// Median milliseconds of `reps` launches (each timed alone, after 3 warm-up launches).
+template <class F> static double time_ms(F launch, int reps)
+{
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    for (int i = 0; i < 3; i++)
+        CK(launch());
+    std::vector<float> t(reps);
+    for (int i = 0; i < reps; i++) {
+        CK(cudaEventRecord(a));
+        CK(launch());
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        CK(cudaEventElapsedTime(&t[i], a, b));
+    }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    std::sort(t.begin(), t.end());
+    return t[reps / 2];
+}
+
+static std::string size_text(const Size &s)
+{
+    return std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K);
+}
+
+static void print_check(const char *what, const Size &s, const char *view, const CheckResult &r,
+                        int *failures)
+{
+    const bool ok = r.bad == 0 && r.guard_bad == 0;
+    printf("  %-18s %-6s %-10s %-4s", size_text(s).c_str(), what, view, ok ? "ok" : "FAIL");
+    printf("  max err/bound %.3g", r.worst);
+    if (r.bad)
+        printf("  %llu wrong, first at [%lld][%lld]: got %.9g, FP64 %.9g", r.bad, r.first / s.N,
+               r.first % s.N, r.got, r.ref);
+    if (r.guard_bad)
+        printf("  %llu elements written outside C", r.guard_bad);
+    printf("\n");
+    *failures += !ok;
+}
+
+// ---- main ----------------------------------------------------------------------------------
+
+static int compile_only(const std::string &source, const std::vector<Config> &cfgs, bool bf16,
+                        bool nt, const char *archs, bool no_spills)
+{
+    int failures = 0;
+    std::stringstream ss(archs);
+    std::string a;
+    while (std::getline(ss, a, ',')) {
+        const int arch = atoi(a.c_str());
+        for (const Config &c : cfgs) {
+            std::string info;
+            const bool ok = !compile(source, c, bf16, nt, arch, &info).empty();
+            // ptxas's report: "Used N registers", "N bytes stack frame, N bytes spill stores, N
+            // bytes spill loads"
+            auto number_before = [&](const char *what) {
+                size_t at = info.find(what);
+                if (at == std::string::npos)
+                    return -1L;
+                size_t start = info.find_last_not_of("0123456789", at - 2) + 1;
+                return strtol(info.c_str() + start, NULL, 10);
+            };
+            size_t used = info.find("Used ");
+            const long regs = used == std::string::npos ? -1
+                                                        : strtol(info.c_str() + used + 5, NULL, 10);
+            const bool expected_fail = !ok && arch < 90 && c.get("SPLITK") > 1;
+            dim3 grid, block;
+            size_t shared;
+            geometry(c, Size{4096, 4096, 4096}, &grid, &block, &shared);
+            const long st = number_before("bytes spill stores");
+            const long ld = number_before("bytes spill loads");
+            const bool spills = ok && no_spills && (st || ld); // -1: no report, a failure too
+            if (ok)
+                printf("sm_%d %s %3ld registers, spills %ld/%ld bytes, %3u threads, %6zu B shared: "
+                       "%s\n",
+                       arch, spills ? "SPILL" : "ok   ", regs, st, ld, block.x, shared,
+                       c.text.c_str());
+            else
+                printf("sm_%d %s %s%s\n", arch, expected_fail ? "n/a  " : "FAIL ", c.text.c_str(),
+                       expected_fail ? ": SPLITK > 1 needs sm_90 (as the INI says)" : "");
+            failures += spills;
+            if (!ok && !expected_fail) {
+                fprintf(stderr, "%s\n", info.c_str());
+                failures++;
+            }
+        }
+    }
+    return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    bool bf16 = true, nt = true, compile_mode = false, no_spills = false;
+    const char *kernel_path = "tuning_spaces/matmul_mma.cu", *archs = "90";
+    const char *check_list = "1x1x1,17x33x9,1000x1000x1000,4096x4096x4096";
+    const char *time_list = "4096x4096x4096,8192x8192x8192";
+    int reps = 20, device = 0;
+    uint64_t seed = 0;
+    std::vector<Config> cfgs;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : nullptr;
+        auto need = [&]() {
+            if (!v)
+                exit(usage((std::string(a) + " needs a value").c_str()));
+            i++;
+            return v;
+        };
+        if (!strcmp(a, "--dtype")) {
+            const char *d = need();
+            if (strcmp(d, "bf16") && strcmp(d, "fp16"))
+                return usage("--dtype is bf16 or fp16");
+            bf16 = !strcmp(d, "bf16");
+        } else if (!strcmp(a, "--layout")) {
+            const char *l = need();
+            if (strcmp(l, "nt") && strcmp(l, "nn"))
+                return usage("--layout is nt or nn");
+            nt = !strcmp(l, "nt");
+        } else if (!strcmp(a, "--config")) {
+            Config c;
+            if (!parse_config(need(), &c))
+                return usage("a bad --config");
+            cfgs.push_back(c);
+        } else if (!strcmp(a, "--configs")) {
+            std::ifstream f(need());
+            if (!f)
+                return usage("cannot read the --configs file");
+            std::string line;
+            while (std::getline(f, line)) {
+                line = line.substr(0, line.find('#'));
+                if (line.find_first_not_of(" \t\r") == std::string::npos)
+                    continue;
+                Config c;
+                if (!parse_config(line, &c))
+                    return usage("a bad line in the --configs file");
+                cfgs.push_back(c);
+            }
+        } else if (!strcmp(a, "--check-sizes")) {
+            check_list = need();
+        } else if (!strcmp(a, "--time-sizes")) {
+            time_list = need();
+        } else if (!strcmp(a, "--reps")) {
+            reps = atoi(need());
+            if (reps < 1)
+                return usage("--reps is 1 or more");
+        } else if (!strcmp(a, "--seed")) {
+            seed = strtoull(need(), NULL, 10);
+        } else if (!strcmp(a, "--kernel")) {
+            kernel_path = need();
+        } else if (!strcmp(a, "--device")) {
+            device = atoi(need());
+        } else if (!strcmp(a, "--compile-only")) {
+            compile_mode = true;
+        } else if (!strcmp(a, "--no-spills")) {
+            no_spills = true;
+        } else if (!strcmp(a, "--arch")) {
+            archs = need();
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage("the tensor-core matmul kernel against cuBLASLt");
+            return 0;
+        } else {
+            return usage((std::string("unknown argument ") + a).c_str());
+        }
+    }
+    if (cfgs.empty())
+        return usage("give at least one --config (or --configs FILE)");
+    std::ifstream f(kernel_path);
+    if (!f) {
+        fprintf(
+            stderr,
+            "bench_mma: cannot read the kernel %s (run from the repository root, or give --kernel)\n",
+            kernel_path);
+        return 2;
+    }
+    std::stringstream src;
+    src << f.rdbuf();
+    const std::string source = src.str();
+    if (compile_mode)
+        return compile_only(source, cfgs, bf16, nt, archs, no_spills);
+
+    std::vector<Size> checks, times;
+    if (!parse_sizes(check_list, &checks) || !parse_sizes(time_list, &times))
+        return usage("sizes are MxNxK (each >= 1), comma-separated");
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev <= device) {
+        fprintf(stderr, "bench_mma: no CUDA device %d\n", device);
+        return 3;
+    }
+    CK(cudaSetDevice(device));
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, device));
+    const int arch = prop.major * 10 + prop.minor;
+    if (!seed)
+        seed = (uint64_t)time(NULL);
+    printf("bench_mma: %s %s on %s (sm_%d, %d SMs), kernel %s, seed %llu\n", bf16 ? "bf16" : "fp16",
+           nt ? "nt" : "nn", prop.name, arch, prop.multiProcessorCount, kernel_path,
+           (unsigned long long)seed);
+
+    std::vector<Kernel> ks(cfgs.size());
+    int failures = 0;
+    for (size_t i = 0; i < cfgs.size(); i++) {
+        ks[i].cfg = cfgs[i];
+        printf("  c%zu = %s\n", i, cfgs[i].text.c_str());
+        dim3 grid, block;
+        size_t shared;
+        geometry(cfgs[i], Size{1, 1, 1}, &grid, &block, &shared);
+        if (shared > prop.sharedMemPerBlockOptin || block.x > (unsigned)prop.maxThreadsPerBlock) {
+            printf(
+                "    skipped: %zu bytes of shared memory and %u threads; the device allows %zu and %d\n",
+                shared, block.x, prop.sharedMemPerBlockOptin, prop.maxThreadsPerBlock);
+            continue;
+        }
+        if (cfgs[i].get("SPLITK") > 1 && arch < 90) {
+            printf("    skipped: SPLITK > 1 needs sm_90 (thread block clusters)\n");
+            continue;
+        }
+        if (!kernel_load(&ks[i], source, bf16, nt, arch, prop.sharedMemPerBlockOptin))
+            failures++;
+    }
+    cublasHandle_t blas;
+    CKB(cublasCreate(&blas));
+
+    // Correctness: every element of C of every size, every config, poisoned before each run;
+    // sizes up to 2^30 multiply-adds also with A, B and C one element off 16-byte alignment.
+    printf("check (every element against FP64; bound (1+u_T) gamma_K sum|a||b| + u_T |ref|):\n");
+    for (size_t si = 0; si < checks.size() + times.size(); si++) {
+        const Size s = si < checks.size() ? checks[si] : times[si - checks.size()];
+        bool seen = false; // a time size already among the check sizes
+        for (size_t j = 0; j < si && !seen; j++) {
+            const Size &o = j < checks.size() ? checks[j] : times[j - checks.size()];
+            seen = o.M == s.M && o.N == s.N && o.K == s.K;
+        }
+        if (seen)
+            continue;
+        Problem p;
+        p.s = s, p.bf16 = bf16, p.nt = nt;
+        problem_make(&p, blas, seed + si);
+        const bool small = (double)s.M * s.N * s.K <= 0x1p30;
+        for (int view = 0; view < (small ? 2 : 1); view++) {
+            // view 1: A, B, C start 2 bytes later (the inputs moved there through a copy, as
+            // the ranges overlap; C's guards move along)
+            unsigned short *A = p.A, *B = p.B, *C = p.C();
+            if (view) {
+                const size_t mk = (size_t)s.M * s.K, kn = (size_t)s.K * s.N;
+                A = p.A + 1, B = p.B + 1, C = p.C() + 1;
+                unsigned short *tmp;
+                CK(cudaMalloc(&tmp, std::max(mk, kn) * 2));
+                CK(cudaMemcpy(tmp, p.A, mk * 2, cudaMemcpyDeviceToDevice));
+                CK(cudaMemcpy(A, tmp, mk * 2, cudaMemcpyDeviceToDevice));
+                CK(cudaMemcpy(tmp, p.B, kn * 2, cudaMemcpyDeviceToDevice));
+                CK(cudaMemcpy(B, tmp, kn * 2, cudaMemcpyDeviceToDevice));
+                CK(cudaFree(tmp));
+            }
+            for (size_t i = 0; i < ks.size(); i++) {
+                if (!ks[i].ok)
+                    continue;
+                poison(p, C);
+                CK(kernel_run(ks[i], s, A, B, C));
+                CK(cudaDeviceSynchronize());
+                CK(kernel_run(ks[i], s, A, B, C)); // a second launch: nothing left over
+                CK(cudaDeviceSynchronize());
+                char name[32];
+                snprintf(name, sizeof name, "c%zu", i);
+                print_check(name, s, view ? "misaligned" : "", verify(p, C), &failures);
+            }
+            if (!view) {
+                Lt lt;
+                lt_make(&lt, p);
+                if (lt.ok) {
+                    poison(p, C);
+                    CK(lt_run(lt, A, B, C));
+                    CK(cudaDeviceSynchronize());
+                    int dummy = 0; // cuBLASLt's own error: a check of the bound, not of cuBLASLt
+                    print_check("cuBLASLt", s, "", verify(p, C), &dummy);
+                }
+                lt_free(&lt);
+            }
+        }
+        problem_free(&p);
+    }
+
+    // Timing: each config, then cuBLASLt, at each time size (inputs of the check's seed).
+    printf("time (median of %d launches, warm L2), TFLOP/s:\n", reps);
+    printf("  %-18s %8s %8s %8s %8s  %s\n", "size", "ours", "cuBLASLt", "ratio", "ms",
+           "best config");
+    for (size_t ti = 0; ti < times.size(); ti++) {
+        const Size s = times[ti];
+        Problem p;
+        p.s = s, p.bf16 = bf16, p.nt = nt;
+        problem_make(&p, blas, seed + checks.size() + ti);
+        const double flop = 2.0 * s.M * s.N * s.K;
+        double best = 1e30;
+        size_t best_i = 0;
+        for (size_t i = 0; i < ks.size(); i++) {
+            if (!ks[i].ok)
+                continue;
+            const double ms = time_ms([&] { return kernel_run(ks[i], s, p.A, p.B, p.C()); }, reps);
+            if (ks.size() > 1)
+                printf("    c%zu %-18s %8.1f TFLOP/s  %.4f ms\n", i, size_text(s).c_str(),
+                       flop / ms / 1e9, ms);
+            if (ms < best)
+                best = ms, best_i = i;
+        }
+        Lt lt;
+        lt_make(&lt, p);
+        const double lt_ms = lt.ok ? time_ms([&] { return lt_run(lt, p.A, p.B, p.C()); }, reps) : 0;
+        lt_free(&lt);
+        printf("  %-18s %8.1f %8.1f %8.3f %8.4f  c%zu\n", size_text(s).c_str(), flop / best / 1e9,
+               lt_ms ? flop / lt_ms / 1e9 : 0.0, lt_ms ? lt_ms / best : 0.0, best, best_i);
+        problem_free(&p);
+    }
+    cublasDestroy(blas);
+    for (auto &k : ks)
+        if (k.lib)
+            cudaLibraryUnload(k.lib);
+    printf("%s\n", failures ? "FAILED" : "all checks passed");
+    return failures ? 1 : 0;
+}
