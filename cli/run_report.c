@@ -11,7 +11,7 @@ static void clock_text(double s, char *buf, size_t len)
 
 static void print_sizes(FILE *f, const CutuneTuneSummary *s)
 {
-    fprintf(f, "%-18s %-18s %10s %12s %12s %9s %8s  %s\n", "size", "best variant", "ms", "rate",
+    fprintf(f, "%-23s %-18s %10s %12s %12s %9s %8s  %s\n", "size", "best variant", "ms", "rate",
             "yardstick ms", "vs it", "at", "best config");
     for (size_t i = 0; i < s->nsizes; i++) {
         const CutuneTuneSize *z = &s->sizes[i];
@@ -31,11 +31,11 @@ static void print_sizes(FILE *f, const CutuneTuneSummary *s)
         }
         if (z->done_s > 0)
             clock_text(z->done_s, at, sizeof at);
-        fprintf(f, "%-18s %-18s %10s %12s %12s %9s %8s  %s\n", z->size,
+        fprintf(f, "%-23s %-18s %10s %12s %12s %9s %8s  %s\n", z->size,
                 z->variant[0] ? z->variant : "-", ms, rate, ys, ratio, at,
                 z->config[0] ? z->config : "-");
         if (z->retimed_ms > 0)
-            fprintf(f, "%-18s   re-timed now: %.4f ms (recorded %.4f ms)\n", "", z->retimed_ms,
+            fprintf(f, "%-23s   re-timed now: %.4f ms (recorded %.4f ms)\n", "", z->retimed_ms,
                     z->best_ms);
     }
     const char *yname = "";
@@ -53,7 +53,7 @@ static void print_sizes(FILE *f, const CutuneTuneSummary *s)
 
 static void print_rows(FILE *f, const CutuneTuneSummary *s)
 {
-    fprintf(f, "\n%-18s %-18s %-12s %8s %7s %7s %5s %6s %6s %9s %8s\n", "variant", "size",
+    fprintf(f, "\n%-18s %-23s %-12s %8s %7s %7s %5s %6s %6s %9s %8s\n", "variant", "size",
             "searched by", "measured", "known", "valid", "ok", "wrong", "other", "best ms",
             "ended");
     for (size_t i = 0; i < s->nrows; i++) {
@@ -63,7 +63,7 @@ static void print_rows(FILE *f, const CutuneTuneSummary *s)
         char best[32] = "-";
         if (r->best_ms > 0)
             snprintf(best, sizeof best, "%.4f", r->best_ms);
-        fprintf(f, "%-18s %-18s %-12s %8zu %7zu %7zu %5zu %6zu %6zu %9s %8s\n", r->variant, r->size,
+        fprintf(f, "%-18s %-23s %-12s %8zu %7zu %7zu %5zu %6zu %6zu %9s %8s\n", r->variant, r->size,
                 r->strategy[0] ? r->strategy : "-", r->evaluated, r->known, r->nvalid,
                 r->count[CUTUNE_STATUS_OK], r->count[CUTUNE_STATUS_WRONG_RESULT], other, best,
                 r->ended[0] ? r->ended : "-");

@@ -582,6 +582,22 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
     else
         main_loop<false>(smem, A, B, M, N, K, row0, col0, kbeg, kend, nsteps, tid, wm0, wn0, acc);
 
+#if defined(PLANT) && PLANT > 0
+    // Planted tensor-core bugs, for the tests only (tests/planted/matmul_mma_planted.ini):
+    // the op's check must catch both. Lane 0 of the first warp of the first tile holds C[0][0]
+    // and C[0][1] in acc[0][0][0..1].
+    if (blockIdx.x == 0 && blockIdx.z == 0 && tid == 0) {
+#if PLANT == 1 // a fragment element written to the wrong place: C[0][0] and C[0][1] swapped
+        const float t = acc[0][0][0];
+        acc[0][0][0] = acc[0][0][1];
+        acc[0][0][1] = t;
+#else // C[0][0] two bf16 ulps off (an ulp of |x| in [2^E, 2^(E+1)) is 2^(E-7))
+        const unsigned e = (__float_as_uint(acc[0][0][0]) >> 23) & 0xffu;
+        if (e > 8)
+            acc[0][0][0] += 2.0f * __uint_as_float((e - 7u) << 23);
+#endif
+    }
+#endif
     // VEC-wide stores of C need rows and the pointer aligned to VEC elements
     const bool vec_ok = (N % VEC) == 0 && ((unsigned long long)C % (2 * VEC)) == 0;
 #if SPLITK > 1
