@@ -110,7 +110,15 @@ static int tuned_kernel(CutuneLookup *h, const CutuneLookupResult *r, const Cutu
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     }
     h->kernels = grown;
-    if ((rc = build_kernel(pl, r->config, kind, arch, &k, err))) {
+    if (cutune_variant_arch(pl, arch) < 0) {
+        free(k.key);
+        return cutune_error(err, CUTUNE_ERR_RESOURCES,
+                            "variant %s is compiled for sm_%da and runs only on devices of "
+                            "compute capability %d.%d; this one is %d.%d",
+                            pl->name, pl->target, pl->target / 10, pl->target % 10, arch / 10,
+                            arch % 10);
+    }
+    if ((rc = build_kernel(pl, r->config, kind, cutune_variant_arch(pl, arch), &k, err))) {
         cutune_kernel_unload(&k.k);
         cutune_geometry_free(&k.geo);
         free(k.key);

@@ -38,6 +38,8 @@ typedef struct CutuneVariantDef {
     char *name, *op_name, *version, *summary, *kernel_name;
     char *dtypes, *layouts; /* the element types and layouts it computes, comma-separated
                                names; NULL: fp32 and nn alone */
+    int target;             /* [variant] target = sm_90a: 90 (compiled for sm_90a, runs only
+                               on compute capability 9.0); 0: any device */
     char *source;           /* what NVRTC compiles: the headers, then the kernel file */
     char source_hash[33];   /* trials are kept per (variant, version, source hash) */
     char *path;             /* the INI of a data variant, the .so of a C variant plugin */
@@ -144,6 +146,10 @@ int cutune_variant_problem(const CutuneVariantDef *v, const char *size, CutunePr
                            CutuneError *err);
 /* 1 when the variant computes p's element type and layout ([variant] dtypes, layouts). */
 int cutune_variant_takes(const CutuneVariantDef *v, const CutuneProblem *p);
+/* The architecture to compile the variant for on a device of compute capability `arch`
+ * (e.g. 90): arch itself, or its arch-specific target (compile.h, CUTUNE_ARCH_SPECIFIC) for a
+ * variant with a target; -1 when the variant does not run there. */
+int cutune_variant_arch(const CutuneVariantDef *v, int arch);
 /* A problem with no dimensions in the first element type and layout the variant lists
  * (what `cutune check` compiles it for). */
 void cutune_variant_first_kind(const CutuneVariantDef *v, CutuneProblem *p);

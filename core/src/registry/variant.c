@@ -127,3 +127,10 @@ void cutune_variant_first_kind(const CutuneVariantDef *v, CutuneProblem *p)
     p->dtype = first_of(v->dtypes, dtype_name, CUTUNE_DTYPE_COUNT);
     p->layout = first_of(v->layouts, layout_name, CUTUNE_LAYOUT_COUNT);
 }
+
+int cutune_variant_arch(const CutuneVariantDef *v, int arch)
+{
+    if (!v->target)
+        return arch;
+    return arch == v->target ? arch | 0x10000 : -1; /* compile.h: CUTUNE_ARCH_SPECIFIC */
+}

@@ -240,6 +240,23 @@ static int take_kinds(const CutuneSpace *sp, const CutuneOp *op, CutuneVariantDe
     return 0;
 }
 
+/* [variant] target = sm_NNa: the arch-specific target it is compiled for. */
+static int take_target(const CutuneSpace *sp, CutuneVariantDef *out, CutuneError *err)
+{
+    int line = 0, arch = 0, used = 0;
+    const char *t = cutune_space_key(sp, "variant", "target", &line);
+    if (!t)
+        return 0;
+    if (sscanf(t, "sm_%da%n", &arch, &used) != 1 || used != (int)strlen(t) || arch < 90 ||
+        arch > 999)
+        return cutune_error(err, CUTUNE_ERR_PARSE,
+                            "%s:%d: target '%s' is not an arch-specific target; write sm_90a "
+                            "(wgmma and the other sm_90a instructions), or leave target out",
+                            sp->path, line, t);
+    out->target = arch;
+    return 0;
+}
+
 int cutune_variant_data_open(const char *path, const CutuneOpDef *op, char *const *space_dirs,
                              size_t nspace_dirs, CutuneVariantDef *out, CutuneError *err)
 {
@@ -274,7 +291,7 @@ int cutune_variant_data_open(const char *path, const CutuneOpDef *op, char *cons
         (rc = take(sp, "kernel", sp->variant, &out->kernel_name, err)) ||
         (rc = take(sp, "op", "", &out->op_name, err)))
         goto fail;
-    if ((rc = take_kinds(sp, op->op, out, err)))
+    if ((rc = take_kinds(sp, op->op, out, err)) || (rc = take_target(sp, out, err)))
         goto fail;
     if (!(out->name = strdup(sp->variant)) || !(out->path = strdup(path))) {
         rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");

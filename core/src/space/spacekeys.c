@@ -12,6 +12,8 @@
  *   dtypes = bf16, fp16           ; the element types its kernel computes (default fp32): the
  *                                 ; core defines CUTUNE_DTYPE_<NAME> = 1 (e.g. _BF16) for one
  *   layouts = nn, nt              ; the layouts it takes (default nn): CUTUNE_LAYOUT_<NAME>
+ *   target = sm_90a               ; compiled for that arch-specific target (wgmma...), and
+ *                                 ; tuned only on devices of that compute capability
  *
  *   [launch]                      ; integer expressions, as constraints are
  *   grid = ceil_div(N, TILE), ceil_div(M, TILE)   ; 1 to 3 of them (x, y, z; missing: 1)
@@ -26,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const variant_keys[] = {"op",      "kernel",  "source", "headers", "version",
-                                           "summary", "dtypes",  "layouts", NULL};
+static const char *const variant_keys[] = {"op",      "kernel", "source",  "headers", "version",
+                                           "summary", "dtypes", "layouts", "target",  NULL};
 static const char *const launch_keys[] = {"grid", "block", "shared", NULL};
 
 static int known(const char *const *keys, const char *name)
@@ -62,7 +64,7 @@ int cutune_space_key_set(CutuneSpace *s, const char *section, const char *name, 
         snprintf(why, len, "unknown key '%s' in [%s]; the keys are %s", name, section,
                  is_launch ? "grid, block and shared (expressions)"
                            : "name, description, op, kernel, source, headers, version, "
-                             "summary, dtypes and layouts");
+                             "summary, dtypes, layouts and target");
         return -1;
     }
     CutuneSpaceKey *k = find(s, section, name);

@@ -98,6 +98,13 @@ int tune_job_open(TuneLane *l, TuneSize *ts, TuneVariant *tv, TuneJob *j, Cutune
         return rc;
     if (!(j->row = add_row(r, v->name, ts->size)))
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    if (cutune_variant_arch(v, l->arch) < 0) { /* an arch-specific target of another device */
+        tune_note(r, "%s: compiled for sm_%da, it runs only on devices of compute capability "
+                  "%d.%d; %s has %d.%d: skipped",
+                  v->name, v->target, v->target / 10, v->target % 10, l->dev.name,
+                  l->arch / 10, l->arch % 10);
+        j->cl.nconfigs = 0;
+    }
     j->row->nvalid = j->cl.nconfigs;
     size_t n = j->cl.nconfigs ? j->cl.nconfigs : 1;
     j->kstatus = calloc(n, sizeof *j->kstatus);
@@ -184,8 +191,8 @@ SEARCH_LIST_OPS(tune_list_strategy, "warm start", "the given configs, in order",
 static void compile_job_start(TuneLane *l, const TuneJob *j, CutuneCompileJob *c, size_t index)
 {
     cutune_compile_job_init(c, j->tv->p->source, j->tv->p->kernel_name, j->tv->sp,
-                            j->cl.values + index * j->cl.nparams, &j->ts->prob, l->arch,
-                            l->run->cache_dir, index);
+                            j->cl.values + index * j->cl.nparams, &j->ts->prob,
+                            cutune_variant_arch(j->tv->p, l->arch), l->run->cache_dir, index);
     cutune_pool_submit(l->run->pool, &c->job);
 }
 

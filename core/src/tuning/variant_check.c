@@ -37,6 +37,13 @@ static void say(const CutuneCheckOptions *o, const char *fmt, ...)
 
 /* "-DNAME=value" texts of one config, for NVRTC. */
 /* The first line of a compiler log that says "error", else its first line. */
+/* The architecture a check compiles for: the one asked, or the variant's own arch-specific
+ * target (sm_90a) whatever was asked, since it compiles for nothing else. */
+static int check_arch(const CutuneVariantDef *v, int arch)
+{
+    return v->target ? v->target | CUTUNE_ARCH_SPECIFIC : arch;
+}
+
 static void first_error(const char *msg, char *buf, size_t len)
 {
     const char *e = strstr(msg, ": error");
@@ -176,8 +183,8 @@ static int check_compiles(const CutuneVariantDef *v, const CutuneSpace *sp,
         CutuneProblem kind;
         cutune_variant_first_kind(v, &kind);
         cutune_compile_job_init(&jobs[j], v->source, v->kernel_name, sp,
-                                cl->values + idx[j] * cl->nparams, &kind, o->arch, o->cache_dir,
-                                idx[j]);
+                                cl->values + idx[j] * cl->nparams, &kind, check_arch(v, o->arch),
+                                o->cache_dir, idx[j]);
         cutune_pool_submit(pool, &jobs[j].job);
     }
     size_t shown = 0;
@@ -221,7 +228,7 @@ static void check_params(const CutuneVariantDef *v, const CutuneSpace *sp,
     cutune_defines_kind(&d, &kind);
     CutuneError e = {0};
     const CutuneOp *op = v->op->op;
-    if (cutune_nvrtc_kernel_params(v->source, v->kernel_name, d.ptr, d.n, o->arch,
+    if (cutune_nvrtc_kernel_params(v->source, v->kernel_name, d.ptr, d.n, check_arch(v, o->arch),
                                    &r->kernel_params, &e) != 0) {
         if (e.code != CUTUNE_ERR_COMPILE) { /* a compile error is listed with its config */
             say(o, "  FAIL %s\n", e.msg);

@@ -90,7 +90,8 @@ static int options_make(Options *o, const char *const *defines, size_t ndefines,
     memset(o, 0, sizeof *o);
     if (ndefines + 5 > MAX_OPTIONS)
         return cutune_error(err, CUTUNE_ERR_RANGE, "too many kernel parameters (%zu)", ndefines);
-    snprintf(o->arch, sizeof o->arch, "--gpu-architecture=%s_%d", kind, arch);
+    snprintf(o->arch, sizeof o->arch, "--gpu-architecture=%s_%d%s", kind,
+             arch & ~CUTUNE_ARCH_SPECIFIC, arch & CUTUNE_ARCH_SPECIFIC ? "a" : "");
     for (size_t i = 0; i < ndefines; i++) {
         size_t n = strlen(defines[i]) + 3;
         if (!(o->owned[i] = malloc(n))) {

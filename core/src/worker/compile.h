@@ -19,6 +19,10 @@ typedef struct CutuneKernelBinary {
     int from_cache;
 } CutuneKernelBinary;
 
+/* An architecture with this bit set is its arch-specific target: 90 | CUTUNE_ARCH_SPECIFIC
+ * compiles for sm_90a (wgmma, setmaxnreg: instructions of that architecture alone). */
+#define CUTUNE_ARCH_SPECIFIC 0x10000
+
 /* Compile `source` for sm_<arch> (e.g. 90) with `defines` (each "NAME=value", passed as
  * -D) into a cubin. With cache_dir non-NULL the cubin is looked up and stored there,
  * keyed by the source, kernel name, options, architecture and NVRTC version.
