@@ -236,6 +236,10 @@ static int build(const char *path, const char *out, const CutuneMergeInput *in, 
                           NULL, NULL, NULL);
     if (rc != SQLITE_OK)
         return write_fail(h, rc, out, "setting up a temporary file", err);
+    /* cutune's schema as this build makes it: every table is copied, or chosen again */
+    if ((rc = cutune_merge_check_schema(h, err)) != SQLITE_OK)
+        return rc > 0 ? write_fail(h, rc, out, "reading cutune's schema", err)
+                      : (err ? err->code : CUTUNE_ERR_DB);
     for (size_t i = 0; i < n && code == 0; i++)
         code = add_input(*db, out, &in[i], added, res, err);
     return code;

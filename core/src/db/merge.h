@@ -88,16 +88,18 @@ int cutune_db_merge(const char *out, const char *const *inputs, size_t n,
 struct sqlite3;
 /* Inside an open write transaction on h, whose main database has the latest schema: add
  * the rows of the database attached as "src" (the latest schema too) to main, as described
- * above, table by table (merge_copy.c lists them); `label` and `main_label` name src and main
- * in messages. Counts what was added into *added and the ended runs, searches and updated
- * requests into res. Returns a SQLite code, or -1 with err set (CUTUNE_ERR_DB) when the
- * databases disagree on a variant or main's schema has a table the merge does not know;
- * other failures are left to the caller to report (the connection holds the message). */
+ * above, table by table (merge_copy.c lists them), each with the columns of main's schema
+ * that src has too; `label` and `main_label` name src and main in messages. Counts what was
+ * added into *added and the ended runs, searches and updated requests into res. Returns a
+ * SQLite code, or -1 with err set (CUTUNE_ERR_DB) when the databases disagree on a variant;
+ * other failures are left to the caller to report (the connection holds the message). A
+ * table of main that is not listed (someone's own, in an existing OUT) is left alone. */
 int cutune_merge_attached(struct sqlite3 *h, const char *label, const char *main_label,
                           CutuneMergeCounts *added, CutuneMergeResult *res, CutuneError *err);
-/* Every table of main's schema is copied by cutune_merge_attached or chosen again (the
- * best), and each is copied after the tables its foreign keys name: SQLITE_OK, or -1 with
- * err set naming the table (a migration added a table the merge was not told about). */
+/* On a database that cutune's migrations just made: every table of its schema is copied by
+ * cutune_merge_attached or chosen again (the best), and each is copied after the tables its
+ * foreign keys name. SQLITE_OK, or -1 with err set naming the table (a migration added a
+ * table the merge was not told about). */
 int cutune_merge_check_schema(struct sqlite3 *h, CutuneError *err);
 /* src and main agree on every variant they share (one name, version and source hash is one
  * op's): SQLITE_OK, or -1 with err set naming it. */

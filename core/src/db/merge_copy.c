@@ -560,9 +560,7 @@ int cutune_merge_attached(sqlite3 *h, const char *label, const char *main_label,
 {
     Copy cp;
     memset(&cp, 0, sizeof cp);
-    int rc = cutune_merge_check_schema(h, err);
-    if (rc == SQLITE_OK)
-        rc = cutune_merge_check_variants(h, label, main_label, err);
+    int rc = cutune_merge_check_variants(h, label, main_label, err);
     for (size_t i = 0; rc == SQLITE_OK && i < NTABLES; i++) {
         sqlite3_stmt *fk = NULL;
         rc = sqlite3_prepare_v2(h, "SELECT \"table\" FROM pragma_foreign_key_list(?1, 'main')", -1,
