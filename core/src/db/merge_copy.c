@@ -29,9 +29,10 @@
 #define TAKES_DONE "(x.status = 'pending' AND s.status = 'done')"
 
 enum { MAX_OWN = 8, MAX_COLUMNS = 64 };
-#define NOT_COUNTED ((ptrdiff_t)-1)
-#define ADDED(field) offsetof(CutuneMergeCounts, field)
-#define UPDATED(field) offsetof(CutuneMergeResult, field)
+/* Where a table's count goes: a field of CutuneMergeCounts (rows added) or of
+ * CutuneMergeResult (rows updated), stored one above its offset so that 0 is none. */
+#define ADDED(field) (offsetof(CutuneMergeCounts, field) + 1)
+#define UPDATED(field) (offsetof(CutuneMergeResult, field) + 1)
 
 /* One table to copy. In `when`, `each` and `own`, x is main's row and s the input's (its
  * foreign keys already main's ids). */
@@ -46,82 +47,63 @@ typedef struct MergeTable {
     const char *own[2 * MAX_OWN + 1];
     /* Run on the input's copy before its rows are read: what is not carried over. */
     const char *before;
-    ptrdiff_t added;   /* the CutuneMergeCounts field counting added rows, or NOT_COUNTED */
-    ptrdiff_t updated; /* the CutuneMergeResult field counting updated rows, or NOT_COUNTED */
+    size_t added, updated; /* ADDED(field), UPDATED(field), or 0: not counted */
 } MergeTable;
 
 /* Every table of cutune's schema but those in not_copied, parents before the tables whose
- * foreign keys name them (merge_check_schema refuses a schema where this does not hold). */
+ * foreign keys name them (cutune_merge_check_schema refuses a schema where this does not
+ * hold). A table a migration adds is listed here, with what identifies its rows. */
 static const MergeTable merge_tables[] = {
     /* a device seen on both sides keeps the first and last sightings of both, and the
      * details of the later one */
-    {"devices",
-     "uuid",
-     "s.first_seen < x.first_seen OR s.last_seen > x.last_seen",
-     "iif(s.last_seen > x.last_seen, s.$, x.$)",
-     {"first_seen", "min(x.first_seen, s.first_seen)", "last_seen",
-      "max(x.last_seen, s.last_seen)"},
-     NULL,
-     ADDED(devices),
-     NOT_COUNTED},
-    {"variants",
-     "name, version, source_hash",
-     NULL,
-     NULL,
-     {NULL},
-     NULL,
-     ADDED(variants),
-     NOT_COUNTED},
-    {"problems", "op, size", NULL, NULL, {NULL}, NULL, ADDED(problems), NOT_COUNTED},
+    {.name = "devices",
+     .key = "uuid",
+     .when = "s.first_seen < x.first_seen OR s.last_seen > x.last_seen",
+     .each = "iif(s.last_seen > x.last_seen, s.$, x.$)",
+     .own = {"first_seen", "min(x.first_seen, s.first_seen)", "last_seen",
+             "max(x.last_seen, s.last_seen)"},
+     .added = ADDED(devices)},
+    {.name = "variants", .key = "name, version, source_hash", .added = ADDED(variants)},
+    {.name = "problems", .key = "op, size", .added = ADDED(problems)},
     /* a run 'running' on one side and ended on the other takes the end */
-    {"runs",
-     "uuid",
-     RUN_RANK("s.status") " > " RUN_RANK("x.status"),
-     "s.$",
-     {NULL},
-     NULL,
-     ADDED(runs),
-     UPDATED(runs_ended)},
+    {.name = "runs",
+     .key = "uuid",
+     .when = RUN_RANK("s.status") " > " RUN_RANK("x.status"),
+     .each = "s.$",
+     .added = ADDED(runs),
+     .updated = UPDATED(runs_ended)},
     /* two measurements of one config in one run within the same second that also agree to
      * the last bit of their median are not told apart */
-    {"trials",
-     "run_id, device_id, variant_id, problem_id, config, status, created_at, median_ms, seed",
-     NULL,
-     NULL,
-     {NULL},
-     NULL,
-     ADDED(trials),
-     NOT_COUNTED},
-    {"searches",
-     "run_id, device_id, variant_id, problem_id, started_at",
-     SEARCH_RANK("s.status") " > " SEARCH_RANK("x.status"),
-     "s.$",
-     {NULL},
-     NULL,
-     ADDED(searches),
-     UPDATED(searches_ended)},
-    {"yardsticks",
-     "run_id, device_id, problem_id, name, created_at, median_ms",
-     NULL,
-     NULL,
-     {NULL},
-     NULL,
-     ADDED(yardsticks),
-     NOT_COUNTED},
+    {.name = "trials",
+     .key = "run_id, device_id, variant_id, problem_id, config, status, created_at, median_ms,"
+            " seed",
+     .added = ADDED(trials)},
+    {.name = "searches",
+     .key = "run_id, device_id, variant_id, problem_id, started_at",
+     .when = SEARCH_RANK("s.status") " > " SEARCH_RANK("x.status"),
+     .each = "s.$",
+     .added = ADDED(searches),
+     .updated = UPDATED(searches_ended)},
+    {.name = "yardsticks",
+     .key = "run_id, device_id, problem_id, name, created_at, median_ms",
+     .added = ADDED(yardsticks)},
     /* A pending request's claim belongs to a run tuning the database it came from: it is
      * not carried over. Counts are copies more often than separate lookups (shards start
      * from one database): the larger is kept, never the sum, so that a second merge adds
      * nothing. */
-    {"requests",
-     "device_uuid, op, size",
-     "s.last_at > x.last_at OR s.first_at < x.first_at OR s.count > x.count OR " TAKES_DONE,
-     "iif(s.last_at > x.last_at, s.$, x.$)",
-     {"count", "max(x.count, s.count)", "first_at", "min(x.first_at, s.first_at)", "last_at",
-      "max(x.last_at, s.last_at)", "done_at", "iif(" TAKES_DONE ", s.done_at, x.done_at)", "run_id",
-      "iif(" TAKES_DONE ", s.run_id, x.run_id)", "status", "iif(" TAKES_DONE ", 'done', x.status)"},
-     "UPDATE src.requests SET run_id = NULL WHERE status = 'pending' AND run_id IS NOT NULL",
-     ADDED(requests),
-     UPDATED(requests_updated)},
+    {.name = "requests",
+     .key = "device_uuid, op, size",
+     .when = "s.last_at > x.last_at OR s.first_at < x.first_at OR s.count > x.count"
+             " OR " TAKES_DONE,
+     .each = "iif(s.last_at > x.last_at, s.$, x.$)",
+     .own = {"count", "max(x.count, s.count)", "first_at", "min(x.first_at, s.first_at)", "last_at",
+             "max(x.last_at, s.last_at)", "done_at", "iif(" TAKES_DONE ", s.done_at, x.done_at)",
+             "run_id", "iif(" TAKES_DONE ", s.run_id, x.run_id)", "status",
+             "iif(" TAKES_DONE ", 'done', x.status)"},
+     .before = "UPDATE src.requests SET run_id = NULL WHERE status = 'pending'"
+               " AND run_id IS NOT NULL",
+     .added = ADDED(requests),
+     .updated = UPDATED(requests_updated)},
 };
 #define NTABLES (sizeof merge_tables / sizeof merge_tables[0])
 
@@ -546,12 +528,12 @@ static int copy_table(sqlite3 *h, Sql *q, int ti, Copy *cp, CutuneMergeCounts *a
         return rc;
     if ((rc = update_rows(h, q, m, &t, &n)) != SQLITE_OK)
         return rc;
-    if (m->updated != NOT_COUNTED)
-        *(int64_t *)((char *)res + m->updated) += n;
+    if (m->updated)
+        *(int64_t *)((char *)res + m->updated - 1) += n;
     if ((rc = insert_rows(h, q, m, &t, cp, &n)) != SQLITE_OK)
         return rc;
-    if (m->added != NOT_COUNTED)
-        *(int64_t *)((char *)added + m->added) += n;
+    if (m->added)
+        *(int64_t *)((char *)added + m->added - 1) += n;
     return cp->mapped[ti] ? map_ids(h, q, m, &t) : SQLITE_OK;
 }
 
@@ -591,12 +573,12 @@ int cutune_merge_count(sqlite3 *h, const char *schema, CutuneMergeCounts *c)
 {
     int rc = SQLITE_OK;
     for (size_t i = 0; i < NTABLES && rc == SQLITE_OK; i++) {
-        if (merge_tables[i].added == NOT_COUNTED)
+        if (!merge_tables[i].added)
             continue;
         char sql[128];
         snprintf(sql, sizeof sql, "SELECT count(*) FROM \"%s\".\"%s\"", schema,
                  merge_tables[i].name);
-        rc = scalar(h, sql, (int64_t *)((char *)c + merge_tables[i].added));
+        rc = scalar(h, sql, (int64_t *)((char *)c + merge_tables[i].added - 1));
     }
     return rc;
 }
