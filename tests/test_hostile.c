@@ -84,14 +84,12 @@ static void result_free(Result *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Run cutune with args (NULL-terminated) with stdout to `out` (NULL: a file read back) and
- * the file size limited to fsize bytes (0: no limit). Killed after 60 s: a hang. */
 static int as_nobody; /* run the command as user nobody (root only): permissions bite */
 
-static Result run_to(const char *out, long fsize, const char *const *args)
+/* Start cutune with args (NULL-terminated), stdout to file o and stderr to file e, the file
+ * size limited to fsize bytes (0: no limit); not waiting for it. */
+static pid_t spawn(const char *o, const char *e, long fsize, const char *const *args)
 {
-    Result r = {0};
-    const char *o = out ? out : in_tmp("stdout"), *e = in_tmp("stderr");
     const char *argv[64];
     size_t n = 0;
     argv[n++] = exe;
@@ -115,6 +113,16 @@ static Result run_to(const char *out, long fsize, const char *const *args)
         execv(exe, (char *const *)argv);
         _exit(127);
     }
+    return pid;
+}
+
+/* Run cutune with args (NULL-terminated) with stdout to `out` (NULL: a file read back) and
+ * the file size limited to fsize bytes (0: no limit). Killed after 60 s: a hang. */
+static Result run_to(const char *out, long fsize, const char *const *args)
+{
+    Result r = {0};
+    const char *o = out ? out : in_tmp("stdout"), *e = in_tmp("stderr");
+    pid_t pid = spawn(o, e, fsize, args);
     int st = 0;
     for (int waited = 0;; waited += 10) {
         pid_t w = waitpid(pid, &st, WNOHANG);
@@ -887,28 +895,6 @@ static void merge_foreign_schema(void)
     CHECK_EQ_INT(raw_int(fresh, "SELECT count(*) FROM best"), bests);
 }
 
-/* Start cutune with args, not waiting; its output goes to files in the test's folder. */
-static pid_t spawn(const char *const *args)
-{
-    const char *argv[16];
-    size_t n = 0;
-    argv[n++] = exe;
-    for (size_t i = 0; args[i] && n < 15; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fo = open(in_tmp("spawn.out"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fo < 0)
-            _exit(121);
-        dup2(fo, 1);
-        dup2(fo, 2);
-        execv(exe, (char *const *)argv);
-        _exit(127);
-    }
-    return pid;
-}
-
 /* The name of the first file in dir beginning with prefix and ending with ".tmp", into name;
  * 0 when there is none. */
 static int temp_file(const char *dir, const char *prefix, char *name, size_t len)
@@ -943,7 +929,7 @@ static void merge_killed(void)
     CHECK(sqlite3_open(out, &lock) == SQLITE_OK &&
           sqlite3_exec(lock, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
     const char *args[] = {"merge", out, in_tmp("tampered.db"), NULL};
-    pid_t pid = spawn(args);
+    pid_t pid = spawn(in_tmp("spawn.out"), in_tmp("spawn.err"), 0, args);
     for (int waited = 0; waited < 8000 && !temp_file(dir, ".out.db.", tmp, sizeof tmp); waited += 5)
         usleep(5000);
     usleep(200000); /* building done: it waits for OUT */
@@ -951,7 +937,7 @@ static void merge_killed(void)
     waitpid(pid, NULL, 0);
     sqlite3_exec(lock, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_close(lock);
-    char *log = slurp(in_tmp("spawn.out"), NULL);
+    char *log = slurp(in_tmp("spawn.err"), NULL);
     CHECK_MSG(tmp[0], "no temporary file of the merge appeared beside OUT:\n%s", log ? log : "");
     free(log);
     char owner[32];

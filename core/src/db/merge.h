@@ -113,6 +113,12 @@ int cutune_merge_best(struct sqlite3 *h, int64_t since_trial, int64_t *keys, int
  * `all` (a schema before 0003, whose upgrade drew random ones), the UUID derived from their
  * own fields. Returns a SQLite code. */
 int cutune_merge_run_uuids(struct sqlite3 *h, const char *schema, int all);
+/* Run one statement without parameters to its end; *changes (may be NULL) gets the rows it
+ * changed. Returns a SQLite code. */
+int cutune_merge_exec(struct sqlite3 *h, const char *sql, int64_t *changes);
+/* The first column of the first row of a query without parameters, into *v. Returns a
+ * SQLite code. */
+int cutune_merge_scalar(struct sqlite3 *h, const char *sql, int64_t *v);
 /* The rows of each counted table of the database attached as `schema`. Returns a SQLite
  * code. */
 int cutune_merge_count(struct sqlite3 *h, const char *schema, CutuneMergeCounts *c);

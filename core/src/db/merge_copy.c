@@ -173,35 +173,10 @@ static void sql_reset(Sql *q)
 
 /* ---- statements ------------------------------------------------------------------------ */
 
-/* Run one statement to its end; *changes (may be NULL) gets the rows it changed. Returns a
- * SQLite code. */
+/* Run the statement built in q to its end (cutune_merge_exec). */
 static int run(sqlite3 *h, const Sql *q, int64_t *changes)
 {
-    if (q->nomem)
-        return SQLITE_NOMEM;
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(h, q->s, -1, &st, NULL);
-    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
-        ;
-    if (rc == SQLITE_DONE)
-        rc = SQLITE_OK;
-    if (rc == SQLITE_OK && changes)
-        *changes = sqlite3_changes64(h);
-    sqlite3_finalize(st);
-    return rc;
-}
-
-/* The first column of the first row. */
-static int scalar(sqlite3 *h, const char *sql, int64_t *v)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        *v = sqlite3_column_int64(st, 0);
-        rc = SQLITE_OK;
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return q->nomem ? SQLITE_NOMEM : cutune_merge_exec(h, q->s, changes);
 }
 
 /* ---- the schema ------------------------------------------------------------------------- */
@@ -507,12 +482,12 @@ static int copy_table(sqlite3 *h, Sql *q, int ti, Copy *cp, CutuneMergeCounts *a
     int64_t exists = 0, n = 0;
     char sql[160];
     snprintf(sql, sizeof sql, "SELECT coalesce(max(rowid), 0) FROM main.\"%s\"", m->name);
-    int rc = scalar(h, sql, &cp->last[ti]);
+    int rc = cutune_merge_scalar(h, sql, &cp->last[ti]);
     snprintf(sql, sizeof sql,
              "SELECT count(*) FROM src.sqlite_schema WHERE type = 'table' AND name = '%s'",
              m->name);
     if (rc == SQLITE_OK)
-        rc = scalar(h, sql, &exists);
+        rc = cutune_merge_scalar(h, sql, &exists);
     if (rc != SQLITE_OK || !exists) /* an input without the table holds none of its rows */
         return rc;
     if ((rc = read_table(h, ti, &t, err)) != SQLITE_OK)
@@ -578,7 +553,7 @@ int cutune_merge_count(sqlite3 *h, const char *schema, CutuneMergeCounts *c)
         char sql[128];
         snprintf(sql, sizeof sql, "SELECT count(*) FROM \"%s\".\"%s\"", schema,
                  merge_tables[i].name);
-        rc = scalar(h, sql, (int64_t *)((char *)c + merge_tables[i].added - 1));
+        rc = cutune_merge_scalar(h, sql, (int64_t *)((char *)c + merge_tables[i].added - 1));
     }
     return rc;
 }

@@ -9,9 +9,7 @@
 
 #include <sqlite3.h>
 
-/* Run one statement to its end; *changes (may be NULL) gets the rows it changed. Returns a
- * SQLite code. */
-static int run(sqlite3 *h, const char *sql, int64_t *changes)
+int cutune_merge_exec(sqlite3 *h, const char *sql, int64_t *changes)
 {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
@@ -25,8 +23,7 @@ static int run(sqlite3 *h, const char *sql, int64_t *changes)
     return rc;
 }
 
-/* The first column of the first row of a query without parameters. */
-static int scalar(sqlite3 *h, const char *sql, int64_t *v)
+int cutune_merge_scalar(sqlite3 *h, const char *sql, int64_t *v)
 {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
@@ -153,9 +150,10 @@ int cutune_merge_best(sqlite3 *h, int64_t since_trial, int64_t *keys, int64_t *c
     int64_t n = 0;
     int rc = SQLITE_OK;
     if (since_trial <= 0) { /* every key: counted from what was chosen */
-        if ((rc = run(h, best_all_sql, &n)) == SQLITE_OK)
+        if ((rc = cutune_merge_exec(h, best_all_sql, &n)) == SQLITE_OK)
             *changed += n;
-        if (rc == SQLITE_OK && (rc = scalar(h, "SELECT count(*) FROM main.best", &n)) == SQLITE_OK)
+        if (rc == SQLITE_OK &&
+            (rc = cutune_merge_scalar(h, "SELECT count(*) FROM main.best", &n)) == SQLITE_OK)
             *keys += n;
         return rc;
     }
@@ -167,9 +165,9 @@ int cutune_merge_best(sqlite3 *h, int64_t since_trial, int64_t *keys, int64_t *c
         rc = SQLITE_OK;
     sqlite3_finalize(st);
     if (rc == SQLITE_OK &&
-        (rc = scalar(h, "SELECT count(*) FROM temp.merge_keys", &n)) == SQLITE_OK)
+        (rc = cutune_merge_scalar(h, "SELECT count(*) FROM temp.merge_keys", &n)) == SQLITE_OK)
         *keys += n;
-    if (rc == SQLITE_OK && (rc = run(h, best_sql, &n)) == SQLITE_OK)
+    if (rc == SQLITE_OK && (rc = cutune_merge_exec(h, best_sql, &n)) == SQLITE_OK)
         *changed += n;
     return rc;
 }
