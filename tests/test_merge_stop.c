@@ -161,14 +161,15 @@ static void test_columns_from_schema(void)
     CHECK_EQ_INT(added.runs, 1);
     CHECK_EQ_INT(raw_int(out, "SELECT count(*) FROM trials WHERE later = 7"), 10);
     /* a table of the schema that merge_copy.c does not list */
-    CHECK_EQ_INT(sqlite3_exec(h,
-                              "CREATE TABLE checks (id INTEGER PRIMARY KEY, trial_id INTEGER"
-                              " REFERENCES trials (id))",
-                              NULL, NULL, NULL),
-                 SQLITE_OK);
+    CHECK_EQ_INT(
+        sqlite3_exec(h,
+                     "CREATE TABLE unlisted_by_merge (id INTEGER PRIMARY KEY, trial_id INTEGER"
+                     " REFERENCES trials (id))",
+                     NULL, NULL, NULL),
+        SQLITE_OK);
     cutune_error_clear(&err);
     CHECK(cutune_merge_check_schema(h, &err) == -1);
-    CHECK_STR_CONTAINS(err.msg, "does not know table checks");
+    CHECK_STR_CONTAINS(err.msg, "does not know table unlisted_by_merge");
     cutune_db_close(&db);
 }
 
