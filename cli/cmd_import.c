@@ -21,15 +21,19 @@ static const char help[] =
     "Read a Kernel Tuner cache file (the JSON that tune_kernel(cache=...) writes, closed or\n"
     "cut off mid-run) and write its configs either\n"
     "  - into the database (default, or --db PATH) as the trials of one run, when V is an\n"
-    "    installed variant of OP and the cache's parameters are exactly those of V's\n"
-    "    space, with integer values; then `cutune replay DB --variant V --size S` replays\n"
-    "    strategies on it and `cutune query` sees its best; or\n"
+    "    installed variant of OP and the cache has every parameter of V's space, with\n"
+    "    integer values (a parameter the space lacks is ignored, and named, when the space\n"
+    "    determines it: a constant, or a block size computed from tile sizes); then `cutune\n"
+    "    replay DB --variant V --size S` replays strategies on it and `cutune query` sees\n"
+    "    its best; or\n"
     "  - with --output, into a CSV recording for `cutune replay FILE.csv`, also for the\n"
     "    cache of a kernel cutune does not have (a foreign recording: name it with a V that\n"
     "    is not an installed variant; a parameter whose values are not all integers is\n"
     "    recorded as the index of its value in the cache's tune_params).\n"
     "A cache whose parameters are not those of an installed V is refused either way: its\n"
-    "configs would be read as V's.\n"
+    "configs would be read as V's. So is an entry whose key is not the one Kernel Tuner\n"
+    "files its values under (\"64,1\" holding BLOCK=128). A key that comes more than once\n"
+    "is one config, one trial: its last entry, as Kernel Tuner reads the file.\n"
     "\n"
     "  --op OP             the op the kernel computes (matmul, transpose, ...)\n"
     "  --variant V         the variant the configs are of\n"
@@ -79,18 +83,20 @@ static int parse_opts(int argc, char **argv, Opts *o)
     return 0;
 }
 
-/* The canonical size: --size or the cache's, normalised by the plugin when there is one. */
+/* The canonical size: --size or the cache's, normalised by the plugin when there is one. A
+ * size that is not one is a usage error (exit 2). */
 static int import_size(const Opts *o, const CutuneKtCache *kc, const CutuneVariantDef *pl,
-                       CutuneProblem *prob, char *size, size_t len, CutuneError *err)
+                       CutuneProblem *prob, char *size, size_t len)
 {
     const char *text = o->size ? o->size : kc->problem_size;
     if (!*text)
         return cli_usage_error("import", "%s has no problem_size of integers: give --size",
                                o->cache);
-    int rc = cutune_problem_parse(text, prob, err);
-    if (rc)
-        return cli_fail("import", err);
     CutuneError why = {0};
+    if (cutune_problem_parse(text, prob, &why) != 0)
+        return cli_usage_error("import", "%s%s", why.msg,
+                               o->size ? "" : " (the cache's problem_size): give --size");
+    cutune_error_clear(&why);
     if (pl && cutune_variant_problem(pl, text, prob, &why) != 0)
         return cli_usage_error("import", "size %s%s is not a problem of %s: %s%s", text,
                                o->size ? "" : " (the cache's problem_size)", pl->name, why.msg,
@@ -105,7 +111,7 @@ static int to_recording(const Opts *o, const CutuneKtCache *kc, const CutuneSpac
                         CutuneError *err)
 {
     memset(r, 0, sizeof *r);
-    size_t np = kc->nparams;
+    size_t np = sp ? sp->nparams : kc->nparams; /* the space's: the others were ignored */
     r->nparams = np;
     r->param_names = calloc(np, sizeof *r->param_names);
     r->configs.nparams = np;
@@ -131,8 +137,15 @@ static int to_recording(const Opts *o, const CutuneKtCache *kc, const CutuneSpac
     return 0;
 }
 
-static void say_optimum(const CutuneKtCache *kc)
+/* What was left out of the cache, and Kernel Tuner's optimum. */
+static void say_optimum(const CutuneKtCache *kc, const char *ignored)
 {
+    if (kc->duplicates)
+        printf("dropped %zu entr%s whose key came again later in the cache: one config, one "
+               "trial (the last entry of each key kept, as Kernel Tuner reads the file)\n",
+               kc->duplicates, kc->duplicates == 1 ? "y" : "ies");
+    if (ignored && *ignored)
+        printf("ignored the cache's parameters that the variant's space determines: %s\n", ignored);
     if (kc->nok == 0) {
         printf("no config of the cache ran: there is no optimum\n");
         return;
@@ -156,6 +169,7 @@ int cmd_import(int argc, char **argv)
     CutuneRecording rec;
     memset(&rec, 0, sizeof rec);
     size_t map[256];
+    char ignored[1024] = "";
     int code = EXIT_OK;
     if (cutune_kt_load(o.cache, &kc, &err))
         return cli_fail("import", &err);
@@ -172,8 +186,8 @@ int cmd_import(int argc, char **argv)
         code = cli_fail("import", &err);
         goto out;
     }
-    if (sp &&
-        (sp->nparams > sizeof map / sizeof map[0] || cutune_kt_match_space(&kc, sp, map, &err))) {
+    if (sp && (sp->nparams > sizeof map / sizeof map[0] ||
+               cutune_kt_match_space(&kc, sp, map, ignored, sizeof ignored, &err))) {
         fprintf(stderr,
                 "cutune import: %s; nothing was written. The cache of another kernel "
                 "replays as a foreign recording, under a name that is no installed "
@@ -195,7 +209,7 @@ int cmd_import(int argc, char **argv)
     }
     CutuneProblem prob;
     char size[64];
-    if ((code = import_size(&o, &kc, pl, &prob, size, sizeof size, &err)))
+    if ((code = import_size(&o, &kc, pl, &prob, size, sizeof size)))
         goto out;
     const char *device = o.device ? o.device : kc.device_name;
     if (!*device) {
@@ -216,7 +230,7 @@ int cmd_import(int argc, char **argv)
         printf("wrote %zu configs (%zu ok, %zu failed) of %s at %s on %s to %s%s\n", kc.n, kc.nok,
                kc.n - kc.nok, o.variant, size, device, o.output,
                pl ? "" : " (a foreign recording: its configs are the space)");
-        say_optimum(&kc);
+        say_optimum(&kc, ignored);
         goto out;
     }
     char path[4096];
@@ -251,7 +265,7 @@ int cmd_import(int argc, char **argv)
            "%lld\n",
            done.imported, kc.nok, kc.n - kc.nok, o.variant, size, device, done.device_uuid, db_path,
            (long long)done.run_id);
-    say_optimum(&kc);
+    say_optimum(&kc, ignored);
     printf("replay it: cutune replay %s --variant %s --size %s --device %s\n", db_path, o.variant,
            size, done.device_uuid);
     printf("cutune did not check these configs: no lookup answers with them until `cutune run "

@@ -24,10 +24,14 @@ static const char help[] =
     "Every input is checked before anything is written: it must be a cutune database that\n"
     "this cutune can read and pass SQLite's quick_check; an older schema is upgraded in a\n"
     "copy in memory (inputs are only read); a newer one, a damaged or truncated file, or\n"
-    "OUT.db itself as an input is refused. A new OUT.db is built in a temporary file\n"
-    "beside it and renamed into place; an existing one is changed in one transaction (a\n"
-    "tuner using it meanwhile keeps working). Any failure, a full disk included, leaves\n"
-    "OUT.db as it was; so does Ctrl-C (exit 130), which stops it at once.\n"
+    "OUT.db itself as an input is refused. OUT.db is built from cutune's own schema and\n"
+    "only the inputs' rows are copied: a trigger, table, view or index that someone added\n"
+    "to an input does not reach it. A new OUT.db is built in a temporary file beside it\n"
+    "and renamed into place; an existing one is changed in one transaction (a tuner using\n"
+    "it meanwhile keeps working). Any failure, a full disk included, leaves OUT.db as it\n"
+    "was; so does Ctrl-C (exit 130), which stops it at once. The temporary files carry the\n"
+    "process id in their names: those of a merge that was killed (kill -9) are removed by\n"
+    "the next merge into the same OUT.db.\n"
     "\n"
     "options:\n"
     "  -q, --quiet       print nothing but errors\n"
@@ -72,6 +76,9 @@ static void print_result(const char *out, const CutuneMergeInput *in, size_t n,
                (long long)r->requests_updated);
     printf("\nbest configs: %lld (device, size) keys chosen again, %lld of them changed\n",
            (long long)r->best_keys, (long long)r->best_changed);
+    if (r->stale_removed)
+        printf("removed %d temporary file%s beside %s that a merge which was killed left\n",
+               r->stale_removed, r->stale_removed == 1 ? "" : "s", out);
 }
 
 int cmd_merge(int argc, char **argv)

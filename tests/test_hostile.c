@@ -10,6 +10,7 @@
  *
  * Runs use the fake worker (no GPU); the plugins and spaces come from the test
  * environment (CUTUNE_PLUGIN_PATH, CUTUNE_SPACE_PATH). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -29,6 +30,7 @@
 
 #include "check.h"
 #include "cutune/lookup.h"
+#include "db.h"
 #include "json_check.h"
 #include "raw_sqlite.h"
 #include "tmpdir.h"
@@ -83,14 +85,12 @@ static void result_free(Result *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Run cutune with args (NULL-terminated) with stdout to `out` (NULL: a file read back) and
- * the file size limited to fsize bytes (0: no limit). Killed after 60 s: a hang. */
 static int as_nobody; /* run the command as user nobody (root only): permissions bite */
 
-static Result run_to(const char *out, long fsize, const char *const *args)
+/* Start cutune with args (NULL-terminated), stdout to file o and stderr to file e, the file
+ * size limited to fsize bytes (0: no limit); not waiting for it. */
+static pid_t spawn(const char *o, const char *e, long fsize, const char *const *args)
 {
-    Result r = {0};
-    const char *o = out ? out : in_tmp("stdout"), *e = in_tmp("stderr");
     const char *argv[64];
     size_t n = 0;
     argv[n++] = exe;
@@ -114,6 +114,16 @@ static Result run_to(const char *out, long fsize, const char *const *args)
         execv(exe, (char *const *)argv);
         _exit(127);
     }
+    return pid;
+}
+
+/* Run cutune with args (NULL-terminated) with stdout to `out` (NULL: a file read back) and
+ * the file size limited to fsize bytes (0: no limit). Killed after 60 s: a hang. */
+static Result run_to(const char *out, long fsize, const char *const *args)
+{
+    Result r = {0};
+    const char *o = out ? out : in_tmp("stdout"), *e = in_tmp("stderr");
+    pid_t pid = spawn(o, e, fsize, args);
     int st = 0;
     for (int waited = 0;; waited += 10) {
         pid_t w = waitpid(pid, &st, WNOHANG);
@@ -903,6 +913,254 @@ static void concurrent_writer(void)
     CHECK_MSG(w.rows > 0, "the writer wrote nothing");
 }
 
+/* ---- merges and imports of files someone else made ---------------------------------------- */
+
+/* Every schema object of a database, one per line ("type name sql"), in order. */
+static void schema_text(const char *path, char *out, size_t len)
+{
+    raw_text(path,
+             "SELECT group_concat(type || ' ' || name || ' ' || ifnull(sql, ''), char(10)) FROM"
+             " (SELECT * FROM sqlite_schema ORDER BY type, name)",
+             out, len);
+}
+
+/* A merge copies rows, never an input's schema: a trigger, table, view, index or column that
+ * someone added to an input does not reach OUT (a trigger that emptied the best on every
+ * insert into trials fired on every later run), new or existing. */
+static void merge_foreign_schema(void)
+{
+    char good[600], planted[600], fresh[600], existing[600], what[700];
+    snprintf(good, sizeof good, "%s", in_tmp("good.db"));
+    snprintf(planted, sizeof planted, "%s", in_tmp("planted.db"));
+    snprintf(fresh, sizeof fresh, "%s", in_tmp("merged-new.db"));
+    snprintf(existing, sizeof existing, "%s", in_tmp("merged-old.db"));
+    copy_file(good, planted, -1);
+    CHECK_EQ_INT(raw_exec(planted,
+                          "CREATE TRIGGER wipe_best AFTER INSERT ON trials BEGIN DELETE FROM best;"
+                          " END;"
+                          "CREATE TABLE planted (x); INSERT INTO planted VALUES (1);"
+                          "CREATE VIEW planted_view AS SELECT * FROM planted;"
+                          "CREATE INDEX planted_index ON trials (message);"
+                          "ALTER TABLE trials ADD COLUMN planted_column TEXT DEFAULT 'x';"),
+                 SQLITE_OK);
+    static char want[32768], got[32768];
+    schema_text(good, want, sizeof want);
+    CHECK_MSG(strstr(want, "CREATE TABLE trials") != NULL, "%s", want);
+    copy_file(good, existing, -1);
+    const char *into[][6] = {{"merge", fresh, planted, NULL}, {"merge", existing, planted, NULL}};
+    for (size_t i = 0; i < 2; i++) {
+        Result r = run_sane(NULL, into[i], what, sizeof what);
+        CHECK_MSG(r.status == 0, "%s: exit %d\n%s", what, r.status, r.err);
+        result_free(&r);
+        schema_text(into[i][1], got, sizeof got);
+        CHECK_MSG(strcmp(want, got) == 0, "%s: OUT's schema is not cutune's:\n%s", what, got);
+        CHECK_EQ_INT(raw_int(into[i][1], "SELECT count(*) FROM trials"),
+                     raw_int(good, "SELECT count(*) FROM trials"));
+    }
+    /* a run into the merged database inserts trials, and every size keeps its best */
+    long long trials = raw_int(fresh, "SELECT count(*) FROM trials");
+    long long bests = raw_int(good, "SELECT count(*) FROM best");
+    CHECK_MSG(bests >= (long long)NSIZES, "%lld bests", bests);
+    CHECK_EQ_INT(raw_int(fresh, "SELECT count(*) FROM best"), bests);
+    const char *args[] = {"run",      "axpy",          "--size",   "4096", "--db", fresh,
+                          "--retune", "--no-progress", "--budget", "3",    NULL};
+    Result r = run_sane(NULL, args, what, sizeof what);
+    CHECK_MSG(r.status == 0, "%s: exit %d\n%s", what, r.status, r.err);
+    result_free(&r);
+    CHECK_MSG(raw_int(fresh, "SELECT count(*) FROM trials") > trials, "the run added no trial");
+    CHECK_EQ_INT(raw_int(fresh, "SELECT count(*) FROM best"), bests);
+}
+
+/* The name of the first file in dir beginning with prefix and ending with ".tmp", into name;
+ * 0 when there is none. */
+static int temp_file(const char *dir, const char *prefix, char *name, size_t len)
+{
+    DIR *d = opendir(dir);
+    int found = 0;
+    for (struct dirent *e; d && !found && (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (!strncmp(e->d_name, prefix, strlen(prefix)) && n > 4 &&
+            !strcmp(e->d_name + n - 4, ".tmp")) {
+            snprintf(name, len, "%s", e->d_name);
+            found = 1;
+        }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* A merge killed with SIGKILL leaves its temporary file (as large as what it merged); the
+ * next merge into the same OUT removes it, and leaves alone the files of a live process and
+ * of another machine. The merge is held while it waits for OUT, which the test keeps
+ * locked. */
+static void merge_killed(void)
+{
+    char dir[600], out[700], tmp[256] = "", path[1024], what[1200];
+    snprintf(dir, sizeof dir, "%s", in_tmp("killed"));
+    snprintf(out, sizeof out, "%s/out.db", dir);
+    mkdir(dir, 0755);
+    copy_file(in_tmp("good.db"), out, -1);
+    sqlite3 *lock = NULL;
+    CHECK(sqlite3_open(out, &lock) == SQLITE_OK &&
+          sqlite3_exec(lock, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
+    const char *args[] = {"merge", out, in_tmp("tampered.db"), NULL};
+    pid_t pid = spawn(in_tmp("spawn.out"), in_tmp("spawn.err"), 0, args);
+    for (int waited = 0; waited < 8000 && !temp_file(dir, ".out.db.", tmp, sizeof tmp); waited += 5)
+        usleep(5000);
+    usleep(200000); /* building done: it waits for OUT */
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    sqlite3_exec(lock, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(lock);
+    char *log = slurp(in_tmp("spawn.err"), NULL);
+    CHECK_MSG(tmp[0], "no temporary file of the merge appeared beside OUT:\n%s", log ? log : "");
+    free(log);
+    char owner[32];
+    snprintf(owner, sizeof owner, ".out.db.%ld-", (long)pid);
+    CHECK_MSG(strncmp(tmp, owner, strlen(owner)) == 0,
+              "the merge's temporary file %s does not carry its process id %ld", tmp, (long)pid);
+    /* beside it: a live process's file, and a file of another machine with the dead pid */
+    char live[300] = "", other[300] = "";
+    const char *tag = strchr(tmp + 8, '-');
+    if (tag && strlen(tag) > 9) {
+        snprintf(live, sizeof live, ".out.db.%ld-%.8s.abcdef.tmp", (long)getpid(), tag + 1);
+        snprintf(other, sizeof other, ".out.db.%ld-%c%.7s.abcdef.tmp", (long)pid,
+                 tag[1] == '0' ? '1' : '0', tag + 2);
+        snprintf(path, sizeof path, "%s/%s", dir, live);
+        write_text(path, "live");
+        snprintf(path, sizeof path, "%s/%s", dir, other);
+        write_text(path, "other");
+    }
+    const char *again[] = {"merge", out, in_tmp("good.db"), NULL};
+    Result r = run_sane(NULL, again, what, sizeof what);
+    CHECK_MSG(r.status == 0 && strstr(r.out, "removed 1 temporary file"), "%s: exit %d\n%s%s", what,
+              r.status, r.out, r.err);
+    result_free(&r);
+    struct stat st;
+    for (const char *side = ""; side; side = !*side                  ? "-wal"
+                                             : !strcmp(side, "-wal") ? "-shm"
+                                                                     : NULL) {
+        snprintf(path, sizeof path, "%s/%s%s", dir, tmp, side);
+        CHECK_MSG(stat(path, &st) != 0, "the killed merge's %s is still there", path);
+    }
+    for (const char *keep = live; *keep; keep = keep == live ? other : "") {
+        snprintf(path, sizeof path, "%s/%s", dir, keep);
+        CHECK_MSG(stat(path, &st) == 0, "%s was removed", path);
+    }
+    char ok[64];
+    raw_text(out, "PRAGMA quick_check", ok, sizeof ok);
+    CHECK_MSG(strcmp(ok, "ok") == 0, "OUT after the merges: %s", ok);
+}
+
+/* A Kernel Tuner cache of axpy_template (BLOCK 64..1024, ITEMS 1..8): the header, the
+ * entries given as text, and the end, into path. */
+static void kt_cache(const char *path, const char *params, const char *values, const char *body)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f,
+            "{\n\"device_name\": \"CPU\",\n\"kernel_name\": \"axpy_template\",\n"
+            "\"problem_size\": 65536,\n\"tune_params_keys\": [\"BLOCK\", \"ITEMS\"%s],\n"
+            "\"tune_params\": {\"BLOCK\": [64, 128, 256, 512, 1024], \"ITEMS\": [1, 2, 4, 8]%s},\n"
+            "\"objective\": [\"time\"],\n\"cache\": {\n%s}\n}\n",
+            params, values, body);
+    fclose(f);
+}
+
+/* Kernel Tuner caches that lie: a key that disagrees with its values is refused; a key
+ * repeated 100,000 times is one config and one trial; a parameter the space lacks is
+ * ignored (and named) when the space determines it, refused when not; a FIFO is refused
+ * before it is opened (the open waited for a writer); a size that is not one is bad usage. */
+static void kt_import(void)
+{
+    char cache[600], db[600], what[1200];
+    snprintf(cache, sizeof cache, "%s", in_tmp("kt.json"));
+    snprintf(db, sizeof db, "%s", in_tmp("kt.db"));
+    const char *args[] = {"import",        "kernel-tuner", cache,   "--op", "axpy", "--variant",
+                          "axpy_template", "--size",       "65536", "--db", db,     NULL};
+    struct stat st;
+
+    kt_cache(cache, "", "",
+             "\"64,1\": {\"BLOCK\": 128, \"ITEMS\": 1, \"time\": 0.5},\n"
+             "\"128,1\": {\"BLOCK\": 128, \"ITEMS\": 1, \"time\": 0.7}\n");
+    Result r = run_sane(NULL, args, what, sizeof what);
+    CHECK_MSG(r.status == 1 && strstr(r.err, "kt.json:9: cache entry \"64,1\"") &&
+                  strstr(r.err, "under the key \"128,1\""),
+              "a key that disagrees with its values: exit %d\n%s", r.status, r.err);
+    CHECK_MSG(stat(db, &st) != 0, "the refused cache made a database");
+    result_free(&r);
+
+    FILE *f = fopen(cache, "w");
+    if (f) {
+        fprintf(f, "{\"device_name\": \"CPU\", \"problem_size\": 65536, \"tune_params_keys\": "
+                   "[\"BLOCK\", \"ITEMS\"], \"tune_params\": {\"BLOCK\": [64, 128], \"ITEMS\": "
+                   "[1, 2]}, \"cache\": {\n");
+        for (int i = 0; i < 100000; i++)
+            fprintf(f, "\"64,1\": {\"BLOCK\": 64, \"ITEMS\": 1, \"time\": %d.25},\n", 1 + i % 7);
+        fprintf(f, "\"128,2\": {\"BLOCK\": 128, \"ITEMS\": 2, \"time\": 0.5}\n}\n}\n");
+        fclose(f);
+    }
+    r = run_sane(NULL, args, what, sizeof what);
+    CHECK_MSG(r.status == 0 && strstr(r.out, "dropped 99999 entries"),
+              "100,000 copies of one key: exit %d\n%s%s", r.status, r.out, r.err);
+    result_free(&r);
+    CHECK_EQ_INT(raw_int(db, "SELECT count(*) FROM trials"), 2);
+    /* the last copy, as Kernel Tuner's JSON reader keeps it: 99999 % 7 + 1 */
+    CHECK_EQ_INT(raw_int(db,
+                         "SELECT median_ms * 100 FROM trials WHERE config = 'BLOCK=64,ITEMS=1'"),
+                 525);
+    cutune_db_file_remove(db);
+
+    kt_cache(
+        cache, ", \"THREADS\", \"ONE\"", ", \"THREADS\": [64, 128], \"ONE\": [1]",
+        "\"64,1,64,1\": {\"BLOCK\": 64, \"ITEMS\": 1, \"THREADS\": 64, \"ONE\": 1, \"time\": 0.5},\n"
+        "\"64,2,64,1\": {\"BLOCK\": 64, \"ITEMS\": 2, \"THREADS\": 64, \"ONE\": 1, \"time\": 0.6},\n"
+        "\"128,1,128,1\": {\"BLOCK\": 128, \"ITEMS\": 1, \"THREADS\": 128, \"ONE\": 1, "
+        "\"time\": 0.4}\n");
+    r = run_sane(NULL, args, what, sizeof what);
+    CHECK_MSG(r.status == 0 && strstr(r.out, "THREADS (a function of BLOCK, ITEMS)") &&
+                  strstr(r.out, "ONE (always 1)"),
+              "parameters the space determines: exit %d\n%s%s", r.status, r.out, r.err);
+    result_free(&r);
+    CHECK_EQ_INT(raw_int(db, "SELECT count(*) FROM trials WHERE config IN ('BLOCK=64,ITEMS=1',"
+                             " 'BLOCK=64,ITEMS=2', 'BLOCK=128,ITEMS=1')"),
+                 3);
+    cutune_db_file_remove(db);
+
+    kt_cache(cache, ", \"THREADS\"", ", \"THREADS\": [64, 128]",
+             "\"64,1,64\": {\"BLOCK\": 64, \"ITEMS\": 1, \"THREADS\": 64, \"time\": 0.5},\n"
+             "\"64,1,128\": {\"BLOCK\": 64, \"ITEMS\": 1, \"THREADS\": 128, \"time\": 0.3}\n");
+    r = run_sane(NULL, args, what, sizeof what);
+    CHECK_MSG(r.status == 1 && strstr(r.err, "parameter THREADS") &&
+                  strstr(r.err, "\"64,1,64\" and \"64,1,128\""),
+              "a parameter the space does not determine: exit %d\n%s", r.status, r.err);
+    CHECK_MSG(stat(db, &st) != 0, "the refused cache made a database");
+    result_free(&r);
+
+    const char *size_x[] = {"import",        "kernel-tuner", cache, "--op", "axpy", "--variant",
+                            "axpy_template", "--size",       "x",   "--db", db,     NULL};
+    kt_cache(cache, "", "", "\"64,1\": {\"BLOCK\": 64, \"ITEMS\": 1, \"time\": 0.5}\n");
+    r = run_sane(NULL, size_x, what, sizeof what);
+    CHECK_MSG(r.status == 2, "%s: exit %d, want 2\n%s", what, r.status, r.err);
+    result_free(&r);
+
+    char fifo[600];
+    snprintf(fifo, sizeof fifo, "%s", in_tmp("cache.fifo"));
+    CHECK(mkfifo(fifo, 0600) == 0);
+    const char *from_fifo[] =
+        {"import",        "kernel-tuner", fifo,    "--op", "axpy", "--variant",
+         "axpy_template", "--size",       "65536", "--db", db,     NULL};
+    time_t t0 = time(NULL);
+    r = run_sane(NULL, from_fifo, what, sizeof what);
+    CHECK_MSG(r.status == 1 && strstr(r.err, "(it is a FIFO)"), "%s: exit %d\n%s", what, r.status,
+              r.err);
+    CHECK(time(NULL) - t0 < 10);
+    CHECK_MSG(stat(db, &st) != 0, "the refused FIFO made a database");
+    result_free(&r);
+}
+
 /* ---- run against damaged databases; the lookup API on every database ---------------------- */
 
 static void run_refuses_damage(void)
@@ -999,6 +1257,9 @@ int main(int argc, char **argv)
         read_only_folder();
         worker_answers();
         report_bad_times();
+        merge_foreign_schema();
+        merge_killed();
+        kt_import();
     }
     rm_tree(tmpdir);
     return check_result("hostile");

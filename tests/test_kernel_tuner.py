@@ -4,15 +4,17 @@
 database and into recordings, each replayed without loss (the number of configs and the
 optimum are Kernel Tuner's own); the bad caches refused with one error and no database
 change; and `cutune export --format kernel-tuner` read back, by Kernel Tuner itself in
-simulation mode where it is installed (else by json).
+simulation mode where it is installed (else by json), each config as the trial the best
+table takes, so that the cache's optimum is `cutune query`'s (with the fake worker).
 
-    test_kernel_tuner.py CUTUNE_EXE [SOURCE_ROOT]"""
+    test_kernel_tuner.py CUTUNE_EXE [SOURCE_ROOT [FAKE_WORKER]]"""
 import glob
 import hashlib
 import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -22,6 +24,7 @@ from checks import Checks, run_cutune  # noqa: E402
 
 exe = sys.argv[1]
 src = sys.argv[2] if len(sys.argv) > 2 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+fake_worker = sys.argv[3] if len(sys.argv) > 3 else None
 data = os.path.join(src, "tests", "data", "kernel_tuner")
 tmp = tempfile.mkdtemp(prefix="cutune-kt-")
 check = Checks()
@@ -184,6 +187,43 @@ check(all(back["cache"][k]["time"] == orig["cache"][k]["time"] for k in orig["ca
       "every time is Kernel Tuner's own, exactly")
 rc, so, se = run("export", "--format", "kernel-tuner", "--variant", "axpy_template", "--db", db)
 check(rc == 2 and "needs --variant and --size" in se, "export without --size is a usage error")
+
+# ---- the export's optimum is the best table's: a config measured again, slower, keeps its
+# fastest verified trial (the newest one moved the optimum away from `cutune query`'s) ------
+if fake_worker:
+    bdb = os.path.join(tmp, "best.db")
+    env = dict(os.environ, CUTUNE_WORKER=fake_worker)
+    env.pop("CUTUNE_FAKE_RULES", None)
+    rc, so, se = run_cutune(exe, "run", "axpy", "--size", "65536", "--db", bdb, "--no-progress", env=env)
+    check(rc == 0, "a run with the fake worker: %s" % se)
+    con = sqlite3.connect(bdb)
+    uuid, best_id, config = con.execute(
+        "SELECT d.uuid, t.id, t.config FROM best b JOIN devices d ON d.id = b.device_id"
+        " JOIN trials t ON t.id = b.trial_id").fetchone()
+    slowest = con.execute("SELECT max(median_ms) FROM trials WHERE status = 'ok'").fetchone()[0]
+    cols = [r[1] for r in con.execute("PRAGMA table_info(trials)") if r[1] != "id"]
+    # the same config measured again, later and slower than every config: what the tuner
+    # records for a re-timing that ran under load, the best staying with the faster one
+    con.execute("INSERT INTO trials (%s) SELECT %s FROM trials WHERE id = ?" % (
+        ", ".join(cols), ", ".join("? AS x" if c in ("median_ms", "created_at") else c for c in cols)),
+        [2 * slowest if c == "median_ms" else "2099-01-01 00:00:00" for c in cols
+         if c in ("median_ms", "created_at")] + [best_id])
+    con.commit()
+    con.close()
+    rc, so, se = run("query", "axpy", "--size", "65536", "--device", uuid, "--db", bdb, "--json")
+    check(rc == 0 and json.loads(so).get("config_text") == config if rc == 0 else False,
+          "query answers the best config %s: %s %s" % (config, so, se))
+    bexp = os.path.join(tmp, "best.json")
+    rc, so, se = run("export", "--format", "kernel-tuner", "--variant", "axpy_template", "--size", "65536",
+                     "--db", bdb, "--output", bexp)
+    check(rc == 0, "export of the run: %s" % se)
+    if rc == 0:
+        bc = json.load(open(bexp))["cache"]
+        fastest = min((e for e in bc.values() if not isinstance(e["time"], str)), key=lambda e: e["time"])
+        got = "BLOCK=%d,ITEMS=%d" % (fastest["BLOCK"], fastest["ITEMS"])
+        check(got == config, "the export's optimum %s is query's %s" % (got, config))
+else:
+    print("no fake worker given: the export's choice of trials was not checked")
 
 kt_python = os.environ.get("KT_PYTHON", sys.executable)
 probe = subprocess.run([kt_python, "-c", "import kernel_tuner"], capture_output=True)

@@ -397,6 +397,26 @@ try:
     check(leftovers(tmp, {"g", "old", "bad", "x", "all.db", "parts.db", "old-all.db"}) == [],
           "a full disk left files: %s" % leftovers(tmp, {"g", "old", "bad", "x", "all.db", "parts.db", "old-all.db"}))
 
+    # --- 7b. an existing OUT keeps a table of its owner's, untouched, and a column that only
+    # the input has does not reach it
+    lo, li = os.path.join(tmp, "own-out.db"), os.path.join(tmp, "own-in.db")
+    shutil.copy(shards[0], lo)
+    shutil.copy(shards[1], li)
+    con = sqlite3.connect(lo)
+    con.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+    con.execute("INSERT INTO notes (text) VALUES ('mine')")
+    con.commit()
+    con.close()
+    con = sqlite3.connect(li)
+    con.execute("ALTER TABLE trials ADD COLUMN input_only TEXT DEFAULT 'x'")
+    con.commit()
+    con.close()
+    r = merge(lo, li)
+    check(r.returncode == 0, "merge into an OUT with a table of its own: %s" % r.stderr)
+    check(q(lo, "SELECT text FROM notes") == [("mine",)], "OUT's own table was changed")
+    check("input_only" not in columns(lo, "trials"), "a column only the input has reached OUT")
+    check(trial_keys(lo) == trial_keys(shards[0]) | trial_keys(shards[1]), "the trials once each")
+
     # --- 8. cutune run --shard I/3: the sizes split over three databases, merged into the
     # bests of the same run unsharded
     env = dict(os.environ, CUTUNE_WORKER=fake_worker)
@@ -435,6 +455,15 @@ try:
           % (sorted(got_best(mo).items()), sorted(got_best(whole).items())))
     check(q(mo, "SELECT count(*) FROM trials")[0][0] == sum(q(d, "SELECT count(*) FROM trials")[0][0] for d in sdbs),
           "the merged run holds every shard's trials")
+    # each size's best was checked at a ragged size in its shard: the verdicts travel with it,
+    # keyed by device, variant, size and config, so the merged bests still answer other sizes
+    ragged = ("SELECT d.uuid, v.name, p.size, r.config, r.ragged_size, r.passed FROM ragged_checks r"
+              " JOIN devices d ON d.id = r.device_id JOIN variants v ON v.id = r.variant_id"
+              " JOIN problems p ON p.id = r.problem_id")
+    shard_ragged = set().union(*(set(q(d, ragged)) for d in sdbs))
+    check(len(shard_ragged) == len(sizes) and set(q(mo, ragged)) == shard_ragged,
+          "the shards' ragged-size checks, one a size, are the merged database's: %s / %s"
+          % (sorted(shard_ragged), sorted(q(mo, ragged))))
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 

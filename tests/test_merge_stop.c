@@ -1,7 +1,9 @@
 /* cutune_db_merge stopped by its flag (as Ctrl-C sets it): CUTUNE_ERR_INTERRUPTED, a new OUT
  * never appears, an existing one keeps its bytes, and no temporary file is left beside it;
- * with the flag clear, the same merge goes through. The databases are made through db.h,
- * as the tuner makes them, in a fresh folder under /tmp. */
+ * with the flag clear, the same merge goes through. And the row copy under it: each table's
+ * columns come from OUT's schema, so that a column a later migration adds is carried
+ * without being named, and a table of the schema the merge does not know is refused. The
+ * databases are made through db.h, as the tuner makes them, in a fresh folder under /tmp. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include "db_fixture.h"
 #include "db.h"
 #include "merge.h"
+#include "raw_sqlite.h"
 #include "tmpdir.h"
 
 /* A shard: one device, one variant, one size, one run of n trials. */
@@ -123,11 +126,59 @@ static void test_stopped(void)
               (long long)res.added.trials, (long long)res.best_keys, err.msg);
 }
 
+static void test_columns_from_schema(void)
+{
+    char out[256], in[256];
+    snprintf(out, sizeof out, "%s", in_tmp("columns-out.db"));
+    snprintf(in, sizeof in, "%s", in_tmp("columns-in.db"));
+    make_shard(in, "GPU-c", 10);
+    /* what a later migration would add, on both sides */
+    CHECK_EQ_INT(raw_exec(in, "ALTER TABLE trials ADD COLUMN later INTEGER NOT NULL DEFAULT 0;"
+                              "UPDATE trials SET later = 7"),
+                 SQLITE_OK);
+    CutuneDb *db = NULL;
+    CutuneError err = {0};
+    CHECK_MSG(cutune_db_open(out, 0, &db, &err) == 0, "%s", err.msg);
+    if (!db)
+        return;
+    sqlite3 *h = cutune_db_sqlite(db);
+    CHECK_MSG(cutune_merge_check_schema(h, &err) == SQLITE_OK, "%s", err.msg);
+    CHECK_EQ_INT(sqlite3_exec(h, "ALTER TABLE trials ADD COLUMN later INTEGER NOT NULL DEFAULT 0",
+                              NULL, NULL, NULL),
+                 SQLITE_OK);
+    sqlite3_stmt *st = NULL;
+    CHECK(sqlite3_prepare_v2(h, "ATTACH ?1 AS src", -1, &st, NULL) == SQLITE_OK &&
+          sqlite3_bind_text(st, 1, in, -1, SQLITE_STATIC) == SQLITE_OK &&
+          sqlite3_step(st) == SQLITE_DONE);
+    sqlite3_finalize(st);
+    CutuneMergeCounts added = {0};
+    CutuneMergeResult res = {0};
+    CHECK(sqlite3_exec(h, "BEGIN", NULL, NULL, NULL) == SQLITE_OK);
+    int rc = cutune_merge_attached(h, in, out, &added, &res, &err);
+    CHECK_MSG(rc == SQLITE_OK, "%d %s %s", rc, err.msg, sqlite3_errmsg(h));
+    CHECK(sqlite3_exec(h, "COMMIT; DETACH src", NULL, NULL, NULL) == SQLITE_OK);
+    CHECK_EQ_INT(added.trials, 10);
+    CHECK_EQ_INT(added.runs, 1);
+    CHECK_EQ_INT(raw_int(out, "SELECT count(*) FROM trials WHERE later = 7"), 10);
+    /* a table of the schema that merge_copy.c does not list */
+    CHECK_EQ_INT(
+        sqlite3_exec(h,
+                     "CREATE TABLE unlisted_by_merge (id INTEGER PRIMARY KEY, trial_id INTEGER"
+                     " REFERENCES trials (id))",
+                     NULL, NULL, NULL),
+        SQLITE_OK);
+    cutune_error_clear(&err);
+    CHECK(cutune_merge_check_schema(h, &err) == -1);
+    CHECK_STR_CONTAINS(err.msg, "does not know table unlisted_by_merge");
+    cutune_db_close(&db);
+}
+
 int main(void)
 {
     if (make_tmpdir(tmpdir, sizeof tmpdir, "cutune-merge-stop") != 0)
         return 1;
     test_stopped();
+    test_columns_from_schema();
     rm_tree(tmpdir);
     return check_result("merge_stop");
 }

@@ -184,6 +184,53 @@ static void link_followed(void)
     unlink(real);
 }
 
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Temporary files carry their writer's pid and a tag of the machine: those of a process
+ * that is gone are stale and removed (with SQLite's files beside them); a live process's,
+ * another machine's and files of other names stay. */
+static void stale_temporaries(void)
+{
+    char target[512], *mine = NULL;
+    path_of(target, sizeof target, "t.db");
+    CutuneError err = {0};
+    CHECK_MSG(cutune_outfile_temp(target, &mine, &err) == 0, "%s", err.msg);
+    if (!mine)
+        return;
+    char own[64];
+    snprintf(own, sizeof own, "/.t.db.%ld-", (long)getpid());
+    CHECK_MSG(strstr(mine, own) != NULL && strlen(mine) > 4 &&
+                  !strcmp(mine + strlen(mine) - 4, ".tmp"),
+              "%s is not named for its process", mine);
+    pid_t dead = fork();
+    if (dead == 0)
+        _exit(0);
+    waitpid(dead, NULL, 0);
+    const char *tag = strstr(mine, own) + strlen(own); /* "TAG.RANDOM.tmp" */
+    char gone[600], gone_wal[640], other[600], unrelated[600];
+    snprintf(gone, sizeof gone, "%s/.t.db.%ld-%.8s.a1b2c3.tmp", dir, (long)dead, tag);
+    snprintf(gone_wal, sizeof gone_wal, "%s-wal", gone);
+    snprintf(other, sizeof other, "%s/.t.db.%ld-%c%.7s.a1b2c3.tmp", dir, (long)dead,
+             tag[0] == '0' ? '1' : '0', tag + 1);
+    snprintf(unrelated, sizeof unrelated, "%s/.t.db.a1b2c3.tmp", dir);
+    put(gone, "x");
+    put(gone_wal, "x");
+    put(other, "x");
+    put(unrelated, "x");
+    CHECK_EQ_INT(cutune_outfile_remove_stale(target), 1);
+    CHECK(!exists(gone) && !exists(gone_wal));
+    CHECK(exists(mine) && exists(other) && exists(unrelated));
+    CHECK_EQ_INT(cutune_outfile_remove_stale(target), 0);
+    unlink(mine);
+    unlink(other);
+    unlink(unrelated);
+    free(mine);
+}
+
 static void output_is_input(void)
 {
     char in[512], hard[512], soft[512], other[512], missing[512];
@@ -490,6 +537,7 @@ int main(int argc, char **argv)
     bad_targets();
     link_followed();
     output_is_input();
+    stale_temporaries();
     json_hostile();
     json_layout();
     json_misuse_and_errors();

@@ -511,6 +511,44 @@ static void load_from_db(void)
     cutune_error_clear(&e);
     CHECK(cutune_recording_load(csv, NULL, NULL, NULL, NULL, &r, &e) == CUTUNE_ERR_PARSE);
     CHECK_STR_CONTAINS(e.msg, "t.csv:2: expected the header line");
+    /* every field counts, empty ones too (strtok read "TILE,,PAD" as two columns, and a
+     * config's missing value shifted its status into its parameters) */
+    static const struct {
+        const char *text, *phrase;
+    } empty[] = {
+        {"TILE,,PAD,status,median_ms\n16,,0,ok,2.5\n",
+         "t.csv:1: the name of parameter 2 '' is empty"},
+        {"TILE,PAD,status,median_ms\n16,0,ok,2.5\n16,,ok,3.5\n",
+         "t.csv:3: the value of parameter PAD is empty"},
+        {"TILE,PAD,status,median_ms\n16,0,ok,2.5,\n", "t.csv:2: expected 4 fields, found 5"},
+        {"TILE,PAD,status,median_ms\n\"16,0\",0,ok,2.5\n",
+         "t.csv:2: the value of parameter TILE holds ',' or '='"},
+        {"TILE,PAD,status,median_ms\n\"16,0,ok,2.5\n", "t.csv:2: a quoted field is not closed"},
+    };
+    for (size_t i = 0; i < sizeof empty / sizeof empty[0]; i++) {
+        if ((f = fopen(csv, "w"))) {
+            fputs(empty[i].text, f);
+            fclose(f);
+        }
+        cutune_error_clear(&e);
+        rc = cutune_recording_load(csv, NULL, NULL, NULL, NULL, &r, &e);
+        CHECK_MSG(rc == CUTUNE_ERR_PARSE && strstr(e.msg, empty[i].phrase),
+                  "case %zu: %d '%s', want '%s'", i, rc, e.msg, empty[i].phrase);
+        if (rc == 0)
+            cutune_recording_free(&r);
+    }
+    /* a failed config's empty median, or none at all, is still read */
+    if ((f = fopen(csv, "w"))) {
+        fputs("TILE,PAD,status,median_ms\n16,0,ok,2.5\n16,1,compile_error,\n8,1,crashed\n", f);
+        fclose(f);
+    }
+    cutune_error_clear(&e);
+    rc = cutune_recording_load(csv, NULL, NULL, NULL, NULL, &r, &e);
+    CHECK_MSG(rc == 0, "%s", e.msg);
+    if (rc == 0) {
+        CHECK(r.configs.nconfigs == 3 && r.nok == 1 && r.nfailed == 2 && r.best_ms == 2.5);
+        cutune_recording_free(&r);
+    }
     unlink(csv);
     cutune_db_file_remove(path);
     rmdir(dir);

@@ -396,6 +396,42 @@ static void csv(void)
     free(buf);
 }
 
+/* The CSV reader keeps every field, empty ones too, and reads back what the writer quoted. */
+static void csv_split(void)
+{
+    char *f[8];
+    char a[] = "64,,8, 4 ,ok,";
+    CHECK_EQ_INT(cutune_csv_split(a, f, 8), 6);
+    CHECK(!strcmp(f[0], "64") && !strcmp(f[1], "") && !strcmp(f[2], "8") && !strcmp(f[3], "4") &&
+          !strcmp(f[4], "ok") && !strcmp(f[5], ""));
+    char b[] = "\"NVIDIA H100, \"\"SXM\"\"\" ,,plain";
+    CHECK_EQ_INT(cutune_csv_split(b, f, 8), 3);
+    CHECK_MSG(!strcmp(f[0], "NVIDIA H100, \"SXM\"") && !strcmp(f[1], "") && !strcmp(f[2], "plain"),
+              "'%s' '%s' '%s'", f[0], f[1], f[2]);
+    char c[] = "", d[] = "a,b,c", e[] = "\"open,b", g[] = "\"x\"y,b";
+    CHECK_EQ_INT(cutune_csv_split(c, f, 8), 1);
+    CHECK(!strcmp(f[0], ""));
+    CHECK_EQ_INT(cutune_csv_split(d, f, 2), CUTUNE_CSV_TOO_MANY);
+    CHECK_EQ_INT(cutune_csv_split(e, f, 8), CUTUNE_CSV_BAD_QUOTE);
+    CHECK_EQ_INT(cutune_csv_split(g, f, 8), CUTUNE_CSV_BAD_QUOTE);
+    /* what the writer wrote, read back field for field */
+    static const char *const fields[] = {"a,b", "", "\"q\"", " ", "plain", ""};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    for (int i = 0; i < 6; i++)
+        cutune_csv_field(m, fields[i], i == 5);
+    fclose(m);
+    buf[len - 1] = '\0'; /* the line end */
+    CHECK_EQ_INT(cutune_csv_split(buf, f, 8), 6);
+    for (int i = 0; i < 6; i++)
+        CHECK_MSG(!strcmp(f[i], fields[i]), "field %d: '%s'", i, f[i]);
+    free(buf);
+}
+
 int main(void)
 {
     problem_sizes();
@@ -410,5 +446,6 @@ int main(void)
     order_and_rng();
     directories();
     csv();
+    csv_split();
     return check_result("util");
 }

@@ -2,6 +2,7 @@
  * how to open it for reading in a folder that cannot be written, how recently it changed.
  * For db.c; nothing here holds a connection. */
 #include "db.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -13,18 +14,8 @@
 
 int cutune_db_file_check(const char *path, const struct stat *st, CutuneError *err)
 {
-    if (S_ISREG(st->st_mode))
-        return 0;
-    /* a FIFO would hang the open; a device or a folder is not a database */
-    return cutune_error(err, CUTUNE_ERR_DB,
-                        "%s is not a database file (it is %s); pass --db with the path of a "
-                        "database file",
-                        path,
-                        S_ISDIR(st->st_mode)                           ? "a folder"
-                        : S_ISFIFO(st->st_mode)                        ? "a FIFO"
-                        : S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device"
-                        : S_ISSOCK(st->st_mode)                        ? "a socket"
-                                                                       : "not a regular file");
+    return cutune_check_regular(path, st, CUTUNE_ERR_DB, "a database file",
+                                "pass --db with the path of a database file", err);
 }
 
 void cutune_db_file_damage(const char *path, char *buf, size_t len)

@@ -155,7 +155,8 @@ static void remove_db_files(const char *path)
     }
 }
 
-/* Copy all of database `from` into schema `to` of h (SQLite's backup: page by page). */
+/* Copy all of database `from` into schema `to` of h (SQLite's backup: page by page), for
+ * reading its rows. */
 static int copy_db(sqlite3 *h, const char *to, CutuneDb *from)
 {
     sqlite3_backup *b = sqlite3_backup_init(h, to, cutune_db_sqlite(from), "main");
@@ -165,11 +166,10 @@ static int copy_db(sqlite3 *h, const char *to, CutuneDb *from)
     return rc == SQLITE_DONE ? fin : rc;
 }
 
-/* Add one input to target (a private file being built). Into an empty target the input,
- * upgraded in memory if older, is copied whole, page by page, and what a merge would not
- * carry over is dropped; else it is copied into a temporary database attached as "src",
- * then merged in one transaction. */
-static int add_input(CutuneDb *target, const char *out, const CutuneMergeInput *mi, int empty,
+/* Add one input to target (a private file built from cutune's schema): the input, upgraded
+ * in memory if older, is copied into a temporary database attached as "src", then its rows
+ * are merged in one transaction. Only rows go from src to target, never src's schema. */
+static int add_input(CutuneDb *target, const char *out, const CutuneMergeInput *mi,
                      CutuneMergeCounts *added, CutuneMergeResult *res, CutuneError *err)
 {
     sqlite3 *h = cutune_db_sqlite(target);
@@ -180,30 +180,19 @@ static int add_input(CutuneDb *target, const char *out, const CutuneMergeInput *
     char what[4300];
     snprintf(what, sizeof what, "copying %s", mi->path);
     int attached = 0, rc = SQLITE_OK, legacy = mi->schema < RUN_UUID_SCHEMA;
-    if (empty) {
-        rc = copy_db(h, "main", in);
-        cutune_db_close(&in);
-        /* the copy brought the input's journal mode along: the build keeps none */
-        if (rc == SQLITE_OK)
-            rc = sqlite3_exec(h, "PRAGMA journal_mode=OFF", NULL, NULL, NULL);
-        if (rc == SQLITE_OK && (rc = cutune_merge_run_uuids(h, "main", legacy)) == SQLITE_OK &&
-            (rc = cutune_merge_adopt(h)) == SQLITE_OK)
-            rc = cutune_merge_count(h, "main", added);
-    } else {
-        if ((rc = sqlite3_exec(h, "ATTACH '' AS src", NULL, NULL, NULL)) == SQLITE_OK) {
-            attached = 1;
-            rc = copy_db(h, "src", in);
-        }
-        cutune_db_close(&in);
-        if (rc == SQLITE_OK) {
-            snprintf(what, sizeof what, "merging %s", mi->path);
-            rc = cutune_merge_run_uuids(h, "src", legacy);
-        }
-        if (rc == SQLITE_OK && (rc = sqlite3_exec(h, "BEGIN", NULL, NULL, NULL)) == SQLITE_OK &&
-            (rc = cutune_merge_attached(h, mi->path, "the inputs before it", added, res, err)) ==
-                SQLITE_OK)
-            rc = sqlite3_exec(h, "COMMIT", NULL, NULL, NULL);
+    if ((rc = sqlite3_exec(h, "ATTACH '' AS src", NULL, NULL, NULL)) == SQLITE_OK) {
+        attached = 1;
+        rc = copy_db(h, "src", in);
     }
+    cutune_db_close(&in);
+    if (rc == SQLITE_OK) {
+        snprintf(what, sizeof what, "merging %s", mi->path);
+        rc = cutune_merge_run_uuids(h, "src", legacy);
+    }
+    if (rc == SQLITE_OK && (rc = sqlite3_exec(h, "BEGIN", NULL, NULL, NULL)) == SQLITE_OK &&
+        (rc = cutune_merge_attached(h, mi->path, "the inputs before it", added, res, err)) ==
+            SQLITE_OK)
+        rc = sqlite3_exec(h, "COMMIT", NULL, NULL, NULL);
     if (rc > 0)
         code = write_fail(h, rc, out, what, err);
     else if (rc < 0)
@@ -228,8 +217,8 @@ static void watch(CutuneDb *db, volatile sig_atomic_t *stop)
         sqlite3_progress_handler(cutune_db_sqlite(db), 10000, stopped, (void *)stop);
 }
 
-/* Open a private database at path (created) and add every input to it. The file is only
- * ever seen by this process: no journal, no syncs (the caller syncs what it keeps), and no
+/* Open a private database at path (an empty file: cutune_db_open gives it cutune's schema)
+ * and add every input to it. The file is only ever seen by this process: no journal, no syncs (the caller syncs what it keeps), and no
  * foreign key checks (every id written is a parent's id by construction). */
 static int build(const char *path, const char *out, const CutuneMergeInput *in, size_t n,
                  volatile sig_atomic_t *stop, CutuneDb **db, CutuneMergeCounts *added,
@@ -247,8 +236,12 @@ static int build(const char *path, const char *out, const CutuneMergeInput *in, 
                           NULL, NULL, NULL);
     if (rc != SQLITE_OK)
         return write_fail(h, rc, out, "setting up a temporary file", err);
+    /* cutune's schema as this build makes it: every table is copied, or chosen again */
+    if ((rc = cutune_merge_check_schema(h, err)) != SQLITE_OK)
+        return rc > 0 ? write_fail(h, rc, out, "reading cutune's schema", err)
+                      : (err ? err->code : CUTUNE_ERR_DB);
     for (size_t i = 0; i < n && code == 0; i++)
-        code = add_input(*db, out, &in[i], i == 0, added, res, err);
+        code = add_input(*db, out, &in[i], added, res, err);
     return code;
 }
 
@@ -281,34 +274,16 @@ static int merge_new(const char *out, const CutuneMergeInput *in, size_t n,
     return code;
 }
 
-/* A path for a private temporary database beside OUT (same filesystem, same room). */
-static int staging_path(const char *out, char *buf, size_t len, CutuneError *err)
-{
-    const char *slash = strrchr(out, '/');
-    int dir = slash ? (int)(slash - out) + 1 : 0;
-    if ((size_t)snprintf(buf, len, "%.*s.%s.merge-XXXXXX", dir, out, slash ? slash + 1 : out) >=
-        len)
-        return cutune_error(err, CUTUNE_ERR_RANGE, "the path %s is too long", out);
-    int fd = mkstemp(buf);
-    if (fd < 0)
-        return cutune_error(err, CUTUNE_ERR_IO,
-                            "cannot merge into %s: creating a temporary file in its folder "
-                            "failed: %s; check that the folder is writable",
-                            out, strerror(errno));
-    close(fd);
-    return 0;
-}
-
 /* OUT exists: join the inputs in a temporary file beside it, then add them to OUT in one
  * transaction. */
 static int merge_existing(const char *out, const CutuneMergeInput *in, size_t n,
                           volatile sig_atomic_t *stop, CutuneMergeResult *res, CutuneError *err)
 {
-    char staging[4200];
+    char *staging = NULL;
     CutuneDb *sdb = NULL, *db = NULL;
     CutuneMergeCounts scratch = {0};
     CutuneMergeResult sres = {0};
-    int code = staging_path(out, staging, sizeof staging, err);
+    int code = cutune_outfile_temp(out, &staging, err);
     if (code)
         return code;
     code = build(staging, out, in, n, stop, &sdb, &scratch, &sres, err);
@@ -361,6 +336,7 @@ static int merge_existing(const char *out, const CutuneMergeInput *in, size_t n,
     cutune_db_close(&db);
     remove_db_files(staging);
     (void)unlink(staging);
+    free(staging);
     return code;
 }
 
@@ -393,6 +369,8 @@ int cutune_db_merge(const char *out, const char *const *inputs, size_t n,
     int code = refuse_out(out, inputs, n, err);
     if (code)
         return code;
+    /* the temporary files of a merge into OUT that was killed (SIGKILL leaves them) */
+    res->stale_removed = cutune_outfile_remove_stale(out);
     CutuneMergeInput *mi = in ? in : calloc(n, sizeof *mi);
     if (!mi)
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");

@@ -25,8 +25,14 @@
  * takes the best from its older ones, as the tuner's own commits do); same-named variants of
  * other versions stay in the database, apart.
  *
+ * OUT is built from cutune's own schema (the migrations, as cutune_db_open applies them) and
+ * only rows are copied into it, table by table: a trigger, table, view or index that someone
+ * added to an input never reaches OUT.
+ *
  * OUT is written atomically. A new OUT is built in a temporary file in its folder, synced
- * and renamed into place. An existing OUT is changed in one SQLite transaction: the inputs
+ * and renamed into place. The temporary files are named for the process that writes them
+ * (outfile.h): those of a merge that was killed (SIGKILL), as large as what it merged, are
+ * removed by the next merge into the same OUT; a live merge's are left alone. An existing OUT is changed in one SQLite transaction: the inputs
  * are first joined in a temporary file beside it, then added in one commit; a tuner or an
  * application using OUT meanwhile keeps working (a rename would leave a tuner writing into
  * a deleted file). Either way a failure (a full disk, a damaged input) leaves OUT as it was
@@ -60,6 +66,7 @@ typedef struct CutuneMergeResult {
     int64_t requests_updated;
     int64_t best_keys;    /* (device, problem) keys whose best was recomputed */
     int64_t best_changed; /* of which the best trial is another (or new) */
+    int stale_removed;    /* temporary files beside OUT left by a merge that was killed */
     double seconds;
 } CutuneMergeResult;
 
@@ -76,17 +83,28 @@ int cutune_db_merge(const char *out, const char *const *inputs, size_t n,
                     volatile sig_atomic_t *stop, CutuneMergeInput *in, CutuneMergeResult *res,
                     CutuneError *err);
 
-/* ---- the SQL steps (merge_sql.c), for merge.c ------------------------------------------ */
+/* ---- the SQL steps (merge_copy.c, merge_sql.c), for merge.c ---------------------------- */
 
 struct sqlite3;
 /* Inside an open write transaction on h, whose main database has the latest schema: add
  * the rows of the database attached as "src" (the latest schema too) to main, as described
- * above; `label` and `main_label` name src and main in messages. Counts what was added into *added and the ended
- * runs, searches and updated requests into res. Returns a SQLite code, or -1 with err set
- * (CUTUNE_ERR_DB) when the databases disagree on a variant; other failures are left to the caller to
- * report (the connection holds the message). */
+ * above, table by table (merge_copy.c lists them), each with the columns of main's schema
+ * that src has too; `label` and `main_label` name src and main in messages. Counts what was
+ * added into *added and the ended runs, searches and updated requests into res. Returns a
+ * SQLite code, or -1 with err set (CUTUNE_ERR_DB) when the databases disagree on a variant;
+ * other failures are left to the caller to report (the connection holds the message). A
+ * table of main that is not listed (someone's own, in an existing OUT) is left alone. */
 int cutune_merge_attached(struct sqlite3 *h, const char *label, const char *main_label,
                           CutuneMergeCounts *added, CutuneMergeResult *res, CutuneError *err);
+/* On a database that cutune's migrations just made: every table of its schema is copied by
+ * cutune_merge_attached or chosen again (the best), and each is copied after the tables its
+ * foreign keys name. SQLITE_OK, or -1 with err set naming the table (a migration added a
+ * table the merge was not told about). */
+int cutune_merge_check_schema(struct sqlite3 *h, CutuneError *err);
+/* src and main agree on every variant they share (one name, version and source hash is one
+ * op's): SQLITE_OK, or -1 with err set naming it. */
+int cutune_merge_check_variants(struct sqlite3 *h, const char *label, const char *main_label,
+                                CutuneError *err);
 /* Inside an open write transaction: recompute the best of every (device, problem) that has a
  * verified trial with an id above since_trial (every key when since_trial is 0). Returns a
  * SQLite code. */
@@ -95,11 +113,14 @@ int cutune_merge_best(struct sqlite3 *h, int64_t since_trial, int64_t *keys, int
  * `all` (a schema before 0003, whose upgrade drew random ones), the UUID derived from their
  * own fields. Returns a SQLite code. */
 int cutune_merge_run_uuids(struct sqlite3 *h, const char *schema, int all);
-/* After main was made a copy of one input: what the merge would not have carried over is
- * dropped (claims of pending requests, the best, which is chosen again). Returns a SQLite
+/* Run one statement without parameters to its end; *changes (may be NULL) gets the rows it
+ * changed. Returns a SQLite code. */
+int cutune_merge_exec(struct sqlite3 *h, const char *sql, int64_t *changes);
+/* The first column of the first row of a query without parameters, into *v. Returns a
+ * SQLite code. */
+int cutune_merge_scalar(struct sqlite3 *h, const char *sql, int64_t *v);
+/* The rows of each counted table of the database attached as `schema`. Returns a SQLite
  * code. */
-int cutune_merge_adopt(struct sqlite3 *h);
-/* The rows of each table of the database attached as `schema`. Returns a SQLite code. */
 int cutune_merge_count(struct sqlite3 *h, const char *schema, CutuneMergeCounts *c);
 
 #endif

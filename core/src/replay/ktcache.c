@@ -2,12 +2,15 @@
 #include "ktcache.h"
 #include "json.h"
 #include "jsonread.h"
+#include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const struct {
     const char *name;
@@ -29,15 +32,29 @@ static const char help_version[] =
  * it: without its closing "}\n}", perhaps with a trailing comma. *text is malloc'ed. */
 static int read_cache_text(const char *path, char **text, size_t *len, CutuneError *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cutune_error(err, CUTUNE_ERR_NOT_FOUND, "cannot open %s: %s", path, strerror(errno));
+    static const char what[] = "a Kernel Tuner cache file",
+                      fix[] = "give the path of the JSON file that tune_kernel(cache=...) wrote";
     struct stat st;
-    char *buf = NULL;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return cutune_error(err, CUTUNE_ERR_IO, "%s is not a regular file", path);
+    /* checked before the open, as a database is (cutune_db_file_check): opening a FIFO for
+     * reading waits for a writer */
+    if (stat(path, &st) != 0)
+        return cutune_error(err, errno == ENOENT ? CUTUNE_ERR_NOT_FOUND : CUTUNE_ERR_IO,
+                            "cannot open %s: %s", path, strerror(errno));
+    int code = cutune_check_regular(path, &st, CUTUNE_ERR_IO, what, fix, err);
+    if (code)
+        return code;
+    /* O_NONBLOCK: a FIFO put in its place since does not hang the open either */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return cutune_error(err, CUTUNE_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    FILE *f = NULL;
+    if (fstat(fd, &st) != 0 ||
+        (code = cutune_check_regular(path, &st, CUTUNE_ERR_IO, what, fix, err)) != 0 ||
+        !(f = fdopen(fd, "rb"))) {
+        close(fd);
+        return code ? code : cutune_error(err, CUTUNE_ERR_IO, "reading %s failed", path);
     }
+    char *buf = NULL;
     size_t n = (size_t)st.st_size;
     if (!(buf = malloc(n + 4))) {
         fclose(f);
@@ -86,6 +103,93 @@ static void scalar_text(const CutuneJv *v, char *buf, size_t len)
         snprintf(buf, len, "%s", v->boolean ? "True" : "False");
     else
         snprintf(buf, len, "%s", cutune_jv_type_name(v->type));
+}
+
+/* A float as Python's str() writes it (the shortest text that reads back the same,
+ * positional from 1e-4 to 1e16, with ".0" when it is whole): Kernel Tuner's cache keys are
+ * written so. */
+static void py_float(double x, char *buf, size_t len)
+{
+    if (isnan(x) || isinf(x)) {
+        snprintf(buf, len, "%s", isnan(x) ? "nan" : x < 0 ? "-inf" : "inf");
+        return;
+    }
+    char e[48], digits[24], out[64];
+    int p = 1;
+    for (; p < 17; p++) {
+        snprintf(e, sizeof e, "%.*e", p - 1, x);
+        if (strtod(e, NULL) == x)
+            break;
+    }
+    if (p == 17)
+        snprintf(e, sizeof e, "%.16e", x);
+    const char *m = e + (e[0] == '-');
+    size_t nd = 0;
+    for (; *m && *m != 'e' && nd + 1 < sizeof digits; m++)
+        if (*m != '.')
+            digits[nd++] = *m;
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    digits[nd] = '\0';
+    int exp = *m == 'e' ? atoi(m + 1) : 0;
+    size_t k = 0;
+    if (e[0] == '-')
+        out[k++] = '-';
+    if (exp >= 16 || exp < -4) {
+        k += (size_t)snprintf(out + k, sizeof out - k, "%c%s%s", digits[0], nd > 1 ? "." : "",
+                              digits + 1);
+        snprintf(out + k, sizeof out - k, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    } else if (exp >= 0) {
+        for (int i = 0; i <= exp; i++)
+            out[k++] = (size_t)i < nd ? digits[i] : '0';
+        snprintf(out + k, sizeof out - k, ".%s", nd > (size_t)exp + 1 ? digits + exp + 1 : "0");
+    } else {
+        k += (size_t)snprintf(out + k, sizeof out - k, "0.");
+        for (int i = 0; i < -exp - 1; i++)
+            out[k++] = '0';
+        snprintf(out + k, sizeof out - k, "%s", digits);
+    }
+    snprintf(buf, len, "%s", out);
+}
+
+/* A value of tune_params as Python's str() writes it; a string is itself. */
+static const char *py_str(const CutuneJv *v, char *buf, size_t len)
+{
+    if (v->type == CUTUNE_JV_STRING)
+        return v->string;
+    if (v->type == CUTUNE_JV_NUMBER && v->is_integer)
+        snprintf(buf, len, "%lld", (long long)v->integer);
+    else if (v->type == CUTUNE_JV_NUMBER)
+        py_float(v->number, buf, len);
+    else if (v->type == CUTUNE_JV_BOOL)
+        snprintf(buf, len, "%s", v->boolean ? "True" : "False");
+    else
+        snprintf(buf, len, "%s", v->type == CUTUNE_JV_NULL ? "None" : "?");
+    return buf;
+}
+
+/* The key Kernel Tuner files these values under (tune_params' values at idx[], in order,
+ * joined with ","), into buf; 1 when it is `key`. */
+static int kt_key(const CutuneJv *const *values, const size_t *idx, size_t n, const char *key,
+                  char *buf, size_t len)
+{
+    const char *p = key;
+    size_t k = 0;
+    int same = 1;
+    buf[0] = '\0';
+    for (size_t j = 0; j < n; j++) {
+        char num[64];
+        const char *text = py_str(&values[j]->items[idx[j]], num, sizeof num);
+        size_t tl = strlen(text);
+        if (k < len)
+            k += (size_t)snprintf(buf + k, len - k, "%s%s", j ? "," : "", text);
+        if (same && j && *p++ != ',')
+            same = 0;
+        if (same && strncmp(p, text, tl) != 0)
+            same = 0;
+        p += same ? tl : 0;
+    }
+    return same && *p == '\0';
 }
 
 static int same_value(const CutuneJv *a, const CutuneJv *b)
@@ -195,7 +299,7 @@ static double number_of(const CutuneJv *entry, const char *key)
 }
 
 static int read_entry(CutuneKtCache *c, const CutuneJv *const *values, const char *key,
-                      const CutuneJv *entry, CutuneKtEntry *e, CutuneError *err)
+                      const CutuneJv *entry, CutuneKtEntry *e, size_t *idx, CutuneError *err)
 {
     e->key = key;
     e->line = entry->line;
@@ -220,8 +324,17 @@ static int read_entry(CutuneKtCache *c, const CutuneJv *const *values, const cha
                            "tune_params lists for its parameter",
                            key, text);
         }
-        e->values[j] = c->integer[j] ? v->integer : (int64_t)i;
+        /* the listed value: an entry's 64.0 is tune_params' 64 */
+        e->values[j] = c->integer[j] ? values[j]->items[i].integer : (int64_t)i;
+        idx[j] = i;
     }
+    char want[512];
+    if (!kt_key(values, idx, c->nparams, key, want, sizeof want))
+        return cutune_error(err, CUTUNE_ERR_PARSE,
+                            "%s:%d: cache entry \"%.200s\" holds the values that Kernel Tuner "
+                            "files under the key \"%.200s\": the key or the values were changed, "
+                            "and which config was measured cannot be told; nothing was imported",
+                            c->path, entry->line, key, want);
     /* a failure is named by any member, as Kernel Tuner reads it */
     int failed = -1;
     for (size_t m = 0; m < entry->n && failed < 0; m++)
@@ -257,12 +370,52 @@ static int read_entry(CutuneKtCache *c, const CutuneJv *const *values, const cha
     return 0;
 }
 
+typedef struct KeyAt {
+    const char *key;
+    size_t i;
+} KeyAt;
+
+static int cmp_key_at(const void *a, const void *b)
+{
+    const KeyAt *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* One entry per key, the last of each, in the file's order (a key that comes again is one
+ * config measured again: Kernel Tuner's JSON reader keeps the last). */
+static int drop_duplicates(CutuneKtCache *c, CutuneError *err)
+{
+    KeyAt *k = cutune_malloc_array(c->n, sizeof *k);
+    char *drop = calloc(c->n, 1);
+    if (!k || !drop) {
+        free(k);
+        free(drop);
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory reading %s", c->path);
+    }
+    for (size_t i = 0; i < c->n; i++)
+        k[i] = (KeyAt){c->e[i].key, i};
+    qsort(k, c->n, sizeof *k, cmp_key_at);
+    for (size_t i = 0; i + 1 < c->n; i++)
+        if (strcmp(k[i].key, k[i + 1].key) == 0)
+            drop[k[i].i] = 1;
+    size_t w = 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (!drop[i])
+            c->e[w++] = c->e[i];
+    c->duplicates = c->n - w;
+    c->n = w;
+    free(k);
+    free(drop);
+    return 0;
+}
+
 int cutune_kt_load(const char *path, CutuneKtCache *c, CutuneError *err)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->path, sizeof c->path, "%s", path);
     char *text = NULL;
-    size_t len = 0;
+    size_t len = 0, *idx = NULL;
     const CutuneJv **values = NULL;
     CutuneJv *root = NULL;
     int rc = read_cache_text(path, &text, &len, err);
@@ -270,38 +423,46 @@ int cutune_kt_load(const char *path, CutuneKtCache *c, CutuneError *err)
         goto out;
     c->root = root;
     const CutuneJv *keys = cutune_jv_get(root, "tune_params_keys");
-    if (!(values = calloc(keys && keys->type == CUTUNE_JV_ARRAY && keys->n ? keys->n : 1,
-                          sizeof *values))) {
+    size_t nkeys = keys && keys->type == CUTUNE_JV_ARRAY && keys->n ? keys->n : 1;
+    if (!(values = calloc(nkeys, sizeof *values)) || !(idx = calloc(nkeys, sizeof *idx))) {
         rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory reading %s", path);
         goto out;
     }
+    c->tune_values = values;
     if ((rc = read_header(c, root, values, err)))
         goto out;
     const CutuneJv *cache = cutune_jv_get(root, "cache");
     c->n = cache->n;
     c->e = calloc(c->n ? c->n : 1, sizeof *c->e);
-    int64_t *vals = c->n ? calloc(c->n * c->nparams, sizeof *vals) : NULL;
-    if (!c->e || (c->n && !vals)) {
-        free(vals);
+    size_t cells = 0;
+    if (cutune_size_mul(c->n, c->nparams, &cells) == 0 && cells)
+        c->values = cutune_malloc_array(cells, sizeof *c->values);
+    if (!c->e || (cells && !c->values)) {
         rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory reading %s", path);
         goto out;
     }
     for (size_t i = 0; i < c->n; i++) {
-        c->e[i].values = vals + i * c->nparams;
-        if ((rc = read_entry(c, values, cache->keys[i], &cache->items[i], &c->e[i], err)))
+        c->e[i].values = c->values + i * c->nparams;
+        if ((rc = read_entry(c, values, cache->keys[i], &cache->items[i], &c->e[i], idx, err)))
             goto out;
-        if (c->e[i].status == CUTUNE_STATUS_OK) {
-            if (c->nok == 0 || c->e[i].time_ms < c->best_ms) {
-                c->best_ms = c->e[i].time_ms;
-                c->best = i;
-            }
-            c->nok++;
-        }
     }
-    if (c->n == 0)
+    if (c->n == 0) {
         rc = kt_fail(c, err, cache->line, "the cache holds no config%s%s", "", "");
+        goto out;
+    }
+    if ((rc = drop_duplicates(c, err)))
+        goto out;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->e[i].status != CUTUNE_STATUS_OK)
+            continue;
+        if (c->nok == 0 || c->e[i].time_ms < c->best_ms) {
+            c->best_ms = c->e[i].time_ms;
+            c->best = i;
+        }
+        c->nok++;
+    }
 out:
-    free(values);
+    free(idx);
     free(text);
     if (rc)
         cutune_kt_free(c);
@@ -310,19 +471,98 @@ out:
 
 void cutune_kt_free(CutuneKtCache *c)
 {
-    if (c->e && c->n)
-        free(c->e[0].values);
+    free(c->values);
     free(c->e);
     free(c->params);
     free(c->integer);
+    free(c->tune_values);
     cutune_jv_free(c->root);
     memset(c, 0, sizeof *c);
 }
 
-int cutune_kt_match_space(const CutuneKtCache *c, const CutuneSpace *s, size_t *map,
-                          CutuneError *err)
+/* Rows of [n, the entry's values of the space's n parameters, the entry's index], in the
+ * order of the values: the entries of one config of the space side by side. */
+static int cmp_row(const void *a, const void *b)
 {
-    int ok = c->nparams == s->nparams;
+    const int64_t *x = a, *y = b;
+    for (int64_t j = 1; j <= x[0] + 1; j++)
+        if (x[j] != y[j])
+            return x[j] < y[j] ? -1 : 1;
+    return 0;
+}
+
+/* The value of parameter p of an entry, as text. */
+static void value_text(const CutuneKtCache *c, size_t p, const CutuneKtEntry *e, char *buf,
+                       size_t len)
+{
+    char num[64];
+    if (c->integer[p])
+        snprintf(buf, len, "%lld", (long long)e->values[p]);
+    else
+        snprintf(buf, len, "%s", py_str(&c->tune_values[p]->items[e->values[p]], num, sizeof num));
+}
+
+/* The cache's parameters that the space lacks: each must have one value per config of the
+ * space; they are named into ignored. */
+static int check_extras(const CutuneKtCache *c, const CutuneSpace *s, const size_t *map,
+                        const char *names, char *ignored, size_t len, CutuneError *err)
+{
+    size_t ns = s->nparams, width = ns + 2, k = 0, cells;
+    char *used = calloc(c->nparams, 1);
+    int64_t *rows = cutune_size_mul(c->n, width, &cells) == 0
+                        ? cutune_malloc_array(cells, sizeof *rows)
+                        : NULL;
+    int rc = 0;
+    if (!used || !rows) {
+        rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t j = 0; j < ns; j++)
+        used[map[j]] = 1;
+    for (size_t i = 0; i < c->n; i++) {
+        int64_t *r = rows + i * width;
+        r[0] = (int64_t)ns;
+        for (size_t j = 0; j < ns; j++)
+            r[1 + j] = c->e[i].values[map[j]];
+        r[ns + 1] = (int64_t)i;
+    }
+    qsort(rows, c->n, width * sizeof *rows, cmp_row);
+    for (size_t p = 0; p < c->nparams && rc == 0; p++) {
+        if (used[p])
+            continue;
+        int constant = 1;
+        for (size_t i = 0; i < c->n; i++)
+            constant &= c->e[i].values[p] == c->e[0].values[p];
+        for (size_t i = 1; i < c->n && rc == 0; i++) {
+            const int64_t *ra = rows + (i - 1) * width, *rb = rows + i * width;
+            const CutuneKtEntry *a = &c->e[ra[ns + 1]], *b = &c->e[rb[ns + 1]];
+            if (memcmp(ra + 1, rb + 1, ns * sizeof *ra) == 0 && a->values[p] != b->values[p])
+                rc = cutune_error(err, CUTUNE_ERR_INVALID,
+                                  "%s: parameter %s is not one of variant %s's space %s (%s), "
+                                  "and the space does not determine it: cache keys \"%s\" and "
+                                  "\"%s\" are one config of the space with two values of %s. "
+                                  "The cache tunes what the space does not",
+                                  c->path, c->params[p], s->variant ? s->variant : "?", s->path,
+                                  names, a->key, b->key, c->params[p]);
+        }
+        char v[128];
+        value_text(c, p, &c->e[0], v, sizeof v);
+        if (rc == 0 && ignored && k < len)
+            k += (size_t)snprintf(ignored + k, len - k, "%s%s (%s%s)", k ? ", " : "", c->params[p],
+                                  constant ? "always " : "a function of ", constant ? v : names);
+    }
+out:
+    free(used);
+    free(rows);
+    return rc;
+}
+
+int cutune_kt_match_space(const CutuneKtCache *c, const CutuneSpace *s, size_t *map, char *ignored,
+                          size_t len, CutuneError *err)
+{
+    if (ignored && len)
+        ignored[0] = '\0';
+    int ok = c->nparams >= s->nparams;
     for (size_t j = 0; ok && j < s->nparams; j++) {
         size_t i = 0;
         while (i < c->nparams && strcmp(c->params[i], s->params[j].name) != 0)
@@ -330,15 +570,15 @@ int cutune_kt_match_space(const CutuneKtCache *c, const CutuneSpace *s, size_t *
         ok = i < c->nparams && c->integer[i];
         map[j] = i;
     }
-    if (ok)
-        return 0;
     char have[1024] = "", want[1024] = "";
     size_t h = 0, w = 0;
+    for (size_t j = 0; j < s->nparams && w < sizeof want; j++)
+        w += (size_t)snprintf(want + w, sizeof want - w, "%s%s", j ? ", " : "", s->params[j].name);
+    if (ok)
+        return c->nparams > s->nparams ? check_extras(c, s, map, want, ignored, len, err) : 0;
     for (size_t i = 0; i < c->nparams && h < sizeof have; i++)
         h += (size_t)snprintf(have + h, sizeof have - h, "%s%s%s", i ? ", " : "", c->params[i],
                               c->integer[i] ? "" : " (not integers)");
-    for (size_t j = 0; j < s->nparams && w < sizeof want; j++)
-        w += (size_t)snprintf(want + w, sizeof want - w, "%s%s", j ? ", " : "", s->params[j].name);
     return cutune_error(err, CUTUNE_ERR_INVALID,
                         "%s: its parameters (%s) are not those of variant %s's space %s (%s)",
                         c->path, have, s->variant ? s->variant : "?", s->path, want);

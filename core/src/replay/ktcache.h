@@ -44,31 +44,45 @@ typedef struct CutuneKtEntry {
     double compile_ms, measure_ms, gflops, gbps;
 } CutuneKtEntry;
 
+struct CutuneJv;
 typedef struct CutuneKtCache {
     char path[512];
     char device_name[256], kernel_name[128], problem_size[64];
     size_t nparams;
     char (*params)[CUTUNE_NAME_MAX];
     int *integer; /* per parameter: 1 when every value in tune_params is an integer */
-    CutuneKtEntry *e;
+    const struct CutuneJv **tune_values; /* per parameter: its list in tune_params */
+    CutuneKtEntry *e;                    /* one per config, in the file's order */
     size_t n, nok;
-    double best_ms; /* the fastest ok entry's time; 0 if none */
-    size_t best;    /* its index */
-    void *root;     /* the parsed file (owns the keys) */
+    size_t duplicates; /* entries dropped: their key came again later in the file */
+    double best_ms;    /* the fastest ok entry's time; 0 if none */
+    size_t best;       /* its index */
+    int64_t *values;   /* the entries' values, one block */
+    void *root;        /* the parsed file (owns the keys) */
 } CutuneKtCache;
 
-/* Read a cache file. Errors (CUTUNE_ERR_PARSE, with the file and line) name what is
- * missing or malformed: a field every Kernel Tuner cache has (tune_params_keys,
- * tune_params, cache), an entry without a value for a parameter or without a time, a
- * value not in tune_params. */
+/* Read a cache file, a regular file (a FIFO or a device is refused before it is opened).
+ * Errors (CUTUNE_ERR_PARSE, with the file and line) name what is missing or malformed: a
+ * field every Kernel Tuner cache has (tune_params_keys, tune_params, cache), an entry
+ * without a value for a parameter or without a time, a value not in tune_params, a key that
+ * is not the one Kernel Tuner files the entry's values under (its values joined with ",",
+ * each as Python's str() writes it: which of the two was measured cannot be told). A key
+ * that comes more than once is one config: its last entry is kept, as Kernel Tuner's JSON
+ * reader keeps it, and `duplicates` counts the others. */
 int cutune_kt_load(const char *path, CutuneKtCache *out, CutuneError *err);
 void cutune_kt_free(CutuneKtCache *c);
 
 /* Where each of the space's parameters is in the cache: map[j] is the cache's index of the
- * space's j-th parameter. 0, or CUTUNE_ERR_INVALID with a message naming both lists of
- * names (and the file of the space) when the names differ or a value is not an integer. */
-int cutune_kt_match_space(const CutuneKtCache *c, const CutuneSpace *s, size_t *map,
-                          CutuneError *err);
+ * space's j-th parameter. A parameter of the cache that the space lacks is accepted when
+ * the space determines it: it has one value in every entry of one config of the space (a
+ * constant, or a function of the space's parameters, such as a block size computed from
+ * tile sizes). Such parameters are ignored, and `ignored` (len bytes; may be NULL) names
+ * them: "THREADS (always 128), WARPS (a function of BM, BN)", "" when none. 0, or
+ * CUTUNE_ERR_INVALID with a message naming both lists of names (and the file of the space)
+ * when a parameter of the space is missing or not an integer, or naming the parameter the
+ * space does not determine and two cache keys that show it. */
+int cutune_kt_match_space(const CutuneKtCache *c, const CutuneSpace *s, size_t *map, char *ignored,
+                          size_t len, CutuneError *err);
 
 /* One config for cutune_kt_write. */
 typedef struct CutuneKtOut {

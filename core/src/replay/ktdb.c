@@ -107,6 +107,9 @@ int cutune_kt_import_db(CutuneDb *db, const CutuneKtImport *in, CutuneKtImported
 
 /* ---- out -------------------------------------------------------------------------------- */
 
+/* A trial the best table may take (db_trials.c): ok, with a positive median. */
+#define VERIFIED(t) "(" t ".status = 'ok' AND " t ".checked = 1 AND " t ".median_ms > 0)"
+
 typedef struct Rows {
     CutuneKtOut *o;
     int64_t *values;
@@ -151,16 +154,22 @@ int cutune_kt_export_db(CutuneDb *db, const CutuneKtExport *in, FILE *f, size_t 
     Rows r = {0};
     *written = *left_out = 0;
     sqlite3_stmt *st = NULL;
-    /* the newest trial of each config, of the installed version */
+    /* One trial of each config of the installed version: the one the best table would take
+     * (db_trials.c: the fastest verified median, the earliest of equal ones), so that the
+     * cache's optimum is `cutune query`'s; a config never verified, its newest trial. */
     int s = sqlite3_prepare_v2(
         cutune_db_sqlite(db),
         "SELECT t.config, t.status, t.median_ms, t.compile_ms, t.measure_ms, t.gflops,"
         " t.created_at, d.name FROM trials t JOIN variants v ON v.id = t.variant_id"
         " JOIN problems p ON p.id = t.problem_id JOIN devices d ON d.id = t.device_id"
         " WHERE v.name = ?1 AND v.version = ?2 AND p.op = ?3 AND p.size = ?4 AND d.uuid = ?5"
-        " AND t.id = (SELECT max(t2.id) FROM trials t2 WHERE t2.variant_id = t.variant_id"
+        " AND t.id = (SELECT t2.id FROM trials t2 WHERE t2.variant_id = t.variant_id"
         " AND t2.problem_id = t.problem_id AND t2.device_id = t.device_id"
-        " AND t2.config = t.config) ORDER BY t.id",
+        " AND t2.config = t.config ORDER BY " VERIFIED(
+            "t2") " DESC,"
+                  " iif(" VERIFIED("t2") ", t2.median_ms, NULL), iif(" VERIFIED(
+                      "t2") ", t2.id, -t2.id)"
+                            " LIMIT 1) ORDER BY t.id",
         -1, &st, NULL);
     const char *binds[] = {v->name, v->version, v->op_name, in->size, in->device_uuid};
     for (int i = 0; s == SQLITE_OK && i < 5; i++)

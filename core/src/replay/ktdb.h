@@ -40,8 +40,10 @@ typedef struct CutuneKtExport {
     const char *device_uuid;
 } CutuneKtExport;
 
-/* Write the newest trial of each config of (variant at the installed version, size,
- * device) as a Kernel Tuner cache to f. *written counts the configs written, *left_out
+/* Write one trial of each config of (variant at the installed version, size, device) as a
+ * Kernel Tuner cache to f: the trial the best table would choose (the fastest verified
+ * median), so that the cache's optimum is the config `cutune query` answers; for a config
+ * that was never verified, its newest trial. *written counts the configs written, *left_out
  * the trials whose config the installed space cannot read. CUTUNE_ERR_NOT_FOUND when there
  * is none. */
 int cutune_kt_export_db(CutuneDb *db, const CutuneKtExport *in, FILE *f, size_t *written,

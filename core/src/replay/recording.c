@@ -15,6 +15,7 @@
  * or source. The first other line names the parameters, then status and median_ms. */
 #include "csv.h"
 #include "db.h"
+#include "recording_int.h"
 #include "space_limits.h"
 #include "outfile.h"
 #include "replay.h"
@@ -29,57 +30,13 @@
 #include <string.h>
 #include <strings.h>
 
-/* A CSV line: the parameters, then status and median_ms. */
-enum { MAX_FIELDS = CUTUNE_MAX_PARAMS + 2 };
-/* The canonical text of the largest config: every name, '=', an int64 and a comma. */
-#define CONFIG_TEXT_MAX (CUTUNE_MAX_PARAMS * (CUTUNE_NAME_MAX + 22))
-
-typedef struct Entry {
-    char *config; /* canonical "A=1,B=2" */
-    int status;
-    double median_ms;
-    double compile_ms; /* 0: unknown */
-} Entry;
-
-typedef struct Entries {
-    Entry *e;
-    size_t n, cap;
-} Entries;
-
-static void entries_free(Entries *es)
-{
-    for (size_t i = 0; i < es->n; i++)
-        free(es->e[i].config);
-    free(es->e);
-    memset(es, 0, sizeof *es);
-}
-
-static int entries_add(Entries *es, const char *config, int status, double ms, double compile_ms)
-{
-    if (es->n == es->cap) {
-        size_t cap = es->cap ? 2 * es->cap : 256;
-        Entry *e = cutune_realloc_array(es->e, cap, sizeof *e);
-        if (!e)
-            return CUTUNE_ERR_NOMEM;
-        es->e = e;
-        es->cap = cap;
-    }
-    if (!(es->e[es->n].config = strdup(config)))
-        return CUTUNE_ERR_NOMEM;
-    es->e[es->n].status = status;
-    es->e[es->n].median_ms = ms;
-    es->e[es->n].compile_ms = compile_ms > 0 && isfinite(compile_ms) ? compile_ms : 0;
-    es->n++;
-    return 0;
-}
-
 static int cmp_entry(const void *a, const void *b)
 {
-    return strcmp(((const Entry *)a)->config, ((const Entry *)b)->config);
+    return strcmp(((const CutuneRecEntry *)a)->config, ((const CutuneRecEntry *)b)->config);
 }
 
 /* Merge trials of the same config: the median of the medians, ok only if all were ok. */
-static int entries_merge(Entries *es)
+static int entries_merge(CutuneRecEntries *es)
 {
     qsort(es->e, es->n, sizeof *es->e, cmp_entry);
     double *ms = cutune_malloc_array(es->n, sizeof *ms);
@@ -106,7 +63,8 @@ static int entries_merge(Entries *es)
             qsort(ms, nok, sizeof *ms, cutune_cmp_double);
             med = nok % 2 ? ms[nok / 2] : 0.5 * (ms[nok / 2 - 1] + ms[nok / 2]);
         }
-        Entry keep = {es->e[i].config, status, med, ncompiled ? compiled / (double)ncompiled : 0};
+        CutuneRecEntry keep = {es->e[i].config, status, med,
+                               ncompiled ? compiled / (double)ncompiled : 0};
         for (size_t k = i + 1; k < j; k++)
             free(es->e[k].config);
         es->e[w++] = keep;
@@ -118,7 +76,7 @@ static int entries_merge(Entries *es)
 }
 
 static int load_db(const char *path, const char *variant, const char *size, const char *device,
-                   Entries *es, CutuneRecording *r, CutuneError *err)
+                   CutuneRecEntries *es, CutuneRecording *r, CutuneError *err)
 {
     CutuneDb *cdb = NULL;
     sqlite3 *db = NULL;
@@ -168,8 +126,9 @@ static int load_db(const char *path, const char *variant, const char *size, cons
         if (when && strncmp(when, r->date, 10) > 0)
             snprintf(r->date, sizeof r->date, "%.10s", when);
         int code = cutune_status_parse(status);
-        if ((rc = entries_add(es, config, code < 0 ? CUTUNE_STATUS_CRASHED : code,
-                              sqlite3_column_double(st, 2), sqlite3_column_double(st, 6)))) {
+        if ((rc = cutune_rec_entries_add(es, config, code < 0 ? CUTUNE_STATUS_CRASHED : code,
+                                         sqlite3_column_double(st, 2),
+                                         sqlite3_column_double(st, 6)))) {
             rc = cutune_error(err, rc, "out of memory");
             goto out;
         }
@@ -189,134 +148,27 @@ out:
     return rc;
 }
 
-static int load_csv(const char *path, Entries *es, CutuneRecording *r, CutuneError *err)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return cutune_error(err, CUTUNE_ERR_NOT_FOUND, "cannot open %s: %s", path, strerror(errno));
-    char line[8192], names[CUTUNE_MAX_PARAMS][CUTUNE_NAME_MAX];
-    size_t ncols = 0;
-    int lineno = 0, rc = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: the line is longer than %zu bytes",
-                              path, lineno, sizeof line - 2);
-            goto out;
-        }
-        char *t = cutune_trim_in_place(line);
-        if (*t == '\0')
-            continue;
-        if (*t == '#') {
-            char *colon = strchr(t, ':');
-            if (!colon)
-                continue;
-            *colon = '\0';
-            char *key = cutune_trim_in_place(t + 1), *val = cutune_trim_in_place(colon + 1);
-            if (!strcmp(key, "device"))
-                snprintf(r->device, sizeof r->device, "%s", val);
-            else if (!strcmp(key, "date"))
-                snprintf(r->date, sizeof r->date, "%s", val);
-            else if (!strcmp(key, "variant"))
-                snprintf(r->variant, sizeof r->variant, "%s", val);
-            else if (!strcmp(key, "size"))
-                snprintf(r->size, sizeof r->size, "%s", val);
-            else if (!strcmp(key, "source"))
-                snprintf(r->origin, sizeof r->origin, "%s", val);
-            continue;
-        }
-        char *fields[MAX_FIELDS], *save = NULL;
-        size_t nf = 0;
-        for (char *tok = strtok_r(t, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            if (nf == MAX_FIELDS) {
-                rc = cutune_error(err, CUTUNE_ERR_PARSE,
-                                  "%s:%d: more than %d fields (at most %d "
-                                  "parameters, then status and median_ms)",
-                                  path, lineno, MAX_FIELDS, CUTUNE_MAX_PARAMS);
-                goto out;
-            }
-            fields[nf++] = cutune_trim_in_place(tok);
-        }
-        if (ncols == 0) {
-            if (nf < 3 || strcmp(fields[nf - 2], "status") || strcmp(fields[nf - 1], "median_ms")) {
-                rc = cutune_error(err, CUTUNE_ERR_PARSE,
-                                  "%s:%d: expected the header line PARAM,...,status,median_ms",
-                                  path, lineno);
-                goto out;
-            }
-            ncols = nf;
-            for (size_t i = 0; i + 2 < nf; i++) {
-                if (strlen(fields[i]) >= sizeof names[i]) {
-                    rc = cutune_error(err, CUTUNE_ERR_PARSE,
-                                      "%s:%d: parameter name '%.80s...' is "
-                                      "longer than %zu bytes",
-                                      path, lineno, fields[i], sizeof names[i] - 1);
-                    goto out;
-                }
-                snprintf(names[i], sizeof names[i], "%s", fields[i]);
-            }
-            continue;
-        }
-        /* a failed config's empty median field leaves one field fewer */
-        if (nf != ncols && nf != ncols - 1) {
-            rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: expected %zu fields, found %zu", path,
-                              lineno, ncols, nf);
-            goto out;
-        }
-        char config[CONFIG_TEXT_MAX];
-        size_t k = 0;
-        config[0] = '\0';
-        for (size_t i = 0; i + 2 < ncols && k < sizeof config; i++)
-            k += (size_t)snprintf(config + k, sizeof config - k, "%s%s=%s", i ? "," : "", names[i],
-                                  fields[i]);
-        int status = cutune_status_parse(fields[ncols - 2]);
-        char *end = NULL;
-        double ms = nf == ncols ? strtod(fields[ncols - 1], &end) : 0;
-        if (nf == ncols && (*end || end == fields[ncols - 1] || !isfinite(ms) || ms < 0)) {
-            rc = cutune_error(err, CUTUNE_ERR_PARSE,
-                              "%s:%d: median_ms '%s' is not a finite "
-                              "number >= 0",
-                              path, lineno, fields[ncols - 1]);
-            goto out;
-        }
-        if (status < 0) {
-            rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: unknown status '%s'", path, lineno,
-                              fields[ncols - 2]);
-            goto out;
-        }
-        if ((rc = entries_add(es, config, status, ms, 0))) {
-            rc = cutune_error(err, rc, "out of memory");
-            goto out;
-        }
-    }
-    if (es->n == 0)
-        rc = cutune_error(err, CUTUNE_ERR_PARSE, "%s holds no config", path);
-out:
-    fclose(f);
-    return rc;
-}
-
-/* "A=1,B=2" into names (first call) and values. */
+/* "A=1,B=2" into values, its names those of r in order. Every comma ends a pair: "A=1,,B=2"
+ * is three pairs, the second empty, and refused. */
 static int parse_generic(const char *text, CutuneRecording *r, int64_t *values)
 {
-    char buf[CONFIG_TEXT_MAX];
-    snprintf(buf, sizeof buf, "%s", text);
     size_t k = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), k++) {
-        char *eq = strchr(tok, '=');
-        if (!eq || k >= r->nparams)
+    for (const char *p = text;; k++) {
+        size_t len = strcspn(p, ",");
+        const char *eq = memchr(p, '=', len);
+        if (!eq || k >= r->nparams || (size_t)(eq - p) != strlen(r->param_names[k]) ||
+            strncmp(r->param_names[k], p, (size_t)(eq - p)) != 0 ||
+            cutune_parse_i64(eq + 1, len - (size_t)(eq - p) - 1, &values[k]))
             return -1;
-        *eq = '\0';
-        if (strcmp(r->param_names[k], tok) != 0)
-            return -1;
-        if (cutune_parse_i64(eq + 1, strlen(eq + 1), &values[k]))
-            return -1;
+        if (!p[len])
+            break;
+        p += len + 1;
     }
-    return k == r->nparams ? 0 : -1;
+    return k + 1 == r->nparams ? 0 : -1;
 }
 
-static int build(Entries *es, const CutuneSpace *space, CutuneRecording *r, CutuneError *err)
+static int build(CutuneRecEntries *es, const CutuneSpace *space, CutuneRecording *r,
+                 CutuneError *err)
 {
     CutuneConfigList *cl = &r->configs;
     int rc;
@@ -359,10 +211,10 @@ static int build(Entries *es, const CutuneSpace *space, CutuneRecording *r, Cutu
             snprintf(r->param_names[j], CUTUNE_NAME_MAX, "%s", space->params[j].name);
         size_t matched = 0;
         for (size_t i = 0; i < cl->nconfigs; i++) {
-            char text[CONFIG_TEXT_MAX];
+            char text[CUTUNE_REC_CONFIG_MAX];
             cutune_config_format(space, cl->values + i * cl->nparams, text, sizeof text);
-            Entry key = {text, 0, 0, 0};
-            Entry *e = bsearch(&key, es->e, es->n, sizeof *es->e, cmp_entry);
+            CutuneRecEntry key = {text, 0, 0, 0};
+            CutuneRecEntry *e = bsearch(&key, es->e, es->n, sizeof *es->e, cmp_entry);
             r->status[i] = e ? e->status : CUTUNE_REPLAY_MISSING;
             r->median_ms[i] = e ? e->median_ms : 0;
             r->compile_ms[i] = e ? e->compile_ms : 0;
@@ -409,7 +261,7 @@ int cutune_recording_load(const char *path, const char *variant, const char *siz
                           CutuneError *err)
 {
     memset(out, 0, sizeof *out);
-    Entries es = {0};
+    CutuneRecEntries es = {0};
     char magic[16] = "";
     int rc;
     FILE *f = fopen(path, "rb");
@@ -431,7 +283,14 @@ int cutune_recording_load(const char *path, const char *variant, const char *siz
         snprintf(out->variant, sizeof out->variant, "%s", variant);
         rc = load_db(path, variant, out->size, device, &es, out, err);
     } else {
-        rc = load_csv(path, &es, out, err);
+        FILE *f = fopen(path, "r");
+        if (!f) {
+            rc = cutune_error(err, CUTUNE_ERR_NOT_FOUND, "cannot open %s: %s", path,
+                              strerror(errno));
+            goto out;
+        }
+        rc = cutune_recording_read_csv(f, path, &es, out, err);
+        fclose(f);
         if (!rc && ((variant && strcmp(variant, out->variant) != 0) ||
                     (size && strcmp(size, out->size) != 0)))
             rc = cutune_error(err, CUTUNE_ERR_INVALID,
@@ -442,7 +301,7 @@ int cutune_recording_load(const char *path, const char *variant, const char *siz
     if (rc || (rc = entries_merge(&es)) || (rc = build(&es, space, out, err)))
         goto out;
 out:
-    entries_free(&es);
+    cutune_rec_entries_free(&es);
     if (rc)
         cutune_recording_free(out);
     return rc;

@@ -1,8 +1,11 @@
 /* Atomic output files (see outfile.h). */
 #include "outfile.h"
+#include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -81,8 +84,32 @@ static void clear(CutuneOutFile *o)
     memset(o, 0, sizeof *o);
 }
 
-/* A fresh name beside the target, created with O_EXCL so that nothing is overwritten;
- * mode 0666 lets the umask decide, as for any new file. Returns the descriptor or -1. */
+/* This machine and PID namespace, as 8 hex digits: a process id in a temporary file's name
+ * means a process of the place that wrote it only. */
+static void host_tag(char out[9])
+{
+    static char tag[9];
+    if (!tag[0]) {
+        char host[256] = "", ns[128] = "";
+        CutuneHash h;
+        (void)gethostname(host, sizeof host - 1);
+        ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
+        ns[n > 0 ? n : 0] = '\0';
+        cutune_hash_init(&h);
+        cutune_hash_str(&h, host);
+        cutune_hash_str(&h, ns);
+        char hex[33];
+        cutune_hash_hex(&h, hex);
+        memcpy(tag, hex, 8);
+        tag[8] = '\0';
+    }
+    memcpy(out, tag, 9);
+}
+
+/* A fresh name beside the target, ".NAME.PID-HOST.RANDOM.tmp" (".NAME.RANDOM.tmp" when the
+ * longer one would not fit a file name), created with O_EXCL so that nothing is
+ * overwritten; mode 0666 lets the umask decide, as for any new file. Returns the descriptor
+ * or -1. */
 static int create_temp(const char *target, char **tmp_out)
 {
     const char *slash = strrchr(target, '/');
@@ -94,12 +121,17 @@ static int create_temp(const char *target, char **tmp_out)
         errno = ENOMEM;
         return -1;
     }
+    char owner[40], tag[9];
+    host_tag(tag);
+    snprintf(owner, sizeof owner, "%ld-%s.", (long)getpid(), tag);
+    if (strlen(base) + strlen(owner) + 12 > NAME_MAX)
+        owner[0] = '\0';
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)tmp;
     for (int attempt = 0; attempt < 100; attempt++) {
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-        snprintf(tmp, cap, "%.*s.%s.%06llx.tmp", (int)dirlen, target, base,
+        snprintf(tmp, cap, "%.*s.%s.%s%06llx.tmp", (int)dirlen, target, base, owner,
                  (unsigned long long)(x >> 40));
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0) {
@@ -111,6 +143,77 @@ static int create_temp(const char *target, char **tmp_out)
     }
     free(tmp);
     return -1;
+}
+
+int cutune_outfile_temp(const char *target, char **path, CutuneError *err)
+{
+    *path = NULL;
+    int fd = create_temp(target, path);
+    if (fd < 0)
+        return cutune_error(err, errno == ENOMEM ? CUTUNE_ERR_NOMEM : CUTUNE_ERR_IO,
+                            "cannot write beside %s: creating a temporary file in its folder "
+                            "failed: %s; check that the folder is writable",
+                            target, why(errno));
+    close(fd);
+    return 0;
+}
+
+/* The process id in a temporary file's name "PID-HOST.RANDOM.tmp[-wal|-shm|-journal]" (what
+ * follows ".NAME."), when HOST is this place's tag; 0 when the name is not one of those. */
+static long temp_owner(const char *rest)
+{
+    char tag[9];
+    host_tag(tag);
+    char *end = NULL;
+    errno = 0;
+    long pid = strtol(rest, &end, 10);
+    if (errno || end == rest || pid <= 0 || *end != '-' || strncmp(end + 1, tag, 8) != 0 ||
+        end[9] != '.')
+        return 0;
+    const char *r = end + 10;
+    if (strspn(r, "0123456789abcdef") != 6 || strncmp(r + 6, ".tmp", 4) != 0)
+        return 0;
+    r += 10;
+    return !*r || !strcmp(r, "-wal") || !strcmp(r, "-shm") || !strcmp(r, "-journal") ? pid : 0;
+}
+
+/* Remove the temporary files of target's name in its folder whose process is gone. */
+static int remove_stale_in(const char *target)
+{
+    char dir[PATH_MAX], prefix[NAME_MAX + 4], path[PATH_MAX + NAME_MAX + 2];
+    folder_of(target, dir, sizeof dir);
+    const char *slash = strrchr(target, '/');
+    snprintf(prefix, sizeof prefix, ".%s.", slash ? slash + 1 : target);
+    size_t plen = strlen(prefix);
+    DIR *d = opendir(dir);
+    int removed = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strncmp(e->d_name, prefix, plen) != 0)
+            continue;
+        long pid = temp_owner(e->d_name + plen);
+        /* EPERM: the process lives, as another user's */
+        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (unlink(path) == 0 && !strstr(e->d_name + plen, ".tmp-"))
+            removed++;
+    }
+    if (d)
+        closedir(d);
+    return removed;
+}
+
+int cutune_outfile_remove_stale(const char *target)
+{
+    if (!target || !*target)
+        return 0;
+    int removed = remove_stale_in(target);
+    char resolved[PATH_MAX];
+    struct stat lst;
+    /* a link's target is where cutune_outfile_open writes */
+    if (lstat(target, &lst) == 0 && S_ISLNK(lst.st_mode) && realpath(target, resolved))
+        removed += remove_stale_in(resolved);
+    return removed;
 }
 
 int cutune_outfile_open(CutuneOutFile *o, const char *path, CutuneError *err)

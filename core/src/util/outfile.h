@@ -12,7 +12,10 @@
  *         ...fail...                              or still the old one, never a mix
  *
  * The content goes to a temporary file in the target's folder (same filesystem, so that
- * the final rename(2) is atomic). Commit checks every step: fflush, fsync, close, rename,
+ * the final rename(2) is atomic), named for the process that writes it:
+ * ".NAME.PID-HOST.RANDOM.tmp", HOST a tag of this machine's name and PID namespace, so that
+ * the file of a process that was killed (SIGKILL leaves it) can be told from a live one's
+ * (cutune_outfile_remove_stale). Commit checks every step: fflush, fsync, close, rename,
  * then fsyncs the folder. Any failure, or cutune_outfile_abort, removes the temporary file
  * and leaves the previous target exactly as it was.
  *
@@ -54,6 +57,17 @@ int cutune_outfile_open(CutuneOutFile *o, const char *path, CutuneError *err);
  * the step and the system's reason (a full disk says so); o is empty afterwards either way,
  * and on failure the target is as it was before open. */
 int cutune_outfile_commit(CutuneOutFile *o, CutuneError *err);
+
+/* A temporary file beside target, created empty and named as above, for a writer that is
+ * not a stream (a database being built): *path (malloc'ed) gets its name. 0, or
+ * CUTUNE_ERR_IO naming the folder. */
+int cutune_outfile_temp(const char *target, char **path, CutuneError *err);
+
+/* Remove the temporary files of target (and the -wal, -shm and -journal files SQLite keeps
+ * beside them) that a process of this machine left when it died: those whose process no
+ * longer exists. A live process's file is never removed, nor one of another machine
+ * sharing the folder. Returns how many temporary files were removed. */
+int cutune_outfile_remove_stale(const char *target);
 
 /* Give up: close and remove the temporary file; the target is untouched. NULL-safe, and
  * safe on an empty or already finished o. */

@@ -1,4 +1,5 @@
-/* Where things live: the library's own folder, the kernel cache, directory creation. */
+/* Where things live: the library's own folder, the kernel cache, directory creation, what
+ * kind of file a path is. */
 #include "util.h"
 
 #include <dlfcn.h>
@@ -127,4 +128,18 @@ double cutune_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int cutune_check_regular(const char *path, const struct stat *st, int code, const char *what,
+                         const char *fix, CutuneError *err)
+{
+    if (S_ISREG(st->st_mode))
+        return 0;
+    return cutune_error(err, code, "%s is not %s (it is %s); %s", path, what,
+                        S_ISDIR(st->st_mode)                           ? "a folder"
+                        : S_ISFIFO(st->st_mode)                        ? "a FIFO"
+                        : S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device"
+                        : S_ISSOCK(st->st_mode)                        ? "a socket"
+                                                                       : "not a regular file",
+                        fix);
 }

@@ -28,6 +28,12 @@ int cutune_lib_dir(char *buf, size_t len);
 /* Kernel cache folder: $CUTUNE_CACHE_DIR, else $XDG_CACHE_HOME/cutune, else
  * $HOME/.cache/cutune. */
 int cutune_cache_dir(char *buf, size_t len, CutuneError *err);
+struct stat;
+/* 0 when st (of an existing path) is a regular file, checked before the file is opened: a
+ * FIFO would hang the open, and a device or a folder holds no data to read. Else `code`,
+ * with "PATH is not WHAT (it is a FIFO); FIX". */
+int cutune_check_regular(const char *path, const struct stat *st, int code, const char *what,
+                         const char *fix, CutuneError *err);
 /* mkdir -p with mode 0755. An error names the folder that could not be made. */
 int cutune_mkdir_p(const char *path, CutuneError *err);
 /* Seconds on a monotonic clock. */
