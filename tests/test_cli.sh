@@ -67,6 +67,29 @@ XDG_DATA_HOME=$tmp/xdg expect 0 "kernel my_transpose takes 4 parameters, as op t
 sed -i 's/^block = BLOCK$/block = BLOCK, WIDTH/' "$tmp/xdg/cutune/tuning_spaces/my_transpose.ini"
 XDG_DATA_HOME=$tmp/xdg expect 1 "my_transpose.ini:19: [launch] block y: unknown name 'WIDTH'" -- "$exe" check my_transpose
 
+# a config that ptxas refuses: check prints NVRTC's log, ptxas' reason included, as a run
+# records it (not only NVRTC_ERROR_COMPILATION)
+mkdir -p "$tmp/authoring"
+axpy_ini() { # axpy_ini NAME [PARAM LINE]: a one-config variant of axpy in $tmp/authoring
+    printf '[variant]\nname = %s\nop = axpy\nversion = 1\n[param.BLOCK]\n%s\n[launch]\ngrid = ceil_div(n, BLOCK)\nblock = BLOCK\n[problems]\ndefault = 4096\n' \
+        "$1" "${2:-values = 256}" >"$tmp/authoring/$1.ini"
+}
+axpy_ini big_shared
+cat >"$tmp/authoring/big_shared.cu" <<'EOF'
+extern "C" __global__ void big_shared(const float *x, const float *y, float *out, float a, long long n)
+{
+    __shared__ float s[32768]; // 128 KiB of static shared memory: more than a block may have
+    long long i = blockIdx.x * (long long)BLOCK + threadIdx.x;
+    s[threadIdx.x * 97 % 32768] = x[i % n];
+    __syncthreads();
+    if (i < n)
+        out[i] = a * s[threadIdx.x * 7 % 32768] + y[i];
+}
+EOF
+CUTUNE_SPACE_PATH=$tmp/authoring expect 1 "uses too much shared data (0x20000 bytes, 0xc000 max)" -- "$exe" check big_shared
+grep -q "FAIL config BLOCK=256 does not compile: NVRTC_ERROR_COMPILATION" "$tmp/out" ||
+    { echo "FAIL: the failed config is not named"; cat "$tmp/out"; fail=1; }
+
 # replay needs no GPU: a recorded H200 space, with the tuning space found through the plugin
 rec=$CUTUNE_TEST_DATA/recordings/h200-matmul_tiled-4096.csv
 expect 2 "which recording?" -- "$exe" replay

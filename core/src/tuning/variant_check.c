@@ -35,19 +35,42 @@ static void say(const CutuneCheckOptions *o, const char *fmt, ...)
     va_end(ap);
 }
 
-/* "-DNAME=value" texts of one config, for NVRTC. */
-/* The first line of a compiler log that says "error", else its first line. */
-static void first_error(const char *msg, char *buf, size_t len)
+#define LOG_LINES_MAX 24 /* lines of one config's compiler log */
+
+/* A failed compile as the run records it (compile.c: "NVRTC could not compile K: CODE" and
+ * NVRTC's log on the lines after it), indented under its config: the log is where the
+ * reason is, a source error's file(line) or ptxas' ("uses too much shared data (0x20000
+ * bytes, 0xc000 max)"), which NVRTC's code alone does not say. A log the same as the one
+ * printed before it is not printed again. */
+static void say_compile_failure(const CutuneCheckOptions *o, const char *config, const char *msg,
+                                const char *prev_log)
 {
-    const char *e = strstr(msg, ": error");
-    const char *line = msg;
-    if (e) {
-        line = e;
-        while (line > msg && line[-1] != '\n')
-            line--;
+    const char *nl = strchr(msg, '\n'), *log = nl ? nl + 1 : "";
+    const char *head = strstr(msg, ": ");
+    int head_len = nl ? (int)(nl - msg) : (int)strlen(msg);
+    if (head && head < msg + head_len) { /* "NVRTC could not compile K: CODE" -> "CODE" */
+        head_len -= (int)(head + 2 - msg);
+        head += 2;
+    } else {
+        head = msg;
     }
-    const char *nl = strchr(line, '\n');
-    snprintf(buf, len, "%.*s", nl ? (int)(nl - line) : (int)strlen(line), line);
+    say(o, "  FAIL config %s does not compile: %.*s\n", config, head_len, head);
+    if (prev_log && !strcmp(prev_log, log) && *log) {
+        say(o, "      (the same compiler log as above)\n");
+        return;
+    }
+    int lines = 0;
+    for (const char *p = log; *p && lines < LOG_LINES_MAX; lines++) {
+        const char *end = strchr(p, '\n');
+        int len = end ? (int)(end - p) : (int)strlen(p);
+        if (len > 0)
+            say(o, "      %.*s\n", len, p);
+        p = end ? end + 1 : p + len;
+        if (!end || !*p)
+            return;
+    }
+    if (*log && lines == LOG_LINES_MAX)
+        say(o, "      ... (the log goes on: `cutune show` prints a run's whole message)\n");
 }
 
 /* The constraint that rejected the most points, for a space with no valid config. */
@@ -178,6 +201,7 @@ static int check_compiles(const CutuneVariantDef *v, const CutuneSpace *sp,
         cutune_pool_submit(pool, &jobs[j].job);
     }
     size_t shown = 0;
+    char *prev_log = NULL;
     for (size_t j = 0; j < n; j++) {
         cutune_pool_wait(pool, &jobs[j].job);
         if (jobs[j].rc == 0)
@@ -185,13 +209,16 @@ static int check_compiles(const CutuneVariantDef *v, const CutuneSpace *sp,
         else
             r->compile_failed++;
         if (jobs[j].rc != 0 && shown++ < SHOWN_MAX) {
-            char text[512], line[400];
+            char text[512];
+            const char *msg = jobs[j].err.msg, *nl = strchr(msg, '\n');
             cutune_config_format(sp, cl->values + jobs[j].index * cl->nparams, text, sizeof text);
-            first_error(jobs[j].err.msg, line, sizeof line);
-            say(o, "  FAIL config %s does not compile: %s\n", text, line);
+            say_compile_failure(o, text, msg, prev_log);
+            free(prev_log);
+            prev_log = strdup(nl ? nl + 1 : "");
         }
         cutune_compile_job_clear(&jobs[j]); /* its cubin: the cache keeps it */
     }
+    free(prev_log);
     say(o, "  compiled %zu of %zu configs for sm_%d%s: %zu ok, %zu failed\n", n, cl->nconfigs,
         o->arch,
         n < cl->nconfigs ? " (a seeded sample with the first and the last; --sample 0 "
