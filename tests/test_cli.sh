@@ -63,7 +63,7 @@ CUTUNE_SPACE_PATH=$tmp/v expect 1 "a variant 'my_naive' exists already" -- "$exe
 expect 1 "cannot create $tmp/v/my_naive.ini" -- "$exe" new variant matmul my_naive --dir "$tmp/v"
 expect 0 "wrote $tmp/xdg/cutune/tuning_spaces/my_transpose.ini" -- env XDG_DATA_HOME="$tmp/xdg" "$exe" new variant transpose my_transpose
 XDG_DATA_HOME=$tmp/xdg expect 0 "my_transpose" -- "$exe" list transpose
-XDG_DATA_HOME=$tmp/xdg expect 0 "kernel my_transpose takes 4 parameters, as op transpose passes them" -- "$exe" check my_transpose --sample 2
+XDG_DATA_HOME=$tmp/xdg expect 0 "kernel my_transpose takes 4 parameters, as op transpose passes them, each of the op's type" -- "$exe" check my_transpose --sample 2
 sed -i 's/^block = BLOCK$/block = BLOCK, WIDTH/' "$tmp/xdg/cutune/tuning_spaces/my_transpose.ini"
 XDG_DATA_HOME=$tmp/xdg expect 1 "my_transpose.ini:19: [launch] block y: unknown name 'WIDTH'" -- "$exe" check my_transpose
 
@@ -89,6 +89,20 @@ EOF
 CUTUNE_SPACE_PATH=$tmp/authoring expect 1 "uses too much shared data (0x20000 bytes, 0xc000 max)" -- "$exe" check big_shared
 grep -q "FAIL config BLOCK=256 does not compile: NVRTC_ERROR_COMPILATION" "$tmp/out" ||
     { echo "FAIL: the failed config is not named"; cat "$tmp/out"; fail=1; }
+
+# the kernel's parameters are checked against the op's signature by type, not only counted:
+# `long long K` where matmul passes `int K` (the same count, and it would read K's neighbour
+# as its high half), and a `long long` where axpy passes a pointer (both 8 bytes in PTX)
+expect 0 "copied from matmul_naive" -- "$exe" new variant matmul ll_k --from matmul_naive --dir "$tmp/authoring"
+sed -i 's/int M, int N, int K)/int M, int N, long long K)/' "$tmp/authoring/ll_k.cu"
+grep -q "long long K)" "$tmp/authoring/ll_k.cu" || { echo "FAIL: ll_k.cu was not edited"; fail=1; }
+CUTUNE_SPACE_PATH=$tmp/authoring expect 1 "FAIL kernel ll_k: parameter 6 is long long (8 bytes), but the op passes \`int K\` (int, 4 bytes)" -- \
+    "$exe" check ll_k --sample 1
+axpy_ini ptr_as_int
+echo 'extern "C" __global__ void ptr_as_int(const float *x, const float *y, long long out, float a, long long n) {}' \
+    >"$tmp/authoring/ptr_as_int.cu"
+CUTUNE_SPACE_PATH=$tmp/authoring expect 1 "parameter 3 is long long (8 bytes), but the op passes \`float *out\` (float *, 8 bytes)" -- \
+    "$exe" check ptr_as_int
 
 # replay needs no GPU: a recorded H200 space, with the tuning space found through the plugin
 rec=$CUTUNE_TEST_DATA/recordings/h200-matmul_tiled-4096.csv

@@ -1,6 +1,7 @@
 /* Checking a variant without a GPU (variant_check.h). */
 #include "variant_check.h"
 #include "compile.h"
+#include "kernel_params.h"
 #include "pool.h"
 #include "space_limits.h"
 #include "util.h"
@@ -233,7 +234,8 @@ out:
     return rc;
 }
 
-/* The kernel's parameters against the op's arguments. */
+/* The kernel's parameters against the op's arguments: as many as it passes, each of the
+ * type the op's signature declares (kernel_params.c). */
 static void check_params(const CutuneVariantDef *v, const CutuneSpace *sp,
                          const CutuneConfigList *cl, const CutuneCheckOptions *o,
                          CutuneCheckReport *r)
@@ -254,10 +256,29 @@ static void check_params(const CutuneVariantDef *v, const CutuneSpace *sp,
         say(o, "  FAIL kernel %s takes %d parameters, but op %s passes %d: (%s)\n", v->kernel_name,
             r->kernel_params, op->name, op->nargs, op->signature);
         r->failures++;
-    } else {
-        say(o, "  kernel %s takes %d parameters, as op %s passes them\n", v->kernel_name,
-            r->kernel_params, op->name);
+        return;
     }
+    CutuneParamTypes kt, ot;
+    char why[512];
+    int bad = -1;
+    if (cutune_signature_param_types(op->signature, o->arch, &ot, &e) != 0) {
+        say(o,
+            "  note: the types of op %s's signature are unknown (%s): only the number of "
+            "parameters was checked\n",
+            op->name, e.msg);
+    } else if (cutune_kernel_param_types(v->source, v->kernel_name, d.ptr, d.n, o->arch, &kt, &e) !=
+               0) {
+        say(o,
+            "  note: the types of kernel %s's parameters are unknown (%s): only their number "
+            "was checked\n",
+            v->kernel_name, e.msg);
+    } else if ((bad = cutune_param_mismatch(&kt, &ot, op->signature, why, sizeof why)) >= 0) {
+        say(o, "  FAIL kernel %s: %s (%s)\n", v->kernel_name, why, op->signature);
+        r->failures++;
+        return;
+    }
+    say(o, "  kernel %s takes %d parameters, as op %s passes them%s\n", v->kernel_name,
+        r->kernel_params, op->name, bad < 0 && !e.msg[0] ? ", each of the op's type" : "");
 }
 
 int cutune_variant_check(const CutuneVariantDef *v, const CutuneCheckOptions *o,
