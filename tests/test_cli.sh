@@ -59,6 +59,22 @@ grep -q "note: $tmp/v is not on the space path" "$tmp/out" || { echo "FAIL: no n
 grep -q "^name = my_naive$" "$tmp/v/my_naive.ini" && grep -q "my_naive(" "$tmp/v/my_naive.cu" ||
     { echo "FAIL: the copy is not named my_naive"; fail=1; }
 CUTUNE_SPACE_PATH=$tmp/v expect 0 "my_naive (" -- "$exe" check my_naive --sample 2
+# --from a variant in the --dir folder, which is not on the space path: found there; a name
+# found nowhere says where it was looked for
+expect 0 "copied from my_naive" -- "$exe" new variant matmul my_naive2 --from my_naive --dir "$tmp/v"
+grep -q "my_naive2(" "$tmp/v/my_naive2.cu" || { echo "FAIL: my_naive2.cu has no kernel my_naive2"; fail=1; }
+expect 4 "no variant 'nosuch' to copy: there is no nosuch.ini on the space path (" -- \
+    "$exe" new variant matmul my_x --from nosuch --dir "$tmp/v"
+grep -qF "nor in $tmp/v" "$tmp/out" || { echo "FAIL: the --dir folder is not said to be searched"; cat "$tmp/out"; fail=1; }
+# a variant's name is its kernel's: it must be a C identifier
+expect 2 "'1abc' cannot name a variant: its kernel is named after it, so it must be a C identifier" -- \
+    "$exe" new variant axpy 1abc --dir "$tmp/v"
+expect 2 "'float' cannot name a variant" -- "$exe" new variant axpy float --dir "$tmp/v"
+[ -e "$tmp/v/1abc.ini" ] && { echo "FAIL: 1abc.ini was written"; fail=1; }
+mkdir -p "$tmp/digits"
+printf '[variant]\nname = 2x\nop = axpy\nversion = 1\n[param.B]\nvalues = 32\n[launch]\ngrid = 1\nblock = B\n' >"$tmp/digits/2x.ini"
+echo 'extern "C" __global__ void 2x() {}' >"$tmp/digits/2x.cu"
+CUTUNE_SPACE_PATH=$tmp/digits expect 1 "2x.ini:2: kernel '2x' is not a function name (a C identifier" -- "$exe" check 2x
 CUTUNE_SPACE_PATH=$tmp/v expect 1 "a variant 'my_naive' exists already" -- "$exe" new variant matmul my_naive --dir "$tmp/v"
 expect 1 "cannot create $tmp/v/my_naive.ini" -- "$exe" new variant matmul my_naive --dir "$tmp/v"
 expect 0 "wrote $tmp/xdg/cutune/tuning_spaces/my_transpose.ini" -- env XDG_DATA_HOME="$tmp/xdg" "$exe" new variant transpose my_transpose

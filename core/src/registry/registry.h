@@ -93,6 +93,9 @@ int cutune_space_path(const char *variant, char *buf, size_t len, CutuneError *e
 
 /* 1 when s is a name: letters, digits and '_', not empty. */
 int cutune_is_name(const char *s);
+/* 1 when s is a C++ identifier that may name a kernel: a name that does not begin with a
+ * digit and is not a keyword. */
+int cutune_is_identifier(const char *s);
 
 /* ---- one file at a time (registry.c uses these; the worker opens a contract by path) ---- */
 
