@@ -40,20 +40,6 @@ static const char help[] =
     "tuning run after it compile nothing again. Exit codes: 0 every variant checked is\n"
     "usable, 1 something failed (each failure is listed), 4 a variant named was not found.\n";
 
-/* A refused file that would have been `name` (its file is name.ini or name.so): the
- * check's answer for it is the refusal. */
-static const CutuneRegistryNote *refusal_of(const CutuneRegistry *reg, const char *name)
-{
-    size_t n = strlen(name);
-    for (size_t i = 0; i < reg->nrejected; i++) {
-        const char *base = strrchr(reg->rejected[i].path, '/');
-        base = base ? base + 1 : reg->rejected[i].path;
-        if (!strncmp(base, name, n) && (!strcmp(base + n, ".ini") || !strcmp(base + n, ".so")))
-            return &reg->rejected[i];
-    }
-    return NULL;
-}
-
 int cmd_check(int argc, char **argv)
 {
     CutuneCheckOptions o;
@@ -97,7 +83,7 @@ int cmd_check(int argc, char **argv)
     for (size_t i = 0; i < nnames && rc == EXIT_OK; i++) {
         const char *name = optind < argc ? argv[optind + i] : reg.variants[i]->name;
         const CutuneVariantDef *var = cutune_registry_find(&reg, name);
-        const CutuneRegistryNote *refused = var ? NULL : refusal_of(&reg, name);
+        const CutuneRegistryNote *refused = var ? NULL : cutune_registry_refusal(&reg, name);
         if (refused) {
             printf("%s\n  FAILED\n", refused->text);
             failed++;

@@ -243,14 +243,11 @@ static int template_files(const CutuneRegistry *reg, const CutuneOp *op, const c
 static int find_in_dir(const CutuneRegistry *reg, const char *dir, const char *from,
                        CutuneVariantDef *out)
 {
-    for (size_t i = 0; i < reg->nrejected; i++) {
-        const char *base = strrchr(reg->rejected[i].path, '/');
-        base = base ? base + 1 : reg->rejected[i].path;
-        if (!strncmp(base, from, strlen(from)) && !strcmp(base + strlen(from), ".ini")) {
-            fprintf(stderr, "cutune new: %s was refused, so there is no variant '%s' to copy: %s\n",
-                    reg->rejected[i].path, from, reg->rejected[i].text);
-            return EXIT_FAILURE_;
-        }
+    const CutuneRegistryNote *refused = cutune_registry_refusal(reg, from);
+    if (refused) {
+        fprintf(stderr, "cutune new: %s was refused, so there is no variant '%s' to copy: %s\n",
+                refused->path, from, refused->text);
+        return EXIT_FAILURE_;
     }
     char path[PATH_MAX + 80];
     struct stat st;

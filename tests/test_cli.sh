@@ -140,6 +140,12 @@ expect 4 "cannot open the database" -- "$exe" query matmul --size 64 --device H1
 echo "not a database at all, just text" > "$tmp/garbage.db"
 expect 1 "not a cutune database" -- "$exe" show --db "$tmp/garbage.db"
 
+# an op that is there but has no variant on the space path is not said to be missing (this
+# is found before any device is opened)
+CUTUNE_PLUGIN_PATH=$CUTUNE_TEST_OPS expect 4 "op 'softmax' ($CUTUNE_TEST_OPS/softmax.so) has no variant to tune: no variant file on the space path" -- \
+    "$exe" run softmax --db "$tmp/t.db"
+grep -q "no plugin implements" "$tmp/out" && { echo "FAIL: softmax is said to be missing"; fail=1; }
+
 if "$exe" devices >/dev/null 2>&1; then
     echo "a CUDA device is present: the no-device checks are skipped"
 else
