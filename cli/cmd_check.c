@@ -11,6 +11,7 @@
 
 static const char help[] =
     "usage: cutune check [VARIANT]... [--size S]... [--sample N] [--seed N] [--jobs N]\n"
+    "                    [--run --size S... [--run-configs N]]\n"
     "\n"
     "Check variants without a GPU, each as far as it goes (every variant found when none is\n"
     "named):\n"
@@ -27,6 +28,10 @@ static const char help[] =
     "    seeded sample of N with the first and the last; each failure is listed with its\n"
     "    config and NVRTC's log, as a run records it (ptxas' reason included, such as a\n"
     "    block's shared memory over the limit).\n"
+    "  - with --run, its configs on the CPU: a seeded sample of N at each --size (the first\n"
+    "    and the last among them) runs on the CPU emulation (kemu.hpp), each set up,\n"
+    "    poisoned and checked by the op's own code as on a GPU; a wrong result, a crash\n"
+    "    (a write past a buffer) or a barrier that not every thread reaches is listed.\n"
     "\n"
     "options:\n"
     "  --size S      check the launches at this size (repeatable; default: the variant's\n"
@@ -34,6 +39,10 @@ static const char help[] =
     "  --sample N    compile at most N configs a variant (default 64; 0: every config)\n"
     "  --seed N      the seed of the sample (default 1)\n"
     "  --jobs N      compile threads (default: one per CPU)\n"
+    "  --run         also run configs on the CPU emulation at each --size (needs a C++20\n"
+    "                compiler, $CXX or c++; a few seconds a config, slow for large sizes:\n"
+    "                give small ones, such as 64x64x64 for matmul)\n"
+    "  --run-configs N  configs run at each size (default 4; 0: every one)\n"
     "  -h, --help    this text\n"
     "\n"
     "Compiled kernels go to the kernel cache (CUTUNE_CACHE_DIR), so a second check and the\n"
@@ -53,12 +62,20 @@ int cmd_check(int argc, char **argv)
         CLI_SIZE("sample", &o.sample, 0, SIZE_MAX),
         CLI_UINT64("seed", &o.seed, 0, UINT64_MAX),
         CLI_INT("jobs", &o.threads, 0, 1024),
+        CLI_FLAG("run", &o.run),
+        CLI_SIZE("run-configs", &o.run_configs, 0, SIZE_MAX),
         CLI_END,
     };
     int rc = cli_parse_options("check", help, argc, argv, opts);
     if (rc >= 0) {
         free(sizes);
         return rc;
+    }
+    if (o.run && !o.nsizes) {
+        free(sizes);
+        return cli_usage_error("check",
+                               "--run runs the kernels on the CPU, which is slow: give the sizes "
+                               "with --size, small ones (64x64x64 for matmul, say)");
     }
     rc = EXIT_OK;
     o.sizes = o.nsizes ? sizes : NULL;

@@ -157,6 +157,12 @@ if [ "$mode" = build ]; then
     grep -q "softmax_naive " "$tmp/out" || bad "softmax_naive is not listed"
     expect 0 "kernel softmax_naive takes 4 parameters, as op softmax passes them" -- softmax check softmax_naive
     grep -q "^  ok$" "$tmp/out" || { bad "softmax_naive does not check"; cat "$tmp/out"; }
+    # ... and runs on the CPU with the installed tree's emulation (its header is in the
+    # library, not looked up)
+    if command -v "${CXX:-c++}" >/dev/null; then
+        expect 0 "ran 1 (config, size) pair on the CPU emulation: 1 ok, 0 failed" -- \
+            softmax check softmax_naive --run --size 4x300 --sample 1 --run-configs 1
+    fi
     [ $fail = 0 ] && echo "installed tree, pkg-config, Makefile and meson.build, a variant and an op out of the tree: ok"
     exit $fail
 fi

@@ -19,6 +19,8 @@ void cutune_check_defaults(CutuneCheckOptions *o)
     o->sample = 64;
     o->seed = 1;
     o->arch = 90;
+    o->run_configs = 4;
+    o->run_timeout_s = 120;
 }
 
 static void say(const CutuneCheckOptions *o, const char *fmt, ...)
@@ -155,8 +157,7 @@ static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
     return rc;
 }
 
-/* The configs to compile: all, or the first, the last and a seeded sample between. */
-static size_t pick(size_t nvalid, size_t sample, uint64_t seed, size_t *out)
+size_t cutune_check_pick(size_t nvalid, size_t sample, uint64_t seed, size_t *out)
 {
     size_t n = sample == 0 || nvalid <= sample ? nvalid : sample;
     if (n == nvalid) {
@@ -168,7 +169,8 @@ static size_t pick(size_t nvalid, size_t sample, uint64_t seed, size_t *out)
     uint64_t x = seed;
     size_t k = 0;
     out[k++] = 0;
-    out[k++] = nvalid - 1;
+    if (n > 1) /* a sample of one is the first config alone */
+        out[k++] = nvalid - 1;
     if (taken) {
         taken[0] = taken[nvalid - 1] = 1;
         while (k < n) {
@@ -188,7 +190,7 @@ static int check_compiles(const CutuneVariantDef *v, const CutuneSpace *sp,
                           CutuneCheckReport *r, CutuneError *err)
 {
     size_t *idx = malloc((cl->nconfigs ? cl->nconfigs : 1) * sizeof *idx);
-    size_t n = idx ? pick(cl->nconfigs, o->sample, o->seed, idx) : 0;
+    size_t n = idx ? cutune_check_pick(cl->nconfigs, o->sample, o->seed, idx) : 0;
     CutuneCompileJob *jobs = calloc(n ? n : 1, sizeof *jobs);
     CutunePool *pool = NULL;
     int rc = 0;
@@ -331,6 +333,8 @@ int cutune_variant_check(const CutuneVariantDef *v, const CutuneCheckOptions *o,
         r->launches + r->skipped, nsizes, nsizes == 1 ? "" : "s", r->skipped);
     check_params(v, sp, &cl, o, r);
     rc = check_compiles(v, sp, &cl, o, r, err);
+    if (rc == 0 && o->run)
+        rc = cutune_variant_run(v, sp, o, sizes, nsizes, r, err);
 out:
     say(o, "  %s\n", r->failures ? "FAILED" : "ok");
     cutune_config_list_free(&cl);
