@@ -1,34 +1,22 @@
 /* The host services of cutune/op.h on the CPU (emu.h): what an op's setup, poison and check
- * call, with host memory for device memory and the emulation for kernels. */
+ * call, with host memory for device memory and the emulation for kernels. The rest of the
+ * table (failures, the SDK's comparisons, the seeded numbers) is the GPU host's (host.c),
+ * which reaches memory and kernels only through the table. */
 #include "emu.h"
 #include "host.h"
-#include "sdk.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static CutuneCpuHost *ctx_of(void *ctx)
-{
-    return ctx;
-}
-
 static int h_dev_alloc(void *ctx, size_t bytes, void **dptr)
 {
-    CutuneCpuHost *c = ctx_of(ctx);
+    CutuneHostCtx *c = ctx;
     *dptr = NULL;
-    if (c->nallocs == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 8;
-        void **grown = realloc(c->allocs, cap * sizeof *grown);
-        if (!grown)
-            return cutune_error(c->err, CUTUNE_ERR_NOMEM, "out of host memory");
-        c->allocs = grown;
-        c->cap = cap;
-    }
+    int rc = cutune_host_reserve(c);
+    if (rc)
+        return rc;
     /* 16-byte aligned (vector loads), and not zeroed: a device allocation is not either */
-    size_t rounded = ((bytes ? bytes : 1) + 15) / 16 * 16;
-    if (!(*dptr = aligned_alloc(16, rounded)))
+    if (!(*dptr = aligned_alloc(16, ((bytes ? bytes : 1) + 15) / 16 * 16)))
         return cutune_error(c->err, CUTUNE_ERR_NOMEM, "out of host memory for %zu bytes", bytes);
     c->allocs[c->nallocs++] = *dptr;
     return 0;
@@ -36,13 +24,8 @@ static int h_dev_alloc(void *ctx, size_t bytes, void **dptr)
 
 static void h_dev_free(void *ctx, void *dptr)
 {
-    CutuneCpuHost *c = ctx_of(ctx);
-    for (size_t i = 0; i < c->nallocs; i++)
-        if (c->allocs[i] == dptr) {
-            free(dptr);
-            c->allocs[i] = c->allocs[--c->nallocs];
-            return;
-        }
+    if (cutune_host_forget(ctx, dptr))
+        free(dptr);
 }
 
 static int h_copy(void *ctx, void *dst, const void *src, size_t bytes)
@@ -62,7 +45,7 @@ static int h_dev_memset(void *ctx, void *dptr, int byte, size_t bytes)
 static int h_run_kernel(void *ctx, const char *source, const char *name, const CutuneLaunch *l,
                         void **args)
 {
-    CutuneCpuHost *c = ctx_of(ctx);
+    CutuneHostCtx *c = ctx;
     char path[4096];
     CutuneEmuKernel k;
     int rc = cutune_emu_build(source, name, NULL, 0, c->cache_dir, path, sizeof path, c->err);
@@ -74,54 +57,20 @@ static int h_run_kernel(void *ctx, const char *source, const char *name, const C
     return rc;
 }
 
-static int h_fail(void *ctx, int code, const char *fmt, ...)
+void cutune_cpu_host_init(CutuneHostCtx *c, const char *cache_dir, CutuneError *err)
 {
-    CutuneCpuHost *c = ctx_of(ctx);
-    char msg[900];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return cutune_error(c->err, code, "%s", msg);
+    cutune_host_init(c, 0, cache_dir, err);
+    c->host.dev_alloc = h_dev_alloc;
+    c->host.dev_free = h_dev_free;
+    c->host.copy_to_device = h_copy;
+    c->host.copy_to_host = h_copy;
+    c->host.copy_on_device = h_copy;
+    c->host.dev_memset = h_dev_memset;
+    c->host.run_kernel = h_run_kernel;
+    c->host.memcpy_yardstick = NULL; /* no yardstick on the CPU */
 }
 
-static int h_compare_f32(void *ctx, const CutuneCompareF32 *spec, CutuneCheck *verdict)
-{
-    return cutune_sdk_compare_f32(&ctx_of(ctx)->host, spec, verdict);
-}
-
-static int h_compare_exact(void *ctx, const void *out, const void *ref, size_t n, size_t *bad,
-                           size_t *first)
-{
-    return cutune_sdk_compare_exact(&ctx_of(ctx)->host, out, ref, n, bad, first);
-}
-
-void cutune_cpu_host_init(CutuneCpuHost *c, const char *cache_dir, CutuneError *err)
-{
-    memset(c, 0, sizeof *c);
-    c->err = err;
-    c->cache_dir = cache_dir;
-    c->host = (CutuneHost){
-        .abi_major = CUTUNE_ABI_MAJOR,
-        .abi_minor = CUTUNE_ABI_MINOR,
-        .struct_size = sizeof(CutuneHost),
-        .ctx = c,
-        .dev_alloc = h_dev_alloc,
-        .dev_free = h_dev_free,
-        .copy_to_device = h_copy,
-        .copy_to_host = h_copy,
-        .dev_memset = h_dev_memset,
-        .random_uniform = cutune_random_uniform,
-        .run_kernel = h_run_kernel,
-        .fail = h_fail,
-        .compare_f32 = h_compare_f32,
-        .compare_exact = h_compare_exact,
-        .copy_on_device = h_copy,
-        .memcpy_yardstick = NULL, /* no yardstick on the CPU */
-    };
-}
-
-void cutune_cpu_host_release(CutuneCpuHost *c)
+void cutune_cpu_host_release(CutuneHostCtx *c)
 {
     for (size_t i = 0; i < c->nallocs; i++)
         free(c->allocs[i]);

@@ -10,6 +10,7 @@
 
 #include "cutune/cutune.h"
 #include "cutune/op.h"
+#include "host.h"
 
 /* Compile kernel `kernel_name` of `source` (with each "NAME=value" of `defines` as -D) for
  * the emulation: a shared object in <cache_dir>/emu/ named by the hash of everything that
@@ -38,20 +39,12 @@ int cutune_emu_launch(const CutuneEmuKernel *k, const CutuneLaunch *l, void **ar
                       CutuneError *err);
 void cutune_emu_close(CutuneEmuKernel *k);
 
-/* The host services of cutune/op.h on the CPU: device memory is malloc'd host memory (freed
- * by cutune_cpu_host_release when the op leaves some), copies are memcpy, run_kernel builds
- * and launches the kernel as above, and compare_f32, compare_exact and random_uniform are
- * the GPU host's (the same comparison kernels, the same seeded numbers). There is no
- * yardstick. */
-typedef struct CutuneCpuHost {
-    CutuneHost host;       /* host.ctx points back here */
-    CutuneError *err;      /* where an op's failures are reported */
-    const char *cache_dir; /* for the kernels it builds (may be NULL) */
-    void **allocs;         /* memory the op has not freed */
-    size_t nallocs, cap;
-} CutuneCpuHost;
-
-void cutune_cpu_host_init(CutuneCpuHost *h, const char *cache_dir, CutuneError *err);
-void cutune_cpu_host_release(CutuneCpuHost *h);
+/* The host services of cutune/op.h on the CPU, in a host table of host.h: device memory is
+ * malloc'd host memory (freed by cutune_cpu_host_release when the op leaves some), copies
+ * are memcpy, run_kernel builds and launches the kernel as above, and failures,
+ * compare_f32, compare_exact and random_uniform are the GPU host's (the same comparison
+ * kernels, the same seeded numbers). There is no yardstick. */
+void cutune_cpu_host_init(CutuneHostCtx *c, const char *cache_dir, CutuneError *err);
+void cutune_cpu_host_release(CutuneHostCtx *c);
 
 #endif

@@ -23,12 +23,7 @@ void cutune_check_defaults(CutuneCheckOptions *o)
     o->run_timeout_s = 120;
 }
 
-static void say(const CutuneCheckOptions *o, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void say(const CutuneCheckOptions *o, const char *fmt, ...)
+void cutune_check_say(const CutuneCheckOptions *o, const char *fmt, ...)
 {
     if (!o->out)
         return;
@@ -57,9 +52,9 @@ static void say_compile_failure(const CutuneCheckOptions *o, const char *config,
     } else {
         head = msg;
     }
-    say(o, "  FAIL config %s does not compile: %.*s\n", config, head_len, head);
+    cutune_check_say(o, "  FAIL config %s does not compile: %.*s\n", config, head_len, head);
     if (prev_log && !strcmp(prev_log, log) && *log) {
-        say(o, "      (the same compiler log as above)\n");
+        cutune_check_say(o, "      (the same compiler log as above)\n");
         return;
     }
     int lines = 0;
@@ -67,13 +62,14 @@ static void say_compile_failure(const CutuneCheckOptions *o, const char *config,
         const char *end = strchr(p, '\n');
         int len = end ? (int)(end - p) : (int)strlen(p);
         if (len > 0)
-            say(o, "      %.*s\n", len, p);
+            cutune_check_say(o, "      %.*s\n", len, p);
         p = end ? end + 1 : p + len;
         if (!end || !*p)
             return;
     }
     if (*log && lines == LOG_LINES_MAX)
-        say(o, "      ... (the log goes on: `cutune show` prints a run's whole message)\n");
+        cutune_check_say(
+            o, "      ... (the log goes on: `cutune show` prints a run's whole message)\n");
 }
 
 /* The constraint that rejected the most points, for a space with no valid config. */
@@ -91,20 +87,33 @@ static void worst_constraint(const CutuneSpace *sp, const CutuneConfigList *cl, 
                  sp->constraints[worst].name, cl->rejected_by[worst]);
 }
 
+int cutune_check_geometry(const CutuneVariantDef *v, const CutuneSpace *sp, CutuneLimits *lim,
+                          const char ***names, CutuneGeometry **g, CutuneError *err)
+{
+    cutune_limits_sm90(lim);
+    *g = NULL;
+    if (!(*names = cutune_space_symbol_names(sp)))
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    int rc = cutune_geometry_open(v, *names, sp->nparams, g, err);
+    if (rc) {
+        free(*names);
+        *names = NULL;
+    }
+    return rc;
+}
+
 /* Every valid config of every size gets a launch under sm_90 limits. */
 static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
                           const CutuneCheckOptions *o, const char *const *sizes, size_t nsizes,
                           CutuneCheckReport *r, CutuneError *err)
 {
     CutuneLimits lim;
-    cutune_limits_sm90(&lim);
-    const char **names = cutune_space_symbol_names(sp);
+    const char **names = NULL;
     CutuneGeometry *g = NULL;
-    int rc = names ? cutune_geometry_open(v, names, sp->nparams, &g, err)
-                   : cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    int rc = cutune_check_geometry(v, sp, &lim, &names, &g, err);
     free(names);
     if (rc) {
-        say(o, "  FAIL %s\n", err->msg);
+        cutune_check_say(o, "  FAIL %s\n", err->msg);
         r->failures++;
         return rc == CUTUNE_ERR_NOMEM ? rc : 0;
     }
@@ -113,13 +122,14 @@ static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
         CutuneProblem p;
         CutuneError perr = {0};
         if (cutune_variant_problem(v, sizes[k], &p, &perr) != 0 || (size_t)p.ndims != sp->ndims) {
-            say(o, "  FAIL size %s: %s\n", sizes[k], perr.msg[0] ? perr.msg : "dimensions");
+            cutune_check_say(o, "  FAIL size %s: %s\n", sizes[k],
+                             perr.msg[0] ? perr.msg : "dimensions");
             r->failures++;
             continue;
         }
         CutuneConfigList cl = {0};
         if (cutune_space_enumerate(sp, &lim, p.dim, &cl, &perr) != 0) {
-            say(o, "  FAIL size %s: %s\n", sizes[k], perr.msg);
+            cutune_check_say(o, "  FAIL size %s: %s\n", sizes[k], perr.msg);
             r->failures++;
             continue;
         }
@@ -141,14 +151,16 @@ static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
             if (shown++ < SHOWN_MAX) {
                 char text[512];
                 cutune_config_format(sp, cl.values + i * cl.nparams, text, sizeof text);
-                say(o, "  note: %s at %s cannot launch on sm_90 (skipped when tuned): %s\n", text,
+                cutune_check_say(
+                    o, "  note: %s at %s cannot launch on sm_90 (skipped when tuned): %s\n", text,
                     sizes[k], why);
             }
         }
         r->launches += ran;
         if (ran == 0 && rc == 0) {
-            say(o, "  FAIL size %s: none of its %zu valid configs can launch on sm_90\n", sizes[k],
-                cl.nconfigs);
+            cutune_check_say(o,
+                             "  FAIL size %s: none of its %zu valid configs can launch on sm_90\n",
+                             sizes[k], cl.nconfigs);
             r->failures++;
         }
         cutune_config_list_free(&cl);
@@ -222,12 +234,12 @@ static int check_compiles(const CutuneVariantDef *v, const CutuneSpace *sp,
         cutune_compile_job_clear(&jobs[j]); /* its cubin: the cache keeps it */
     }
     free(prev_log);
-    say(o, "  compiled %zu of %zu configs for sm_%d%s: %zu ok, %zu failed\n", n, cl->nconfigs,
-        o->arch,
-        n < cl->nconfigs ? " (a seeded sample with the first and the last; --sample 0 "
-                           "compiles every one)"
-                         : "",
-        r->compiled, r->compile_failed);
+    cutune_check_say(o, "  compiled %zu of %zu configs for sm_%d%s: %zu ok, %zu failed\n", n,
+                     cl->nconfigs, o->arch,
+                     n < cl->nconfigs ? " (a seeded sample with the first and the last; --sample 0 "
+                                        "compiles every one)"
+                                      : "",
+                     r->compiled, r->compile_failed);
     r->failures += r->compile_failed;
 out:
     cutune_pool_destroy(&pool);
@@ -249,14 +261,14 @@ static void check_params(const CutuneVariantDef *v, const CutuneSpace *sp,
     if (cutune_nvrtc_kernel_params(v->source, v->kernel_name, d.ptr, d.n, o->arch,
                                    &r->kernel_params, &e) != 0) {
         if (e.code != CUTUNE_ERR_COMPILE) { /* a compile error is listed with its config */
-            say(o, "  FAIL %s\n", e.msg);
+            cutune_check_say(o, "  FAIL %s\n", e.msg);
             r->failures++;
         }
         return;
     }
     if (op->nargs > 0 && r->kernel_params != op->nargs) {
-        say(o, "  FAIL kernel %s takes %d parameters, but op %s passes %d: (%s)\n", v->kernel_name,
-            r->kernel_params, op->name, op->nargs, op->signature);
+        cutune_check_say(o, "  FAIL kernel %s takes %d parameters, but op %s passes %d: (%s)\n",
+                         v->kernel_name, r->kernel_params, op->name, op->nargs, op->signature);
         r->failures++;
         return;
     }
@@ -264,23 +276,26 @@ static void check_params(const CutuneVariantDef *v, const CutuneSpace *sp,
     char why[512];
     int bad = -1;
     if (cutune_signature_param_types(op->signature, o->arch, &ot, &e) != 0) {
-        say(o,
+        cutune_check_say(
+            o,
             "  note: the types of op %s's signature are unknown (%s): only the number of "
             "parameters was checked\n",
             op->name, e.msg);
     } else if (cutune_kernel_param_types(v->source, v->kernel_name, d.ptr, d.n, o->arch, &kt, &e) !=
                0) {
-        say(o,
+        cutune_check_say(
+            o,
             "  note: the types of kernel %s's parameters are unknown (%s): only their number "
             "was checked\n",
             v->kernel_name, e.msg);
     } else if ((bad = cutune_param_mismatch(&kt, &ot, op->signature, why, sizeof why)) >= 0) {
-        say(o, "  FAIL kernel %s: %s (%s)\n", v->kernel_name, why, op->signature);
+        cutune_check_say(o, "  FAIL kernel %s: %s (%s)\n", v->kernel_name, why, op->signature);
         r->failures++;
         return;
     }
-    say(o, "  kernel %s takes %d parameters, as op %s passes them%s\n", v->kernel_name,
-        r->kernel_params, op->name, bad < 0 && !e.msg[0] ? ", each of the op's type" : "");
+    cutune_check_say(o, "  kernel %s takes %d parameters, as op %s passes them%s\n", v->kernel_name,
+                     r->kernel_params, op->name,
+                     bad < 0 && !e.msg[0] ? ", each of the op's type" : "");
 }
 
 int cutune_variant_check(const CutuneVariantDef *v, const CutuneCheckOptions *o,
@@ -291,9 +306,9 @@ int cutune_variant_check(const CutuneVariantDef *v, const CutuneCheckOptions *o,
     CutuneSpace *sp = NULL;
     CutuneConfigList cl = {0};
     CutuneError e = {0};
-    say(o, "%s (%s), op %s, version %s\n", v->name, v->path, v->op_name, v->version);
+    cutune_check_say(o, "%s (%s), op %s, version %s\n", v->name, v->path, v->op_name, v->version);
     if (cutune_variant_load_space(v, &sp, &e) != 0) {
-        say(o, "  FAIL %s\n", e.msg);
+        cutune_check_say(o, "  FAIL %s\n", e.msg);
         r->failures++;
         return 0;
     }
@@ -301,18 +316,18 @@ int cutune_variant_check(const CutuneVariantDef *v, const CutuneCheckOptions *o,
     cutune_limits_sm90(&lim);
     int rc = cutune_space_enumerate(sp, &lim, NULL, &cl, &e);
     if (rc) {
-        say(o, "  FAIL %s\n", e.msg);
+        cutune_check_say(o, "  FAIL %s\n", e.msg);
         r->failures++;
         rc = 0;
         goto out;
     }
     r->nvalid = cl.nconfigs;
-    say(o, "  %zu valid configs of %zu under sm_90 limits\n", cl.nconfigs,
-        cutune_space_cardinality(sp));
+    cutune_check_say(o, "  %zu valid configs of %zu under sm_90 limits\n", cl.nconfigs,
+                     cutune_space_cardinality(sp));
     if (cl.nconfigs == 0) {
         char why[600];
         worst_constraint(sp, &cl, why, sizeof why);
-        say(o, "  FAIL no config passes the constraints; %s\n", why);
+        cutune_check_say(o, "  FAIL no config passes the constraints; %s\n", why);
         r->failures++;
         goto out;
     }
@@ -323,20 +338,22 @@ int cutune_variant_check(const CutuneVariantDef *v, const CutuneCheckOptions *o,
         nsizes = sp->nproblems;
     }
     if (nsizes == 0) {
-        say(o, "  FAIL %s has no [problems] default sizes, and none was given (--size)\n",
-            sp->path);
+        cutune_check_say(o,
+                         "  FAIL %s has no [problems] default sizes, and none was given (--size)\n",
+                         sp->path);
         r->failures++;
     }
     if ((rc = check_launches(v, sp, o, sizes, nsizes, r, err)))
         goto out;
-    say(o, "  launches: %zu (config, size) pairs at %zu size%s, %zu of them cannot run on sm_90\n",
+    cutune_check_say(
+        o, "  launches: %zu (config, size) pairs at %zu size%s, %zu of them cannot run on sm_90\n",
         r->launches + r->skipped, nsizes, nsizes == 1 ? "" : "s", r->skipped);
     check_params(v, sp, &cl, o, r);
     rc = check_compiles(v, sp, &cl, o, r, err);
     if (rc == 0 && o->run)
         rc = cutune_variant_run(v, sp, o, sizes, nsizes, r, err);
 out:
-    say(o, "  %s\n", r->failures ? "FAILED" : "ok");
+    cutune_check_say(o, "  %s\n", r->failures ? "FAILED" : "ok");
     cutune_config_list_free(&cl);
     cutune_space_free(sp);
     return rc;

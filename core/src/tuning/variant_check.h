@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "registry.h"
+#include "space_limits.h"
 
 typedef struct CutuneCheckOptions {
     const char *const *sizes; /* NULL: the space's default sizes */
@@ -53,6 +54,18 @@ int cutune_variant_check(const CutuneVariantDef *v, const CutuneCheckOptions *o,
 int cutune_variant_run(const CutuneVariantDef *v, const CutuneSpace *sp,
                        const CutuneCheckOptions *o, const char *const *sizes, size_t nsizes,
                        CutuneCheckReport *r, CutuneError *err);
+
+/* sm_90's limits, the space's symbol names (*names malloc'd: the first sp->nparams are its
+ * parameters') and v's launch geometry over them (free it with cutune_geometry_free). */
+int cutune_check_geometry(const CutuneVariantDef *v, const CutuneSpace *sp, CutuneLimits *lim,
+                          const char ***names, CutuneGeometry **g, CutuneError *err);
+
+/* printf to o->out, when there is one: what the check finds, as it finds it. */
+void cutune_check_say(const CutuneCheckOptions *o, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* The configs to compile or run, as indices into nvalid: all when there are at most
  * `sample` (or sample is 0), else the first, the last and a seeded sample between. Returns

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,27 +40,13 @@ typedef struct RunCase {
     const CutuneCheckOptions *o;
 } RunCase;
 
-static void say(const CutuneCheckOptions *o, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void say(const CutuneCheckOptions *o, const char *fmt, ...)
-{
-    if (!o->out)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(o->out, fmt, ap);
-    va_end(ap);
-}
 
 /* In the child: set the problem up, poison, launch, check; the result into res. */
 static void run_steps(const RunCase *c, RunResult *res)
 {
     const CutuneOp *op = c->v->op->op;
     CutuneError err = {0};
-    CutuneCpuHost h;
+    CutuneHostCtx h;
     cutune_cpu_host_init(&h, c->o->cache_dir, &err);
     CutuneEmuKernel k;
     void *state = NULL, *args[CUTUNE_MAX_KERNEL_ARGS];
@@ -209,7 +194,8 @@ static int run_config(RunCase *c, const char *config, const char *size, CutuneCh
     r->ran++;
     if (cutune_emu_build(c->v->source, c->v->kernel_name, d.ptr, d.n, c->o->cache_dir, so,
                          sizeof so, &e) != 0) {
-        say(c->o, "  FAIL config %s at %s cannot run on the CPU: %s\n", config, size, e.msg);
+        cutune_check_say(c->o, "  FAIL config %s at %s cannot run on the CPU: %s\n", config, size,
+                         e.msg);
         r->ran_failed++;
         return e.code == CUTUNE_ERR_NOT_FOUND ? e.code : 0; /* no compiler: no use going on */
     }
@@ -220,18 +206,19 @@ static int run_config(RunCase *c, const char *config, const char *size, CutuneCh
     if (rc)
         return rc;
     if (!res.done) {
-        say(c->o, "  FAIL config %s at %s on the CPU: %s\n", config, size, why);
+        cutune_check_say(c->o, "  FAIL config %s at %s on the CPU: %s\n", config, size, why);
         r->ran_failed++;
     } else if (res.stage[0]) {
-        say(c->o, "  FAIL config %s at %s on the CPU: %s: %s\n", config, size, res.stage, res.msg);
+        cutune_check_say(c->o, "  FAIL config %s at %s on the CPU: %s: %s\n", config, size,
+                         res.stage, res.msg);
         r->ran_failed++;
     } else if (!res.check.passed) {
-        say(c->o, "  FAIL config %s at %s on the CPU: wrong_result: %s\n", config, size,
-            res.check.message[0] ? res.check.message : "the op's check failed");
+        cutune_check_say(c->o, "  FAIL config %s at %s on the CPU: wrong_result: %s\n", config,
+                         size, res.check.message[0] ? res.check.message : "the op's check failed");
         r->ran_failed++;
     } else {
-        say(c->o, "  ran %s at %s on the CPU: ok (error %.3g, tolerance %.3g)\n", config, size,
-            res.check.error, res.check.tolerance);
+        cutune_check_say(c->o, "  ran %s at %s on the CPU: ok (error %.3g, tolerance %.3g)\n",
+                         config, size, res.check.error, res.check.tolerance);
     }
     return 0;
 }
@@ -241,15 +228,11 @@ int cutune_variant_run(const CutuneVariantDef *v, const CutuneSpace *sp,
                        CutuneCheckReport *r, CutuneError *err)
 {
     CutuneLimits lim;
-    cutune_limits_sm90(&lim);
-    const char **names = cutune_space_symbol_names(sp);
+    const char **names = NULL;
     CutuneGeometry *g = NULL;
-    int rc = names ? cutune_geometry_open(v, names, sp->nparams, &g, err)
-                   : cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
-    if (rc) { /* check_launches said why already */
-        free(names);
+    int rc = cutune_check_geometry(v, sp, &lim, &names, &g, err);
+    if (rc) /* check_launches said why already */
         return rc == CUTUNE_ERR_NOMEM ? rc : 0;
-    }
     size_t before = r->ran_failed, ran_before = r->ran;
     for (size_t k = 0; k < nsizes && rc == 0; k++) {
         CutuneProblem p;
@@ -278,7 +261,8 @@ int cutune_variant_run(const CutuneVariantDef *v, const CutuneSpace *sp,
                                          c.launch.grid[2] * c.launch.block[0] * c.launch.block[1] *
                                          c.launch.block[2];
             if (threads > RUN_THREADS_MAX) {
-                say(o,
+                cutune_check_say(
+                    o,
                     "  note: config %s at %s launches %llu threads, too many for the CPU "
                     "emulation (at most %u): not run; give a smaller --size\n",
                     config, sizes[k], threads, RUN_THREADS_MAX);
@@ -295,10 +279,12 @@ int cutune_variant_run(const CutuneVariantDef *v, const CutuneSpace *sp,
     if (rc == CUTUNE_ERR_NOT_FOUND) /* no C++ compiler: said above, and a failure */
         rc = 0;
     size_t ran = r->ran - ran_before, failed = r->ran_failed - before;
-    say(o, "  ran %zu (config, size) pair%s on the CPU emulation: %zu ok, %zu failed\n", ran,
-        ran == 1 ? "" : "s", ran - failed, failed);
+    cutune_check_say(o,
+                     "  ran %zu (config, size) pair%s on the CPU emulation: %zu ok, %zu failed\n",
+                     ran, ran == 1 ? "" : "s", ran - failed, failed);
     if (ran == 0) {
-        say(o, "  FAIL nothing was run on the CPU: no config at these sizes can launch there\n");
+        cutune_check_say(
+            o, "  FAIL nothing was run on the CPU: no config at these sizes can launch there\n");
         r->failures++;
     }
     r->failures += failed;
