@@ -11,6 +11,7 @@
 
 static const char help[] =
     "usage: cutune check [VARIANT]... [--size S]... [--sample N] [--seed N] [--jobs N]\n"
+    "                    [--run --size S... [--run-configs N]]\n"
     "\n"
     "Check variants without a GPU, each as far as it goes (every variant found when none is\n"
     "named):\n"
@@ -20,10 +21,18 @@ static const char help[] =
     "  - its space has configs that pass the constraints under sm_90 (H100) limits;\n"
     "  - its [launch] gives every valid config, at every size, a launch an sm_90 device can\n"
     "    run (those that cannot are listed: tuning skips them as skipped_resources);\n"
-    "  - its kernel takes as many parameters as the op passes;\n"
+    "  - its kernel takes the parameters the op passes: as many, and each of the type the\n"
+    "    op's signature declares (integer or floating point, size, signedness; a pointer,\n"
+    "    and to what), as NVRTC compiles them;\n"
     "  - NVRTC compiles its configs for sm_90: every one when there are at most N, else a\n"
     "    seeded sample of N with the first and the last; each failure is listed with its\n"
-    "    config and the compiler's first error.\n"
+    "    config and NVRTC's log, as a run records it (ptxas' reason included, such as a\n"
+    "    block's shared memory over the limit);\n"
+    "  - with --run, its configs on the CPU: a seeded sample of --run-configs of them at\n"
+    "    each --size (the first and the last among them) runs on the CPU emulation\n"
+    "    (core/src/emu/kemu.hpp; README.md, \"Writing a variant\"), each set up,\n"
+    "    poisoned and checked by the op's own code as on a GPU; a wrong result, a crash\n"
+    "    (a write past a buffer) or a barrier that not every thread reaches is listed.\n"
     "\n"
     "options:\n"
     "  --size S      check the launches at this size (repeatable; default: the variant's\n"
@@ -31,25 +40,15 @@ static const char help[] =
     "  --sample N    compile at most N configs a variant (default 64; 0: every config)\n"
     "  --seed N      the seed of the sample (default 1)\n"
     "  --jobs N      compile threads (default: one per CPU)\n"
+    "  --run         also run configs on the CPU emulation at each --size (needs a C++20\n"
+    "                compiler, $CXX or c++; a few seconds a config, slow for large sizes:\n"
+    "                give small ones, such as 64x64x64 for matmul)\n"
+    "  --run-configs N  configs run at each size (default 4; 0: every one)\n"
     "  -h, --help    this text\n"
     "\n"
     "Compiled kernels go to the kernel cache (CUTUNE_CACHE_DIR), so a second check and the\n"
     "tuning run after it compile nothing again. Exit codes: 0 every variant checked is\n"
     "usable, 1 something failed (each failure is listed), 4 a variant named was not found.\n";
-
-/* A refused file that would have been `name` (its file is name.ini or name.so): the
- * check's answer for it is the refusal. */
-static const CutuneRegistryNote *refusal_of(const CutuneRegistry *reg, const char *name)
-{
-    size_t n = strlen(name);
-    for (size_t i = 0; i < reg->nrejected; i++) {
-        const char *base = strrchr(reg->rejected[i].path, '/');
-        base = base ? base + 1 : reg->rejected[i].path;
-        if (!strncmp(base, name, n) && (!strcmp(base + n, ".ini") || !strcmp(base + n, ".so")))
-            return &reg->rejected[i];
-    }
-    return NULL;
-}
 
 int cmd_check(int argc, char **argv)
 {
@@ -64,12 +63,20 @@ int cmd_check(int argc, char **argv)
         CLI_SIZE("sample", &o.sample, 0, SIZE_MAX),
         CLI_UINT64("seed", &o.seed, 0, UINT64_MAX),
         CLI_INT("jobs", &o.threads, 0, 1024),
+        CLI_FLAG("run", &o.run),
+        CLI_SIZE("run-configs", &o.run_configs, 0, SIZE_MAX),
         CLI_END,
     };
     int rc = cli_parse_options("check", help, argc, argv, opts);
     if (rc >= 0) {
         free(sizes);
         return rc;
+    }
+    if (o.run && !o.nsizes) {
+        free(sizes);
+        return cli_usage_error("check",
+                               "--run runs the kernels on the CPU, which is slow: give the sizes "
+                               "with --size, small ones (64x64x64 for matmul, say)");
     }
     rc = EXIT_OK;
     o.sizes = o.nsizes ? sizes : NULL;
@@ -94,7 +101,7 @@ int cmd_check(int argc, char **argv)
     for (size_t i = 0; i < nnames && rc == EXIT_OK; i++) {
         const char *name = optind < argc ? argv[optind + i] : reg.variants[i]->name;
         const CutuneVariantDef *var = cutune_registry_find(&reg, name);
-        const CutuneRegistryNote *refused = var ? NULL : refusal_of(&reg, name);
+        const CutuneRegistryNote *refused = var ? NULL : cutune_registry_refusal(&reg, name);
         if (refused) {
             printf("%s\n  FAILED\n", refused->text);
             failed++;

@@ -17,15 +17,17 @@ static const char help[] =
     "usage: cutune new variant <op> <name> [--from VARIANT] [--dir DIR]\n"
     "\n"
     "Write DIR/<name>.cu and DIR/<name>.ini, a new variant of <op>, ready to edit:\n"
-    "  --from VARIANT  a copy of that variant (a variant as data of the same op): its kernel\n"
-    "                  file with the kernel renamed <name>, and its INI with the new name,\n"
-    "                  version 1, and its parameters, constraints, launch and sizes\n"
+    "  --from VARIANT  a copy of that variant (a variant as data of the same op, on the\n"
+    "                  space path or in DIR): its kernel file with the kernel renamed\n"
+    "                  <name>, and its INI with the new name, version 1, and its\n"
+    "                  parameters, constraints, launch and sizes\n"
     "  (default)       a minimal kernel with the op's parameters and one BLOCK parameter,\n"
     "                  which compiles but computes nothing yet\n"
     "  --dir DIR       where to write them (default: your variants folder,\n"
     "                  $XDG_DATA_HOME/cutune/tuning_spaces or ~/.local/share/cutune/\n"
     "                  tuning_spaces, which cutune searches without any variable)\n"
     "\n"
+    "<name> is the kernel's name too: a C identifier (not a digit first, not a keyword).\n"
     "Existing files are never overwritten, and a write that fails (a full disk) leaves no\n"
     "file or folder behind. Then: `cutune check <name>`, `cutune run <op> --variant\n"
     "<name>`, `cutune query <op> --size S` (README.md, \"Writing a variant\").\n";
@@ -278,6 +280,48 @@ static int template_files(const CutuneRegistry *reg, const CutuneOp *op, const c
     return 0;
 }
 
+/* --from a variant that is not on the space path: DIR/<from>.ini, the folder written into
+ * (`new variant --dir DIR` writes there, and a copy of a copy is the next step). Loads it
+ * into *out (out->name NULL when there is no such file); an exit code when it is there but
+ * cannot be read as a variant, with the reason said. A refused file of that name on the
+ * path is said too: it is why the variant is missing. */
+static int find_in_dir(const CutuneRegistry *reg, const char *dir, const char *from,
+                       CutuneVariantDef *out)
+{
+    const CutuneRegistryNote *refused = cutune_registry_refusal(reg, from);
+    if (refused) {
+        fprintf(stderr, "cutune new: %s was refused, so there is no variant '%s' to copy: %s\n",
+                refused->path, from, refused->text);
+        return EXIT_FAILURE_;
+    }
+    char path[PATH_MAX + 80];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s.ini", dir, from);
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return EXIT_OK;
+    CutuneSpace *sp = NULL;
+    CutuneError err = {0};
+    const char *op = NULL;
+    const CutuneOpDef *def = NULL;
+    if (cutune_space_peek(path, &sp, &err) == 0 &&
+        (op = cutune_space_key(sp, "variant", "op", NULL)))
+        def = cutune_registry_op(reg, op);
+    int rc = EXIT_OK;
+    if (!def) {
+        fprintf(stderr, "cutune new: %s cannot be copied: %s\n", path,
+                err.msg[0] ? err.msg
+                : op       ? "its op is unknown (cutune list)"
+                           : "it has no op in [variant] (a C plugin's space)");
+        rc = EXIT_FAILURE_;
+    } else if (cutune_variant_data_open(path, def, reg->space_dirs, reg->nspace_dirs, out, &err)) {
+        fprintf(stderr, "cutune new: %s cannot be copied: %s\n", path, err.msg);
+        memset(out, 0, sizeof *out);
+        rc = EXIT_FAILURE_;
+    }
+    cutune_space_free(sp);
+    return rc;
+}
+
 int cmd_new(int argc, char **argv)
 {
     const char *from = NULL, *dir_opt = NULL;
@@ -288,10 +332,12 @@ int cmd_new(int argc, char **argv)
     if (argc - optind != 3 || strcmp(argv[optind], "variant"))
         return cli_usage_error("new", "write `cutune new variant <op> <name>`");
     const char *opname = argv[optind + 1], *name = argv[optind + 2];
-    if (!cutune_is_name(name) || strlen(name) >= CUTUNE_NAME_MAX)
+    /* the name is the kernel's too: NVRTC must take it as a function's name */
+    if (!cutune_is_identifier(name) || strlen(name) >= CUTUNE_NAME_MAX)
         return cli_usage_error("new",
-                               "'%s' is not a name: use letters, digits and '_' (at most "
-                               "%d)",
+                               "'%s' cannot name a variant: its kernel is named after it, so it "
+                               "must be a C identifier (letters, digits and '_', not a digit "
+                               "first, not a keyword such as int), of at most %d characters",
                                name, CUTUNE_NAME_MAX - 1);
     char dir[PATH_MAX];
     if (dir_opt)
@@ -309,6 +355,8 @@ int cmd_new(int argc, char **argv)
     char *cu = NULL, *ini = NULL, *text = NULL;
     const CutuneOpDef *op = cutune_registry_op(&reg, opname);
     const CutuneVariantDef *same = cutune_registry_find(&reg, name), *src = NULL;
+    CutuneVariantDef outside; /* --from a variant in --dir, off the space path */
+    memset(&outside, 0, sizeof outside);
     if (!op) {
         char ops[512];
         cutune_registry_op_names(&reg, ops, sizeof ops);
@@ -324,8 +372,23 @@ int cmd_new(int argc, char **argv)
     if (from) {
         src = cutune_registry_find(&reg, from);
         char path[PATH_MAX];
+        if (!src && (rc = find_in_dir(&reg, dir, from, &outside)) != EXIT_OK)
+            goto out;
+        rc = EXIT_FAILURE_;
+        if (!src && outside.name)
+            src = &outside;
         if (!src) {
-            fprintf(stderr, "cutune new: no variant '%s' to copy (cutune list %s)\n", from, opname);
+            char dirs[2048] = "";
+            for (size_t i = 0; i < reg.nspace_dirs; i++) {
+                strncat(dirs, i ? ", " : "", sizeof dirs - strlen(dirs) - 1);
+                strncat(dirs, reg.space_dirs[i], sizeof dirs - strlen(dirs) - 1);
+            }
+            fprintf(stderr,
+                    "cutune new: no variant '%s' to copy: there is no %s.ini on the space path "
+                    "(%s)%s%s; `cutune list %s` shows the variants, and CUTUNE_SPACE_PATH adds "
+                    "a folder to the path\n",
+                    from, from, *dirs ? dirs : "no folder", dir_opt ? " nor in " : "",
+                    dir_opt ? dir : "", opname);
             rc = EXIT_NOT_FOUND;
             goto out;
         }
@@ -390,6 +453,8 @@ int cmd_new(int argc, char **argv)
            name, opname, name, opname);
     rc = EXIT_OK;
 out:
+    if (outside.name)
+        cutune_variant_close(&outside);
     free(text);
     free(cu);
     free(ini);

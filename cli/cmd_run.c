@@ -407,8 +407,17 @@ int cmd_run(int argc, char **argv)
                             "stopped after the trial in flight"
                           : "interrupted");
         rc = EXIT_INTERRUPTED;
-    } else if (report_failed_variants(&sum) > 0) {
-        rc = EXIT_FAILURE_;
+    } else {
+        size_t failed = report_failed_variants(&sum);
+        if (sum.variants_refused)
+            fprintf(stderr,
+                    "cutune run: %zu variant file%s of op %s %s refused and left out (above; "
+                    "`cutune check` lists %s); the others were tuned\n",
+                    sum.variants_refused, sum.variants_refused == 1 ? "" : "s", o.op,
+                    sum.variants_refused == 1 ? "was" : "were",
+                    sum.variants_refused == 1 ? "it" : "them");
+        if (failed || sum.variants_refused)
+            rc = EXIT_FAILURE_;
     }
     if (rc == EXIT_OK && (rj.failed || fflush(stdout) != 0 || ferror(stdout))) {
         fprintf(stderr, "cutune run: standard output could not be written; the trials are in "

@@ -65,6 +65,22 @@ grep -q "note: variant 'axpy_template' is defined by $spaces/axpy_template.ini a
     bad "a variant named like a shipped one: no note naming both files"
 unchanged "empty space"
 
+# one refused file of the op leaves out only its variant: the others are tuned (and the run
+# then exits 1, naming the file)
+rm -f "$spaces/axpy_template.ini"
+printf '[variant]\nname = axpy_broken\nop = axpy\nversion = 1\n[param.BLOCK\nvalues = 64\n' \
+    >"$spaces/axpy_broken.ini"
+expect 1 "1 variant file of op axpy was refused and left out" -- \
+    env CUTUNE_SPACE_PATH=$spaces "$exe" run axpy --size 4096 --db "$tmp/refused.db" --no-progress
+grep -q "note: a variant file that may belong to op axpy was refused, and is left out of this run (the other variants are tuned): $spaces/axpy_broken.ini:5" "$tmp/out" ||
+    { bad "a refused file of the op: no note naming it"; cat "$tmp/out"; }
+n=$("$exe" show --db "$tmp/refused.db" --status ok 2>&1 | grep -c "axpy_template")
+[ "$n" = 20 ] || { bad "beside a refused file, axpy_template recorded $n ok trials, want 20"; cat "$tmp/out"; }
+expect 4 "Refused files: $spaces/axpy_broken.ini:5" -- \
+    env CUTUNE_SPACE_PATH=$spaces "$exe" run axpy --variant axpy_broken --size 4096 --db "$db" --no-progress
+unchanged "a refused variant named"
+rm -f "$spaces/axpy_broken.ini"
+
 printf '[variant]\nname = axpy_template\nop = axpy\nversion = 1\n[param.BLOCK]\nvalues =\n' | space
 expect 1 "axpy_template.ini:6" -- runspace
 unchanged "parameter without values"

@@ -59,13 +59,66 @@ grep -q "note: $tmp/v is not on the space path" "$tmp/out" || { echo "FAIL: no n
 grep -q "^name = my_naive$" "$tmp/v/my_naive.ini" && grep -q "my_naive(" "$tmp/v/my_naive.cu" ||
     { echo "FAIL: the copy is not named my_naive"; fail=1; }
 CUTUNE_SPACE_PATH=$tmp/v expect 0 "my_naive (" -- "$exe" check my_naive --sample 2
+# --from a variant in the --dir folder, which is not on the space path: found there; a name
+# found nowhere says where it was looked for
+expect 0 "copied from my_naive" -- "$exe" new variant matmul my_naive2 --from my_naive --dir "$tmp/v"
+grep -q "my_naive2(" "$tmp/v/my_naive2.cu" || { echo "FAIL: my_naive2.cu has no kernel my_naive2"; fail=1; }
+expect 4 "no variant 'nosuch' to copy: there is no nosuch.ini on the space path (" -- \
+    "$exe" new variant matmul my_x --from nosuch --dir "$tmp/v"
+grep -qF "nor in $tmp/v" "$tmp/out" || { echo "FAIL: the --dir folder is not said to be searched"; cat "$tmp/out"; fail=1; }
+# a variant's name is its kernel's: it must be a C identifier
+expect 2 "'1abc' cannot name a variant: its kernel is named after it, so it must be a C identifier" -- \
+    "$exe" new variant axpy 1abc --dir "$tmp/v"
+expect 2 "'float' cannot name a variant" -- "$exe" new variant axpy float --dir "$tmp/v"
+[ -e "$tmp/v/1abc.ini" ] && { echo "FAIL: 1abc.ini was written"; fail=1; }
+mkdir -p "$tmp/digits"
+printf '[variant]\nname = 2x\nop = axpy\nversion = 1\n[param.B]\nvalues = 32\n[launch]\ngrid = 1\nblock = B\n' >"$tmp/digits/2x.ini"
+echo 'extern "C" __global__ void 2x() {}' >"$tmp/digits/2x.cu"
+CUTUNE_SPACE_PATH=$tmp/digits expect 1 "2x.ini:2: kernel '2x' is not a function name (a C identifier" -- "$exe" check 2x
 CUTUNE_SPACE_PATH=$tmp/v expect 1 "a variant 'my_naive' exists already" -- "$exe" new variant matmul my_naive --dir "$tmp/v"
 expect 1 "cannot create $tmp/v/my_naive.ini" -- "$exe" new variant matmul my_naive --dir "$tmp/v"
 expect 0 "wrote $tmp/xdg/cutune/tuning_spaces/my_transpose.ini" -- env XDG_DATA_HOME="$tmp/xdg" "$exe" new variant transpose my_transpose
 XDG_DATA_HOME=$tmp/xdg expect 0 "my_transpose" -- "$exe" list transpose
-XDG_DATA_HOME=$tmp/xdg expect 0 "kernel my_transpose takes 4 parameters, as op transpose passes them" -- "$exe" check my_transpose --sample 2
+XDG_DATA_HOME=$tmp/xdg expect 0 "kernel my_transpose takes 4 parameters, as op transpose passes them, each of the op's type" -- "$exe" check my_transpose --sample 2
 sed -i 's/^block = BLOCK$/block = BLOCK, WIDTH/' "$tmp/xdg/cutune/tuning_spaces/my_transpose.ini"
 XDG_DATA_HOME=$tmp/xdg expect 1 "my_transpose.ini:19: [launch] block y: unknown name 'WIDTH'" -- "$exe" check my_transpose
+
+# a config that ptxas refuses: check prints NVRTC's log, ptxas' reason included, as a run
+# records it (not only NVRTC_ERROR_COMPILATION)
+mkdir -p "$tmp/authoring"
+axpy_ini() { # axpy_ini NAME [PARAM LINE]: a one-config variant of axpy in $tmp/authoring
+    printf '[variant]\nname = %s\nop = axpy\nversion = 1\n[param.BLOCK]\n%s\n[launch]\ngrid = ceil_div(n, BLOCK)\nblock = BLOCK\n[problems]\ndefault = 4096\n' \
+        "$1" "${2:-values = 256}" >"$tmp/authoring/$1.ini"
+}
+axpy_ini big_shared
+cat >"$tmp/authoring/big_shared.cu" <<'EOF'
+extern "C" __global__ void big_shared(const float *x, const float *y, float *out, float a, long long n)
+{
+    __shared__ float s[32768]; // 128 KiB of static shared memory: more than a block may have
+    long long i = blockIdx.x * (long long)BLOCK + threadIdx.x;
+    s[threadIdx.x * 97 % 32768] = x[i % n];
+    __syncthreads();
+    if (i < n)
+        out[i] = a * s[threadIdx.x * 7 % 32768] + y[i];
+}
+EOF
+CUTUNE_SPACE_PATH=$tmp/authoring expect 1 "uses too much shared data (0x20000 bytes, 0xc000 max)" -- "$exe" check big_shared
+grep -q "FAIL config BLOCK=256 does not compile: NVRTC_ERROR_COMPILATION" "$tmp/out" ||
+    { echo "FAIL: the failed config is not named"; cat "$tmp/out"; fail=1; }
+
+# the kernel's parameters are checked against the op's signature by type, not only counted:
+# `long long K` where matmul passes `int K` (the same count, and it would read K's neighbour
+# as its high half), and a `long long` where axpy passes a pointer (both 8 bytes in PTX)
+expect 0 "copied from matmul_naive" -- "$exe" new variant matmul ll_k --from matmul_naive --dir "$tmp/authoring"
+sed -i 's/int M, int N, int K)/int M, int N, long long K)/' "$tmp/authoring/ll_k.cu"
+grep -q "long long K)" "$tmp/authoring/ll_k.cu" || { echo "FAIL: ll_k.cu was not edited"; fail=1; }
+CUTUNE_SPACE_PATH=$tmp/authoring expect 1 "FAIL kernel ll_k: parameter 6 is long long (8 bytes), but the op passes \`int K\` (int, 4 bytes)" -- \
+    "$exe" check ll_k --sample 1
+axpy_ini ptr_as_int
+echo 'extern "C" __global__ void ptr_as_int(const float *x, const float *y, long long out, float a, long long n) {}' \
+    >"$tmp/authoring/ptr_as_int.cu"
+CUTUNE_SPACE_PATH=$tmp/authoring expect 1 "parameter 3 is long long (8 bytes), but the op passes \`float *out\` (float *, 8 bytes)" -- \
+    "$exe" check ptr_as_int
 
 # replay needs no GPU: a recorded H200 space, with the tuning space found through the plugin
 rec=$CUTUNE_TEST_DATA/recordings/h200-matmul_tiled-4096.csv
@@ -86,6 +139,12 @@ expect 0 '"budget": 30,' -- "$exe" replay --synthetic 4 --seeds 2 --budgets 25,5
 expect 4 "cannot open the database" -- "$exe" query matmul --size 64 --device H100 --db "$tmp/none.db"
 echo "not a database at all, just text" > "$tmp/garbage.db"
 expect 1 "not a cutune database" -- "$exe" show --db "$tmp/garbage.db"
+
+# an op that is there but has no variant on the space path is not said to be missing (this
+# is found before any device is opened)
+CUTUNE_PLUGIN_PATH=$CUTUNE_TEST_OPS expect 4 "op 'softmax' ($CUTUNE_TEST_OPS/softmax.so) has no variant to tune: no variant file on the space path" -- \
+    "$exe" run softmax --db "$tmp/t.db"
+grep -q "no plugin implements" "$tmp/out" && { echo "FAIL: softmax is said to be missing"; fail=1; }
 
 if "$exe" devices >/dev/null 2>&1; then
     echo "a CUDA device is present: the no-device checks are skipped"

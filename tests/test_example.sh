@@ -137,10 +137,32 @@ if [ "$mode" = build ]; then
     else
         cat "$tmp/setup.log"; bad "examples/softmax/meson.build did not build against the tree"
     fi
+    # Every op source that the README's "Writing an op" points an author at compiles with the
+    # installed headers alone (a folder named there: each .c in it).
+    models=$(sed -n '/^## Writing an op/,/^## /p' "$src/README.md" |
+        grep -oE '`(plugins|examples)/[A-Za-z0-9_./]+`' | tr -d '`' | sort -u)
+    [ -n "$models" ] || bad "the README's \"Writing an op\" names no op source"
+    for m in $models; do
+        case "$m" in
+        */) files=$(ls "$src/$m"*.c 2>/dev/null) ;;
+        *.c) files=$src/$m ;;
+        *) continue ;;
+        esac
+        for f in $files; do
+            cc -std=c11 -fsyntax-only $(pkg-config --cflags cutune-plugin) "$f" >"$tmp/model.log" 2>&1 ||
+                { bad "the README points op authors at $m, but ${f#$src/} does not compile with the installed headers alone"; cat "$tmp/model.log"; }
+        done
+    done
     expect 0 "op: $ex/softmax/softmax.so" -- softmax list softmax
     grep -q "softmax_naive " "$tmp/out" || bad "softmax_naive is not listed"
     expect 0 "kernel softmax_naive takes 4 parameters, as op softmax passes them" -- softmax check softmax_naive
     grep -q "^  ok$" "$tmp/out" || { bad "softmax_naive does not check"; cat "$tmp/out"; }
+    # ... and runs on the CPU with the installed tree's emulation (its header is in the
+    # library, not looked up)
+    if command -v "${CXX:-c++}" >/dev/null; then
+        expect 0 "ran 1 (config, size) pair on the CPU emulation: 1 ok, 0 failed" -- \
+            softmax check softmax_naive --run --size 4x300 --sample 1 --run-configs 1
+    fi
     [ $fail = 0 ] && echo "installed tree, pkg-config, Makefile and meson.build, a variant and an op out of the tree: ok"
     exit $fail
 fi

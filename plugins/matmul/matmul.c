@@ -197,5 +197,5 @@ CUTUNE_OP_DEFINE(matmul,
                  .dim_names = "M,N,K",
                  .size_help = "MxNxK (C is MxN, K the inner dimension); N means NxNxN; then "
                               "-tf32, -fp16 or -bf16 and -nt (B stored N x K) where they apply",
-                 .signature = "const float *A, const float *B, float *C, int M, int N, int K",
+                 .signature = "const T *A, const T *B, T *C, int M, int N, int K",
                  .dtypes = "fp32, tf32, fp16, bf16", .layouts = "nn, nt")

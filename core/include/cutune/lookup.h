@@ -21,8 +21,9 @@
  *   2. CUTUNE_MATCH_NEAREST   this device, the nearest tuned size of the same op. The
  *                             distance between sizes a and b with the same number of
  *                             dimensions is sqrt(sum_i (ln a_i - ln b_i)^2) (so 512 vs 1024
- *                             is as far as 1024 vs 2048), unless the op's plugin supplies
- *                             its own (CutuneVariant.problem_distance, ABI 1.1);
+ *                             is as far as 1024 vs 2048), unless the op supplies its own
+ *                             (CutuneOp.problem_distance in cutune/op.h; a C variant
+ *                             plugin that brings its own op sets it in its descriptor);
  *   3. CUTUNE_MATCH_SAME_ARCH another device with the same compute capability (cc_major,
  *                             cc_minor), its exact size or else its nearest tuned size;
  *   4. CUTUNE_MATCH_NONE      nothing: the call returns CUTUNE_ERR_NOT_FOUND.

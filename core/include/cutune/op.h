@@ -256,7 +256,9 @@ typedef struct CutuneOp {
                               constraints and [launch] expressions use them */
     const char *size_help; /* how a size is written, e.g. "MxNxK (C is MxN); N means NxNxN" */
     const char *signature; /* the kernel's parameters, as a variant writes them, e.g.
-                              "const float *A, const float *B, float *C, int M, int N, int K" */
+                              "const float *A, const float *B, float *C, int M, int N, int K";
+                              the word T stands for the problem's element type (float for
+                              fp32 and tf32, unsigned short for fp16 and bf16) */
     int nargs;             /* how many arguments kernel_args passes */
 
     /* Validate (and may normalise, e.g. "N" into NxNxN) a parsed problem: the number of

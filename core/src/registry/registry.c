@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,25 +311,89 @@ static int names_variant_of(const CutuneRegistry *r, const char *path, const cha
     return 0;
 }
 
-int cutune_registry_vet_op(const CutuneRegistry *r, const char *op, FILE *log, CutuneError *err)
+const CutuneRegistryNote *cutune_registry_refusal(const CutuneRegistry *r, const char *name)
 {
+    size_t n = strlen(name);
+    for (size_t i = 0; i < r->nrejected; i++) {
+        const char *base = strrchr(r->rejected[i].path, '/');
+        base = base ? base + 1 : r->rejected[i].path;
+        if (!strncmp(base, name, n) && (!strcmp(base + n, ".ini") || !strcmp(base + n, ".so")))
+            return &r->rejected[i];
+    }
+    return NULL;
+}
+
+/* Where a file comes in the order the registry loads files: the plugin path's folders, then
+ * the space path's (SIZE_MAX for a file in neither). */
+static size_t path_rank(const CutuneRegistry *r, const char *path)
+{
+    size_t n = strlen(path);
+    int so = n > 3 && !strcmp(path + n - 3, ".so");
+    char *const *dirs = so ? r->plugin_dirs : r->space_dirs;
+    size_t ndirs = so ? r->nplugin_dirs : r->nspace_dirs;
+    for (size_t i = 0; i < ndirs; i++) {
+        size_t len = strlen(dirs[i]);
+        if (!strncmp(path, dirs[i], len) && path[len] == '/' && !strchr(path + len + 1, '/'))
+            return (so ? 0 : r->nplugin_dirs) + i;
+    }
+    return SIZE_MAX;
+}
+
+const CutuneRegistryNote *cutune_registry_blocked(const CutuneRegistry *r,
+                                                  const CutuneVariantDef *v)
+{
+    const CutuneRegistryNote *x = cutune_registry_refusal(r, v->name);
+    return x && path_rank(r, x->path) <= path_rank(r, v->path) ? x : NULL;
+}
+
+/* Could a refused file be a variant of op? It names the op, or could not be read far enough
+ * to say, or has the file name of one of the op's variants. */
+static int may_be_of(const CutuneRegistry *r, const CutuneRegistryNote *x, const char *op)
+{
+    return x->is_variant && (!x->op || !strcmp(x->op, op) || names_variant_of(r, x->path, op));
+}
+
+int cutune_registry_vet_op(const CutuneRegistry *r, const char *op, const char *variant, FILE *log,
+                           size_t *refused, CutuneError *err)
+{
+    *refused = 0;
     for (size_t i = 0; log && i < r->nshadowed; i++)
         if (r->shadowed[i].op && !strcmp(r->shadowed[i].op, op))
             fprintf(log, "note: %s\n", r->shadowed[i].text);
+    const CutuneVariantDef *named = variant ? cutune_registry_find(r, variant) : NULL;
+    const CutuneRegistryNote *meant = named ? cutune_registry_blocked(r, named) : NULL;
+    if (meant && may_be_of(r, meant, op))
+        return cutune_error(err, CUTUNE_ERR_PARSE,
+                            "the variant file that may be variant %s of op %s was refused; fix it "
+                            "or move it off the space path:\n  %s",
+                            variant, op, meant->text);
+    if (variant)
+        return 0; /* the others are not run */
+    size_t runnable = 0;
+    for (size_t i = 0; i < r->nvariants; i++)
+        runnable += !strcmp(r->variants[i]->op_name, op) &&
+                    !cutune_registry_blocked(r, r->variants[i]);
     char list[3000] = "";
     size_t n = 0;
     for (size_t i = 0; i < r->nrejected; i++) {
         const CutuneRegistryNote *x = &r->rejected[i];
-        if (!x->is_variant || (x->op && strcmp(x->op, op) && !names_variant_of(r, x->path, op)))
+        if (!may_be_of(r, x, op))
             continue;
-        strncat(list, n++ ? "\n  " : "\n  ", sizeof list - strlen(list) - 1);
+        n++;
+        if (runnable && log)
+            fprintf(log,
+                    "note: a variant file that may belong to op %s was refused, and is left out "
+                    "of this run (the other variants are tuned): %s\n",
+                    op, x->text);
+        strncat(list, "\n  ", sizeof list - strlen(list) - 1);
         strncat(list, x->text, sizeof list - strlen(list) - 1);
     }
-    if (n == 0)
+    *refused = n;
+    if (n == 0 || runnable)
         return 0;
     return cutune_error(err, CUTUNE_ERR_PARSE,
-                        "%zu variant file%s that may belong to op %s %s refused; fix %s or move "
-                        "%s off the space path:%s",
+                        "%zu variant file%s that may belong to op %s %s refused, and no other "
+                        "variant of it is left to tune; fix %s or move %s off the space path:%s",
                         n, n == 1 ? "" : "s", op, n == 1 ? "was" : "were", n == 1 ? "it" : "them",
                         n == 1 ? "it" : "them", list);
 }

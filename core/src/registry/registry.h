@@ -80,11 +80,22 @@ const CutuneOpDef *cutune_registry_op(const CutuneRegistry *r, const char *op);
  * many (at most max). */
 size_t cutune_registry_variants_of(const CutuneRegistry *r, const char *op, const char *variant,
                                    const CutuneVariantDef **out, size_t max);
-/* Before tuning `op`: a refused INI that names the op, or could not be read far enough to
- * say, or has the file name of one of the op's variants, may be the variant meant, so it is
- * an error that lists every such file; a variant
- * name of the op that two files define is a note on `log` (may be NULL). */
-int cutune_registry_vet_op(const CutuneRegistry *r, const char *op, FILE *log, CutuneError *err);
+/* The refused file that would have defined variant `name` (its file is <name>.ini or
+ * <name>.so), or NULL. */
+const CutuneRegistryNote *cutune_registry_refusal(const CutuneRegistry *r, const char *name);
+/* A refused file named like v that comes before v's own file in the registry's order (C
+ * plugins first, then each path in its order), or NULL: that file may be the v meant (a
+ * user's edited copy of a shipped variant, say), so v is not tuned in its place. */
+const CutuneRegistryNote *cutune_registry_blocked(const CutuneRegistry *r,
+                                                  const CutuneVariantDef *v);
+/* Before tuning `op` (only `variant` when non-NULL). A refused variant file that may belong
+ * to the op (it names the op, or could not be read far enough to say, or has the file name
+ * of one of the op's variants) leaves that variant out, and the others are tuned: each is a
+ * note on `log` (may be NULL), and *refused counts them. It is an error (CUTUNE_ERR_PARSE,
+ * listing them) when no variant of the op is left, or when `variant` is named and its file
+ * was refused. A variant name of the op that two files define is a note on `log`. */
+int cutune_registry_vet_op(const CutuneRegistry *r, const char *op, const char *variant, FILE *log,
+                           size_t *refused, CutuneError *err);
 /* "matmul, transpose, ..." into buf: the ops, for messages. */
 void cutune_registry_op_names(const CutuneRegistry *r, char *buf, size_t len);
 
@@ -97,6 +108,9 @@ int cutune_space_path(const char *variant, char *buf, size_t len, CutuneError *e
 
 /* 1 when s is a name: letters, digits and '_', not empty. */
 int cutune_is_name(const char *s);
+/* 1 when s is a C++ identifier that may name a kernel: a name that does not begin with a
+ * digit and is not a keyword. */
+int cutune_is_identifier(const char *s);
 
 /* ---- one file at a time (registry.c uses these; the worker opens a contract by path) ---- */
 

@@ -299,11 +299,14 @@ int cutune_variant_data_open(const char *path, const CutuneOpDef *op, char *cons
     }
     int kline = 0;
     cutune_space_key(sp, "variant", "kernel", &kline);
-    if (!cutune_is_name(out->kernel_name)) {
+    if (!cutune_is_identifier(out->kernel_name)) {
         rc = cutune_error(err, CUTUNE_ERR_PARSE,
-                          "%s:%d: kernel '%s' is not a function name; write the name of the "
-                          "extern \"C\" __global__ function",
-                          path, kline, out->kernel_name);
+                          "%s:%d: kernel '%s' is not a function name (a C identifier: letters, "
+                          "digits and '_', not a digit first, not a keyword); %s",
+                          path, kline ? kline : sp->variant_line, out->kernel_name,
+                          kline ? "write the name of the extern \"C\" __global__ function"
+                                : "the kernel is named after the variant unless kernel = NAME "
+                                  "in [variant] says otherwise");
         goto fail;
     }
     if ((rc = read_sources(out, sp, space_dirs, nspace_dirs, err)))

@@ -12,17 +12,6 @@
 /* Size of the descriptor as ABI 1.0 defined it: through the last field of that minor. */
 #define VARIANT_SIZE_1_0 (offsetof(CutuneVariant, bytes) + sizeof(((CutuneVariant *)0)->bytes))
 
-int cutune_is_name(const char *s)
-{
-    if (!s || !*s)
-        return 0;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '_'))
-            return 0;
-    return 1;
-}
-
 static int validate(const char *path, const CutuneVariant *v, CutuneError *err)
 {
     if (v->abi_major != CUTUNE_PLUGIN_ABI_MAJOR)

@@ -54,6 +54,19 @@ static int not_found(const TuneRun *r, CutuneError *err)
         return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
                             "op '%s' has no variant '%s'; its variants: %s (see `cutune list`)%s",
                             o->op, o->variant, *known ? known : "none", refused);
+    const CutuneOpDef *op = cutune_registry_op(&r->reg, o->op);
+    if (op) { /* the op is there, its variants are not */
+        char dirs[2048] = "";
+        for (size_t i = 0; i < r->reg.nspace_dirs; i++) {
+            strncat(dirs, i ? ", " : "", sizeof dirs - strlen(dirs) - 1);
+            strncat(dirs, r->reg.space_dirs[i], sizeof dirs - strlen(dirs) - 1);
+        }
+        return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                            "op '%s' (%s) has no variant to tune: no variant file on the space "
+                            "path (%s) names it; write one with `cutune new variant %s NAME`, or "
+                            "add the folder of its files to CUTUNE_SPACE_PATH%s",
+                            o->op, op->path, *dirs ? dirs : "no folder", o->op, refused);
+    }
     return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
                         "no plugin implements op '%s'; known ops: %s (see `cutune list`)%s", o->op,
                         *known ? known : "none", refused);
@@ -253,8 +266,10 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
             rc = not_found(&r, err);
             goto out;
         }
-        /* a refused file of this op may be the variant meant: say so before anything runs */
-        if ((rc = cutune_registry_vet_op(&r.reg, o->op, o->log, err)))
+        /* a refused file of this op is left out, and said before anything runs; it is an
+         * error when it may be the variant named, or when nothing else is left */
+        if ((rc = cutune_registry_vet_op(&r.reg, o->op, o->variant, o->log, &sum->variants_refused,
+                                         err)))
             goto out;
     }
 

@@ -133,8 +133,10 @@ typedef struct CutuneTuneSummary {
     char db_path[4096];
     double budget_s, wall_s;
     int interrupted;
-    int ngpus;           /* GPUs the run used */
-    size_t lanes_failed; /* GPUs lost during the run (the others went on) */
+    int ngpus;               /* GPUs the run used */
+    size_t lanes_failed;     /* GPUs lost during the run (the others went on) */
+    size_t variants_refused; /* variant files of the op that were refused and left out (the
+                                run went on with the others) */
 } CutuneTuneSummary;
 
 /* The checks of the options alone, before anything is loaded: the strategy is known, --where

@@ -215,23 +215,30 @@ static int no_kind(const TuneRun *r, CutuneError *err)
                         dt, lay, have);
 }
 
+/* Is v one of the run's variants? Of its op (and the variant named), and not one that a
+ * refused file of the same name, earlier on the path, may have been meant to replace
+ * (cutune_registry_vet_op said so). */
+static int planned(const TuneRun *r, const CutuneVariantDef *v)
+{
+    const CutuneTuneOptions *o = r->o;
+    return (!o->op || strcmp(v->op_name, o->op) == 0) &&
+           (!o->variant || strcmp(v->name, o->variant) == 0) &&
+           !cutune_registry_blocked(&r->reg, v);
+}
+
 int tune_plan_build(TuneRun *r, const CutuneLimits *lim, CutuneError *err)
 {
     const CutuneTuneOptions *o = r->o;
     size_t n = 0;
-    for (size_t i = 0; i < r->reg.nvariants; i++) {
-        const CutuneVariantDef *v = r->reg.variants[i];
-        n += (!o->op || strcmp(v->op_name, o->op) == 0) &&
-             (!o->variant || strcmp(v->name, o->variant) == 0);
-    }
+    for (size_t i = 0; i < r->reg.nvariants; i++)
+        n += planned(r, r->reg.variants[i]);
     r->variants = calloc(n ? n : 1, sizeof *r->variants);
     if (!r->variants)
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     int rc = 0;
     for (size_t i = 0; i < r->reg.nvariants && rc == 0; i++) {
         const CutuneVariantDef *p = r->reg.variants[i];
-        if ((o->op && strcmp(p->op_name, o->op) != 0) ||
-            (o->variant && strcmp(p->name, o->variant) != 0))
+        if (!planned(r, p))
             continue;
         if ((rc = load_variant(p, &r->variants[r->nvariants], err)) == 0)
             r->nvariants++;

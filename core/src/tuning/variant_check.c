@@ -1,6 +1,7 @@
 /* Checking a variant without a GPU (variant_check.h). */
 #include "variant_check.h"
 #include "compile.h"
+#include "kernel_params.h"
 #include "pool.h"
 #include "space_limits.h"
 #include "util.h"
@@ -18,14 +19,11 @@ void cutune_check_defaults(CutuneCheckOptions *o)
     o->sample = 64;
     o->seed = 1;
     o->arch = 90;
+    o->run_configs = 4;
+    o->run_timeout_s = 120;
 }
 
-static void say(const CutuneCheckOptions *o, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void say(const CutuneCheckOptions *o, const char *fmt, ...)
+void cutune_check_say(const CutuneCheckOptions *o, const char *fmt, ...)
 {
     if (!o->out)
         return;
@@ -35,8 +33,28 @@ static void say(const CutuneCheckOptions *o, const char *fmt, ...)
     va_end(ap);
 }
 
-/* "-DNAME=value" texts of one config, for NVRTC. */
-/* The first line of a compiler log that says "error", else its first line. */
+/* The op's signature for an element type: each word T (an op whose elements take the
+ * problem's type, cutune/op.h) becomes the C type of its storage, float for fp32 and tf32,
+ * unsigned short for the 16-bit types (a kernel may cast the pointer to __half or
+ * __nv_bfloat16). A signature without T is the same for every type. */
+static void signature_of_kind(const char *sig, const CutuneProblem *kind, char *out, size_t len)
+{
+    const char *t = cutune_dtype_bytes(kind->dtype) == 2 ? "unsigned short" : "float";
+    size_t n = 0;
+    for (const char *s = sig; *s && n + 16 < len; s++) {
+        int word = *s == 'T' && (s == sig || !(s[-1] == '_' || (s[-1] >= 'a' && s[-1] <= 'z') ||
+                                               (s[-1] >= 'A' && s[-1] <= 'Z') ||
+                                               (s[-1] >= '0' && s[-1] <= '9'))) &&
+                   !(s[1] == '_' || (s[1] >= 'a' && s[1] <= 'z') || (s[1] >= 'A' && s[1] <= 'Z') ||
+                     (s[1] >= '0' && s[1] <= '9'));
+        if (word)
+            n += (size_t)snprintf(out + n, len - n, "%s", t);
+        else
+            out[n++] = *s;
+    }
+    out[n < len ? n : len - 1] = '\0';
+}
+
 /* The architecture a check compiles for: the one asked, or the variant's own arch-specific
  * target (sm_90a) whatever was asked, since it compiles for nothing else. */
 static int check_arch(const CutuneVariantDef *v, int arch)
@@ -44,17 +62,43 @@ static int check_arch(const CutuneVariantDef *v, int arch)
     return v->target ? v->target | CUTUNE_ARCH_SPECIFIC : arch;
 }
 
-static void first_error(const char *msg, char *buf, size_t len)
+#define LOG_LINES_MAX 24 /* lines of one config's compiler log */
+
+/* A failed compile as the run records it (compile.c: "NVRTC could not compile K: CODE" and
+ * NVRTC's log on the lines after it), indented under its config: the log is where the
+ * reason is, a source error's file(line) or ptxas' ("uses too much shared data (0x20000
+ * bytes, 0xc000 max)"), which NVRTC's code alone does not say. A log the same as the one
+ * printed before it is not printed again. */
+static void say_compile_failure(const CutuneCheckOptions *o, const char *config, const char *msg,
+                                const char *prev_log)
 {
-    const char *e = strstr(msg, ": error");
-    const char *line = msg;
-    if (e) {
-        line = e;
-        while (line > msg && line[-1] != '\n')
-            line--;
+    const char *nl = strchr(msg, '\n'), *log = nl ? nl + 1 : "";
+    const char *head = strstr(msg, ": ");
+    int head_len = nl ? (int)(nl - msg) : (int)strlen(msg);
+    if (head && head < msg + head_len) { /* "NVRTC could not compile K: CODE" -> "CODE" */
+        head_len -= (int)(head + 2 - msg);
+        head += 2;
+    } else {
+        head = msg;
     }
-    const char *nl = strchr(line, '\n');
-    snprintf(buf, len, "%.*s", nl ? (int)(nl - line) : (int)strlen(line), line);
+    cutune_check_say(o, "  FAIL config %s does not compile: %.*s\n", config, head_len, head);
+    if (prev_log && !strcmp(prev_log, log) && *log) {
+        cutune_check_say(o, "      (the same compiler log as above)\n");
+        return;
+    }
+    int lines = 0;
+    for (const char *p = log; *p && lines < LOG_LINES_MAX; lines++) {
+        const char *end = strchr(p, '\n');
+        int len = end ? (int)(end - p) : (int)strlen(p);
+        if (len > 0)
+            cutune_check_say(o, "      %.*s\n", len, p);
+        p = end ? end + 1 : p + len;
+        if (!end || !*p)
+            return;
+    }
+    if (*log && lines == LOG_LINES_MAX)
+        cutune_check_say(
+            o, "      ... (the log goes on: `cutune show` prints a run's whole message)\n");
 }
 
 /* The constraint that rejected the most points, for a space with no valid config. */
@@ -72,20 +116,33 @@ static void worst_constraint(const CutuneSpace *sp, const CutuneConfigList *cl, 
                  sp->constraints[worst].name, cl->rejected_by[worst]);
 }
 
+int cutune_check_geometry(const CutuneVariantDef *v, const CutuneSpace *sp, CutuneLimits *lim,
+                          const char ***names, CutuneGeometry **g, CutuneError *err)
+{
+    cutune_limits_sm90(lim);
+    *g = NULL;
+    if (!(*names = cutune_space_symbol_names(sp)))
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    int rc = cutune_geometry_open(v, *names, sp->nparams, g, err);
+    if (rc) {
+        free(*names);
+        *names = NULL;
+    }
+    return rc;
+}
+
 /* Every valid config of every size gets a launch under sm_90 limits. */
 static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
                           const CutuneCheckOptions *o, const char *const *sizes, size_t nsizes,
                           CutuneCheckReport *r, CutuneError *err)
 {
     CutuneLimits lim;
-    cutune_limits_sm90(&lim);
-    const char **names = cutune_space_symbol_names(sp);
+    const char **names = NULL;
     CutuneGeometry *g = NULL;
-    int rc = names ? cutune_geometry_open(v, names, sp->nparams, &g, err)
-                   : cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    int rc = cutune_check_geometry(v, sp, &lim, &names, &g, err);
     free(names);
     if (rc) {
-        say(o, "  FAIL %s\n", err->msg);
+        cutune_check_say(o, "  FAIL %s\n", err->msg);
         r->failures++;
         return rc == CUTUNE_ERR_NOMEM ? rc : 0;
     }
@@ -94,13 +151,14 @@ static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
         CutuneProblem p;
         CutuneError perr = {0};
         if (cutune_variant_problem(v, sizes[k], &p, &perr) != 0 || (size_t)p.ndims != sp->ndims) {
-            say(o, "  FAIL size %s: %s\n", sizes[k], perr.msg[0] ? perr.msg : "dimensions");
+            cutune_check_say(o, "  FAIL size %s: %s\n", sizes[k],
+                             perr.msg[0] ? perr.msg : "dimensions");
             r->failures++;
             continue;
         }
         CutuneConfigList cl = {0};
         if (cutune_space_enumerate(sp, &lim, p.dim, &cl, &perr) != 0) {
-            say(o, "  FAIL size %s: %s\n", sizes[k], perr.msg);
+            cutune_check_say(o, "  FAIL size %s: %s\n", sizes[k], perr.msg);
             r->failures++;
             continue;
         }
@@ -122,14 +180,16 @@ static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
             if (shown++ < SHOWN_MAX) {
                 char text[512];
                 cutune_config_format(sp, cl.values + i * cl.nparams, text, sizeof text);
-                say(o, "  note: %s at %s cannot launch on sm_90 (skipped when tuned): %s\n", text,
+                cutune_check_say(
+                    o, "  note: %s at %s cannot launch on sm_90 (skipped when tuned): %s\n", text,
                     sizes[k], why);
             }
         }
         r->launches += ran;
         if (ran == 0 && rc == 0) {
-            say(o, "  FAIL size %s: none of its %zu valid configs can launch on sm_90\n", sizes[k],
-                cl.nconfigs);
+            cutune_check_say(o,
+                             "  FAIL size %s: none of its %zu valid configs can launch on sm_90\n",
+                             sizes[k], cl.nconfigs);
             r->failures++;
         }
         cutune_config_list_free(&cl);
@@ -138,8 +198,7 @@ static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
     return rc;
 }
 
-/* The configs to compile: all, or the first, the last and a seeded sample between. */
-static size_t pick(size_t nvalid, size_t sample, uint64_t seed, size_t *out)
+size_t cutune_check_pick(size_t nvalid, size_t sample, uint64_t seed, size_t *out)
 {
     size_t n = sample == 0 || nvalid <= sample ? nvalid : sample;
     if (n == nvalid) {
@@ -151,7 +210,8 @@ static size_t pick(size_t nvalid, size_t sample, uint64_t seed, size_t *out)
     uint64_t x = seed;
     size_t k = 0;
     out[k++] = 0;
-    out[k++] = nvalid - 1;
+    if (n > 1) /* a sample of one is the first config alone */
+        out[k++] = nvalid - 1;
     if (taken) {
         taken[0] = taken[nvalid - 1] = 1;
         while (k < n) {
@@ -171,7 +231,7 @@ static int check_compiles(const CutuneVariantDef *v, const CutuneSpace *sp,
                           CutuneCheckReport *r, CutuneError *err)
 {
     size_t *idx = malloc((cl->nconfigs ? cl->nconfigs : 1) * sizeof *idx);
-    size_t n = idx ? pick(cl->nconfigs, o->sample, o->seed, idx) : 0;
+    size_t n = idx ? cutune_check_pick(cl->nconfigs, o->sample, o->seed, idx) : 0;
     CutuneCompileJob *jobs = calloc(n ? n : 1, sizeof *jobs);
     CutunePool *pool = NULL;
     int rc = 0;
@@ -188,6 +248,7 @@ static int check_compiles(const CutuneVariantDef *v, const CutuneSpace *sp,
         cutune_pool_submit(pool, &jobs[j].job);
     }
     size_t shown = 0;
+    char *prev_log = NULL;
     for (size_t j = 0; j < n; j++) {
         cutune_pool_wait(pool, &jobs[j].job);
         if (jobs[j].rc == 0)
@@ -195,19 +256,22 @@ static int check_compiles(const CutuneVariantDef *v, const CutuneSpace *sp,
         else
             r->compile_failed++;
         if (jobs[j].rc != 0 && shown++ < SHOWN_MAX) {
-            char text[512], line[400];
+            char text[512];
+            const char *msg = jobs[j].err.msg, *nl = strchr(msg, '\n');
             cutune_config_format(sp, cl->values + jobs[j].index * cl->nparams, text, sizeof text);
-            first_error(jobs[j].err.msg, line, sizeof line);
-            say(o, "  FAIL config %s does not compile: %s\n", text, line);
+            say_compile_failure(o, text, msg, prev_log);
+            free(prev_log);
+            prev_log = strdup(nl ? nl + 1 : "");
         }
         cutune_compile_job_clear(&jobs[j]); /* its cubin: the cache keeps it */
     }
-    say(o, "  compiled %zu of %zu configs for sm_%d%s: %zu ok, %zu failed\n", n, cl->nconfigs,
-        o->arch,
-        n < cl->nconfigs ? " (a seeded sample with the first and the last; --sample 0 "
-                           "compiles every one)"
-                         : "",
-        r->compiled, r->compile_failed);
+    free(prev_log);
+    cutune_check_say(o, "  compiled %zu of %zu configs for sm_%d%s: %zu ok, %zu failed\n", n,
+                     cl->nconfigs, o->arch,
+                     n < cl->nconfigs ? " (a seeded sample with the first and the last; --sample 0 "
+                                        "compiles every one)"
+                                      : "",
+                     r->compiled, r->compile_failed);
     r->failures += r->compile_failed;
 out:
     cutune_pool_destroy(&pool);
@@ -216,7 +280,8 @@ out:
     return rc;
 }
 
-/* The kernel's parameters against the op's arguments. */
+/* The kernel's parameters against the op's arguments: as many as it passes, each of the
+ * type the op's signature declares (kernel_params.c). */
 static void check_params(const CutuneVariantDef *v, const CutuneSpace *sp,
                          const CutuneConfigList *cl, const CutuneCheckOptions *o,
                          CutuneCheckReport *r)
@@ -231,19 +296,42 @@ static void check_params(const CutuneVariantDef *v, const CutuneSpace *sp,
     if (cutune_nvrtc_kernel_params(v->source, v->kernel_name, d.ptr, d.n, check_arch(v, o->arch),
                                    &r->kernel_params, &e) != 0) {
         if (e.code != CUTUNE_ERR_COMPILE) { /* a compile error is listed with its config */
-            say(o, "  FAIL %s\n", e.msg);
+            cutune_check_say(o, "  FAIL %s\n", e.msg);
             r->failures++;
         }
         return;
     }
     if (op->nargs > 0 && r->kernel_params != op->nargs) {
-        say(o, "  FAIL kernel %s takes %d parameters, but op %s passes %d: (%s)\n", v->kernel_name,
-            r->kernel_params, op->name, op->nargs, op->signature);
+        cutune_check_say(o, "  FAIL kernel %s takes %d parameters, but op %s passes %d: (%s)\n",
+                         v->kernel_name, r->kernel_params, op->name, op->nargs, op->signature);
         r->failures++;
-    } else {
-        say(o, "  kernel %s takes %d parameters, as op %s passes them\n", v->kernel_name,
-            r->kernel_params, op->name);
+        return;
     }
+    CutuneParamTypes kt, ot;
+    char why[512], sig[1024];
+    int bad = -1;
+    signature_of_kind(op->signature, &kind, sig, sizeof sig);
+    if (cutune_signature_param_types(sig, o->arch, &ot, &e) != 0) {
+        cutune_check_say(
+            o,
+            "  note: the types of op %s's signature are unknown (%s): only the number of "
+            "parameters was checked\n",
+            op->name, e.msg);
+    } else if (cutune_kernel_param_types(v->source, v->kernel_name, d.ptr, d.n, o->arch, &kt, &e) !=
+               0) {
+        cutune_check_say(
+            o,
+            "  note: the types of kernel %s's parameters are unknown (%s): only their number "
+            "was checked\n",
+            v->kernel_name, e.msg);
+    } else if ((bad = cutune_param_mismatch(&kt, &ot, sig, why, sizeof why)) >= 0) {
+        cutune_check_say(o, "  FAIL kernel %s: %s (%s)\n", v->kernel_name, why, sig);
+        r->failures++;
+        return;
+    }
+    cutune_check_say(o, "  kernel %s takes %d parameters, as op %s passes them%s\n", v->kernel_name,
+                     r->kernel_params, op->name,
+                     bad < 0 && !e.msg[0] ? ", each of the op's type" : "");
 }
 
 int cutune_variant_check(const CutuneVariantDef *v, const CutuneCheckOptions *o,
@@ -254,9 +342,9 @@ int cutune_variant_check(const CutuneVariantDef *v, const CutuneCheckOptions *o,
     CutuneSpace *sp = NULL;
     CutuneConfigList cl = {0};
     CutuneError e = {0};
-    say(o, "%s (%s), op %s, version %s\n", v->name, v->path, v->op_name, v->version);
+    cutune_check_say(o, "%s (%s), op %s, version %s\n", v->name, v->path, v->op_name, v->version);
     if (cutune_variant_load_space(v, &sp, &e) != 0) {
-        say(o, "  FAIL %s\n", e.msg);
+        cutune_check_say(o, "  FAIL %s\n", e.msg);
         r->failures++;
         return 0;
     }
@@ -264,18 +352,18 @@ int cutune_variant_check(const CutuneVariantDef *v, const CutuneCheckOptions *o,
     cutune_limits_sm90(&lim);
     int rc = cutune_space_enumerate(sp, &lim, NULL, &cl, &e);
     if (rc) {
-        say(o, "  FAIL %s\n", e.msg);
+        cutune_check_say(o, "  FAIL %s\n", e.msg);
         r->failures++;
         rc = 0;
         goto out;
     }
     r->nvalid = cl.nconfigs;
-    say(o, "  %zu valid configs of %zu under sm_90 limits\n", cl.nconfigs,
-        cutune_space_cardinality(sp));
+    cutune_check_say(o, "  %zu valid configs of %zu under sm_90 limits\n", cl.nconfigs,
+                     cutune_space_cardinality(sp));
     if (cl.nconfigs == 0) {
         char why[600];
         worst_constraint(sp, &cl, why, sizeof why);
-        say(o, "  FAIL no config passes the constraints; %s\n", why);
+        cutune_check_say(o, "  FAIL no config passes the constraints; %s\n", why);
         r->failures++;
         goto out;
     }
@@ -286,18 +374,22 @@ int cutune_variant_check(const CutuneVariantDef *v, const CutuneCheckOptions *o,
         nsizes = sp->nproblems;
     }
     if (nsizes == 0) {
-        say(o, "  FAIL %s has no [problems] default sizes, and none was given (--size)\n",
-            sp->path);
+        cutune_check_say(o,
+                         "  FAIL %s has no [problems] default sizes, and none was given (--size)\n",
+                         sp->path);
         r->failures++;
     }
     if ((rc = check_launches(v, sp, o, sizes, nsizes, r, err)))
         goto out;
-    say(o, "  launches: %zu (config, size) pairs at %zu size%s, %zu of them cannot run on sm_90\n",
+    cutune_check_say(
+        o, "  launches: %zu (config, size) pairs at %zu size%s, %zu of them cannot run on sm_90\n",
         r->launches + r->skipped, nsizes, nsizes == 1 ? "" : "s", r->skipped);
     check_params(v, sp, &cl, o, r);
     rc = check_compiles(v, sp, &cl, o, r, err);
+    if (rc == 0 && o->run)
+        rc = cutune_variant_run(v, sp, o, sizes, nsizes, r, err);
 out:
-    say(o, "  %s\n", r->failures ? "FAILED" : "ok");
+    cutune_check_say(o, "  %s\n", r->failures ? "FAILED" : "ok");
     cutune_config_list_free(&cl);
     cutune_space_free(sp);
     return rc;

@@ -131,43 +131,52 @@ static int ptx_entry_params(const char *ptx, const char *name)
     return -1;
 }
 
-int cutune_nvrtc_kernel_params(const char *source, const char *kernel_name,
-                               const char *const *defines, size_t ndefines, int arch, int *nparams,
-                               CutuneError *err)
+int cutune_nvrtc_ptx(const char *source, const char *name, const char *const *defines,
+                     size_t ndefines, int arch, char **ptx, CutuneError *err)
 {
-    *nparams = -1;
+    *ptx = NULL;
     Options opt;
     int rc = options_make(&opt, defines, ndefines, "compute", arch, err);
     if (rc)
         return rc;
     nvrtcProgram prog;
-    if ((rc = program_create(&prog, source, kernel_name, err)))
+    if ((rc = program_create(&prog, source, name, err)))
         goto done;
     size_t size = 0;
-    char *ptx = NULL;
     nvrtcResult r;
     if ((r = nvrtcCompileProgram(prog, (int)opt.n, opt.opts)) != NVRTC_SUCCESS) {
         char *log = program_log(prog);
-        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "NVRTC could not compile %s: %s%s%s",
-                          kernel_name, nvrtcGetErrorString(r), log ? "\n" : "", log ? log : "");
+        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "NVRTC could not compile %s: %s%s%s", name,
+                          nvrtcGetErrorString(r), log ? "\n" : "", log ? log : "");
         free(log);
-    } else if ((r = nvrtcGetPTXSize(prog, &size)) != NVRTC_SUCCESS || !(ptx = malloc(size + 1)) ||
-               (r = nvrtcGetPTX(prog, ptx)) != NVRTC_SUCCESS) {
-        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "NVRTC produced no PTX for %s: %s", kernel_name,
+    } else if ((r = nvrtcGetPTXSize(prog, &size)) != NVRTC_SUCCESS || !(*ptx = malloc(size + 1)) ||
+               (r = nvrtcGetPTX(prog, *ptx)) != NVRTC_SUCCESS) {
+        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "NVRTC produced no PTX for %s: %s", name,
                           nvrtcGetErrorString(r));
+        free(*ptx);
+        *ptx = NULL;
     } else {
-        ptx[size] = '\0';
-        *nparams = ptx_entry_params(ptx, kernel_name);
-        if (*nparams < 0)
-            rc = cutune_error(err, CUTUNE_ERR_NOT_FOUND,
-                              "the compiled source has no kernel entry '%s'; is it extern \"C\" "
-                              "__global__?",
-                              kernel_name);
+        (*ptx)[size] = '\0';
     }
-    free(ptx);
     nvrtcDestroyProgram(&prog);
 done:
     options_free(&opt);
+    return rc;
+}
+
+int cutune_nvrtc_kernel_params(const char *source, const char *kernel_name,
+                               const char *const *defines, size_t ndefines, int arch, int *nparams,
+                               CutuneError *err)
+{
+    *nparams = -1;
+    char *ptx = NULL;
+    int rc = cutune_nvrtc_ptx(source, kernel_name, defines, ndefines, arch, &ptx, err);
+    if (rc == 0 && (*nparams = ptx_entry_params(ptx, kernel_name)) < 0)
+        rc = cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                          "the compiled source has no kernel entry '%s'; is it extern \"C\" "
+                          "__global__?",
+                          kernel_name);
+    free(ptx);
     return rc;
 }
 

@@ -33,6 +33,12 @@ int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char
                          CutuneError *err);
 void cutune_kernel_binary_free(CutuneKernelBinary *b);
 
+/* The PTX NVRTC makes of `source` (a program named `name`) for compute_<arch> with
+ * `defines` (no GPU needed, no cache): 0 with *ptx malloc'd, or CUTUNE_ERR_COMPILE with the
+ * compiler's messages in err. */
+int cutune_nvrtc_ptx(const char *source, const char *name, const char *const *defines,
+                     size_t ndefines, int arch, char **ptx, CutuneError *err);
+
 /* How many parameters kernel `kernel_name` of `source` takes, read from the PTX that NVRTC
  * makes for compute_<arch> with `defines` (no GPU needed, no cache). Returns 0 with
  * *nparams set, CUTUNE_ERR_COMPILE (err holds the compiler's messages) or

@@ -16,10 +16,8 @@ static CutuneHostCtx *ctx_of(void *ctx)
     return ctx;
 }
 
-static int h_dev_alloc(void *ctx, size_t bytes, void **dptr)
+int cutune_host_reserve(CutuneHostCtx *c)
 {
-    CutuneHostCtx *c = ctx_of(ctx);
-    *dptr = NULL;
     if (c->nallocs == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 8;
         void **grown = realloc(c->allocs, cap * sizeof *grown);
@@ -28,10 +26,29 @@ static int h_dev_alloc(void *ctx, size_t bytes, void **dptr)
         c->allocs = grown;
         c->cap = cap;
     }
+    return 0;
+}
+
+int cutune_host_forget(CutuneHostCtx *c, void *dptr)
+{
+    for (size_t i = 0; i < c->nallocs; i++)
+        if (c->allocs[i] == dptr) {
+            c->allocs[i] = c->allocs[--c->nallocs];
+            return 1;
+        }
+    return 0;
+}
+
+static int h_dev_alloc(void *ctx, size_t bytes, void **dptr)
+{
+    CutuneHostCtx *c = ctx_of(ctx);
+    *dptr = NULL;
+    int rc = cutune_host_reserve(c);
+    if (rc)
+        return rc;
     char what[80];
     snprintf(what, sizeof what, "cudaMalloc(%zu bytes)", bytes);
-    int rc = cutune_cuda_check(cudaMalloc(dptr, bytes ? bytes : 1), what, c->err);
-    if (rc)
+    if ((rc = cutune_cuda_check(cudaMalloc(dptr, bytes ? bytes : 1), what, c->err)))
         return rc;
     c->allocs[c->nallocs++] = *dptr;
     return 0;
@@ -39,13 +56,8 @@ static int h_dev_alloc(void *ctx, size_t bytes, void **dptr)
 
 static void h_dev_free(void *ctx, void *dptr)
 {
-    CutuneHostCtx *c = ctx_of(ctx);
-    for (size_t i = 0; i < c->nallocs; i++)
-        if (c->allocs[i] == dptr) {
-            cudaFree(dptr);
-            c->allocs[i] = c->allocs[--c->nallocs];
-            return;
-        }
+    if (cutune_host_forget(ctx_of(ctx), dptr))
+        cudaFree(dptr);
 }
 
 static int h_copy_to_device(void *ctx, void *dst, const void *src, size_t bytes)

@@ -1,23 +1,28 @@
-// kemu: just enough of CUDA to run cutune's memory-bound kernels on the CPU, so that CI (which
-// has no GPU) runs their logic: indexing, bounds, __syncthreads placement, warp shuffles, the
-// last-block-done finish and the scratch memory each launch must leave clean.
+// kemu: just enough of CUDA to run kernels on the CPU. CI (which has no GPU) runs the
+// memory-bound kernels and matmul_async with it (tests/kemu/), and `cutune check --run`
+// runs a variant's configs and its op's check with it (emu_build.c compiles a kernel with
+// this header in front of it, with the host's C++ compiler): indexing, bounds, __syncthreads
+// placement, warp shuffles and votes, atomics, the last-block-done finish and the scratch
+// memory each launch must leave clean.
 //
 // A launch runs its blocks one after another, and the threads of a block take turns on one OS
 // thread (a context each, on a stack kept from launch to launch): a thread runs until it
 // waits at a barrier, then the next runs. __syncthreads is a barrier over the block,
-// __syncwarp and the shuffles barriers over a warp (warps are consecutive linear thread ids).
-// A thread runs alone from one barrier to the next, in the same order on every run: a
-// missing barrier lets a thread read what a later thread has not written yet, a wrong
+// __syncwarp, the shuffles and the votes barriers over a warp (warps are consecutive linear
+// thread ids). A thread runs alone from one barrier to the next, in the same order on every
+// run: a missing barrier lets a thread read what a later thread has not written yet, a wrong
 // result on every run rather than under an unlucky schedule. __shared__ becomes `static`: one
 // instance shared by the threads of the block, which is right because only one block runs
 // at a time. Atomics are std::atomic_ref. What it does not model: concurrent blocks, the GPU
-// memory model, timing. A thread block cluster (launch_cluster: CLUSTER consecutive blocks
-// along z) is the exception: its blocks' threads take turns together, each block with its
-// own barrier and its own dynamic shared memory (a slice of dynamic_shared), and
-// cluster_sync() is a barrier over all of them. A block of a cluster that ends loses its
-// shared memory (filled with 0xff bytes, NaN as floats) while the others may still run, as on
-// the GPU, where reading it then is undefined. Dynamic shared memory starts every block as
-// 0xff bytes.
+// memory model, timing, inline PTX (asm) beyond what kemu_mma.cpp emulates, textures, half
+// precision, cooperative groups, and the precision of the device's math functions (the host's
+// libm computes them). A thread block cluster (launch_cluster: CLUSTER consecutive blocks
+// along z) is the exception to "one block at a time": its blocks' threads take turns
+// together, each block with its own barrier and its own dynamic shared memory (a slice of
+// dynamic_shared), and cluster_sync() is a barrier over all of them. A block of a cluster
+// that ends loses its shared memory (filled with 0xff bytes, NaN as floats) while the others
+// may still run, as on the GPU, where reading it then is undefined. Dynamic shared memory
+// starts every block as 0xff bytes.
 #ifndef CUTUNE_KEMU_HPP
 #define CUTUNE_KEMU_HPP
 
@@ -50,17 +55,38 @@ struct dim3 {
 // The running CUDA thread's; the scheduler sets them before it resumes a thread.
 inline dim3 threadIdx, blockIdx;
 inline dim3 blockDim, gridDim;
+constexpr int warpSize = 32;
 
-struct float4 {
-    float x, y, z, w;
-};
-struct float2 {
-    float x, y;
-};
-struct uint4 {
-    unsigned x, y, z, w;
-};
-inline float4 make_float4(float a, float b, float c, float d) { return {a, b, c, d}; }
+// The vector types, with CUDA's alignment (a 16-byte load of a float4 needs it).
+#define KEMU_VEC2(T, N, A) \
+    struct alignas(A) N##2 { \
+        T x, y; \
+    }; \
+    inline N##2 make_##N##2(T a, T b) { return {a, b}; }
+#define KEMU_VEC3(T, N) \
+    struct N##3 { \
+        T x, y, z; \
+    }; \
+    inline N##3 make_##N##3(T a, T b, T c) { return {a, b, c}; }
+#define KEMU_VEC4(T, N, A) \
+    struct alignas(A) N##4 { \
+        T x, y, z, w; \
+    }; \
+    inline N##4 make_##N##4(T a, T b, T c, T d) { return {a, b, c, d}; }
+KEMU_VEC2(float, float, 8)
+KEMU_VEC3(float, float)
+KEMU_VEC4(float, float, 16)
+KEMU_VEC2(int, int, 8)
+KEMU_VEC3(int, int)
+KEMU_VEC4(int, int, 16)
+KEMU_VEC2(unsigned, uint, 8)
+KEMU_VEC3(unsigned, uint)
+KEMU_VEC4(unsigned, uint, 16)
+KEMU_VEC2(double, double, 16)
+KEMU_VEC2(long long, longlong, 16)
+#undef KEMU_VEC2
+#undef KEMU_VEC3
+#undef KEMU_VEC4
 
 namespace kemu {
 // A saved execution context and the switch between two of them. On x86-64 the switch saves
@@ -143,9 +169,12 @@ inline size_t scheduler_stack_size;
 inline int current;
 inline unsigned long long events; // barrier releases and threads finished, to see progress
 inline void (*body)(); // the launch's kernel with its arguments
-inline unsigned long long exchange[MAX_THREADS / 32][32]; // [warp][lane], for shuffles
+inline unsigned long long exchange[MAX_THREADS / 32][32]; // [warp][lane], shuffles and votes
 alignas(16) inline float dynamic_shared[1 << 16]; // split evenly between a cluster's blocks
-inline int linear_id() { return (int)(threadIdx.x + threadIdx.y * blockDim.x); }
+inline int linear_id()
+{
+    return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+}
 // the running thread's block within its cluster (0 without one), and its warp among the
 // cluster's warps (those of a block are consecutive linear thread ids)
 inline int block_rank() { return current / block_threads; }
@@ -155,6 +184,9 @@ inline char *shared_of(int rank)
 {
     return reinterpret_cast<char *>(dynamic_shared) + rank * (sizeof dynamic_shared / cluster_size);
 }
+// What the threads of a block publish for __syncthreads_count and its kin, per block of
+// the cluster.
+inline int block_count[MAX_CLUSTER];
 
 // Back to the scheduler; `finished`: this thread will not be resumed.
 inline void switch_out([[maybe_unused]] bool finished)
@@ -200,33 +232,163 @@ inline void arrive_and_wait(Barrier &b)
 inline void __syncthreads() { kemu::arrive_and_wait(kemu::block_barrier[kemu::block_rank()]); }
 inline void __syncwarp(unsigned = 0xffffffffu) { kemu::arrive_and_wait(kemu::warp_barrier[kemu::warp_id()]); }
 
-template <class T> T __shfl_down_sync(unsigned, T v, int off)
+namespace kemu {
+// Every lane of the warp publishes v, then reads the value of lane src(lane) (its own when
+// src is out of the lane's segment of `width` lanes); two barriers, so that a shuffle does
+// not overwrite what the one before is still reading.
+template <class T, class F> T shuffle(T v, int width, F src)
 {
     static_assert(sizeof(T) <= sizeof(unsigned long long), "shuffle of a wide type");
-    const int w = kemu::warp_id(), lane = kemu::linear_id() % 32;
-    std::memcpy(&kemu::exchange[w][lane], &v, sizeof v);
-    kemu::arrive_and_wait(kemu::warp_barrier[w]); // everyone has published
+    const int w = warp_id(), lane = linear_id() % 32;
+    std::memcpy(&exchange[w][lane], &v, sizeof v);
+    arrive_and_wait(warp_barrier[w]); // everyone has published
+    const int base = lane / width * width, from = src(lane - base);
     T r = v;
-    if (lane + off < 32)
-        std::memcpy(&r, &kemu::exchange[w][lane + off], sizeof r);
-    kemu::arrive_and_wait(kemu::warp_barrier[w]); // everyone has read before the next shuffle
+    if (from >= 0 && from < width && base + from < warp_barrier[w].expected)
+        std::memcpy(&r, &exchange[w][base + from], sizeof r);
+    arrive_and_wait(warp_barrier[w]); // everyone has read before the next shuffle
     return r;
+}
+// The warp's predicates as a mask of lanes.
+inline unsigned vote(bool p)
+{
+    const int w = warp_id(), lane = linear_id() % 32;
+    exchange[w][lane] = p;
+    arrive_and_wait(warp_barrier[w]);
+    unsigned m = 0;
+    for (int i = 0; i < warp_barrier[w].expected; i++)
+        m |= (exchange[w][i] ? 1u : 0u) << i;
+    arrive_and_wait(warp_barrier[w]);
+    return m;
+}
+// The number of the block's threads whose predicate is true.
+inline int block_vote(bool p)
+{
+    const int r = block_rank();
+    block_count[r] += p;
+    arrive_and_wait(block_barrier[r]);
+    const int n = block_count[r];
+    arrive_and_wait(block_barrier[r]);
+    if (linear_id() == 0)
+        block_count[r] = 0; // the others have read it; the next vote counts afresh
+    arrive_and_wait(block_barrier[r]);
+    return n;
+}
+} // namespace kemu
+
+template <class T> T __shfl_sync(unsigned, T v, int src, int width = 32)
+{
+    return kemu::shuffle(v, width, [src, width](int) { return ((src % width) + width) % width; });
+}
+template <class T> T __shfl_down_sync(unsigned, T v, unsigned off, int width = 32)
+{
+    return kemu::shuffle(v, width, [off](int l) { return l + (int)off; });
+}
+template <class T> T __shfl_up_sync(unsigned, T v, unsigned off, int width = 32)
+{
+    return kemu::shuffle(v, width, [off](int l) { return l - (int)off; });
+}
+template <class T> T __shfl_xor_sync(unsigned, T v, int mask, int width = 32)
+{
+    return kemu::shuffle(v, width, [mask](int l) { return l ^ mask; });
+}
+inline unsigned __ballot_sync(unsigned, int p) { return kemu::vote(p != 0); }
+inline int __any_sync(unsigned, int p) { return kemu::vote(p != 0) != 0; }
+inline unsigned __activemask()
+{
+    const int n = kemu::warp_barrier[kemu::linear_id() / 32].expected;
+    return n == 32 ? 0xffffffffu : (1u << n) - 1;
+}
+inline int __all_sync(unsigned, int p) { return kemu::vote(p != 0) == __activemask(); }
+inline int __syncthreads_count(int p) { return kemu::block_vote(p != 0); }
+inline int __syncthreads_or(int p) { return kemu::block_vote(p != 0) != 0; }
+inline int __syncthreads_and(int p)
+{
+    return kemu::block_vote(p != 0) == kemu::block_barrier[kemu::block_rank()].expected;
 }
 
 template <class T> T atomicAdd(T *p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
+template <class T> T atomicSub(T *p, T v) { return std::atomic_ref<T>(*p).fetch_sub(v); }
 template <class T> T atomicExch(T *p, T v) { return std::atomic_ref<T>(*p).exchange(v); }
-using std::max;
-using std::min;
-inline unsigned long long atomicMin(unsigned long long *p, unsigned long long v)
+template <class T> T atomicAnd(T *p, T v) { return std::atomic_ref<T>(*p).fetch_and(v); }
+template <class T> T atomicOr(T *p, T v) { return std::atomic_ref<T>(*p).fetch_or(v); }
+template <class T> T atomicXor(T *p, T v) { return std::atomic_ref<T>(*p).fetch_xor(v); }
+template <class T> T atomicCAS(T *p, T compare, T v)
 {
-    std::atomic_ref<unsigned long long> a(*p);
-    unsigned long long old = a.load();
+    std::atomic_ref<T>(*p).compare_exchange_strong(compare, v);
+    return compare; // the old value either way
+}
+template <class T> T atomicMin(T *p, T v)
+{
+    std::atomic_ref<T> a(*p);
+    T old = a.load();
     while (v < old && !a.compare_exchange_weak(old, v)) {
     }
     return old;
 }
+template <class T> T atomicMax(T *p, T v)
+{
+    std::atomic_ref<T> a(*p);
+    T old = a.load();
+    while (old < v && !a.compare_exchange_weak(old, v)) {
+    }
+    return old;
+}
+inline unsigned atomicInc(unsigned *p, unsigned limit)
+{
+    std::atomic_ref<unsigned> a(*p);
+    unsigned old = a.load();
+    while (!a.compare_exchange_weak(old, old >= limit ? 0 : old + 1)) {
+    }
+    return old;
+}
+using std::max;
+using std::min;
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 template <class T> T __ldcg(const T *p) { return *(const volatile T *)p; }
+template <class T> T __ldg(const T *p) { return *p; }
+inline long long clock64() { return 0; }
+// The fast math intrinsics: the host's functions (the device's are less precise, which
+// only an op's tolerance can tell).
+inline float __expf(float x) { return std::exp(x); }
+inline float __exp10f(float x) { return std::pow(10.0f, x); }
+inline float __logf(float x) { return std::log(x); }
+inline float __log2f(float x) { return std::log2(x); }
+inline float __log10f(float x) { return std::log10(x); }
+inline float __sinf(float x) { return std::sin(x); }
+inline float __cosf(float x) { return std::cos(x); }
+inline float __tanf(float x) { return std::tan(x); }
+inline float __powf(float x, float y) { return std::pow(x, y); }
+inline float __fdividef(float x, float y) { return x / y; }
+inline float __frcp_rn(float x) { return 1.0f / x; }
+inline float __fsqrt_rn(float x) { return std::sqrt(x); }
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
+inline int __float2int_rn(float x) { return (int)std::nearbyint(x); }
+inline int __float2int_rz(float x) { return (int)x; }
+inline float __int2float_rn(int x) { return (float)x; }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
+inline int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned __brev(unsigned x)
+{
+    unsigned r = 0;
+    for (int i = 0; i < 32; i++, x >>= 1)
+        r = r << 1 | (x & 1);
+    return r;
+}
+inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
 inline float __int_as_float(int i)
 {
     float f;
@@ -243,6 +405,9 @@ inline int __float_as_int(float f)
 
 #define __global__
 #define __device__
+#define __host__
+#define __noinline__ __attribute__((noinline))
+#define __align__(n) __attribute__((aligned(n)))
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
@@ -250,18 +415,18 @@ inline int __float_as_int(float f)
 #define DYNAMIC_SHARED(type, name) type *name = reinterpret_cast<type *>(kemu::shared_of(kemu::block_rank()))
 
 namespace kemu {
-// Run kernel(args...) over grid x block (a 2-D block at most), one block at a time, in
-// CUDA's launch order (x fastest, z slowest), or one cluster of `cluster` blocks along z at
-// a time. The threads of a block (a cluster) take turns on this OS thread: each runs until it
-// waits at a barrier or ends, then the next one that can go on runs, in thread order. A pass
-// in which nothing arrived or ended is a deadlock (a barrier that not every thread reaches),
-// reported rather than hung.
+// Run kernel(args...) over grid x block, one block at a time, in CUDA's launch order (x
+// fastest, z slowest), or one cluster of `cluster` blocks along z at a time. The threads of
+// a block (a cluster) take turns on this OS thread: each runs until it waits at a barrier or
+// ends, then the next one that can go on runs, in thread order. A pass in which nothing
+// arrived or ended is a deadlock (a barrier that not every thread reaches), reported rather
+// than hung.
 template <class K, class... A> void launch_cluster(dim3 grid, dim3 block, int cluster, K kernel, A... args)
 {
     gridDim = grid;
     blockDim = block;
-    const int per_block = (int)(block.x * block.y), nthreads = per_block * cluster;
-    if (per_block < 1 || nthreads > MAX_THREADS || block.z != 1 || cluster < 1 || cluster > MAX_CLUSTER ||
+    const int per_block = (int)(block.x * block.y * block.z), nthreads = per_block * cluster;
+    if (per_block < 1 || nthreads > MAX_THREADS || cluster < 1 || cluster > MAX_CLUSTER ||
         grid.z % cluster != 0) {
         fprintf(stderr, "kemu: a block of %ux%ux%u threads in clusters of %d along z (grid z %u)\n", block.x,
                 block.y, block.z, cluster, grid.z);
@@ -291,6 +456,7 @@ template <class K, class... A> void launch_cluster(dim3 grid, dim3 block, int cl
                 cluster_barrier = {nthreads, 0, 0};
                 for (int r = 0; r < cluster; r++) {
                     block_barrier[r] = {per_block, 0, 0};
+                    block_count[r] = 0;
                     for (int w = 0; w < block_warps; w++)
                         warp_barrier[r * block_warps + w] = {std::min(32, per_block - 32 * w), 0, 0};
                 }
@@ -312,7 +478,8 @@ template <class K, class... A> void launch_cluster(dim3 grid, dim3 block, int cl
                             continue;
                         current = t;
                         const int local = t % per_block;
-                        threadIdx = {(unsigned)local % block.x, (unsigned)local / block.x, 0};
+                        threadIdx = {(unsigned)local % block.x, (unsigned)local / block.x % block.y,
+                                     (unsigned)local / (block.x * block.y)};
                         blockIdx = {bx, by, bz + (unsigned)(t / per_block)};
 #if KEMU_ASAN
                         void *fake = nullptr;
