@@ -22,21 +22,7 @@
 #define CUTUNE_KEMU 1
 #define __cluster_dims__(...)
 
-struct uint2 {
-    unsigned x, y;
-};
-inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d)
-{
-    return {a, b, c, d};
-}
-inline uint2 make_uint2(unsigned a, unsigned b)
-{
-    return {a, b};
-}
-inline float2 make_float2(float a, float b)
-{
-    return {a, b};
-}
+// uint2, uint4, float2 and their make_ functions come with kemu.hpp
 
 namespace emu
 {
