@@ -71,6 +71,7 @@ static size_t brute_reg1d(void);
 static size_t brute_reg2d(void);
 static size_t brute_warptile(void);
 static size_t brute_async(void);
+static size_t brute_mma(void);
 
 static const struct {
     const char *variant, *version, *source_hash;
@@ -86,6 +87,8 @@ static const struct {
      3 * 3 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 2, brute_warptile},
     {"matmul_async", "8", "d0d6436c9f9e488c1a0de1d29d7ff84e", 0,
      4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2 * 2, brute_async},
+    {"matmul_mma", "1", "95c4cb0ceb5fcbcae6e9080bebeed5a5", 0,
+     4 * 3 * 2 * 2 * 2 * 4 * 4 * 2 * 3 * 2, brute_mma},
     {"axpy_template", "1", "122d2ae4010444bda5e11ce5dbe87156", 20, 5 * 4, NULL},
     {"matadd_2d", "1", "3e63451e5cbdf3a69f31a28e2e5ef9d3", 126, 11 * 11 * 2, NULL},
     {"transpose_naive", "1", "bcf6c0cdc8c0edc4e77991710ec67f6a", 48, 5 * 6 * 2, NULL},
@@ -224,6 +227,46 @@ static size_t async_rest(int nt, int bm, int bn, int bk, int wk)
 static size_t brute_async(void)
 {
     return count_warp_shapes(32, 1, 2, async_rest);
+}
+
+/* matmul_mma's constraints without a problem, under sm_90 limits, written out again: warps
+ * tile the block; 64..512 threads; every thread the same number of 16-byte copies of A and
+ * B; registers (accumulators + fragments + 40) <= 255 and within the block's 65536 with
+ * MINB blocks; shared memory (stages, or the fp32 tile of split-K, or the staged output)
+ * within 227 KiB, and twice that plus 1 KiB each within 228 KiB when MINB = 2. */
+static size_t brute_mma(void)
+{
+    static const int bms[] = {32, 64, 128, 256}, bns[] = {64, 128, 256}, bks[] = {32, 64};
+    static const int ws[] = {32, 64}, splits[] = {1, 2, 4, 8}, vecs[] = {2, 4, 8};
+    size_t n = 0;
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 3; b++)
+            for (int k = 0; k < 2; k++)
+                for (int wm = 0; wm < 2; wm++)
+                    for (int wn = 0; wn < 2; wn++)
+                        for (int stages = 2; stages <= 5; stages++)
+                            for (int sk = 0; sk < 4; sk++)
+                                for (int v = 0; v < 3; v++)
+                                    for (int minb = 1; minb <= 2; minb++) {
+                                        long BM = bms[a], BN = bns[b], BK = bks[k], WM = ws[wm],
+                                             WN = ws[wn], SK = splits[sk], VEC = vecs[v];
+                                        if (BM % WM || BN % WN)
+                                            continue;
+                                        long nt = (BM / WM) * (BN / WN) * 32;
+                                        long regs = WM * WN / 32 + WM / 2 + WN / 2 + 40;
+                                        long st = (long)stages * (BM + BN) * BK * 2;
+                                        long sh = st;
+                                        if (SK > 1 && BM * BN * 4 > sh)
+                                            sh = BM * BN * 4;
+                                        if (VEC > 2 && BM * BN * 2 > sh)
+                                            sh = BM * BN * 2;
+                                        n += 2 * /* GROUP_M: no constraint without a problem */
+                                             (nt >= 64 && nt <= 512 && (BM * BK / 8) % nt == 0 &&
+                                              (BN * BK / 8) % nt == 0 && regs <= 255 &&
+                                              regs * nt * minb <= 65536 && sh <= 232448 &&
+                                              (minb == 1 || 2 * (sh + 1024) <= 233472));
+                                    }
+    return n;
 }
 
 static void check_variant(const CutuneVariantDef *p, const CutuneCheckOptions *o)

@@ -135,3 +135,51 @@ def test_no_tuned_config_is_not_found(tuned):
         a = torch.randn((4, 4), device="cuda")
         with pytest.raises(cutune.NotFoundError, match="transpose"):
             h.launch("transpose", (4, 4), a, a, 4, 4)
+
+
+# ---- the tensor cores: bf16 and fp16, and F.linear's layout (x @ W.T) without a copy ----
+
+BF16_SIZE = (256, 384, 512)
+
+
+@pytest.fixture(scope="module")
+def tuned_bf16(tmp_path_factory):
+    db = str(tmp_path_factory.mktemp("gpu_bf16") / "tuned.db")
+    exe = os.environ.get("CUTUNE_EXE")
+    cmd = [exe] if exe else [sys.executable, "-m", "cutune"]
+    subprocess.run(cmd + ["run", "matmul", "--device", "0", "--variant", "matmul_mma", "--budget",
+                          "8", "--size", "%dx%dx%d-bf16-nt" % BF16_SIZE, "--db", db],
+                   check=True, timeout=600)
+    return db
+
+
+def test_linear_in_bf16_reads_the_weight_in_place(tuned_bf16):
+    M, N, K = BF16_SIZE
+    g = torch.Generator(device="cuda").manual_seed(7)
+    x = (torch.rand((M, K), device="cuda", generator=g) * 2 - 1).bfloat16()
+    w = (torch.rand((N, K), device="cuda", generator=g) * 2 - 1).bfloat16()
+    with cutune.open(tuned_bf16) as h:
+        r = h.lookup("matmul", "%dx%dx%d-bf16-nt" % BF16_SIZE, device=0)
+        assert r.match == "exact" and r.variant == "matmul_mma"
+        c = h.matmul(x, w.t())  # w.t() is a view: the kernel reads w, layout nt
+        torch.cuda.synchronize()
+    assert c.dtype == torch.bfloat16 and c.shape == (M, N)
+    ref = x.double() @ w.double().t()
+    # one bf16 rounding of a float32 sum: 2^-8 relative, plus the sum's own error
+    err = (c.double() - ref).abs()
+    assert torch.isfinite(c.float()).all()
+    assert (err <= 2.0 ** -8 * ref.abs() + 1e-3 * K ** 0.5).all(), float(err.max())
+    torch.testing.assert_close(c, torch.nn.functional.linear(x, w), rtol=2 ** -7, atol=0.05)
+
+
+def test_a_dtype_or_layout_not_tuned_is_not_answered(tuned_bf16):
+    M, N, K = BF16_SIZE
+    x = torch.randn((M, K), device="cuda").bfloat16()
+    w = torch.randn((K, N), device="cuda").bfloat16()  # nn: tuned only as nt
+    with cutune.open(tuned_bf16) as h:
+        with pytest.raises(cutune.CutuneError):
+            h.matmul(x, w)
+        with pytest.raises(cutune.CutuneError):
+            h.matmul(x.half(), w.t().contiguous().half().t())  # fp16: never tuned
+        with pytest.raises(TypeError, match="one type"):
+            h.matmul(x, w.t().contiguous().half().t())

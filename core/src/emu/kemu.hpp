@@ -494,10 +494,13 @@ template <class K, class... A> void launch_cluster(dim3 grid, dim3 block, int cl
                             std::memset(shared_of(t / per_block), 0xff, sizeof dynamic_shared / cluster);
                     }
                     if (events == before && live > 0) {
+                        char in_cluster[32] = "";
+                        if (cluster > 1)
+                            snprintf(in_cluster, sizeof in_cluster, " (cluster of %d)", cluster);
                         fprintf(stderr,
-                                "kemu: block (%u, %u, %u) (cluster of %d): %d threads wait at a barrier the "
+                                "kemu: block (%u, %u, %u)%s: %d threads wait at a barrier the "
                                 "others never reach\n",
-                                bx, by, bz, cluster, live);
+                                bx, by, bz, in_cluster, live);
                         std::abort();
                     }
                 }

@@ -42,9 +42,10 @@ static void signature_of_kind(const char *sig, const CutuneProblem *kind, char *
     const char *t = cutune_dtype_bytes(kind->dtype) == 2 ? "unsigned short" : "float";
     size_t n = 0;
     for (const char *s = sig; *s && n + 16 < len; s++) {
-        int word = *s == 'T' && (s == sig || !(s[-1] == '_' || (s[-1] >= 'a' && s[-1] <= 'z') ||
-                                               (s[-1] >= 'A' && s[-1] <= 'Z') ||
-                                               (s[-1] >= '0' && s[-1] <= '9'))) &&
+        int word = *s == 'T' &&
+                   (s == sig ||
+                    !(s[-1] == '_' || (s[-1] >= 'a' && s[-1] <= 'z') ||
+                      (s[-1] >= 'A' && s[-1] <= 'Z') || (s[-1] >= '0' && s[-1] <= '9'))) &&
                    !(s[1] == '_' || (s[1] >= 'a' && s[1] <= 'z') || (s[1] >= 'A' && s[1] <= 'Z') ||
                      (s[1] >= '0' && s[1] <= '9'));
         if (word)
