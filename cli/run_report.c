@@ -38,14 +38,24 @@ static void print_sizes(FILE *f, const CutuneTuneSummary *s)
             fprintf(f, "%-23s   re-timed now: %.4f ms (recorded %.4f ms)\n", "", z->retimed_ms,
                     z->best_ms);
     }
-    const char *yname = "";
-    for (size_t i = 0; i < s->nsizes && !*yname; i++)
-        yname = s->sizes[i].yardstick;
-    if (*yname)
+    /* the yardsticks by name, each once: cuBLAS SGEMM for fp32, cuBLASLt for the others */
+    char names[256] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < s->nsizes && used < sizeof names; i++) {
+        const char *y = s->sizes[i].yardstick;
+        int seen = !*y;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = !strcmp(s->sizes[k].yardstick, y);
+        if (!seen) {
+            int n = snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", y);
+            used += n > 0 ? (size_t)n : 0;
+        }
+    }
+    if (*names)
         fprintf(f,
                 "(yardstick: %s on the same inputs in the same worker; 'vs it' > 1 means "
                 "faster than it; 'at': when the size was done)\n",
-                yname);
+                names);
     else
         fprintf(f, "(no vendor yardstick was measured for this op here; 'at': when the size "
                    "was done)\n");

@@ -14,6 +14,8 @@ set -u
 exe=$1
 . "$(dirname "$0")/lib.sh"
 "$exe" devices >/dev/null 2>&1 || { echo "no CUDA device: skipped"; exit 77; }
+# the planted variant's folder on the space path (meson's test sets it too)
+export CUTUNE_SPACE_PATH=${CUTUNE_SPACE_PATH:-$(cd "$(dirname "$0")" && pwd)/planted}
 db=$tmp/planted.db
 "$exe" run matmul --device 0 --variant matmul_mma_planted --seed 94 --time none --db "$db" \
     >"$tmp/run.log" 2>&1 || { bad "the planted run failed"; tail -20 "$tmp/run.log"; }
