@@ -287,6 +287,11 @@ int cutune_variant_check(const CutuneVariantDef *v, const CutuneCheckOptions *o,
         goto out;
     say(o, "  launches: %zu (config, size) pairs at %zu size%s, %zu of them cannot run on sm_90\n",
         r->launches + r->skipped, nsizes, nsizes == 1 ? "" : "s", r->skipped);
+    if ((r->library = cutune_variant_library(v) != NULL)) {
+        say(o, "  a library variant: its configs are calls into a library, made ready when "
+               "they run (nothing to compile)\n");
+        goto out;
+    }
     check_params(v, sp, &cl, o, r);
     rc = check_compiles(v, sp, &cl, o, r, err);
 out:
