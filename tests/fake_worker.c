@@ -50,7 +50,7 @@ static int fd;
 static CutuneBuf in, out;
 static char setup_size[64] = "-"; /* the problem of the last setup, for the log */
 static CutuneProblem setup_problem;
-static int setup_odd;             /* a dimension of it is odd */
+static int setup_odd; /* a dimension of it is odd */
 
 static void sleep_ms(double ms)
 {

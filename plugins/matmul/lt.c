@@ -84,9 +84,12 @@ static size_t found_version;
 static char api_why[1024];
 static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 
-static void version_text(size_t v, char *buf, size_t len)
+void lt_version_text(size_t v, char *buf, size_t len)
 {
-    snprintf(buf, len, "%zu.%zu.%zu", v / 10000, v / 100 % 100, v % 100);
+    if (v >= 100000) /* 11.0 on: major * 10000 + minor * 100 + patch */
+        snprintf(buf, len, "%zu.%zu.%zu", v / 10000, v / 100 % 100, v % 100);
+    else /* 10.x: major * 1000 + minor * 100 + patch */
+        snprintf(buf, len, "%zu.%zu.%zu", v / 1000, v / 100 % 10, v % 100);
 }
 
 /* The library: $CUTUNE_CUBLASLT, or the sonames in order; `tried` lists the loader's errors. */
@@ -145,7 +148,7 @@ static void open_api(void)
         snprintf(api.path, sizeof api.path, "%s", env ? env : "the cuBLASLt found");
     found_version = api.version ? api.version() : 0;
     char v[32];
-    version_text(found_version, v, sizeof v);
+    lt_version_text(found_version, v, sizeof v);
     if (missing)
         snprintf(api_why, sizeof api_why,
                  "the cuBLASLt at %s lacks %s: it is too old or not cuBLASLt (cutune needs "
@@ -228,16 +231,17 @@ int lt_plan(const LtApi *a, const CutuneHost *host, int dtype, int bt, int M, in
         snprintf(why, len,
                  "cuBLASLt's heuristic offers %d algorithm%s for %dx%dx%d-%s-%s within a %zu MiB "
                  "workspace (%d asked for); algorithm %d is not one of them",
-                 c->found, c->found == 1 ? "" : "s", M, N, K, dt, bt ? "nt" : "nn",
-                 ws_limit >> 20, requested, index);
+                 c->found, c->found == 1 ? "" : "s", M, N, K, dt, bt ? "nt" : "nn", ws_limit >> 20,
+                 requested, index);
         rc = CUTUNE_ERR_RESOURCES;
     } else {
         c->algo = h[index].algo;
         c->ws_size = h[index].workspace;
         if (c->ws_size && host->dev_alloc(host->ctx, c->ws_size, &c->workspace) != 0) {
             c->workspace = NULL;
-            snprintf(why, len, "cuBLASLt's algorithm %d needs a workspace of %zu bytes, which "
-                               "could not be allocated",
+            snprintf(why, len,
+                     "cuBLASLt's algorithm %d needs a workspace of %zu bytes, which "
+                     "could not be allocated",
                      index, c->ws_size);
             rc = CUTUNE_ERR_RESOURCES;
         }
@@ -275,7 +279,7 @@ static long long config_get(const LtPlan *c, int attr, size_t n)
 void lt_describe(const LtPlan *c, char *buf, size_t len)
 {
     char v[32];
-    version_text(found_version, v, sizeof v);
+    lt_version_text(found_version, v, sizeof v);
     snprintf(buf, len,
              "cuBLASLt %s: heuristic result %d of %d: algo %lld, tile %lld, stages %lld, "
              "split-K %lld, reduction %lld, swizzle %lld, cluster %lld; workspace %zu bytes",

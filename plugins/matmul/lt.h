@@ -17,9 +17,9 @@
 #include "cutune/op.h"
 
 enum {
-    LT_ALGOS = 16,              /* results asked of the heuristic: the variant's ALGO range */
-    LT_WORKSPACE = 32 << 20,    /* what PyTorch gives cuBLASLt on Hopper */
-    LT_MIN_VERSION = 110000,    /* 11.0: bf16 and TF32 compute types */
+    LT_ALGOS = 16,           /* results asked of the heuristic: the variant's ALGO range */
+    LT_WORKSPACE = 32 << 20, /* what PyTorch gives cuBLASLt on Hopper */
+    LT_MIN_VERSION = 110000, /* 11.0: bf16 and TF32 compute types */
 };
 
 typedef struct LtApi LtApi;
@@ -29,8 +29,10 @@ typedef struct LtPlan LtPlan;
  * lacks a function of the API used here, or one older than LT_MIN_VERSION. */
 const LtApi *lt_api(char *why, size_t len);
 /* The version of the cuBLASLt found, usable or not (cublasLtGetVersion: major * 10000 +
- * minor * 100 + patch, e.g. 130100); 0 when none was found. */
+ * minor * 100 + patch since 11.0, e.g. 130100); 0 when none was found. */
 size_t lt_found_version(void);
+/* That version as "13.1.0" (cuBLASLt 10.x counted major * 1000 + minor * 100 + patch). */
+void lt_version_text(size_t version, char *buf, size_t len);
 
 /* Row-major C = A B (bt: C = A B^T, B stored N x K) of M x N x K in dtype (CutuneDtype; fp16
  * and bf16 accumulate in float32, tf32 is float32 data on TF32 compute), with algorithm

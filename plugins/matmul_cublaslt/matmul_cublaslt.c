@@ -52,7 +52,8 @@ static int prepare(const CutuneHost *host, void *const *args, const CutuneProble
     int64_t algo = cutune_config_get(cfg, "ALGO", 0);
     int64_t ws = cutune_config_get(cfg, "WORKSPACE_MIB", LT_WORKSPACE >> 20);
     if (algo < 0 || algo >= LT_ALGOS || ws < 0 || ws > 4096) {
-        snprintf(why, len, "ALGO=%lld, WORKSPACE_MIB=%lld: ALGO is 0..%d and the workspace at "
+        snprintf(why, len,
+                 "ALGO=%lld, WORKSPACE_MIB=%lld: ALGO is 0..%d and the workspace at "
                  "most 4096 MiB",
                  (long long)algo, (long long)ws, LT_ALGOS - 1);
         return CUTUNE_ERR_RESOURCES;
@@ -110,11 +111,10 @@ static pthread_once_t version_once = PTHREAD_ONCE_INIT;
 static void make_version(void)
 {
     size_t v = lt_found_version();
-    if (v)
-        snprintf(version, sizeof version, "%s+cublaslt.%zu.%zu.%zu", VERSION, v / 10000,
-                 v / 100 % 100, v % 100);
-    else
-        snprintf(version, sizeof version, "%s+no-cublaslt", VERSION);
+    char text[32] = "";
+    lt_version_text(v, text, sizeof text);
+    snprintf(version, sizeof version, "%s+%s%s", VERSION, v ? "cublaslt." : "no-cublaslt",
+             v ? text : "");
 }
 
 static const CutuneVariant variant = {

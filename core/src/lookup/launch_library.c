@@ -59,14 +59,13 @@ static int prepare(const CutuneVariantDef *v, const CutuneLookupResult *r, const
 }
 
 int cutune_launch_library(CutuneLookup *h, const CutuneVariantDef *v, const CutuneLookupResult *r,
-                          const CutuneProblem *p, void **args, void *stream, int device,
-                          int arch, CutuneError *err)
+                          const CutuneProblem *p, void **args, void *stream, int device, int arch,
+                          CutuneError *err)
 {
     char size[64], key[1024];
     cutune_problem_format(p, size, sizeof size);
-    snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%s\x1f%d\x1f%llx", r->variant,
-             r->variant_version, r->config, size, device,
-             (unsigned long long)(uintptr_t)stream);
+    snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%s\x1f%d\x1f%llx", r->variant, r->variant_version,
+             r->config, size, device, (unsigned long long)(uintptr_t)stream);
     CutuneLibraryCall *c = NULL;
     for (size_t i = 0; i < h->nlibcalls && !c; i++)
         if (strcmp(h->libcalls[i]->key, key) == 0)

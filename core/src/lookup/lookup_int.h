@@ -86,8 +86,8 @@ void cutune_lookup_kernels_free(CutuneLookup *h);
  * Errors: CUTUNE_ERR_RESOURCES (the config cannot run p here), CUTUNE_ERR_NOT_FOUND (its
  * library is missing), CUTUNE_ERR_CUDA (the call failed), with the plugin's message. */
 int cutune_launch_library(CutuneLookup *h, const CutuneVariantDef *v, const CutuneLookupResult *r,
-                          const CutuneProblem *p, void **args, void *stream, int device,
-                          int arch, CutuneError *err);
+                          const CutuneProblem *p, void **args, void *stream, int device, int arch,
+                          CutuneError *err);
 void cutune_lookup_libraries_free(CutuneLookup *h);
 
 #endif

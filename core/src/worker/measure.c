@@ -225,8 +225,7 @@ static int evaluate_library(const CutuneEvalInput *in, const CutuneMeasureSettin
     if (prc != 0 && cutune_cuda_error_is_sticky(e))
         return cutune_launch_failed(out, e, "library_prepare");
     if (prc != 0)
-        return refuse(out, cutune_library_refusal(prc), "%s",
-                      why[0] ? why : cutune_strerror(prc));
+        return refuse(out, cutune_library_refusal(prc), "%s", why[0] ? why : cutune_strerror(prc));
     LibraryCalls calls = {in->library, handle, args, 0};
     int rc = check_and_time(in, s, enqueue_library, &calls, out);
     const CutuneHostCtx *hc = in->host->ctx;

@@ -41,7 +41,8 @@
 
 #include "cutune/cutune.h"
 
-#define CUTUNE_PROTO_VERSION 6 /* 5: CutuneProblem carries an element type and a layout;
+#define CUTUNE_PROTO_VERSION \
+    6 /* 5: CutuneProblem carries an element type and a layout;
                                   6: EVAL names a library variant's plugin */
 #define CUTUNE_PROTO_MAX_PAYLOAD (256u << 20) /* far above any cubin */
 
