@@ -8,6 +8,7 @@
  * without a usable cuBLASLt every prepare is refused as "not found" naming what was tried.
  * Each case runs in a child process: the plugin opens cuBLASLt once per process. */
 #include "check.h"
+#include "fake_host.h"
 #include "registry.h"
 #include "util.h"
 
@@ -15,7 +16,6 @@
 
 #include <dlfcn.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,31 +23,17 @@
 #include <unistd.h>
 
 static int nallocs, nfrees;
-static char failed[512];
 
 static int t_alloc(void *ctx, size_t bytes, void **p)
 {
-    (void)ctx;
     nallocs++;
-    *p = calloc(1, bytes ? bytes : 1);
-    return *p ? 0 : CUTUNE_ERR_NOMEM;
+    return fake_alloc(ctx, bytes, p);
 }
 
 static void t_free(void *ctx, void *p)
 {
-    (void)ctx;
     nfrees++;
-    free(p);
-}
-
-static int t_fail(void *ctx, int code, const char *fmt, ...)
-{
-    (void)ctx;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(failed, sizeof failed, fmt, ap);
-    va_end(ap);
-    return code;
+    fake_free(ctx, p);
 }
 
 static const CutuneHost host = {
@@ -56,7 +42,7 @@ static const CutuneHost host = {
     .struct_size = sizeof(CutuneHost),
     .dev_alloc = t_alloc,
     .dev_free = t_free,
-    .fail = t_fail,
+    .fail = fake_fail,
 };
 
 static CutuneVariantDef def;
@@ -134,7 +120,7 @@ static void with_fake(void)
     CHECK_EQ_INT(fake("fake_lt_last_workspace"), 4096);
     args_of(&x, 65, 32, 16); /* a call of another size on this plan */
     CHECK_EQ_INT(v->library_run(h, (void *const *)x.ptr, NULL), CUTUNE_ERR_INVALID);
-    CHECK_STR_CONTAINS(failed, "a call of 65x32x16 on a plan made for 64x32x16");
+    CHECK_STR_CONTAINS(fake_failure, "a call of 65x32x16 on a plan made for 64x32x16");
     CHECK_EQ_INT(fake("fake_lt_matmuls"), 1);
     v->library_release(h);
     CHECK_EQ_INT(nfrees, 1);
@@ -191,7 +177,7 @@ static void refused(const char *version, const char *phrase)
     memset(&ys, 0, sizeof ys);
     CHECK_EQ_INT(matmul_cublaslt_yardstick(&host, CUTUNE_DTYPE_FP16, 0, a, b, c, 4, 4, 4, &ys),
                  CUTUNE_ERR_NOT_FOUND);
-    CHECK_STR_CONTAINS(failed, phrase);
+    CHECK_STR_CONTAINS(fake_failure, phrase);
     CHECK(nallocs == 0 && ys.run == NULL);
 }
 

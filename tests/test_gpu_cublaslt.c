@@ -15,7 +15,6 @@
 #include "util.h"
 
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -63,6 +62,19 @@ static float from16(uint16_t h, int dtype)
     return (float)(h & 0x8000 ? -v : v);
 }
 
+/* n inputs into f (as floats) and h (as the GPU reads them: 16-bit for fp16 and bf16). */
+static void fill(float *f, unsigned char *h, size_t n, int dtype, uint64_t *x)
+{
+    int is16 = dtype == CUTUNE_DTYPE_BF16 || dtype == CUTUNE_DTYPE_FP16;
+    for (size_t i = 0; f && h && i < n; i++) {
+        f[i] = input(x);
+        if (is16)
+            ((uint16_t *)h)[i] = to16(f[i], dtype);
+        else
+            ((float *)h)[i] = f[i];
+    }
+}
+
 /* The op's worst-case bound for one element (plugins/matmul/matmul.h): d <= bound. */
 static double bound(int dtype, int K, double ref, double sum_abs)
 {
@@ -87,20 +99,8 @@ static void gemm_checked(CutuneLookup *h, const CutuneProblem *p, const char *be
     void *da = NULL, *db = NULL, *dc = NULL;
     CHECK(fa && fb && ha && hb && hc);
     uint64_t x = 7;
-    for (size_t i = 0; fa && ha && i < na; i++) {
-        fa[i] = input(&x);
-        if (es == 2)
-            ((uint16_t *)ha)[i] = to16(fa[i], dt);
-        else
-            ((float *)ha)[i] = fa[i];
-    }
-    for (size_t i = 0; fb && hb && i < nb; i++) {
-        fb[i] = input(&x);
-        if (es == 2)
-            ((uint16_t *)hb)[i] = to16(fb[i], dt);
-        else
-            ((float *)hb)[i] = fb[i];
-    }
+    fill(fa, ha, na, dt, &x);
+    fill(fb, hb, nb, dt, &x);
     CHECK(cudaMalloc(&da, na * es) == cudaSuccess && cudaMalloc(&db, nb * es) == cudaSuccess &&
           cudaMalloc(&dc, nc * es) == cudaSuccess);
     CHECK(cudaMemcpy(da, ha, na * es, cudaMemcpyHostToDevice) == cudaSuccess &&
@@ -147,17 +147,11 @@ static void gemm_checked(CutuneLookup *h, const CutuneProblem *p, const char *be
     free(hc);
 }
 
+/* cuBLASLt as the variant looks for it (plugins/matmul/lt.h) */
 static int have_cublaslt(void)
 {
     static const char *const names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (h) {
-            dlclose(h);
-            return 1;
-        }
-    }
-    return 0;
+    return gpu_have_library(names, sizeof names / sizeof names[0]);
 }
 
 int main(void)

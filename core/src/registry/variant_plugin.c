@@ -51,56 +51,40 @@ static int validate(const char *path, const CutuneVariant *v, CutuneError *err)
                             "cutune or build the plugin against the older header",
                             path, v->abi_major, v->abi_minor, CUTUNE_PLUGIN_ABI_MAJOR,
                             CUTUNE_PLUGIN_ABI_MINOR);
-    if (v->struct_size < VARIANT_SIZE_1_0)
-        return cutune_error(err, CUTUNE_ERR_PLUGIN,
-                            "%s: descriptor struct_size is %u bytes but ABI %u.%u needs at least "
-                            "%zu; set .struct_size = sizeof(CutuneVariant)",
-                            path, v->struct_size, v->abi_major, v->abi_minor, VARIANT_SIZE_1_0);
+    /* the descriptor reaches the last field of the minor it claims (1.2 to 1.4 added none) */
     size_t size_1_1 = offsetof(CutuneVariant, problem_distance) + sizeof v->problem_distance;
-    if (v->abi_minor >= 1 && v->struct_size < size_1_1)
+    size_t need = v->abi_minor >= 5   ? VARIANT_SIZE_1_5
+                  : v->abi_minor >= 1 ? size_1_1
+                                      : VARIANT_SIZE_1_0;
+    if (v->struct_size < need)
         return cutune_error(err, CUTUNE_ERR_PLUGIN,
                             "%s: descriptor struct_size is %u bytes but ABI %u.%u needs at least "
                             "%zu; set .struct_size = sizeof(CutuneVariant)",
-                            path, v->struct_size, v->abi_major, v->abi_minor, size_1_1);
-    if (v->abi_minor >= 5 && v->struct_size < VARIANT_SIZE_1_5)
-        return cutune_error(err, CUTUNE_ERR_PLUGIN,
-                            "%s: descriptor struct_size is %u bytes but ABI %u.%u needs at least "
-                            "%zu; set .struct_size = sizeof(CutuneVariant)",
-                            path, v->struct_size, v->abi_major, v->abi_minor, VARIANT_SIZE_1_5);
+                            path, v->struct_size, v->abi_major, v->abi_minor, need);
     int library = cutune_plugin_is_library(v);
+    /* a kernel and its launch, or (1.5) the three calls of a library variant */
     const CutuneField required[] = {
         {"op", v->op},
         {"name", v->name},
         {"version", v->version},
         {"summary", v->summary},
         {"dim_names", v->dim_names},
-        {"kernel_source", v->kernel_source},
-        {"kernel_name", v->kernel_name},
-        {"launch_geometry", CUTUNE_FIELD_FN(v->launch_geometry)},
+        library ? (CutuneField){"library_prepare", CUTUNE_FIELD_FN(v->library_prepare)}
+                : (CutuneField){"kernel_source", v->kernel_source},
+        library ? (CutuneField){"library_run", CUTUNE_FIELD_FN(v->library_run)}
+                : (CutuneField){"kernel_name", v->kernel_name},
+        library ? (CutuneField){"library_release", CUTUNE_FIELD_FN(v->library_release)}
+                : (CutuneField){"launch_geometry", CUTUNE_FIELD_FN(v->launch_geometry)},
     };
-    const CutuneField library_required[] = {
-        {"op", v->op},
-        {"name", v->name},
-        {"version", v->version},
-        {"summary", v->summary},
-        {"dim_names", v->dim_names},
-        {"library_prepare", CUTUNE_FIELD_FN(library ? v->library_prepare : NULL)},
-        {"library_run", CUTUNE_FIELD_FN(library ? v->library_run : NULL)},
-        {"library_release", CUTUNE_FIELD_FN(library ? v->library_release : NULL)},
-    };
-    int rc = library ? cutune_fields_required(library_required,
-                                              sizeof library_required / sizeof library_required[0],
-                                              path, "descriptor",
-                                              "a library variant sets op, name, version, "
-                                              "summary, dim_names, library_prepare, library_run "
-                                              "and library_release (cutune/plugin.h)",
-                                              err)
-                     : cutune_fields_required(required, sizeof required / sizeof required[0], path,
-                                              "descriptor",
-                                              "a variant plugin sets op, name, version, summary, "
+    int rc = cutune_fields_required(required, sizeof required / sizeof required[0], path,
+                                    "descriptor",
+                                    library ? "a library variant sets op, name, version, summary, "
+                                              "dim_names, library_prepare, library_run and "
+                                              "library_release (cutune/plugin.h)"
+                                            : "a variant plugin sets op, name, version, summary, "
                                               "dim_names, kernel_source, kernel_name and "
                                               "launch_geometry (cutune/plugin.h)",
-                                              err);
+                                    err);
     if (rc)
         return rc;
     if (library && (v->kernel_source || v->kernel_name || v->launch_geometry))
