@@ -121,7 +121,9 @@ typedef struct CutuneVariant {
      *   CUTUNE_ERR_NOT_FOUND  the library is missing or too old: skipped_resources too,
      *                         `why` naming what was tried;
      *   another < 0           a failure: the trial is a launch_error with `why`.
-     * Called with the device current; host lives as long as the handle. */
+     * On success `why` may say what the config turned out to be (the library's algorithm):
+     * it becomes the trial's message. Called with the device current; host lives as long
+     * as the handle. */
     int (*library_prepare)(const CutuneHost *host, void *const *args, const CutuneProblem *p,
                            const CutuneConfig *cfg, void **handle, char *why, size_t len);
     /* Enqueue one call on `stream` (NULL: the default stream) with this call's arguments

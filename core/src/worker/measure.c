@@ -209,8 +209,9 @@ static int evaluate_kernel(const CutuneEvalInput *in, const CutuneMeasureSetting
 }
 
 /* A library variant: prepare the config with the op's arguments (a refusal is the trial's
- * verdict), then check and time its calls as a kernel's launches; what prepare says of a
- * config it took (the library's algorithm, say) is the message of a trial that has none. */
+ * verdict), call it once (what loading a kernel is to a kernel), then check and time its
+ * calls as a kernel's launches; what prepare says of a config it took (the library's
+ * algorithm, say) is the message of a trial that has none. */
 static int evaluate_library(const CutuneEvalInput *in, const CutuneMeasureSettings *s,
                             CutuneEvalResult *out)
 {
@@ -219,16 +220,29 @@ static int evaluate_library(const CutuneEvalInput *in, const CutuneMeasureSettin
         return 0;
     char why[sizeof out->message] = "";
     void *handle = NULL;
+    const CutuneHostCtx *hc = in->host->ctx;
+    if (hc->err) /* what the plugin says through host->fail from here on is this config's */
+        cutune_error_clear(hc->err);
     int prc = in->library->library_prepare(in->host, (void *const *)args, in->problem, in->config,
                                            &handle, why, sizeof why);
     cudaError_t e = cudaPeekAtLastError();
     if (prc != 0 && cutune_cuda_error_is_sticky(e))
         return cutune_launch_failed(out, e, "library_prepare");
-    if (prc != 0)
+    if (prc != 0) {
+        cudaGetLastError(); /* a refusal leaves nothing pending for the next config */
         return refuse(out, cutune_library_refusal(prc), "%s", why[0] ? why : cutune_strerror(prc));
+    }
     LibraryCalls calls = {in->library, handle, args, 0};
-    int rc = check_and_time(in, s, enqueue_library, &calls, out);
-    const CutuneHostCtx *hc = in->host->ctx;
+    /* one call first, as a kernel's module is loaded before its checked launch: a library
+     * loads its kernels on their first use (CUDA's lazy loading), which is no launch's time */
+    int rc = 0;
+    e = (cudaError_t)enqueue_library(&calls, 1);
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    if (e != cudaSuccess)
+        rc = cutune_launch_failed(out, e, "first call");
+    else
+        rc = check_and_time(in, s, enqueue_library, &calls, out);
     if (calls.failed && out->status == CUTUNE_STATUS_LAUNCH_ERROR && hc->err && hc->err->msg[0])
         refuse(out, CUTUNE_STATUS_LAUNCH_ERROR, "library_run: %.480s", hc->err->msg);
     else if (out->status == CUTUNE_STATUS_OK && !out->message[0])
