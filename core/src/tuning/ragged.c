@@ -46,7 +46,8 @@ static int check_there(TuneLane *l, TuneJob *j, const int64_t *values, const Cut
         return cutune_error(err, grc, "%s: launch geometry at %s: %s", v->name, rec->ragged_size,
                             msg);
     CutuneCompileJob c;
-    cutune_compile_job_init(&c, v->source, v->kernel_name, sp, values, q, l->arch, r->cache_dir, 0);
+    cutune_compile_job_init(&c, v->source, v->kernel_name, sp, values, q, l->arch, r->cache_dir,
+                            0);
     cutune_pool_submit(r->pool, &c.job);
     cutune_pool_wait(r->pool, &c.job);
     if (c.rc) {
