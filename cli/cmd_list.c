@@ -71,7 +71,8 @@ static int describe_variant(const CutuneVariantDef *v)
 {
     printf("  %-18s v%-4s %s\n", v->name, v->version, *v->summary ? v->summary : "(no summary)");
     if (v->v)
-        printf("      plugin: %s (C variant plugin)\n", v->path);
+        printf("      plugin: %s (C variant plugin%s)\n", v->path,
+               cutune_variant_library(v) ? "; its configs are calls into a library" : "");
     else
         printf("      variant: %s (kernel %s)\n", v->path, v->kernel_name);
     return describe_space(v);

@@ -99,8 +99,9 @@ static const char help[] =
     "worker. What was measured is kept (exit 130), and the same command goes on from\n"
     "there, also after kill -9 (the next run marks such a run 'interrupted').\n"
     "Exit codes: 0 done, 1 failure (also: a variant ran trials in this run and none of them\n"
-    "was correct; `cutune show` says why each failed), 2 bad usage, 3 no CUDA device, 4\n"
-    "unknown op or variant, 130 interrupted.\n";
+    "was correct; `cutune show` says why each failed; one that could run none, every config\n"
+    "skipped, fails the run only when no other variant was tuned), 2 bad usage, 3 no CUDA\n"
+    "device, 4 unknown op or variant, 130 interrupted.\n";
 
 static volatile sig_atomic_t stop_flag;
 
@@ -142,10 +143,13 @@ static int parse_devices(const char *text, int *out, size_t max, size_t *n)
 }
 
 /* Variants that ran trials in this run and not one of them ok: each is said, with what
- * went wrong, and the count returned (the run then exits 1: nothing of them can be used). */
+ * went wrong, and the count of those that fail the run returned (it then exits 1: nothing of
+ * them can be used). A variant whose every trial was skipped_resources cannot run here (a
+ * library it calls is missing, an element type the GPU lacks): it fails the run only when
+ * no variant of the run had a correct config. */
 static size_t report_failed_variants(const CutuneTuneSummary *s)
 {
-    size_t failed = 0;
+    size_t failed = 0, cannot_run = 0, tuned = 0;
     for (size_t i = 0; i < s->nrows; i++) {
         const char *v = s->rows[i].variant;
         int first = 1;
@@ -161,19 +165,24 @@ static size_t report_failed_variants(const CutuneTuneSummary *s)
             for (int k = 0; k < CUTUNE_STATUS_COUNT; k++)
                 n[k] += s->rows[j].count[k];
         }
+        tuned += n[CUTUNE_STATUS_OK] > 0;
         if (evaluated == 0 || n[CUTUNE_STATUS_OK] > 0)
             continue;
-        failed++;
+        int skipped = n[CUTUNE_STATUS_SKIPPED_RESOURCES] == evaluated;
+        if (skipped)
+            cannot_run++;
+        else
+            failed++;
         fprintf(stderr, "cutune run: variant %s produced no correct config in %zu trials (", v,
                 evaluated);
         for (int k = 1, shown = 0; k < CUTUNE_STATUS_COUNT; k++)
             if (n[k])
                 fprintf(stderr, "%s%zu %s", shown++ ? ", " : "", n[k],
                         cutune_status_name((CutuneStatus)k));
-        fprintf(stderr, "); `cutune show %lld` prints each trial's message\n",
-                (long long)s->run_id);
+        fprintf(stderr, ")%s; `cutune show %lld` prints each trial's message\n",
+                skipped ? ": it cannot run here" : "", (long long)s->run_id);
     }
-    return failed;
+    return failed + (tuned == 0 ? cannot_run : 0);
 }
 
 /* The first signal stops after the trial in flight; a second one kills the worker at once

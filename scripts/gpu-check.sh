@@ -59,6 +59,10 @@
 #          Tuner's median time to 95% over cutune's, issue 13's ratio; KT_TIME, KT_CUTUNE_TIME)
 #   yardstick  the ops' yardsticks through the worker (tests/test_gpu_yardstick): cuBLAS
 #          SGEMM, cudaMemcpy; $OUT/yardstick.log
+#   cublaslt  the cuBLASLt variant (tests/test_gpu_cublaslt: tuned at bf16, fp16 and tf32
+#          sizes against its yardstick, then launched through cutune_gemm; $OUT/cublaslt.log),
+#          then `cutune run matmul --variant matmul_cublaslt` on its default sizes into
+#          $OUT/cublaslt.db, with `cutune show` of the bests' trials
 #   memory `cutune run OP --device 0` for transpose, matadd, reduce_sum, histogram and topk
 #          on their default sizes (8192x8192, 2^28 elements, k = 1024: the issue's) into
 #          a fresh memory.db (MEMORY_OPS: only these ops), then bench_memory (CUB and
@@ -382,6 +386,14 @@ PY
             --strategies "${KT_STRATEGIES:-random_sample,genetic_algorithm}" \
             --repeats "${KT_REPEATS:-1}" --out "$out"
         tail -12 "$out/kt_compare.log" | tee -a "$summary"
+        ;;
+    cublaslt)
+        timed "cuBLASLt variant" "$out/cublaslt.log" "$b/tests/test_gpu_cublaslt"
+        cat "$out/cublaslt.log" | tee -a "$summary"
+        timed "cuBLASLt variant, its sizes" "$out/cublaslt_run.log" "$b/cli/cutune" run matmul \
+            --variant matmul_cublaslt --device 0 --db "$out/cublaslt.db" --no-progress
+        sed -n '/^size/,/^(yardstick/p' "$out/cublaslt_run.log" | tee -a "$summary"
+        "$b/cli/cutune" show --db "$out/cublaslt.db" --status ok > "$out/cublaslt_trials.log" 2>&1
         ;;
     faulty)
         timed "faulting variant" "$out/faulty.log" env CUTUNE_PLUGIN_PATH="$b/tests/faulty" \

@@ -24,12 +24,19 @@
  *                         op has none (CUTUNE_ERR_NOT_FOUND); "wrong", it fails the check;
  *                         "exit", the worker dies
  *
+ * An evaluation of a library variant (it names the variant's C plugin and carries no cubin)
+ * loads that plugin, as the real worker does, and answers like a kernel's (the same rules and
+ * times); its log line ends with " library". With CUTUNE_FAKE_PREPARE=1 it first calls the
+ * plugin's own library_prepare, with no device memory (for a library that is missing, which
+ * the plugin finds before it touches a GPU), and answers its refusal as the worker does.
+ *
  * It tests the parent's logic only; the real worker and real faulting kernels are tested on
  * the GPU (tests/test_faulty_gpu.c). */
 #include "measure.h"
 #include "proto.h"
 #include "util.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,7 +49,8 @@
 static int fd;
 static CutuneBuf in, out;
 static char setup_size[64] = "-"; /* the problem of the last setup, for the log */
-static int setup_odd;             /* a dimension of it is odd */
+static CutuneProblem setup_problem;
+static int setup_odd; /* a dimension of it is odd */
 
 static void sleep_ms(double ms)
 {
@@ -110,14 +118,65 @@ static void on_hello(void)
     send_ok(CUTUNE_MSG_DEVICE);
 }
 
+static int fake_fail(void *ctx, int code, const char *fmt, ...)
+{
+    (void)ctx;
+    (void)fmt;
+    return code;
+}
+
+/* A library variant's plugin, loaded as the worker loads it: 1 when the evaluation is
+ * answered (*r filled) without a time: the plugin cannot be loaded or is no library
+ * variant (launch_error), or CUTUNE_FAKE_PREPARE is set and its prepare refuses. */
+static int library_refuses(const char *path, const CutuneConfig *cfg, CutuneEvalResult *r)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *sym = h ? dlsym(h, CUTUNE_PLUGIN_SYMBOL) : NULL;
+    CutunePluginEntry entry;
+    memcpy(&entry, &sym, sizeof sym);
+    const CutuneVariant *v = entry ? entry() : NULL;
+    if (!v || v->struct_size < sizeof *v || !v->library_prepare || !v->library_run) {
+        r->status = CUTUNE_STATUS_LAUNCH_ERROR;
+        snprintf(r->message, sizeof r->message, "fake worker: %s is no library variant", path);
+        if (h)
+            dlclose(h);
+        return 1;
+    }
+    int answered = 0;
+    const char *prep = getenv("CUTUNE_FAKE_PREPARE");
+    if (prep && !strcmp(prep, "1")) {
+        CutuneHost host = {.abi_major = CUTUNE_ABI_MAJOR,
+                           .abi_minor = CUTUNE_ABI_MINOR,
+                           .struct_size = sizeof host,
+                           .fail = fake_fail};
+        void *null = NULL, *handle = NULL;
+        int dims[3] = {(int)setup_problem.dim[0], (int)setup_problem.dim[1],
+                       (int)setup_problem.dim[2]};
+        void *args[] = {&null, &null, &null, &dims[0], &dims[1], &dims[2]};
+        int rc = v->library_prepare(&host, (void *const *)args, &setup_problem, cfg, &handle,
+                                    r->message, sizeof r->message);
+        if (rc) {
+            r->status = cutune_library_refusal(rc);
+            answered = 1;
+        } else {
+            v->library_release(handle);
+            r->message[0] = '\0';
+        }
+    }
+    dlclose(h);
+    return answered;
+}
+
 static void on_eval(void)
 {
     char config[512] = "";
     size_t used = 0;
     uint32_t n = cutune_buf_get_u32(&in);
+    const char *names[64];
+    int64_t values[64];
     for (uint32_t i = 0; i < n && !in.bad && i < 64; i++) {
-        const char *name = cutune_buf_get_str(&in);
-        long long v = (long long)cutune_buf_get_i64(&in);
+        const char *name = names[i] = cutune_buf_get_str(&in);
+        long long v = (long long)(values[i] = cutune_buf_get_i64(&in));
         int k = snprintf(config + used, sizeof config - used, "%s%s=%lld", i ? "," : "", name, v);
         if (k > 0 && (size_t)k < sizeof config - used)
             used += (size_t)k;
@@ -125,12 +184,15 @@ static void on_eval(void)
     size_t cubin_size;
     const void *cubin = cutune_buf_get_bytes(&in, &cubin_size);
     const char *kernel = cutune_buf_get_str(&in);
+    const char *library = cutune_buf_get_str(&in);
     CutuneLaunch launch;
     cutune_buf_get_struct(&in, &launch, sizeof launch);
     double best_ms = cutune_buf_get_f64(&in);
     CutuneMeasureSettings s;
     cutune_buf_get_struct(&in, &s, sizeof s);
-    if (in.bad || !cubin || cubin_size == 0 || !*kernel || launch.block[0] == 0) {
+    int kernel_ok = cubin && cubin_size > 0 && *kernel && !*library;
+    int library_ok = cubin && cubin_size == 0 && !*kernel && *library;
+    if (in.bad || !(kernel_ok || library_ok) || launch.block[0] == 0) {
         fprintf(stderr, "fake worker: malformed eval request\n");
         exit(2);
     }
@@ -139,7 +201,8 @@ static void on_eval(void)
     if (log && *log) {
         int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         char line[600];
-        int k = snprintf(line, sizeof line, "%d %s %s\n", (int)getpid(), config, setup_size);
+        int k = snprintf(line, sizeof line, "%d %s %s%s\n", (int)getpid(), config, setup_size,
+                         *library ? " library" : "");
         if (lfd >= 0 && k > 0 && write(lfd, line, (size_t)k) != k)
             exit(2);
         if (lfd >= 0)
@@ -150,6 +213,13 @@ static void on_eval(void)
         sleep_ms(atof(delay));
     CutuneEvalResult r;
     memset(&r, 0, sizeof r);
+    CutuneConfig cfg = {n < 64 ? n : 64, names, values};
+    if (*library && library_refuses(library, &cfg, &r)) {
+        cutune_buf_reset(&out);
+        cutune_buf_put_bytes(&out, &r, sizeof r);
+        send_ok(CUTUNE_MSG_RESULT);
+        return;
+    }
     char action[32];
     const char *a = rule_for(config, action, sizeof action);
     if (a && !strcmp(a, "abort"))
@@ -248,6 +318,7 @@ int main(int argc, char **argv)
             CutuneProblem p;
             cutune_buf_get_struct(&in, &p, sizeof p);
             if (!in.bad) {
+                setup_problem = p;
                 cutune_problem_format(&p, setup_size, sizeof setup_size);
                 setup_odd = 0;
                 for (int i = 0; i < p.ndims && i < CUTUNE_MAX_DIMS; i++)

@@ -4,6 +4,7 @@
 #ifndef CUTUNE_TESTS_GPU_TEST_H
 #define CUTUNE_TESTS_GPU_TEST_H
 
+#include <dlfcn.h>
 #include <stdio.h>
 
 #include "check.h"
@@ -17,6 +18,20 @@ static int gpu_present(void)
     if (cutune_device_count(&n, &err) == 0)
         return 1;
     printf("skipped: %s\n", err.msg);
+    return 0;
+}
+
+/* 1 when the dynamic loader finds one of names[0..n) (a vendor library the ops open at run
+ * time: is there one to find?). */
+static inline int gpu_have_library(const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            dlclose(h);
+            return 1;
+        }
+    }
     return 0;
 }
 

@@ -47,6 +47,23 @@ static inline double stub_zero(const CutuneProblem *p)
     return 0;
 }
 
+static inline int stub_library_prepare(const CutuneHost *h, void *const *a, const CutuneProblem *p,
+                                       const CutuneConfig *c, void **handle, char *w, size_t n)
+{
+    (void)h, (void)a, (void)p, (void)c, (void)w, (void)n;
+    *handle = NULL;
+    return 0;
+}
+static inline int stub_library_run(void *handle, void *const *a, void *stream)
+{
+    (void)handle, (void)a, (void)stream;
+    return 0;
+}
+static inline void stub_library_release(void *handle)
+{
+    (void)handle;
+}
+
 /* An op's contract in a descriptor's initializer, every hook a stub. */
 #define STUB_CONTRACT \
     .check_problem = stub_check_problem, .setup = stub_setup, .kernel_args = stub_args, \

@@ -17,14 +17,7 @@
 static int have_cublas(void)
 {
     static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (h) {
-            dlclose(h);
-            return 1;
-        }
-    }
-    return 0;
+    return gpu_have_library(names, sizeof names / sizeof names[0]);
 }
 
 static void one(CutuneWorker *w, const CutuneRegistry *reg, const char *op, const char *size,

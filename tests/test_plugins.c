@@ -44,6 +44,10 @@ static void refused_one_by_one(void)
     expect_refused("broken_missing_field.so", "'kernel_source' is NULL");
     expect_refused("broken_no_symbol.so", "no symbol 'cutune_plugin_variant'");
     expect_refused("broken_returns_null.so", "returned NULL");
+    expect_refused("broken_library_and_kernel.so",
+                   "variant broken8 sets library_run and also a kernel");
+    expect_refused("broken_library_partial.so", "required descriptor field 'library_prepare' is "
+                                                "NULL; a library variant sets");
     CutuneVariantDef v;
     CutuneError err = {0};
     CHECK(cutune_variant_plugin_open("/nonexistent/x.so", &v, &err) == CUTUNE_ERR_PLUGIN);
@@ -165,7 +169,7 @@ static void registry_keeps_going(void)
     CutuneRegistry reg;
     CutuneError err = {0};
     CHECK_MSG(cutune_registry_load(&reg, &err) == 0, "%s", err.msg);
-    CHECK_EQ_INT(reg.nrejected, 8);
+    CHECK_EQ_INT(reg.nrejected, 10);
     const CutuneVariantDef *naive = cutune_registry_find(&reg, "matmul_naive");
     CHECK(naive && strcmp(naive->version, "7") == 0 && !strcmp(naive->path, ini));
     CHECK(cutune_registry_find(&reg, "matmul_tiled") != NULL);
@@ -338,7 +342,8 @@ static void geometry(void)
         CutuneGeometry *g = NULL;
         CHECK_MSG(cutune_geometry_open(v, names, 4, &g, &err) == 0, "%s", err.msg);
         CutuneLaunch l;
-        const CutuneProblem ok = {.ndims = 3, .dim = {1000, 1000, 1000}}, tall = {.ndims = 3, .dim = {600000, 64, 64}};
+        const CutuneProblem ok = {.ndims = 3, .dim = {1000, 1000, 1000}},
+                            tall = {.ndims = 3, .dim = {600000, 64, 64}};
         CHECK(g && cutune_geometry_eval(g, values, &ok, &lim, &l, why, sizeof why) == 0);
         CHECK(l.grid[0] == 125 && l.grid[1] == 125 && l.block[0] == 8 && l.block[1] == 8);
         CHECK(g && cutune_geometry_eval(g, values, &tall, &lim, &l, why, sizeof why) ==
@@ -466,6 +471,62 @@ static void variant_plugin_of_an_op(void)
     setenv("CUTUNE_PLUGIN_PATH", real_dir, 1);
 }
 
+/* A C variant plugin's element types and layouts come from [variant] dtypes and layouts of
+ * its space file, checked as a data variant's: a name that is none is refused with the file
+ * and the line; the shipped cuBLASLt variant, a library variant, takes every kind. */
+static void variant_plugin_kinds(void)
+{
+    const char *faulty = getenv("CUTUNE_TEST_FAULTY_PLUGIN");
+    char tmp[] = "/tmp/cutune-kinds-XXXXXX", ini[PATH_MAX], env[2 * PATH_MAX];
+    CHECK(faulty != NULL && mkdtemp(tmp) != NULL);
+    if (!faulty)
+        return;
+    snprintf(ini, sizeof ini, "%s/matmul_faulty.ini", tmp);
+    snprintf(env, sizeof env, "%s:%s", real_dir, faulty);
+    setenv("CUTUNE_PLUGIN_PATH", env, 1);
+    setenv("CUTUNE_SPACE_PATH", tmp, 1);
+    static const char *const lists[] = {"dtypes = bf16, fp8\n",
+                                        "dtypes = fp16, bf16\nlayouts = nt\n"};
+    for (int k = 0; k < 2; k++) {
+        FILE *f = fopen(ini, "w");
+        CHECK(f != NULL);
+        if (f) {
+            fprintf(f, "[variant]\nname = matmul_faulty\n%s[param.FAULT]\nvalues = 4\n", lists[k]);
+            fclose(f);
+        }
+        CutuneRegistry reg;
+        CutuneError err = {0};
+        CHECK_MSG(cutune_registry_load(&reg, &err) == 0, "%s", err.msg);
+        const CutuneVariantDef *v = cutune_registry_find(&reg, "matmul_faulty");
+        if (k == 0) {
+            CHECK(v == NULL);
+            int seen = 0;
+            for (size_t i = 0; i < reg.nrejected; i++)
+                seen |= strstr(reg.rejected[i].text, "matmul_faulty.ini:3: dtypes 'fp8' is not an "
+                                                     "element type") != NULL;
+            CHECK_MSG(seen, "a C plugin's space with dtypes fp8 was not refused by its line");
+        } else {
+            CHECK(v && v->dtypes && !strcmp(v->dtypes, "fp16, bf16") && v->layouts &&
+                  !strcmp(v->layouts, "nt"));
+            CutuneProblem nt = {.ndims = 3,
+                                .dim = {8, 8, 8},
+                                .dtype = CUTUNE_DTYPE_BF16,
+                                .layout = CUTUNE_LAYOUT_NT};
+            CutuneProblem nn = nt;
+            nn.layout = CUTUNE_LAYOUT_NN;
+            CHECK(v && cutune_variant_takes(v, &nt) && !cutune_variant_takes(v, &nn));
+        }
+        const CutuneVariantDef *lt = cutune_registry_find(&reg, "matmul_cublaslt");
+        CHECK(lt && cutune_variant_library(lt) && lt->source == NULL && lt->dtypes &&
+              !strcmp(lt->dtypes, "fp32, tf32, fp16, bf16") && !strcmp(lt->layouts, "nn, nt"));
+        cutune_registry_free(&reg);
+    }
+    unlink(ini);
+    rmdir(tmp);
+    unsetenv("CUTUNE_SPACE_PATH");
+    setenv("CUTUNE_PLUGIN_PATH", real_dir, 1);
+}
+
 int main(void)
 {
     const char *b = getenv("CUTUNE_TEST_BROKEN_PLUGINS"), *r = getenv("CUTUNE_PLUGIN_PATH");
@@ -484,6 +545,7 @@ int main(void)
     geometry_division_by_zero();
     data_variant_errors();
     variant_plugin_of_an_op();
+    variant_plugin_kinds();
     registry_keeps_going();
     odd_files();
     return check_result("plugins");

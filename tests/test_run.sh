@@ -246,5 +246,51 @@ print("imported %d, first measured %s" % (len(imported), first[:4]))
 sys.exit(0 if ok else 1)
 EOF
 
+# --- 11. a library variant (matmul_cublaslt: a C plugin whose configs are calls into
+# cuBLASLt, not kernels): nothing is compiled for it (an empty kernel cache stays empty), the
+# worker is sent its plugin, which it loads (the fake worker's log marks those evaluations),
+# its trials are recorded like a kernel's, cuBLASLt's default first, and its best answers
+lt_db=$tmp/lt.db
+CUTUNE_CACHE_DIR=$tmp/lt-cache CUTUNE_FAKE_LOG=$tmp/lt.log "$exe" run matmul \
+    --variant matmul_cublaslt --size 256x256x256-bf16-nt --db "$lt_db" --json \
+    >"$tmp/lt.json" 2>"$tmp/lt.err" || { bad "the cuBLASLt variant's run failed"; cat "$tmp/lt.err"; }
+python3 - "$tmp/lt.json" <<'EOF2' || bad "the cuBLASLt variant's trials"
+import json, sys
+trials = [e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "trial"]
+ok = len(trials) == 32 and all(t["status"] == "ok" and t["compile_ms"] == 0 for t in trials) \
+    and trials[0]["config"] == "ALGO=0,WORKSPACE_MIB=32" and trials[0]["phase"] == "warm start"
+print("cuBLASLt variant: %d trials, first %s" % (len(trials), trials[0]["config"] if trials else None))
+sys.exit(0 if ok else 1)
+EOF2
+[ -z "$(ls -A "$tmp/lt-cache/kernels" 2>/dev/null)" ] || bad "a library variant's run compiled kernels"
+n=$(grep -c ' 256x256x256-bf16-nt library$' "$tmp/lt.log")
+[ "$n" = 32 ] || bad "the worker was sent the library plugin $n times for 32 configs"
+grep -q ' 255x255x255-bf16-nt library$' "$tmp/lt.log" || bad "the best's ragged check did not call the library"
+case "$(q "$lt_db" "SELECT version FROM variants WHERE name = 'matmul_cublaslt'")" in
+    1+*) ;; *) bad "the cuBLASLt variant's version does not begin 1+" ;; esac
+"$exe" query matmul --size 256x256x256-bf16-nt --device "$(q "$lt_db" "SELECT uuid FROM devices")" \
+    --db "$lt_db" >"$tmp/lt.q" 2>&1 || bad "the cuBLASLt variant's best does not answer"
+grep -q "matmul_cublaslt" "$tmp/lt.q" || bad "the answer is not the cuBLASLt variant's: $(cat "$tmp/lt.q")"
+
+# --- 12. where cuBLASLt is missing (the fake worker asks the plugin's own library_prepare,
+# which finds no cuBLASLt at CUTUNE_CUBLASLT), each of its configs is skipped with a message
+# naming what was tried, and the run still tunes the other variants and exits 0
+lt2_db=$tmp/lt-missing.db
+CUTUNE_FAKE_PREPARE=1 CUTUNE_CUBLASLT=/nonexistent/libcublasLt.so.99 "$exe" run matmul \
+    --size 64x64x64 --budget 1 --db "$lt2_db" --no-progress >"$tmp/lt2.out" 2>&1
+rc=$?
+[ $rc = 0 ] || { bad "a run without cuBLASLt exited $rc"; cat "$tmp/lt2.out"; }
+lt_trials="FROM trials t JOIN variants v ON v.id = t.variant_id WHERE v.name = 'matmul_cublaslt'"
+[ "$(q "$lt2_db" "SELECT count(*) $lt_trials")" -ge 1 ] || bad "no trial of the cuBLASLt variant"
+[ "$(q "$lt2_db" "SELECT count(*) $lt_trials AND (t.status <> 'skipped_resources' OR t.message NOT LIKE
+    'cuBLASLt is not installed here (tried CUTUNE_CUBLASLT: /nonexistent/libcublasLt.so.99%')")" = 0 ] ||
+    { bad "a config of the cuBLASLt variant was not skipped for want of cuBLASLt"; "$exe" show --db "$lt2_db"; }
+[ "$(q "$lt2_db" "SELECT version FROM variants WHERE name = 'matmul_cublaslt'")" = "1+no-cublaslt" ] ||
+    bad "the variant's version does not say there is no cuBLASLt"
+[ "$(q "$lt2_db" "SELECT count(DISTINCT v.name) FROM trials t JOIN variants v ON v.id = t.variant_id
+    WHERE t.status = 'ok' AND v.name <> 'matmul_cublaslt'")" -ge 3 ] || bad "the other variants were not tuned"
+grep -q "variant matmul_cublaslt produced no correct config in .* skipped_resources): it cannot run here" \
+    "$tmp/lt2.out" || { bad "the run does not say the cuBLASLt variant cannot run here"; cat "$tmp/lt2.out"; }
+
 [ $fail = 0 ] && echo "run: ok (first run $n1 trials)"
 exit $fail

@@ -99,6 +99,9 @@ static const struct {
     {"histogram_global", "1", "03c5b612e1c7ad4a1eb3ec445d0f91a0", 13, 4 * 4, NULL},
     {"histogram_shared", "1", "288c965a7f059e2d772a17e73ce63ca2", 148, 4 * 4 * 2 * 3 * 2, NULL},
     {"topk_filter", "1", "0499d29c149de82eb891efb1bf147db3", 37, 4 * 4 * 3, NULL},
+    /* a library variant (a C plugin, no kernel): its version is "1+" and the cuBLASLt found
+     * ("1+cublaslt.13.1.0", "1+no-cublaslt"); ALGO 16 x WORKSPACE_MIB 2, no constraints */
+    {"matmul_cublaslt", "1+", "bc2962ec8ba1c0539e3ce837827617a7", 32, 16 * 2, NULL},
 };
 
 /* Configs compiled a variant: the first, the last and a seeded sample (a warptile kernel
@@ -284,8 +287,11 @@ static void check_variant(const CutuneVariantDef *p, const CutuneCheckOptions *o
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
         if (!strcmp(expected[i].variant, p->name)) {
             known = 1;
-            CHECK_MSG(!strcmp(p->version, expected[i].version), "%s: version %s, was %s", p->name,
-                      p->version, expected[i].version);
+            size_t vl = strlen(expected[i].version);
+            int prefix = expected[i].version[vl - 1] == '+'; /* the rest names a library */
+            CHECK_MSG(prefix ? !strncmp(p->version, expected[i].version, vl)
+                             : !strcmp(p->version, expected[i].version),
+                      "%s: version %s, was %s", p->name, p->version, expected[i].version);
             CHECK_MSG(!strcmp(p->source_hash, expected[i].source_hash),
                       "%s: kernel source hash %s, was %s: the kernel text changed (bump the "
                       "version and update this table)",
@@ -306,9 +312,15 @@ static void check_variant(const CutuneVariantDef *p, const CutuneCheckOptions *o
     CutuneCheckReport r;
     CHECK_MSG(cutune_variant_check(p, o, &r, &err) == 0, "%s", err.msg);
     CHECK_MSG(r.failures == 0, "%s: %zu failures (above)", p->name, r.failures);
-    CHECK_MSG(r.kernel_params == p->op->op->nargs, "%s: the kernel takes %d parameters", p->name,
-              r.kernel_params);
-    CHECK(r.compiled > 0 && r.compile_failed == 0);
+    CHECK_MSG(r.library == (cutune_variant_library(p) != NULL), "%s: library %d", p->name,
+              r.library);
+    if (r.library) /* nothing to compile: every config at every size is a call */
+        CHECK(r.kernel_params == -1 && r.compiled == 0 &&
+              r.launches == cl.nconfigs * sp->nproblems);
+    else
+        CHECK_MSG(r.kernel_params == p->op->op->nargs, "%s: the kernel takes %d parameters",
+                  p->name, r.kernel_params);
+    CHECK(r.library || (r.compiled > 0 && r.compile_failed == 0));
     CHECK_MSG(r.launches > 0, "%s: no config launches at its default sizes", p->name);
     cutune_config_list_free(&cl);
     cutune_space_free(sp);

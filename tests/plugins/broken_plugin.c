@@ -1,5 +1,5 @@
 /* Deliberately broken plugins for the loader tests: one source, built once per defect
- * (BROKEN = 1..7, see tests/plugins/meson.build). */
+ * (BROKEN = 1..9, see tests/plugins/meson.build). */
 #include <stddef.h>
 
 #include "cutune/plugin.h"
@@ -37,6 +37,14 @@ __attribute__((unused)) static const CutuneVariant variant = {
     .kernel_name = "k",
     .launch_geometry = stub_geometry,
     STUB_CONTRACT,
+#if BROKEN == 8 /* a library variant that also sets a kernel */
+    .library_prepare = stub_library_prepare,
+    .library_run = stub_library_run,
+    .library_release = stub_library_release,
+#elif BROKEN == 9 /* a library variant without library_prepare */
+    .library_run = stub_library_run,
+    .library_release = stub_library_release,
+#endif
 };
 
 #if BROKEN == 5

@@ -150,10 +150,14 @@ CUTUNE_API int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *device, co
  * matmul: const float *A, const float *B, float *C, int M, int N, int K); cutune supplies
  * the kernel and its launch geometry, so the application needs to know nothing of the
  * tuning space. The kernel is compiled with NVRTC on first use (or read from the kernel
- * cache, ~/.cache/cutune) and kept loaded in the handle.
+ * cache, ~/.cache/cutune) and kept loaded in the handle. The config of a library variant
+ * (cutune/plugin.h; matmul_cublaslt, one of cuBLASLt's algorithms) is a call into that
+ * library instead: prepared on its first launch at that size on that device and stream
+ * (the library's algorithm and workspace, kept in the handle), called on every launch.
  * Errors: CUTUNE_ERR_NOT_FOUND (no installed plugin has the result's variant and version:
- * re-tune or install it), CUTUNE_ERR_RESOURCES (the config does not fit this device, e.g.
- * a same_arch answer), CUTUNE_ERR_COMPILE, CUTUNE_ERR_CUDA, CUTUNE_ERR_INVALID (the plugin
+ * re-tune or install it; for matmul_cublaslt also a cuBLASLt other than the one it was
+ * tuned with, or none), CUTUNE_ERR_RESOURCES (the config does not fit this device, e.g. a
+ * same_arch answer), CUTUNE_ERR_COMPILE, CUTUNE_ERR_CUDA, CUTUNE_ERR_INVALID (the plugin
  * refuses the size, or match is NONE). A launch error is the launch's own (not the
  * kernel's completion): synchronise the stream to see those. */
 CUTUNE_API int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size,

@@ -45,9 +45,11 @@ extern "C" {
 
 #define CUTUNE_ABI_MAJOR 1
 #define CUTUNE_ABI_MINOR \
-    4 /* 1.1: problem_distance; 1.2: the device in launch geometry;
+    5 /* 1.1: problem_distance; 1.2: the device in launch geometry;
                               1.3: op plugins, the SDK host services, data variants;
-                              1.4: ragged_problem, element types and layouts */
+                              1.4: ragged_problem, element types and layouts;
+                              1.5: library variants (CutuneVariant.library_prepare, run,
+                              release: a config that is a call into a library) */
 #define CUTUNE_OP_SYMBOL "cutune_op"
 
 #define CUTUNE_MAX_DIMS 4

@@ -13,12 +13,19 @@
  * Its tuning space is <name>.ini on the space path. Plugins never link against libcutune
  * or the CUDA libraries: every service comes through the CutuneHost table (cutune/op.h).
  *
+ * A library variant (ABI 1.5) launches no kernel of its own: each config is a call into a
+ * library (e.g. one of cuBLASLt's algorithms for the problem). It sets library_prepare,
+ * library_run and library_release and leaves kernel_source, kernel_name and
+ * launch_geometry NULL; the core compiles nothing for it, and checks and times its calls
+ * as it does kernels (plugins/matmul_cublaslt/ is one).
+ *
  * What the loader requires of a CutuneVariant (it refuses the file otherwise, naming it
  * and the problem):
  *   - abi_major == CUTUNE_PLUGIN_ABI_MAJOR, abi_minor <= CUTUNE_PLUGIN_ABI_MINOR,
  *     struct_size >= the size of the ABI minor it claims;
- *   - op, name (letters, digits, '_'), version, summary, dim_names, kernel_source,
- *     kernel_name and launch_geometry non-NULL;
+ *   - op, name (letters, digits, '_'), version, summary and dim_names non-NULL, and
+ *     either kernel_source, kernel_name and launch_geometry (a kernel) or, since ABI 1.5,
+ *     library_prepare, library_run and library_release (a library variant), not both;
  *   - when an op plugin provides `op` (the shipped ops do): dim_names equal to the op's.
  *     The op's contract then applies (its setup, check, kernel arguments, counts): the
  *     contract fields below are not used and may be NULL (ABI 1.3), and no variant brings
@@ -97,6 +104,33 @@ typedef struct CutuneVariant {
      * >= 0, and 0 only for equal problems; both have the same ndims. NULL: the core uses
      * sqrt(sum_i (ln a_i - ln b_i)^2). */
     double (*problem_distance)(const CutuneProblem *a, const CutuneProblem *b);
+
+    /* ---- ABI 1.5 (optional): a library variant (see the top of this file) ---- */
+
+    /* Make config cfg ready to run problem p: e.g. choose the library's algorithm and
+     * allocate its workspace (host->dev_alloc; free it in library_release). args are the
+     * op's kernel arguments for one call (args[i] points at the i-th, as a kernel gets
+     * them): look at them (their alignment, say), but do not keep them; every run gets its
+     * own. The core prepares once per config and problem: in the worker before the config
+     * is checked and timed, and in an application on its first launch of that config at
+     * that size (cutune_launch; the handle lives until cutune_close). Returns 0 with
+     * *handle set, or with `why` filled:
+     *   CUTUNE_ERR_RESOURCES  the config cannot run this problem here (an algorithm index
+     *                         beyond those the library offers for it): the trial is
+     *                         recorded skipped_resources with `why`;
+     *   CUTUNE_ERR_NOT_FOUND  the library is missing or too old: skipped_resources too,
+     *                         `why` naming what was tried;
+     *   another < 0           a failure: the trial is a launch_error with `why`.
+     * On success `why` may say what the config turned out to be (the library's algorithm):
+     * it becomes the trial's message. Called with the device current; host lives as long
+     * as the handle. */
+    int (*library_prepare)(const CutuneHost *host, void *const *args, const CutuneProblem *p,
+                           const CutuneConfig *cfg, void **handle, char *why, size_t len);
+    /* Enqueue one call on `stream` (NULL: the default stream) with this call's arguments
+     * (those of the problem prepared for). 0, or < 0 with host->fail saying why; the core
+     * times repeated calls with CUDA events, as kernel launches. */
+    int (*library_run)(void *handle, void *const *args, void *stream);
+    void (*library_release)(void *handle);
 } CutuneVariant;
 
 /* The symbol every variant plugin exports. */

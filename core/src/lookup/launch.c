@@ -1,6 +1,7 @@
 /* Tuned launches (cutune/lookup.h): the kernel of a lookup result, compiled on first use
  * (or read from the kernel cache) and kept loaded in the handle, launched on the
- * application's buffers and stream with the variant's launch geometry. */
+ * application's buffers and stream with the variant's launch geometry; or a library
+ * variant's call (launch_library.c). */
 #include "compile.h"
 #include "device.h"
 #include "lookup_int.h"
@@ -14,6 +15,7 @@
 
 void cutune_lookup_kernels_free(CutuneLookup *h)
 {
+    cutune_lookup_libraries_free(h);
     for (size_t i = 0; i < h->nkernels; i++) {
         cutune_kernel_unload(&h->kernels[i].k);
         cutune_geometry_free(&h->kernels[i].geo);
@@ -77,18 +79,10 @@ static int build_kernel(const CutuneVariantDef *v, const char *config, const Cut
     return 0;
 }
 
-/* The loaded kernel of (variant, version, config) for sm_<arch>, built on first use. */
-static int tuned_kernel(CutuneLookup *h, const CutuneLookupResult *r, const CutuneProblem *kind,
-                        int arch, CutuneTunedKernel **out, CutuneError *err)
+/* The installed variant of a lookup result: that name, op and version. */
+static int installed_variant(CutuneLookup *h, const CutuneLookupResult *r,
+                             const CutuneVariantDef **out, CutuneError *err)
 {
-    char key[1024];
-    snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%d\x1f%d\x1f%d", r->variant, r->variant_version,
-             r->config, arch, kind->dtype, kind->layout);
-    for (size_t i = 0; i < h->nkernels; i++)
-        if (strcmp(h->kernels[i].key, key) == 0) {
-            *out = &h->kernels[i];
-            return 0;
-        }
     int rc = cutune_lookup_registry(h, err);
     if (rc)
         return rc;
@@ -102,6 +96,34 @@ static int tuned_kernel(CutuneLookup *h, const CutuneLookupResult *r, const Cutu
                             pl ? "version " : "no such variant", pl ? pl->version : "",
                             pl && strcmp(pl->op_name, r->op) ? " of another op" : "", r->op,
                             r->size);
+    *out = pl;
+    return 0;
+}
+
+/* The loaded kernel of (variant, version, config) for sm_<arch>, built on first use; or,
+ * for a library variant, no kernel (*out NULL) and the variant in *library. */
+static int tuned_kernel(CutuneLookup *h, const CutuneLookupResult *r, const CutuneProblem *kind,
+                        int arch, CutuneTunedKernel **out, const CutuneVariantDef **library,
+                        CutuneError *err)
+{
+    *out = NULL;
+    *library = NULL;
+    char key[1024];
+    snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%d\x1f%d\x1f%d", r->variant, r->variant_version,
+             r->config, arch, kind->dtype, kind->layout);
+    for (size_t i = 0; i < h->nkernels; i++)
+        if (strcmp(h->kernels[i].key, key) == 0) {
+            *out = &h->kernels[i];
+            return 0;
+        }
+    const CutuneVariantDef *pl = NULL;
+    int rc = installed_variant(h, r, &pl, err);
+    if (rc)
+        return rc;
+    if (cutune_variant_library(pl)) {
+        *library = pl;
+        return 0;
+    }
     CutuneTunedKernel k = {0};
     CutuneTunedKernel *grown = realloc(h->kernels, (h->nkernels + 1) * sizeof *grown);
     if (!grown || !(k.key = strdup(key))) {
@@ -167,8 +189,15 @@ int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size
 
     pthread_mutex_lock(&h->mu);
     CutuneTunedKernel *k = NULL;
-    if ((rc = tuned_kernel(h, r, &prob, 10 * major + minor, &k, err)))
+    const CutuneVariantDef *lib = NULL;
+    if ((rc = tuned_kernel(h, r, &prob, 10 * major + minor, &k, &lib, err)))
         goto out;
+    if (lib) { /* its library launches: no kernel, no geometry */
+        if ((rc = cutune_variant_problem(lib, size, &prob, err)) == 0)
+            rc = cutune_launch_library(h, lib, r, &prob, args, stream, dev, 10 * major + minor,
+                                       err);
+        goto out;
+    }
     const CutuneVariantDef *v = k->variant;
     if ((rc = cutune_variant_problem(v, size, &prob, err)))
         goto out;

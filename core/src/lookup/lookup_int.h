@@ -30,6 +30,17 @@ typedef struct CutuneTunedKernel {
     size_t static_shared;
 } CutuneTunedKernel;
 
+/* A library variant's config (cutune/plugin.h, ABI 1.5) prepared for one problem, device
+ * and stream: its plugin's handle and the host table it allocates through. Allocated one by
+ * one, so that the host table the plugin keeps a pointer to never moves. */
+typedef struct CutuneLibraryCall {
+    char *key; /* variant \x1f version \x1f config \x1f size \x1f device \x1f stream */
+    const CutuneVariant *v;
+    void *handle;
+    CutuneHostCtx hc;
+    CutuneError err; /* the plugin's messages (hc.err) */
+} CutuneLibraryCall;
+
 struct CutuneLookup {
     pthread_mutex_t mu; /* every public call holds it */
     CutuneLookupSettings s;
@@ -43,6 +54,8 @@ struct CutuneLookup {
     int reg_state; /* 0 not loaded, 1 loaded, -1 failed */
     CutuneTunedKernel *kernels;
     size_t nkernels;
+    CutuneLibraryCall **libcalls;
+    size_t nlibcalls;
     CutuneDeviceInfo devs[CUTUNE_LOOKUP_MAX_DEVICES];
     unsigned char dev_known[CUTUNE_LOOKUP_MAX_DEVICES];
 };
@@ -65,7 +78,16 @@ static inline void lookup_put(char *dst, size_t len, const char *src, const char
 
 /* Load the plugins once (the mutex held). 0, or the load's error. */
 int cutune_lookup_registry(CutuneLookup *h, CutuneError *err);
-/* Unload every tuned kernel (the mutex held). */
+/* Unload every tuned kernel and release every library call (the mutex held). */
 void cutune_lookup_kernels_free(CutuneLookup *h);
+
+/* launch_library.c: launch result r of library variant v for problem p on `stream` and the
+ * current device `device` (sm_<arch>), preparing its config there on first use (the mutex held).
+ * Errors: CUTUNE_ERR_RESOURCES (the config cannot run p here), CUTUNE_ERR_NOT_FOUND (its
+ * library is missing), CUTUNE_ERR_CUDA (the call failed), with the plugin's message. */
+int cutune_launch_library(CutuneLookup *h, const CutuneVariantDef *v, const CutuneLookupResult *r,
+                          const CutuneProblem *p, void **args, void *stream, int device, int arch,
+                          CutuneError *err);
+void cutune_lookup_libraries_free(CutuneLookup *h);
 
 #endif

@@ -1,7 +1,8 @@
 /* Launch geometry: a data variant's [launch] expressions, or a C plugin's callback, then
  * the limits every launch must keep (CUDA's grid and block limits, the device's threads
  * and shared memory, the op's own buffers). A config that breaks one cannot run: the
- * caller records it as skipped_resources, with `why`. */
+ * caller records it as skipped_resources, with `why`. A library variant has none (its
+ * library launches its own kernels): every config gets the one-thread placeholder. */
 #include "registry.h"
 
 #include <stdio.h>
@@ -202,6 +203,10 @@ int cutune_geometry_eval(const CutuneGeometry *g, const int64_t *values, const C
     char from[600];
     int rc;
     why[0] = '\0';
+    if (cutune_variant_library(g->v)) { /* no kernel: the library launches its own */
+        *out = (CutuneLaunch){{1, 1, 1}, {1, 1, 1}, 0};
+        return 0;
+    }
     if (g->v->v) {
         CutuneConfig cfg = {g->nparams, g->names, values};
         CutuneLaunch l;

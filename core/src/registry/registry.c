@@ -437,6 +437,10 @@ static int add_variant_plugin(CutuneRegistry *r, CutuneVariantDef *v)
         op = r->ops[r->nops - 1];
     }
     v->op = op;
+    if (cutune_variant_plugin_kinds(v, r->space_dirs, r->nspace_dirs, &e) != 0) {
+        rc = reject(r, v->path, e.msg);
+        goto drop;
+    }
     if ((rc = add_variant(r, v)) == 0)
         return 0;
 drop:

@@ -40,7 +40,8 @@ typedef struct CutuneVariantDef {
                                names; NULL: fp32 and nn alone */
     int target;             /* [variant] target = sm_90a: 90 (compiled for sm_90a, runs only
                                on compute capability 9.0); 0: any device */
-    char *source;           /* what NVRTC compiles: the headers, then the kernel file */
+    char *source;           /* what NVRTC compiles: the headers, then the kernel file; NULL,
+                               as kernel_name, for a library variant */
     char source_hash[33];   /* trials are kept per (variant, version, source hash) */
     char *path;             /* the INI of a data variant, the .so of a C variant plugin */
     const CutuneOpDef *op;  /* the contract */
@@ -139,6 +140,11 @@ int cutune_variant_plugin_open(const char *path, CutuneVariantDef *out, CutuneEr
  * beside it, then in space_dirs. The message names the file, the line and a fix. */
 int cutune_variant_data_open(const char *path, const CutuneOpDef *op, char *const *space_dirs,
                              size_t nspace_dirs, CutuneVariantDef *out, CutuneError *err);
+/* A C variant plugin's element types and layouts ([variant] dtypes and layouts of its
+ * <name>.ini, the first on space_dirs), checked against its op (v->op) as a data variant's
+ * are; none given, or no such file: fp32 and nn. The message names the file and the line. */
+int cutune_variant_plugin_kinds(CutuneVariantDef *v, char *const *space_dirs, size_t nspace_dirs,
+                                CutuneError *err);
 void cutune_variant_close(CutuneVariantDef *v);
 /* The kernel file of a data variant (its `source`, without the headers), found as when it
  * loaded. CUTUNE_ERR_NOT_FOUND for a C plugin or a file gone since. */
@@ -148,6 +154,13 @@ int cutune_variant_source_path(const CutuneVariantDef *v, char *const *space_dir
 void cutune_variant_hash(CutuneVariantDef *v);
 
 /* ---- what the rest of the core asks of a variant ---- */
+
+/* The descriptor of a library variant (cutune/plugin.h, ABI 1.5: its configs are calls
+ * through library_prepare and library_run, and it has no kernel to compile), or NULL for a
+ * variant that launches a kernel. */
+const CutuneVariant *cutune_variant_library(const CutuneVariantDef *v);
+/* 1 when a descriptor sets the library fields (within its ABI minor and struct_size). */
+int cutune_plugin_is_library(const CutuneVariant *v);
 
 /* Its tuning space, read now with its op's dimensions (the caller frees it). */
 int cutune_variant_load_space(const CutuneVariantDef *v, CutuneSpace **out, CutuneError *err);

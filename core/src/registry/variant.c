@@ -10,8 +10,9 @@ void cutune_variant_hash(CutuneVariantDef *v)
 {
     CutuneHash hash;
     cutune_hash_init(&hash);
-    cutune_hash_str(&hash, v->source);
-    cutune_hash_str(&hash, v->kernel_name);
+    /* a library variant has no source: its version says which library it calls */
+    cutune_hash_str(&hash, v->source ? v->source : "library variant");
+    cutune_hash_str(&hash, v->kernel_name ? v->kernel_name : v->name);
     cutune_hash_hex(&hash, v->source_hash);
 }
 

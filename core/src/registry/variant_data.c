@@ -257,6 +257,26 @@ static int take_target(const CutuneSpace *sp, CutuneVariantDef *out, CutuneError
     return 0;
 }
 
+int cutune_variant_plugin_kinds(CutuneVariantDef *v, char *const *space_dirs, size_t nspace_dirs,
+                                CutuneError *err)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    for (size_t i = 0; i < nspace_dirs; i++) {
+        if ((size_t)snprintf(path, sizeof path, "%s/%s.ini", space_dirs[i], v->name) >=
+                sizeof path ||
+            stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        CutuneSpace *sp = NULL;
+        int rc = cutune_space_peek(path, &sp, err);
+        if (rc == 0)
+            rc = take_kinds(sp, v->op->op, v, err);
+        cutune_space_free(sp);
+        return rc;
+    }
+    return 0; /* no space file: loading the space says so, when the variant is tuned */
+}
+
 int cutune_variant_data_open(const char *path, const CutuneOpDef *op, char *const *space_dirs,
                              size_t nspace_dirs, CutuneVariantDef *out, CutuneError *err)
 {

@@ -9,8 +9,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Size of the descriptor as ABI 1.0 defined it: through the last field of that minor. */
+/* Size of the descriptor as ABI 1.0 (1.5) defined it: through the last field of that minor. */
 #define VARIANT_SIZE_1_0 (offsetof(CutuneVariant, bytes) + sizeof(((CutuneVariant *)0)->bytes))
+#define VARIANT_SIZE_1_5 \
+    (offsetof(CutuneVariant, library_release) + sizeof(((CutuneVariant *)0)->library_release))
+
+int cutune_plugin_is_library(const CutuneVariant *v)
+{
+    /* any of the three, so that one set alone is refused by name rather than ignored */
+    return v && v->abi_minor >= 5 && v->struct_size >= VARIANT_SIZE_1_5 &&
+           (v->library_prepare || v->library_run || v->library_release);
+}
+
+const CutuneVariant *cutune_variant_library(const CutuneVariantDef *v)
+{
+    return v && cutune_plugin_is_library(v->v) ? v->v : NULL;
+}
 
 static int validate(const char *path, const CutuneVariant *v, CutuneError *err)
 {
@@ -26,35 +40,48 @@ static int validate(const char *path, const CutuneVariant *v, CutuneError *err)
                             "cutune or build the plugin against the older header",
                             path, v->abi_major, v->abi_minor, CUTUNE_PLUGIN_ABI_MAJOR,
                             CUTUNE_PLUGIN_ABI_MINOR);
-    if (v->struct_size < VARIANT_SIZE_1_0)
-        return cutune_error(err, CUTUNE_ERR_PLUGIN,
-                            "%s: descriptor struct_size is %u bytes but ABI %u.%u needs at least "
-                            "%zu; set .struct_size = sizeof(CutuneVariant)",
-                            path, v->struct_size, v->abi_major, v->abi_minor, VARIANT_SIZE_1_0);
+    /* the descriptor reaches the last field of the minor it claims (1.2 to 1.4 added none) */
     size_t size_1_1 = offsetof(CutuneVariant, problem_distance) + sizeof v->problem_distance;
-    if (v->abi_minor >= 1 && v->struct_size < size_1_1)
+    size_t need = v->abi_minor >= 5   ? VARIANT_SIZE_1_5
+                  : v->abi_minor >= 1 ? size_1_1
+                                      : VARIANT_SIZE_1_0;
+    if (v->struct_size < need)
         return cutune_error(err, CUTUNE_ERR_PLUGIN,
                             "%s: descriptor struct_size is %u bytes but ABI %u.%u needs at least "
                             "%zu; set .struct_size = sizeof(CutuneVariant)",
-                            path, v->struct_size, v->abi_major, v->abi_minor, size_1_1);
+                            path, v->struct_size, v->abi_major, v->abi_minor, need);
+    int library = cutune_plugin_is_library(v);
+    /* a kernel and its launch, or (1.5) the three calls of a library variant */
     const CutuneField required[] = {
         {"op", v->op},
         {"name", v->name},
         {"version", v->version},
         {"summary", v->summary},
         {"dim_names", v->dim_names},
-        {"kernel_source", v->kernel_source},
-        {"kernel_name", v->kernel_name},
-        {"launch_geometry", CUTUNE_FIELD_FN(v->launch_geometry)},
+        library ? (CutuneField){"library_prepare", CUTUNE_FIELD_FN(v->library_prepare)}
+                : (CutuneField){"kernel_source", v->kernel_source},
+        library ? (CutuneField){"library_run", CUTUNE_FIELD_FN(v->library_run)}
+                : (CutuneField){"kernel_name", v->kernel_name},
+        library ? (CutuneField){"library_release", CUTUNE_FIELD_FN(v->library_release)}
+                : (CutuneField){"launch_geometry", CUTUNE_FIELD_FN(v->launch_geometry)},
     };
     int rc = cutune_fields_required(required, sizeof required / sizeof required[0], path,
                                     "descriptor",
-                                    "a variant plugin sets op, name, version, summary, dim_names, "
-                                    "kernel_source, kernel_name and launch_geometry "
-                                    "(cutune/plugin.h)",
+                                    library ? "a library variant sets op, name, version, summary, "
+                                              "dim_names, library_prepare, library_run and "
+                                              "library_release (cutune/plugin.h)"
+                                            : "a variant plugin sets op, name, version, summary, "
+                                              "dim_names, kernel_source, kernel_name and "
+                                              "launch_geometry (cutune/plugin.h)",
                                     err);
     if (rc)
         return rc;
+    if (library && (v->kernel_source || v->kernel_name || v->launch_geometry))
+        return cutune_error(err, CUTUNE_ERR_PLUGIN,
+                            "%s: variant %s sets library_run and also a kernel (kernel_source, "
+                            "kernel_name or launch_geometry); a variant launches one or the "
+                            "other: leave the kernel fields NULL",
+                            path, v->name);
     if (!cutune_is_name(v->op) || !cutune_is_name(v->name))
         return cutune_error(err, CUTUNE_ERR_PLUGIN,
                             "%s: op '%s' and name '%s' must be made of letters, digits and '_'",
@@ -99,7 +126,8 @@ int cutune_variant_plugin_open(const char *path, CutuneVariantDef *out, CutuneEr
     if (!(out->path = strdup(path)) || !(out->name = strdup(v->name)) ||
         !(out->op_name = strdup(v->op)) || !(out->version = strdup(v->version)) ||
         !(out->summary = dup_or_empty(v->summary)) ||
-        !(out->kernel_name = strdup(v->kernel_name)) || !(out->source = strdup(v->kernel_source))) {
+        (v->kernel_name && !(out->kernel_name = strdup(v->kernel_name))) ||
+        (v->kernel_source && !(out->source = strdup(v->kernel_source)))) {
         cutune_variant_close(out);
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     }

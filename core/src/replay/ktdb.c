@@ -221,7 +221,8 @@ int cutune_kt_export_db(CutuneDb *db, const CutuneKtExport *in, FILE *f, size_t 
     }
     CutuneProblem prob;
     if ((rc = cutune_problem_parse(in->size, &prob, err)) ||
-        (rc = cutune_kt_write(f, device, v->kernel_name, &prob, in->space, r.o, r.n, err)))
+        (rc = cutune_kt_write(f, device, v->kernel_name ? v->kernel_name : v->name, &prob,
+                              in->space, r.o, r.n, err)))
         goto out;
     *written = r.n;
 out:

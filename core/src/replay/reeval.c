@@ -53,8 +53,9 @@ int cutune_reevaluate(const CutuneVariantDef *v, const CutuneDeviceInfo *dev,
         goto out;
     }
     int arch = 10 * dev->cc_major + dev->cc_minor;
-    if ((rc = cutune_nvrtc_compile(v->source, v->kernel_name, defp, sp->nparams, arch, cache, &bin,
-                                   err)))
+    const CutuneVariant *library = cutune_variant_library(v); /* nothing to compile */
+    if (!library && (rc = cutune_nvrtc_compile(v->source, v->kernel_name, defp, sp->nparams, arch,
+                                               cache, &bin, err)))
         goto out;
     CutuneHostCtx hc;
     cutune_host_init(&hc, arch, cache, err);
@@ -76,6 +77,7 @@ int cutune_reevaluate(const CutuneVariantDef *v, const CutuneDeviceInfo *dev,
                 .launch = &launch,
                 .device = dev,
                 .best_ms = 0,
+                .library = library,
             };
             if (cutune_evaluate(&in, ms, &results[t]) != 0) {
                 lost = 1;

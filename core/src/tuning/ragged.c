@@ -68,8 +68,7 @@ static int check_there(TuneLane *l, TuneJob *j, const int64_t *values, const Cut
         CutuneConfig cfg = {sp->nparams, j->tv->names, values};
         CutuneEvalResult res;
         memset(&res, 0, sizeof res);
-        rc = cutune_worker_eval(l->worker, &cfg, c.bin.cubin, c.bin.size, v->kernel_name, &launch,
-                                0, &once, &res, &werr);
+        rc = tune_eval(l, v, &cfg, &c, &launch, 0, &once, &res, &werr);
         fatal = rc != 0; /* no working worker could be had again: as for a trial */
         rec->passed = rc == 0 && res.status == CUTUNE_STATUS_OK;
         rec->error = res.error;

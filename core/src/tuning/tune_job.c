@@ -196,6 +196,16 @@ static void compile_job_start(TuneLane *l, const TuneJob *j, CutuneCompileJob *c
     cutune_pool_submit(l->run->pool, &c->job);
 }
 
+int tune_eval(TuneLane *l, const CutuneVariantDef *v, const CutuneConfig *cfg,
+              const CutuneCompileJob *c, const CutuneLaunch *launch, double best_ms,
+              const CutuneMeasureSettings *s, CutuneEvalResult *res, CutuneError *err)
+{
+    if (cutune_variant_library(v))
+        return cutune_worker_eval_library(l->worker, cfg, v->path, best_ms, s, res, err);
+    return cutune_worker_eval(l->worker, cfg, c->bin.cubin, c->bin.size, v->kernel_name, launch,
+                              best_ms, s, res, err);
+}
+
 /* The size's best time so far (any variant), for early stops and deadlines. */
 static double size_best(TuneRun *r, const TuneSize *ts)
 {
@@ -234,7 +244,7 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CutuneCompileJob *c, cons
     CutuneTuneRow *row = j->row;
     if (c->bin.from_cache)
         row->cached++;
-    else if (c->rc == 0)
+    else if (c->rc == 0 && c->bin.cubin) /* a library variant compiles nothing */
         row->compiled++;
     row->compile_s += c->bin.compile_ms / 1e3;
     CutuneLaunch launch;
@@ -253,8 +263,7 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CutuneCompileJob *c, cons
                             why[0] ? why : cutune_strerror(grc));
     } else {
         double best = size_best(r, j->ts);
-        wrc = cutune_worker_eval(l->worker, &cfg, c->bin.cubin, c->bin.size, v->kernel_name,
-                                 &launch, best, &o->measure, &res, &werr);
+        wrc = tune_eval(l, v, &cfg, c, &launch, best, &o->measure, &res, &werr);
         if (wrc == CUTUNE_ERR_INTERRUPTED) /* a second Ctrl-C: nothing was measured */
             return cutune_error(err, wrc, "%s", werr.msg);
         if (res.status == CUTUNE_STATUS_CRASHED || res.status == CUTUNE_STATUS_TIMEOUT)

@@ -385,6 +385,11 @@ int cutune_variant_check(const CutuneVariantDef *v, const CutuneCheckOptions *o,
     cutune_check_say(
         o, "  launches: %zu (config, size) pairs at %zu size%s, %zu of them cannot run on sm_90\n",
         r->launches + r->skipped, nsizes, nsizes == 1 ? "" : "s", r->skipped);
+    if ((r->library = cutune_variant_library(v) != NULL)) {
+        cutune_check_say(o, "  a library variant: its configs are calls into a library, made ready when "
+               "they run (nothing to compile)\n");
+        goto out;
+    }
     check_params(v, sp, &cl, o, r);
     rc = check_compiles(v, sp, &cl, o, r, err);
     if (rc == 0 && o->run)

@@ -1,7 +1,8 @@
 /* Checking a variant without a GPU (`cutune check`, and the CPU test of the shipped
  * variants): its space has valid configs, its sizes are the op's, its [launch] gives every
  * valid config a launch that an sm_90 device can run at each size, its kernel takes the
- * op's arguments, and NVRTC compiles its configs (all, or a seeded sample). */
+ * op's arguments, and NVRTC compiles its configs (all, or a seeded sample). A library
+ * variant has no kernel: its space and sizes are checked. */
 #ifndef CUTUNE_VARIANT_CHECK_H
 #define CUTUNE_VARIANT_CHECK_H
 
@@ -37,6 +38,7 @@ typedef struct CutuneCheckReport {
     size_t compiled, compile_failed;
     size_t ran, ran_failed; /* (config, size) pairs run on the CPU, and those that failed */
     size_t failures;        /* everything that makes the variant unusable as written */
+    int library;            /* a library variant (cutune/plugin.h): no kernel to compile */
 } CutuneCheckReport;
 
 /* Check v. Returns 0 when the check ran (r->failures says the verdict), < 0 when it could

@@ -272,6 +272,8 @@ void cutune_defines_kind(CutuneDefines *d, const CutuneProblem *p)
 static void compile_job_run(CutuneJob *job)
 {
     CutuneCompileJob *c = (CutuneCompileJob *)job;
+    if (!c->source)
+        return; /* a library variant: nothing to compile, rc 0 and no cubin */
     c->rc = cutune_nvrtc_compile(c->source, c->kernel_name, c->d.ptr, c->d.n, c->arch, c->cache_dir,
                                  &c->bin, &c->err);
 }

@@ -63,7 +63,9 @@ void cutune_defines_kind(CutuneDefines *d, const CutuneProblem *p);
 /* One config's compile as a job for the thread pool (pool.h): cutune_compile_job_init
  * fills it (kind: the problem whose element type and layout it is compiled for, see
  * cutune_defines_kind), cutune_pool_submit runs cutune_nvrtc_compile on a pool thread, and after
- * cutune_pool_wait rc, err and bin hold what it gave; cutune_compile_job_clear frees bin. */
+ * cutune_pool_wait rc, err and bin hold what it gave; cutune_compile_job_clear frees bin. A
+ * job whose source is NULL (a library variant's config) compiles nothing: rc 0, bin empty
+ * (no cubin, compile_ms 0). */
 typedef struct CutuneCompileJob {
     CutuneJob job; /* first: the pool's handle */
     const char *source, *kernel_name, *cache_dir;

@@ -118,11 +118,32 @@ static int build_args(const CutuneEvalInput *in, void **args, CutuneEvalResult *
     return 1;
 }
 
+/* A library variant's call, `reps` times back to back on the default stream: a cudaError_t,
+ * as timing.c expects; *failed is set when the library itself refused a call. */
+typedef struct LibraryCalls {
+    const CutuneVariant *v;
+    void *handle;
+    void **args;
+    int failed;
+} LibraryCalls;
+
+static int enqueue_library(void *user, int reps)
+{
+    LibraryCalls *c = user;
+    for (int i = 0; i < reps; i++)
+        if (c->v->library_run(c->handle, (void *const *)c->args, NULL) != 0) {
+            cudaError_t e = cudaPeekAtLastError();
+            c->failed = 1;
+            return (int)(e != cudaSuccess ? e : cudaErrorUnknown);
+        }
+    return (int)cudaSuccess;
+}
+
 /* Correct first: poison the output, launch once, check. Returns 0 (out->status says whether
  * the result was correct) or a negative CUTUNE_ERR_* when the device can no longer be
  * trusted. */
-static int run_checked(const CutuneEvalInput *in, const KernelCalls *calls, CutuneEvalResult *out,
-                       double *launch_ms)
+static int run_checked(const CutuneEvalInput *in, CutuneEnqueueFn enqueue, void *calls,
+                       CutuneEvalResult *out, double *launch_ms)
 {
     const CutuneOp *v = in->op;
     if (v->poison_output(in->host, in->state) != 0) {
@@ -132,7 +153,7 @@ static int run_checked(const CutuneEvalInput *in, const KernelCalls *calls, Cutu
     cudaError_t e = cudaDeviceSynchronize(); /* the poisoning is not the launch's time */
     double t = cutune_now();
     if (e == cudaSuccess)
-        e = (cudaError_t)enqueue_kernel((void *)calls, 1);
+        e = (cudaError_t)enqueue(calls, 1);
     if (e == cudaSuccess)
         e = cudaDeviceSynchronize();
     *launch_ms = 1e3 * (cutune_now() - t);
@@ -150,41 +171,93 @@ static int run_checked(const CutuneEvalInput *in, const KernelCalls *calls, Cutu
     return 0;
 }
 
-int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s,
-                    CutuneEvalResult *out)
+/* Check, then time only a correct config: warm up, size the batch, sample until stable,
+ * capped, or hopeless, which its checked launch may already show (timed on the host, loading
+ * included, hence the allowance), and one warm-up launch then confirm; a checked launch
+ * hopeless on its own is the only sample. */
+static int check_and_time(const CutuneEvalInput *in, const CutuneMeasureSettings *s,
+                          CutuneEnqueueFn enqueue, void *calls, CutuneEvalResult *out)
 {
-    double t0 = cutune_now();
-    memset(out, 0, sizeof *out);
+    double checked_ms = 0;
+    int rc = run_checked(in, enqueue, calls, out, &checked_ms);
+    if (rc || out->status != CUTUNE_STATUS_OK)
+        return rc;
+    int hopeless = cutune_hopeless(checked_ms, in->best_ms, s, CHECKED_LAUNCH_ALLOWANCE_MS);
+    if (hopeless == 2)
+        cutune_single_sample(out, checked_ms, 1, in->best_ms, s);
+    else
+        rc = cutune_time_calls(enqueue, calls, s, in->best_ms, hopeless, out);
+    return rc;
+}
+
+static int evaluate_kernel(const CutuneEvalInput *in, const CutuneMeasureSettings *s,
+                           CutuneEvalResult *out)
+{
     CutuneLaunch l = *in->launch;
     CutuneLoadedKernel k = {0};
     CutuneError err = {0};
     void *args[CUTUNE_MAX_KERNEL_ARGS];
     KernelCalls calls = {&k, &l, args};
     int rc = 0;
-
-    if (cutune_kernel_load(in->cubin, in->kernel_name, &k, &err) != 0) {
+    if (cutune_kernel_load(in->cubin, in->kernel_name, &k, &err) != 0)
         refuse(out, CUTUNE_STATUS_LAUNCH_ERROR, "%.500s", err.msg);
-        goto done;
-    }
-    if (check_resources(in, &k, &l, out) || !build_args(in, args, out))
-        goto done;
-    double checked_ms = 0;
-    rc = run_checked(in, &calls, out, &checked_ms);
-    if (rc || out->status != CUTUNE_STATUS_OK)
-        goto done;
-    /* only a correct config is timed: warm up, size the batch, sample until stable, capped,
-     * or hopeless, which its checked launch may already show (timed on the host, loading
-     * included, hence the allowance), and one warm-up launch then confirm; a checked launch
-     * hopeless on its own is the only sample */
-    int hopeless = cutune_hopeless(checked_ms, in->best_ms, s, CHECKED_LAUNCH_ALLOWANCE_MS);
-    if (hopeless == 2)
-        cutune_single_sample(out, checked_ms, 1, in->best_ms, s);
-    else
-        rc = cutune_time_calls(enqueue_kernel, &calls, s, in->best_ms, hopeless, out);
-
-done:
+    else if (!check_resources(in, &k, &l, out) && build_args(in, args, out))
+        rc = check_and_time(in, s, enqueue_kernel, &calls, out);
     if (!out->context_lost)
         cutune_kernel_unload(&k);
+    return rc;
+}
+
+/* A library variant: prepare the config with the op's arguments (a refusal is the trial's
+ * verdict), call it once (what loading a kernel is to a kernel), then check and time its
+ * calls as a kernel's launches; what prepare says of a config it took (the library's
+ * algorithm, say) is the message of a trial that has none. */
+static int evaluate_library(const CutuneEvalInput *in, const CutuneMeasureSettings *s,
+                            CutuneEvalResult *out)
+{
+    void *args[CUTUNE_MAX_KERNEL_ARGS];
+    if (!build_args(in, args, out))
+        return 0;
+    char why[sizeof out->message] = "";
+    void *handle = NULL;
+    const CutuneHostCtx *hc = in->host->ctx;
+    if (hc->err) /* what the plugin says through host->fail from here on is this config's */
+        cutune_error_clear(hc->err);
+    int prc = in->library->library_prepare(in->host, (void *const *)args, in->problem, in->config,
+                                           &handle, why, sizeof why);
+    cudaError_t e = cudaPeekAtLastError();
+    if (prc != 0 && cutune_cuda_error_is_sticky(e))
+        return cutune_launch_failed(out, e, "library_prepare");
+    if (prc != 0) {
+        cudaGetLastError(); /* a refusal leaves nothing pending for the next config */
+        return refuse(out, cutune_library_refusal(prc), "%s", why[0] ? why : cutune_strerror(prc));
+    }
+    LibraryCalls calls = {in->library, handle, args, 0};
+    /* one call first, as a kernel's module is loaded before its checked launch: a library
+     * loads its kernels on their first use (CUDA's lazy loading), which is no launch's time */
+    int rc = 0;
+    e = (cudaError_t)enqueue_library(&calls, 1);
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    if (e != cudaSuccess)
+        rc = cutune_launch_failed(out, e, "first call");
+    else
+        rc = check_and_time(in, s, enqueue_library, &calls, out);
+    if (calls.failed && out->status == CUTUNE_STATUS_LAUNCH_ERROR && hc->err && hc->err->msg[0])
+        refuse(out, CUTUNE_STATUS_LAUNCH_ERROR, "library_run: %.480s", hc->err->msg);
+    else if (out->status == CUTUNE_STATUS_OK && !out->message[0])
+        snprintf(out->message, sizeof out->message, "%s", why);
+    if (!out->context_lost)
+        in->library->library_release(handle);
+    return rc;
+}
+
+int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s,
+                    CutuneEvalResult *out)
+{
+    double t0 = cutune_now();
+    memset(out, 0, sizeof *out);
+    int rc = in->library ? evaluate_library(in, s, out) : evaluate_kernel(in, s, out);
     out->measure_ms = 1e3 * (cutune_now() - t0);
     return rc;
 }

@@ -6,6 +6,7 @@
 
 #include "cutune/cutune.h"
 #include "cutune/op.h"
+#include "cutune/plugin.h"
 
 typedef struct CutuneMeasureSettings {
     int warmup;           /* launches after the check, before timing */
@@ -34,7 +35,21 @@ typedef struct CutuneEvalInput {
     const CutuneLaunch *launch; /* its geometry (registry.h: cutune_geometry_eval) */
     const CutuneDeviceInfo *device;
     double best_ms; /* best median so far for this problem (0: none) */
+    /* A library variant (cutune/plugin.h, ABI 1.5): its library_prepare, then library_run
+     * checked and timed in place of a launch; cubin, kernel_name and launch are unused.
+     * NULL: the kernel. */
+    const CutuneVariant *library;
 } CutuneEvalInput;
+
+/* The status of a config whose library_prepare returned rc (< 0): CUTUNE_ERR_RESOURCES
+ * (it cannot run this problem here) and CUTUNE_ERR_NOT_FOUND (the library is missing or
+ * too old) skip it; anything else is a launch error. */
+static inline CutuneStatus cutune_library_refusal(int rc)
+{
+    return rc == CUTUNE_ERR_RESOURCES || rc == CUTUNE_ERR_NOT_FOUND
+               ? CUTUNE_STATUS_SKIPPED_RESOURCES
+               : CUTUNE_STATUS_LAUNCH_ERROR;
+}
 
 #define CUTUNE_MAX_SAMPLES 1000
 

@@ -20,10 +20,13 @@
  *            i32 arch, str cache dir
  *   EVAL     u32 n, n x (str name, i64 value), RESULT  CutuneEvalResult
  *            bytes cubin, str kernel name,
- *            CutuneLaunch, f64 best_ms,
- *            CutuneMeasureSettings
+ *            str library, CutuneLaunch,
+ *            f64 best_ms, CutuneMeasureSettings
  * The tuner works out the launch geometry (it has the space and the [launch] expressions);
- * the worker holds only the op's contract, the inputs and the CUDA context.
+ * the worker holds only the op's contract, the inputs and the CUDA context. `library` is ""
+ * for a kernel; for a library variant (cutune/plugin.h, ABI 1.5) it is the path of its C
+ * plugin, which the worker loads to call its library_prepare and library_run (the cubin is
+ * then empty, the kernel name "" and the launch unused).
  *   YARDSTICK CutuneMeasureSettings           YARDSTICK_RESULT str name, CutuneEvalResult
  *                                             | ERROR (CUTUNE_ERR_NOT_FOUND: none, or its
  *                                               library is missing)
@@ -38,7 +41,9 @@
 
 #include "cutune/cutune.h"
 
-#define CUTUNE_PROTO_VERSION 5 /* 5: CutuneProblem carries an element type and a layout */
+#define CUTUNE_PROTO_VERSION \
+    6 /* 5: CutuneProblem carries an element type and a layout;
+                                  6: EVAL names a library variant's plugin */
 #define CUTUNE_PROTO_MAX_PAYLOAD (256u << 20) /* far above any cubin */
 
 enum CutuneMsgType {

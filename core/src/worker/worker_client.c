@@ -362,10 +362,11 @@ int cutune_worker_setup(CutuneWorker *w, const char *contract_path, const Cutune
     return rc;
 }
 
-int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cubin,
-                       size_t cubin_size, const char *kernel_name, const CutuneLaunch *launch,
-                       double best_ms, const CutuneMeasureSettings *s, CutuneEvalResult *out,
-                       CutuneError *err)
+/* An evaluation of a kernel (library "") or of a library variant's call (cubin empty). */
+static int eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cubin, size_t cubin_size,
+                const char *kernel_name, const char *library, const CutuneLaunch *launch,
+                double best_ms, const CutuneMeasureSettings *s, CutuneEvalResult *out,
+                CutuneError *err)
 {
     memset(out, 0, sizeof *out);
     if (!cfg || cfg->count > CUTUNE_MAX_PARAMS || (cfg->count && (!cfg->names || !cfg->values))) {
@@ -389,6 +390,7 @@ int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cub
     }
     cutune_buf_put_bytes(&w->buf, cubin, cubin_size);
     cutune_buf_put_str(&w->buf, kernel_name);
+    cutune_buf_put_str(&w->buf, library);
     cutune_buf_put_bytes(&w->buf, launch, sizeof *launch);
     cutune_buf_put_f64(&w->buf, best_ms);
     cutune_buf_put_bytes(&w->buf, s, sizeof *s);
@@ -443,6 +445,29 @@ int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cub
     }
     out->measure_ms = 1e3 * (cutune_now() - t0);
     return restart(w, err);
+}
+
+int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cubin,
+                       size_t cubin_size, const char *kernel_name, const CutuneLaunch *launch,
+                       double best_ms, const CutuneMeasureSettings *s, CutuneEvalResult *out,
+                       CutuneError *err)
+{
+    return eval(w, cfg, cubin, cubin_size, kernel_name, "", launch, best_ms, s, out, err);
+}
+
+int cutune_worker_eval_library(CutuneWorker *w, const CutuneConfig *cfg, const char *plugin_path,
+                               double best_ms, const CutuneMeasureSettings *s,
+                               CutuneEvalResult *out, CutuneError *err)
+{
+    static const CutuneLaunch none = {{1, 1, 1}, {1, 1, 1}, 0};
+    if (!plugin_path || !*plugin_path) {
+        memset(out, 0, sizeof *out);
+        out->status = CUTUNE_STATUS_LAUNCH_ERROR;
+        snprintf(out->message, sizeof out->message, "no library variant plugin named");
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_worker_eval_library: %s",
+                            out->message);
+    }
+    return eval(w, cfg, "", 0, "", plugin_path, &none, best_ms, s, out, err);
 }
 
 int cutune_worker_yardstick(CutuneWorker *w, char *name, size_t name_len, double *median_ms,

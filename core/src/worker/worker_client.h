@@ -66,6 +66,16 @@ int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cub
                        double best_ms, const CutuneMeasureSettings *s, CutuneEvalResult *out,
                        CutuneError *err);
 
+/* Evaluate one config of a library variant (cutune/plugin.h, ABI 1.5): the worker loads the
+ * C plugin at plugin_path, calls its library_prepare with the op's kernel arguments of the
+ * problem set up, then checks and times library_run as a kernel's launch is (poisoned
+ * output, the op's check, warm-up, samples). A prepare that refuses the config records it
+ * skipped_resources (or launch_error) with the plugin's message. Returns and *out as
+ * cutune_worker_eval. */
+int cutune_worker_eval_library(CutuneWorker *w, const CutuneConfig *cfg, const char *plugin_path,
+                               double best_ms, const CutuneMeasureSettings *s,
+                               CutuneEvalResult *out, CutuneError *err);
+
 /* Time the op's vendor yardstick (cuBLAS SGEMM for matmul, cudaMemcpy device-to-device of
  * the op's bytes for the memory-bound ops; cutune/op.h) on the inputs of the problem set up
  * by cutune_worker_setup, with CUDA events as kernels are timed (warm-up, samples, median;

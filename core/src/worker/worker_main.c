@@ -31,6 +31,8 @@ typedef struct Worker {
     void *state;
     int has_problem;
     CutuneProblem problem;
+    CutuneVariantDef lib; /* the library variant last evaluated, kept open (lib.path NULL:
+                             none) */
     CutuneBuf in, out;
 } Worker;
 
@@ -195,6 +197,24 @@ static int on_yardstick(Worker *w, int *lost)
     return cutune_msg_send(w->fd, CUTUNE_MSG_YARDSTICK_RESULT, &w->out);
 }
 
+/* The library variant plugin at path, opened once for every config of it. NULL with why
+ * filled when it cannot be loaded or is no library variant. */
+static const CutuneVariant *library_at(Worker *w, const char *path, char *why, size_t len)
+{
+    if (!w->lib.path || strcmp(w->lib.path, path) != 0) {
+        cutune_variant_close(&w->lib);
+        CutuneError e = {0};
+        if (cutune_variant_plugin_open(path, &w->lib, &e) != 0) {
+            snprintf(why, len, "the library variant could not be loaded: %.400s", e.msg);
+            return NULL;
+        }
+    }
+    const CutuneVariant *v = cutune_variant_library(&w->lib);
+    if (!v)
+        snprintf(why, len, "%s is a variant plugin without library_run (a kernel variant)", path);
+    return v;
+}
+
 /* Returns 1 when the context is lost and the worker must exit after answering. */
 static int on_eval(Worker *w, int *lost)
 {
@@ -210,6 +230,7 @@ static int on_eval(Worker *w, int *lost)
     size_t cubin_size;
     const void *cubin = cutune_buf_get_bytes(&w->in, &cubin_size);
     const char *kernel_name = cutune_buf_get_str(&w->in);
+    const char *library = cutune_buf_get_str(&w->in);
     CutuneLaunch launch;
     cutune_buf_get_struct(&w->in, &launch, sizeof launch);
     double best_ms = cutune_buf_get_f64(&w->in);
@@ -217,11 +238,21 @@ static int on_eval(Worker *w, int *lost)
     cutune_buf_get_struct(&w->in, &s, sizeof s);
     if (w->in.bad || !w->has_problem || !cubin)
         return send_error(w, CUTUNE_ERR_INVALID, "malformed evaluation request");
+    CutuneEvalResult res;
+    memset(&res, 0, sizeof res);
+    const CutuneVariant *lib = NULL;
+    if (*library && !(lib = library_at(w, library, res.message, sizeof res.message))) {
+        res.status = CUTUNE_STATUS_LAUNCH_ERROR;
+        cutune_buf_reset(&w->out);
+        cutune_buf_put_bytes(&w->out, &res, sizeof res);
+        return cutune_msg_send(w->fd, CUTUNE_MSG_RESULT, &w->out);
+    }
     /* the cubin must stay aligned for the loader: copy it out of the message */
-    void *image = malloc(cubin_size);
-    if (!image)
+    void *image = lib ? NULL : malloc(cubin_size ? cubin_size : 1);
+    if (!lib && !image)
         return send_error(w, CUTUNE_ERR_NOMEM, "out of memory");
-    memcpy(image, cubin, cubin_size);
+    if (image)
+        memcpy(image, cubin, cubin_size);
     CutuneConfig cfg = {n, names, values};
     CutuneEvalInput in = {
         .op = w->op.op,
@@ -234,8 +265,8 @@ static int on_eval(Worker *w, int *lost)
         .launch = &launch,
         .device = &w->dev,
         .best_ms = best_ms,
+        .library = lib,
     };
-    CutuneEvalResult res;
     /* a failure return means this process can no longer trust the GPU (a sticky error, or
      * the plugin's poison or check failing through CUDA): answer, then exit, so that the
      * tuner replaces us rather than blaming the next configs */
@@ -283,11 +314,13 @@ int main(int argc, char **argv)
     }
     if (lost) { /* the context is gone: free host memory only, nothing through CUDA */
         free(w.hc.allocs);
+        cutune_variant_close(&w.lib);
         cutune_buf_free(&w.in);
         cutune_buf_free(&w.out);
         return 3;
     }
     teardown(&w);
+    cutune_variant_close(&w.lib);
     cutune_buf_free(&w.in);
     cutune_buf_free(&w.out);
     return 0;

@@ -1,0 +1,312 @@
+/* cuBLASLt opened at run time (lt.h). The declarations below are cuBLASLt's documented C
+ * API (cublasLt.h, library_types.h, cublas_api.h), so that no CUDA header is needed. */
+#include "lt.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef void *LtHandle, *LtDesc, *LtLayout, *LtPref;
+typedef struct LtAlgo {
+    uint64_t data[8];
+} LtAlgo;
+typedef struct LtHeuristic {
+    LtAlgo algo;
+    size_t workspace;
+    int state;
+    float waves;
+    int reserved[4];
+} LtHeuristic;
+
+enum {
+    R_32F = 0,
+    R_16F = 2,
+    R_16BF = 14,
+    COMPUTE_32F = 68,
+    COMPUTE_32F_FAST_TF32 = 77,
+    OP_N = 0,
+    OP_T = 1,
+    DESC_TRANSA = 3,
+    DESC_TRANSB = 4,
+    PREF_MAX_WORKSPACE_BYTES = 1,
+    /* cublasLtMatmulAlgoConfigAttributes_t */
+    CONFIG_ID = 0,
+    CONFIG_TILE_ID = 1,
+    CONFIG_SPLITK_NUM = 2,
+    CONFIG_REDUCTION_SCHEME = 3,
+    CONFIG_CTA_SWIZZLING = 4,
+    CONFIG_STAGES_ID = 6,
+    CONFIG_CLUSTER_SHAPE_ID = 8,
+};
+
+struct LtApi {
+    void *lib;
+    char path[512]; /* the file the loader opened */
+    int (*create)(LtHandle *);
+    int (*destroy)(LtHandle);
+    int (*desc_create)(LtDesc *, int, int);
+    int (*desc_destroy)(LtDesc);
+    int (*desc_set)(LtDesc, int, const void *, size_t);
+    int (*layout_create)(LtLayout *, int, uint64_t, uint64_t, int64_t);
+    int (*layout_destroy)(LtLayout);
+    int (*pref_create)(LtPref *);
+    int (*pref_destroy)(LtPref);
+    int (*pref_set)(LtPref, int, const void *, size_t);
+    int (*heuristic)(LtHandle, LtDesc, LtLayout, LtLayout, LtLayout, LtLayout, LtPref, int,
+                     LtHeuristic *, int *);
+    int (*matmul)(LtHandle, LtDesc, const void *, const void *, LtLayout, const void *, LtLayout,
+                  const void *, const void *, LtLayout, void *, LtLayout, const LtAlgo *, void *,
+                  size_t, void *);
+    size_t (*version)(void);
+    /* optional: only the trial messages use it */
+    int (*config_get)(const LtAlgo *, int, void *, size_t, size_t *);
+};
+
+struct LtPlan {
+    const LtApi *api;
+    const CutuneHost *host;
+    LtHandle h;
+    LtDesc desc;
+    LtLayout la, lb, lc;
+    LtPref pref;
+    LtAlgo algo;
+    int index, found;
+    size_t ws_limit, ws_size;
+    void *workspace; /* ws_size bytes from host->dev_alloc; NULL when 0 */
+};
+
+static LtApi api;
+static int api_ok;
+static size_t found_version;
+static char api_why[1024];
+static pthread_once_t api_once = PTHREAD_ONCE_INIT;
+
+void lt_version_text(size_t v, char *buf, size_t len)
+{
+    if (v >= 100000) /* 11.0 on: major * 10000 + minor * 100 + patch */
+        snprintf(buf, len, "%zu.%zu.%zu", v / 10000, v / 100 % 100, v % 100);
+    else /* 10.x: major * 1000 + minor * 100 + patch */
+        snprintf(buf, len, "%zu.%zu.%zu", v / 1000, v / 100 % 10, v % 100);
+}
+
+/* The library: $CUTUNE_CUBLASLT, or the sonames in order; `tried` lists the loader's errors. */
+static void *open_lib(const char *env, char *tried, size_t len)
+{
+    static const char *const names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"};
+    const char *const *list = env ? &env : names;
+    size_t n = env ? 1 : sizeof names / sizeof names[0];
+    void *lib = NULL;
+    for (size_t i = 0; i < n && !lib; i++)
+        if (!(lib = dlopen(list[i], RTLD_NOW | RTLD_LOCAL))) {
+            const char *e = dlerror();
+            size_t k = strlen(tried);
+            snprintf(tried + k, len - k, "%s%s", k ? "; " : "", e ? e : list[i]);
+        }
+    return lib;
+}
+
+static void open_api(void)
+{
+    const char *env = getenv("CUTUNE_CUBLASLT");
+    env = env && *env ? env : NULL;
+    char tried[768] = "";
+    if (!(api.lib = open_lib(env, tried, sizeof tried))) {
+        snprintf(api_why, sizeof api_why, "cuBLASLt is not installed here (tried %s: %s)",
+                 env ? "CUTUNE_CUBLASLT" : "libcublasLt.so.13, .12 and libcublasLt.so", tried);
+        return;
+    }
+    const struct {
+        const char *name;
+        void **fn;
+    } fns[] = {
+        {"cublasLtGetVersion", (void **)&api.version},
+        {"cublasLtCreate", (void **)&api.create},
+        {"cublasLtDestroy", (void **)&api.destroy},
+        {"cublasLtMatmulDescCreate", (void **)&api.desc_create},
+        {"cublasLtMatmulDescDestroy", (void **)&api.desc_destroy},
+        {"cublasLtMatmulDescSetAttribute", (void **)&api.desc_set},
+        {"cublasLtMatrixLayoutCreate", (void **)&api.layout_create},
+        {"cublasLtMatrixLayoutDestroy", (void **)&api.layout_destroy},
+        {"cublasLtMatmulPreferenceCreate", (void **)&api.pref_create},
+        {"cublasLtMatmulPreferenceDestroy", (void **)&api.pref_destroy},
+        {"cublasLtMatmulPreferenceSetAttribute", (void **)&api.pref_set},
+        {"cublasLtMatmulAlgoGetHeuristic", (void **)&api.heuristic},
+        {"cublasLtMatmul", (void **)&api.matmul},
+    };
+    const char *missing = NULL;
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+        if (!(*fns[i].fn = dlsym(api.lib, fns[i].name)) && !missing)
+            missing = fns[i].name;
+    *(void **)&api.config_get = dlsym(api.lib, "cublasLtMatmulAlgoConfigGetAttribute");
+    Dl_info info;
+    if (api.version && dladdr((void *)(size_t)api.version, &info) && info.dli_fname)
+        snprintf(api.path, sizeof api.path, "%s", info.dli_fname);
+    else
+        snprintf(api.path, sizeof api.path, "%s", env ? env : "the cuBLASLt found");
+    found_version = api.version ? api.version() : 0;
+    char v[32];
+    lt_version_text(found_version, v, sizeof v);
+    if (missing)
+        snprintf(api_why, sizeof api_why,
+                 "the cuBLASLt at %s lacks %s: it is too old or not cuBLASLt (cutune needs "
+                 "cuBLASLt 11.0 or newer)",
+                 api.path, missing);
+    else if (found_version < LT_MIN_VERSION)
+        snprintf(api_why, sizeof api_why,
+                 "cuBLASLt %s at %s is too old: cutune needs 11.0 or newer (bf16 and TF32 "
+                 "compute)",
+                 v, api.path);
+    else
+        api_ok = 1;
+}
+
+const LtApi *lt_api(char *why, size_t len)
+{
+    pthread_once(&api_once, open_api);
+    if (!api_ok && why && len)
+        snprintf(why, len, "%s", api_why);
+    return api_ok ? &api : NULL;
+}
+
+size_t lt_found_version(void)
+{
+    pthread_once(&api_once, open_api);
+    return found_version;
+}
+
+/* The descriptors and the heuristic's results: 0, or the status of the call `what`. */
+static int describe(LtPlan *c, int dtype, int bt, int M, int N, int K, LtHeuristic *h,
+                    int requested, const char **what)
+{
+    const LtApi *a = c->api;
+    int type = dtype == CUTUNE_DTYPE_BF16 ? R_16BF : dtype == CUTUNE_DTYPE_FP16 ? R_16F : R_32F;
+    int compute = dtype == CUTUNE_DTYPE_TF32 ? COMPUTE_32F_FAST_TF32 : COMPUTE_32F;
+    int opa = bt ? OP_T : OP_N, opb = OP_N, st;
+    uint64_t ws = c->ws_limit;
+    /* row-major C = A B is column-major C^T = B^T A^T (N x M, K inner), with cuBLASLt's A the
+     * op's B and its B the op's A (as cublas.c) */
+    if ((*what = "cublasLtCreate", st = a->create(&c->h)) ||
+        (*what = "cublasLtMatmulDescCreate", st = a->desc_create(&c->desc, compute, R_32F)) ||
+        (*what = "cublasLtMatmulDescSetAttribute",
+         st = a->desc_set(c->desc, DESC_TRANSA, &opa, sizeof opa)) ||
+        (st = a->desc_set(c->desc, DESC_TRANSB, &opb, sizeof opb)) ||
+        (*what = "cublasLtMatrixLayoutCreate",
+         st = a->layout_create(&c->lb, type, bt ? K : N, bt ? N : K, bt ? K : N)) ||
+        (st = a->layout_create(&c->la, type, K, M, K)) ||
+        (st = a->layout_create(&c->lc, type, N, M, N)) ||
+        (*what = "cublasLtMatmulPreferenceCreate", st = a->pref_create(&c->pref)) ||
+        (st = a->pref_set(c->pref, PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws)))
+        return st;
+    *what = "cublasLtMatmulAlgoGetHeuristic";
+    return a->heuristic(c->h, c->desc, c->lb, c->la, c->lc, c->lc, c->pref, requested, h,
+                        &c->found);
+}
+
+int lt_plan(const LtApi *a, const CutuneHost *host, int dtype, int bt, int M, int N, int K,
+            size_t ws_limit, int index, int requested, LtPlan **out, char *why, size_t len)
+{
+    *out = NULL;
+    LtPlan *c = calloc(1, sizeof *c);
+    LtHeuristic *h = calloc((size_t)(requested > 0 ? requested : 1), sizeof *h);
+    if (!c || !h) {
+        free(c);
+        free(h);
+        snprintf(why, len, "out of host memory");
+        return CUTUNE_ERR_NOMEM;
+    }
+    c->api = a;
+    c->host = host;
+    c->index = index;
+    c->ws_limit = ws_limit;
+    const char *what = "";
+    const char *dt = cutune_dtype_name(dtype);
+    int rc = 0, st = describe(c, dtype, bt, M, N, K, h, requested, &what);
+    if (st) {
+        snprintf(why, len, "cuBLASLt %s: %s failed (status %d)", dt, what, st);
+        rc = CUTUNE_ERR_CUDA;
+    } else if (index < 0 || index >= c->found || h[index].state != 0) {
+        snprintf(why, len,
+                 "cuBLASLt's heuristic offers %d algorithm%s for %dx%dx%d-%s-%s within a %zu MiB "
+                 "workspace (%d asked for); algorithm %d is not one of them",
+                 c->found, c->found == 1 ? "" : "s", M, N, K, dt, bt ? "nt" : "nn", ws_limit >> 20,
+                 requested, index);
+        rc = CUTUNE_ERR_RESOURCES;
+    } else {
+        c->algo = h[index].algo;
+        c->ws_size = h[index].workspace;
+        if (c->ws_size && host->dev_alloc(host->ctx, c->ws_size, &c->workspace) != 0) {
+            c->workspace = NULL;
+            snprintf(why, len,
+                     "cuBLASLt's algorithm %d needs a workspace of %zu bytes, which "
+                     "could not be allocated",
+                     index, c->ws_size);
+            rc = CUTUNE_ERR_RESOURCES;
+        }
+    }
+    free(h);
+    if (rc)
+        lt_plan_free(c);
+    else
+        *out = c;
+    return rc;
+}
+
+int lt_run(const LtPlan *c, const void *A, const void *B, void *C, void *stream)
+{
+    const float one = 1.0f, zero = 0.0f;
+    return c->api->matmul(c->h, c->desc, &one, B, c->lb, A, c->la, &zero, C, c->lc, C, c->lc,
+                          &c->algo, c->workspace, c->ws_size, stream);
+}
+
+/* One attribute of the algorithm's configuration, of n bytes; -1 when unknown. */
+static long long config_get(const LtPlan *c, int attr, size_t n)
+{
+    unsigned char buf[8] = {0};
+    size_t written = 0;
+    if (!c->api->config_get || n > sizeof buf ||
+        c->api->config_get(&c->algo, attr, buf, n, &written) != 0 || written != n)
+        return -1;
+    uint16_t u16;
+    uint32_t u32;
+    memcpy(&u16, buf, sizeof u16);
+    memcpy(&u32, buf, sizeof u32);
+    return n == 2 ? u16 : u32;
+}
+
+void lt_describe(const LtPlan *c, char *buf, size_t len)
+{
+    char v[32];
+    lt_version_text(found_version, v, sizeof v);
+    snprintf(buf, len,
+             "cuBLASLt %s: heuristic result %d of %d: algo %lld, tile %lld, stages %lld, "
+             "split-K %lld, reduction %lld, swizzle %lld, cluster %lld; workspace %zu bytes",
+             v, c->index, c->found, config_get(c, CONFIG_ID, 4), config_get(c, CONFIG_TILE_ID, 4),
+             config_get(c, CONFIG_STAGES_ID, 4), config_get(c, CONFIG_SPLITK_NUM, 4),
+             config_get(c, CONFIG_REDUCTION_SCHEME, 4), config_get(c, CONFIG_CTA_SWIZZLING, 4),
+             config_get(c, CONFIG_CLUSTER_SHAPE_ID, 2), c->ws_size);
+}
+
+void lt_plan_free(LtPlan *c)
+{
+    if (!c)
+        return;
+    const LtApi *a = c->api;
+    if (c->pref)
+        a->pref_destroy(c->pref);
+    if (c->lc)
+        a->layout_destroy(c->lc);
+    if (c->lb)
+        a->layout_destroy(c->lb);
+    if (c->la)
+        a->layout_destroy(c->la);
+    if (c->desc)
+        a->desc_destroy(c->desc);
+    if (c->h)
+        a->destroy(c->h);
+    if (c->workspace)
+        c->host->dev_free(c->host->ctx, c->workspace);
+    free(c);
+}

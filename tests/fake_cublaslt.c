@@ -1,0 +1,138 @@
+/* A stand-in for libcublasLt (tests only), loaded through CUTUNE_CUBLASLT: the functions of
+ * cuBLASLt's C API that plugins/matmul/lt.c calls, with no GPU. Each create hands out a
+ * dummy object; the heuristic returns FAKE_LT_FOUND results (default 5), algorithm i having
+ * the id 100 + i (150 + i when the workspace limit is 0, a list of its own) and needing
+ * (i % 2) * 4096 bytes of workspace (none at the limit 0); cublasLtMatmul records the
+ * algorithm and the workspace it got, which the test reads through fake_lt_last_*.
+ * cublasLtGetVersion returns FAKE_LT_VERSION (default 130100). */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef struct Algo {
+    uint64_t data[8];
+} Algo;
+typedef struct Heuristic {
+    Algo algo;
+    size_t workspace;
+    int state;
+    float waves;
+    int reserved[4];
+} Heuristic;
+
+static int dummy;
+static uint64_t ws_limit;
+static long long last_algo = -1, last_ws = -1;
+static int matmuls;
+
+static int make(void **p)
+{
+    *p = &dummy;
+    return 0;
+}
+
+EXPORT size_t cublasLtGetVersion(void)
+{
+    const char *v = getenv("FAKE_LT_VERSION");
+    return v ? (size_t)strtoull(v, NULL, 10) : 130100;
+}
+EXPORT int cublasLtCreate(void **h)
+{
+    return make(h);
+}
+EXPORT int cublasLtDestroy(void *h)
+{
+    return h != &dummy;
+}
+EXPORT int cublasLtMatmulDescCreate(void **d, int compute, int scale)
+{
+    (void)compute, (void)scale;
+    return make(d);
+}
+EXPORT int cublasLtMatmulDescDestroy(void *d)
+{
+    return d != &dummy;
+}
+EXPORT int cublasLtMatmulDescSetAttribute(void *d, int attr, const void *buf, size_t n)
+{
+    (void)attr, (void)buf, (void)n;
+    return d != &dummy;
+}
+EXPORT int cublasLtMatrixLayoutCreate(void **l, int type, uint64_t rows, uint64_t cols, int64_t ld)
+{
+    (void)type, (void)rows, (void)cols, (void)ld;
+    return make(l);
+}
+EXPORT int cublasLtMatrixLayoutDestroy(void *l)
+{
+    return l != &dummy;
+}
+EXPORT int cublasLtMatmulPreferenceCreate(void **p)
+{
+    return make(p);
+}
+EXPORT int cublasLtMatmulPreferenceDestroy(void *p)
+{
+    return p != &dummy;
+}
+EXPORT int cublasLtMatmulPreferenceSetAttribute(void *p, int attr, const void *buf, size_t n)
+{
+    if (attr == 1 && n == sizeof ws_limit) /* CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES */
+        memcpy(&ws_limit, buf, n);
+    return p != &dummy;
+}
+EXPORT int cublasLtMatmulAlgoGetHeuristic(void *h, void *desc, void *a, void *b, void *c, void *d,
+                                          void *pref, int requested, Heuristic *out, int *found)
+{
+    (void)h, (void)desc, (void)a, (void)b, (void)c, (void)d, (void)pref;
+    const char *env = getenv("FAKE_LT_FOUND");
+    int n = env ? atoi(env) : 5;
+    n = n < requested ? n : requested;
+    for (int i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].algo.data[0] = (uint64_t)((ws_limit ? 100 : 150) + i);
+        out[i].workspace = ws_limit ? (size_t)(i % 2) * 4096 : 0;
+    }
+    *found = n;
+    return 0;
+}
+EXPORT int cublasLtMatmul(void *h, void *desc, const void *alpha, const void *A, void *la,
+                          const void *B, void *lb, const void *beta, const void *C, void *lc,
+                          void *D, void *ld, const Algo *algo, void *ws, size_t ws_size,
+                          void *stream)
+{
+    (void)h, (void)desc, (void)alpha, (void)A, (void)la, (void)B, (void)lb, (void)beta, (void)C;
+    (void)lc, (void)D, (void)ld, (void)stream;
+    if (ws_size && !ws)
+        return 7; /* CUBLAS_STATUS_INVALID_VALUE */
+    last_algo = (long long)algo->data[0];
+    last_ws = (long long)ws_size;
+    matmuls++;
+    return 0;
+}
+EXPORT int cublasLtMatmulAlgoConfigGetAttribute(const Algo *algo, int attr, void *buf, size_t n,
+                                                size_t *written)
+{
+    if (attr != 0 || n != 4) /* only CUBLASLT_ALGO_CONFIG_ID */
+        return 7;
+    int32_t id = (int32_t)algo->data[0];
+    memcpy(buf, &id, sizeof id);
+    *written = sizeof id;
+    return 0;
+}
+
+EXPORT long long fake_lt_last_algo(void)
+{
+    return last_algo;
+}
+EXPORT long long fake_lt_last_workspace(void)
+{
+    return last_ws;
+}
+EXPORT int fake_lt_matmuls(void)
+{
+    return matmuls;
+}

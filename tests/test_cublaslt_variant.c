@@ -1,0 +1,236 @@
+/* The cuBLASLt variant (plugins/matmul_cublaslt/) without a GPU: its plugin loaded as the
+ * worker loads it, over a stand-in for libcublasLt (tests/fake_cublaslt.c, through
+ * CUTUNE_CUBLASLT) whose heuristic returns five algorithms, then over a cuBLASLt that is
+ * too old, missing, or no cuBLASLt at all. A config's ALGO picks that entry of the
+ * heuristic's list (and WORKSPACE_MIB the list), the workspace it needs is allocated and
+ * freed through the host table, an index past the list is refused as a resource, ALGO=0 at
+ * 32 MiB is the yardstick's algorithm, and the variant's version names the cuBLASLt found;
+ * without a usable cuBLASLt every prepare is refused as "not found" naming what was tried.
+ * Each case runs in a child process: the plugin opens cuBLASLt once per process. */
+#include "check.h"
+#include "fake_host.h"
+#include "registry.h"
+#include "util.h"
+
+#include "matmul/cublas.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int nallocs, nfrees;
+
+static int t_alloc(void *ctx, size_t bytes, void **p)
+{
+    nallocs++;
+    return fake_alloc(ctx, bytes, p);
+}
+
+static void t_free(void *ctx, void *p)
+{
+    nfrees++;
+    fake_free(ctx, p);
+}
+
+static const CutuneHost host = {
+    .abi_major = CUTUNE_ABI_MAJOR,
+    .abi_minor = CUTUNE_ABI_MINOR,
+    .struct_size = sizeof(CutuneHost),
+    .dev_alloc = t_alloc,
+    .dev_free = t_free,
+    .fail = fake_fail,
+};
+
+static CutuneVariantDef def;
+static float a[16], b[16], c[16]; /* never read: the stand-in computes nothing */
+
+static const CutuneVariant *load(void)
+{
+    const char *dir = getenv("CUTUNE_PLUGIN_PATH");
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/matmul_cublaslt.so", dir ? dir : ".");
+    CutuneError err = {0};
+    CHECK_MSG(cutune_variant_plugin_open(path, &def, &err) == 0, "%s", err.msg);
+    return cutune_variant_library(&def);
+}
+
+/* The op's arguments of one call: A, B, C, then M, N, K. */
+typedef struct Args {
+    void *pa, *pb, *pc;
+    int m, n, k;
+    void *ptr[6];
+} Args;
+
+static void args_of(Args *x, int m, int n, int k)
+{
+    *x = (Args){a, b, c, m, n, k, {0}};
+    void *p[6] = {&x->pa, &x->pb, &x->pc, &x->m, &x->n, &x->k};
+    memcpy(x->ptr, p, sizeof p);
+}
+
+static int prepare(const CutuneVariant *v, const char *size, int64_t algo, int64_t ws,
+                   void **handle, char *why, size_t len)
+{
+    CutuneProblem p;
+    CHECK(cutune_problem_parse(size, &p, NULL) == 0);
+    const char *names[] = {"ALGO", "WORKSPACE_MIB"};
+    int64_t values[] = {algo, ws};
+    CutuneConfig cfg = {2, names, values};
+    Args x;
+    args_of(&x, (int)p.dim[0], (int)p.dim[1], (int)p.dim[2]);
+    why[0] = '\0';
+    return v->library_prepare(&host, (void *const *)x.ptr, &p, &cfg, handle, why, len);
+}
+
+static long long fake(const char *fn)
+{
+    void *h = dlopen(getenv("CUTUNE_CUBLASLT"), RTLD_NOW | RTLD_NOLOAD);
+    long long (*f)(void) = NULL;
+    if (h)
+        *(void **)&f = dlsym(h, fn);
+    long long r = f ? f() : -2;
+    if (h)
+        dlclose(h);
+    return r;
+}
+
+/* The stand-in: five algorithms, ids 100.. (150.. with no workspace). */
+static void with_fake(void)
+{
+    const CutuneVariant *v = load();
+    CHECK(v != NULL);
+    if (!v)
+        return;
+    CHECK_MSG(!strcmp(def.version, "1+cublaslt.13.1.0"), "version %s", def.version);
+    CHECK(def.source == NULL && def.kernel_name == NULL);
+    void *h = NULL;
+    char why[512];
+    CHECK_EQ_INT(prepare(v, "64x32x16-bf16-nt", 3, 32, &h, why, sizeof why), 0);
+    CHECK_STR_CONTAINS(why, "cuBLASLt 13.1.0: heuristic result 3 of 5: algo 103, tile -1");
+    CHECK_STR_CONTAINS(why, "workspace 4096 bytes");
+    CHECK_EQ_INT(nallocs, 1);
+    Args x;
+    args_of(&x, 64, 32, 16);
+    CHECK_EQ_INT(v->library_run(h, (void *const *)x.ptr, NULL), 0);
+    CHECK_EQ_INT(fake("fake_lt_last_algo"), 103);
+    CHECK_EQ_INT(fake("fake_lt_last_workspace"), 4096);
+    args_of(&x, 65, 32, 16); /* a call of another size on this plan */
+    CHECK_EQ_INT(v->library_run(h, (void *const *)x.ptr, NULL), CUTUNE_ERR_INVALID);
+    CHECK_STR_CONTAINS(fake_failure, "a call of 65x32x16 on a plan made for 64x32x16");
+    CHECK_EQ_INT(fake("fake_lt_matmuls"), 1);
+    v->library_release(h);
+    CHECK_EQ_INT(nfrees, 1);
+
+    /* no workspace: the heuristic's list for a workspace of 0, and nothing allocated */
+    CHECK_EQ_INT(prepare(v, "64x32x16-bf16-nt", 3, 0, &h, why, sizeof why), 0);
+    args_of(&x, 64, 32, 16);
+    CHECK_EQ_INT(v->library_run(h, (void *const *)x.ptr, NULL), 0);
+    CHECK_EQ_INT(fake("fake_lt_last_algo"), 153);
+    CHECK_EQ_INT(fake("fake_lt_last_workspace"), 0);
+    CHECK_EQ_INT(nallocs, 1);
+    v->library_release(h);
+
+    /* past the heuristic's list, or past the space */
+    CHECK_EQ_INT(prepare(v, "64x32x16-bf16-nt", 7, 32, &h, why, sizeof why), CUTUNE_ERR_RESOURCES);
+    CHECK_STR_CONTAINS(why, "cuBLASLt's heuristic offers 5 algorithms for 64x32x16-bf16-nt "
+                            "within a 32 MiB workspace (16 asked for); algorithm 7 is not one "
+                            "of them");
+    CHECK(h == NULL);
+    CHECK_EQ_INT(prepare(v, "64x32x16-bf16-nt", 16, 32, &h, why, sizeof why), CUTUNE_ERR_RESOURCES);
+    CHECK_STR_CONTAINS(why, "ALGO is 0..15");
+
+    /* ALGO=0 at 32 MiB is the algorithm the op's yardstick times */
+    CutuneYardstick ys;
+    memset(&ys, 0, sizeof ys);
+    CHECK_EQ_INT(matmul_cublaslt_yardstick(&host, CUTUNE_DTYPE_BF16, 1, a, b, c, 64, 32, 16, &ys),
+                 0);
+    CHECK(!strcmp(ys.name, "cuBLASLt bf16") && ys.checkable);
+    if (ys.run) {
+        CHECK_EQ_INT(ys.run(ys.user, NULL), 0);
+        CHECK_EQ_INT(fake("fake_lt_last_algo"), 100);
+        ys.close(ys.user);
+    }
+    CHECK_EQ_INT(prepare(v, "64x32x16-bf16-nt", 0, 32, &h, why, sizeof why), 0);
+    CHECK_EQ_INT(v->library_run(h, (void *const *)x.ptr, NULL), 0);
+    CHECK_EQ_INT(fake("fake_lt_last_algo"), 100);
+    v->library_release(h);
+    CHECK_EQ_INT(nallocs, nfrees); /* every workspace went back */
+}
+
+/* No usable cuBLASLt: every prepare is refused as "not found", the yardstick too. */
+static void refused(const char *version, const char *phrase)
+{
+    const CutuneVariant *v = load();
+    CHECK(v != NULL);
+    if (!v)
+        return;
+    CHECK_MSG(!strcmp(def.version, version), "version %s, want %s", def.version, version);
+    void *h = NULL;
+    char why[512];
+    CHECK_EQ_INT(prepare(v, "4096x4096x4096", 0, 32, &h, why, sizeof why), CUTUNE_ERR_NOT_FOUND);
+    CHECK_STR_CONTAINS(why, phrase);
+    CutuneYardstick ys;
+    memset(&ys, 0, sizeof ys);
+    CHECK_EQ_INT(matmul_cublaslt_yardstick(&host, CUTUNE_DTYPE_FP16, 0, a, b, c, 4, 4, 4, &ys),
+                 CUTUNE_ERR_NOT_FOUND);
+    CHECK_STR_CONTAINS(fake_failure, phrase);
+    CHECK(nallocs == 0 && ys.run == NULL);
+}
+
+static void too_old(void)
+{
+    char phrase[PATH_MAX + 64];
+    snprintf(phrase, sizeof phrase, "cuBLASLt 10.2.1 at %s is too old: cutune needs 11.0 or newer",
+             getenv("CUTUNE_CUBLASLT"));
+    refused("1+cublaslt.10.2.1", phrase);
+}
+
+static void missing(void)
+{
+    refused("1+no-cublaslt", "cuBLASLt is not installed here (tried CUTUNE_CUBLASLT: "
+                             "/nonexistent/libcublasLt.so.99");
+}
+
+static void not_cublaslt(void)
+{
+    refused("1+no-cublaslt", "lacks cublasLtGetVersion: it is too old or not cuBLASLt");
+}
+
+/* fn in a child process with CUTUNE_CUBLASLT=lib and FAKE_LT_VERSION=version (NULL: unset). */
+static void in_child(const char *name, void (*fn)(void), const char *lib, const char *version)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("CUTUNE_CUBLASLT", lib, 1);
+        if (version)
+            setenv("FAKE_LT_VERSION", version, 1);
+        else
+            unsetenv("FAKE_LT_VERSION");
+        fn();
+        cutune_variant_close(&def);
+        int rc = check_result(name);
+        fflush(NULL);
+        _exit(rc);
+    }
+    int st = 0;
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "case %s failed (status %d)", name, st);
+}
+
+int main(void)
+{
+    const char *lib = getenv("CUTUNE_TEST_FAKE_CUBLASLT");
+    CHECK(lib != NULL);
+    if (!lib)
+        return check_result("cublaslt_variant");
+    in_child("with a stand-in cuBLASLt", with_fake, lib, NULL);
+    in_child("too old", too_old, lib, "10201");
+    in_child("missing", missing, "/nonexistent/libcublasLt.so.99", NULL);
+    in_child("not cuBLASLt", not_cublaslt, "libm.so.6", NULL);
+    return check_result("cublaslt_variant");
+}

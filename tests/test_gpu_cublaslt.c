@@ -1,0 +1,234 @@
+/* The cuBLASLt variant on a GPU (exit 77 without one, or without cuBLASLt): matmul_cublaslt
+ * tuned exhaustively (its 32 configs) at bf16, fp16 and tf32 sizes, in one run with the
+ * op's yardstick, cuBLASLt's default heuristic. Every trial is either correct (the op's
+ * check passed: only a correct config is timed) or skipped as an index past the heuristic's
+ * list, never wrong or failed; the best is no slower than 1.05x the yardstick measured in
+ * the same run (its ALGO=0 at 32 MiB is the yardstick's algorithm, so about equal at worst);
+ * then cutune_gemm launches the stored algorithm for each size, and its result is right at
+ * sampled elements against a double-precision sum of the same inputs. A best whose variant
+ * version names another cuBLASLt is refused by cutune_gemm with a message, never run. */
+#include "check.h"
+#include "cutune/lookup.h"
+#include "gpu_test.h"
+#include "raw_sqlite.h"
+#include "tune.h"
+#include "util.h"
+
+#include <cuda_runtime.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const sizes[] = {"4096x4096x4096-bf16-nt", "16x4096x4096-bf16-nt",
+                                    "4096x4096x4096-fp16", "2048x2048x2048-tf32-nt"};
+enum { NSIZES = sizeof sizes / sizeof sizes[0], SAMPLES = 256 };
+
+/* Inputs k/256 for k in -256..255: exact in bf16, fp16, tf32 and fp32, so the host's sum in
+ * double is the reference of the very values the GPU reads. */
+static float input(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    return (float)((int)(*x >> 55) - 256) / 256.0f;
+}
+
+/* x (exact in the type) as the 16-bit pattern of bf16 or fp16. */
+static uint16_t to16(float x, int dtype)
+{
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    if (dtype == CUTUNE_DTYPE_BF16)
+        return (uint16_t)(b >> 16); /* exact: the low bits are 0 */
+    if (x == 0)
+        return (uint16_t)((b >> 16) & 0x8000);
+    int e;
+    double m = frexp(fabs((double)x), &e); /* |x| = m 2^e, m in [0.5, 1) */
+    return (uint16_t)((x < 0 ? 0x8000 : 0) | (uint16_t)((e - 1 + 15) << 10) |
+                      (uint16_t)((m * 2 - 1) * 1024));
+}
+
+static float from16(uint16_t h, int dtype)
+{
+    if (dtype == CUTUNE_DTYPE_BF16) {
+        uint32_t b = (uint32_t)h << 16;
+        float f;
+        memcpy(&f, &b, sizeof f);
+        return f;
+    }
+    int e = (h >> 10) & 31, m = h & 1023;
+    double v = e ? ldexp(1 + m / 1024.0, e - 15) : ldexp(m / 1024.0, -14);
+    return (float)(h & 0x8000 ? -v : v);
+}
+
+/* n inputs into f (as floats) and h (as the GPU reads them: 16-bit for fp16 and bf16). */
+static void fill(float *f, unsigned char *h, size_t n, int dtype, uint64_t *x)
+{
+    int is16 = dtype == CUTUNE_DTYPE_BF16 || dtype == CUTUNE_DTYPE_FP16;
+    for (size_t i = 0; f && h && i < n; i++) {
+        f[i] = input(x);
+        if (is16)
+            ((uint16_t *)h)[i] = to16(f[i], dtype);
+        else
+            ((float *)h)[i] = f[i];
+    }
+}
+
+/* The op's worst-case bound for one element (plugins/matmul/matmul.h): d <= bound. */
+static double bound(int dtype, int K, double ref, double sum_abs)
+{
+    const double u = 0x1p-24, g2 = 2 * K * u / (1 - 2 * K * u);
+    switch (dtype) {
+    case CUTUNE_DTYPE_BF16: return 0x1p-8 * fabs(ref) + (1 + 0x1p-8) * g2 * sum_abs;
+    case CUTUNE_DTYPE_FP16: return 0x1p-11 * fabs(ref) + (1 + 0x1p-11) * g2 * sum_abs + 0x1p-25;
+    case CUTUNE_DTYPE_TF32: return (0x1p-9 + 0x1p-20 + g2) * sum_abs;
+    default: return K * u / (1 - K * u) * sum_abs;
+    }
+}
+
+/* cutune_gemm of problem p from the database, checked at sampled elements. */
+static void gemm_checked(CutuneLookup *h, const CutuneProblem *p, const char *best_config)
+{
+    int M = (int)p->dim[0], N = (int)p->dim[1], K = (int)p->dim[2], dt = p->dtype;
+    int bt = p->layout == CUTUNE_LAYOUT_NT;
+    size_t es = dt == CUTUNE_DTYPE_BF16 || dt == CUTUNE_DTYPE_FP16 ? 2 : 4;
+    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+    float *fa = malloc(na * sizeof *fa), *fb = malloc(nb * sizeof *fb);
+    unsigned char *ha = malloc(na * es), *hb = malloc(nb * es), *hc = malloc(nc * es);
+    void *da = NULL, *db = NULL, *dc = NULL;
+    CHECK(fa && fb && ha && hb && hc);
+    uint64_t x = 7;
+    fill(fa, ha, na, dt, &x);
+    fill(fb, hb, nb, dt, &x);
+    CHECK(cudaMalloc(&da, na * es) == cudaSuccess && cudaMalloc(&db, nb * es) == cudaSuccess &&
+          cudaMalloc(&dc, nc * es) == cudaSuccess);
+    CHECK(cudaMemcpy(da, ha, na * es, cudaMemcpyHostToDevice) == cudaSuccess &&
+          cudaMemcpy(db, hb, nb * es, cudaMemcpyHostToDevice) == cudaSuccess &&
+          cudaMemset(dc, 0xFF, nc * es) == cudaSuccess);
+    CutuneLookupResult used;
+    CutuneError err = {0};
+    int rc = cutune_gemm(h, dt, p->layout, da, db, dc, M, N, K, NULL, &used, &err);
+    CHECK_MSG(rc == 0, "cutune_gemm %dx%dx%d: %s", M, N, K, err.msg);
+    CHECK_MSG(!strcmp(used.variant, "matmul_cublaslt") && used.match == CUTUNE_MATCH_EXACT &&
+                  !strcmp(used.config, best_config),
+              "cutune_gemm used %s %s (match %d), the run's best is %s", used.variant, used.config,
+              (int)used.match, best_config);
+    /* a second call reuses the prepared algorithm */
+    CHECK_EQ_INT(cutune_gemm(h, dt, p->layout, da, db, dc, M, N, K, NULL, NULL, &err), 0);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess &&
+          cudaMemcpy(hc, dc, nc * es, cudaMemcpyDeviceToHost) == cudaSuccess);
+    size_t bad = 0;
+    double worst = 0;
+    for (int s = 0; rc == 0 && fa && fb && hc && s < SAMPLES; s++) {
+        size_t i = (size_t)(s * 7919) % (size_t)M, j = (size_t)(s * 104729) % (size_t)N;
+        double ref = 0, sum_abs = 0;
+        for (int k = 0; k < K; k++) {
+            double v = (double)fa[i * K + k] * fb[bt ? j * K + k : (size_t)k * N + j];
+            ref += v;
+            sum_abs += fabs(v);
+        }
+        double got = es == 2 ? from16(((uint16_t *)hc)[i * N + j], dt) : ((float *)hc)[i * N + j];
+        double d = fabs(got - ref), b = bound(dt, K, ref, sum_abs);
+        worst = fmax(worst, d / b);
+        bad += !(d <= b);
+    }
+    CHECK_MSG(bad == 0, "%zu of %d sampled elements of cutune_gemm's result are wrong", bad,
+              SAMPLES);
+    printf("  cutune_gemm %s: %s, %d sampled elements within %.3g of their bound\n", used.size,
+           used.config, SAMPLES, worst);
+    cudaFree(da);
+    cudaFree(db);
+    cudaFree(dc);
+    free(fa);
+    free(fb);
+    free(ha);
+    free(hb);
+    free(hc);
+}
+
+/* cuBLASLt as the variant looks for it (plugins/matmul/lt.h) */
+static int have_cublaslt(void)
+{
+    static const char *const names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"};
+    return gpu_have_library(names, sizeof names / sizeof names[0]);
+}
+
+int main(void)
+{
+    char db[PATH_MAX];
+    CutuneDeviceInfo dev;
+    int start = gpu_test_start("cutune-gpu-cublaslt", &dev, db, sizeof db);
+    if (start)
+        return start;
+    if (!have_cublaslt()) {
+        printf("skipped: no cuBLASLt here (libcublasLt.so.13, .12 or libcublasLt.so)\n");
+        rm_tree(tmpdir);
+        return CHECK_SKIP;
+    }
+    CutuneTuneOptions o;
+    cutune_tune_defaults(&o);
+    o.op = "matmul";
+    o.variant = "matmul_cublaslt";
+    o.sizes = sizes;
+    o.nsizes = NSIZES;
+    o.strategy = "exhaustive";
+    o.time_limit_s = 0;
+    o.db_path = db;
+    o.measure.max_seconds = 0.3;
+    CutuneTuneSummary sum;
+    CutuneError err = {0};
+    CHECK_MSG(cutune_tune(&o, &sum, &err) == 0, "%s", err.msg);
+    CHECK_EQ_INT(sum.nrows, NSIZES);
+    for (size_t i = 0; i < sum.nrows; i++) {
+        const CutuneTuneRow *r = &sum.rows[i];
+        size_t ok = r->count[CUTUNE_STATUS_OK], skipped = r->count[CUTUNE_STATUS_SKIPPED_RESOURCES];
+        CHECK_MSG(r->evaluated == 32 && ok >= 1 && ok + skipped == r->evaluated,
+                  "%s %s: %zu evaluated, %zu ok, %zu skipped, %zu wrong, %zu launch errors, %zu "
+                  "crashed",
+                  r->variant, r->size, r->evaluated, ok, skipped,
+                  r->count[CUTUNE_STATUS_WRONG_RESULT], r->count[CUTUNE_STATUS_LAUNCH_ERROR],
+                  r->count[CUTUNE_STATUS_CRASHED]);
+        CHECK_MSG(r->compiled == 0 && r->cached == 0, "%s: %zu compiled, %zu cached", r->size,
+                  r->compiled, r->cached);
+    }
+    for (size_t i = 0; i < sum.nsizes; i++) {
+        const CutuneTuneSize *s = &sum.sizes[i];
+        CHECK_MSG(s->best_ms > 0 && s->yardstick_ms > 0 && s->best_ms <= 1.05 * s->yardstick_ms,
+                  "%s: best %.4f ms (%s), yardstick %s %.4f ms", s->size, s->best_ms, s->config,
+                  s->yardstick, s->yardstick_ms);
+        printf("%-24s best %.4f ms %-26s %-14s %.4f ms  %.3fx\n", s->size, s->best_ms, s->config,
+               s->yardstick, s->yardstick_ms, s->best_ms > 0 ? s->yardstick_ms / s->best_ms : 0);
+    }
+
+    CutuneLookupSettings ls;
+    cutune_lookup_default_settings(&ls);
+    ls.db_path = db;
+    CutuneLookup *h = NULL;
+    CHECK_MSG(cutune_open(&h, &ls, &err) == 0, "%s", err.msg);
+    for (size_t i = 0; h && i < sum.nsizes; i++) {
+        CutuneProblem p;
+        CHECK(cutune_problem_parse(sum.sizes[i].size, &p, NULL) == 0);
+        gemm_checked(h, &p, sum.sizes[i].config);
+    }
+    cutune_close(&h);
+
+    /* a best of another cuBLASLt's index is refused, not run */
+    CHECK(raw_exec(db, "UPDATE variants SET version = '1+cublaslt.0.0.1' "
+                       "WHERE name = 'matmul_cublaslt'") == 0);
+    CHECK_MSG(cutune_open(&h, &ls, &err) == 0, "%s", err.msg);
+    void *d = NULL;
+    const size_t a_bytes = 16 * 4096 * 2, b_bytes = 4096 * 4096 * 2; /* C as A */
+    CHECK(cudaMalloc(&d, 2 * a_bytes + b_bytes) == cudaSuccess);
+    if (h && d) {
+        char *p = d;
+        CHECK_EQ_INT(cutune_gemm(h, CUTUNE_DTYPE_BF16, CUTUNE_LAYOUT_NT, p, p + a_bytes,
+                                 p + a_bytes + b_bytes, 16, 4096, 4096, NULL, NULL, &err),
+                     CUTUNE_ERR_NOT_FOUND);
+        CHECK_STR_CONTAINS(err.msg, "is of variant matmul_cublaslt version 1+cublaslt.0.0.1");
+    }
+    cudaFree(d);
+    cutune_close(&h);
+    cutune_tune_summary_free(&sum);
+    return gpu_test_end("gpu_cublaslt");
+}
