@@ -53,7 +53,7 @@ typedef struct CutuneTuneOptions {
     const char *variant;      /* NULL: every variant of the op */
     const char *const *sizes; /* NULL: each space's default problems */
     size_t nsizes;
-    int dtype, layout; /* >= 0: every size in this element type / layout (CutuneDtype,
+    int dtype, layout;        /* >= 0: every size in this element type / layout (CutuneDtype,
                           CutuneLayout), whatever it says; -1: as each size is written */
     const char *strategy;     /* NULL: chosen per space and share of the budget */
     const char *const *where; /* partial configs ("BM=128,BK=8"): tune only the

@@ -99,10 +99,11 @@ int tune_job_open(TuneLane *l, TuneSize *ts, TuneVariant *tv, TuneJob *j, Cutune
     if (!(j->row = add_row(r, v->name, ts->size)))
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     if (cutune_variant_arch(v, l->arch) < 0) { /* an arch-specific target of another device */
-        tune_note(r, "%s: compiled for sm_%da, it runs only on devices of compute capability "
+        tune_note(r,
+                  "%s: compiled for sm_%da, it runs only on devices of compute capability "
                   "%d.%d; %s has %d.%d: skipped",
-                  v->name, v->target, v->target / 10, v->target % 10, l->dev.name,
-                  l->arch / 10, l->arch % 10);
+                  v->name, v->target, v->target / 10, v->target % 10, l->dev.name, l->arch / 10,
+                  l->arch % 10);
         j->cl.nconfigs = 0;
     }
     j->row->nvalid = j->cl.nconfigs;

@@ -386,7 +386,8 @@ int cutune_variant_check(const CutuneVariantDef *v, const CutuneCheckOptions *o,
         o, "  launches: %zu (config, size) pairs at %zu size%s, %zu of them cannot run on sm_90\n",
         r->launches + r->skipped, nsizes, nsizes == 1 ? "" : "s", r->skipped);
     if ((r->library = cutune_variant_library(v) != NULL)) {
-        cutune_check_say(o, "  a library variant: its configs are calls into a library, made ready when "
+        cutune_check_say(
+            o, "  a library variant: its configs are calls into a library, made ready when "
                "they run (nothing to compile)\n");
         goto out;
     }
