@@ -21,7 +21,7 @@
 // --compile-only compiles each config for each architecture (default: the target, else 90)
 // and prints ptxas's registers, spills and shared memory; a config the space rejects for that
 // CC, or an architecture other than the target, is "n/a". It exits 1 when a config does not
-// compile, or with --no-spills when one spills.
+// compile, or with --no-spills when one spills or ptxas serialises its wgmma.
 //
 // Build: meson builds it into build/bench/ when nvcc is found (it links cutune's space reader).
 //
@@ -638,14 +638,19 @@ static int compile_only(const std::string &source, const Variant &var,
             const long st = number_before("bytes spill stores");
             const long ld = number_before("bytes spill loads");
             const bool spills = ok && no_spills && (st || ld); // -1: no report, a failure too
+            // ptxas's "Potential Performance Loss: wgmma.mma_async instructions are serialized
+            // due to ...": each wgmma then waits for the one before, a kernel several times slower
+            const bool serial = ok && no_spills && info.find("are serialized") != std::string::npos;
             if (ok)
                 printf("sm_%s %s %3ld registers, spills %ld/%ld bytes, %3u threads, %6zu B shared: "
                        "%s\n",
-                       arch.c_str(), spills ? "SPILL" : "ok   ", regs, st, ld, block.x, shared,
-                       c.text.c_str());
+                       arch.c_str(), spills ? "SPILL" : serial ? "SERIAL" : "ok   ", regs, st, ld,
+                       block.x, shared, c.text.c_str());
             else
                 printf("sm_%s FAIL  %s\n", arch.c_str(), c.text.c_str());
-            failures += spills;
+            if (serial)
+                fprintf(stderr, "%s\n", info.c_str());
+            failures += spills + serial;
             if (!ok) {
                 fprintf(stderr, "%s\n", info.c_str());
                 failures++;

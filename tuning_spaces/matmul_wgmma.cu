@@ -6,7 +6,12 @@
 // The core defines exactly one of CUTUNE_DTYPE_FP16 / CUTUNE_DTYPE_BF16 and one of
 // CUTUNE_LAYOUT_NN / CUTUNE_LAYOUT_NT, and every tunable parameter as a -D macro:
 //   BM, BN, BK    the block tile: BM in {64, 128, 256}, BN in {64, 128, 256}, BK in {32, 64, 128}
-//   CONSUMERS     consumer warpgroups (1 or 2); each owns BM / CONSUMERS rows (64 or 128)
+//   CONSUMERS     consumer warpgroups (1 or 2)
+//   SCHEDULE      0: a block per tile; 1: persistent blocks (as many as run at once) walk the
+//                 tiles, the consumers sharing each tile, BM / CONSUMERS rows each; 2:
+//                 persistent ping-pong: the two consumers take turns, a whole tile each, so
+//                 that one's epilogue overlaps the other's wgmma (CUTLASS's two Hopper kernel
+//                 schedules, "cooperative" and "ping-pong")
 //   STAGES        depth of the shared-memory pipeline (>= 2)
 //   CLUSTER_M/_N  thread block cluster shape (1 or 2): the blocks of a cluster take adjacent
 //                 tiles and run at the same time on one GPC (no multicast, see below)
@@ -27,7 +32,9 @@
 // registers. The two sides hand the STAGES buffers back and forth through two mbarriers a
 // stage: full[s] completes when the producer's copies of the step have landed, empty[s] when
 // every consumer warp is done reading it. setmaxnreg moves registers from the producer (which
-// needs few) to the consumers (which hold up to 128 accumulators a thread).
+// needs few) to the consumers (which hold up to 128 accumulators a thread). The persistent
+// schedules keep the stages one ring over all the block's tiles, so that the producer loads
+// the next tile while the consumers store the last one.
 //
 // Loads. The producer's 128 threads copy with cp.async (16 bytes a copy, zero-filled outside
 // the matrix) straight into the layouts wgmma's shared-memory descriptors describe, and
@@ -63,10 +70,11 @@
 // the pointer allow.
 //
 // Rasterisation. Block b is rank b % (CLUSTER_M * CLUSTER_N) of cluster b / (CLUSTER_M *
-// CLUSTER_N); clusters cover CLUSTER_M x CLUSTER_N tiles and are numbered GROUP_M cluster rows
-// at a time, column by column (Triton's grouped ordering), so that the blocks running at one
-// time share A row panels and B column panels in L2. Blocks of a partial cluster past the
-// matrix return at once.
+// CLUSTER_N) (then of every gridDim.x / (CLUSTER_M * CLUSTER_N)-th cluster after it, when
+// persistent); clusters cover CLUSTER_M x CLUSTER_N tiles and are numbered GROUP_M cluster
+// rows at a time, column by column (Triton's grouped ordering), so that the blocks running at
+// one time share A row panels and B column panels in L2. Tiles of a partial cluster past the
+// matrix are skipped.
 
 #if defined(CUTUNE_DTYPE_FP16) == defined(CUTUNE_DTYPE_BF16)
 #error "matmul_wgmma: define exactly one of CUTUNE_DTYPE_FP16 and CUTUNE_DTYPE_BF16"
@@ -84,7 +92,7 @@
 typedef CUTUNE_HALF_T half_t; // fp16 or bf16 bits
 
 #define NT ((CONSUMERS + 1) * 128) // threads: the producer warpgroup and the consumers
-#define WG_M (BM / CONSUMERS)      // rows of a consumer warpgroup
+#define WG_M (SCHEDULE == 2 ? BM : BM / CONSUMERS) // rows of a consumer warpgroup's tile
 #define MI (WG_M / 64)             // m64 wgmma a consumer issues per K step of 16
 #define KA (BK < 64 ? BK : 64)     // elements of a K-major row of a swizzle block
 #define RB (KA * 2)                // its bytes: 128 or 64 (the swizzle's width)
@@ -92,10 +100,15 @@ typedef CUTUNE_HALF_T half_t; // fp16 or bf16 bits
 #define B_BYTES (BN * BK * 2)
 #define STAGE_BYTES (A_BYTES + B_BYTES)
 #define PIPE_BYTES (STAGES * STAGE_BYTES)
-#define EPI_BYTES (VEC > 2 ? BM * BN * 2 : 0) // the rounded tile (VEC > 2), over the stages
-#define DATA_BYTES (PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES)
+#define EPI_BYTES (VEC > 2 ? BM * BN * 2 : 0) // the rounded tile (VEC > 2)
+// with one tile a block, the rounded tile goes over the stages; the persistent schedules
+// keep a buffer of their own (one a consumer warpgroup in ping-pong), as the producer is
+// filling the stages with the next tile meanwhile
+#define DATA_BYTES \
+    (SCHEDULE == 0 ? (PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES) \
+                   : PIPE_BYTES + (SCHEDULE == 2 ? 2 : 1) * EPI_BYTES)
 // must match the INI's [launch] shared: 1024 to align the stages, the data, the mbarriers
-#define SHARED_BYTES (1024 + DATA_BYTES + 16 * STAGES)
+#define SHARED_BYTES (1024 + DATA_BYTES + 16 * STAGES + 16)
 
 // Registers. __launch_bounds__(NT, MINB) gives every thread LAUNCH_REGS (what MINB blocks leave
 // of the SM's 64 Ki, in steps of 8, at most 255). With more than 256 threads an SM then runs
@@ -110,6 +123,8 @@ typedef CUTUNE_HALF_T half_t; // fp16 or bf16 bits
 #define PRODUCER_REGS (LAUNCH_REGS * (CONSUMERS + 1) - CONSUMERS * CONSUMER_REGS)
 
 static_assert(CONSUMERS == 1 || CONSUMERS == 2, "one or two consumer warpgroups");
+static_assert(SCHEDULE >= 0 && SCHEDULE <= 2 && (SCHEDULE < 2 || CONSUMERS == 2),
+              "SCHEDULE: 0 a tile a block, 1 persistent, 2 persistent ping-pong of two consumers");
 static_assert(WG_M == 64 || WG_M == 128, "a consumer owns 64 or 128 rows (one or two m64 wgmma)");
 static_assert(BN == 64 || BN == 128 || BN == 256, "BN is the wgmma's N: 64, 128 or 256");
 static_assert(BK == 32 || BK == 64 || BK == 128, "BK is 32 (64-byte swizzle), 64 or 128");
@@ -162,6 +177,11 @@ __device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
 {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
 }
+// the inits, seen by the other threads' (and the copies') mbarrier operations after a barrier
+__device__ __forceinline__ void mbar_init_fence()
+{
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
 __device__ __forceinline__ void mbar_arrive(unsigned bar)
 {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
@@ -185,11 +205,6 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
 __device__ __forceinline__ void fence_proxy_async()
 {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-// the consumers' own barrier (barrier 0 is __syncthreads, which the producer would never reach)
-__device__ __forceinline__ void consumers_sync()
-{
-    asm volatile("bar.sync 1, %0;\n" ::"n"(CONSUMERS * 128) : "memory");
 }
 template <int R> __device__ __forceinline__ void setmaxnreg_dec()
 {
@@ -411,60 +426,104 @@ __device__ __forceinline__ void stage_guarded(char *st, const half_t *__restrict
     }
 }
 
-// The full and empty mbarriers of stage s (after the data)
+// The full and empty mbarriers of stage s (after the data), and the ping-pong consumers' turns
 #define FULL(s) (bars + 8 * (s))
 #define EMPTY(s) (bars + 8 * (STAGES + (s)))
+#define TURN(wg) (bars + 8 * (2 * STAGES + (wg)))
 
-// Warpgroup 0: every K step into the stages, waiting for a stage's release (empty) before it
-// is filled again; each thread's copies of a step are one arrival on the stage's full barrier.
+// ---- the tiles ------------------------------------------------------------------------------
+
+// Tile i of this block: SCHEDULE 0 has one (i = 0), the persistent schedules every
+// gridDim.x / CS-th cluster from the block's own. Clusters of CLUSTER_M x CLUSTER_N tiles are
+// numbered GROUP_M cluster rows at a time, column by column; the block is rank b % CS of its
+// cluster. Returns END past the last, SKIP for a tile of a partial cluster outside the matrix
+// (both sides of the pipeline skip it alike), else TILE with the tile's first row and column.
+enum { END, SKIP, TILE };
+#define CS (CLUSTER_M * CLUSTER_N)
+__device__ __forceinline__ int tile_of(int i, int M, int N, int &row0, int &col0)
+{
+    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+    const int sup_m = (tiles_m + CLUSTER_M - 1) / CLUSTER_M;
+    const int sup_n = (tiles_n + CLUSTER_N - 1) / CLUSTER_N;
+    const int cl = (int)blockIdx.x / CS + i * (int)(gridDim.x / CS), rank = (int)blockIdx.x % CS;
+    if ((SCHEDULE == 0 && i > 0) || cl >= sup_m * sup_n)
+        return END;
+    const int in_group = GROUP_M * sup_n;
+    const int first_m = (cl / in_group) * GROUP_M, group_m = min(sup_m - first_m, GROUP_M);
+    const int sm = first_m + (cl % in_group) % group_m, sn = (cl % in_group) / group_m;
+    row0 = (sm * CLUSTER_M + rank % CLUSTER_M) * BM;
+    col0 = (sn * CLUSTER_N + rank / CLUSTER_M) * BN;
+    return row0 < M && col0 < N ? TILE : SKIP;
+}
+
+// ---- the producer ---------------------------------------------------------------------------
+
+// The stages are one ring over all the block's tiles: K step t of the block's n-th tile is
+// step n * nsteps + t of the ring, in stage (step % STAGES), its (step / STAGES)-th use.
+struct Ring {
+    int s, use;
+    __device__ __forceinline__ explicit Ring(int step) : s(step % STAGES), use(step / STAGES) {}
+    __device__ __forceinline__ void next()
+    {
+        if (++s == STAGES)
+            s = 0, use++;
+    }
+};
+
+// Warpgroup 0: every K step of every tile into the stages, waiting for a stage's release
+// (empty) before it is filled again; each thread's copies of a step are one arrival on the
+// stage's full barrier.
 __device__ __forceinline__ void produce(char *smem, unsigned base, unsigned bars,
                                         const half_t *__restrict__ A, const half_t *__restrict__ B,
-                                        int M, int N, int K, int row0, int col0, int nsteps,
-                                        bool aligned, int p)
+                                        int M, int N, int K, int nsteps, bool aligned, int p)
 {
-    if (aligned) {
-        const KCopies<BM> ca(A, row0, M, K, p);
+    Ring ring(0);
+    int row0, col0;
+    for (int i = 0, r; (r = tile_of(i, M, N, row0, col0)) != END; i++) {
+        if (r == SKIP)
+            continue;
+        if (aligned) {
+            const KCopies<BM> ca(A, row0, M, K, p);
 #ifdef CUTUNE_LAYOUT_NT
-        const KCopies<BN> cb(B, col0, N, K, p);
+            const KCopies<BN> cb(B, col0, N, K, p);
 #else
-        const MNCopies cb(B, col0, N, p);
+            const MNCopies cb(B, col0, N, p);
 #endif
-        for (int t = 0, s = 0, use = 0; t < nsteps; t++) {
-            if (use > 0) // the consumers' release of the step STAGES before
-                mbar_wait(EMPTY(s), (use - 1) & 1);
-            const unsigned st = base + s * STAGE_BYTES;
-            ca.issue(st, K, t * BK);
+            for (int t = 0; t < nsteps; t++, ring.next()) {
+                if (ring.use > 0) // the consumers' release of the step STAGES before
+                    mbar_wait(EMPTY(ring.s), (ring.use - 1) & 1);
+                const unsigned st = base + ring.s * STAGE_BYTES;
+                ca.issue(st, K, t * BK);
 #ifdef CUTUNE_LAYOUT_NT
-            cb.issue(st + A_BYTES, K, t * BK);
+                cb.issue(st + A_BYTES, K, t * BK);
 #else
-            cb.issue(st + A_BYTES, N, K, t * BK);
+                cb.issue(st + A_BYTES, N, K, t * BK);
 #endif
-            cp_async_arrive(FULL(s));
-            if (++s == STAGES)
-                s = 0, use++;
-        }
-        cp_async_wait_all(); // none in flight when the thread leaves
-    } else {
-        for (int t = 0, s = 0, use = 0; t < nsteps; t++) {
-            if (use > 0)
-                mbar_wait(EMPTY(s), (use - 1) & 1);
-            stage_guarded(smem + s * STAGE_BYTES, A, B, M, N, K, row0, col0, t * BK, p);
-            fence_proxy_async(); // the stores, before wgmma reads them
-            mbar_arrive(FULL(s));
-            if (++s == STAGES)
-                s = 0, use++;
+                cp_async_arrive(FULL(ring.s));
+            }
+        } else {
+            for (int t = 0; t < nsteps; t++, ring.next()) {
+                if (ring.use > 0)
+                    mbar_wait(EMPTY(ring.s), (ring.use - 1) & 1);
+                stage_guarded(smem + ring.s * STAGE_BYTES, A, B, M, N, K, row0, col0, t * BK, p);
+                fence_proxy_async(); // the stores, before wgmma reads them
+                mbar_arrive(FULL(ring.s));
+            }
         }
     }
+    cp_async_wait_all(); // none in flight when the thread leaves
 }
 
 // ---- the consumers --------------------------------------------------------------------------
 
-// Consumer warpgroup wg: acc = its WG_M rows of the tile over every K step. Each step's wgmma
-// are one commit group; waiting until one group is left in flight means the step before is
-// done reading its stage, which each warp's lane 0 then releases (empty: 4 arrivals a
-// warpgroup), while this step's wgmma still run.
-__device__ __forceinline__ void consume(unsigned base, unsigned bars, int wg, int lane, int nsteps,
-                                        float (&acc)[MI][BN / 2])
+// Consumer warpgroup wg: acc = its WG_M rows (from row r0 of the tile) over the K steps of a
+// tile, from ring step `step`. Each K step's wgmma are one commit group; waiting until one
+// group is left in flight means the step before is done reading its stage, which each warp's
+// lane 0 then releases (empty: 4 arrivals a warpgroup), while this step's wgmma still run.
+// The last stage is released once all are done. turn (ping-pong): the other consumer's turn
+// barrier, on which each warp arrives once it has waited for its last stage.
+__device__ __forceinline__ void consume(unsigned base, unsigned bars, int r0, int lane, int step,
+                                        int nsteps, unsigned turn, float (&acc)[MI][BN / 2])
 {
 #pragma unroll
     for (int i = 0; i < MI; i++) {
@@ -473,31 +532,34 @@ __device__ __forceinline__ void consume(unsigned base, unsigned bars, int wg, in
             acc[i][j] = 0.0f;
         acc_fence(acc[i]);
     }
+    Ring ring(step);
     int prev = 0;
-    for (int t = 0, s = 0, use = 0; t < nsteps; t++) {
-        mbar_wait(FULL(s), use & 1);
+    for (int t = 0; t < nsteps; t++, ring.next()) {
+        mbar_wait(FULL(ring.s), ring.use & 1);
         fence_proxy_async(); // what the producer's copies wrote, to wgmma's (async) proxy
-        const unsigned sa = base + s * STAGE_BYTES, sb = sa + A_BYTES;
+        const unsigned sa = base + ring.s * STAGE_BYTES, sb = sa + A_BYTES;
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < BK / 16; ks++) {
             const unsigned long long db = desc_b(sb, ks);
 #pragma unroll
             for (int i = 0; i < MI; i++)
-                wgmma_step(acc[i], desc_k<BM>(sa, wg * WG_M + i * 64, ks), db);
+                wgmma_step(acc[i], desc_k<BM>(sa, r0 + i * 64, ks), db);
         }
         wgmma_commit();
         wgmma_wait<1>();
         if (t > 0 && lane == 0)
             mbar_arrive(EMPTY(prev));
-        prev = s;
-        if (++s == STAGES)
-            s = 0, use++;
+        prev = ring.s;
     }
+    if (SCHEDULE == 2 && lane == 0)
+        mbar_arrive(turn);
     wgmma_wait<0>();
 #pragma unroll
     for (int i = 0; i < MI; i++)
         acc_fence(acc[i]);
+    if (lane == 0)
+        mbar_arrive(EMPTY(prev));
 }
 
 // Store n (1..VEC) consecutive elements w (packed two a word) at row r, column c of C; one
@@ -524,19 +586,33 @@ __device__ __forceinline__ void store_c(half_t *__restrict__ C, int M, int N, in
             q[j] = (half_t)(w[j / 2] >> (16 * (j % 2)));
 }
 
+// The threads that store a tile: every consumer (SCHEDULE 0, 1: the tile is theirs together),
+// or the one warpgroup whose tile it is (ping-pong); barrier 1 (2 for the second warpgroup
+// in ping-pong) is theirs, as barrier 0 is __syncthreads, which the producer never reaches.
+#define EPI_THREADS (SCHEDULE == 2 ? 128 : CONSUMERS * 128)
+__device__ __forceinline__ void epilogue_sync(int wg)
+{
+#ifndef CUTUNE_KEMU
+    asm volatile("bar.sync %0, %1;\n" ::"r"(SCHEDULE == 2 ? 1 + wg : 1), "n"(EPI_THREADS)
+                 : "memory");
+#else
+    epilogue_barrier(SCHEDULE == 2 ? wg : 0, EPI_THREADS);
+#endif
+}
+
 // The accumulators' places (PTX ISA, wgmma's D fragment for .m64nNk16): warp w of the
 // warpgroup holds rows 16 w .. 16 w + 15; lane 4 g + q holds, of columns 8 j .. 8 j + 7,
 // columns 2 q and 2 q + 1 of rows g (acc[4 j], acc[4 j + 1]) and g + 8 (acc[4 j + 2], + 3).
-__device__ __forceinline__ void epilogue(char *smem, const float (&acc)[MI][BN / 2],
+// r0: the tile's row of the warpgroup's first; et: the thread among the EPI_THREADS.
+__device__ __forceinline__ void epilogue(char *stage_out, const float (&acc)[MI][BN / 2],
                                          half_t *__restrict__ C, int M, int N, int row0, int col0,
-                                         int wg, int ct)
+                                         int r0, int wg, int et)
 {
-    const int w = (ct % 128) / 32, g = (ct % 32) / 4, q = ct % 4;
-    const int r0 = wg * WG_M + w * 16 + g; // the tile's row of acc[0][0]
+    const int w = (et % 128) / 32, g = (et % 32) / 4, q = et % 4;
     // VEC-wide stores need rows and the pointer aligned to VEC elements
     const bool vec_ok = (N % VEC) == 0 && ((unsigned long long)C % (2 * VEC)) == 0;
 #if VEC == 2
-    (void)smem;
+    (void)stage_out, (void)wg;
 #pragma unroll
     for (int i = 0; i < MI; i++)
 #pragma unroll
@@ -544,17 +620,21 @@ __device__ __forceinline__ void epilogue(char *smem, const float (&acc)[MI][BN /
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 const unsigned pair[1] = {pack2(acc[i][4 * j + 2 * h], acc[i][4 * j + 2 * h + 1])};
-                store_c<2>(C, M, N, row0 + r0 + i * 64 + 8 * h, col0 + 8 * j + 2 * q, pair, vec_ok);
+                store_c<2>(C, M, N, row0 + r0 + w * 16 + g + i * 64 + 8 * h, col0 + 8 * j + 2 * q,
+                           pair, vec_ok);
             }
 #else
-    // Through shared memory, over the stages (every consumer is done with them, and the
-    // producer's last copies landed before the last full barrier completed): rows of BN
-    // elements, 16-byte chunk c of row r at c ^ (r % 8), so that a warp's 4-byte fragment
-    // stores (8 rows x 4 lanes) hit 32 banks and 8 lanes reading 8 chunks of a row hit 8
-    // different 16-byte bank groups. Then each thread stores VEC consecutive elements of a row:
-    // whole 32-byte sectors per warp.
-    auto at = [&](int r, int c) { return smem + (r * (BN / 8) + ((c / 8) ^ (r % 8))) * 16 + (c % 8) * 2; };
-    consumers_sync();
+    // Through shared memory (stage_out: over the stages when the tile is the block's only one,
+    // else a buffer of its own): rows of BN elements, 16-byte chunk c of row r at c ^ (r % 8),
+    // so that a warp's 4-byte fragment stores (8 rows x 4 lanes) hit 32 banks and 8 lanes
+    // reading 8 chunks of a row hit 8 different 16-byte bank groups. Then each thread stores
+    // VEC consecutive elements of a row: whole 32-byte sectors per warp. The first barrier:
+    // everyone's wgmma are done with the stages (SCHEDULE 0; the producer's last copies landed
+    // before the last full barrier completed), and done reading the buffer (the tile before).
+    auto at = [&](int r, int c) {
+        return stage_out + (r * (BN / 8) + ((c / 8) ^ (r % 8))) * 16 + (c % 8) * 2;
+    };
+    epilogue_sync(wg);
     fence_proxy_async(); // wgmma's reads of the stages, before these stores to them
 #pragma unroll
     for (int i = 0; i < MI; i++)
@@ -562,12 +642,12 @@ __device__ __forceinline__ void epilogue(char *smem, const float (&acc)[MI][BN /
         for (int j = 0; j < BN / 8; j++)
 #pragma unroll
             for (int h = 0; h < 2; h++)
-                *reinterpret_cast<unsigned *>(at(r0 + i * 64 + 8 * h, 8 * j + 2 * q)) =
+                *reinterpret_cast<unsigned *>(at(r0 + w * 16 + g + i * 64 + 8 * h, 8 * j + 2 * q)) =
                     pack2(acc[i][4 * j + 2 * h], acc[i][4 * j + 2 * h + 1]);
-    consumers_sync();
+    epilogue_sync(wg);
     constexpr int VPR = BN / VEC;
 #pragma unroll 4
-    for (int e = ct; e < BM * VPR; e += CONSUMERS * 128) {
+    for (int e = et; e < BM * VPR; e += EPI_THREADS) {
         const int r = e / VPR, c = (e % VPR) * VEC;
         unsigned v[VEC / 2];
         if constexpr (VEC == 8) {
@@ -582,8 +662,37 @@ __device__ __forceinline__ void epilogue(char *smem, const float (&acc)[MI][BN /
 #endif
 }
 
-#if CLUSTER_M * CLUSTER_N > 1
-#define CLUSTER_DIMS __cluster_dims__(CLUSTER_M * CLUSTER_N, 1, 1)
+// Consumer warpgroup wg over the block's tiles: with SCHEDULE 0 and 1 the warpgroups share
+// each tile (rows wg * WG_M ..), with 2 (ping-pong) they take turns, a whole tile each, so
+// that one's epilogue overlaps the other's wgmma; every tile moves the ring by nsteps.
+// Ping-pong's turns: a consumer waits for its stages only once the other has waited for all
+// of its tile's (TURN(wg) completes a phase each time). Besides keeping the two out of step,
+// this keeps the parity waits sound: a full barrier may be waited on for its next phase
+// only, never for one two phases ahead, which a consumer starting its tile early would do.
+__device__ __forceinline__ void consumer(char *smem, unsigned base, unsigned bars,
+                                         half_t *__restrict__ C, int M, int N, int nsteps, int ct)
+{
+    const int wg = ct / 128;
+    float acc[MI][BN / 2];
+    int row0, col0, n = 0, k = 0; // n: the block's tiles so far; k: this warpgroup's
+    for (int i = 0, r; (r = tile_of(i, M, N, row0, col0)) != END; i++) {
+        if (r == SKIP)
+            continue;
+        if (SCHEDULE == 2 && n++ % 2 != wg)
+            continue;
+        const int step = (SCHEDULE == 2 ? n - 1 : n++) * nsteps;
+        const int r0 = SCHEDULE == 2 ? 0 : wg * WG_M;
+        if (SCHEDULE == 2 && (wg == 1 || k > 0)) // the other's tile before this one
+            mbar_wait(TURN(wg), (wg == 1 ? k : k - 1) & 1);
+        k++;
+        consume(base, bars, r0, ct % 32, step, nsteps, TURN(1 - wg), acc);
+        char *out = SCHEDULE == 0 ? smem : smem + PIPE_BYTES + (SCHEDULE == 2 ? wg * EPI_BYTES : 0);
+        epilogue(out, acc, C, M, N, row0, col0, r0, wg, SCHEDULE == 2 ? ct % 128 : ct);
+    }
+}
+
+#if CS > 1
+#define CLUSTER_DIMS __cluster_dims__(CS, 1, 1)
 #else
 #define CLUSTER_DIMS
 #endif
@@ -598,24 +707,18 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
     const unsigned bars = base + DATA_BYTES;
     const int tid = threadIdx.x;
 
-    // this block's tile: cluster rank and cluster, GROUP_M cluster rows walked column by column
-    constexpr int CS = CLUSTER_M * CLUSTER_N;
-    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-    const int sup_m = (tiles_m + CLUSTER_M - 1) / CLUSTER_M;
-    const int sup_n = (tiles_n + CLUSTER_N - 1) / CLUSTER_N;
-    const int cl = (int)blockIdx.x / CS, rank = (int)blockIdx.x % CS, in_group = GROUP_M * sup_n;
-    const int first_m = (cl / in_group) * GROUP_M, group_m = min(sup_m - first_m, GROUP_M);
-    const int sm = first_m + (cl % in_group) % group_m, sn = (cl % in_group) / group_m;
-    const int row0 = (sm * CLUSTER_M + rank % CLUSTER_M) * BM;
-    const int col0 = (sn * CLUSTER_N + rank / CLUSTER_M) * BN;
-    if (row0 >= M || col0 >= N) // a block of a partial cluster
+    int row0, col0;
+    if (SCHEDULE == 0 && tile_of(0, M, N, row0, col0) != TILE) // a block of a partial cluster
         return;
-
-    if (tid == 0)
+    if (tid == 0) {
         for (int s = 0; s < STAGES; s++) {
-            mbar_init(FULL(s), 128);             // one arrival a producer thread
-            mbar_init(EMPTY(s), CONSUMERS * 4); // one a consumer warp
+            mbar_init(FULL(s), 128);              // one arrival a producer thread
+            mbar_init(EMPTY(s), EPI_THREADS / 32); // one a consumer warp (of the tile's)
         }
+        mbar_init(TURN(0), 4); // one a warp of the other consumer (ping-pong)
+        mbar_init(TURN(1), 4);
+        mbar_init_fence();
+    }
     __syncthreads(); // the barriers are made before anyone uses them
 
     const int nsteps = (K + BK - 1) / BK;
@@ -629,14 +732,11 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
 #if REALLOC
         setmaxnreg_dec<PRODUCER_REGS>();
 #endif
-        produce(smem, base, bars, A, B, M, N, K, row0, col0, nsteps, aligned, tid);
+        produce(smem, base, bars, A, B, M, N, K, nsteps, aligned, tid);
     } else {
 #if REALLOC
         setmaxnreg_inc<CONSUMER_REGS>();
 #endif
-        const int ct = tid - 128, wg = ct / 128; // thread and warpgroup among the consumers
-        float acc[MI][BN / 2];
-        consume(base, bars, wg, ct % 32, nsteps, acc);
-        epilogue(smem, acc, C, M, N, row0, col0, wg, ct);
+        consumer(smem, base, bars, C, M, N, nsteps, tid - 128);
     }
 }

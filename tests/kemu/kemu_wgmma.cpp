@@ -26,7 +26,7 @@
 //   that barrier or the issuing thread runs cp.async.wait_all (a consumer that reads a stage
 //   without waiting for it gives wrong sums). Every copy must read inside A or B. A thread
 //   that arrives lets the others run before it goes on.
-// - bar.sync 1 over the consumer warpgroups.
+// - bar.sync 1 and 2, the consumers' barriers.
 // Not modelled: the memory proxies (fence.proxy.async does nothing here), setmaxnreg (the
 // kernel checks at compile time that the registers add up), timing.
 #include "kemu_tc.hpp"
@@ -145,7 +145,7 @@ inline void wgmma_run(const Wgmma &op)
     wgmma_count++;
 }
 
-inline kemu::Barrier consumers_barrier;
+inline kemu::Barrier named_barriers[2];
 } // namespace emu
 
 inline void cp_async_arrive(unsigned bar)
@@ -174,6 +174,7 @@ inline void mbar_init(unsigned bar, unsigned count)
 // An arrival lets the others run before this thread goes on, as a warp may be held up on the
 // GPU: a consumer that releases a stage before its wgmma are done reading it then finds the
 // stage refilled (with the copies landing at once) when its wgmma run, at the wait.
+inline void mbar_init_fence() {}
 inline void mbar_arrive(unsigned bar)
 {
     emu::arrive(bar);
@@ -191,11 +192,15 @@ inline void mbar_wait(unsigned bar, unsigned parity)
     }
 }
 inline void fence_proxy_async() {}
-inline void consumers_sync()
+// bar.sync 1 + id, count: the consumers' own barriers
+inline void epilogue_barrier(int id, int count)
 {
-    if (emu::consumers_barrier.arrived == 0)
-        emu::consumers_barrier.expected = CONSUMERS * 128;
-    kemu::arrive_and_wait(emu::consumers_barrier);
+    kemu::Barrier &b = emu::named_barriers[id];
+    if (b.arrived == 0)
+        b.expected = count;
+    else if (b.expected != count)
+        emu::fail("bar.sync: another thread count than the others'", (unsigned long long)count);
+    kemu::arrive_and_wait(b);
 }
 template <int R> void setmaxnreg_dec()
 {
@@ -252,8 +257,9 @@ int main()
         emu::copy_conflicts = emu::wgmma_count = 0;
         emu::shared_limit = SHARED_BYTES;
         const unsigned tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-        const unsigned grid = (tiles_m + CLUSTER_M - 1) / CLUSTER_M * ((tiles_n + CLUSTER_N - 1) / CLUSTER_N) *
-                              CLUSTER_M * CLUSTER_N;
+        const unsigned clusters = (tiles_m + CLUSTER_M - 1) / CLUSTER_M * ((tiles_n + CLUSTER_N - 1) / CLUSTER_N);
+        // persistent: a few blocks, so that each walks several tiles (the INI: the SMs' worth)
+        const unsigned grid = (SCHEDULE == 0 ? clusters : std::min(clusters, 3u)) * CLUSTER_M * CLUSTER_N;
         kemu::launch(dim3{grid, 1, 1}, dim3{NT, 1, 1}, matmul_wgmma, (const half_t *)A, (const half_t *)B, C,
                      M, N, K);
         emu::count_copy_conflicts(NT);
