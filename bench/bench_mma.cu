@@ -87,12 +87,13 @@ struct Size {
 
 static int usage(const char *msg)
 {
-    fprintf(stderr,
-            "bench_mma: %s\nusage: bench_mma [--dtype bf16|fp16] [--layout nt|nn] --config \"NAME=V,...\" "
-            "[--configs FILE]\n       [--check-sizes MxNxK,...] [--time-sizes MxNxK,...] [--reps N] [--seed N] "
-            "[--kernel PATH] [--ini PATH]\n       [--arch ARCH] [--device N]\n"
-            "       bench_mma --compile-only [--arch 90a,90,80] [--no-spills] --config ... | --configs FILE\n",
-            msg);
+    fprintf(
+        stderr,
+        "bench_mma: %s\nusage: bench_mma [--dtype bf16|fp16] [--layout nt|nn] --config \"NAME=V,...\" "
+        "[--configs FILE]\n       [--check-sizes MxNxK,...] [--time-sizes MxNxK,...] [--reps N] [--seed N] "
+        "[--kernel PATH] [--ini PATH]\n       [--arch ARCH] [--device N]\n"
+        "       bench_mma --compile-only [--arch 90a,90,80] [--no-spills] --config ... | --configs FILE\n",
+        msg);
     return 2;
 }
 
@@ -168,8 +169,8 @@ static int64_t eval(const Variant &var, const CutuneExpr *e, const Config &c, co
     int64_t r = 0;
     CutuneExprError ee = {};
     if (cutune_expr_eval(e, sym.data(), &r, &ee) != 0) {
-        fprintf(stderr, "bench_mma: %s at %dx%dx%d: [launch]: %s\n", c.text.c_str(), s.M, s.N,
-                s.K, ee.message);
+        fprintf(stderr, "bench_mma: %s at %dx%dx%d: [launch]: %s\n", c.text.c_str(), s.M, s.N, s.K,
+                ee.message);
         exit(1);
     }
     return r;
@@ -644,8 +645,11 @@ static int compile_only(const std::string &source, const Variant &var,
             if (ok)
                 printf("sm_%s %s %3ld registers, spills %ld/%ld bytes, %3u threads, %6zu B shared: "
                        "%s\n",
-                       arch.c_str(), spills ? "SPILL" : serial ? "SERIAL" : "ok   ", regs, st, ld,
-                       block.x, shared, c.text.c_str());
+                       arch.c_str(),
+                       spills   ? "SPILL"
+                       : serial ? "SERIAL"
+                                : "ok   ",
+                       regs, st, ld, block.x, shared, c.text.c_str());
             else
                 printf("sm_%s FAIL  %s\n", arch.c_str(), c.text.c_str());
             if (serial)
@@ -759,7 +763,9 @@ int main(int argc, char **argv)
     std::string target_arch = var.target.size() > 3 ? var.target.substr(3) : "";
     if (compile_mode)
         return compile_only(source, var, cfgs, bf16, nt,
-                            archs ? archs : target_arch.empty() ? "90" : target_arch.c_str(),
+                            archs                 ? archs
+                            : target_arch.empty() ? "90"
+                                                  : target_arch.c_str(),
                             no_spills);
 
     std::vector<Size> checks, times;

@@ -93,9 +93,9 @@ typedef CUTUNE_HALF_T half_t; // fp16 or bf16 bits
 
 #define NT ((CONSUMERS + 1) * 128) // threads: the producer warpgroup and the consumers
 #define WG_M (SCHEDULE == 2 ? BM : BM / CONSUMERS) // rows of a consumer warpgroup's tile
-#define MI (WG_M / 64)             // m64 wgmma a consumer issues per K step of 16
-#define KA (BK < 64 ? BK : 64)     // elements of a K-major row of a swizzle block
-#define RB (KA * 2)                // its bytes: 128 or 64 (the swizzle's width)
+#define MI (WG_M / 64)                             // m64 wgmma a consumer issues per K step of 16
+#define KA (BK < 64 ? BK : 64)                     // elements of a K-major row of a swizzle block
+#define RB (KA * 2)                                // its bytes: 128 or 64 (the swizzle's width)
 #define A_BYTES (BM * BK * 2)
 #define B_BYTES (BN * BK * 2)
 #define STAGE_BYTES (A_BYTES + B_BYTES)
@@ -111,8 +111,8 @@ typedef CUTUNE_HALF_T half_t; // fp16 or bf16 bits
 #define SHARED_BYTES (1024 + DATA_BYTES + 16 * STAGES + 16)
 
 // Registers. __launch_bounds__(NT, MINB) gives every thread LAUNCH_REGS (what MINB blocks leave
-// of the SM's 64 Ki, in steps of 8, at most 255). With more than 256 threads an SM then runs
-// short for the consumers' accumulators, so the producer gives registers back
+// of the SM's 64 Ki, in steps of 8, at most 255). With more than 256 threads on an SM that is
+// too few for the consumers' accumulators, so the producer gives registers back
 // (setmaxnreg.dec to PRODUCER_REGS) and the consumers take them (setmaxnreg.inc to
 // CONSUMER_REGS). The two add up to exactly what the block holds: setmaxnreg.inc waits until
 // the registers it asks for are free, and waits forever if they never are.
@@ -130,9 +130,9 @@ static_assert(BN == 64 || BN == 128 || BN == 256, "BN is the wgmma's N: 64, 128 
 static_assert(BK == 32 || BK == 64 || BK == 128, "BK is 32 (64-byte swizzle), 64 or 128");
 static_assert(STAGES >= 2, "a pipeline of two stages at least");
 static_assert(VEC == 2 || VEC == 4 || VEC == 8, "VEC is 2, 4 or 8");
-static_assert(!REALLOC || (PRODUCER_REGS >= 24 && CONSUMER_REGS <= 256 &&
-                           PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS ==
-                               LAUNCH_REGS * NT),
+static_assert(!REALLOC ||
+                  (PRODUCER_REGS >= 24 && CONSUMER_REGS <= 256 &&
+                   PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS == LAUNCH_REGS * NT),
               "setmaxnreg's registers add up to the block's");
 
 #ifndef DYNAMIC_SHARED // tests/kemu (kernels run on the CPU) brings its own
@@ -159,8 +159,7 @@ __device__ __forceinline__ unsigned smem_addr(const void *p)
 // (0: nothing is read, so src may then lie outside the matrix)
 __device__ __forceinline__ void cp_async16(unsigned dst, const void *src, int bytes)
 {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                 "r"(bytes)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes)
                  : "memory");
 }
 // one arrival on the mbarrier once this thread's cp.async so far have landed (.noinc: the
@@ -234,11 +233,14 @@ __device__ __forceinline__ void acc_fence(float (&d)[BN / 2])
     for (int i = 0; i < BN / 2; i++)
         asm volatile("" : "+f"(d[i])::"memory");
 }
+// (the operand lists are laid out by hand, by decades as the register names are)
+// clang-format off
 // d (a 64 x BN fragment, BN / 2 floats a thread) += A (64 x 16) * B (16 x BN), both in shared
 // memory as the descriptors da and db describe. The register list is written out: a literal
 // "%0, %1, ..." built from decades (WG_R10(t): %t0 .. %t9) and the operands to match.
 #define WG_R10(t) \
-    "%" #t "0, %" #t "1, %" #t "2, %" #t "3, %" #t "4, %" #t "5, %" #t "6, %" #t "7, %" #t "8, %" #t "9"
+    "%" #t "0, %" #t "1, %" #t "2, %" #t "3, %" #t "4, " \
+    "%" #t "5, %" #t "6, %" #t "7, %" #t "8, %" #t "9"
 #define WG_F10(t) \
     "+f"(d[t##0]), "+f"(d[t##1]), "+f"(d[t##2]), "+f"(d[t##3]), "+f"(d[t##4]), "+f"(d[t##5]), \
         "+f"(d[t##6]), "+f"(d[t##7]), "+f"(d[t##8]), "+f"(d[t##9])
@@ -277,6 +279,7 @@ __device__ __forceinline__ void wgmma_step(float (&d)[BN / 2], unsigned long lon
                  : "l"(da), "l"(db));
 #endif
 }
+// clang-format on
 // lo and hi rounded to the 16-bit type (to nearest, ties to even), lo in the low half
 __device__ __forceinline__ unsigned pack2(float lo, float hi)
 {
@@ -410,18 +413,18 @@ __device__ __forceinline__ void stage_guarded(char *st, const half_t *__restrict
 {
     for (int e = p; e < BM * BK / 8; e += 128) {
         const int r = e / (BK / 8), c = e % (BK / 8);
-        *reinterpret_cast<uint4 *>(st + k_chunk<BM>(r, c)) =
-            chunk_guarded(A, row0 + r, k0 + c * 8, M, K, K);
+        uint4 *dst = reinterpret_cast<uint4 *>(st + k_chunk<BM>(r, c));
+        *dst = chunk_guarded(A, row0 + r, k0 + c * 8, M, K, K);
     }
     for (int e = p; e < BN * BK / 8; e += 128) {
 #ifdef CUTUNE_LAYOUT_NT
         const int r = e / (BK / 8), c = e % (BK / 8);
-        *reinterpret_cast<uint4 *>(st + A_BYTES + k_chunk<BN>(r, c)) =
-            chunk_guarded(B, col0 + r, k0 + c * 8, N, K, K);
+        uint4 *dst = reinterpret_cast<uint4 *>(st + A_BYTES + k_chunk<BN>(r, c));
+        *dst = chunk_guarded(B, col0 + r, k0 + c * 8, N, K, K);
 #else
         const int r = e / (BN / 8), c = e % (BN / 8);
-        *reinterpret_cast<uint4 *>(st + A_BYTES + mn_chunk(r, c)) =
-            chunk_guarded(B, k0 + r, col0 + c * 8, K, N, N);
+        uint4 *dst = reinterpret_cast<uint4 *>(st + A_BYTES + mn_chunk(r, c));
+        *dst = chunk_guarded(B, k0 + r, col0 + c * 8, K, N, N);
 #endif
     }
 }
@@ -462,7 +465,9 @@ __device__ __forceinline__ int tile_of(int i, int M, int N, int &row0, int &col0
 // step n * nsteps + t of the ring, in stage (step % STAGES), its (step / STAGES)-th use.
 struct Ring {
     int s, use;
-    __device__ __forceinline__ explicit Ring(int step) : s(step % STAGES), use(step / STAGES) {}
+    __device__ __forceinline__ explicit Ring(int step) : s(step % STAGES), use(step / STAGES)
+    {
+    }
     __device__ __forceinline__ void next()
     {
         if (++s == STAGES)
@@ -562,28 +567,29 @@ __device__ __forceinline__ void consume(unsigned base, unsigned bars, int r0, in
         mbar_arrive(EMPTY(prev));
 }
 
-// Store n (1..VEC) consecutive elements w (packed two a word) at row r, column c of C; one
-// vector store when all VEC are inside and aligned (vec_ok), else element by element.
+// W consecutive elements w (packed two a word) to row r, column c of C: one W * 2-byte store
+// (an aligned struct of W / 2 words, st.global.v4 / .v2 / .u32) where all W are inside and
+// aligned (vec_ok), else one element at a time as far as the row goes.
 template <int W>
 __device__ __forceinline__ void store_c(half_t *__restrict__ C, int M, int N, int r, int c,
                                         const unsigned (&w)[W / 2], bool vec_ok)
 {
+    struct alignas(2 * W) Words {
+        unsigned u[W / 2];
+    };
     if (r >= M || c >= N)
         return;
     half_t *q = C + (size_t)r * N + c;
     if (vec_ok && c + W <= N) {
-        if constexpr (W == 8)
-            *reinterpret_cast<uint4 *>(q) = make_uint4(w[0], w[1], w[2], w[3]);
-        else if constexpr (W == 4)
-            *reinterpret_cast<uint2 *>(q) = make_uint2(w[0], w[1]);
-        else
-            *reinterpret_cast<unsigned *>(q) = w[0];
-        return;
-    }
+        Words v;
 #pragma unroll
-    for (int j = 0; j < W; j++)
-        if (c + j < N)
+        for (int j = 0; j < W / 2; j++)
+            v.u[j] = w[j];
+        *reinterpret_cast<Words *>(q) = v;
+    } else {
+        for (int j = 0; j < W && c + j < N; j++)
             q[j] = (half_t)(w[j / 2] >> (16 * (j % 2)));
+    }
 }
 
 // The threads that store a tile: every consumer (SCHEDULE 0, 1: the tile is theirs together),
@@ -642,8 +648,9 @@ __device__ __forceinline__ void epilogue(char *stage_out, const float (&acc)[MI]
         for (int j = 0; j < BN / 8; j++)
 #pragma unroll
             for (int h = 0; h < 2; h++)
-                *reinterpret_cast<unsigned *>(at(r0 + w * 16 + g + i * 64 + 8 * h, 8 * j + 2 * q)) =
-                    pack2(acc[i][4 * j + 2 * h], acc[i][4 * j + 2 * h + 1]);
+                *reinterpret_cast<unsigned *>(at(r0 + w * 16 + g + i * 64 + 8 * h,
+                                                 8 * j + 2 * q)) = pack2(acc[i][4 * j + 2 * h],
+                                                                         acc[i][4 * j + 2 * h + 1]);
     epilogue_sync(wg);
     constexpr int VPR = BN / VEC;
 #pragma unroll 4
@@ -697,8 +704,8 @@ __device__ __forceinline__ void consumer(char *smem, unsigned base, unsigned bar
 #define CLUSTER_DIMS
 #endif
 extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
-    matmul_wgmma(const half_t *__restrict__ A, const half_t *__restrict__ B,
-                 half_t *__restrict__ C, int M, int N, int K)
+    matmul_wgmma(const half_t *__restrict__ A, const half_t *__restrict__ B, half_t *__restrict__ C,
+                 int M, int N, int K)
 {
     DYNAMIC_SHARED(char, smem_raw);
     // the stages start on 1024 bytes, where the 128-byte swizzle's 8-row pattern starts
@@ -712,7 +719,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
         return;
     if (tid == 0) {
         for (int s = 0; s < STAGES; s++) {
-            mbar_init(FULL(s), 128);              // one arrival a producer thread
+            mbar_init(FULL(s), 128);               // one arrival a producer thread
             mbar_init(EMPTY(s), EPI_THREADS / 32); // one a consumer warp (of the tile's)
         }
         mbar_init(TURN(0), 4); // one a warp of the other consumer (ping-pong)

@@ -132,7 +132,8 @@ inline void warp_sync()
 
 inline unsigned smem_addr(const void *p)
 {
-    return (unsigned)(static_cast<const char *>(p) - reinterpret_cast<const char *>(kemu::dynamic_shared));
+    return (unsigned)(static_cast<const char *>(p) -
+                      reinterpret_cast<const char *>(kemu::dynamic_shared));
 }
 // 16 bytes to shared memory, of which the first `bytes` are read from src, the rest zeroed;
 // both addresses 16-byte aligned, as on the GPU
@@ -187,7 +188,8 @@ inline unsigned short *aligned(std::vector<unsigned short> &v, int shift)
 // C must be within the FP32-accumulation bound of the FP64 product of the rounded inputs
 // (bench/bench_mma.cu derives it), nothing around C may change, and the launch's own verdict
 // must be good. Returns the number of failed runs.
-template <class Launch> int gemm_runs(const int (*sizes)[3], size_t nsizes, int nmodes, Launch launch)
+template <class Launch>
+int gemm_runs(const int (*sizes)[3], size_t nsizes, int nmodes, Launch launch)
 {
 #ifdef CUTUNE_DTYPE_BF16
     const double uT = 0x1p-8;
@@ -211,9 +213,11 @@ template <class Launch> int gemm_runs(const int (*sizes)[3], size_t nsizes, int 
                 double r = 0, m = 0;
                 for (int k = 0; k < K; k++) {
 #ifdef CUTUNE_LAYOUT_NT
-                    const double p = to_double(ha[(size_t)i * K + k]) * to_double(hb[(size_t)j * K + k]);
+                    const double p = to_double(ha[(size_t)i * K + k]) *
+                                     to_double(hb[(size_t)j * K + k]);
 #else
-                    const double p = to_double(ha[(size_t)i * K + k]) * to_double(hb[(size_t)k * N + j]);
+                    const double p = to_double(ha[(size_t)i * K + k]) *
+                                     to_double(hb[(size_t)k * N + j]);
 #endif
                     r += p, m += std::fabs(p);
                 }
@@ -225,13 +229,16 @@ template <class Launch> int gemm_runs(const int (*sizes)[3], size_t nsizes, int 
             Buffers bf;
             bf.a.resize(ha.size() + 16), bf.b.resize(hb.size() + 16),
                 bf.c.resize((size_t)M * N + 2 * GUARD + 16);
-            bf.A = aligned(bf.a, shift), bf.B = aligned(bf.b, shift), bf.C = aligned(bf.c, shift) + GUARD;
+            bf.A = aligned(bf.a, shift), bf.B = aligned(bf.b, shift),
+            bf.C = aligned(bf.c, shift) + GUARD;
             std::copy(ha.begin(), ha.end(), bf.A);
             std::copy(hb.begin(), hb.end(), bf.B);
             std::fill(bf.C - GUARD, bf.C + (size_t)M * N + GUARD, (unsigned short)0xdead);
             std::fill(bf.C, bf.C + (size_t)M * N, (unsigned short)0xffff); // NaN in both types
-            readable[0][0] = reinterpret_cast<const char *>(bf.A), readable[0][1] = readable[0][0] + ha.size() * 2;
-            readable[1][0] = reinterpret_cast<const char *>(bf.B), readable[1][1] = readable[1][0] + hb.size() * 2;
+            readable[0][0] = reinterpret_cast<const char *>(bf.A),
+            readable[0][1] = readable[0][0] + ha.size() * 2;
+            readable[1][0] = reinterpret_cast<const char *>(bf.B),
+            readable[1][1] = readable[1][0] + hb.size() * 2;
             const Verdict v = launch(mode, bf.A, bf.B, bf.C, M, N, K);
             long wrong = 0, outside = 0, first = -1;
             for (size_t e = 0; e < (size_t)M * N; e++) {
@@ -248,8 +255,8 @@ template <class Launch> int gemm_runs(const int (*sizes)[3], size_t nsizes, int 
                    shift ? "misaligned" : "aligned", mode, wrong, outside, v.note.c_str(),
                    bad ? "FAIL" : "ok");
             if (first >= 0)
-                printf(" (first [%ld][%ld]: %.9g, FP64 %.9g)", first / N, first % N, to_double(bf.C[first]),
-                       ref[(size_t)first]);
+                printf(" (first [%ld][%ld]: %.9g, FP64 %.9g)", first / N, first % N,
+                       to_double(bf.C[first]), ref[(size_t)first]);
             printf("\n");
         }
     }

@@ -100,7 +100,8 @@ inline double operand(unsigned long long desc, bool mn_major, unsigned mn, unsig
 {
     if ((desc >> 49) & 7)
         fail("wgmma: a descriptor with a matrix base offset (not modelled)", desc);
-    const unsigned start = (unsigned)(desc & 0x3fff) << 4, lbo = (unsigned)((desc >> 16) & 0x3fff) << 4,
+    const unsigned start = (unsigned)(desc & 0x3fff) << 4,
+                   lbo = (unsigned)((desc >> 16) & 0x3fff) << 4,
                    sbo = (unsigned)((desc >> 32) & 0x3fff) << 4;
     const unsigned mode = (unsigned)(desc >> 62);
     const unsigned w = mode == 1 ? 8 : mode == 2 ? 4 : mode == 3 ? 2 : 1; // 16-byte units a row
@@ -111,7 +112,8 @@ inline double operand(unsigned long long desc, bool mn_major, unsigned mn, unsig
     else {
         const unsigned u = mn / 8; // the 16-byte unit along MN
         a = mode == 0 ? start + (mn % 8) * 2 + u * sbo + (k % 8) * 16 + (k / 8) * lbo
-                      : start + (mn % 8) * 2 + (u % w) * 16 + (u / w) * lbo + (k % 8) * w * 16 + (k / 8) * sbo;
+                      : start + (mn % 8) * 2 + (u % w) * 16 + (u / w) * lbo + (k % 8) * w * 16 +
+                            (k / 8) * sbo;
     }
     a ^= ((a >> 7) & (w - 1)) << 4; // the 16-byte unit XOR the row of the swizzle pattern
     unsigned short h;
@@ -136,7 +138,7 @@ inline void wgmma_run(const Wgmma &op)
             for (unsigned k = 0; k < 16; k++)
                 b[e][k] = operand(op.db, b_mn, 8 * j + 2 * q + e, k);
         for (unsigned i = 0; i < 4; i++) { // d[4 j + i]: row g + 8 (i / 2), column 2 q + i % 2
-            double s = 0; // the products of 16-bit values are exact
+            double s = 0;                  // the products of 16-bit values are exact
             for (unsigned k = 0; k < 16; k++)
                 s += a[i / 2][k] * b[i % 2][k];
             op.d[4 * j + i] = (float)(op.d[4 * j + i] + s);
@@ -169,12 +171,14 @@ inline void mbar_init(unsigned bar, unsigned count)
     if (count < 1 || count > 0xffff)
         emu::fail("mbarrier.init: a bad count", count);
     *reinterpret_cast<emu::Mbar *>(emu::smem_at(bar)) = {emu::MBAR_MARK, (unsigned short)count,
-                                                          (unsigned short)count, 0};
+                                                         (unsigned short)count, 0};
 }
 // An arrival lets the others run before this thread goes on, as a warp may be held up on the
 // GPU: a consumer that releases a stage before its wgmma are done reading it then finds the
 // stage refilled (with the copies landing at once) when its wgmma run, at the wait.
-inline void mbar_init_fence() {}
+inline void mbar_init_fence()
+{
+}
 inline void mbar_arrive(unsigned bar)
 {
     emu::arrive(bar);
@@ -191,7 +195,9 @@ inline void mbar_wait(unsigned bar, unsigned parity)
         kemu::switch_out(false); // the others run; kemu reports a wait that never ends
     }
 }
-inline void fence_proxy_async() {}
+inline void fence_proxy_async()
+{
+}
 // bar.sync 1 + id, count: the consumers' own barriers
 inline void epilogue_barrier(int id, int count)
 {
@@ -229,11 +235,14 @@ template <int N_> void wgmma_wait()
     }
     emu::wg_fenced[kemu::current] = false;
 }
-inline void acc_fence(float (&)[BN / 2]) {}
+inline void acc_fence(float (&)[BN / 2])
+{
+}
 inline void wgmma_step(float (&d)[BN / 2], unsigned long long da, unsigned long long db)
 {
     if (!emu::wg_fenced[kemu::current])
-        emu::fail("wgmma.mma_async without wgmma.fence since the last wait", (unsigned long long)kemu::current);
+        emu::fail("wgmma.mma_async without wgmma.fence since the last wait",
+                  (unsigned long long)kemu::current);
     const emu::Wgmma op{d, da, db, kemu::linear_id() % 128};
     if (emu::wg_deferred)
         emu::wg_open[kemu::current].push_back(op);
@@ -247,9 +256,8 @@ int main()
 {
     // edges of every kind: one element; K odd, N not a multiple of 8 (the guarded path); K
     // short of a step; several tiles with partial ones at M, N and K; more tiles than a group
-    static const int sizes[][3] = {{1, 1, 1},      {17, 33, 9},    {64, 64, 64},
-                                   {130, 72, 96},  {200, 136, 200}, {257, 260, 40},
-                                   {65, 520, 136}, {330, 66, 72}};
+    static const int sizes[][3] = {{1, 1, 1},       {17, 33, 9},    {64, 64, 64},   {130, 72, 96},
+                                   {200, 136, 200}, {257, 260, 40}, {65, 520, 136}, {330, 66, 72}};
     auto launch = [](int mode, const unsigned short *A, const unsigned short *B, unsigned short *C,
                      int M, int N, int K) {
         emu::deferred = mode == 1;
@@ -257,22 +265,29 @@ int main()
         emu::copy_conflicts = emu::wgmma_count = 0;
         emu::shared_limit = SHARED_BYTES;
         const unsigned tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-        const unsigned clusters = (tiles_m + CLUSTER_M - 1) / CLUSTER_M * ((tiles_n + CLUSTER_N - 1) / CLUSTER_N);
+        const unsigned clusters = (tiles_m + CLUSTER_M - 1) / CLUSTER_M *
+                                  ((tiles_n + CLUSTER_N - 1) / CLUSTER_N);
         // persistent: a few blocks, so that each walks several tiles (the INI: the SMs' worth)
-        const unsigned grid = (SCHEDULE == 0 ? clusters : std::min(clusters, 3u)) * CLUSTER_M * CLUSTER_N;
-        kemu::launch(dim3{grid, 1, 1}, dim3{NT, 1, 1}, matmul_wgmma, (const half_t *)A, (const half_t *)B, C,
-                     M, N, K);
+        const unsigned grid = (SCHEDULE == 0 ? clusters : std::min(clusters, 3u)) * CLUSTER_M *
+                              CLUSTER_N;
+        kemu::launch(dim3{grid, 1, 1}, dim3{NT, 1, 1}, matmul_wgmma, (const half_t *)A,
+                     (const half_t *)B, C, M, N, K);
         emu::count_copy_conflicts(NT);
         long left = (long)emu::arrivals.size();
         for (int t = 0; t < kemu::MAX_THREADS; t++)
-            left += (long)(emu::open_group[t].size() + emu::wg_open[t].size() + emu::wg_groups[t].size());
+            left += (long)(emu::open_group[t].size() + emu::wg_open[t].size() +
+                           emu::wg_groups[t].size());
         emu::arrivals.clear();
         // every tile's wgmma: K steps x BK / 16 x m64 pieces, by 128 threads each
-        const long want = (long)tiles_m * tiles_n * ((K + BK - 1) / BK) * (BK / 16) * (BM / 64) * 128;
+        const long want = (long)tiles_m * tiles_n * ((K + BK - 1) / BK) * (BK / 16) * (BM / 64) *
+                          128;
         char note[160];
-        snprintf(note, sizeof note, "%s, %ld wgmma (want %ld), %ld left in flight, %ld cp.async bank conflicts",
-                 mode == 0 ? "copies and wgmma at once" : mode == 1 ? "copies and wgmma at the wait" : "copies at once, wgmma at the wait", emu::wgmma_count, want, left,
-                 emu::copy_conflicts);
+        snprintf(note, sizeof note,
+                 "%s, %ld wgmma (want %ld), %ld left in flight, %ld cp.async bank conflicts",
+                 mode == 0   ? "copies and wgmma at once"
+                 : mode == 1 ? "copies and wgmma at the wait"
+                             : "copies at once, wgmma at the wait",
+                 emu::wgmma_count, want, left, emu::copy_conflicts);
         return emu::Verdict{left || emu::copy_conflicts || emu::wgmma_count != want, note};
     };
     return emu::gemm_runs(sizes, sizeof sizes / sizeof sizes[0], 3, launch) != 0;
