@@ -1,23 +1,29 @@
-// bench_mma: the tensor-core matmul kernel (tuning_spaces/matmul_mma.cu) on its own, outside
-// cutune: compiled with NVRTC at run time for the device (as cutune compiles it), checked at
-// ragged and large sizes against an FP64 reference, and timed against cuBLASLt's default
-// heuristic with the same precision, layout and FP32 compute.
+// bench_mma: a tensor-core matmul variant (tuning_spaces/matmul_mma.cu, matmul_wgmma.cu) on its
+// own, outside cutune: compiled with NVRTC at run time for the device (as cutune compiles it),
+// checked at ragged and large sizes against an FP64 reference, and timed against cuBLASLt's
+// default heuristic with the same precision, layout and FP32 compute.
 //
-//   bench_mma [--dtype bf16|fp16] [--layout nt|nn] --config "BM=128,BN=128,..." [--config ...]
+//   bench_mma [--dtype bf16|fp16] [--layout nt|nn] --config "NAME=V,..." [--config ...]
 //             [--configs FILE] [--check-sizes LIST] [--time-sizes LIST] [--reps N] [--seed N]
-//             [--kernel PATH] [--device N]
-//   bench_mma --compile-only [--arch 90,80] [--no-spills] --config ... | --configs FILE  (no GPU)
+//             [--kernel PATH] [--ini PATH] [--arch ARCH] [--device N]
+//   bench_mma --compile-only [--arch 90a,90,80] [--no-spills] --config ... | --configs FILE
+//             (no GPU)
 //
-// A config names every parameter of matmul_mma.ini ("BM=128,BN=256,BK=32,WM=64,WN=64,
-// STAGES=4,SPLITK=1,GROUP_M=8,VEC=8,MINB=1"); FILE holds one a line (# comments). LIST is
+// The variant is the kernel's INI (--kernel's path with .ini for .cu, or --ini), read with
+// cutune's own space reader: a config names every parameter of its space ("BM=128,BN=256,
+// BK=32,WM=64,WN=64,STAGES=4,SPLITK=1,GROUP_M=8,VEC=8,MINB=1" for matmul_mma); the kernel's
+// name, its [launch] grid, block and shared memory and its target architecture ("target =
+// sm_90a") come from the INI. FILE holds one config a line (# comments). LIST is
 // comma-separated MxNxK. Defaults: bf16, nt, check sizes 1x1x1,17x33x9,1000x1000x1000,
-// 4096x4096x4096, time sizes 4096x4096x4096,8192x8192x8192, 20 timed launches a config.
-// --compile-only compiles each config for each architecture and prints ptxas's registers,
-// spills and shared memory (a config with SPLITK > 1 is expected to stop on sm_80); it exits 1
-// when a config does not compile, or with --no-spills when one spills.
+// 4096x4096x4096, time sizes 4096x4096x4096,8192x8192x8192, 20 timed launches a config; the
+// architecture is the variant's target, else the device's (--arch overrides). A config that
+// breaks a constraint of the space on the device (one that does not name M, N, K) is skipped.
+// --compile-only compiles each config for each architecture (default: the target, else 90)
+// and prints ptxas's registers, spills and shared memory; a config the space rejects for that
+// CC, or an architecture other than the target, is "n/a". It exits 1 when a config does not
+// compile, or with --no-spills when one spills or ptxas serialises its wgmma.
 //
-// Build: meson builds it into build/bench/ when nvcc is found; by hand (sm_90):
-//   nvcc -O2 -std=c++17 -arch=sm_90 -o bench_mma bench/bench_mma.cu -lnvrtc -lcublasLt -lcublas
+// Build: meson builds it into build/bench/ when nvcc is found (it links cutune's space reader).
 //
 // Exit: 0 every check passed, 1 a check failed (or CUDA failed), 2 bad usage, 3 no CUDA device.
 #include <cublasLt.h>
@@ -39,6 +45,10 @@
 #include <string>
 #include <vector>
 
+extern "C" {
+#include "space.h"
+}
+
 #define CK(call) \
     do { \
         cudaError_t e_ = (call); \
@@ -56,20 +66,19 @@
         } \
     } while (0)
 
-static const char *const PARAMS[] = {"BM",     "BN",     "BK",      "WM",  "WN",
-                                     "STAGES", "SPLITK", "GROUP_M", "VEC", "MINB"};
-enum { NPARAMS = sizeof PARAMS / sizeof PARAMS[0] };
+// The variant beside the kernel (<kernel>.ini, or --ini): its parameters, constraints,
+// kernel name, target architecture and [launch] expressions, read with cutune's own space
+// reader, so that bench_mma takes any variant's configs and launches them as cutune does.
+struct Variant {
+    CutuneSpace *sp = nullptr;
+    std::string kernel, target; // target: the [variant] key (e.g. "sm_90a"), or ""
+    // [launch] grid (x, y, z), block (x, y, z), shared; NULL: 1 (shared: 0)
+    CutuneExpr *launch[3][3] = {};
+};
 
 struct Config {
     std::string text;
-    long v[NPARAMS];
-    long get(const char *name) const
-    {
-        for (int i = 0; i < NPARAMS; i++)
-            if (strcmp(PARAMS[i], name) == 0)
-                return v[i];
-        return 0;
-    }
+    std::vector<int64_t> v; // in the space's parameter order
 };
 
 struct Size {
@@ -80,46 +89,105 @@ static int usage(const char *msg)
 {
     fprintf(
         stderr,
-        "bench_mma: %s\nusage: bench_mma [--dtype bf16|fp16] [--layout nt|nn] --config \"BM=...,...\" "
+        "bench_mma: %s\nusage: bench_mma [--dtype bf16|fp16] [--layout nt|nn] --config \"NAME=V,...\" "
         "[--configs FILE]\n       [--check-sizes MxNxK,...] [--time-sizes MxNxK,...] [--reps N] [--seed N] "
-        "[--kernel PATH] [--device N]\n       bench_mma --compile-only [--arch 90,80] [--no-spills] --config ...\n",
+        "[--kernel PATH] [--ini PATH]\n       [--arch ARCH] [--device N]\n"
+        "       bench_mma --compile-only [--arch 90a,90,80] [--no-spills] --config ... | --configs FILE\n",
         msg);
     return 2;
 }
 
-static bool parse_config(const std::string &text, Config *c)
+// Split a [launch] value at the commas outside parentheses: "ceil_div(N, T), M" is two.
+static std::vector<std::string> split_top(const std::string &text)
+{
+    std::vector<std::string> parts(1);
+    int depth = 0;
+    for (char ch : text) {
+        depth += ch == '(' ? 1 : ch == ')' ? -1 : 0;
+        if (ch == ',' && depth == 0)
+            parts.emplace_back();
+        else
+            parts.back() += ch;
+    }
+    return parts;
+}
+
+static bool variant_load(Variant *v, const std::string &ini)
+{
+    CutuneError err = {};
+    if (cutune_space_load(ini.c_str(), "M,N,K", &v->sp, &err) != 0) {
+        fprintf(stderr, "bench_mma: %s\n", err.msg);
+        return false;
+    }
+    const char *kernel = cutune_space_key(v->sp, "variant", "kernel", nullptr);
+    v->kernel = kernel ? kernel : v->sp->variant;
+    const char *target = cutune_space_key(v->sp, "variant", "target", nullptr);
+    v->target = target ? target : "";
+    const char *keys[3] = {"grid", "block", "shared"};
+    for (int k = 0; k < 3; k++) {
+        int line = 0;
+        const char *text = cutune_space_key(v->sp, "launch", keys[k], &line);
+        if (!text)
+            continue;
+        std::vector<std::string> parts = split_top(text);
+        if (parts.size() > (k == 2 ? 1u : 3u)) {
+            fprintf(stderr, "bench_mma: %s:%d: [launch] %s has %zu values\n", ini.c_str(), line,
+                    keys[k], parts.size());
+            return false;
+        }
+        for (size_t a = 0; a < parts.size(); a++)
+            if (cutune_space_compile(v->sp, keys[k], parts[a].c_str(), line, &v->launch[k][a],
+                                     &err) != 0) {
+                fprintf(stderr, "bench_mma: %s\n", err.msg);
+                return false;
+            }
+    }
+    return true;
+}
+
+static bool parse_config(const Variant &var, const std::string &text, Config *c)
 {
     c->text = text;
-    for (int i = 0; i < NPARAMS; i++)
-        c->v[i] = -1;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        size_t eq = item.find('=');
-        if (eq == std::string::npos)
-            return false;
-        std::string k = item.substr(0, eq);
-        k.erase(0, k.find_first_not_of(" \t"));
-        k.erase(k.find_last_not_of(" \t") + 1);
-        int i = 0;
-        while (i < NPARAMS && k != PARAMS[i])
-            i++;
-        if (i == NPARAMS) {
-            fprintf(stderr, "bench_mma: unknown parameter '%s' in \"%s\"\n", k.c_str(),
-                    text.c_str());
-            return false;
-        }
-        c->v[i] = strtol(item.c_str() + eq + 1, NULL, 10);
+    c->v.assign(var.sp->nparams, 0);
+    CutuneError err = {};
+    if (cutune_config_parse(var.sp, text.c_str(), c->v.data(), &err) != 0) {
+        fprintf(stderr, "bench_mma: %s\n", err.msg);
+        return false;
     }
-    for (int i = 0; i < NPARAMS; i++)
-        if (c->v[i] <= 0) {
-            fprintf(stderr, "bench_mma: \"%s\" lacks %s (every one of", text.c_str(), PARAMS[i]);
-            for (int j = 0; j < NPARAMS; j++)
-                fprintf(stderr, " %s", PARAMS[j]);
-            fprintf(stderr, ")\n");
-            return false;
-        }
     return true;
+}
+
+// The value of expression e for config c at size s under limits lim (fallback when e is NULL).
+static int64_t eval(const Variant &var, const CutuneExpr *e, const Config &c, const Size &s,
+                    const CutuneLimits &lim, int64_t fallback)
+{
+    if (!e)
+        return fallback;
+    std::vector<int64_t> sym(cutune_space_nsymbols(var.sp));
+    const int64_t dims[3] = {s.M, s.N, s.K};
+    cutune_space_symbol_values(var.sp, c.v.data(), dims, &lim, sym.data());
+    int64_t r = 0;
+    CutuneExprError ee = {};
+    if (cutune_expr_eval(e, sym.data(), &r, &ee) != 0) {
+        fprintf(stderr, "bench_mma: %s at %dx%dx%d: [launch]: %s\n", c.text.c_str(), s.M, s.N, s.K,
+                ee.message);
+        exit(1);
+    }
+    return r;
+}
+
+// The constraints of the space that do not name the problem, under lim: "" when c keeps them
+// all, else the first it breaks (what cutune's enumeration would reject it for).
+static std::string breaks(const Variant &var, const Config &c, const CutuneLimits &lim)
+{
+    const Size none = {1, 1, 1};
+    for (size_t i = 0; i < var.sp->nconstraints; i++) {
+        const CutuneConstraint &con = var.sp->constraints[i];
+        if (!con.uses_problem && eval(var, con.expr, c, none, lim, 1) == 0)
+            return std::string("constraint '") + con.name + "' (line " + std::to_string(con.line) +
+                   ")";
+    }
+    return "";
 }
 
 static bool parse_sizes(const char *list, std::vector<Size> *out)
@@ -137,29 +205,32 @@ static bool parse_sizes(const char *list, std::vector<Size> *out)
     return !out->empty();
 }
 
-// The launch as matmul_mma.ini's [launch] gives it (keep the two the same).
-static void geometry(const Config &c, const Size &s, dim3 *grid, dim3 *block, size_t *shared)
+// The launch, from the variant's [launch] expressions.
+static void geometry(const Variant &var, const Config &c, const Size &s, const CutuneLimits &lim,
+                     dim3 *grid, dim3 *block, size_t *shared)
 {
-    long BM = c.get("BM"), BN = c.get("BN"), BK = c.get("BK"), WM = c.get("WM"), WN = c.get("WN");
-    long ST = c.get("STAGES"), SK = c.get("SPLITK"), VEC = c.get("VEC");
-    *grid = dim3((unsigned)(((s.M + BM - 1) / BM) * ((s.N + BN - 1) / BN)), 1, (unsigned)SK);
-    *block = dim3((unsigned)((BM / WM) * (BN / WN) * 32));
-    *shared = (size_t)std::max(
-        {ST * (BM + BN) * BK * 2, (SK > 1) * BM * BN * 4, (VEC > 2) * BM * BN * 2});
+    unsigned g[3], b[3];
+    for (int a = 0; a < 3; a++) {
+        g[a] = (unsigned)eval(var, var.launch[0][a], c, s, lim, 1);
+        b[a] = (unsigned)eval(var, var.launch[1][a], c, s, lim, 1);
+    }
+    *grid = dim3(g[0], g[1], g[2]);
+    *block = dim3(b[0], b[1], b[2]);
+    *shared = (size_t)eval(var, var.launch[2][0], c, s, lim, 0);
 }
 
 // NVRTC, with the options cutune's worker gives (core/src/worker/compile.c): the parameters
 // as -D, the dtype and layout macros, -std=c++17 -default-device. Returns the cubin, or an
 // empty vector with the log on stderr; `info` gets ptxas's report when asked for.
-static std::vector<char> compile(const std::string &source, const Config &c, bool bf16, bool nt,
-                                 int arch, std::string *info)
+static std::vector<char> compile(const std::string &source, const Variant &var, const Config &c,
+                                 bool bf16, bool nt, const std::string &arch, std::string *info)
 {
     std::vector<std::string> opts;
-    for (int i = 0; i < NPARAMS; i++)
-        opts.push_back(std::string("-D") + PARAMS[i] + "=" + std::to_string(c.v[i]));
+    for (size_t i = 0; i < var.sp->nparams; i++)
+        opts.push_back(std::string("-D") + var.sp->params[i].name + "=" + std::to_string(c.v[i]));
     opts.push_back(bf16 ? "-DCUTUNE_DTYPE_BF16=1" : "-DCUTUNE_DTYPE_FP16=1");
     opts.push_back(nt ? "-DCUTUNE_LAYOUT_NT=1" : "-DCUTUNE_LAYOUT_NN=1");
-    opts.push_back("--gpu-architecture=sm_" + std::to_string(arch));
+    opts.push_back("--gpu-architecture=sm_" + arch);
     opts.push_back("-std=c++17");
     opts.push_back("-default-device");
     if (info)
@@ -169,7 +240,8 @@ static std::vector<char> compile(const std::string &source, const Config &c, boo
         o.push_back(s.c_str());
     nvrtcProgram prog;
     std::vector<char> cubin;
-    if (nvrtcCreateProgram(&prog, source.c_str(), "matmul_mma.cu", 0, NULL, NULL) != NVRTC_SUCCESS)
+    if (nvrtcCreateProgram(&prog, source.c_str(), (var.kernel + ".cu").c_str(), 0, NULL, NULL) !=
+        NVRTC_SUCCESS)
         return cubin;
     nvrtcResult r = nvrtcCompileProgram(prog, (int)o.size(), o.data());
     size_t n = 0;
@@ -181,8 +253,8 @@ static std::vector<char> compile(const std::string &source, const Config &c, boo
         if (info)
             *info = log;
         else
-            fprintf(stderr, "bench_mma: %s does not compile for sm_%d:\n%s\n", c.text.c_str(), arch,
-                    log.c_str());
+            fprintf(stderr, "bench_mma: %s does not compile for sm_%s:\n%s\n", c.text.c_str(),
+                    arch.c_str(), log.c_str());
     } else if (nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS) {
         cubin.resize(n);
         nvrtcGetCUBIN(prog, cubin.data());
@@ -389,20 +461,22 @@ static CheckResult verify(const Problem &p, const unsigned short *C)
 // ---- our kernel and cuBLASLt ---------------------------------------------------------------
 
 struct Kernel {
+    const Variant *var = nullptr;
     Config cfg;
+    CutuneLimits lim; // the device's, for the [launch] expressions
     cudaLibrary_t lib = nullptr;
     cudaKernel_t fn = nullptr;
     bool ok = false;
 };
 
-static bool kernel_load(Kernel *k, const std::string &source, bool bf16, bool nt, int arch,
-                        size_t max_shared)
+static bool kernel_load(Kernel *k, const std::string &source, bool bf16, bool nt,
+                        const std::string &arch, size_t max_shared)
 {
-    std::vector<char> cubin = compile(source, k->cfg, bf16, nt, arch, nullptr);
+    std::vector<char> cubin = compile(source, *k->var, k->cfg, bf16, nt, arch, nullptr);
     if (cubin.empty())
         return false;
     CK(cudaLibraryLoadData(&k->lib, cubin.data(), NULL, NULL, 0, NULL, NULL, 0));
-    CK(cudaLibraryGetKernel(&k->fn, k->lib, "matmul_mma"));
+    CK(cudaLibraryGetKernel(&k->fn, k->lib, k->var->kernel.c_str()));
     CK(cudaFuncSetAttribute((const void *)k->fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                             (int)max_shared));
     return k->ok = true;
@@ -413,7 +487,7 @@ static cudaError_t kernel_run(const Kernel &k, const Size &s, const unsigned sho
 {
     dim3 grid, block;
     size_t shared;
-    geometry(k.cfg, s, &grid, &block, &shared);
+    geometry(*k.var, k.cfg, s, k.lim, &grid, &block, &shared);
     int M = s.M, N = s.N, K = s.K;
     void *args[] = {(void *)&A, (void *)&B, (void *)&C, &M, &N, &K};
     return cudaLaunchKernel((const void *)k.fn, grid, block, args, shared, 0);
@@ -523,17 +597,30 @@ static void print_check(const char *what, const Size &s, const char *view, const
 
 // ---- main ----------------------------------------------------------------------------------
 
-static int compile_only(const std::string &source, const std::vector<Config> &cfgs, bool bf16,
-                        bool nt, const char *archs, bool no_spills)
+// Each config for each architecture ("90a", "90", "80"): ptxas's registers, spills and the
+// launch at 4096^3. A config the space rejects on that architecture (a constraint on CC), or
+// an architecture other than the variant's target, is not compiled ("n/a").
+static int compile_only(const std::string &source, const Variant &var,
+                        const std::vector<Config> &cfgs, bool bf16, bool nt, const char *archs,
+                        bool no_spills)
 {
     int failures = 0;
     std::stringstream ss(archs);
-    std::string a;
-    while (std::getline(ss, a, ',')) {
-        const int arch = atoi(a.c_str());
+    std::string arch;
+    while (std::getline(ss, arch, ',')) {
+        CutuneLimits lim;
+        cutune_limits_sm90(&lim);
+        lim.cc = atoi(arch.c_str());
         for (const Config &c : cfgs) {
+            std::string why = breaks(var, c, lim);
+            if (why.empty() && !var.target.empty() && var.target != "sm_" + arch)
+                why = "the variant's target is " + var.target;
+            if (!why.empty()) {
+                printf("sm_%s n/a   %s: %s\n", arch.c_str(), c.text.c_str(), why.c_str());
+                continue;
+            }
             std::string info;
-            const bool ok = !compile(source, c, bf16, nt, arch, &info).empty();
+            const bool ok = !compile(source, var, c, bf16, nt, arch, &info).empty();
             // ptxas's report: "Used N registers", "N bytes stack frame, N bytes spill stores, N
             // bytes spill loads"
             auto number_before = [&](const char *what) {
@@ -546,23 +633,29 @@ static int compile_only(const std::string &source, const std::vector<Config> &cf
             size_t used = info.find("Used ");
             const long regs = used == std::string::npos ? -1
                                                         : strtol(info.c_str() + used + 5, NULL, 10);
-            const bool expected_fail = !ok && arch < 90 && c.get("SPLITK") > 1;
             dim3 grid, block;
             size_t shared;
-            geometry(c, Size{4096, 4096, 4096}, &grid, &block, &shared);
+            geometry(var, c, Size{4096, 4096, 4096}, lim, &grid, &block, &shared);
             const long st = number_before("bytes spill stores");
             const long ld = number_before("bytes spill loads");
             const bool spills = ok && no_spills && (st || ld); // -1: no report, a failure too
+            // ptxas's "Potential Performance Loss: wgmma.mma_async instructions are serialized
+            // due to ...": each wgmma then waits for the one before, a kernel several times slower
+            const bool serial = ok && no_spills && info.find("are serialized") != std::string::npos;
             if (ok)
-                printf("sm_%d %s %3ld registers, spills %ld/%ld bytes, %3u threads, %6zu B shared: "
+                printf("sm_%s %s %3ld registers, spills %ld/%ld bytes, %3u threads, %6zu B shared: "
                        "%s\n",
-                       arch, spills ? "SPILL" : "ok   ", regs, st, ld, block.x, shared,
-                       c.text.c_str());
+                       arch.c_str(),
+                       spills   ? "SPILL"
+                       : serial ? "SERIAL"
+                                : "ok   ",
+                       regs, st, ld, block.x, shared, c.text.c_str());
             else
-                printf("sm_%d %s %s%s\n", arch, expected_fail ? "n/a  " : "FAIL ", c.text.c_str(),
-                       expected_fail ? ": SPLITK > 1 needs sm_90 (as the INI says)" : "");
-            failures += spills;
-            if (!ok && !expected_fail) {
+                printf("sm_%s FAIL  %s\n", arch.c_str(), c.text.c_str());
+            if (serial)
+                fprintf(stderr, "%s\n", info.c_str());
+            failures += spills + serial;
+            if (!ok) {
                 fprintf(stderr, "%s\n", info.c_str());
                 failures++;
             }
@@ -574,12 +667,12 @@ static int compile_only(const std::string &source, const std::vector<Config> &cf
 int main(int argc, char **argv)
 {
     bool bf16 = true, nt = true, compile_mode = false, no_spills = false;
-    const char *kernel_path = "tuning_spaces/matmul_mma.cu", *archs = "90";
+    const char *kernel_path = "tuning_spaces/matmul_mma.cu", *ini_path = nullptr, *archs = nullptr;
     const char *check_list = "1x1x1,17x33x9,1000x1000x1000,4096x4096x4096";
     const char *time_list = "4096x4096x4096,8192x8192x8192";
     int reps = 20, device = 0;
     uint64_t seed = 0;
-    std::vector<Config> cfgs;
+    std::vector<std::string> texts; // the configs, parsed once the variant is read
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : nullptr;
         auto need = [&]() {
@@ -599,10 +692,7 @@ int main(int argc, char **argv)
                 return usage("--layout is nt or nn");
             nt = !strcmp(l, "nt");
         } else if (!strcmp(a, "--config")) {
-            Config c;
-            if (!parse_config(need(), &c))
-                return usage("a bad --config");
-            cfgs.push_back(c);
+            texts.push_back(need());
         } else if (!strcmp(a, "--configs")) {
             std::ifstream f(need());
             if (!f)
@@ -612,10 +702,7 @@ int main(int argc, char **argv)
                 line = line.substr(0, line.find('#'));
                 if (line.find_first_not_of(" \t\r") == std::string::npos)
                     continue;
-                Config c;
-                if (!parse_config(line, &c))
-                    return usage("a bad line in the --configs file");
-                cfgs.push_back(c);
+                texts.push_back(line);
             }
         } else if (!strcmp(a, "--check-sizes")) {
             check_list = need();
@@ -629,6 +716,8 @@ int main(int argc, char **argv)
             seed = strtoull(need(), NULL, 10);
         } else if (!strcmp(a, "--kernel")) {
             kernel_path = need();
+        } else if (!strcmp(a, "--ini")) {
+            ini_path = need();
         } else if (!strcmp(a, "--device")) {
             device = atoi(need());
         } else if (!strcmp(a, "--compile-only")) {
@@ -644,7 +733,7 @@ int main(int argc, char **argv)
             return usage((std::string("unknown argument ") + a).c_str());
         }
     }
-    if (cfgs.empty())
+    if (texts.empty())
         return usage("give at least one --config (or --configs FILE)");
     std::ifstream f(kernel_path);
     if (!f) {
@@ -657,8 +746,27 @@ int main(int argc, char **argv)
     std::stringstream src;
     src << f.rdbuf();
     const std::string source = src.str();
+    std::string ini = ini_path ? ini_path : kernel_path;
+    if (!ini_path && ini.size() > 3 && ini.compare(ini.size() - 3, 3, ".cu") == 0)
+        ini.replace(ini.size() - 3, 3, ".ini");
+    Variant var;
+    if (!variant_load(&var, ini))
+        return 2;
+    std::vector<Config> cfgs;
+    for (const std::string &t : texts) {
+        Config c;
+        if (!parse_config(var, t, &c))
+            return usage("a bad config (above)");
+        cfgs.push_back(c);
+    }
+    // the variant's target (sm_90a) or sm_90 for --compile-only; the device's when running
+    std::string target_arch = var.target.size() > 3 ? var.target.substr(3) : "";
     if (compile_mode)
-        return compile_only(source, cfgs, bf16, nt, archs, no_spills);
+        return compile_only(source, var, cfgs, bf16, nt,
+                            archs                 ? archs
+                            : target_arch.empty() ? "90"
+                                                  : target_arch.c_str(),
+                            no_spills);
 
     std::vector<Size> checks, times;
     if (!parse_sizes(check_list, &checks) || !parse_sizes(time_list, &times))
@@ -671,29 +779,39 @@ int main(int argc, char **argv)
     CK(cudaSetDevice(device));
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, device));
-    const int arch = prop.major * 10 + prop.minor;
+    std::string arch = archs ? archs : std::to_string(prop.major * 10 + prop.minor);
+    if (!archs && !target_arch.empty()) {
+        if (atoi(target_arch.c_str()) != prop.major * 10 + prop.minor) {
+            fprintf(stderr, "bench_mma: %s runs only on %s; device %d is sm_%d%d\n",
+                    var.kernel.c_str(), var.target.c_str(), device, prop.major, prop.minor);
+            return 3;
+        }
+        arch = target_arch;
+    }
+    CutuneLimits lim;
+    cutune_limits_sm90(&lim);
+    lim.max_threads_per_block = prop.maxThreadsPerBlock;
+    lim.max_shared_per_block = (int64_t)prop.sharedMemPerBlockOptin;
+    lim.max_shared_per_sm = (int64_t)prop.sharedMemPerMultiprocessor;
+    lim.max_regs_per_block = prop.regsPerBlock;
+    lim.sm_count = prop.multiProcessorCount;
+    lim.cc = prop.major * 10 + prop.minor;
     if (!seed)
         seed = (uint64_t)time(NULL);
-    printf("bench_mma: %s %s on %s (sm_%d, %d SMs), kernel %s, seed %llu\n", bf16 ? "bf16" : "fp16",
-           nt ? "nt" : "nn", prop.name, arch, prop.multiProcessorCount, kernel_path,
+    printf("bench_mma: %s %s on %s (sm_%s, %d SMs), kernel %s, seed %llu\n", bf16 ? "bf16" : "fp16",
+           nt ? "nt" : "nn", prop.name, arch.c_str(), prop.multiProcessorCount, kernel_path,
            (unsigned long long)seed);
 
     std::vector<Kernel> ks(cfgs.size());
     int failures = 0;
     for (size_t i = 0; i < cfgs.size(); i++) {
-        ks[i].cfg = cfgs[i];
+        ks[i].var = &var, ks[i].cfg = cfgs[i], ks[i].lim = lim;
         printf("  c%zu = %s\n", i, cfgs[i].text.c_str());
-        dim3 grid, block;
-        size_t shared;
-        geometry(cfgs[i], Size{1, 1, 1}, &grid, &block, &shared);
-        if (shared > prop.sharedMemPerBlockOptin || block.x > (unsigned)prop.maxThreadsPerBlock) {
-            printf(
-                "    skipped: %zu bytes of shared memory and %u threads; the device allows %zu and %d\n",
-                shared, block.x, prop.sharedMemPerBlockOptin, prop.maxThreadsPerBlock);
-            continue;
-        }
-        if (cfgs[i].get("SPLITK") > 1 && arch < 90) {
-            printf("    skipped: SPLITK > 1 needs sm_90 (thread block clusters)\n");
+        // what cutune's enumeration would reject on this device (shared memory, threads,
+        // registers, CC), whatever the size
+        const std::string why = breaks(var, cfgs[i], lim);
+        if (!why.empty()) {
+            printf("    skipped: it breaks the space's %s on this device\n", why.c_str());
             continue;
         }
         if (!kernel_load(&ks[i], source, bf16, nt, arch, prop.sharedMemPerBlockOptin))

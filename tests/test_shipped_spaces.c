@@ -72,6 +72,7 @@ static size_t brute_reg2d(void);
 static size_t brute_warptile(void);
 static size_t brute_async(void);
 static size_t brute_mma(void);
+static size_t brute_wgmma(void);
 
 static const struct {
     const char *variant, *version, *source_hash;
@@ -89,6 +90,7 @@ static const struct {
      4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2 * 2, brute_async},
     {"matmul_mma", "1", "95c4cb0ceb5fcbcae6e9080bebeed5a5", 0,
      4 * 3 * 2 * 2 * 2 * 4 * 4 * 2 * 3 * 2, brute_mma},
+    {"matmul_wgmma", "1", "0", 4038, 3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2, brute_wgmma},
     {"axpy_template", "1", "122d2ae4010444bda5e11ce5dbe87156", 20, 5 * 4, NULL},
     {"matadd_2d", "1", "3e63451e5cbdf3a69f31a28e2e5ef9d3", 126, 11 * 11 * 2, NULL},
     {"transpose_naive", "1", "bcf6c0cdc8c0edc4e77991710ec67f6a", 48, 5 * 6 * 2, NULL},
@@ -269,6 +271,47 @@ static size_t brute_mma(void)
                                               regs * nt * minb <= 65536 && sh <= 232448 &&
                                               (minb == 1 || 2 * (sh + 1024) <= 233472));
                                     }
+    return n;
+}
+
+/* The rules of matmul_wgmma.ini that do not name the problem: ping-pong with two consumers;
+ * a consumer's rows (the tile's in ping-pong) 64 or 128; its accumulators and 40 registers
+ * within what setmaxnreg gives it; m64n256 only with 168 registers a thread at launch; the
+ * stages and the staged output tile (over them, or beside them when persistent, one a
+ * consumer in ping-pong) in shared memory; two blocks an SM only for a block a tile, and
+ * then by shared memory too; clusters of two at most. */
+static size_t brute_wgmma(void)
+{
+    size_t n = 0;
+    for (int bm = 64; bm <= 256; bm *= 2)
+        for (int bn = 64; bn <= 256; bn *= 2)
+            for (int bk = 32; bk <= 128; bk *= 2)
+                for (int cons = 1; cons <= 2; cons++)
+                    for (int sched = 0; sched <= 2; sched++)
+                        for (int minb = 1; minb <= 2; minb++)
+                            for (int vec = 2; vec <= 8; vec += 6) {
+                                int rows = sched == 2 ? bm : bm / cons, threads = (cons + 1) * 128;
+                                int launch = 65536 / (threads * minb) / 8 * 8;
+                                int regs = threads * minb == 256
+                                               ? 255
+                                               : (launch * (cons + 1) - 40) / cons / 8 * 8;
+                                if ((sched == 2 && cons != 2) || (rows != 64 && rows != 128) ||
+                                    rows / 64 * bn / 2 + 40 > regs ||
+                                    (bn == 256 && (cons + 1) * minb > 3) ||
+                                    (minb == 2 && sched != 0))
+                                    continue;
+                                for (int stages = 2; stages <= 6; stages++) {
+                                    int pipe = stages * (bm + bn) * bk * 2;
+                                    int out = (vec > 2) * bm * bn * 2;
+                                    int one = pipe > out ? pipe : out;
+                                    int data = sched == 0 ? one : pipe + (sched == 2 ? 2 : 1) * out;
+                                    int extra = 16 * stages + 16; /* the mbarriers */
+                                    /* clusters (1,1), (1,2), (2,1) x GROUP_M {1, 8} */
+                                    n += 3 * 2 *
+                                         (1024 + data + extra <= 232448 &&
+                                          (minb == 1 || 2 * (2048 + one + extra) <= 233472));
+                                }
+                            }
     return n;
 }
 

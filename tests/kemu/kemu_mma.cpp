@@ -13,143 +13,20 @@
 // copies land at once (a stage overwritten while another warp still reads it shows), then
 // only at the wait that must cover them (a wait too short shows). cp.async and ldmatrix
 // addresses must be 16-byte aligned, as on the GPU, or the test aborts.
-#include "kemu.hpp"
-
-#include <cmath>
-#include <cstdio>
-#include <random>
-
-#define CUTUNE_KEMU 1
-#define __cluster_dims__(...)
-
-// uint2, uint4, float2 and their make_ functions come with kemu.hpp
+#include "kemu_tc.hpp"
 
 namespace emu
 {
-[[noreturn]] inline void fail(const char *what, unsigned long long v)
-{
-    fprintf(stderr, "kemu_mma: %s (0x%llx)\n", what, v);
-    std::abort();
-}
-
-// 16-bit values and their rounding (to nearest, ties to even), as cvt.rn does
-inline double to_double(unsigned short h)
-{
-#ifdef CUTUNE_DTYPE_BF16
-    const unsigned u = (unsigned)h << 16;
-    float f;
-    std::memcpy(&f, &u, sizeof f);
-    return f;
-#else
-    const int e = (h >> 10) & 31, m = h & 1023;
-    const double v = e == 0    ? std::ldexp((double)m, -24)
-                     : e == 31 ? (m ? NAN : INFINITY)
-                               : std::ldexp(1024.0 + m, e - 25);
-    return h & 0x8000 ? -v : v;
-#endif
-}
-inline unsigned short round_half(float f)
-{
-#ifdef CUTUNE_DTYPE_BF16
-    unsigned u;
-    std::memcpy(&u, &f, sizeof u);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return 0x7fc0;
-    return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-#else
-    const unsigned short sign = std::signbit(f) ? 0x8000 : 0;
-    const double a = std::fabs((double)f);
-    if (std::isnan(f))
-        return 0x7e00;
-    int e;
-    std::frexp(a, &e); // a = m 2^e, m in [0.5, 1)
-    const int ulp_exp = std::max(e - 1, -14) - 10;
-    const double q = std::nearbyint(std::ldexp(a, -ulp_exp)); // to nearest, ties to even
-    const double v = std::ldexp(q, ulp_exp);
-    if (v >= 65536.0)
-        return sign | 0x7c00;
-    if (v < 0x1p-14)
-        return sign | (unsigned short)q; // subnormal (q = 1024 is the smallest normal's bits)
-    std::frexp(v, &e);
-    return sign | (unsigned short)(((e - 1 + 15) << 10) | ((unsigned)std::ldexp(v, 11 - e) - 1024));
-#endif
-}
-
-inline char *smem_at(unsigned a)
-{
-    if (a >= sizeof kemu::dynamic_shared)
-        fail("a shared address past the end", a);
-    return reinterpret_cast<char *>(kemu::dynamic_shared) + a;
-}
-
-// cp.async: copies and groups of each thread, landing at once or at the wait
-struct Copy {
-    char *dst;
-    unsigned char data[16];
-};
-inline bool deferred;
-inline std::vector<Copy> open_group[kemu::MAX_THREADS];
+// cp.async's commit groups of each thread (kemu_tc.hpp keeps the copies not yet in one)
 inline std::vector<std::vector<Copy>> groups[kemu::MAX_THREADS];
 
 // what a warp's lanes hand each other in a collective instruction
 inline unsigned exchange[kemu::MAX_THREADS / 32][32][6];
 
-// Shared memory bank conflicts, counted as the extra wavefronts they cost. Shared memory has
-// 32 banks of 4 bytes: a 16-byte access falls in one of 8 groups of 4 banks ((addr / 16) %
-// 8), and a quarter-warp (8 lanes) of 16-byte accesses, or the 8 rows of an ldmatrix
-// matrix, take one wavefront when their groups differ, else as many as the most any group
-// gets. cp.async destinations are recorded per thread (a warp's i-th copies are one
-// instruction) and counted after the launch.
-inline long ldmatrix_conflicts, copy_conflicts;
-inline std::vector<unsigned> copy_dst[kemu::MAX_THREADS];
-inline int extra_wavefronts(const unsigned *addr, int n) // n addresses of 16-byte accesses
-{
-    int per_group[8] = {0}, most = 0;
-    for (int i = 0; i < n; i++) {
-        bool again = false; // the same 16 bytes twice is one access
-        for (int j = 0; j < i; j++)
-            again |= addr[j] / 16 == addr[i] / 16;
-        if (!again)
-            most = std::max(most, ++per_group[addr[i] / 16 % 8]);
-    }
-    return most - 1;
-}
-inline void count_copy_conflicts(int nthreads)
-{
-    for (int w = 0; w < nthreads / 32; w++)
-        for (size_t k = 0; k < copy_dst[32 * w + 31].size(); k++) // as many in each lane
-            for (int q = 0; q < 4; q++) {
-                unsigned a[8];
-                for (int l = 0; l < 8; l++)
-                    a[l] = copy_dst[32 * w + 8 * q + l][k];
-                copy_conflicts += extra_wavefronts(a, 8);
-            }
-    for (int t = 0; t < kemu::MAX_THREADS; t++)
-        copy_dst[t].clear();
-}
-inline void warp_sync()
-{
-    kemu::arrive_and_wait(kemu::warp_barrier[kemu::warp_id()]);
-}
+// ldmatrix's bank conflicts (a matrix's 8 row addresses), as kemu_tc.hpp counts copies'
+inline long ldmatrix_conflicts;
 } // namespace emu
 
-inline unsigned smem_addr(const void *p)
-{
-    return (unsigned)(static_cast<const char *>(p) -
-                      reinterpret_cast<const char *>(kemu::dynamic_shared));
-}
-inline void cp_async16(unsigned dst, const void *src, int bytes)
-{
-    if (dst % 16 || (bytes && reinterpret_cast<uintptr_t>(src) % 16) || bytes < 0 || bytes > 16)
-        emu::fail("cp.async: a misaligned address or a bad size", dst);
-    emu::copy_dst[kemu::current].push_back(dst);
-    emu::Copy c{emu::smem_at(dst), {}};
-    std::memcpy(c.data, src, (size_t)bytes);
-    if (emu::deferred)
-        emu::open_group[kemu::current].push_back(c);
-    else
-        std::memcpy(c.dst, c.data, 16);
-}
 inline void cp_async_commit()
 {
     if (emu::deferred) {
@@ -227,10 +104,6 @@ inline void mma16816(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[
     emu::warp_sync();
 }
 
-inline unsigned pack2(float lo, float hi)
-{
-    return emu::round_half(lo) | (unsigned)emu::round_half(hi) << 16;
-}
 inline unsigned cluster_rank()
 {
     return (unsigned)kemu::block_rank();
@@ -250,98 +123,29 @@ inline void cluster_load(float *v, const float *local, unsigned rank, int n)
 
 #include KERNEL_SOURCE
 
-// The buffers of one size: 16-byte aligned, then (shift 1) one element later.
-struct Buffers {
-    std::vector<unsigned short> a, b, c;
-    unsigned short *A, *B, *C; // C has GUARD elements on either side
-};
-enum { GUARD = 16 };
-static unsigned short *aligned(std::vector<unsigned short> &v, int shift)
-{
-    const uintptr_t p = reinterpret_cast<uintptr_t>(v.data());
-    return v.data() + ((16 - p % 16) % 16) / 2 + shift;
-}
-
 int main()
 {
-    const int sizes[][3] = {{1, 1, 1},      {17, 33, 9},   {37, 45, 53},   {64, 128, 64},
-                            {100, 96, 208}, {130, 72, 96}, {300, 136, 72}, {33, 200, 250}};
-#ifdef CUTUNE_DTYPE_BF16
-    const double uT = 0x1p-8;
-#else
-    const double uT = 0x1p-11;
-#endif
-    std::mt19937 gen(12345);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    int failures = 0;
-    for (const auto &s : sizes) {
-        const int M = s[0], N = s[1], K = s[2];
-        std::vector<unsigned short> ha((size_t)M * K), hb((size_t)K * N);
-        for (auto &x : ha)
-            x = emu::round_half(dist(gen));
-        for (auto &x : hb)
-            x = emu::round_half(dist(gen));
-        // the FP64 reference and sum |a||b| (B is K x N for nn, N x K for nt)
-        std::vector<double> ref((size_t)M * N), mag((size_t)M * N);
-        for (int i = 0; i < M; i++)
-            for (int j = 0; j < N; j++) {
-                double r = 0, m = 0;
-                for (int k = 0; k < K; k++) {
-#ifdef CUTUNE_LAYOUT_NT
-                    const double p = emu::to_double(ha[(size_t)i * K + k]) *
-                                     emu::to_double(hb[(size_t)j * K + k]);
-#else
-                    const double p = emu::to_double(ha[(size_t)i * K + k]) *
-                                     emu::to_double(hb[(size_t)k * N + j]);
-#endif
-                    r += p, m += std::fabs(p);
-                }
-                ref[(size_t)i * N + j] = r, mag[(size_t)i * N + j] = m;
-            }
-        const double gamma = K * 0x1p-24 / (1 - K * 0x1p-24);
+    static const int sizes[][3] = {{1, 1, 1},      {17, 33, 9},   {37, 45, 53},   {64, 128, 64},
+                                   {100, 96, 208}, {130, 72, 96}, {300, 136, 72}, {33, 200, 250}};
+    // mode 1: the cp.async copies land only at the wait that must cover them
+    auto launch = [](int mode, const unsigned short *A, const unsigned short *B, unsigned short *C,
+                     int M, int N, int K) {
+        emu::deferred = mode;
+        emu::ldmatrix_conflicts = emu::copy_conflicts = 0;
         const dim3 grid{(unsigned)(((M + BM - 1) / BM) * ((N + BN - 1) / BN)), 1, SPLITK};
-        for (int run = 0; run < 4; run++) { // shift (run / 2) x cp.async landing (run % 2)
-            const int shift = run / 2;
-            emu::deferred = run % 2;
-            Buffers bf;
-            bf.a.resize(ha.size() + 16), bf.b.resize(hb.size() + 16),
-                bf.c.resize((size_t)M * N + 2 * GUARD + 16);
-            bf.A = aligned(bf.a, shift), bf.B = aligned(bf.b, shift),
-            bf.C = aligned(bf.c, shift) + GUARD;
-            std::copy(ha.begin(), ha.end(), bf.A);
-            std::copy(hb.begin(), hb.end(), bf.B);
-            std::fill(bf.C - GUARD, bf.C + (size_t)M * N + GUARD, (unsigned short)0xdead);
-            std::fill(bf.C, bf.C + (size_t)M * N, (unsigned short)0xffff); // NaN in both types
-            emu::ldmatrix_conflicts = emu::copy_conflicts = 0;
-            kemu::launch_cluster(grid, dim3{NT, 1, 1}, SPLITK, matmul_mma, (const half_t *)bf.A,
-                                 (const half_t *)bf.B, bf.C, M, N, K);
-            emu::count_copy_conflicts(NT * SPLITK);
-            long wrong = 0, outside = 0, pending = 0;
-            long first = -1;
-            for (size_t e = 0; e < (size_t)M * N; e++) {
-                const double c = emu::to_double(bf.C[e]);
-                const double bound = (1 + uT) * gamma * mag[e] + uT * std::fabs(ref[e]) + 0x1p-25;
-                if (!(std::fabs(c - ref[e]) <= bound) && wrong++ == 0)
-                    first = (long)e;
-            }
-            for (int e = 0; e < GUARD; e++)
-                outside += (bf.C[-1 - e] != 0xdead) + (bf.C[(size_t)M * N + e] != 0xdead);
-            for (int t = 0; t < kemu::MAX_THREADS; t++)
-                pending += (long)(emu::groups[t].size() + emu::open_group[t].size());
-            // the swizzle's promise: no bank conflict in any ldmatrix or cp.async
-            const long conflicts = emu::ldmatrix_conflicts + emu::copy_conflicts;
-            const bool bad = wrong || outside || pending || conflicts;
-            failures += bad;
-            printf("%dx%dx%d %s, copies %s: %ld wrong, %ld written outside C, %ld copies left, "
-                   "%ld + %ld bank conflicts (ldmatrix + cp.async): %s",
-                   M, N, K, shift ? "misaligned" : "aligned",
-                   emu::deferred ? "at the wait" : "at once", wrong, outside, pending,
-                   emu::ldmatrix_conflicts, emu::copy_conflicts, bad ? "FAIL" : "ok");
-            if (first >= 0)
-                printf(" (first [%ld][%ld]: %.9g, FP64 %.9g)", first / N, first % N,
-                       emu::to_double(bf.C[first]), ref[(size_t)first]);
-            printf("\n");
-        }
-    }
-    return failures != 0;
+        kemu::launch_cluster(grid, dim3{NT, 1, 1}, SPLITK, matmul_mma, (const half_t *)A,
+                             (const half_t *)B, C, M, N, K);
+        emu::count_copy_conflicts(NT * SPLITK);
+        long pending = 0;
+        for (int t = 0; t < kemu::MAX_THREADS; t++)
+            pending += (long)(emu::groups[t].size() + emu::open_group[t].size());
+        // the swizzle's promise: no bank conflict in any ldmatrix or cp.async
+        char note[160];
+        snprintf(note, sizeof note,
+                 "copies %s, %ld copies left, %ld + %ld bank conflicts (ldmatrix + cp.async)",
+                 mode ? "at the wait" : "at once", pending, emu::ldmatrix_conflicts,
+                 emu::copy_conflicts);
+        return emu::Verdict{pending || emu::ldmatrix_conflicts || emu::copy_conflicts, note};
+    };
+    return emu::gemm_runs(sizes, sizeof sizes / sizeof sizes[0], 2, launch) != 0;
 }

@@ -1,0 +1,294 @@
+// matmul_wgmma on the CPU (kemu.hpp, kemu_tc.hpp): the Hopper kernel's logic, which no CPU
+// test could reach through the GPU: the producer's copies into the swizzled shared-memory
+// layouts, the descriptors wgmma reads them through, the mbarrier pipeline between the
+// producer and the consumer warpgroups, the accumulators' fragment layout, the zero fill of
+// ragged tiles, the guarded path for rows not 16-byte aligned, both epilogues and the
+// rasterisation over clusters.
+//
+// The instructions are emulated from the PTX ISA's definitions, independently of the kernel's
+// code:
+// - wgmma.mma_async.m64nNk16 with both operands in shared memory: each is read through its
+//   descriptor (start address, leading and stride byte offsets, swizzle mode) by the ISA's
+//   canonical layouts, which CUTLASS's make_gmma_desc states in CuTe's terms: K-major
+//   ((8,m),(T,2)):((W T,SBO),(1,T)) and MN-major ((T,W,m),(8,k)):((1,T,LBO),(W T,SBO)) for a
+//   swizzle W 16-byte units wide, Swizzle<log2 W,4,3> on the byte address (the interleaved
+//   layouts use LBO and SBO the other way round). A is K-major; B is K-major, or MN-major
+//   when the kernel says imm-trans-b (nn). Thread t of the warpgroup holds D's rows
+//   16 (t / 32) + (t % 32) / 4 and + 8, columns 8 j + 2 (t % 4) and + 1.
+// - wgmma is asynchronous: mode 0 computes a wgmma when it is issued, modes 1 and 2 at the
+//   wgmma.wait_group that must cover it, reading shared memory and writing the accumulators
+//   then (a stage released or refilled too early, or an accumulator read before the wait,
+//   gives wrong sums). A wgmma not preceded by wgmma.fence since the last wait aborts.
+// - mbarriers (init, arrive, try_wait.parity) with their phases, kept in their 8 bytes of
+//   shared memory (a barrier used before mbarrier.init, or overwritten, aborts: a block's
+//   shared memory starts as 0xff bytes). cp.async.mbarrier.arrive.noinc: modes 0 and 2 land
+//   the copies at once and arrive; mode 1 lands them, and arrives, only when a thread waits on
+//   that barrier or the issuing thread runs cp.async.wait_all (a consumer that reads a stage
+//   without waiting for it gives wrong sums). Every copy must read inside A or B. A thread
+//   that arrives lets the others run before it goes on.
+// - bar.sync 1 and 2, the consumers' barriers.
+// Not modelled: the memory proxies (fence.proxy.async does nothing here), setmaxnreg (the
+// kernel checks at compile time that the registers add up), timing.
+#include "kemu_tc.hpp"
+
+namespace emu
+{
+// An mbarrier in its 8 bytes: a mark that init wrote it, the count, the arrivals still due in
+// this phase, the phases completed.
+struct Mbar {
+    unsigned short mark, expected, pending, phase;
+};
+enum : unsigned short { MBAR_MARK = 0x3b17 };
+inline Mbar &mbar(unsigned addr)
+{
+    if (addr % 8)
+        fail("mbarrier: an address not 8-byte aligned", addr);
+    Mbar *b = reinterpret_cast<Mbar *>(smem_at(addr));
+    if (b->mark != MBAR_MARK)
+        fail("mbarrier: used before mbarrier.init (or overwritten)", addr);
+    return *b;
+}
+inline void arrive(unsigned addr)
+{
+    Mbar &b = mbar(addr);
+    if (b.pending == 0)
+        fail("mbarrier: an arrival past the count", addr);
+    kemu::events++; // progress, for kemu's deadlock check
+    if (--b.pending == 0)
+        b.pending = b.expected, b.phase++;
+}
+
+// cp.async.mbarrier.arrive.noinc in mode 1: a thread's copies and the barrier they arrive on,
+// in the order they were made
+struct Arrival {
+    unsigned bar;
+    int thread;
+    std::vector<Copy> copies;
+};
+inline std::vector<Arrival> arrivals;
+// land and arrive those for which keep(a) is false
+template <class F> void land_arrivals(F keep)
+{
+    for (size_t i = 0; i < arrivals.size();) {
+        if (keep(arrivals[i])) {
+            i++;
+            continue;
+        }
+        Arrival a = std::move(arrivals[i]);
+        arrivals.erase(arrivals.begin() + (long)i);
+        for (const Copy &c : a.copies)
+            std::memcpy(c.dst, c.data, 16);
+        arrive(a.bar);
+    }
+}
+
+// wgmma: each thread's issued operations, open or in commit groups, in mode 1
+struct Wgmma {
+    float *d;
+    unsigned long long da, db;
+    int t; // the thread in its warpgroup
+};
+inline std::vector<Wgmma> wg_open[kemu::MAX_THREADS];
+inline std::vector<std::vector<Wgmma>> wg_groups[kemu::MAX_THREADS];
+inline bool wg_deferred; // wgmma computed at the wait rather than when issued
+inline bool wg_fenced[kemu::MAX_THREADS];
+inline long wgmma_count;
+
+// Element (mn, k) of a 64 x 16 (A) or N x 16 (B) operand in shared memory, through its
+// descriptor; mn_major: the MN-major layout (imm-trans = 1)
+inline double operand(unsigned long long desc, bool mn_major, unsigned mn, unsigned k)
+{
+    if ((desc >> 49) & 7)
+        fail("wgmma: a descriptor with a matrix base offset (not modelled)", desc);
+    const unsigned start = (unsigned)(desc & 0x3fff) << 4,
+                   lbo = (unsigned)((desc >> 16) & 0x3fff) << 4,
+                   sbo = (unsigned)((desc >> 32) & 0x3fff) << 4;
+    const unsigned mode = (unsigned)(desc >> 62);
+    const unsigned w = mode == 1 ? 8 : mode == 2 ? 4 : mode == 3 ? 2 : 1; // 16-byte units a row
+    unsigned a;
+    if (!mn_major)
+        a = mode == 0 ? start + (mn % 8) * 16 + (mn / 8) * sbo + (k / 8) * lbo + (k % 8) * 2
+                      : start + (mn % 8) * w * 16 + (mn / 8) * sbo + (k / 8) * 16 + (k % 8) * 2;
+    else {
+        const unsigned u = mn / 8; // the 16-byte unit along MN
+        a = mode == 0 ? start + (mn % 8) * 2 + u * sbo + (k % 8) * 16 + (k / 8) * lbo
+                      : start + (mn % 8) * 2 + (u % w) * 16 + (u / w) * lbo + (k % 8) * w * 16 +
+                            (k / 8) * sbo;
+    }
+    a ^= ((a >> 7) & (w - 1)) << 4; // the 16-byte unit XOR the row of the swizzle pattern
+    unsigned short h;
+    std::memcpy(&h, smem_at(a), 2);
+    return to_double(h);
+}
+
+inline void wgmma_run(const Wgmma &op)
+{
+#ifdef CUTUNE_LAYOUT_NN
+    const bool b_mn = true;
+#else
+    const bool b_mn = false;
+#endif
+    const unsigned warp = op.t / 32, g = (op.t % 32) / 4, q = op.t % 4;
+    double a[2][16], b[2][16]; // this thread's rows of A (g, g + 8); a pair of columns of B
+    for (unsigned h = 0; h < 2; h++)
+        for (unsigned k = 0; k < 16; k++)
+            a[h][k] = operand(op.da, false, 16 * warp + g + 8 * h, k);
+    for (unsigned j = 0; j < BN / 8; j++) { // columns 8 j + 2 q and + 1
+        for (unsigned e = 0; e < 2; e++)
+            for (unsigned k = 0; k < 16; k++)
+                b[e][k] = operand(op.db, b_mn, 8 * j + 2 * q + e, k);
+        for (unsigned i = 0; i < 4; i++) { // d[4 j + i]: row g + 8 (i / 2), column 2 q + i % 2
+            double s = 0;                  // the products of 16-bit values are exact
+            for (unsigned k = 0; k < 16; k++)
+                s += a[i / 2][k] * b[i % 2][k];
+            op.d[4 * j + i] = (float)(op.d[4 * j + i] + s);
+        }
+    }
+    wgmma_count++;
+}
+
+inline kemu::Barrier named_barriers[2];
+} // namespace emu
+
+inline void cp_async_arrive(unsigned bar)
+{
+    auto &open = emu::open_group[kemu::current];
+    if (emu::deferred)
+        emu::arrivals.push_back({bar, kemu::current, std::move(open)});
+    else
+        emu::arrive(bar); // the copies have landed
+    open.clear();
+}
+inline void cp_async_wait_all()
+{
+    emu::land_arrivals([](const emu::Arrival &a) { return a.thread != kemu::current; });
+    for (const emu::Copy &c : emu::open_group[kemu::current])
+        std::memcpy(c.dst, c.data, 16);
+    emu::open_group[kemu::current].clear();
+}
+inline void mbar_init(unsigned bar, unsigned count)
+{
+    if (count < 1 || count > 0xffff)
+        emu::fail("mbarrier.init: a bad count", count);
+    *reinterpret_cast<emu::Mbar *>(emu::smem_at(bar)) = {emu::MBAR_MARK, (unsigned short)count,
+                                                         (unsigned short)count, 0};
+}
+// An arrival lets the others run before this thread goes on, as a warp may be held up on the
+// GPU: a consumer that releases a stage before its wgmma are done reading it then finds the
+// stage refilled (with the copies landing at once) when its wgmma run, at the wait.
+inline void mbar_init_fence()
+{
+}
+inline void mbar_arrive(unsigned bar)
+{
+    emu::arrive(bar);
+    kemu::switch_out(false);
+}
+inline void mbar_wait(unsigned bar, unsigned parity)
+{
+    for (;;) {
+        if ((emu::mbar(bar).phase & 1u) != parity) // the phase of this parity has completed
+            return;
+        emu::land_arrivals([bar](const emu::Arrival &a) { return a.bar != bar; });
+        if ((emu::mbar(bar).phase & 1u) != parity)
+            return;
+        kemu::switch_out(false); // the others run; kemu reports a wait that never ends
+    }
+}
+inline void fence_proxy_async()
+{
+}
+// bar.sync 1 + id, count: the consumers' own barriers
+inline void epilogue_barrier(int id, int count)
+{
+    kemu::Barrier &b = emu::named_barriers[id];
+    if (b.arrived == 0)
+        b.expected = count;
+    else if (b.expected != count)
+        emu::fail("bar.sync: another thread count than the others'", (unsigned long long)count);
+    kemu::arrive_and_wait(b);
+}
+template <int R> void setmaxnreg_dec()
+{
+    static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg takes 24..256 in steps of 8");
+}
+template <int R> void setmaxnreg_inc()
+{
+    static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg takes 24..256 in steps of 8");
+}
+inline void wgmma_fence()
+{
+    emu::wg_fenced[kemu::current] = true;
+}
+inline void wgmma_commit()
+{
+    emu::wg_groups[kemu::current].push_back(std::move(emu::wg_open[kemu::current]));
+    emu::wg_open[kemu::current].clear();
+}
+template <int N_> void wgmma_wait()
+{
+    auto &g = emu::wg_groups[kemu::current];
+    while (g.size() > (size_t)N_) {
+        for (const emu::Wgmma &op : g.front())
+            emu::wgmma_run(op);
+        g.erase(g.begin());
+    }
+    emu::wg_fenced[kemu::current] = false;
+}
+inline void acc_fence(float (&)[BN / 2])
+{
+}
+inline void wgmma_step(float (&d)[BN / 2], unsigned long long da, unsigned long long db)
+{
+    if (!emu::wg_fenced[kemu::current])
+        emu::fail("wgmma.mma_async without wgmma.fence since the last wait",
+                  (unsigned long long)kemu::current);
+    const emu::Wgmma op{d, da, db, kemu::linear_id() % 128};
+    if (emu::wg_deferred)
+        emu::wg_open[kemu::current].push_back(op);
+    else
+        emu::wgmma_run(op);
+}
+
+#include KERNEL_SOURCE
+
+int main()
+{
+    // edges of every kind: one element; K odd, N not a multiple of 8 (the guarded path); K
+    // short of a step; several tiles with partial ones at M, N and K; more tiles than a group
+    static const int sizes[][3] = {{1, 1, 1},       {17, 33, 9},    {64, 64, 64},   {130, 72, 96},
+                                   {200, 136, 200}, {257, 260, 40}, {65, 520, 136}, {330, 66, 72}};
+    auto launch = [](int mode, const unsigned short *A, const unsigned short *B, unsigned short *C,
+                     int M, int N, int K) {
+        emu::deferred = mode == 1;
+        emu::wg_deferred = mode >= 1;
+        emu::copy_conflicts = emu::wgmma_count = 0;
+        emu::shared_limit = SHARED_BYTES;
+        const unsigned tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+        const unsigned clusters = (tiles_m + CLUSTER_M - 1) / CLUSTER_M *
+                                  ((tiles_n + CLUSTER_N - 1) / CLUSTER_N);
+        // persistent: a few blocks, so that each walks several tiles (the INI: the SMs' worth)
+        const unsigned grid = (SCHEDULE == 0 ? clusters : std::min(clusters, 3u)) * CLUSTER_M *
+                              CLUSTER_N;
+        kemu::launch(dim3{grid, 1, 1}, dim3{NT, 1, 1}, matmul_wgmma, (const half_t *)A,
+                     (const half_t *)B, C, M, N, K);
+        emu::count_copy_conflicts(NT);
+        long left = (long)emu::arrivals.size();
+        for (int t = 0; t < kemu::MAX_THREADS; t++)
+            left += (long)(emu::open_group[t].size() + emu::wg_open[t].size() +
+                           emu::wg_groups[t].size());
+        emu::arrivals.clear();
+        // every tile's wgmma: K steps x BK / 16 x m64 pieces, by 128 threads each
+        const long want = (long)tiles_m * tiles_n * ((K + BK - 1) / BK) * (BK / 16) * (BM / 64) *
+                          128;
+        char note[160];
+        snprintf(note, sizeof note,
+                 "%s, %ld wgmma (want %ld), %ld left in flight, %ld cp.async bank conflicts",
+                 mode == 0   ? "copies and wgmma at once"
+                 : mode == 1 ? "copies and wgmma at the wait"
+                             : "copies at once, wgmma at the wait",
+                 emu::wgmma_count, want, left, emu::copy_conflicts);
+        return emu::Verdict{left || emu::copy_conflicts || emu::wgmma_count != want, note};
+    };
+    return emu::gemm_runs(sizes, sizeof sizes / sizeof sizes[0], 3, launch) != 0;
+}

@@ -1,0 +1,749 @@
+// matmul_wgmma: C = A * B (layout nn) or C = A * B^T (layout nt) in FP16 or BF16 on the Hopper
+// tensor cores through wgmma.mma_async (sm_90a only), FP32 accumulation, one rounding of the
+// output to the 16-bit type (round to nearest even). Row-major everywhere: A is M x K, B is
+// K x N (nn) or N x K (nt, what PyTorch's F.linear(x, W) computes), C is M x N.
+//
+// The core defines exactly one of CUTUNE_DTYPE_FP16 / CUTUNE_DTYPE_BF16 and one of
+// CUTUNE_LAYOUT_NN / CUTUNE_LAYOUT_NT, and every tunable parameter as a -D macro:
+//   BM, BN, BK    the block tile: BM in {64, 128, 256}, BN in {64, 128, 256}, BK in {32, 64, 128}
+//   CONSUMERS     consumer warpgroups (1 or 2)
+//   SCHEDULE      0: a block per tile; 1: persistent blocks (as many as run at once) walk the
+//                 tiles, the consumers sharing each tile, BM / CONSUMERS rows each; 2:
+//                 persistent ping-pong: the two consumers take turns, a whole tile each, so
+//                 that one's epilogue overlaps the other's wgmma (CUTLASS's two Hopper kernel
+//                 schedules, "cooperative" and "ping-pong")
+//   STAGES        depth of the shared-memory pipeline (>= 2)
+//   CLUSTER_M/_N  thread block cluster shape (1 or 2): the blocks of a cluster take adjacent
+//                 tiles and run at the same time on one GPC (no multicast, see below)
+//   GROUP_M       block rasterisation: GROUP_M rows of clusters are walked column by column
+//   VEC           output elements a thread stores at once (2: straight from the
+//                 accumulators; 4 or 8: through shared memory, 8 or 16-byte stores)
+//   MINB          blocks per SM the registers must allow (__launch_bounds__)
+//
+// It is compiled by NVRTC with no include path, so it needs no header: the 16-bit type is
+// plain unsigned short storage, and conversions, copies, barriers and tensor-core work are
+// inline PTX. wgmma and setmaxnreg exist only on sm_90a (the "a" features of compute
+// capability 9.0): compiled for anything else the file stops with an #error.
+//
+// How a block works: warp specialisation. Warpgroup 0 (128 threads) is the producer: it only
+// copies the K steps' A and B tiles from global to shared memory, STAGES - 1 steps ahead.
+// Warpgroups 1..CONSUMERS are the consumers: they only issue wgmma on the tiles in shared
+// memory, each for its BM / CONSUMERS rows of the BM x BN tile, with the accumulators in
+// registers. The two sides hand the STAGES buffers back and forth through two mbarriers a
+// stage: full[s] completes when the producer's copies of the step have landed, empty[s] when
+// every consumer warp is done reading it. setmaxnreg moves registers from the producer (which
+// needs few) to the consumers (which hold up to 128 accumulators a thread). The persistent
+// schedules keep the stages one ring over all the block's tiles, so that the producer loads
+// the next tile while the consumers store the last one.
+//
+// Loads. The producer's 128 threads copy with cp.async (16 bytes a copy, zero-filled outside
+// the matrix) straight into the layouts wgmma's shared-memory descriptors describe, and
+// cp.async.mbarrier.arrive.noinc makes each thread's copies of a step one arrival on full[s]
+// when they land. TMA (cp.async.bulk.tensor) would need a CUtensorMap made on the host for A
+// and B, which cutune's kernel arguments cannot carry yet; the non-tensor bulk copy
+// (cp.async.bulk) writes contiguous bytes, and no wgmma layout keeps a row's 16-byte chunks
+// contiguous and in order (the swizzled ones permute them, the interleaved one puts the 8
+// rows of a core matrix 16 bytes apart), so it would take one bulk copy per 16 bytes. Without
+// TMA there is no multicast either: a cluster here only places adjacent tiles on one GPC at
+// the same time.
+//
+// Shared-memory layouts (PTX ISA, "Shared Memory Matrix Layout" of wgmma; CUTLASS calls them
+// GMMA::Layout_K_SW128_Atom and friends). A and nt's B are K-major: a tile of R rows is
+// BK / KA blocks of R rows of KA elements (KA = 64, or 32 when BK = 32), a row 128 (64) bytes,
+// and the 16-byte chunk c of row r sits at chunk c ^ ((r * KA / 64) % (KA / 8)) of its row:
+// the 128-byte (64-byte) swizzle, whose pattern repeats every 8 rows, so 8-row groups are
+// 1024 (512) bytes apart (the descriptor's stride byte offset). nn's B (K x N in global
+// memory, N contiguous) is MN-major: BN / 64 blocks of BK rows (one a k) of 64 elements,
+// chunk c of row k at c ^ (k % 8); the leading byte offset is the distance between the
+// 64-column blocks (BK * 128) and the stride byte offset that between 8-k groups (1024), and
+// wgmma reads B transposed (imm-trans-b = 1). Stage buffers start on 1024 bytes, where the
+// swizzle pattern starts. One K step of 16 is a descriptor whose start address moves 32 bytes
+// within a K-major row (64 elements: 4 steps a block), or 2048 bytes (16 rows) in nn's B.
+//
+// Ragged sizes (every M, N, K >= 1 is valid). Copies of rows or chunks outside the matrix
+// read nothing and zero-fill (cp.async's src-size 0), so edge tiles run the same wgmma. The
+// 16-byte copies need rows that start on 16 bytes: K % 8 == 0 (and N % 8 == 0 for nn's B)
+// and 16-byte aligned A and B. When that does not hold, the producer takes the guarded path:
+// 2-byte loads with bounds, a 16-byte shared store, fence.proxy.async (the stores are the
+// generic proxy's, wgmma reads through the async proxy) and a plain arrival on full[s].
+// Stores of C are guarded per element and are 4, 8 or 16 bytes wide only where the row and
+// the pointer allow.
+//
+// Rasterisation. Block b is rank b % (CLUSTER_M * CLUSTER_N) of cluster b / (CLUSTER_M *
+// CLUSTER_N) (then of every gridDim.x / (CLUSTER_M * CLUSTER_N)-th cluster after it, when
+// persistent); clusters cover CLUSTER_M x CLUSTER_N tiles and are numbered GROUP_M cluster
+// rows at a time, column by column (Triton's grouped ordering), so that the blocks running at
+// one time share A row panels and B column panels in L2. Tiles of a partial cluster past the
+// matrix are skipped.
+
+#if defined(CUTUNE_DTYPE_FP16) == defined(CUTUNE_DTYPE_BF16)
+#error "matmul_wgmma: define exactly one of CUTUNE_DTYPE_FP16 and CUTUNE_DTYPE_BF16"
+#endif
+#if defined(CUTUNE_LAYOUT_NN) == defined(CUTUNE_LAYOUT_NT)
+#error "matmul_wgmma: define exactly one of CUTUNE_LAYOUT_NN and CUTUNE_LAYOUT_NT"
+#endif
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "matmul_wgmma: wgmma and setmaxnreg need sm_90a (compile with --gpu-architecture=sm_90a)"
+#endif
+
+#ifndef CUTUNE_HALF_T
+#define CUTUNE_HALF_T unsigned short
+#endif
+typedef CUTUNE_HALF_T half_t; // fp16 or bf16 bits
+
+#define NT ((CONSUMERS + 1) * 128) // threads: the producer warpgroup and the consumers
+#define WG_M (SCHEDULE == 2 ? BM : BM / CONSUMERS) // rows of a consumer warpgroup's tile
+#define MI (WG_M / 64)                             // m64 wgmma a consumer issues per K step of 16
+#define KA (BK < 64 ? BK : 64)                     // elements of a K-major row of a swizzle block
+#define RB (KA * 2)                                // its bytes: 128 or 64 (the swizzle's width)
+#define A_BYTES (BM * BK * 2)
+#define B_BYTES (BN * BK * 2)
+#define STAGE_BYTES (A_BYTES + B_BYTES)
+#define PIPE_BYTES (STAGES * STAGE_BYTES)
+#define EPI_BYTES (VEC > 2 ? BM * BN * 2 : 0) // the rounded tile (VEC > 2)
+// with one tile a block, the rounded tile goes over the stages; the persistent schedules
+// keep a buffer of their own (one a consumer warpgroup in ping-pong), as the producer is
+// filling the stages with the next tile meanwhile
+#define DATA_BYTES \
+    (SCHEDULE == 0 ? (PIPE_BYTES > EPI_BYTES ? PIPE_BYTES : EPI_BYTES) \
+                   : PIPE_BYTES + (SCHEDULE == 2 ? 2 : 1) * EPI_BYTES)
+// must match the INI's [launch] shared: 1024 to align the stages, the data, the mbarriers
+#define SHARED_BYTES (1024 + DATA_BYTES + 16 * STAGES + 16)
+
+// Registers. __launch_bounds__(NT, MINB) gives every thread LAUNCH_REGS (what MINB blocks leave
+// of the SM's 64 Ki, in steps of 8, at most 255). With more than 256 threads on an SM that is
+// too few for the consumers' accumulators, so the producer gives registers back
+// (setmaxnreg.dec to PRODUCER_REGS) and the consumers take them (setmaxnreg.inc to
+// CONSUMER_REGS). The two add up to exactly what the block holds: setmaxnreg.inc waits until
+// the registers it asks for are free, and waits forever if they never are.
+#define LAUNCH_REGS_ (65536 / (NT * MINB) / 8 * 8)
+#define LAUNCH_REGS (LAUNCH_REGS_ > 255 ? 255 : LAUNCH_REGS_)
+#define REALLOC (NT * MINB > 256)
+#define CONSUMER_REGS ((LAUNCH_REGS * (CONSUMERS + 1) - 40) / CONSUMERS / 8 * 8)
+#define PRODUCER_REGS (LAUNCH_REGS * (CONSUMERS + 1) - CONSUMERS * CONSUMER_REGS)
+
+static_assert(CONSUMERS == 1 || CONSUMERS == 2, "one or two consumer warpgroups");
+static_assert(SCHEDULE >= 0 && SCHEDULE <= 2 && (SCHEDULE < 2 || CONSUMERS == 2),
+              "SCHEDULE: 0 a tile a block, 1 persistent, 2 persistent ping-pong of two consumers");
+static_assert(WG_M == 64 || WG_M == 128, "a consumer owns 64 or 128 rows (one or two m64 wgmma)");
+static_assert(BN == 64 || BN == 128 || BN == 256, "BN is the wgmma's N: 64, 128 or 256");
+static_assert(BK == 32 || BK == 64 || BK == 128, "BK is 32 (64-byte swizzle), 64 or 128");
+static_assert(STAGES >= 2, "a pipeline of two stages at least");
+static_assert(VEC == 2 || VEC == 4 || VEC == 8, "VEC is 2, 4 or 8");
+static_assert(!REALLOC ||
+                  (PRODUCER_REGS >= 24 && CONSUMER_REGS <= 256 &&
+                   PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS == LAUNCH_REGS * NT),
+              "setmaxnreg's registers add up to the block's");
+
+#ifndef DYNAMIC_SHARED // tests/kemu (kernels run on the CPU) brings its own
+#define DYNAMIC_SHARED(type, name) extern __shared__ __align__(16) type name[]
+#endif
+
+#ifndef CUTUNE_KEMU
+#ifdef CUTUNE_DTYPE_BF16
+#define WG_TYPE "bf16"
+#else
+#define WG_TYPE "f16"
+#endif
+#ifdef CUTUNE_LAYOUT_NN
+#define WG_TRANS_B "1" // B is MN-major in shared memory
+#else
+#define WG_TRANS_B "0"
+#endif
+
+__device__ __forceinline__ unsigned smem_addr(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+// 16 bytes from global to shared, of which the first `bytes` are read and the rest zeroed
+// (0: nothing is read, so src may then lie outside the matrix)
+__device__ __forceinline__ void cp_async16(unsigned dst, const void *src, int bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes)
+                 : "memory");
+}
+// one arrival on the mbarrier once this thread's cp.async so far have landed (.noinc: the
+// arrival is one of the count the barrier was made with)
+__device__ __forceinline__ void cp_async_arrive(unsigned bar)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all()
+{
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+// the inits, seen by the other threads' (and the copies') mbarrier operations after a barrier
+__device__ __forceinline__ void mbar_init_fence()
+{
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// until the phase of the given parity has completed (try_wait suspends the thread a while
+// in hardware before it reports false)
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
+{
+    unsigned done;
+    do {
+        asm volatile("{\n.reg .pred p;\n"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+// this thread's shared-memory accesses of the generic proxy (stores, and what cp.async wrote
+// that an acquire made visible) ordered with those of the async proxy (wgmma's reads)
+__device__ __forceinline__ void fence_proxy_async()
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+template <int R> __device__ __forceinline__ void setmaxnreg_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+template <int R> __device__ __forceinline__ void setmaxnreg_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+__device__ __forceinline__ void wgmma_fence()
+{
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit()
+{
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int N_> __device__ __forceinline__ void wgmma_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N_) : "memory");
+}
+// The compiler may not move reads or writes of the accumulators across this point: wgmma
+// writes them asynchronously, behind the compiler's back, until wgmma_wait says it is done.
+__device__ __forceinline__ void acc_fence(float (&d)[BN / 2])
+{
+#pragma unroll
+    for (int i = 0; i < BN / 2; i++)
+        asm volatile("" : "+f"(d[i])::"memory");
+}
+// (the operand lists are laid out by hand, by decades as the register names are)
+// clang-format off
+// d (a 64 x BN fragment, BN / 2 floats a thread) += A (64 x 16) * B (16 x BN), both in shared
+// memory as the descriptors da and db describe. The register list is written out: a literal
+// "%0, %1, ..." built from decades (WG_R10(t): %t0 .. %t9) and the operands to match.
+#define WG_R10(t) \
+    "%" #t "0, %" #t "1, %" #t "2, %" #t "3, %" #t "4, " \
+    "%" #t "5, %" #t "6, %" #t "7, %" #t "8, %" #t "9"
+#define WG_F10(t) \
+    "+f"(d[t##0]), "+f"(d[t##1]), "+f"(d[t##2]), "+f"(d[t##3]), "+f"(d[t##4]), "+f"(d[t##5]), \
+        "+f"(d[t##6]), "+f"(d[t##7]), "+f"(d[t##8]), "+f"(d[t##9])
+// scale-d is a predicate (true: D = A * B + D); the immediates: scale A and B by 1, A not
+// transposed (K-major), B transposed for nn
+#define WG_ASM(n, regs, descs) \
+    "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n" \
+    "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32." WG_TYPE "." WG_TYPE " {" regs "}, " descs \
+    ", p, 1, 1, 0, " WG_TRANS_B ";\n}\n"
+__device__ __forceinline__ void wgmma_step(float (&d)[BN / 2], unsigned long long da,
+                                           unsigned long long db)
+{
+#if BN == 64
+    asm volatile(WG_ASM(64, WG_R10() ", " WG_R10(1) ", " WG_R10(2) ", %30, %31", "%32, %33")
+                 : WG_F10(), WG_F10(1), WG_F10(2), "+f"(d[30]), "+f"(d[31])
+                 : "l"(da), "l"(db));
+#elif BN == 128
+    asm volatile(WG_ASM(128,
+                        WG_R10() ", " WG_R10(1) ", " WG_R10(2) ", " WG_R10(3) ", " WG_R10(4) ", "
+                            WG_R10(5) ", %60, %61, %62, %63",
+                        "%64, %65")
+                 : WG_F10(), WG_F10(1), WG_F10(2), WG_F10(3), WG_F10(4), WG_F10(5), "+f"(d[60]),
+                   "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "l"(da), "l"(db));
+#else
+    asm volatile(WG_ASM(256,
+                        WG_R10() ", " WG_R10(1) ", " WG_R10(2) ", " WG_R10(3) ", " WG_R10(4) ", "
+                            WG_R10(5) ", " WG_R10(6) ", " WG_R10(7) ", " WG_R10(8) ", " WG_R10(9)
+                                ", " WG_R10(10) ", " WG_R10(11)
+                                    ", %120, %121, %122, %123, %124, %125, %126, %127",
+                        "%128, %129")
+                 : WG_F10(), WG_F10(1), WG_F10(2), WG_F10(3), WG_F10(4), WG_F10(5), WG_F10(6),
+                   WG_F10(7), WG_F10(8), WG_F10(9), WG_F10(10), WG_F10(11), "+f"(d[120]),
+                   "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]),
+                   "+f"(d[126]), "+f"(d[127])
+                 : "l"(da), "l"(db));
+#endif
+}
+// clang-format on
+// lo and hi rounded to the 16-bit type (to nearest, ties to even), lo in the low half
+__device__ __forceinline__ unsigned pack2(float lo, float hi)
+{
+    unsigned r;
+    asm("cvt.rn." WG_TYPE "x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+#endif
+
+// A shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): the start
+// address, the leading and stride byte offsets (all in 16-byte units, 14 bits each) and the
+// swizzle mode in bits 62-63 (1: 128-byte, 2: 64-byte).
+__device__ __forceinline__ unsigned long long desc_make(unsigned addr, unsigned lbo, unsigned sbo,
+                                                        unsigned mode)
+{
+    return (unsigned long long)((addr >> 4) & 0x3fff) |
+           (unsigned long long)((lbo >> 4) & 0x3fff) << 16 |
+           (unsigned long long)((sbo >> 4) & 0x3fff) << 32 | (unsigned long long)mode << 62;
+}
+#define K_MODE (RB == 128 ? 1u : 2u) // the K-major swizzle: 128 or 64 bytes
+// K step ks (16 wide) of rows r0.. of a K-major tile of R rows at shared address t (the
+// leading byte offset is unused by swizzled K-major layouts: 16, as CUTLASS sets it)
+template <int R> __device__ __forceinline__ unsigned long long desc_k(unsigned t, int r0, int ks)
+{
+    return desc_make(t + (ks / (KA / 16)) * R * RB + r0 * RB + (ks % (KA / 16)) * 32, 16, 8 * RB,
+                     K_MODE);
+}
+#ifdef CUTUNE_LAYOUT_NN
+__device__ __forceinline__ unsigned long long desc_b(unsigned t, int ks)
+{
+    return desc_make(t + ks * 2048, BK * 128, 1024, 1u); // MN-major, 128-byte swizzle
+}
+#else
+__device__ __forceinline__ unsigned long long desc_b(unsigned t, int ks)
+{
+    return desc_k<BN>(t, 0, ks);
+}
+#endif
+
+// The byte of chunk c (16 bytes, 8 elements along K) of row r in a K-major tile of R rows.
+template <int R> __device__ __forceinline__ int k_chunk(int r, int c)
+{
+    return (c / (KA / 8)) * R * RB + r * RB + (((c % (KA / 8)) ^ ((r * RB / 128) % (KA / 8))) * 16);
+}
+// The byte of chunk c (8 elements along N) of k-row r in nn's MN-major B tile.
+__device__ __forceinline__ int mn_chunk(int r, int c)
+{
+    return (c / 8) * BK * 128 + r * 128 + (((c % 8) ^ (r % 8)) * 16);
+}
+
+// ---- the producer ---------------------------------------------------------------------------
+
+// The copies one producer thread p makes of a K-major tile of R rows (first row g0 of a
+// matrix of `rows` rows, leading dimension K): 16-byte chunk c of row r, then every RSTEP
+// rows below (COPIES of them), of which the first `valid` lie inside the matrix. RSTEP is a
+// multiple of 8 rows, so every copy has the same swizzle and the shared address moves by a
+// constant.
+template <int R> struct KCopies {
+    static constexpr int CPR = BK / 8, RSTEP = 128 / CPR, COPIES = R * CPR / 128;
+    const half_t *src; // chunk c of row g0 + r
+    int dst, c, valid;
+    __device__ __forceinline__ KCopies(const half_t *X, int g0, int rows, int K, int p)
+    {
+        const int r = p / CPR;
+        c = p % CPR;
+        src = X + (size_t)(g0 + r) * K + c * 8;
+        dst = k_chunk<R>(r, c);
+        const int left = rows - g0 - r; // rows of the matrix from this thread's first
+        valid = left <= 0 ? 0 : min(COPIES, (left + RSTEP - 1) / RSTEP);
+    }
+    // the step [k0, k0 + BK) into the tile at shared address t
+    __device__ __forceinline__ void issue(unsigned t, int K, int k0) const
+    {
+        static_assert(RSTEP % 8 == 0, "a thread's copies are a multiple of 8 rows apart");
+        const bool kin = k0 + c * 8 < K; // K % 8 == 0: a chunk is all inside or all outside
+#pragma unroll
+        for (int i = 0; i < COPIES; i++)
+            cp_async16(t + dst + i * RSTEP * RB, src + k0 + (size_t)i * RSTEP * K,
+                       kin && i < valid ? 16 : 0);
+    }
+};
+
+#ifdef CUTUNE_LAYOUT_NN
+// nn's B: chunk c (8 columns) of k-row r of the tile, then every RSTEP k-rows below. With
+// RSTEP = 4 (BN = 256) every other copy is 4 rows off the swizzle period: two shared
+// addresses, by the parity of the copy.
+struct MNCopies {
+    static constexpr int CPR = BN / 8, RSTEP = 128 / CPR, COPIES = BK * CPR / 128;
+    const half_t *src; // chunk c of row r of B, from column col0
+    int dst[2], r, cin;
+    __device__ __forceinline__ MNCopies(const half_t *B, int col0, int N, int p)
+    {
+        r = p / CPR;
+        const int c = p % CPR;
+        src = B + (size_t)r * N + col0 + c * 8;
+        dst[0] = mn_chunk(r, c);
+        dst[1] = mn_chunk(r + RSTEP, c) - RSTEP * 128;
+        cin = col0 + c * 8 < N; // N % 8 == 0: all inside or all outside
+    }
+    __device__ __forceinline__ void issue(unsigned t, int N, int K, int k0) const
+    {
+#pragma unroll
+        for (int i = 0; i < COPIES; i++)
+            cp_async16(t + dst[i % 2] + i * RSTEP * 128, src + (size_t)(k0 + i * RSTEP) * N,
+                       cin && k0 + r + i * RSTEP < K ? 16 : 0);
+    }
+};
+#endif
+
+// 8 elements of row r of X (leading dimension ld) from column c, zeros where r >= rows or a
+// column >= cols, read one by one (the guarded path: rows not 16-byte aligned).
+__device__ __forceinline__ uint4 chunk_guarded(const half_t *__restrict__ X, int r, int c, int rows,
+                                               int cols, int ld)
+{
+    unsigned w[4] = {0u, 0u, 0u, 0u};
+    if (r < rows) {
+        const half_t *q = X + (size_t)r * ld + c;
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            if (c + j < cols)
+                w[j / 2] |= (unsigned)q[j] << (16 * (j % 2));
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// The step [k0, k0 + BK) into stage st (at smem) on the guarded path: chunk e of a tile is
+// chunk e % CPR of row e / CPR, chunks p, p + 128, ... are thread p's.
+__device__ __forceinline__ void stage_guarded(char *st, const half_t *__restrict__ A,
+                                              const half_t *__restrict__ B, int M, int N, int K,
+                                              int row0, int col0, int k0, int p)
+{
+    for (int e = p; e < BM * BK / 8; e += 128) {
+        const int r = e / (BK / 8), c = e % (BK / 8);
+        uint4 *dst = reinterpret_cast<uint4 *>(st + k_chunk<BM>(r, c));
+        *dst = chunk_guarded(A, row0 + r, k0 + c * 8, M, K, K);
+    }
+    for (int e = p; e < BN * BK / 8; e += 128) {
+#ifdef CUTUNE_LAYOUT_NT
+        const int r = e / (BK / 8), c = e % (BK / 8);
+        uint4 *dst = reinterpret_cast<uint4 *>(st + A_BYTES + k_chunk<BN>(r, c));
+        *dst = chunk_guarded(B, col0 + r, k0 + c * 8, N, K, K);
+#else
+        const int r = e / (BN / 8), c = e % (BN / 8);
+        uint4 *dst = reinterpret_cast<uint4 *>(st + A_BYTES + mn_chunk(r, c));
+        *dst = chunk_guarded(B, k0 + r, col0 + c * 8, K, N, N);
+#endif
+    }
+}
+
+// The full and empty mbarriers of stage s (after the data), and the ping-pong consumers' turns
+#define FULL(s) (bars + 8 * (s))
+#define EMPTY(s) (bars + 8 * (STAGES + (s)))
+#define TURN(wg) (bars + 8 * (2 * STAGES + (wg)))
+
+// ---- the tiles ------------------------------------------------------------------------------
+
+// Tile i of this block: SCHEDULE 0 has one (i = 0), the persistent schedules every
+// gridDim.x / CS-th cluster from the block's own. Clusters of CLUSTER_M x CLUSTER_N tiles are
+// numbered GROUP_M cluster rows at a time, column by column; the block is rank b % CS of its
+// cluster. Returns END past the last, SKIP for a tile of a partial cluster outside the matrix
+// (both sides of the pipeline skip it alike), else TILE with the tile's first row and column.
+enum { END, SKIP, TILE };
+#define CS (CLUSTER_M * CLUSTER_N)
+__device__ __forceinline__ int tile_of(int i, int M, int N, int &row0, int &col0)
+{
+    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+    const int sup_m = (tiles_m + CLUSTER_M - 1) / CLUSTER_M;
+    const int sup_n = (tiles_n + CLUSTER_N - 1) / CLUSTER_N;
+    const int cl = (int)blockIdx.x / CS + i * (int)(gridDim.x / CS), rank = (int)blockIdx.x % CS;
+    if ((SCHEDULE == 0 && i > 0) || cl >= sup_m * sup_n)
+        return END;
+    const int in_group = GROUP_M * sup_n;
+    const int first_m = (cl / in_group) * GROUP_M, group_m = min(sup_m - first_m, GROUP_M);
+    const int sm = first_m + (cl % in_group) % group_m, sn = (cl % in_group) / group_m;
+    row0 = (sm * CLUSTER_M + rank % CLUSTER_M) * BM;
+    col0 = (sn * CLUSTER_N + rank / CLUSTER_M) * BN;
+    return row0 < M && col0 < N ? TILE : SKIP;
+}
+
+// ---- the producer ---------------------------------------------------------------------------
+
+// The stages are one ring over all the block's tiles: K step t of the block's n-th tile is
+// step n * nsteps + t of the ring, in stage (step % STAGES), its (step / STAGES)-th use.
+struct Ring {
+    int s, use;
+    __device__ __forceinline__ explicit Ring(int step) : s(step % STAGES), use(step / STAGES)
+    {
+    }
+    __device__ __forceinline__ void next()
+    {
+        if (++s == STAGES)
+            s = 0, use++;
+    }
+};
+
+// Warpgroup 0: every K step of every tile into the stages, waiting for a stage's release
+// (empty) before it is filled again; each thread's copies of a step are one arrival on the
+// stage's full barrier.
+__device__ __forceinline__ void produce(char *smem, unsigned base, unsigned bars,
+                                        const half_t *__restrict__ A, const half_t *__restrict__ B,
+                                        int M, int N, int K, int nsteps, bool aligned, int p)
+{
+    Ring ring(0);
+    int row0, col0;
+    for (int i = 0, r; (r = tile_of(i, M, N, row0, col0)) != END; i++) {
+        if (r == SKIP)
+            continue;
+        if (aligned) {
+            const KCopies<BM> ca(A, row0, M, K, p);
+#ifdef CUTUNE_LAYOUT_NT
+            const KCopies<BN> cb(B, col0, N, K, p);
+#else
+            const MNCopies cb(B, col0, N, p);
+#endif
+            for (int t = 0; t < nsteps; t++, ring.next()) {
+                if (ring.use > 0) // the consumers' release of the step STAGES before
+                    mbar_wait(EMPTY(ring.s), (ring.use - 1) & 1);
+                const unsigned st = base + ring.s * STAGE_BYTES;
+                ca.issue(st, K, t * BK);
+#ifdef CUTUNE_LAYOUT_NT
+                cb.issue(st + A_BYTES, K, t * BK);
+#else
+                cb.issue(st + A_BYTES, N, K, t * BK);
+#endif
+                cp_async_arrive(FULL(ring.s));
+            }
+        } else {
+            for (int t = 0; t < nsteps; t++, ring.next()) {
+                if (ring.use > 0)
+                    mbar_wait(EMPTY(ring.s), (ring.use - 1) & 1);
+                stage_guarded(smem + ring.s * STAGE_BYTES, A, B, M, N, K, row0, col0, t * BK, p);
+                fence_proxy_async(); // the stores, before wgmma reads them
+                mbar_arrive(FULL(ring.s));
+            }
+        }
+    }
+    cp_async_wait_all(); // none in flight when the thread leaves
+}
+
+// ---- the consumers --------------------------------------------------------------------------
+
+// Consumer warpgroup wg: acc = its WG_M rows (from row r0 of the tile) over the K steps of a
+// tile, from ring step `step`. Each K step's wgmma are one commit group; waiting until one
+// group is left in flight means the step before is done reading its stage, which each warp's
+// lane 0 then releases (empty: 4 arrivals a warpgroup), while this step's wgmma still run.
+// The last stage is released once all are done. turn (ping-pong): the other consumer's turn
+// barrier, on which each warp arrives once it has waited for its last stage.
+__device__ __forceinline__ void consume(unsigned base, unsigned bars, int r0, int lane, int step,
+                                        int nsteps, unsigned turn, float (&acc)[MI][BN / 2])
+{
+#pragma unroll
+    for (int i = 0; i < MI; i++) {
+#pragma unroll
+        for (int j = 0; j < BN / 2; j++)
+            acc[i][j] = 0.0f;
+        acc_fence(acc[i]);
+    }
+    Ring ring(step);
+    int prev = 0;
+    for (int t = 0; t < nsteps; t++, ring.next()) {
+        mbar_wait(FULL(ring.s), ring.use & 1);
+        fence_proxy_async(); // what the producer's copies wrote, to wgmma's (async) proxy
+        const unsigned sa = base + ring.s * STAGE_BYTES, sb = sa + A_BYTES;
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < BK / 16; ks++) {
+            const unsigned long long db = desc_b(sb, ks);
+#pragma unroll
+            for (int i = 0; i < MI; i++)
+                wgmma_step(acc[i], desc_k<BM>(sa, r0 + i * 64, ks), db);
+        }
+        wgmma_commit();
+        wgmma_wait<1>();
+        if (t > 0 && lane == 0)
+            mbar_arrive(EMPTY(prev));
+        prev = ring.s;
+    }
+    if (SCHEDULE == 2 && lane == 0)
+        mbar_arrive(turn);
+    wgmma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < MI; i++)
+        acc_fence(acc[i]);
+    if (lane == 0)
+        mbar_arrive(EMPTY(prev));
+}
+
+// W consecutive elements w (packed two a word) to row r, column c of C: one W * 2-byte store
+// (an aligned struct of W / 2 words, st.global.v4 / .v2 / .u32) where all W are inside and
+// aligned (vec_ok), else one element at a time as far as the row goes.
+template <int W>
+__device__ __forceinline__ void store_c(half_t *__restrict__ C, int M, int N, int r, int c,
+                                        const unsigned (&w)[W / 2], bool vec_ok)
+{
+    struct alignas(2 * W) Words {
+        unsigned u[W / 2];
+    };
+    if (r >= M || c >= N)
+        return;
+    half_t *q = C + (size_t)r * N + c;
+    if (vec_ok && c + W <= N) {
+        Words v;
+#pragma unroll
+        for (int j = 0; j < W / 2; j++)
+            v.u[j] = w[j];
+        *reinterpret_cast<Words *>(q) = v;
+    } else {
+        for (int j = 0; j < W && c + j < N; j++)
+            q[j] = (half_t)(w[j / 2] >> (16 * (j % 2)));
+    }
+}
+
+// The threads that store a tile: every consumer (SCHEDULE 0, 1: the tile is theirs together),
+// or the one warpgroup whose tile it is (ping-pong); barrier 1 (2 for the second warpgroup
+// in ping-pong) is theirs, as barrier 0 is __syncthreads, which the producer never reaches.
+#define EPI_THREADS (SCHEDULE == 2 ? 128 : CONSUMERS * 128)
+__device__ __forceinline__ void epilogue_sync(int wg)
+{
+#ifndef CUTUNE_KEMU
+    asm volatile("bar.sync %0, %1;\n" ::"r"(SCHEDULE == 2 ? 1 + wg : 1), "n"(EPI_THREADS)
+                 : "memory");
+#else
+    epilogue_barrier(SCHEDULE == 2 ? wg : 0, EPI_THREADS);
+#endif
+}
+
+// The accumulators' places (PTX ISA, wgmma's D fragment for .m64nNk16): warp w of the
+// warpgroup holds rows 16 w .. 16 w + 15; lane 4 g + q holds, of columns 8 j .. 8 j + 7,
+// columns 2 q and 2 q + 1 of rows g (acc[4 j], acc[4 j + 1]) and g + 8 (acc[4 j + 2], + 3).
+// r0: the tile's row of the warpgroup's first; et: the thread among the EPI_THREADS.
+__device__ __forceinline__ void epilogue(char *stage_out, const float (&acc)[MI][BN / 2],
+                                         half_t *__restrict__ C, int M, int N, int row0, int col0,
+                                         int r0, int wg, int et)
+{
+    const int w = (et % 128) / 32, g = (et % 32) / 4, q = et % 4;
+    // VEC-wide stores need rows and the pointer aligned to VEC elements
+    const bool vec_ok = (N % VEC) == 0 && ((unsigned long long)C % (2 * VEC)) == 0;
+#if VEC == 2
+    (void)stage_out, (void)wg;
+#pragma unroll
+    for (int i = 0; i < MI; i++)
+#pragma unroll
+        for (int j = 0; j < BN / 8; j++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const unsigned pair[1] = {pack2(acc[i][4 * j + 2 * h], acc[i][4 * j + 2 * h + 1])};
+                store_c<2>(C, M, N, row0 + r0 + w * 16 + g + i * 64 + 8 * h, col0 + 8 * j + 2 * q,
+                           pair, vec_ok);
+            }
+#else
+    // Through shared memory (stage_out: over the stages when the tile is the block's only one,
+    // else a buffer of its own): rows of BN elements, 16-byte chunk c of row r at c ^ (r % 8),
+    // so that a warp's 4-byte fragment stores (8 rows x 4 lanes) hit 32 banks and 8 lanes
+    // reading 8 chunks of a row hit 8 different 16-byte bank groups. Then each thread stores
+    // VEC consecutive elements of a row: whole 32-byte sectors per warp. The first barrier:
+    // everyone's wgmma are done with the stages (SCHEDULE 0; the producer's last copies landed
+    // before the last full barrier completed), and done reading the buffer (the tile before).
+    auto at = [&](int r, int c) {
+        return stage_out + (r * (BN / 8) + ((c / 8) ^ (r % 8))) * 16 + (c % 8) * 2;
+    };
+    epilogue_sync(wg);
+    fence_proxy_async(); // wgmma's reads of the stages, before these stores to them
+#pragma unroll
+    for (int i = 0; i < MI; i++)
+#pragma unroll
+        for (int j = 0; j < BN / 8; j++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+                *reinterpret_cast<unsigned *>(at(r0 + w * 16 + g + i * 64 + 8 * h,
+                                                 8 * j + 2 * q)) = pack2(acc[i][4 * j + 2 * h],
+                                                                         acc[i][4 * j + 2 * h + 1]);
+    epilogue_sync(wg);
+    constexpr int VPR = BN / VEC;
+#pragma unroll 4
+    for (int e = et; e < BM * VPR; e += EPI_THREADS) {
+        const int r = e / VPR, c = (e % VPR) * VEC;
+        unsigned v[VEC / 2];
+        if constexpr (VEC == 8) {
+            const uint4 x = *reinterpret_cast<const uint4 *>(at(r, c));
+            v[0] = x.x, v[1 % (VEC / 2)] = x.y, v[2 % (VEC / 2)] = x.z, v[3 % (VEC / 2)] = x.w;
+        } else {
+            const uint2 x = *reinterpret_cast<const uint2 *>(at(r, c));
+            v[0] = x.x, v[1 % (VEC / 2)] = x.y;
+        }
+        store_c<VEC>(C, M, N, row0 + r, col0 + c, v, vec_ok);
+    }
+#endif
+}
+
+// Consumer warpgroup wg over the block's tiles: with SCHEDULE 0 and 1 the warpgroups share
+// each tile (rows wg * WG_M ..), with 2 (ping-pong) they take turns, a whole tile each, so
+// that one's epilogue overlaps the other's wgmma; every tile moves the ring by nsteps.
+// Ping-pong's turns: a consumer waits for its stages only once the other has waited for all
+// of its tile's (TURN(wg) completes a phase each time). Besides keeping the two out of step,
+// this keeps the parity waits sound: a full barrier may be waited on for its next phase
+// only, never for one two phases ahead, which a consumer starting its tile early would do.
+__device__ __forceinline__ void consumer(char *smem, unsigned base, unsigned bars,
+                                         half_t *__restrict__ C, int M, int N, int nsteps, int ct)
+{
+    const int wg = ct / 128;
+    float acc[MI][BN / 2];
+    int row0, col0, n = 0, k = 0; // n: the block's tiles so far; k: this warpgroup's
+    for (int i = 0, r; (r = tile_of(i, M, N, row0, col0)) != END; i++) {
+        if (r == SKIP)
+            continue;
+        if (SCHEDULE == 2 && n++ % 2 != wg)
+            continue;
+        const int step = (SCHEDULE == 2 ? n - 1 : n++) * nsteps;
+        const int r0 = SCHEDULE == 2 ? 0 : wg * WG_M;
+        if (SCHEDULE == 2 && (wg == 1 || k > 0)) // the other's tile before this one
+            mbar_wait(TURN(wg), (wg == 1 ? k : k - 1) & 1);
+        k++;
+        consume(base, bars, r0, ct % 32, step, nsteps, TURN(1 - wg), acc);
+        char *out = SCHEDULE == 0 ? smem : smem + PIPE_BYTES + (SCHEDULE == 2 ? wg * EPI_BYTES : 0);
+        epilogue(out, acc, C, M, N, row0, col0, r0, wg, SCHEDULE == 2 ? ct % 128 : ct);
+    }
+}
+
+#if CS > 1
+#define CLUSTER_DIMS __cluster_dims__(CS, 1, 1)
+#else
+#define CLUSTER_DIMS
+#endif
+extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
+    matmul_wgmma(const half_t *__restrict__ A, const half_t *__restrict__ B, half_t *__restrict__ C,
+                 int M, int N, int K)
+{
+    DYNAMIC_SHARED(char, smem_raw);
+    // the stages start on 1024 bytes, where the 128-byte swizzle's 8-row pattern starts
+    const unsigned raw = smem_addr(smem_raw), base = (raw + 1023u) & ~1023u;
+    char *smem = smem_raw + (base - raw);
+    const unsigned bars = base + DATA_BYTES;
+    const int tid = threadIdx.x;
+
+    int row0, col0;
+    if (SCHEDULE == 0 && tile_of(0, M, N, row0, col0) != TILE) // a block of a partial cluster
+        return;
+    if (tid == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            mbar_init(FULL(s), 128);               // one arrival a producer thread
+            mbar_init(EMPTY(s), EPI_THREADS / 32); // one a consumer warp (of the tile's)
+        }
+        mbar_init(TURN(0), 4); // one a warp of the other consumer (ping-pong)
+        mbar_init(TURN(1), 4);
+        mbar_init_fence();
+    }
+    __syncthreads(); // the barriers are made before anyone uses them
+
+    const int nsteps = (K + BK - 1) / BK;
+    // 16-byte copies need every row of A and B to start on 16 bytes
+    const bool aligned = (K & 7) == 0 && (((unsigned long long)A | (unsigned long long)B) & 15) == 0
+#ifdef CUTUNE_LAYOUT_NN
+                         && (N & 7) == 0
+#endif
+        ;
+    if (tid < 128) {
+#if REALLOC
+        setmaxnreg_dec<PRODUCER_REGS>();
+#endif
+        produce(smem, base, bars, A, B, M, N, K, nsteps, aligned, tid);
+    } else {
+#if REALLOC
+        setmaxnreg_inc<CONSUMER_REGS>();
+#endif
+        consumer(smem, base, bars, C, M, N, nsteps, tid - 128);
+    }
+}
