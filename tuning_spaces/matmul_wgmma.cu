@@ -26,15 +26,16 @@
 // capability 9.0): compiled for anything else the file stops with an #error.
 //
 // How a block works: warp specialisation. Warpgroup 0 (128 threads) is the producer: it only
-// copies the K steps' A and B tiles from global to shared memory, STAGES - 1 steps ahead.
+// copies the K steps' A and B tiles from global to shared memory, up to STAGES steps ahead.
 // Warpgroups 1..CONSUMERS are the consumers: they only issue wgmma on the tiles in shared
-// memory, each for its BM / CONSUMERS rows of the BM x BN tile, with the accumulators in
-// registers. The two sides hand the STAGES buffers back and forth through two mbarriers a
-// stage: full[s] completes when the producer's copies of the step have landed, empty[s] when
-// every consumer warp is done reading it. setmaxnreg moves registers from the producer (which
-// needs few) to the consumers (which hold up to 128 accumulators a thread). The persistent
-// schedules keep the stages one ring over all the block's tiles, so that the producer loads
-// the next tile while the consumers store the last one.
+// memory, each for its rows of the BM x BN tile (ping-pong: for whole tiles in turn), with
+// the accumulators in registers, and store C. The two sides hand the STAGES buffers back and
+// forth through two mbarriers a stage: full[s] completes when the producer's copies of the
+// step have landed, empty[s] when every consumer warp is done reading it. setmaxnreg moves
+// registers from the producer (which needs few) to the consumers (which hold up to 128
+// accumulators a thread). The persistent schedules keep the stages one ring over all the
+// block's tiles, so that the producer loads the next tile while the consumers store the last
+// one; in ping-pong a third pair of mbarriers passes the turn between the two consumers.
 //
 // Loads. The producer's 128 threads copy with cp.async (16 bytes a copy, zero-filled outside
 // the matrix) straight into the layouts wgmma's shared-memory descriptors describe, and

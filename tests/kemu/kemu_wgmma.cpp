@@ -27,7 +27,8 @@
 //   without waiting for it gives wrong sums). Every copy must read inside A or B. A thread
 //   that arrives lets the others run before it goes on.
 // - bar.sync 1 and 2, the consumers' barriers.
-// Not modelled: the memory proxies (fence.proxy.async does nothing here), setmaxnreg (the
+// The persistent schedules run on 3 blocks (whole clusters), so that each block walks several
+// tiles and the ring of stages wraps across them. Not modelled: the memory proxies (fence.proxy.async does nothing here), setmaxnreg (the
 // kernel checks at compile time that the registers add up), timing.
 #include "kemu_tc.hpp"
 
