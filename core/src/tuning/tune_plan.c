@@ -92,6 +92,9 @@ static int add_size(TuneRun *r, TuneVariant *tv, const CutuneProblem *prob, cons
         ts->flops = cutune_variant_flops(tv->p, prob);
         ts->bytes = cutune_variant_bytes(tv->p, prob);
     }
+    for (size_t i = 0; i < ts->nvariants; i++)
+        if (ts->variants[i] == tv)
+            return 0; /* two of its sizes are one problem (--dtype made them alike, say) */
     TuneVariant **v = realloc(ts->variants, (ts->nvariants + 1) * sizeof *v);
     if (!v)
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");

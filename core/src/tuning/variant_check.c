@@ -318,8 +318,8 @@ static void check_params(const CutuneVariantDef *v, const CutuneSpace *sp,
             "  note: the types of op %s's signature are unknown (%s): only the number of "
             "parameters was checked\n",
             op->name, e.msg);
-    } else if (cutune_kernel_param_types(v->source, v->kernel_name, d.ptr, d.n, o->arch, &kt, &e) !=
-               0) {
+    } else if (cutune_kernel_param_types(v->source, v->kernel_name, d.ptr, d.n,
+                                         check_arch(v, o->arch), &kt, &e) != 0) {
         cutune_check_say(
             o,
             "  note: the types of kernel %s's parameters are unknown (%s): only their number "
