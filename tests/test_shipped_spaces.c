@@ -71,6 +71,9 @@ static size_t brute_reg1d(void);
 static size_t brute_reg2d(void);
 static size_t brute_warptile(void);
 static size_t brute_async(void);
+static size_t brute_mma(void);
+static size_t brute_tf32(void);
+static size_t brute_3xtf32(void);
 
 static const struct {
     const char *variant, *version, *source_hash;
@@ -86,6 +89,10 @@ static const struct {
      3 * 3 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 2, brute_warptile},
     {"matmul_async", "8", "d0d6436c9f9e488c1a0de1d29d7ff84e", 0,
      4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2 * 2, brute_async},
+    {"matmul_mma", "1", "95c4cb0ceb5fcbcae6e9080bebeed5a5", 0,
+     4 * 3 * 2 * 2 * 2 * 4 * 4 * 2 * 3 * 2, brute_mma},
+    {"matmul_tf32", "1", "d0eddbd4e89082bbcdeefc5cb9760469", 0, 4 * 4 * 2 * 2 * 2 * 4 * 4 * 2 * 2 * 2, brute_tf32},
+    {"matmul_3xtf32", "1", "d0eddbd4e89082bbcdeefc5cb9760469", 0, 4 * 4 * 1 * 2 * 2 * 5 * 4 * 2 * 2 * 2, brute_3xtf32},
     {"axpy_template", "1", "122d2ae4010444bda5e11ce5dbe87156", 20, 5 * 4, NULL},
     {"matadd_2d", "1", "3e63451e5cbdf3a69f31a28e2e5ef9d3", 126, 11 * 11 * 2, NULL},
     {"transpose_naive", "1", "bcf6c0cdc8c0edc4e77991710ec67f6a", 48, 5 * 6 * 2, NULL},
@@ -224,6 +231,60 @@ static size_t async_rest(int nt, int bm, int bn, int bk, int wk)
 static size_t brute_async(void)
 {
     return count_warp_shapes(32, 1, 2, async_rest);
+}
+
+/* The tensor-core spaces (matmul_mma.ini, matmul_tf32.ini, matmul_3xtf32.ini), problem-free:
+ * (BM / WM) x (BN / WN) warps of 64 to 512 threads, whole 16-byte copies of both tiles for
+ * every thread, the registers estimated per thread (ra + rb * (WM + WN) + acc * WM * WN / 32)
+ * within 255 and within the SM's 65536 for MINB blocks, the stages (or the split-K partial
+ * tile, or matmul_mma's rounded tile) within 227 KiB, and 228 KiB for two blocks when MINB is
+ * 2. `bytes` is the element size, `acc` 1 (2 for 3xTF32's step sums), `rb` in quarters. The
+ * remaining parameters (GROUP_M, VEC's values) multiply. */
+static size_t brute_tc(int bytes, int bm_lo, int bn_lo, int bk_lo, int bk_hi, int stages_hi,
+                       int acc, int rb4, int ra, int vec_staged, int nvec)
+{
+    size_t n = 0;
+    for (int bm = bm_lo; bm <= 256; bm *= 2)
+        for (int bn = bn_lo; bn <= 256; bn *= 2)
+            for (int bk = bk_lo; bk <= bk_hi; bk *= 2)
+                for (int wm = 32; wm <= 64; wm *= 2)
+                    for (int wn = 32; wn <= 64; wn *= 2)
+                        for (int st = 2; st <= stages_hi; st++)
+                            for (int sk = 1; sk <= 8; sk *= 2)
+                                for (int v = 0; v < nvec; v++)
+                                    for (int minb = 1; minb <= 2; minb++) {
+                                        const int nt = (bm / wm) * (bn / wn) * 32;
+                                        const int chunk = 16 / bytes, regs = acc * wm * wn / 32 +
+                                                                             rb4 * (wm + wn) / 4 +
+                                                                             ra;
+                                        const int vec = vec_staged && v > 0; /* VEC > 2 */
+                                        int shared = st * (bm + bn) * bk * bytes;
+                                        if (sk > 1 && bm * bn * 4 > shared)
+                                            shared = bm * bn * 4;
+                                        if (vec && bm * bn * 2 > shared)
+                                            shared = bm * bn * 2;
+                                        n += bm % wm == 0 && bn % wn == 0 && nt >= 64 &&
+                                             nt <= 512 && (bm * bk / chunk) % nt == 0 &&
+                                             (bn * bk / chunk) % nt == 0 && regs <= 255 &&
+                                             regs * nt * minb <= 65536 && shared <= 232448 &&
+                                             (minb == 1 || 2 * (shared + 1024) <= 233472);
+                                    }
+    return 2 * n; /* GROUP_M */
+}
+
+static size_t brute_mma(void) /* WM / 2 + WN / 2 + 40: rb4 = 2, ra = 40; VEC {2, 4, 8} */
+{
+    return brute_tc(2, 32, 64, 32, 64, 5, 1, 2, 40, 1, 3);
+}
+
+static size_t brute_tf32(void) /* 3 (WM + WN) / 4 + 16; VEC {2, 4} */
+{
+    return brute_tc(4, 32, 32, 16, 32, 5, 1, 3, 16, 0, 2);
+}
+
+static size_t brute_3xtf32(void) /* twice the accumulators, BK 16 only, STAGES up to 6 */
+{
+    return brute_tc(4, 32, 32, 16, 16, 6, 2, 3, 16, 0, 2);
 }
 
 static void check_variant(const CutuneVariantDef *p, const CutuneCheckOptions *o)

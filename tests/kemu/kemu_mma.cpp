@@ -4,48 +4,18 @@
 // tiles, the guarded path for rows not 16-byte aligned, the staged epilogue, the block
 // rasterisation and the split-K reduction through a thread block cluster's shared memory.
 //
-// The warp-collective instructions are emulated from the PTX ISA's definitions (an 8 x 8
-// matrix of ldmatrix: lane l receives row l / 4, elements 2 (l % 4) and 2 (l % 4) + 1, or
-// with .trans the same of the transposed matrix; mma.m16n8k16: lane l = 4 g + t holds A
-// (rows g, g + 8; columns 2t, 2t + 1, + 8), B (rows 2t, 2t + 1, + 8; column g) and C (rows
-// g, g + 8; columns 2t, 2t + 1)), independently of the kernel's code: a kernel that puts a
-// fragment element in the wrong place gets wrong sums here. cp.async is emulated twice: its
-// copies land at once (a stage overwritten while another warp still reads it shows), then
-// only at the wait that must cover them (a wait too short shows). cp.async and ldmatrix
-// addresses must be 16-byte aligned, as on the GPU, or the test aborts.
-#include "kemu.hpp"
+// The warp-collective instructions are emulated from the PTX ISA's definitions (ldmatrix,
+// cp.async and the cluster's shared memory in kemu_tc.hpp; mma.m16n8k16 here: lane l = 4 g +
+// t holds A (rows g, g + 8; columns 2t, 2t + 1, + 8), B (rows 2t, 2t + 1, + 8; column g) and
+// C (rows g, g + 8; columns 2t, 2t + 1)), independently of the kernel's code: a kernel that
+// puts a fragment element in the wrong place gets wrong sums here. cp.async runs twice, its
+// copies landing at once and at the wait that must cover them.
+#include "kemu_tc.hpp"
 
-#include <cmath>
-#include <cstdio>
 #include <random>
-
-#define CUTUNE_KEMU 1
-#define __cluster_dims__(...)
-
-struct uint2 {
-    unsigned x, y;
-};
-inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d)
-{
-    return {a, b, c, d};
-}
-inline uint2 make_uint2(unsigned a, unsigned b)
-{
-    return {a, b};
-}
-inline float2 make_float2(float a, float b)
-{
-    return {a, b};
-}
 
 namespace emu
 {
-[[noreturn]] inline void fail(const char *what, unsigned long long v)
-{
-    fprintf(stderr, "kemu_mma: %s (0x%llx)\n", what, v);
-    std::abort();
-}
-
 // 16-bit values and their rounding (to nearest, ties to even), as cvt.rn does
 inline double to_double(unsigned short h)
 {
@@ -88,134 +58,7 @@ inline unsigned short round_half(float f)
     return sign | (unsigned short)(((e - 1 + 15) << 10) | ((unsigned)std::ldexp(v, 11 - e) - 1024));
 #endif
 }
-
-inline char *smem_at(unsigned a)
-{
-    if (a >= sizeof kemu::dynamic_shared)
-        fail("a shared address past the end", a);
-    return reinterpret_cast<char *>(kemu::dynamic_shared) + a;
-}
-
-// cp.async: copies and groups of each thread, landing at once or at the wait
-struct Copy {
-    char *dst;
-    unsigned char data[16];
-};
-inline bool deferred;
-inline std::vector<Copy> open_group[kemu::MAX_THREADS];
-inline std::vector<std::vector<Copy>> groups[kemu::MAX_THREADS];
-
-// what a warp's lanes hand each other in a collective instruction
-inline unsigned exchange[kemu::MAX_THREADS / 32][32][6];
-
-// Shared memory bank conflicts, counted as the extra wavefronts they cost. Shared memory has
-// 32 banks of 4 bytes: a 16-byte access falls in one of 8 groups of 4 banks ((addr / 16) %
-// 8), and a quarter-warp (8 lanes) of 16-byte accesses, or the 8 rows of an ldmatrix
-// matrix, take one wavefront when their groups differ, else as many as the most any group
-// gets. cp.async destinations are recorded per thread (a warp's i-th copies are one
-// instruction) and counted after the launch.
-inline long ldmatrix_conflicts, copy_conflicts;
-inline std::vector<unsigned> copy_dst[kemu::MAX_THREADS];
-inline int extra_wavefronts(const unsigned *addr, int n) // n addresses of 16-byte accesses
-{
-    int per_group[8] = {0}, most = 0;
-    for (int i = 0; i < n; i++) {
-        bool again = false; // the same 16 bytes twice is one access
-        for (int j = 0; j < i; j++)
-            again |= addr[j] / 16 == addr[i] / 16;
-        if (!again)
-            most = std::max(most, ++per_group[addr[i] / 16 % 8]);
-    }
-    return most - 1;
-}
-inline void count_copy_conflicts(int nthreads)
-{
-    for (int w = 0; w < nthreads / 32; w++)
-        for (size_t k = 0; k < copy_dst[32 * w + 31].size(); k++) // as many in each lane
-            for (int q = 0; q < 4; q++) {
-                unsigned a[8];
-                for (int l = 0; l < 8; l++)
-                    a[l] = copy_dst[32 * w + 8 * q + l][k];
-                copy_conflicts += extra_wavefronts(a, 8);
-            }
-    for (int t = 0; t < kemu::MAX_THREADS; t++)
-        copy_dst[t].clear();
-}
-inline void warp_sync()
-{
-    kemu::arrive_and_wait(kemu::warp_barrier[kemu::warp_id()]);
-}
 } // namespace emu
-
-inline unsigned smem_addr(const void *p)
-{
-    return (unsigned)(static_cast<const char *>(p) -
-                      reinterpret_cast<const char *>(kemu::dynamic_shared));
-}
-inline void cp_async16(unsigned dst, const void *src, int bytes)
-{
-    if (dst % 16 || (bytes && reinterpret_cast<uintptr_t>(src) % 16) || bytes < 0 || bytes > 16)
-        emu::fail("cp.async: a misaligned address or a bad size", dst);
-    emu::copy_dst[kemu::current].push_back(dst);
-    emu::Copy c{emu::smem_at(dst), {}};
-    std::memcpy(c.data, src, (size_t)bytes);
-    if (emu::deferred)
-        emu::open_group[kemu::current].push_back(c);
-    else
-        std::memcpy(c.dst, c.data, 16);
-}
-inline void cp_async_commit()
-{
-    if (emu::deferred) {
-        emu::groups[kemu::current].push_back(std::move(emu::open_group[kemu::current]));
-        emu::open_group[kemu::current].clear();
-    }
-}
-template <int N_> void cp_async_wait()
-{
-    auto &g = emu::groups[kemu::current];
-    while (g.size() > (size_t)N_) {
-        for (const emu::Copy &c : g.front())
-            std::memcpy(c.dst, c.data, 16);
-        g.erase(g.begin());
-    }
-}
-
-inline void ldmatrix(unsigned (&r)[4], unsigned addr, bool trans)
-{
-    const int w = kemu::warp_id(), l = kemu::linear_id() % 32;
-    if (addr % 16)
-        emu::fail("ldmatrix: a row address not 16-byte aligned", addr);
-    emu::exchange[w][l][0] = addr;
-    emu::warp_sync();
-    if (l == 0)
-        for (int m = 0; m < 4; m++) {
-            unsigned rows[8];
-            for (int i = 0; i < 8; i++)
-                rows[i] = emu::exchange[w][8 * m + i][0];
-            emu::ldmatrix_conflicts += emu::extra_wavefronts(rows, 8);
-        }
-    auto at = [&](int lane, int byte) {
-        unsigned short h;
-        std::memcpy(&h, emu::smem_at(emu::exchange[w][lane][0] + byte), 2);
-        return (unsigned)h;
-    };
-    for (int m = 0; m < 4; m++) // matrix m's rows come from lanes 8m .. 8m + 7
-        if (!trans)
-            r[m] = at(8 * m + l / 4, 4 * (l % 4)) | at(8 * m + l / 4, 4 * (l % 4) + 2) << 16;
-        else
-            r[m] = at(8 * m + 2 * (l % 4), 2 * (l / 4)) | at(8 * m + 2 * (l % 4) + 1, 2 * (l / 4))
-                                                              << 16;
-    emu::warp_sync(); // everyone has read before the next collective
-}
-inline void ldmatrix_x4(unsigned (&r)[4], unsigned addr)
-{
-    ldmatrix(r, addr, false);
-}
-inline void ldmatrix_x4_trans(unsigned (&r)[4], unsigned addr)
-{
-    ldmatrix(r, addr, true);
-}
 
 inline void mma16816(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2])
 {
@@ -245,21 +88,9 @@ inline unsigned pack2(float lo, float hi)
 {
     return emu::round_half(lo) | (unsigned)emu::round_half(hi) << 16;
 }
-inline unsigned cluster_rank()
-{
-    return (unsigned)kemu::block_rank();
-}
-inline void cluster_sync()
-{
-    kemu::cluster_sync();
-}
 inline void cluster_load(float *v, const float *local, unsigned rank, int n)
 {
-    const char *mine = kemu::shared_of(kemu::block_rank());
-    const size_t off = (size_t)(reinterpret_cast<const char *>(local) - mine);
-    if (off % (4 * n))
-        emu::fail("ld.shared::cluster: a misaligned address", off);
-    std::memcpy(v, kemu::shared_of((int)rank) + off, 4 * (size_t)n);
+    cluster_copy(v, local, rank, 4 * (size_t)n);
 }
 
 #include KERNEL_SOURCE
@@ -326,10 +157,10 @@ int main()
             std::copy(hb.begin(), hb.end(), bf.B);
             std::fill(bf.C - GUARD, bf.C + (size_t)M * N + GUARD, (unsigned short)0xdead);
             std::fill(bf.C, bf.C + (size_t)M * N, (unsigned short)0xffff); // NaN in both types
-            emu::ldmatrix_conflicts = emu::copy_conflicts = 0;
+            emu::ldmatrix_conflicts = emu::copies.conflicts = 0;
             kemu::launch_cluster(grid, dim3{NT, 1, 1}, SPLITK, matmul_mma, (const half_t *)bf.A,
                                  (const half_t *)bf.B, bf.C, M, N, K);
-            emu::count_copy_conflicts(NT * SPLITK);
+            emu::count_conflicts(emu::copies, NT * SPLITK);
             long wrong = 0, outside = 0, pending = 0;
             long first = -1;
             for (size_t e = 0; e < (size_t)M * N; e++) {
@@ -340,17 +171,16 @@ int main()
             }
             for (int e = 0; e < GUARD; e++)
                 outside += (bf.C[-1 - e] != 0xdead) + (bf.C[(size_t)M * N + e] != 0xdead);
-            for (int t = 0; t < kemu::MAX_THREADS; t++)
-                pending += (long)(emu::groups[t].size() + emu::open_group[t].size());
+            pending = emu::pending_copies();
             // the swizzle's promise: no bank conflict in any ldmatrix or cp.async
-            const long conflicts = emu::ldmatrix_conflicts + emu::copy_conflicts;
+            const long conflicts = emu::ldmatrix_conflicts + emu::copies.conflicts;
             const bool bad = wrong || outside || pending || conflicts;
             failures += bad;
             printf("%dx%dx%d %s, copies %s: %ld wrong, %ld written outside C, %ld copies left, "
                    "%ld + %ld bank conflicts (ldmatrix + cp.async): %s",
                    M, N, K, shift ? "misaligned" : "aligned",
                    emu::deferred ? "at the wait" : "at once", wrong, outside, pending,
-                   emu::ldmatrix_conflicts, emu::copy_conflicts, bad ? "FAIL" : "ok");
+                   emu::ldmatrix_conflicts, emu::copies.conflicts, bad ? "FAIL" : "ok");
             if (first >= 0)
                 printf(" (first [%ld][%ld]: %.9g, FP64 %.9g)", first / N, first % N,
                        emu::to_double(bf.C[first]), ref[(size_t)first]);
