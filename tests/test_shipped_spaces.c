@@ -91,9 +91,9 @@ static const struct {
      4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2 * 2, brute_async},
     {"matmul_mma", "1", "95c4cb0ceb5fcbcae6e9080bebeed5a5", 0,
      4 * 3 * 2 * 2 * 2 * 4 * 4 * 2 * 3 * 2, brute_mma},
-    {"matmul_tf32", "1", "d0eddbd4e89082bbcdeefc5cb9760469", 0,
+    {"matmul_tf32", "1", "f00dd578e676d89f2d9ec5dea2a3bbfc", 0,
      4 * 4 * 2 * 2 * 2 * 4 * 4 * 2 * 2 * 2, brute_tf32},
-    {"matmul_3xtf32", "1", "d0eddbd4e89082bbcdeefc5cb9760469", 0,
+    {"matmul_3xtf32", "1", "f00dd578e676d89f2d9ec5dea2a3bbfc", 0,
      4 * 4 * 1 * 2 * 2 * 5 * 4 * 2 * 2 * 2, brute_3xtf32},
     {"axpy_template", "1", "122d2ae4010444bda5e11ce5dbe87156", 20, 5 * 4, NULL},
     {"matadd_2d", "1", "3e63451e5cbdf3a69f31a28e2e5ef9d3", 126, 11 * 11 * 2, NULL},
@@ -240,10 +240,11 @@ static size_t brute_async(void)
  * every thread, the registers estimated per thread (ra + rb * (WM + WN) + acc * WM * WN / 32)
  * within 255 and within the SM's 65536 for MINB blocks, the stages (or the split-K partial
  * tile, or matmul_mma's rounded tile) within 227 KiB, and 228 KiB for two blocks when MINB is
- * 2. `bytes` is the element size, `acc` 1 (2 for 3xTF32's step sums), `rb` in quarters. The
- * remaining parameters (GROUP_M, VEC's values) multiply. */
+ * 2. `bytes` is the element size, `acc` 1 (2 for 3xTF32's step sums), `rb` in quarters,
+ * `wide_warps` the warps a block needs with 64 x 64 warp tiles. The remaining parameters
+ * (GROUP_M, VEC's values) multiply. */
 static size_t brute_tc(int bytes, int bm_lo, int bn_lo, int bk_lo, int bk_hi, int stages_hi,
-                       int acc, int rb4, int ra, int vec_staged, int nvec)
+                       int acc, int rb4, int ra, int vec_staged, int nvec, int wide_warps)
 {
     size_t n = 0;
     for (int bm = bm_lo; bm <= 256; bm *= 2)
@@ -269,24 +270,25 @@ static size_t brute_tc(int bytes, int bm_lo, int bn_lo, int bk_lo, int bk_hi, in
                                              nt <= 512 && (bm * bk / chunk) % nt == 0 &&
                                              (bn * bk / chunk) % nt == 0 && regs <= 255 &&
                                              regs * nt * minb <= 65536 && shared <= 232448 &&
-                                             (minb == 1 || 2 * (shared + 1024) <= 233472);
+                                             (minb == 1 || 2 * (shared + 1024) <= 233472) &&
+                                             (wm * wn < 4096 || nt / 32 >= wide_warps);
                                     }
     return 2 * n; /* GROUP_M */
 }
 
 static size_t brute_mma(void) /* WM / 2 + WN / 2 + 40: rb4 = 2, ra = 40; VEC {2, 4, 8} */
 {
-    return brute_tc(2, 32, 64, 32, 64, 5, 1, 2, 40, 1, 3);
+    return brute_tc(2, 32, 64, 32, 64, 5, 1, 2, 40, 1, 3, 0);
 }
 
-static size_t brute_tf32(void) /* 3 (WM + WN) / 4 + 16; VEC {2, 4} */
+static size_t brute_tf32(void) /* 3 (WM + WN) / 4 + 16; VEC {2, 4}; 64 x 64 in 4 warps */
 {
-    return brute_tc(4, 32, 32, 16, 32, 5, 1, 3, 16, 0, 2);
+    return brute_tc(4, 32, 32, 16, 32, 5, 1, 3, 16, 0, 2, 4);
 }
 
 static size_t brute_3xtf32(void) /* twice the accumulators, BK 16 only, STAGES up to 6 */
 {
-    return brute_tc(4, 32, 32, 16, 16, 6, 2, 3, 16, 0, 2);
+    return brute_tc(4, 32, 32, 16, 16, 6, 2, 3, 16, 0, 2, 0);
 }
 
 static void check_variant(const CutuneVariantDef *p, const CutuneCheckOptions *o)

@@ -324,6 +324,18 @@ __device__ __forceinline__ void load_stage(unsigned st, const Copies &c, int N, 
 
 // ---- fragments and products ----------------------------------------------------------------
 
+// f(i, j, q) for each of a thread's accumulators: element q of m tile i, n tile j
+template <class F> __device__ __forceinline__ void for_each_acc(F f)
+{
+#pragma unroll
+    for (int i = 0; i < MI; i++)
+#pragma unroll
+        for (int j = 0; j < NI; j++)
+#pragma unroll
+            for (int q = 0; q < 4; q++)
+                f(i, j, q);
+}
+
 // The column slot s (0..7) of an mma n tile sits at chunk P(s) of its 32-column group.
 __device__ __forceinline__ int slot_chunk(int s)
 {
@@ -530,13 +542,7 @@ __device__ __forceinline__ void main_loop(char *smem, const float *__restrict__ 
                 mma_step<false>(fa[set], fb[set], STEP_SUM);
 #if STEP_SUMS // the sum of 16 of K into the accumulator, rounded to nearest
             if (kk % 2 == 1)
-#pragma unroll
-                for (int i = 0; i < MI; i++)
-#pragma unroll
-                    for (int j = 0; j < NI; j++)
-#pragma unroll
-                        for (int q = 0; q < 4; q++)
-                            acc[i][j][q] += d[i][j][q];
+                for_each_acc([&](int i, int j, int q) { acc[i][j][q] += d[i][j][q]; });
 #endif
             if (kk == (PREFETCH ? KS - 2 : KS - 1)) {
                 cp_async_wait<STAGES - 2>(); // this thread's copies of step t + 1 have landed
@@ -690,13 +696,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
     const int nsteps = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
 
     float acc[MI][NI][4];
-#pragma unroll
-    for (int i = 0; i < MI; i++)
-#pragma unroll
-        for (int j = 0; j < NI; j++)
-#pragma unroll
-            for (int q = 0; q < 4; q++)
-                acc[i][j][q] = 0.0f;
+    for_each_acc([&](int i, int j, int q) { acc[i][j][q] = 0.0f; });
 
     // 16-byte copies need every row of A and B to start on 16 bytes
     const bool aligned = (K & 3) == 0 && (((unsigned long long)A | (unsigned long long)B) & 15) == 0

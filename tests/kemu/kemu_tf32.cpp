@@ -5,10 +5,10 @@
 // the cp.async pipeline (copies landing at once, and at the wait), the zero fill of ragged
 // tiles, the guarded path for rows not 16-byte aligned, the block rasterisation, the split-K
 // reduction in a thread block cluster, fp32's small-K path on the CUDA cores, and the
-// hi/lo split with its sums of 16 of K. Each size runs 8 times: 16-byte aligned and not (the
-// guarded path), with the warps of a block in step and running ahead (kemu.hpp: a barrier
-// missing or too early shows), and with cp.async's copies landing at once and only at the
-// wait that must cover them (a wait too short shows).
+// hi/lo split with its sums of 16 of K. Each size but the last runs 8 times: 16-byte
+// aligned and not (the guarded path), with the warps of a block in step and running ahead
+// (kemu.hpp: a barrier missing or too early shows), and with cp.async's copies landing at
+// once and only at the wait that must cover them (a wait too short shows).
 //
 // mma.m16n8k8 with TF32 operands is emulated from the PTX ISA's fragment layout (lane l = 4 g
 // + t holds A (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4); B (k t, n g), (k t + 4, n g); C
