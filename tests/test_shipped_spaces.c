@@ -73,6 +73,8 @@ static size_t brute_warptile(void);
 static size_t brute_async(void);
 static size_t brute_mma(void);
 static size_t brute_wgmma(void);
+static size_t brute_tf32(void);
+static size_t brute_3xtf32(void);
 
 static const struct {
     const char *variant, *version, *source_hash;
@@ -92,6 +94,10 @@ static const struct {
      4 * 3 * 2 * 2 * 2 * 4 * 4 * 2 * 3 * 2, brute_mma},
     {"matmul_wgmma", "1", "403b46259c13f91f55b57e35aff0cddf", 4038,
      3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2, brute_wgmma},
+    {"matmul_tf32", "1", "f00dd578e676d89f2d9ec5dea2a3bbfc", 0,
+     4 * 4 * 2 * 2 * 2 * 4 * 4 * 2 * 2 * 2, brute_tf32},
+    {"matmul_3xtf32", "1", "f00dd578e676d89f2d9ec5dea2a3bbfc", 0,
+     4 * 4 * 1 * 2 * 2 * 5 * 4 * 2 * 2 * 2, brute_3xtf32},
     {"axpy_template", "1", "122d2ae4010444bda5e11ce5dbe87156", 20, 5 * 4, NULL},
     {"matadd_2d", "1", "3e63451e5cbdf3a69f31a28e2e5ef9d3", 126, 11 * 11 * 2, NULL},
     {"transpose_naive", "1", "bcf6c0cdc8c0edc4e77991710ec67f6a", 48, 5 * 6 * 2, NULL},
@@ -235,46 +241,6 @@ static size_t brute_async(void)
     return count_warp_shapes(32, 1, 2, async_rest);
 }
 
-/* matmul_mma's constraints without a problem, under sm_90 limits, written out again: warps
- * tile the block; 64..512 threads; every thread the same number of 16-byte copies of A and
- * B; registers (accumulators + fragments + 40) <= 255 and within the block's 65536 with
- * MINB blocks; shared memory (stages, or the fp32 tile of split-K, or the staged output)
- * within 227 KiB, and twice that plus 1 KiB each within 228 KiB when MINB = 2. */
-static size_t brute_mma(void)
-{
-    static const int bms[] = {32, 64, 128, 256}, bns[] = {64, 128, 256}, bks[] = {32, 64};
-    static const int ws[] = {32, 64}, splits[] = {1, 2, 4, 8}, vecs[] = {2, 4, 8};
-    size_t n = 0;
-    for (int a = 0; a < 4; a++)
-        for (int b = 0; b < 3; b++)
-            for (int k = 0; k < 2; k++)
-                for (int wm = 0; wm < 2; wm++)
-                    for (int wn = 0; wn < 2; wn++)
-                        for (int stages = 2; stages <= 5; stages++)
-                            for (int sk = 0; sk < 4; sk++)
-                                for (int v = 0; v < 3; v++)
-                                    for (int minb = 1; minb <= 2; minb++) {
-                                        long BM = bms[a], BN = bns[b], BK = bks[k], WM = ws[wm],
-                                             WN = ws[wn], SK = splits[sk], VEC = vecs[v];
-                                        if (BM % WM || BN % WN)
-                                            continue;
-                                        long nt = (BM / WM) * (BN / WN) * 32;
-                                        long regs = WM * WN / 32 + WM / 2 + WN / 2 + 40;
-                                        long st = (long)stages * (BM + BN) * BK * 2;
-                                        long sh = st;
-                                        if (SK > 1 && BM * BN * 4 > sh)
-                                            sh = BM * BN * 4;
-                                        if (VEC > 2 && BM * BN * 2 > sh)
-                                            sh = BM * BN * 2;
-                                        n += 2 * /* GROUP_M: no constraint without a problem */
-                                             (nt >= 64 && nt <= 512 && (BM * BK / 8) % nt == 0 &&
-                                              (BN * BK / 8) % nt == 0 && regs <= 255 &&
-                                              regs * nt * minb <= 65536 && sh <= 232448 &&
-                                              (minb == 1 || 2 * (sh + 1024) <= 233472));
-                                    }
-    return n;
-}
-
 /* The rules of matmul_wgmma.ini that do not name the problem: ping-pong with two consumers;
  * a consumer's rows (the tile's in ping-pong) 64 or 128; its accumulators and 40 registers
  * within what setmaxnreg gives it; m64n256 only with 168 registers a thread at launch; the
@@ -314,6 +280,62 @@ static size_t brute_wgmma(void)
                                 }
                             }
     return n;
+}
+
+/* The tensor-core spaces (matmul_mma.ini, matmul_tf32.ini, matmul_3xtf32.ini), problem-free:
+ * (BM / WM) x (BN / WN) warps of 64 to 512 threads, whole 16-byte copies of both tiles for
+ * every thread, the registers estimated per thread (ra + rb * (WM + WN) + acc * WM * WN / 32)
+ * within 255 and within the SM's 65536 for MINB blocks, the stages (or the split-K partial
+ * tile, or matmul_mma's rounded tile) within 227 KiB, and 228 KiB for two blocks when MINB is
+ * 2. `bytes` is the element size, `acc` 1 (2 for 3xTF32's step sums), `rb` in quarters,
+ * `wide_warps` the warps a block needs with 64 x 64 warp tiles. The remaining parameters
+ * (GROUP_M, VEC's values) multiply. */
+static size_t brute_tc(int bytes, int bm_lo, int bn_lo, int bk_lo, int bk_hi, int stages_hi,
+                       int acc, int rb4, int ra, int vec_staged, int nvec, int wide_warps)
+{
+    size_t n = 0;
+    for (int bm = bm_lo; bm <= 256; bm *= 2)
+        for (int bn = bn_lo; bn <= 256; bn *= 2)
+            for (int bk = bk_lo; bk <= bk_hi; bk *= 2)
+                for (int wm = 32; wm <= 64; wm *= 2)
+                    for (int wn = 32; wn <= 64; wn *= 2)
+                        for (int st = 2; st <= stages_hi; st++)
+                            for (int sk = 1; sk <= 8; sk *= 2)
+                                for (int v = 0; v < nvec; v++)
+                                    for (int minb = 1; minb <= 2; minb++) {
+                                        const int nt = (bm / wm) * (bn / wn) * 32;
+                                        const int chunk = 16 / bytes, regs = acc * wm * wn / 32 +
+                                                                             rb4 * (wm + wn) / 4 +
+                                                                             ra;
+                                        const int vec = vec_staged && v > 0; /* VEC > 2 */
+                                        int shared = st * (bm + bn) * bk * bytes;
+                                        if (sk > 1 && bm * bn * 4 > shared)
+                                            shared = bm * bn * 4;
+                                        if (vec && bm * bn * 2 > shared)
+                                            shared = bm * bn * 2;
+                                        n += bm % wm == 0 && bn % wn == 0 && nt >= 64 &&
+                                             nt <= 512 && (bm * bk / chunk) % nt == 0 &&
+                                             (bn * bk / chunk) % nt == 0 && regs <= 255 &&
+                                             regs * nt * minb <= 65536 && shared <= 232448 &&
+                                             (minb == 1 || 2 * (shared + 1024) <= 233472) &&
+                                             (wm * wn < 4096 || nt / 32 >= wide_warps);
+                                    }
+    return 2 * n; /* GROUP_M */
+}
+
+static size_t brute_mma(void) /* WM / 2 + WN / 2 + 40: rb4 = 2, ra = 40; VEC {2, 4, 8} */
+{
+    return brute_tc(2, 32, 64, 32, 64, 5, 1, 2, 40, 1, 3, 0);
+}
+
+static size_t brute_tf32(void) /* 3 (WM + WN) / 4 + 16; VEC {2, 4}; 64 x 64 in 4 warps */
+{
+    return brute_tc(4, 32, 32, 16, 32, 5, 1, 3, 16, 0, 2, 4);
+}
+
+static size_t brute_3xtf32(void) /* twice the accumulators, BK 16 only, STAGES up to 6 */
+{
+    return brute_tc(4, 32, 32, 16, 16, 6, 2, 3, 16, 0, 2, 0);
 }
 
 static void check_variant(const CutuneVariantDef *p, const CutuneCheckOptions *o)

@@ -148,16 +148,18 @@ inline void make_context(Context &to, char *base, size_t size, void (*fn)())
 #endif
 
 // A CUDA thread: a context on a stack of its own, kept from block to block.
-struct Thread {
-    Context ctx;
-    char *stack;
-    bool done;
-    void *fake_stack; // AddressSanitizer's, while the thread is switched out
-};
 // A barrier over `expected` threads; a generation counts its releases.
 struct Barrier {
     int expected, arrived;
     unsigned generation;
+};
+struct Thread {
+    Context ctx;
+    char *stack;
+    bool done;
+    void *fake_stack;       // AddressSanitizer's, while the thread is switched out
+    const Barrier *waiting; // the barrier it waits at (null: none), until its generation moves
+    unsigned waiting_generation;
 };
 enum { MAX_THREADS = 2048, MAX_CLUSTER = 8, STACK_BYTES = 1 << 18 };
 inline Thread threads[MAX_THREADS]; // a launch's block, or its cluster's blocks one after another
@@ -167,6 +169,12 @@ inline Context scheduler;
 inline const void *scheduler_stack; // its bounds, for AddressSanitizer
 inline size_t scheduler_stack_size;
 inline int current;
+// The schedule: false, each thread runs on to its next barrier in turn, so that the warps of
+// a block move in step; true (warps run ahead), the lowest-numbered thread that can go on runs,
+// so that a warp runs on alone until it waits at a barrier that another warp must reach. A
+// warp that overwrites shared memory another warp has yet to read (a __syncthreads missing or
+// too early) shows only in the second.
+inline bool warps_run_ahead;
 inline unsigned long long events; // barrier releases and threads finished, to see progress
 inline void (*body)(); // the launch's kernel with its arguments
 inline unsigned long long exchange[MAX_THREADS / 32][32]; // [warp][lane], shuffles and votes
@@ -224,8 +232,11 @@ inline void arrive_and_wait(Barrier &b)
         events++;
         return;
     }
+    threads[current].waiting = &b;
+    threads[current].waiting_generation = generation;
     while (b.generation == generation)
         switch_out(false);
+    threads[current].waiting = nullptr;
 }
 } // namespace kemu
 
@@ -463,6 +474,7 @@ template <class K, class... A> void launch_cluster(dim3 grid, dim3 block, int cl
                 for (int t = 0; t < nthreads; t++) {
                     Thread &th = threads[t];
                     th.done = false;
+                    th.waiting = nullptr;
                     make_context(th.ctx, th.stack, STACK_BYTES, thread_main);
                 }
                 // dynamic shared memory starts as garbage (0xff bytes, NaN as floats), not as
@@ -474,8 +486,11 @@ template <class K, class... A> void launch_cluster(dim3 grid, dim3 block, int cl
                 for (int live = nthreads; live > 0;) {
                     const unsigned long long before = events;
                     for (int t = 0; t < nthreads; t++) {
-                        if (threads[t].done)
-                            continue;
+                        const Thread &w = threads[t];
+                        if (w.done || (w.waiting && w.waiting->generation == w.waiting_generation))
+                            continue; // it could not go on
+                        if (warps_run_ahead && events != before)
+                            break; // something moved: from the lowest-numbered thread again
                         current = t;
                         const int local = t % per_block;
                         threadIdx = {(unsigned)local % block.x, (unsigned)local / block.x % block.y,
