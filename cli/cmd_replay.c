@@ -7,10 +7,12 @@
 #include "utf8.h"
 #include "replay.h"
 #include "replay_svg.h"
+#include "score.h"
 #include "space.h"
 
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +25,16 @@ static const char help[] =
     "status and median time, and costs one evaluation. For each budget, each strategy is\n"
     "replayed with --seeds seeds; the result is the fraction of the optimum reached:\n"
     "(best time of the whole recording) / (best time among the strategy's proposals), 0\n"
-    "if none of them was ok. Random sampling is the baseline.\n"
+    "if none of them was ok: its median, 10th percentile (the unlucky tail) and quartiles\n"
+    "over the seeds. Random sampling is the baseline.\n"
+    "\n"
+    "--score adds the methodology score of Willemsen et al. (FGCS 2024) per strategy: at 12\n"
+    "budgets spread over the range where random search is expected to go from the median of\n"
+    "the space to within 4% of the optimum's distance to it, the median best time over the\n"
+    "seeds S(M) against calculated random search R(M) (the time its best of M draws without\n"
+    "replacement is expected to reach): (R(M) - S(M)) / (R(M) - optimum), averaged over\n"
+    "the budgets. 0 is as good as random search, 1 the optimum at every budget, below 0\n"
+    "worse than random. It needs an exhaustive recording with at least 2 ok configs.\n"
     "\n"
     "FILE is a cutune database (SQLite) or a CSV recording (tests/data/recordings/). The\n"
     "strategies search the valid configs of the variant's tuning space for that size\n"
@@ -47,7 +58,8 @@ static const char help[] =
     "  --seeds N          replays per strategy and budget (default 30)\n"
     "  --seed N           the first seed; the others follow (default 1)\n"
     "  --budgets LIST     evaluations, comma-separated, increasing (default 25,50,100,200,400);\n"
-    "                     a budget above the number of configs is the whole space\n"
+    "                     (the default's budgets above the number of configs are the whole\n"
+    "                     space; a budget given here must not exceed it)\n"
     "  --window N         proposals asked ahead of feedback, as `cutune run` does with its\n"
     "                     compile threads (default 18, a 16-core host's)\n"
     "  --start-from FILE  a warm start, as `cutune run` takes one from other sizes or\n"
@@ -58,6 +70,7 @@ static const char help[] =
     "                     strategy, hence another file\n"
     "  --start-best K     how many configs --start-from gives (default 5)\n"
     "  --no-space         search the recorded configs, not the tuning space\n"
+    "  --score            also the methodology score of each strategy (see above)\n"
     "  --json             print JSON instead of the table\n"
     "  --csv PATH         also write the results as CSV (one row per strategy and budget)\n"
     "  --svg PATH         also plot the median fraction against evaluations (SVG)\n"
@@ -81,7 +94,8 @@ typedef struct Start {
 typedef struct Opts {
     const char *file, *variant, *size, *device, *strategies, *csv, *svg, *export_csv;
     const char *start_from;
-    int synthetic, no_space, json;
+    int synthetic, no_space, json, score;
+    int budgets_given; /* --budgets was on the command line */
     uint64_t synthetic_seed, seed;
     size_t seeds, window, start_best;
     size_t budgets[MAX_BUDGETS], nbudgets;
@@ -113,6 +127,7 @@ static int parse_budgets(const char *cmd, const char *opt, const char *text, voi
     free(buf);
     if (!rc && o->nbudgets == 0)
         rc = cli_usage_error("replay", "--budgets is empty");
+    o->budgets_given = 1;
     return rc;
 }
 
@@ -134,8 +149,32 @@ static CutuneSpace *find_space(const char *variant)
     return sp;
 }
 
+/* The scores of --score, for print_json and print_table: NULL members without it. */
+typedef struct Scores {
+    const CutuneScoreSpace *space;
+    const CutuneScore *of; /* per strategy */
+} Scores;
+
+/* A strategy's score as JSON members: "score", and at each budget S(M), R(M) and score(M). */
+static void json_score(CutuneJson *j, const CutuneScore *x)
+{
+    cutune_json_member_number(j, "score", x->score);
+    cutune_json_key(j, "score_points");
+    cutune_json_begin_array(j);
+    for (size_t k = 0; k < x->nbudgets; k++) {
+        cutune_json_begin_object(j);
+        cutune_json_member_int(j, "budget", (int64_t)x->budgets[k]);
+        cutune_json_member_number(j, "median_best_ms", x->found_ms[k]);
+        cutune_json_member_number(j, "random_ms", x->random_ms[k]);
+        cutune_json_member_number(j, "score", x->point[k]);
+        cutune_json_end_object(j);
+    }
+    cutune_json_end_array(j);
+}
+
 static int print_json(const Opts *o, const CutuneRecording *r, const Start *st,
-                      const char *const *names, const CutuneReplayStat *const *stats, size_t ns)
+                      const char *const *names, const CutuneReplayStat *const *stats, size_t ns,
+                      const Scores *sc)
 {
     CutuneJson j;
     cutune_json_init(&j, stdout, 2);
@@ -171,11 +210,22 @@ static int print_json(const Opts *o, const CutuneRecording *r, const Start *st,
         cutune_json_member_number(&j, "best_fraction", st->best_fraction);
         cutune_json_end_object(&j);
     }
+    if (sc->space) {
+        cutune_json_key(&j, "score_range");
+        cutune_json_begin_object(&j);
+        cutune_json_member_number(&j, "p_start", CUTUNE_SCORE_P_START);
+        cutune_json_member_number(&j, "p_end", CUTUNE_SCORE_P_END);
+        cutune_json_member_int(&j, "first", (int64_t)sc->space->first);
+        cutune_json_member_int(&j, "last", (int64_t)sc->space->last);
+        cutune_json_end_object(&j);
+    }
     cutune_json_key(&j, "strategies");
     cutune_json_begin_array(&j);
     for (size_t s = 0; s < ns; s++) {
         cutune_json_begin_object(&j);
         cutune_json_member_string(&j, "name", names[s]);
+        if (sc->of)
+            json_score(&j, &sc->of[s]);
         cutune_json_key(&j, "results");
         cutune_json_begin_array(&j);
         for (size_t b = 0; b < o->nbudgets; b++) {
@@ -184,11 +234,12 @@ static int print_json(const Opts *o, const CutuneRecording *r, const Start *st,
             cutune_json_begin_object(&j);
             cutune_json_member_int(&j, "budget", (int64_t)x->budget);
             cutune_json_member_int(&j, "evaluations", (int64_t)ev);
-            static const char *const sk[] =
-                {"median", "p25", "p75", "min", "max", "mean", "seconds_per_replay", "compile_s"};
-            const double sv[] = {x->median, x->p25,  x->p75,     x->min,
+            static const char *const sk[] = {"median",   "p10", "p25",  "p75",
+                                             "min",      "max", "mean", "seconds_per_replay",
+                                             "compile_s"};
+            const double sv[] = {x->median, x->p10,  x->p25,     x->p75,      x->min,
                                  x->max,    x->mean, x->seconds, x->compile_s};
-            for (size_t i = 0; i < 8; i++) {
+            for (size_t i = 0; i < sizeof sv / sizeof sv[0]; i++) {
                 cutune_json_key(&j, sk[i]);
                 cutune_json_number(&j, sv[i]);
             }
@@ -242,8 +293,32 @@ static void print_compile(const Opts *o, const CutuneRecording *r, const char *c
     }
 }
 
+/* The scores of --score, one line per strategy. */
+static void print_scores(const Opts *o, const char *const *names, size_t ns, const Scores *sc)
+{
+    const CutuneScoreSpace *sp = sc->space;
+    printf("methodology score (Willemsen et al. 2024: 0 = calculated random search, 1 = the "
+           "optimum), the mean over %zu budgets from %zu to %zu evaluations (p = %.2f to %.2f), "
+           "of the median over %zu seeds:\n",
+           sp->nbudgets, sp->budgets[0], sp->budgets[sp->nbudgets - 1], CUTUNE_SCORE_P_START,
+           CUTUNE_SCORE_P_END, o->seeds);
+    for (size_t s = 0; s < ns; s++) {
+        const CutuneScore *x = &sc->of[s];
+        printf("%-11s  %.3f   at each budget:", names[s], x->score);
+        for (size_t k = 0; k < x->nbudgets; k++) {
+            printf(" %zu: ", x->budgets[k]);
+            if (isnan(x->point[k]))
+                printf("-");
+            else
+                printf("%.2f", x->point[k]);
+        }
+        putchar('\n');
+    }
+}
+
 static void print_table(const Opts *o, const CutuneRecording *r, const Start *st,
-                        const char *const *names, const CutuneReplayStat *const *stats, size_t ns)
+                        const char *const *names, const CutuneReplayStat *const *stats, size_t ns,
+                        const Scores *sc)
 {
     /* the names come from the recording: made safe for a terminal */
     printf("recording: ");
@@ -272,14 +347,14 @@ static void print_table(const Opts *o, const CutuneRecording *r, const Start *st
         printf("warm start: the %zu fastest configs of %s that this space has; the best of them "
                "reaches %.3f of this optimum\n",
                st->n, o->start_from, st->best_fraction);
-    printf("fraction of the optimum: median [25th-75th percentile] min, over %zu seeds, "
-           "window %zu\n",
+    printf("fraction of the optimum: median (10th percentile) [25th-75th percentile], over %zu "
+           "seeds, window %zu\n",
            o->seeds, o->window);
     printf("%-11s", "strategy");
     for (size_t b = 0; b < o->nbudgets; b++) {
         char h[32];
         snprintf(h, sizeof h, "%zu evals", o->budgets[b]);
-        printf("  %-24s", h);
+        printf("  %-28s", h);
     }
     printf("  ms/replay@%zu\n", o->budgets[o->nbudgets - 1]);
     for (size_t s = 0; s < ns; s++) {
@@ -287,14 +362,17 @@ static void print_table(const Opts *o, const CutuneRecording *r, const Start *st
         for (size_t b = 0; b < o->nbudgets; b++) {
             const CutuneReplayStat *x = &stats[s][b];
             char cell[64];
-            snprintf(cell, sizeof cell, "%.3f [%.3f-%.3f] %.3f", x->median, x->p25, x->p75, x->min);
-            printf("  %-24s", cell);
+            snprintf(cell, sizeof cell, "%.3f (%.3f) [%.3f-%.3f]", x->median, x->p10, x->p25,
+                     x->p75);
+            printf("  %-28s", cell);
         }
         printf("  %.3f\n", 1e3 * stats[s][o->nbudgets - 1].seconds);
     }
     if (o->budgets[o->nbudgets - 1] >= r->configs.nconfigs)
         printf("(a budget of %zu or more covers the whole space: every strategy reaches 1)\n",
                r->configs.nconfigs);
+    if (sc->of)
+        print_scores(o, names, ns, sc);
     print_compile(o, r, names, stats, ns);
 }
 
@@ -306,8 +384,8 @@ static int write_csv(const Opts *o, const CutuneRecording *r, const char *const 
     if (cutune_outfile_open(&out, o->csv, &err))
         return cli_fail("replay", &err);
     FILE *f = out.f;
-    fprintf(f, "variant,size,device,strategy,budget,evaluations,seeds,median,p25,p75,min,max,"
-               "mean,seconds_per_replay,compile_s\n");
+    fprintf(f, "variant,size,device,strategy,budget,evaluations,seeds,median,p10,p25,p75,min,"
+               "max,mean,seconds_per_replay,compile_s\n");
     for (size_t s = 0; s < ns; s++)
         for (size_t b = 0; b < o->nbudgets; b++) {
             const CutuneReplayStat *x = &stats[s][b];
@@ -316,9 +394,9 @@ static int write_csv(const Opts *o, const CutuneRecording *r, const char *const 
             cutune_csv_field(f, r->size, 0);
             cutune_csv_field(f, r->device, 0);
             cutune_csv_field(f, names[s], 0);
-            fprintf(f, "%zu,%zu,%zu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6g,%.6g\n", x->budget, ev,
-                    o->seeds, x->median, x->p25, x->p75, x->min, x->max, x->mean, x->seconds,
-                    x->compile_s);
+            fprintf(f, "%zu,%zu,%zu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6g,%.6g\n", x->budget, ev,
+                    o->seeds, x->median, x->p10, x->p25, x->p75, x->min, x->max, x->mean,
+                    x->seconds, x->compile_s);
         }
     if (cutune_outfile_commit(&out, &err))
         return cli_fail("replay", &err);
@@ -417,6 +495,7 @@ static int parse_args(int argc, char **argv, Opts *o)
         CLI_SIZE("window", &o->window, 1, MAX_WINDOW),
         CLI_FLAG("no-space", &o->no_space),
         CLI_FLAG("json", &o->json),
+        CLI_FLAG("score", &o->score),
         CLI_TEXT("csv", &o->csv),
         CLI_TEXT("svg", &o->svg),
         CLI_TEXT("export-csv", &o->export_csv),
@@ -436,6 +515,30 @@ static int parse_args(int argc, char **argv, Opts *o)
         return cli_usage_error("replay", o->file ? "give a FILE or --synthetic, not both"
                                                  : "which recording? give a database or CSV "
                                                    "FILE, or --synthetic SEED");
+    return 0;
+}
+
+/* What no replay can use: a recording with fewer than 2 ok configs (every search finds its
+ * one config or nothing), and a --budgets budget beyond the configs of the space (the
+ * default's larger budgets stand for the whole space, and the table says so). */
+static int check_input(const Opts *o, const CutuneRecording *r)
+{
+    if (r->nok < 2) {
+        CutuneError err = {CUTUNE_ERR_INVALID, ""};
+        snprintf(err.msg, sizeof err.msg,
+                 "%s has %zu ok config%s of %zu: a replay compares searches for the fastest, "
+                 "and needs at least 2 that ran",
+                 r->source, r->nok, r->nok == 1 ? "" : "s", r->configs.nconfigs);
+        return cli_fail("replay", &err);
+    }
+    for (size_t b = 0; o->budgets_given && b < o->nbudgets; b++)
+        if (o->budgets[b] > r->configs.nconfigs)
+            return cli_usage_error("replay",
+                                   "--budgets %zu is more than the %zu configs of the space of %s; "
+                                   "give budgets up to %zu (that one is the whole space)",
+                                   o->budgets[b], r->configs.nconfigs,
+                                   o->synthetic ? "the synthetic landscape" : r->source,
+                                   r->configs.nconfigs);
     return 0;
 }
 
@@ -464,6 +567,9 @@ int cmd_replay(int argc, char **argv)
                 return rc;
     CutuneSpace *sp = NULL;
     CutuneReplayStat *all = NULL;
+    CutuneScoreSpace space = {0};
+    CutuneScore scores[MAX_STRATEGIES];
+    Scores sc = {NULL, NULL};
     Start start = {NULL, 0, 0};
     const CutuneStrategyOps *ops[MAX_STRATEGIES];
     size_t ns = 0;
@@ -507,6 +613,16 @@ int cmd_replay(int argc, char **argv)
                     rec.configs.nconfigs - rec.nmissing, rec.variant, rec.size, o.export_csv);
         goto out;
     }
+    if ((rc = check_input(&o, &rec)))
+        goto out;
+    if (o.score && cutune_score_space(&rec, &space, &err)) {
+        /* a recording that is not exhaustive is the wrong input for --score; one without two
+         * ok configs cannot be replayed at all (check_input) */
+        rc = err.code == CUTUNE_ERR_INVALID && rec.nmissing
+                 ? cli_usage_error("replay", "%s", err.msg)
+                 : cli_fail("replay", &err);
+        goto out;
+    }
     if (o.start_from && (rc = load_start(&o, &rec, &start)))
         goto out;
     all = calloc(ns * o.nbudgets, sizeof *all); /* at most 16 x 32 */
@@ -520,15 +636,19 @@ int cmd_replay(int argc, char **argv)
         names[s] = ops[s]->name;
         stats[s] = all + s * o.nbudgets;
         if (cutune_replay_stats(ops[s], &rec, o.seed, o.seeds, o.budgets, o.nbudgets, o.window,
-                                start.idx, start.n, all + s * o.nbudgets, &err)) {
+                                start.idx, start.n, all + s * o.nbudgets, &err) ||
+            (o.score && cutune_replay_score(ops[s], &rec, &space, o.seed, o.seeds, o.window,
+                                            start.idx, start.n, &scores[s], &err))) {
             rc = cli_fail("replay", &err);
             goto out;
         }
     }
+    if (o.score)
+        sc = (Scores){&space, scores};
     if (o.json)
-        rc = print_json(&o, &rec, &start, names, stats, ns);
+        rc = print_json(&o, &rec, &start, names, stats, ns, &sc);
     else
-        print_table(&o, &rec, &start, names, stats, ns);
+        print_table(&o, &rec, &start, names, stats, ns, &sc);
     if (o.csv && (rc = write_csv(&o, &rec, names, stats, ns)))
         goto out;
     if (o.svg) {
@@ -542,6 +662,7 @@ int cmd_replay(int argc, char **argv)
             rc = cli_fail("replay", &err);
     }
 out:
+    cutune_score_space_free(&space);
     free(start.idx);
     free(all);
     cutune_space_free(sp);

@@ -134,6 +134,17 @@ expect 0 '"name": "tpe"' -- "$exe" replay "$rec" --seeds 3 --budgets 10,20 --jso
 expect 2 "give a FILE or --synthetic, not both" -- "$exe" replay "$rec" --synthetic 1
 expect 0 "space: " -- "$exe" replay --synthetic 4 --seeds 2 --budgets 25 --strategy ils
 expect 0 '"budget": 30,' -- "$exe" replay --synthetic 4 --seeds 2 --budgets 25,50 --budgets 30 --strategy ils --json
+# the score (issue 29): the table gives it and the 10th percentile; what cannot be scored or
+# replayed is refused with a message (2: the command line asks what the input cannot give;
+# 1: the recording cannot be replayed)
+expect 0 "methodology score" -- "$exe" replay "$rec" --seeds 3 --strategy annealing --score
+expect 0 "median (10th percentile)" -- "$exe" replay "$rec" --seeds 3 --strategy annealing
+expect 0 '"p10": ' -- "$exe" replay "$rec" --seeds 3 --budgets 10 --strategy ils --json
+expect 2 "--budgets 133 is more than the 132 configs of the space" -- "$exe" replay "$rec" --budgets 25,133
+grep -v '^64,1,8,4,' "$rec" >"$tmp/partial.csv"
+expect 2 "is not an exhaustive recording: 1 of the 132 configs" -- "$exe" replay "$tmp/partial.csv" --score --seeds 2
+printf '# cutune recording\n# variant: none\n# size: 1\nX,status,median_ms\n1,ok,2.5\n2,compile_error,\n' >"$tmp/one.csv"
+expect 1 "has 1 ok config of 2: a replay compares searches" -- "$exe" replay "$tmp/one.csv" --seeds 2
 
 # database errors need no GPU
 expect 4 "cannot open the database" -- "$exe" query matmul --size 64 --device H100 --db "$tmp/none.db"

@@ -148,6 +148,7 @@ int cutune_replay_stats(const CutuneStrategyOps *ops, const CutuneRecording *r, 
         s->min = frac[0];
         s->max = frac[nseeds - 1];
         s->median = quantile(frac, nseeds, 0.5);
+        s->p10 = quantile(frac, nseeds, 0.1);
         s->p25 = quantile(frac, nseeds, 0.25);
         s->p75 = quantile(frac, nseeds, 0.75);
         s->mean = sum / (double)nseeds;

@@ -86,8 +86,8 @@ int cutune_replay_once(const CutuneStrategyOps *ops, const CutuneRecording *r, u
 /* Summary of the fraction of the optimum over seeds, at one budget. */
 typedef struct CutuneReplayStat {
     size_t budget; /* as asked; evaluations actually possible: min(budget, nconfigs) */
-    double median, p25, p75, min, max, mean;
-    double seconds;   /* mean wall time of one replay at this budget */
+    double median, p10, p25, p75, min, max, mean; /* p10: the 10th percentile (the tail) */
+    double seconds;                               /* mean wall time of one replay at this budget */
     double compile_s; /* mean recorded compile time of one replay's proposals (0: unknown) */
 } CutuneReplayStat;
 
