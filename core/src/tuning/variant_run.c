@@ -189,6 +189,7 @@ static int run_config(RunCase *c, const char *config, const char *size, CutuneCh
 {
     CutuneDefines d;
     cutune_defines_of(c->sp, c->values, &d);
+    cutune_defines_kind(&d, c->p); /* the size's element type and layout, as a run compiles */
     char so[4096];
     CutuneError e = {0};
     r->ran++;
