@@ -380,9 +380,11 @@ static void reader_and_writer(void)
     CutuneLookup *idle = open_handle(0, 0); /* open the whole time, used now and then */
     CHECK(pthread_create(&th, NULL, writer_main, &w) == 0);
     int lookups = 0, errors = 0, saw_new = 0;
-    double max_s = 0, until = cutune_now() + 1.0;
+    /* a second and at least a dozen lookups (a fresh handle loads the plugins: slow under
+     * ThreadSanitizer), the writer writing all the while */
+    double max_s = 0, start = cutune_now(), until = start + 1.0;
     CutuneLookupResult r;
-    while (cutune_now() < until) {
+    while ((cutune_now() < until || lookups < 12) && cutune_now() < start + 20) {
         CutuneLookup *h = open_handle(0, 0); /* a fresh handle: no cache */
         double t0 = cutune_now();
         int rc = cutune_lookup(h, A, "matmul", "777x777x777", &r, NULL);
