@@ -285,7 +285,7 @@ static int ladder(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op,
     if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         rc = read_row(h, st, out, err);
         cutune_copy_str(out->checked_size, sizeof out->checked_size, out->size);
-        out->match = CUTUNE_MATCH_EXACT;
+        out->match = rc == 0 ? CUTUNE_MATCH_EXACT : CUTUNE_MATCH_NONE;
         sqlite3_reset(st);
         return rc;
     }
