@@ -74,6 +74,16 @@ struct Variant {
     std::string kernel, target; // target: the [variant] key (e.g. "sm_90a"), or ""
     // [launch] grid (x, y, z), block (x, y, z), shared; NULL: 1 (shared: 0)
     CutuneExpr *launch[3][3] = {};
+    Variant() = default;
+    Variant(const Variant &) = delete;
+    Variant &operator=(const Variant &) = delete;
+    ~Variant()
+    {
+        for (auto &row : launch)
+            for (CutuneExpr *e : row)
+                cutune_expr_free(e);
+        cutune_space_free(sp);
+    }
 };
 
 struct Config {
