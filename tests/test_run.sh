@@ -292,5 +292,17 @@ lt_trials="FROM trials t JOIN variants v ON v.id = t.variant_id WHERE v.name = '
 grep -q "variant matmul_cublaslt produced no correct config in .* skipped_resources): it cannot run here" \
     "$tmp/lt2.out" || { bad "the run does not say the cuBLASLt variant cannot run here"; cat "$tmp/lt2.out"; }
 
+# --- a variant of `main_job = no` (matmul_tf32) is left out of a run of the whole op, and
+# tuned by --dtype (the last shard of 1000 keeps no job: only the plan is made)
+"$exe" run matmul --db "$tmp/mj.db" --shard 999/1000 --time 10 >"$tmp/mj1.out" 2>&1 ||
+    bad "the plan of the whole op failed"
+grep -q "matmul_tf32: left out of a run of the whole op" "$tmp/mj1.out" ||
+    { bad "the main job did not leave matmul_tf32 out"; cat "$tmp/mj1.out"; }
+"$exe" run matmul --db "$tmp/mj.db" --dtype tf32 --shard 999/1000 --time 10 >"$tmp/mj2.out" 2>&1 ||
+    bad "the plan of --dtype tf32 failed"
+grep -q "left out" "$tmp/mj2.out" && bad "--dtype tf32 left a variant out"
+grep -Eq "of the run's [1-9][0-9]* \(variant, size\) jobs" "$tmp/mj2.out" ||
+    { bad "--dtype tf32 planned no job"; cat "$tmp/mj2.out"; }
+
 [ $fail = 0 ] && echo "run: ok (first run $n1 trials)"
 exit $fail

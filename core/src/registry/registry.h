@@ -40,6 +40,9 @@ typedef struct CutuneVariantDef {
                                names; NULL: fp32 and nn alone */
     int target;             /* [variant] target = sm_90a: 90 (compiled for sm_90a, runs only
                                on compute capability 9.0); 0: any device */
+    int opt_in;             /* 1 ([variant] main_job = no): its default sizes are left out of
+                               a run of the whole op, and tuned when it is named (--variant)
+                               or its element type is asked for (--dtype) */
     char *source;           /* what NVRTC compiles: the headers, then the kernel file; NULL,
                                as kernel_name, for a library variant */
     char source_hash[33];   /* trials are kept per (variant, version, source hash) */

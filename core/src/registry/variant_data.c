@@ -257,6 +257,21 @@ static int take_target(const CutuneSpace *sp, CutuneVariantDef *out, CutuneError
     return 0;
 }
 
+/* [variant] main_job = yes or no (default yes). */
+static int take_main_job(const CutuneSpace *sp, CutuneVariantDef *out, CutuneError *err)
+{
+    int line = 0;
+    const char *t = cutune_space_key(sp, "variant", "main_job", &line);
+    out->opt_in = t && strcmp(t, "no") == 0;
+    if (t && strcmp(t, "yes") != 0 && strcmp(t, "no") != 0)
+        return cutune_error(err, CUTUNE_ERR_PARSE,
+                            "%s:%d: main_job is '%s'; write main_job = no (its default sizes are "
+                            "tuned only when it is named or its element type is asked for) or "
+                            "main_job = yes",
+                            sp->path, line, t);
+    return 0;
+}
+
 int cutune_variant_plugin_kinds(CutuneVariantDef *v, char *const *space_dirs, size_t nspace_dirs,
                                 CutuneError *err)
 {
@@ -271,6 +286,8 @@ int cutune_variant_plugin_kinds(CutuneVariantDef *v, char *const *space_dirs, si
         int rc = cutune_space_peek(path, &sp, err);
         if (rc == 0)
             rc = take_kinds(sp, v->op->op, v, err);
+        if (rc == 0)
+            rc = take_main_job(sp, v, err);
         cutune_space_free(sp);
         return rc;
     }
@@ -311,7 +328,8 @@ int cutune_variant_data_open(const char *path, const CutuneOpDef *op, char *cons
         (rc = take(sp, "kernel", sp->variant, &out->kernel_name, err)) ||
         (rc = take(sp, "op", "", &out->op_name, err)))
         goto fail;
-    if ((rc = take_kinds(sp, op->op, out, err)) || (rc = take_target(sp, out, err)))
+    if ((rc = take_kinds(sp, op->op, out, err)) || (rc = take_target(sp, out, err)) ||
+        (rc = take_main_job(sp, out, err)))
         goto fail;
     if (!(out->name = strdup(sp->variant)) || !(out->path = strdup(path))) {
         rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");

@@ -14,6 +14,8 @@
  *   layouts = nn, nt              ; the layouts it takes (default nn): CUTUNE_LAYOUT_<NAME>
  *   target = sm_90a               ; compiled for that arch-specific target (wgmma...), and
  *                                 ; tuned only on devices of that compute capability
+ *   main_job = no                 ; its default sizes are left out of a run of the whole op
+ *                                 ; (`cutune run matmul`): tuned when named or by --dtype
  *
  *   [launch]                      ; integer expressions, as constraints are
  *   grid = ceil_div(N, TILE), ceil_div(M, TILE)   ; 1 to 3 of them (x, y, z; missing: 1)
@@ -28,8 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const variant_keys[] = {"op",      "kernel", "source",  "headers", "version",
-                                           "summary", "dtypes", "layouts", "target",  NULL};
+static const char *const variant_keys[] = {"op",      "kernel",   "source", "headers",
+                                           "version", "summary",  "dtypes", "layouts",
+                                           "target",  "main_job", NULL};
 static const char *const launch_keys[] = {"grid", "block", "shared", NULL};
 
 static int known(const char *const *keys, const char *name)
@@ -64,7 +67,7 @@ int cutune_space_key_set(CutuneSpace *s, const char *section, const char *name, 
         snprintf(why, len, "unknown key '%s' in [%s]; the keys are %s", name, section,
                  is_launch ? "grid, block and shared (expressions)"
                            : "name, description, op, kernel, source, headers, version, "
-                             "summary, dtypes, layouts and target");
+                             "summary, dtypes, layouts, target and main_job");
         return -1;
     }
     CutuneSpaceKey *k = find(s, section, name);

@@ -148,6 +148,13 @@ static int plan_variant(TuneRun *r, TuneVariant *tv, const CutuneLimits *lim,
         return rc;
     }
     if (!sizes || nsizes == 0) {
+        if (tv->p->opt_in && !o->variant && o->dtype < 0) {
+            tune_note(r,
+                      "%s: left out of a run of the whole op ([variant] main_job = no); "
+                      "--variant %s or --dtype tunes it",
+                      tv->p->name, tv->p->name);
+            return 0;
+        }
         sizes = (const char *const *)tv->sp->problems;
         nsizes = tv->sp->nproblems;
         if (nsizes == 0) {
