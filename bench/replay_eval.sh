@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Replays the default search strategy, random sampling and the older strategies on every
 # recorded space of the foreign data folder and of tests/data/recordings, and prints
-# Markdown tables (bench/RESULTS.md, "CPU replays: search on foreign spaces"). CPU only.
+# Markdown tables (bench/RESULTS.md, "Search on foreign spaces (replay)"). CPU only.
 #
 #   bench/replay_eval.sh [BUILD_DIR] [replay_eval options: --seeds 50 --budgets ... --windows 34,1]
 #

@@ -138,7 +138,7 @@ known_where() { # --where for each config in tuning_spaces/matmul_async.known
 }
 
 # issue 4's sizes, then rank-64 and rank-128 updates (K small, as in a blocked LU's
-# trailing update): shapes where cuBLAS is weaker (bench/RESULTS.md, session 3)
+# trailing update): shapes where cuBLAS is weaker (bench/RESULTS.md, matmul fp32 on H200, 2026-11-22)
 issue4_sizes="1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x8192x8192
     4096x1024x8192 128x4096x4096 8192x8192x64 16384x16384x64 8192x8192x128"
 sizes="1000x1000x1000 1024x1024x1024 2048x2048x2048 4096x4096x4096 4096x1024x8192"

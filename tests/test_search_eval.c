@@ -13,8 +13,8 @@
  *   config reaches 0.98, and steepest descent reaches it from 1.1% of the space (the best
  *   of fourteen methods in the paper the data comes from found 0.90 at 400);
  * - at 100 evaluations it is at least 0.75 (with 18 in flight, 18 of the first 100 are
- *   blind, and the others see results 18 proposals late: bench/RESULTS.md gives each
- *   recording's figure, and where 0.98 is missed; the lowest, 0.78 to 0.86, is on
+ *   blind, and the others see results 18 proposals late: bench/results/replay/ gives each
+ *   recording's figure, bench/RESULTS.md where 0.98 is missed; the lowest, 0.78 to 0.86, is on
  *   hub-convolution_milo-a100.csv, whose optimum is 1.07 times faster than any other
  *   config). */
 #include "check.h"

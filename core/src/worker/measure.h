@@ -89,7 +89,7 @@ int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSe
 #define CUTUNE_HOPELESS_ALONE 20.0
 /* Nor can they make a launch this long (ms, beyond the allowance) early_stop times slower:
  * on an H100 the first launch after 3 s idle took at most 1.8% over its steady time from 5 ms
- * up (bench/clock_ramp.py, bench/RESULTS.md, 2026-11-26, sixth session). */
+ * up (bench/clock_ramp.py; bench/RESULTS.md, clock ramp on H100, 2026-11-26). */
 #define CUTUNE_HOPELESS_LONG_MS 20.0
 /* Whether a config whose launch took ms cannot win: 0 when it may, 1 when best_ms > 0, early
  * stopping is on and ms is over early_stop * best_ms + allowance_ms (what a first launch may
