@@ -333,7 +333,9 @@ static size_t convergence(FILE *f, const Report *r, size_t s, int by_time)
             const ReportTrial *t = &r->trials[gr->trials[k]];
             if (t->status == CUTUNE_STATUS_OK && t->ms > 0 && (!(best > 0) || t->ms < best))
                 best = t->ms;
-            x[k] = by_time ? fmax(t->t, 0) : (double)(k + 1);
+            /* commit times follow the trials' order; one that does not (a clock set back)
+             * is drawn at the time before it, so that the curve never runs backwards */
+            x[k] = by_time ? fmax(t->t, k ? x[k - 1] : 0) : (double)(k + 1);
             y[k] = best;
         }
         series[ns++] = (ReportSeries){gr->variant,

@@ -76,7 +76,7 @@ for name, size, strategy, nvalid, evaluated, seconds, status in con.execute(
 check(set(searches) == set(groups), "the run recorded a search of every variant and size: %s" % searches)
 # the trials over some seconds, the second size's 100 s later in the run: its wall-time axis
 # starts there, not at the run's start
-con.execute("UPDATE trials SET created_at = datetime(created_at, '+' || (id % 7) || ' seconds')"
+con.execute("UPDATE trials SET created_at = datetime(created_at, '+' || (id / 8) || ' seconds')"
             " WHERE run_id = 1")
 con.execute("UPDATE trials SET created_at = datetime(created_at, '+100 seconds')"
             " WHERE run_id = 1 AND problem_id = (SELECT id FROM problems WHERE size = '65536')")
@@ -282,10 +282,13 @@ def check_figures(p, where):
         vendor = [m for m in p.marks if m[0] == "convergence-evals-%d" % i and m[2].get("class") == "vendor"]
         check(len(vendor) == (s == ysize), "%s: the vendor's line on %s's convergence: %d" % (where, s, len(vendor)))
         # the wall-time axis starts at the size's first trial, not at the run's start: the
-        # curves begin at the plot's left edge (x = 70)
+        # curves begin before the axis's second tick (a round number at or below the first)
         xs = [float(pt.split(",")[0]) for m in p.marks if m[0] == "convergence-time-%d" % i and
               m[1] == "polyline" for pt in m[2].get("points", "").split()]
-        check(xs and min(xs) < 71, "%s: the wall-time curves of %s start at the left: %s" % (where, s, xs[:3]))
+        ticks = sorted(float(m[2]["x1"]) for m in p.marks if m[0] == "convergence-time-%d" % i and
+                       m[2].get("class") == "xtick")
+        check(xs and len(ticks) >= 3 and ticks[0] <= min(xs) < ticks[1],
+              "%s: the wall-time curves of %s start at the left: %s, ticks %s" % (where, s, xs[:3], ticks))
     bars = [m for m in p.marks if m[0] == "vs-vendor-chart"]
     bars = [m for m in bars if m[1] == "rect" and m[2].get("class")]
     check([m[2]["class"] for m in bars] == ["best", "vendor"],
