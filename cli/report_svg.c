@@ -349,6 +349,10 @@ void report_svg_pairs(FILE *f, const char *id, const char *title, const char *xl
     if (!drawable(hi))
         hi = 1;
     double step = round_step(hi), top = ceil(hi / step * (1 - 1e-9)) * step;
+    if (!isfinite(top) || !(step > 0)) { /* a rate near DBL_MAX: four steps to the largest */
+        top = hi;
+        step = hi / 4;
+    }
     head(f, id, W, H, title);
 #define PX(v) (L + pw * fmin((v) / top, 1))
     for (double v = 0; v <= top * (1 + 1e-9); v += step) {
