@@ -112,8 +112,11 @@ static void print_summary(const Report *r)
             printf("  %-20s no config ran correctly\n", r->sizes[s]);
             continue;
         }
-        printf("  %-20s %-16s %.6g ms  %s", r->sizes[s], r->groups[g].variant, r->groups[g].best_ms,
-               r->trials[r->groups[g].best].config);
+        ReportRate rate = report_rate(&r->trials[r->groups[g].best]);
+        printf("  %-20s %-16s %.6g ms", r->sizes[s], r->groups[g].variant, r->groups[g].best_ms);
+        if (rate.value > 0)
+            printf("  %.4g %s", rate.value, rate.unit);
+        printf("  %s", r->trials[r->groups[g].best].config);
         double pct = y ? 100.0 * y->ms / r->groups[g].best_ms : 0;
         if (y && isfinite(pct))
             printf("  (%.1f%% of %s)", pct, y->name);

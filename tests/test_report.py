@@ -407,7 +407,8 @@ before = open(db, "rb").read()
 rc, so, se = run("report", "--db", db, "--html", db)
 check(rc == 2 and open(db, "rb").read() == before, "the database is never the output: %s" % se)
 rc, so, se = run("report", "--db", db)
-check(rc == 0 and best[sizes[0]][2] in so, "the summary names the best configs: %s" % so)
+check(rc == 0 and best[sizes[0]][2] in so and "%.4g GB/s" % best[sizes[0]][8] in so,
+      "the summary names the best configs and their rates: %s" % so)
 
 check("run 1:" in so and "re-timed" not in so, "a run that searched is the latest: %s" % so)
 
