@@ -311,6 +311,11 @@ def groups_in_report(p):
 page = Page()
 page.feed(text)
 check_page(page, "html")
+# each figure's caption is its title, above it: a figure opens with its caption, and no
+# caption follows a plot (where it would read as the next one's title)
+nplots = text.count('class="plot"')
+check(nplots > 0 and len(re.findall(r'<figure>\s*<figcaption class="title">[^<]+</figcaption>\s*<svg ', text)) == nplots
+      and not re.search(r"</svg>\s*<figcaption", text), "every plot has its title above it")
 check("<script" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text,
       "a hostile message is escaped and no script is written")
 check("\x1b" not in text and "&amp; &quot;quoted&quot;" in text, "control characters and quotes escaped")
