@@ -140,6 +140,20 @@ typedef struct CliOption {
 #define CLI_MAX_OPTIONS 32
 int cli_parse_options(const char *cmd, const char *help, int argc, char **argv,
                       const CliOption *opts);
+/* A command's help and option table as cli_parse_options was given them, for the man page
+ * and the shell completions (docs.c). While cli_describe(d) is on (d not NULL),
+ * cli_parse_options parses nothing: it copies its help and table into *d, sets d->seen and
+ * returns EXIT_OK, so that calling a command with no arguments describes it. */
+typedef struct CliDescription {
+    const char *help;
+    CliOption opts[CLI_MAX_OPTIONS];
+    int n, seen;
+} CliDescription;
+void cli_describe(CliDescription *d);
+/* cutune --man, cutune --completion bash|zsh (docs.c): written to f from the usage text and
+ * every command's description; returns the exit code. */
+int cli_docs(const char *what, const char *usage, FILE *f);
+
 /* A CLI_CALL function for a repeatable option: each value is appended to the list (user, a
  * CliList whose items have room for every value: argc of them). */
 typedef struct CliList {

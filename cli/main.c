@@ -30,7 +30,9 @@ static const char usage[] =
     "  report [run]    a run for a person: the best per size, convergence, spread,\n"
     "                  parameters, failures (--html FILE: one self-contained page)\n"
     "\n"
-    "`cutune <command> --help` describes each command's options.\n"
+    "`cutune <command> --help` (or `cutune help <command>`) describes each command's\n"
+    "options. `cutune --man` writes the man page, `cutune --completion bash|zsh` the shell\n"
+    "completion (meson installs both).\n"
     "\n"
     "environment:\n"
     "  CUTUNE_DB           database file (default $XDG_DATA_HOME/cutune/cutune.db,\n"
@@ -77,6 +79,17 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
+    /* `cutune help run` is `cutune run --help` */
+    char help_flag[] = "--help", *help_argv[] = {argv[0], NULL, help_flag, NULL};
+    if (!strcmp(cmd, "help") && argc > 2) {
+        if (argc > 3)
+            return cli_usage_error("help", "one command at a time, not '%s' and '%s'", argv[2],
+                                   argv[3]);
+        help_argv[1] = argv[2];
+        argc = 3;
+        argv = help_argv;
+        cmd = argv[1];
+    }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage, stdout);
         return finish_stdout("--help", EXIT_OK);
@@ -84,6 +97,12 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "--version")) {
         printf("cutune %s\n", CUTUNE_VERSION);
         return finish_stdout("--version", EXIT_OK);
+    }
+    if (!strcmp(cmd, "--man") || !strcmp(cmd, "--completion")) {
+        if (argc != (cmd[2] == 'm' ? 2 : 3))
+            return cli_usage_error(cmd + 2, cmd[2] == 'm' ? "--man takes no argument"
+                                                          : "which shell? bash or zsh");
+        return finish_stdout(cmd, cli_docs(cmd[2] == 'm' ? "man" : argv[2], usage, stdout));
     }
 #define COMMAND_ENTRY(name) {#name, cmd_##name},
     static const struct {

@@ -162,13 +162,48 @@ static int apply(const char *cmd, const CliOption *o, const char *value)
     return 0;
 }
 
+/* Where cli_parse_options writes a command's table instead of parsing (cli_describe). */
+static CliDescription *describing;
+
+void cli_describe(CliDescription *d)
+{
+    describing = d;
+}
+
+/* The table of one command, copied for the man page and the completions (docs.c). */
+static int describe(const char *help, const CliOption *opts)
+{
+    CliDescription *d = describing;
+    d->help = help;
+    d->seen = 1;
+    d->n = 0;
+    for (; opts && opts[d->n].name && d->n < CLI_MAX_OPTIONS; d->n++)
+        d->opts[d->n] = opts[d->n];
+    return EXIT_OK;
+}
+
+/* What getopt refused: an option this command does not know, or one without its value,
+ * said once (getopt's own message is off: opterr = 0). */
+static int refused(const char *cmd, int c, char **argv)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+    if (c == ':')
+        return cli_usage_error(cmd, "option '%s' needs a value", arg);
+    if (optopt > 0 && optopt < 256)
+        return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+    return cli_usage_error(cmd, "unknown option '%s'", arg);
+}
+
 int cli_parse_options(const char *cmd, const char *help, int argc, char **argv,
                       const CliOption *opts)
 {
+    if (describing)
+        return describe(help, opts);
     enum { FIRST = 256 }; /* getopt_long's value for opts[i] is FIRST + i */
     struct option longopts[CLI_MAX_OPTIONS + 2];
-    char shorts[2 * CLI_MAX_OPTIONS + 2] = "h"; /* "h", then "c" or "c:" a short option */
-    size_t ns = 1;
+    /* ":h" (':' first: a missing value is told apart), then "c" or "c:" a short option */
+    char shorts[2 * CLI_MAX_OPTIONS + 3] = ":h";
+    size_t ns = 2;
     int n = 0;
     for (; opts && opts[n].name; n++) {
         if (n == CLI_MAX_OPTIONS) {
@@ -189,6 +224,7 @@ int cli_parse_options(const char *cmd, const char *help, int argc, char **argv,
     longopts[n + 1] = (struct option){NULL, 0, NULL, 0};
     int c;
     optind = 0;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
         if (c == 'h') {
             fputs(help, stdout);
@@ -198,7 +234,7 @@ int cli_parse_options(const char *cmd, const char *help, int argc, char **argv,
             if (opts[i].short_name && c == opts[i].short_name)
                 c = FIRST + i;
         if (c < FIRST || c >= FIRST + n)
-            return cli_usage_error(cmd, "unknown option");
+            return refused(cmd, c, argv);
         int rc = apply(cmd, &opts[c - FIRST], optarg);
         if (rc)
             return rc;

@@ -14,6 +14,10 @@ typedef struct ReportTrial {
     double ms;    /* median: finite and > 0, else 0 (not recorded, or not a time) */
     double t;     /* seconds from the run's start to the trial's commit */
     char *message;
+    /* the rest of the measurement, 0 where not recorded: the fastest sample, the samples'
+     * standard deviation and count, and the rates the op's work gives (GFLOP/s, GB/s) */
+    double min_ms, stddev_ms, gflops, gbps;
+    int64_t samples;
 } ReportTrial;
 
 /* The trials of one variant (at one version) for one size, in the order they ran. */
@@ -37,12 +41,21 @@ typedef struct ReportYardstick {
 typedef struct Report {
     int64_t run_id;
     char *started, *finished, *status, *op, *strategy, *argv, *device, *uuid;
+    /* the device as the run recorded it (0 where unknown); versions as CUDA writes them
+     * (13000 is 13.0) */
+    int cc_major, cc_minor, sm_count, driver_version, runtime_version;
+    int64_t total_mem;
+    /* With no run asked for, the latest run that searched is reported; latest_run is then
+     * the newest run of all when that one is another (a re-time only), else 0. */
+    int64_t latest_run;
     ReportTrial *trials;
     size_t ntrials;
     ReportGroup *groups;
     size_t ngroups;
     char **sizes; /* the run's sizes, in the order first measured */
     size_t nsizes;
+    char **variants; /* the run's variants, in the order first measured: their colours */
+    size_t nvariants;
     ReportYardstick *yard;
     size_t nyard;
     /* Times that are no time (inf, zero, negative: a database anyone may have written), left
@@ -51,8 +64,9 @@ typedef struct Report {
     size_t bad_trial_times, bad_yardstick_times;
 } Report;
 
-/* Read run `run_id` (0: the latest) of db. CUTUNE_ERR_NOT_FOUND when there is no such run
- * (the message says which runs there are). */
+/* Read run `run_id` of db; 0: the latest run that searched (recorded a search other than a
+ * re-time), else the latest with trials, else the latest. CUTUNE_ERR_NOT_FOUND when there
+ * is no such run (the message says which runs there are). */
 int report_load(CutuneDb *db, int64_t run_id, Report *r, CutuneError *err);
 void report_free(Report *r);
 

@@ -30,14 +30,41 @@ static int prepare(CutuneDb *db, const char *sql, int64_t run_id, sqlite3_stmt *
             &(r)->device, &(r)->uuid \
     }
 
+/* The run a report shows when none is named: a run that only re-timed the best configs
+ * (the second run of the same command) has no search and no convergence to show, so the
+ * latest run that searched, else the latest with trials, else the latest. *latest is the
+ * newest run of all. */
+static int default_run(CutuneDb *db, int64_t *run_id, int64_t *latest, CutuneError *err)
+{
+    int rc = cutune_db_last_run(db, latest, err);
+    sqlite3_stmt *st = NULL;
+    if (rc || (rc = prepare(db,
+                            "SELECT coalesce((SELECT max(run_id) FROM searches"
+                            " WHERE strategy <> 're-time'), (SELECT max(run_id) FROM trials),"
+                            " ?1)",
+                            *latest, &st, err)))
+        return rc;
+    int s = sqlite3_step(st);
+    if (s == SQLITE_ROW)
+        *run_id = sqlite3_column_int64(st, 0);
+    else
+        rc = cutune_db_fail(db, err, s, "finding the latest run that searched");
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int load_run(CutuneDb *db, int64_t *run_id, Report *r, CutuneError *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = *run_id ? 0 : cutune_db_last_run(db, run_id, err);
+    int64_t latest = 0;
+    int rc = *run_id ? 0 : default_run(db, run_id, &latest, err);
+    r->latest_run = latest != *run_id ? latest : 0;
     if (rc || (rc = prepare(db,
                             "SELECT r.id, r.started_at, coalesce(r.finished_at, ''), r.status,"
                             " coalesce(r.op, ''), coalesce(r.strategy, ''), r.argv,"
-                            " coalesce(d.name, ''), coalesce(d.uuid, '') FROM runs r"
+                            " coalesce(d.name, ''), coalesce(d.uuid, ''), d.cc_major,"
+                            " d.cc_minor, d.sm_count, d.driver_version, d.runtime_version,"
+                            " d.total_mem FROM runs r"
                             " LEFT JOIN devices d ON d.id = r.device_id WHERE r.id = ?1",
                             *run_id, &st, err)))
         return rc;
@@ -48,6 +75,11 @@ static int load_run(CutuneDb *db, int64_t *run_id, Report *r, CutuneError *err)
         int nomem = 0;
         for (size_t i = 0; i < sizeof text / sizeof *text; i++)
             nomem |= !(*text[i] = dup_col(st, (int)i + 1));
+        int *dev[] = {&r->cc_major, &r->cc_minor, &r->sm_count, &r->driver_version,
+                      &r->runtime_version};
+        for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
+            *dev[i] = sqlite3_column_int(st, (int)i + 9);
+        r->total_mem = sqlite3_column_int64(st, 14);
         rc = nomem ? cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory") : 0;
     } else if (s == SQLITE_DONE) {
         rc = cutune_error(err, CUTUNE_ERR_NOT_FOUND,
@@ -101,6 +133,7 @@ static size_t group_of(Report *r, const char *variant, const char *version, cons
     if (!g->variant || !g->version || !g->size)
         *nomem = 1;
     (void)find_or_add(&r->sizes, &r->nsizes, size, nomem);
+    (void)find_or_add(&r->variants, &r->nvariants, variant, nomem);
     return r->ngroups++;
 }
 
@@ -110,7 +143,8 @@ static int load_trials(CutuneDb *db, Report *r, CutuneError *err)
     int rc = prepare(db,
                      "SELECT v.name, v.version, p.size, t.config, t.status, t.median_ms,"
                      " (julianday(t.created_at) - julianday(r.started_at)) * 86400.0,"
-                     " coalesce(t.message, '') FROM trials t JOIN variants v ON v.id = t.variant_id"
+                     " coalesce(t.message, ''), t.min_ms, t.stddev_ms, t.samples, t.gflops,"
+                     " t.gbps FROM trials t JOIN variants v ON v.id = t.variant_id"
                      " JOIN problems p ON p.id = t.problem_id JOIN runs r ON r.id = t.run_id"
                      " WHERE t.run_id = ?1 ORDER BY t.id",
                      r->run_id, &st, err);
@@ -140,8 +174,14 @@ static int load_trials(CutuneDb *db, Report *r, CutuneError *err)
             r->bad_trial_times += t->status == CUTUNE_STATUS_OK;
             t->ms = 0;
         }
-        t->t = sqlite3_column_double(st, 6);
+        /* the commit times are whole seconds: julianday's rounding (99.99998) is not */
+        t->t = round(sqlite3_column_double(st, 6) * 1e3) / 1e3;
         t->message = dup_col(st, 7);
+        double *m[] = {&t->min_ms, &t->stddev_ms, NULL, &t->gflops, &t->gbps};
+        for (int i = 0; i < 5; i++) /* a measure that is no number is not recorded */
+            if (m[i] && !(isfinite(*m[i] = sqlite3_column_double(st, 8 + i)) && *m[i] >= 0))
+                *m[i] = 0;
+        t->samples = sqlite3_column_int64(st, 10);
         r->ntrials++;
         if (!t->config || !t->message)
             nomem = 1;
@@ -284,6 +324,9 @@ void report_free(Report *r)
     }
     for (size_t i = 0; i < r->nsizes; i++)
         free(r->sizes[i]);
+    for (size_t i = 0; i < r->nvariants; i++)
+        free(r->variants[i]);
+    free(r->variants);
     for (size_t i = 0; i < r->nyard; i++) {
         free(r->yard[i].size);
         free(r->yard[i].name);

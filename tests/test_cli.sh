@@ -18,7 +18,7 @@ for c in run replay check merge show; do
     expect 2 "cutune $c: unknown option" -- "$exe" $c --frobnicate
     expect 2 "cutune $c: unknown option" -- "$exe" $c -z
 done
-expect 2 "cutune run: unknown option" -- "$exe" run matmul --budget
+expect 2 "cutune run: option '--budget' needs a value" -- "$exe" run matmul --budget
 expect 2 "--jobs needs a whole number from 0 to 4096, got 'many': it is not a whole decimal number" -- "$exe" run matmul --jobs many
 expect 2 "--timeout-factor needs a number from 1 to 1e+06, got '0.5': it is too small" -- "$exe" run matmul --timeout-factor 0.5
 expect 2 "--seed needs a whole number of at least 0, got '-1'" -- "$exe" run matmul --seed -1

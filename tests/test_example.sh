@@ -68,6 +68,8 @@ if [ "$mode" = build ]; then
         "$libdir/cutune/plugins/matmul.so" "$datadir/cutune/tuning_spaces/matmul_tiled.ini" \
         "$datadir/cutune/tuning_spaces/matmul_tiled.cu" "$datadir/cutune/tuning_spaces/matmul_tiles.cuh" \
         "$datadir/cutune/db/0002_requests.sql" "$libdir/pkgconfig/cutune.pc" \
+        "$datadir/bash-completion/completions/cutune" "$datadir/zsh/site-functions/_cutune" \
+        "$(meson introspect --buildoptions "$build" | python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "mandir"][0])')/man1/cutune.1" \
         "$(meson introspect --buildoptions "$build" | python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "libexecdir"][0])')/cutune-worker"; do
         [ -e "$p/$f" ] || bad "the installed tree has no $f"
     done

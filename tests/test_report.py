@@ -12,6 +12,8 @@ and the report's bad input (no such run, an output that is the database).
 
     test_report.py CUTUNE_EXE FAKE_WORKER"""
 import html.parser
+import math
+import re
 import os
 import shutil
 import sqlite3
@@ -40,13 +42,15 @@ def run(*args, env=None):
 env = dict(os.environ, CUTUNE_WORKER=fake, CUTUNE_FAKE_YARDSTICK="none",
            CUTUNE_FAKE_RULES="wrong=BLOCK=64,LESS_DIV=0;segv=BLOCK=128,LESS_DIV=1;"
                              "lost=BLOCK=512,LESS_DIV=0")
+# 40 evaluations of each variant: some parameters then have 5 ok configs at two values, the
+# least the report shows an effect for
 rc, so, se = run("run", "reduce_sum", "--size", "1048576", "--size", "65536", "--strategy", "random",
-                 "--budget", "12", "--seed", "3", "--db", db, env=env)
+                 "--budget", "40", "--seed", "3", "--db", db, env=env)
 check(rc == 0, "the fake run: %s" % se[-400:])
 
 con = sqlite3.connect(db)
-trials = con.execute("SELECT v.name, p.size, t.config, t.status, t.median_ms, t.id, p.id, t.device_id"
-                     " FROM trials t JOIN variants v ON v.id = t.variant_id JOIN problems p ON"
+trials = con.execute("SELECT v.name, p.size, t.config, t.status, t.median_ms, t.id, p.id, t.device_id,"
+                     " t.gbps, t.min_ms, t.samples FROM trials t JOIN variants v ON v.id = t.variant_id JOIN problems p ON"
                      " p.id = t.problem_id WHERE t.run_id = 1 ORDER BY t.id").fetchall()
 ok = [t for t in trials if t[3] == "ok"]
 sizes = sorted({t[1] for t in trials})
@@ -70,6 +74,12 @@ for name, size, strategy, nvalid, evaluated, seconds, status in con.execute(
     g["seconds"] += seconds
     g["status"] = status
 check(set(searches) == set(groups), "the run recorded a search of every variant and size: %s" % searches)
+# the trials over some seconds, the second size's 100 s later in the run: its wall-time axis
+# starts there, not at the run's start
+con.execute("UPDATE trials SET created_at = datetime(created_at, '+' || (id / 8) || ' seconds')"
+            " WHERE run_id = 1")
+con.execute("UPDATE trials SET created_at = datetime(created_at, '+100 seconds')"
+            " WHERE run_id = 1 AND problem_id = (SELECT id FROM problems WHERE size = '65536')")
 hostile = "<script>alert(1)</script> \x1b[2J & \"quoted\""
 crashed = [t for t in trials if t[3] == "crashed"]
 con.execute("UPDATE trials SET message = ? WHERE id = ?", (hostile, crashed[0][5]))
@@ -92,12 +102,27 @@ class Page(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
         self.tables, self.svgs, self.tags = {}, {}, set()
-        self.table = self.svg = None
+        self.table = self.svg = self.svg_id = None
         self.row = self.cell = None
+        # every mark of every plot: (svg id, tag, attributes, its <title>'s text)
+        self.marks, self.mark, self.title = [], None, None
+        self.ids, self.hrefs, self.swatches = set(), [], {}
+        self.key = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         self.tags.add(tag)
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "a" and a.get("href", "").startswith("#"):
+            self.hrefs.append(a["href"][1:])
+        if tag == "span" and a.get("class") == "swatch":
+            self.key = re.search(r"background:(#[0-9a-f]{6})", a.get("style", "")).group(1)
+        if self.svg is not None and self.svg_id and tag in ("polyline", "circle", "line", "rect"):
+            self.mark = [self.svg_id, tag, a, ""]
+            self.marks.append(self.mark)
+        if tag == "title" and self.mark is not None:
+            self.title = []
         if tag == "table":
             self.table = self.tables.setdefault(a.get("id", "table%d" % len(self.tables)), [])
         elif tag == "tr" and self.table is not None:
@@ -107,20 +132,31 @@ class Page(html.parser.HTMLParser):
             self.cell = []
         elif tag == "svg" and a.get("class") == "plot":
             self.svg = self.svgs.setdefault(a.get("id"), {})
+            self.svg_id = a.get("id")
         elif self.svg is not None and tag in ("polyline", "circle", "line"):
             key = "%s.%s" % (tag, a.get("class", ""))
             self.svg[key] = self.svg.get(key, 0) + 1
 
     def handle_endtag(self, tag):
+        if tag == "title" and self.title is not None:
+            self.mark[3] = "".join(self.title)
+            self.title = None
+        elif tag in ("polyline", "circle", "line", "rect"):
+            self.mark = None
         if tag in ("td", "th") and self.cell is not None:
             self.row.append("".join(self.cell).strip())
             self.cell = None
         elif tag == "table":
             self.table = self.row = None
         elif tag == "svg" and self.svg is not None:
-            self.svg = None
+            self.svg = self.svg_id = None
 
     def handle_data(self, data):
+        if self.title is not None:
+            self.title.append(data)
+        if self.key is not None and data.strip():
+            self.swatches[data.strip()] = self.key
+            self.key = None
         if self.cell is not None:
             self.cell.append(data)
 
@@ -132,9 +168,16 @@ def check_page(p, where):
         b = best.get(row[0])
         check(b and row[1] == b[0] and row[2] == b[2] and abs(float(row[3]) - b[4]) < 1e-5 * b[4],
               "%s: best of %s is %s %s: %s" % (where, row[0], b and b[0], b and b[2], row))
+        # a memory-bound op's rate in GB/s, the share of peak n/a (no peak recorded), and the
+        # winner's spread: its fastest sample and its sample count
+        check(b and row[4] == "%.4g GB/s" % b[8] and row[5] == "n/a",
+              "%s: the best of %s runs at %.4g GB/s: %s" % (where, row[0], b and b[8], row))
+        check(b and row[6].startswith("fastest %.4g ms" % b[9]) and row[6].endswith("%d samples" % b[10]),
+              "%s: the winner's spread: %s" % (where, row))
         if row[0] == ysize:
-            check(row[4] == "cub::DeviceReduce::Sum" and row[6] == "125.0%",
-                  "%s: yardstick ratio 125.0%%: %s" % (where, row))
+            check(row[7] == "cub::DeviceReduce::Sum" and row[9] == "125.0%" and
+                  abs(float(row[8]) - b[4] * 1.25) < 1e-5 * b[4],
+                  "%s: yardstick ratio 125.0%% and its rate: %s" % (where, row))
         else:
             check("not measured" in row, "%s: no yardstick for %s: %s" % (where, row[0], row))
     st = p.tables.get("search-table", [])
@@ -156,23 +199,105 @@ def check_page(p, where):
         check(dots.get("circle.dot") == sum(1 for t in ok if t[1] == s),
               "%s: one dot per ok config of %s: %s" % (where, s, dots))
         check(dots.get("line.median") == len(variants), "%s: a median per variant" % where)
+    # a parameter's effect only at values of 5 ok configs or more, and a parameter only
+    # where two of its values have them; its share of the variance of the log times
+    shown = 0
+    importance = {}
+    for row in p.tables.get("importance-table", [])[1:]:
+        if len(row) == 6:
+            key = (row[0], row[1])
+            row = row[2:]
+        importance[key + (row[0],)] = float(row[1].rstrip("%"))
     for g, (name, size) in enumerate(groups_in_report(p)):
         rows = p.tables.get("params-%d" % g, [])
+        mine = [dict(kv.split("=") for kv in t[2].split(",")) for t in ok if (t[0], t[1]) == (name, size)]
         times = [t[4] for t in ok if (t[0], t[1]) == (name, size)]
-        first = [t for t in ok if (t[0], t[1]) == (name, size)][0][2]
-        pname = first.split("=")[0]
-        vals = sorted({int(dict(kv.split("=") for kv in t[2].split(","))[pname])
-                       for t in ok if (t[0], t[1]) == (name, size)})
-        check(len(rows) - 1 >= len(vals) and len(times) > 0, "%s: params table of %s %s" % (where, name, size))
-        v0 = vals[0]
-        want = statistics.median([t[4] for t in ok if (t[0], t[1]) == (name, size) and
-                                  dict(kv.split("=") for kv in t[2].split(","))[pname] == str(v0)])
-        r1 = rows[1] if len(rows) > 1 else []
-        check(r1[:2] == [pname, str(v0)] and abs(float(r1[3]) - want) < 1e-5 * want,
-              "%s: median of %s=%s in %s %s is %s: %s" % (where, pname, v0, name, size, want, r1))
+        want = {}
+        for pname in (mine[0] if mine else {}):
+            levels = {}
+            for c, ms in zip(mine, times):
+                levels.setdefault(c[pname], []).append(ms)
+            kept = {v: ts for v, ts in levels.items() if len(ts) >= 5}
+            if len(kept) >= 2:
+                want[pname] = kept
+        got, param = {}, None
+        for row in rows[1:]:
+            if len(row) == 5:
+                param = row[0]
+                row = row[1:]
+            if len(row) == 4 and row[0]:
+                got.setdefault(param, {})[row[0]] = (int(row[1]), float(row[2]))
+        check(set(got) == set(want), "%s: %s %s shows the parameters %s, not %s" %
+              (where, name, size, sorted(got), sorted(want)))
+        for pname, kept in want.items():
+            for v, ts in kept.items():
+                g_n, g_med = got.get(pname, {}).get(v, (0, 0))
+                m = statistics.median(ts)
+                check(g_n == len(ts) and abs(g_med - m) < 1e-5 * m,
+                      "%s: %s=%s in %s %s: %d configs, median %g: %s" %
+                      (where, pname, v, name, size, len(ts), m, (g_n, g_med)))
+            # the share of the variance of log times explained by the values' medians
+            ys = [math.log(t) for ts in kept.values() for t in ts]
+            mean = sum(ys) / len(ys)
+            ss = sum((y - mean) ** 2 for y in ys)
+            between = sum(len(ts) * (math.log(statistics.median(ts)) - mean) ** 2 for ts in kept.values())
+            share = 100 * min(between / ss, 1) if ss > 0 else 0
+            gotshare = importance.get((name, size, pname))
+            check(gotshare is not None and abs(gotshare - share) <= 0.51,
+                  "%s: importance of %s in %s %s is %.1f%%: %s" % (where, pname, name, size, share, gotshare))
+        shown += bool(want)
+    check(shown >= 1, "%s: some variant has a parameter with enough configs to show" % where)
     for status, n in statuses.items():
         rows = p.tables.get("failed-" + status, [])
         check(len(rows) - 1 == n, "%s: %d %s rows: %d" % (where, n, status, len(rows) - 1))
+    check_figures(p, where)
+
+
+def check_figures(p, where):
+    """One colour per variant across the page, no empty plot, a title on each dot naming its
+    config, two ticks or more on each log axis, the vendor's line, a table of contents."""
+    colours = {}
+    for svg, tag, a, title in p.marks:
+        if a.get("data-variant"):
+            colours.setdefault(a["data-variant"], set()).add(a.get("stroke") or a.get("fill"))
+    variants = {t[0] for t in trials if t[3] == "ok"}
+    check(set(colours) == variants and all(len(c) == 1 for c in colours.values()),
+          "%s: one colour per variant across the page: %s" % (where, colours))
+    check(len({min(c) for c in colours.values()}) == len(colours),
+          "%s: distinct variants, distinct colours: %s" % (where, colours))
+    check(all(p.swatches.get(v) in c for v, c in colours.items()),
+          "%s: the legend's colours are the figures': %s %s" % (where, p.swatches, colours))
+    for svg in p.svgs:
+        marks = [m for m in p.marks if m[0] == svg]
+        drawn = [m for m in marks if (m[1] == "polyline" and m[2].get("points", "").strip()) or
+                 m[1] == "circle" or (m[1] == "rect" and m[2].get("class") in ("best", "vendor"))]
+        check(drawn, "%s: plot %s is not empty" % (where, svg))
+        ticks = [m for m in marks if m[2].get("class") in ("ytick" if "convergence" in svg else "xtick",)]
+        check(len(ticks) >= 2, "%s: plot %s has %d ticks on its axis" % (where, svg, len(ticks)))
+    dots = [m for m in p.marks if m[1] == "circle" and m[2].get("class") == "dot"]
+    configs = sorted(t[0] + " " + t[2] for t in ok)
+    check(sorted(m[3].rsplit(":", 1)[0] for m in dots) == configs,
+          "%s: each dot's title names its variant and config" % where)
+    for i, s in enumerate(sizes_in_report(p)):
+        vendor = [m for m in p.marks if m[0] == "convergence-evals-%d" % i and m[2].get("class") == "vendor"]
+        check(len(vendor) == (s == ysize), "%s: the vendor's line on %s's convergence: %d" % (where, s, len(vendor)))
+        # the wall-time axis starts at the size's first trial, not at the run's start: the
+        # curves begin before the axis's second tick (a round number at or below the first)
+        xs = [float(pt.split(",")[0]) for m in p.marks if m[0] == "convergence-time-%d" % i and
+              m[1] == "polyline" for pt in m[2].get("points", "").split()]
+        ticks = sorted(float(m[2]["x1"]) for m in p.marks if m[0] == "convergence-time-%d" % i and
+                       m[2].get("class") == "xtick")
+        check(xs and len(ticks) >= 3 and ticks[0] <= min(xs) < ticks[1],
+              "%s: the wall-time curves of %s start at the left: %s, ticks %s" % (where, s, xs[:3], ticks))
+    bars = [m for m in p.marks if m[0] == "vs-vendor-chart"]
+    bars = [m for m in bars if m[1] == "rect" and m[2].get("class")]
+    check([m[2]["class"] for m in bars] == ["best", "vendor"],
+          "%s: the chart of best against vendor has the one yardstick's size: %s" % (where, bars))
+    b = best[ysize]
+    check([m[3].rsplit(": ", 1)[-1] for m in bars] == ["%.4g" % b[8], "%.4g" % (b[8] / 1.25)],
+          "%s: the chart's bars are the best's GB/s and the vendor's: %s" % (where, [m[3] for m in bars]))
+    check("toc" in p.ids and len(p.hrefs) >= 8 and all(h in p.ids for h in p.hrefs),
+          "%s: a table of contents whose links all lead somewhere: %s" % (where, [h for h in p.hrefs if h not in p.ids]))
 
 
 def sizes_in_report(p):
@@ -186,6 +311,11 @@ def groups_in_report(p):
 page = Page()
 page.feed(text)
 check_page(page, "html")
+# each figure's caption is its title, above it: a figure opens with its caption, and no
+# caption follows a plot (where it would read as the next one's title)
+nplots = text.count('class="plot"')
+check(nplots > 0 and len(re.findall(r'<figure>\s*<figcaption class="title">[^<]+</figcaption>\s*<svg ', text)) == nplots
+      and not re.search(r"</svg>\s*<figcaption", text), "every plot has its title above it")
 check("<script" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text,
       "a hostile message is escaped and no script is written")
 check("\x1b" not in text and "&amp; &quot;quoted&quot;" in text, "control characters and quotes escaped")
@@ -260,6 +390,18 @@ else:
         keep = os.environ.get("CUTUNE_REPORT_SCREENSHOT")
         if keep:
             shutil.copy(shot, keep)
+    # the whole page as test output, for a person to look at (meson's build/tests/report-output)
+    kept = os.environ.get("CUTUNE_REPORT_OUTPUT")
+    if kept:
+        os.makedirs(kept, exist_ok=True)
+        shutil.copy(out, os.path.join(kept, "report.html"))
+        full = os.path.join(kept, "report-full.png")
+        p = subprocess.run([browser] + flags + ["--window-size=1100,9000", "--screenshot=" + full, url],
+                           capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0 and os.path.exists(full), "the whole page's screenshot is kept: %s" % full)
+        if os.path.exists(shot):
+            shutil.copy(shot, os.path.join(kept, "report-top.png"))
+        print("screenshots and the page kept in %s" % kept)
 
 # ---- bad input --------------------------------------------------------------------------------
 rc, so, se = run("report", "7", "--db", db)
@@ -270,7 +412,62 @@ before = open(db, "rb").read()
 rc, so, se = run("report", "--db", db, "--html", db)
 check(rc == 2 and open(db, "rb").read() == before, "the database is never the output: %s" % se)
 rc, so, se = run("report", "--db", db)
-check(rc == 0 and best[sizes[0]][2] in so, "the summary names the best configs: %s" % so)
+check(rc == 0 and best[sizes[0]][2] in so and "%.4g GB/s" % best[sizes[0]][8] in so,
+      "the summary names the best configs and their rates: %s" % so)
+
+check("run 1:" in so and "re-timed" not in so, "a run that searched is the latest: %s" % so)
+
+# a rate in TFLOP/s for an op of many flops a byte (as matmul's): the same run, its trials' work
+# made 100 flops a byte
+tf_db = os.path.join(tmp, "tflops.db")
+shutil.copy(db, tf_db)
+con = sqlite3.connect(tf_db)
+con.execute("UPDATE trials SET gflops = 100 * gbps")
+con.commit()
+con.close()
+tf_out = os.path.join(tmp, "tflops.html")
+rc, so, se = run("report", "--db", tf_db, "--html", tf_out)
+tp = Page()
+tp.feed(open(tf_out, encoding="utf-8").read() if rc == 0 else "")
+rates = [row[4] for row in tp.tables.get("best-table", [])[1:]]
+check(rc == 0 and rates == ["%.4g TFLOP/s" % (100 * best[row][8] / 1e3) for row in sizes_in_report(tp)],
+      "TFLOP/s for a compute-bound op: %s %s" % (rates, se))
+
+# a second run of the same command only re-times each size's best: with no run named, the
+# report is still of run 1, and says why
+rc, so, se = run("run", "reduce_sum", "--size", "1048576", "--size", "65536", "--db", db, env=env)
+con = sqlite3.connect(db)
+last = con.execute("SELECT max(id) FROM runs").fetchone()[0]
+con.close()
+check(rc == 0 and last == 2, "a re-time run: %d %s" % (rc, se[-300:]))
+rc, so, se = run("report", "--db", db)
+check(rc == 0 and so.startswith("run 1:") and "run 2, the newest, only re-timed" in so,
+      "with no run named, the latest run that searched: %s %s" % (so, se))
+rc, so, se = run("report", "--db", db, "--html", out)
+text = open(out, encoding="utf-8").read() if rc == 0 else ""
+check("cutune run 1:" in text and 'id="not-latest"' in text, "the page of run 1 says run 2 only re-timed")
+rc, so, se = run("report", "2", "--db", db)
+check(rc == 0 and so.startswith("run 2:"), "a run named is that run: %s %s" % (so, se))
+
+# a run with no trials, and a database of a newer cutune: said, with an exit code
+con = sqlite3.connect(db)
+con.execute("INSERT INTO runs (argv, op, status) VALUES ('cutune run reduce_sum', 'reduce_sum', 'interrupted')")
+empty = con.execute("SELECT max(id) FROM runs").fetchone()[0]
+con.commit()
+con.close()
+rc, so, se = run("report", str(empty), "--db", db, "--html", out)
+check(rc == 4 and "run %d of %s recorded no trials" % (empty, db) in se,
+      "a run with no trials: exit 4 and why: %d %s" % (rc, se))
+newer = os.path.join(tmp, "newer.db")
+shutil.copy(db, newer)
+con = sqlite3.connect(newer)
+version = con.execute("PRAGMA user_version").fetchone()[0]
+con.execute("PRAGMA user_version = %d" % (version + 1))
+con.commit()
+con.close()
+rc, so, se = run("report", "--db", newer)
+check(rc == 1 and "newer than the %d this cutune" % version in se and "upgrade cutune" in se,
+      "a database of a newer cutune: exit 1 and what to do: %d %s" % (rc, se))
 
 shutil.rmtree(tmp)
 check.done()
