@@ -3,9 +3,37 @@
 // output to the 16-bit type (round to nearest even). Row-major everywhere: A is M x K, B is
 // K x N (nn) or N x K (nt, what PyTorch's F.linear(x, W) computes), C is M x N.
 //
-// The core defines exactly one of CUTUNE_DTYPE_FP16 / CUTUNE_DTYPE_BF16 and one of
+// Float32 in and out, layout nt only, in two more variants on this file:
+//   CUTUNE_DTYPE_TF32  matmul_wgmma_tf32.ini: wgmma .tf32 (k8) on the floats as they are.
+//   CUTUNE_DTYPE_FP32  matmul_wgmma_3xtf32.ini: FP32 through 3xTF32 (SPLIT3 below).
+// wgmma reads 32-bit operands K-major only (the PTX ISA gives .tf32 no transpose), and nn's B
+// (K x N, N contiguous) is MN-major: it would have to be transposed on its way to shared
+// memory, through registers, which the cp.async producer does not do; matmul_tf32 (mma.sync)
+// serves nn. Everything below is in bytes where it can be: a K-major row of a swizzle block
+// is 64 or 128 bytes (16 or 32 floats), a wgmma K step 32 bytes (8 floats, 16 halves).
+//
+// 3xTF32 (SPLIT3). Each stage holds, after the data, a second buffer of the same layout. Once a
+// stage's copies have landed, the producer thread that copied each 16-byte chunk splits it:
+// hi = x rounded to TF32 in place, lo = (x - hi) rounded to TF32 into the second buffer, so
+// that x = hi + lo + e with |e| <= 2^-22 |x|, and both are exact TF32 values whatever wgmma
+// does with an operand's low 13 bits. No barrier among the producer's threads is needed (a
+// thread splits what it copied); it splits LAG = STAGES - 2 steps behind its copies (a
+// cp.async group a step), so that the consumers have the stage before to work on meanwhile.
+// The consumers then sum, for every 16 of K (two wgmma K steps of 8), lo_a hi_b, hi_a lo_b and
+// hi_a hi_b from zero into a step sum d (scale-d 0 on the first), and add d to the FP32
+// accumulators with FADDs, rounded to nearest: matmul_tf32.cu explains why this order keeps
+// the error below cuBLAS SGEMM's, where an accumulator that the tensor cores update all along
+// K (rounding toward zero) drifts. The cost: twice the shared memory a stage, twice the
+// accumulator registers (a consumer owns at most 64 x 128 or 128 x 64), three wgmma a K step,
+// the split (a 16-byte load, 8 cvt, 2 stores per chunk, in the producer warpgroup, with
+// shared memory's bandwidth), and a wgmma.wait for each step sum before its FADDs, which a
+// second consumer warpgroup (or block) covers. Below K = 64 the op's FP32 bound is tighter
+// than 3xTF32's error: the variant's space starts at K = 64.
+//
+// The core defines exactly one of CUTUNE_DTYPE_FP16 / _BF16 / _TF32 / _FP32 and one of
 // CUTUNE_LAYOUT_NN / CUTUNE_LAYOUT_NT, and every tunable parameter as a -D macro:
 //   BM, BN, BK    the block tile: BM in {64, 128, 256}, BN in {64, 128, 256}, BK in {32, 64, 128}
+//                 (16-bit types) or {16, 32, 64} (floats): 64, 128 or 256 bytes of K
 //   CONSUMERS     consumer warpgroups (1 or 2)
 //   SCHEDULE      0: a block per tile; 1: persistent blocks (as many as run at once) walk the
 //                 tiles, the consumers sharing each tile, BM / CONSUMERS rows each; 2:
@@ -17,7 +45,8 @@
 //                 tiles and run at the same time on one GPC (no multicast, see below)
 //   GROUP_M       block rasterisation: GROUP_M rows of clusters are walked column by column
 //   VEC           output elements a thread stores at once (2: straight from the
-//                 accumulators; 4 or 8: through shared memory, 8 or 16-byte stores)
+//                 accumulators; 4 or 8: through shared memory, 8 or 16-byte stores; floats:
+//                 2 or 4)
 //   MINB          blocks per SM the registers must allow (__launch_bounds__)
 //
 // It is compiled by NVRTC with no include path, so it needs no header: the 16-bit type is
@@ -50,22 +79,25 @@
 //
 // Shared-memory layouts (PTX ISA, "Shared Memory Matrix Layout" of wgmma; CUTLASS calls them
 // GMMA::Layout_K_SW128_Atom and friends). A and nt's B are K-major: a tile of R rows is
-// BK / KA blocks of R rows of KA elements (KA = 64, or 32 when BK = 32), a row 128 (64) bytes,
-// and the 16-byte chunk c of row r sits at chunk c ^ ((r * KA / 64) % (KA / 8)) of its row:
+// blocks of R rows of RB bytes (RB = 128, or 64 when a K step is 64 bytes), and the 16-byte
+// chunk c of row r sits at chunk c ^ ((r * RB / 128) % (RB / 16)) of its row:
 // the 128-byte (64-byte) swizzle, whose pattern repeats every 8 rows, so 8-row groups are
 // 1024 (512) bytes apart (the descriptor's stride byte offset). nn's B (K x N in global
 // memory, N contiguous) is MN-major: BN / 64 blocks of BK rows (one a k) of 64 elements,
 // chunk c of row k at c ^ (k % 8); the leading byte offset is the distance between the
 // 64-column blocks (BK * 128) and the stride byte offset that between 8-k groups (1024), and
 // wgmma reads B transposed (imm-trans-b = 1). Stage buffers start on 1024 bytes, where the
-// swizzle pattern starts. One K step of 16 is a descriptor whose start address moves 32 bytes
-// within a K-major row (64 elements: 4 steps a block), or 2048 bytes (16 rows) in nn's B.
+// swizzle pattern starts. One wgmma K step (16 halves, 8 floats) is a descriptor whose start
+// address moves 32 bytes within a K-major row (4 steps a 128-byte block), or 2048 bytes (16
+// rows) in nn's B. The same bytes hold for floats (CUTLASS's SW128 K-major atom for tf32 is
+// 8 rows of 32).
 //
 // Ragged sizes (every M, N, K >= 1 is valid). Copies of rows or chunks outside the matrix
 // read nothing and zero-fill (cp.async's src-size 0), so edge tiles run the same wgmma. The
-// 16-byte copies need rows that start on 16 bytes: K % 8 == 0 (and N % 8 == 0 for nn's B)
-// and 16-byte aligned A and B. When that does not hold, the producer takes the guarded path:
-// 2-byte loads with bounds, a 16-byte shared store, fence.proxy.async (the stores are the
+// 16-byte copies need rows that start on 16 bytes: K % 8 == 0 (floats: K % 4 == 0; and N %
+// 8 == 0 for nn's B) and 16-byte aligned A and B. When that does not hold, the producer takes
+// the guarded path: element loads with bounds, a 16-byte shared store (3xTF32: split at
+// once), fence.proxy.async (the stores are the
 // generic proxy's, wgmma reads through the async proxy) and a plain arrival on full[s].
 // Stores of C are guarded per element and are 4, 8 or 16 bytes wide only where the row and
 // the pointer allow.
