@@ -620,8 +620,7 @@ static void print_check(const char *what, const Size &s, const char *view, const
 // an architecture other than the variant's target, is not compiled ("n/a").
 static int compile_only(const std::string &source, const Variant &var,
                         const std::vector<Config> &cfgs, const std::string &dtype, bool nt,
-                        const char *archs,
-                        bool no_spills)
+                        const char *archs, bool no_spills)
 {
     int failures = 0;
     std::stringstream ss(archs);

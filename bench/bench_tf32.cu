@@ -88,18 +88,20 @@ struct Size {
 };
 
 static const char *const NEEDED[] = {"BM", "BN", "BK", "WM", "WN", "STAGES", "SPLITK", nullptr};
-static const char *const NEEDED_WGMMA[] = {"BM",        "BN",        "BK",  "CONSUMERS", "SCHEDULE",
-                                           "STAGES",    "CLUSTER_M", "CLUSTER_N", "VEC", nullptr};
+static const char *const NEEDED_WGMMA[] = {"BM",       "BN",     "BK",        "CONSUMERS",
+                                           "SCHEDULE", "STAGES", "CLUSTER_M", "CLUSTER_N",
+                                           "VEC",      nullptr};
 
 static int usage(const char *msg)
 {
-    fprintf(stderr,
-            "bench_tf32: %s\nusage: bench_tf32 [--dtype fp32|tf32] [--layout nn|nt] --config "
-            "\"BM=...,...\" [--configs FILE]\n       [--check-sizes MxNxK,...] [--time-sizes "
-            "MxNxK,...] [--reps N] [--seed N] [--kernel PATH]\n       [--headers LIST] "
-            "[--kernel-name NAME] [--device N] [--wgmma]\n       bench_tf32 --compile-only [--arch 90,80] "
-            "[--no-spills] [--dtype ...] [--layout ...] --config ...\n",
-            msg);
+    fprintf(
+        stderr,
+        "bench_tf32: %s\nusage: bench_tf32 [--dtype fp32|tf32] [--layout nn|nt] --config "
+        "\"BM=...,...\" [--configs FILE]\n       [--check-sizes MxNxK,...] [--time-sizes "
+        "MxNxK,...] [--reps N] [--seed N] [--kernel PATH]\n       [--headers LIST] "
+        "[--kernel-name NAME] [--device N] [--wgmma]\n       bench_tf32 --compile-only [--arch 90,80] "
+        "[--no-spills] [--dtype ...] [--layout ...] --config ...\n",
+        msg);
     return 2;
 }
 
@@ -184,7 +186,8 @@ static void geometry_wgmma(const Config &c, const Size &s, bool split3, int sm_c
     *grid = dim3((unsigned)((SCHED == 0 ? sup : std::min(sup, sm_count / (CM * CN))) * CM * CN));
     *block = dim3((unsigned)((CONS + 1) * 128));
     const long pipe = ST * (BM + BN) * BK * (split3 ? 8 : 4), out = (VEC > 2) * BM * BN * 4;
-    *shared = (size_t)(1024 + (SCHED == 0 ? std::max(pipe, out) : pipe + (SCHED == 2 ? 2 : 1) * out) +
+    *shared = (size_t)(1024 +
+                       (SCHED == 0 ? std::max(pipe, out) : pipe + (SCHED == 2 ? 2 : 1) * out) +
                        16 * ST + 16);
 }
 
@@ -802,8 +805,8 @@ int main(int argc, char **argv)
     const int arch = prop.major * 10 + prop.minor;
     b.sm_count = prop.multiProcessorCount;
     if (wgmma && arch != 90) {
-        fprintf(stderr, "bench_tf32: --wgmma needs an sm_90 device (wgmma is sm_90a's), not sm_%d\n",
-                arch);
+        fprintf(stderr,
+                "bench_tf32: --wgmma needs an sm_90 device (wgmma is sm_90a's), not sm_%d\n", arch);
         return 3;
     }
     if (!seed)
@@ -922,7 +925,8 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < ks.size(); i++) {
             if (!ks[i].ok)
                 continue;
-            const double ms = time_ms([&] { return kernel_run(b, ks[i], s, p.A, p.B, p.C()); }, reps);
+            const double ms = time_ms([&] { return kernel_run(b, ks[i], s, p.A, p.B, p.C()); },
+                                      reps);
             if (ks.size() > 1)
                 printf("    c%zu %-18s %8.1f TFLOP/s  %.4f ms\n", i, size_text(s).c_str(),
                        flop / ms / 1e9, ms);

@@ -110,7 +110,8 @@
 // matrix are skipped.
 
 #if defined(CUTUNE_DTYPE_FP16) + defined(CUTUNE_DTYPE_BF16) + defined(CUTUNE_DTYPE_TF32) + \
-        defined(CUTUNE_DTYPE_FP32) != 1
+        defined(CUTUNE_DTYPE_FP32) != \
+    1
 #error "matmul_wgmma: define exactly one of CUTUNE_DTYPE_FP16, _BF16, _TF32 and _FP32"
 #endif
 #if defined(CUTUNE_LAYOUT_NN) == defined(CUTUNE_LAYOUT_NT)
@@ -145,7 +146,7 @@ typedef half_t elem_t;
 #define NT ((CONSUMERS + 1) * 128) // threads: the producer warpgroup and the consumers
 #define WG_M (SCHEDULE == 2 ? BM : BM / CONSUMERS) // rows of a consumer warpgroup's tile
 #define MI (WG_M / 64)                             // m64 wgmma a consumer issues per K step of 16
-#define RB (BK * ES < 128 ? BK * ES : 128)          // bytes of a K-major row of a swizzle block
+#define RB (BK * ES < 128 ? BK * ES : 128)         // bytes of a K-major row of a swizzle block
 #define A_BYTES (BM * BK * ES)
 #define B_BYTES (BN * BK * ES)
 // 3xTF32: the lo parts (A's, then B's) after the stage's data, which becomes the hi parts
@@ -179,8 +180,9 @@ static_assert(SCHEDULE >= 0 && SCHEDULE <= 2 && (SCHEDULE < 2 || CONSUMERS == 2)
               "SCHEDULE: 0 a tile a block, 1 persistent, 2 persistent ping-pong of two consumers");
 static_assert(WG_M == 64 || WG_M == 128, "a consumer owns 64 or 128 rows (one or two m64 wgmma)");
 static_assert(BN == 64 || BN == 128 || BN == 256, "BN is the wgmma's N: 64, 128 or 256");
-static_assert(BK * ES == 64 || BK * ES == 128 || BK * ES == 256,
-              "BK is 64, 128 or 256 bytes of K: one 64-byte swizzle block, one or two 128-byte ones");
+static_assert(
+    BK * ES == 64 || BK * ES == 128 || BK * ES == 256,
+    "BK is 64, 128 or 256 bytes of K: one 64-byte swizzle block, one or two 128-byte ones");
 static_assert(STAGES >= 2, "a pipeline of two stages at least");
 static_assert((VEC == 2 || VEC == 4 || VEC == 8) && VEC * ES <= 16,
               "VEC is 2, 4 or 8, at most 16 bytes");
@@ -407,7 +409,8 @@ __device__ __forceinline__ unsigned long long desc_b(unsigned t, int ks)
 // The byte of chunk c (16 bytes, CE elements along K) of row r in a K-major tile of R rows.
 template <int R> __device__ __forceinline__ int k_chunk(int r, int c)
 {
-    return (c / (RB / 16)) * R * RB + r * RB + (((c % (RB / 16)) ^ ((r * RB / 128) % (RB / 16))) * 16);
+    return (c / (RB / 16)) * R * RB + r * RB +
+           (((c % (RB / 16)) ^ ((r * RB / 128) % (RB / 16))) * 16);
 }
 // The byte of chunk c (8 elements along N) of k-row r in nn's MN-major B tile.
 __device__ __forceinline__ int mn_chunk(int r, int c)
@@ -624,7 +627,7 @@ __device__ __forceinline__ void produce(char *smem, unsigned base, unsigned bars
 {
     Ring ring(0);
 #if SPLIT3
-    Ring lag(0);            // the next step to split
+    Ring lag(0);               // the next step to split
     int issued = 0, split = 0; // steps copied, and split (the aligned path's)
 #endif
     int row0, col0;
@@ -701,7 +704,7 @@ __device__ __forceinline__ void consume(unsigned base, unsigned bars, int r0, in
     // to acc by FADDs (rounded to nearest); matmul_tf32.cu says why this order. It waits for
     // each sum's wgmma before adding it: two consumer warpgroups (or two blocks an SM) keep
     // the tensor cores busy meanwhile.
-        float d[MI][BN / 2];
+    float d[MI][BN / 2];
     for (int t = 0; t < nsteps; t++, ring.next()) {
         mbar_wait(FULL(ring.s), ring.use & 1);
         fence_proxy_async(); // what the producer wrote, to wgmma's (async) proxy
@@ -878,8 +881,8 @@ __device__ __forceinline__ void epilogue(char *stage_out, const float (&acc)[MI]
                     unsigned u[WPE];
                 } pair;
                 out2(acc[i][4 * j + 2 * h], acc[i][4 * j + 2 * h + 1], pair.u);
-                *reinterpret_cast<Pair *>(at(r0 + w * 16 + g + i * 64 + 8 * h, 8 * j + 2 * q)) =
-                    pair;
+                *reinterpret_cast<Pair *>(
+                    at(r0 + w * 16 + g + i * 64 + 8 * h, 8 * j + 2 * q)) = pair;
             }
     epilogue_sync(wg);
     constexpr int VPR = BN / VEC;
@@ -961,8 +964,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
 
     const int nsteps = (K + BK - 1) / BK;
     // 16-byte copies need every row of A and B to start on 16 bytes
-    const bool aligned = K % CE == 0 &&
-                         (((unsigned long long)A | (unsigned long long)B) & 15) == 0
+    const bool aligned = K % CE == 0 && (((unsigned long long)A | (unsigned long long)B) & 15) == 0
 #ifdef CUTUNE_LAYOUT_NN
                          && (N & 7) == 0
 #endif

@@ -96,8 +96,8 @@ template <class F> void land_arrivals(F keep)
 struct Wgmma {
     float *d;
     unsigned long long da, db;
-    int t;       // the thread in its warpgroup
-    bool scale;  // scale-d: D = A * B + D (else A * B)
+    int t;      // the thread in its warpgroup
+    bool scale; // scale-d: D = A * B + D (else A * B)
 };
 inline std::vector<Wgmma> wg_open[kemu::MAX_THREADS];
 inline std::vector<std::vector<Wgmma>> wg_groups[kemu::MAX_THREADS];
@@ -122,8 +122,9 @@ inline double operand(unsigned long long desc, bool mn_major, unsigned mn, unsig
     const unsigned w = mode == 1 ? 8 : mode == 2 ? 4 : mode == 3 ? 2 : 1; // 16-byte units a row
     unsigned a;
     if (!mn_major)
-        a = mode == 0 ? start + (mn % 8) * 16 + (mn / 8) * sbo + (k / ce) * lbo + (k % ce) * EMU_ES
-                      : start + (mn % 8) * w * 16 + (mn / 8) * sbo + (k / ce) * 16 + (k % ce) * EMU_ES;
+        a = mode == 0
+                ? start + (mn % 8) * 16 + (mn / 8) * sbo + (k / ce) * lbo + (k % ce) * EMU_ES
+                : start + (mn % 8) * w * 16 + (mn / 8) * sbo + (k / ce) * 16 + (k % ce) * EMU_ES;
     else {
         const unsigned u = mn / 8; // the 16-byte unit along MN
         a = mode == 0 ? start + (mn % 8) * 2 + u * sbo + (k % 8) * 16 + (k / 8) * lbo
@@ -336,7 +337,7 @@ int main()
     // 3xTF32 is in its space from K = 64 on (matmul_wgmma_3xtf32.ini): the same edges there,
     // K not a multiple of 4 (the guarded path), and a K long enough for the comparison with a
     // sequential FFMA sum
-    static const int sizes[][3] = {{64, 64, 64},   {130, 72, 96}, {45, 37, 75},  {200, 136, 200},
+    static const int sizes[][3] = {{64, 64, 64},   {130, 72, 96}, {45, 37, 75},   {200, 136, 200},
                                    {65, 520, 136}, {330, 66, 72}, {33, 200, 250}, {64, 128, 1024}};
 #else
     static const int sizes[][3] = {{1, 1, 1},       {17, 33, 9},    {64, 64, 64},   {130, 72, 96},
