@@ -6,8 +6,8 @@
 //   bench_mma [--dtype bf16|fp16] [--layout nt|nn] --config "NAME=V,..." [--config ...]
 //             [--configs FILE] [--check-sizes LIST] [--time-sizes LIST] [--reps N] [--seed N]
 //             [--kernel PATH] [--ini PATH] [--arch ARCH] [--device N]
-//   bench_mma --compile-only [--arch 90a,90,80] [--no-spills] --config ... | --configs FILE
-//             (no GPU)
+//   bench_mma --compile-only [--arch 90a,90,80] [--no-spills] [--dtype bf16|fp16|tf32|fp32]
+//             [--layout ...] [--ini PATH] --config ... | --configs FILE   (no GPU)
 //
 // The variant is the kernel's INI (--kernel's path with .ini for .cu, or --ini), read with
 // cutune's own space reader: a config names every parameter of its space ("BM=128,BN=256,
@@ -21,7 +21,9 @@
 // --compile-only compiles each config for each architecture (default: the target, else 90)
 // and prints ptxas's registers, spills and shared memory; a config the space rejects for that
 // CC, or an architecture other than the target, is "n/a". It exits 1 when a config does not
-// compile, or with --no-spills when one spills or ptxas serialises its wgmma.
+// compile, or with --no-spills when one spills or ptxas serialises its wgmma. tf32 and fp32
+// (matmul_wgmma_tf32.ini, matmul_wgmma_3xtf32.ini) are for --compile-only; bench_tf32 runs
+// and times them (float32 data, against cuBLASLt TF32 and cuBLAS SGEMM).
 //
 // Build: meson builds it into build/bench/ when nvcc is found (it links cutune's space reader).
 //
@@ -102,7 +104,8 @@ static int usage(const char *msg)
         "bench_mma: %s\nusage: bench_mma [--dtype bf16|fp16] [--layout nt|nn] --config \"NAME=V,...\" "
         "[--configs FILE]\n       [--check-sizes MxNxK,...] [--time-sizes MxNxK,...] [--reps N] [--seed N] "
         "[--kernel PATH] [--ini PATH]\n       [--arch ARCH] [--device N]\n"
-        "       bench_mma --compile-only [--arch 90a,90,80] [--no-spills] --config ... | --configs FILE\n",
+        "       bench_mma --compile-only [--arch 90a,90,80] [--no-spills] [--dtype bf16|fp16|tf32|fp32] "
+        "--config ... | --configs FILE\n",
         msg);
     return 2;
 }
@@ -233,12 +236,16 @@ static void geometry(const Variant &var, const Config &c, const Size &s, const C
 // as -D, the dtype and layout macros, -std=c++17 -default-device. Returns the cubin, or an
 // empty vector with the log on stderr; `info` gets ptxas's report when asked for.
 static std::vector<char> compile(const std::string &source, const Variant &var, const Config &c,
-                                 bool bf16, bool nt, const std::string &arch, std::string *info)
+                                 const std::string &dtype, bool nt, const std::string &arch,
+                                 std::string *info)
 {
     std::vector<std::string> opts;
     for (size_t i = 0; i < var.sp->nparams; i++)
         opts.push_back(std::string("-D") + var.sp->params[i].name + "=" + std::to_string(c.v[i]));
-    opts.push_back(bf16 ? "-DCUTUNE_DTYPE_BF16=1" : "-DCUTUNE_DTYPE_FP16=1");
+    std::string macro = "-DCUTUNE_DTYPE_" + dtype + "=1";
+    for (char &ch : macro)
+        ch = (char)toupper((unsigned char)ch);
+    opts.push_back(macro);
     opts.push_back(nt ? "-DCUTUNE_LAYOUT_NT=1" : "-DCUTUNE_LAYOUT_NN=1");
     opts.push_back("--gpu-architecture=sm_" + arch);
     opts.push_back("-std=c++17");
@@ -482,7 +489,8 @@ struct Kernel {
 static bool kernel_load(Kernel *k, const std::string &source, bool bf16, bool nt,
                         const std::string &arch, size_t max_shared)
 {
-    std::vector<char> cubin = compile(source, *k->var, k->cfg, bf16, nt, arch, nullptr);
+    std::vector<char> cubin = compile(source, *k->var, k->cfg, bf16 ? "bf16" : "fp16", nt, arch,
+                                      nullptr);
     if (cubin.empty())
         return false;
     CK(cudaLibraryLoadData(&k->lib, cubin.data(), NULL, NULL, 0, NULL, NULL, 0));
@@ -611,8 +619,8 @@ static void print_check(const char *what, const Size &s, const char *view, const
 // launch at 4096^3. A config the space rejects on that architecture (a constraint on CC), or
 // an architecture other than the variant's target, is not compiled ("n/a").
 static int compile_only(const std::string &source, const Variant &var,
-                        const std::vector<Config> &cfgs, bool bf16, bool nt, const char *archs,
-                        bool no_spills)
+                        const std::vector<Config> &cfgs, const std::string &dtype, bool nt,
+                        const char *archs, bool no_spills)
 {
     int failures = 0;
     std::stringstream ss(archs);
@@ -630,7 +638,7 @@ static int compile_only(const std::string &source, const Variant &var,
                 continue;
             }
             std::string info;
-            const bool ok = !compile(source, var, c, bf16, nt, arch, &info).empty();
+            const bool ok = !compile(source, var, c, dtype, nt, arch, &info).empty();
             // ptxas's report: "Used N registers", "N bytes stack frame, N bytes spill stores, N
             // bytes spill loads"
             auto number_before = [&](const char *what) {
@@ -677,6 +685,7 @@ static int compile_only(const std::string &source, const Variant &var,
 int main(int argc, char **argv)
 {
     bool bf16 = true, nt = true, compile_mode = false, no_spills = false;
+    std::string dtype = "bf16";
     const char *kernel_path = "tuning_spaces/matmul_mma.cu", *ini_path = nullptr, *archs = nullptr;
     const char *check_list = "1x1x1,17x33x9,1000x1000x1000,4096x4096x4096";
     const char *time_list = "4096x4096x4096,8192x8192x8192";
@@ -693,9 +702,10 @@ int main(int argc, char **argv)
         };
         if (!strcmp(a, "--dtype")) {
             const char *d = need();
-            if (strcmp(d, "bf16") && strcmp(d, "fp16"))
-                return usage("--dtype is bf16 or fp16");
+            if (strcmp(d, "bf16") && strcmp(d, "fp16") && strcmp(d, "tf32") && strcmp(d, "fp32"))
+                return usage("--dtype is bf16 or fp16 (tf32, fp32: with --compile-only)");
             bf16 = !strcmp(d, "bf16");
+            dtype = d;
         } else if (!strcmp(a, "--layout")) {
             const char *l = need();
             if (strcmp(l, "nt") && strcmp(l, "nn"))
@@ -771,8 +781,10 @@ int main(int argc, char **argv)
     }
     // the variant's target (sm_90a) or sm_90 for --compile-only; the device's when running
     std::string target_arch = var.target.size() > 3 ? var.target.substr(3) : "";
+    if (!compile_mode && dtype != "bf16" && dtype != "fp16")
+        return usage("--dtype tf32 and fp32 compile only here: bench_tf32 runs and times them");
     if (compile_mode)
-        return compile_only(source, var, cfgs, bf16, nt,
+        return compile_only(source, var, cfgs, dtype, nt,
                             archs                 ? archs
                             : target_arch.empty() ? "90"
                                                   : target_arch.c_str(),

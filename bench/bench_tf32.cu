@@ -10,13 +10,17 @@
 //              [--kernel PATH] [--headers LIST] [--kernel-name NAME] [--device N]
 //   bench_tf32 --compile-only [--arch 90,80] [--no-spills] [--dtype ...] [--layout ...]
 //              --config ... | --configs FILE  (no GPU)
+//   bench_tf32 --wgmma ...   the Hopper kernel instead (tuning_spaces/matmul_wgmma.cu, no
+//              headers, compiled for sm_90a: the variants matmul_wgmma_tf32 and
+//              matmul_wgmma_3xtf32, layout nt only), its launch as their INIs give it
 //
 // A config is any list of NAME=VALUE (every one becomes -DNAME=VALUE, so a macro the INI does
 // not tune, such as ACC_DIRECT=1, can be tried too); the launch needs BM, BN, BK, WM, WN,
 // STAGES and SPLITK and is the one matmul_tf32.ini's [launch] gives. FILE holds one config a
 // line (# comments). LIST is comma-separated MxNxK. Defaults: fp32, nn, check sizes 1x1x1,
-// 17x33x9,1000x1000x1000, time sizes 4096x4096x4096,8192x8192x8192, 20 timed launches, the
-// kernel tuning_spaces/matmul_tf32.cu with tuning_spaces/mma_ptx.cuh in front.
+// 17x33x9,1000x1000x1000 (--wgmma fp32: 64x64x64,45x37x75,1000x1000x1000: K >= 64), time
+// sizes 4096x4096x4096,8192x8192x8192, 20 timed launches, the kernel
+// tuning_spaces/matmul_tf32.cu with tuning_spaces/mma_ptx.cuh in front.
 //
 // Every size (check and time sizes) is checked on every element, for each config and for
 // the vendor routine, and prints each one's largest and rms error against FP64 side by side.
@@ -83,17 +87,21 @@ struct Size {
     int M, N, K;
 };
 
-static const char *const NEEDED[] = {"BM", "BN", "BK", "WM", "WN", "STAGES", "SPLITK"};
+static const char *const NEEDED[] = {"BM", "BN", "BK", "WM", "WN", "STAGES", "SPLITK", nullptr};
+static const char *const NEEDED_WGMMA[] = {"BM",       "BN",     "BK",        "CONSUMERS",
+                                           "SCHEDULE", "STAGES", "CLUSTER_M", "CLUSTER_N",
+                                           "VEC",      nullptr};
 
 static int usage(const char *msg)
 {
-    fprintf(stderr,
-            "bench_tf32: %s\nusage: bench_tf32 [--dtype fp32|tf32] [--layout nn|nt] --config "
-            "\"BM=...,...\" [--configs FILE]\n       [--check-sizes MxNxK,...] [--time-sizes "
-            "MxNxK,...] [--reps N] [--seed N] [--kernel PATH]\n       [--headers LIST] "
-            "[--kernel-name NAME] [--device N]\n       bench_tf32 --compile-only [--arch 90,80] "
-            "[--no-spills] [--dtype ...] [--layout ...] --config ...\n",
-            msg);
+    fprintf(
+        stderr,
+        "bench_tf32: %s\nusage: bench_tf32 [--dtype fp32|tf32] [--layout nn|nt] --config "
+        "\"BM=...,...\" [--configs FILE]\n       [--check-sizes MxNxK,...] [--time-sizes "
+        "MxNxK,...] [--reps N] [--seed N] [--kernel PATH]\n       [--headers LIST] "
+        "[--kernel-name NAME] [--device N] [--wgmma]\n       bench_tf32 --compile-only [--arch 90,80] "
+        "[--no-spills] [--dtype ...] [--layout ...] --config ...\n",
+        msg);
     return 2;
 }
 
@@ -126,11 +134,19 @@ static bool parse_config(const std::string &text, Config *c)
         }
         c->kv.emplace_back(k, v);
     }
-    for (const char *n : NEEDED)
-        if (c->get(n) <= 0) {
-            fprintf(stderr, "bench_tf32: \"%s\" lacks %s (the launch needs", text.c_str(), n);
-            for (const char *m : NEEDED)
-                fprintf(stderr, " %s", m);
+    return true;
+}
+
+// Whether c names every parameter the launch needs (matmul_tf32's, or matmul_wgmma's)
+static bool launchable(const Config &c, bool wgmma)
+{
+    const char *const *needed = wgmma ? NEEDED_WGMMA : NEEDED;
+    for (int i = 0; needed[i]; i++)
+        if (c.get(needed[i]) < (strcmp(needed[i], "SCHEDULE") ? 1 : 0)) { // SCHEDULE may be 0
+            fprintf(stderr, "bench_tf32: \"%s\" lacks %s (the launch needs", c.text.c_str(),
+                    needed[i]);
+            for (int j = 0; needed[j]; j++)
+                fprintf(stderr, " %s", needed[j]);
             fprintf(stderr, ")\n");
             return false;
         }
@@ -157,8 +173,26 @@ static std::string size_text(const Size &s)
     return std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K);
 }
 
+// The launch as matmul_wgmma_tf32.ini's and matmul_wgmma_3xtf32.ini's [launch] give it (keep
+// them the same): a block a tile, or (SCHEDULE > 0) persistent, as many whole clusters as the
+// SMs hold; the stages (3xTF32: twice the data, the lo parts) and the staged output tile.
+static void geometry_wgmma(const Config &c, const Size &s, bool split3, int sm_count, dim3 *grid,
+                           dim3 *block, size_t *shared)
+{
+    const long BM = c.get("BM"), BN = c.get("BN"), BK = c.get("BK"), CONS = c.get("CONSUMERS"),
+               SCHED = c.get("SCHEDULE"), ST = c.get("STAGES"), CM = c.get("CLUSTER_M"),
+               CN = c.get("CLUSTER_N"), VEC = c.get("VEC");
+    const long sup = ((s.M + BM - 1) / BM + CM - 1) / CM * (((s.N + BN - 1) / BN + CN - 1) / CN);
+    *grid = dim3((unsigned)((SCHED == 0 ? sup : std::min(sup, sm_count / (CM * CN))) * CM * CN));
+    *block = dim3((unsigned)((CONS + 1) * 128));
+    const long pipe = ST * (BM + BN) * BK * (split3 ? 8 : 4), out = (VEC > 2) * BM * BN * 4;
+    *shared = (size_t)(1024 +
+                       (SCHED == 0 ? std::max(pipe, out) : pipe + (SCHED == 2 ? 2 : 1) * out) +
+                       16 * ST + 16);
+}
+
 // The launch as matmul_tf32.ini's [launch] gives it (keep the two the same).
-static void geometry(const Config &c, const Size &s, dim3 *grid, dim3 *block, size_t *shared)
+static void geometry_tf32(const Config &c, const Size &s, dim3 *grid, dim3 *block, size_t *shared)
 {
     const long BM = c.get("BM"), BN = c.get("BN"), BK = c.get("BK"), WM = c.get("WM"),
                WN = c.get("WN"), ST = c.get("STAGES"), SK = c.get("SPLITK");
@@ -172,7 +206,18 @@ static void geometry(const Config &c, const Size &s, dim3 *grid, dim3 *block, si
 struct Build {
     std::string source, name; // the headers and the kernel, joined; the kernel's name
     bool tf32, nt;
+    bool wgmma; // matmul_wgmma.cu (sm_90a), else matmul_tf32.cu
+    int sm_count;
 };
+
+static void geometry(const Build &b, const Config &c, const Size &s, dim3 *grid, dim3 *block,
+                     size_t *shared)
+{
+    if (b.wgmma)
+        geometry_wgmma(c, s, !b.tf32, b.sm_count, grid, block, shared);
+    else
+        geometry_tf32(c, s, grid, block, shared);
+}
 
 // NVRTC, with the options cutune's worker gives (core/src/worker/compile.c): the parameters
 // as -D, the dtype and layout macros, -std=c++17 -default-device. Returns the cubin, or an
@@ -185,7 +230,8 @@ static std::vector<char> compile(const Build &b, const Config &c, int arch, bool
         opts.push_back("-D" + p.first + "=" + std::to_string(p.second));
     opts.push_back(b.tf32 ? "-DCUTUNE_DTYPE_TF32=1" : "-DCUTUNE_DTYPE_FP32=1");
     opts.push_back(b.nt ? "-DCUTUNE_LAYOUT_NT=1" : "-DCUTUNE_LAYOUT_NN=1");
-    opts.push_back("--gpu-architecture=sm_" + std::to_string(arch));
+    // wgmma is an sm_90a instruction: the architecture-specific target of sm_90
+    opts.push_back("--gpu-architecture=sm_" + std::to_string(arch) + (b.wgmma ? "a" : ""));
     opts.push_back("-std=c++17");
     opts.push_back("-default-device");
     if (verbose)
@@ -253,7 +299,7 @@ static int compile_only(const Build &b, const std::vector<Config> &cfgs, const c
             const bool spills = ok && no_spills && (st != 0 || ld != 0); // -1: no report
             dim3 grid, block;
             size_t shared;
-            geometry(c, Size{4096, 4096, 4096}, &grid, &block, &shared);
+            geometry(b, c, Size{4096, 4096, 4096}, &grid, &block, &shared);
             if (ok)
                 printf("sm_%d %s %s %s %3ld registers, spills %ld/%ld bytes, %3u threads, %6zu B "
                        "shared: %s\n",
@@ -484,12 +530,12 @@ static bool kernel_load(Kernel *k, const Build &b, int arch, size_t max_shared)
     return k->ok = true;
 }
 
-static cudaError_t kernel_run(const Kernel &k, const Size &s, const float *A, const float *B,
-                              float *C)
+static cudaError_t kernel_run(const Build &b, const Kernel &k, const Size &s, const float *A,
+                              const float *B, float *C)
 {
     dim3 grid, block;
     size_t shared;
-    geometry(k.cfg, s, &grid, &block, &shared);
+    geometry(b, k.cfg, s, &grid, &block, &shared);
     int M = s.M, N = s.N, K = s.K;
     void *args[] = {(void *)&A, (void *)&B, (void *)&C, &M, &N, &K};
     return cudaLaunchKernel((const void *)k.fn, grid, block, args, shared, 0);
@@ -633,10 +679,10 @@ static void print_check(const char *what, const Size &s, bool tf32, const char *
 
 int main(int argc, char **argv)
 {
-    bool tf32 = false, nt = false, compile_mode = false, no_spills = false;
+    bool tf32 = false, nt = false, compile_mode = false, no_spills = false, wgmma = false;
     const char *kernel_path = "tuning_spaces/matmul_tf32.cu", *archs = "90";
     const char *headers = "tuning_spaces/mma_ptx.cuh", *kernel_name = "matmul_tf32";
-    const char *check_list = "1x1x1,17x33x9,1000x1000x1000";
+    const char *check_list = nullptr; // below: 3xTF32 on wgmma is in its space from K = 64 on
     const char *time_list = "4096x4096x4096,8192x8192x8192";
     int reps = 20, device = 0;
     uint64_t seed = 0;
@@ -698,6 +744,8 @@ int main(int argc, char **argv)
             device = atoi(need());
         } else if (!strcmp(a, "--compile-only")) {
             compile_mode = true;
+        } else if (!strcmp(a, "--wgmma")) {
+            wgmma = true;
         } else if (!strcmp(a, "--no-spills")) {
             no_spills = true;
         } else if (!strcmp(a, "--arch")) {
@@ -712,7 +760,14 @@ int main(int argc, char **argv)
     if (cfgs.empty())
         return usage("give at least one --config (or --configs FILE)");
     Build b;
-    b.name = kernel_name, b.tf32 = tf32, b.nt = nt;
+    if (wgmma && !nt)
+        return usage("--wgmma takes --layout nt only (wgmma reads 32-bit operands K-major)");
+    if (wgmma && !strcmp(kernel_path, "tuning_spaces/matmul_tf32.cu"))
+        kernel_path = "tuning_spaces/matmul_wgmma.cu", kernel_name = "matmul_wgmma", headers = "";
+    for (const Config &c : cfgs)
+        if (!launchable(c, wgmma))
+            return usage("a config lacks a parameter of the launch (above)");
+    b.name = kernel_name, b.tf32 = tf32, b.nt = nt, b.wgmma = wgmma, b.sm_count = 132;
     std::stringstream hs(headers);
     std::string h;
     while (std::getline(hs, h, ','))
@@ -733,6 +788,9 @@ int main(int argc, char **argv)
     if (compile_mode)
         return compile_only(b, cfgs, archs, no_spills);
 
+    if (!check_list)
+        check_list = wgmma && !tf32 ? "64x64x64,45x37x75,1000x1000x1000"
+                                    : "1x1x1,17x33x9,1000x1000x1000";
     std::vector<Size> checks, times;
     if (!parse_sizes(check_list, &checks) || !parse_sizes(time_list, &times))
         return usage("sizes are MxNxK (each >= 1), comma-separated");
@@ -745,6 +803,12 @@ int main(int argc, char **argv)
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, device));
     const int arch = prop.major * 10 + prop.minor;
+    b.sm_count = prop.multiProcessorCount;
+    if (wgmma && arch != 90) {
+        fprintf(stderr,
+                "bench_tf32: --wgmma needs an sm_90 device (wgmma is sm_90a's), not sm_%d\n", arch);
+        return 3;
+    }
     if (!seed)
         seed = (uint64_t)time(NULL);
     const char *override = getenv("NVIDIA_TF32_OVERRIDE");
@@ -762,7 +826,7 @@ int main(int argc, char **argv)
         printf("  c%zu = %s\n", i, cfgs[i].text.c_str());
         dim3 grid, block;
         size_t shared;
-        geometry(cfgs[i], Size{1, 1, 1}, &grid, &block, &shared);
+        geometry(b, cfgs[i], Size{1, 1, 1}, &grid, &block, &shared);
         if (shared > prop.sharedMemPerBlockOptin || block.x > (unsigned)prop.maxThreadsPerBlock) {
             printf(
                 "    skipped: %zu bytes of shared memory and %u threads; the device allows %zu and %d\n",
@@ -832,9 +896,9 @@ int main(int argc, char **argv)
                 if (!ks[i].ok)
                     continue;
                 poison(p, C);
-                CK(kernel_run(ks[i], s, A, B, C));
+                CK(kernel_run(b, ks[i], s, A, B, C));
                 CK(cudaDeviceSynchronize());
-                CK(kernel_run(ks[i], s, A, B, C)); // a second launch: nothing left over
+                CK(kernel_run(b, ks[i], s, A, B, C)); // a second launch: nothing left over
                 CK(cudaDeviceSynchronize());
                 char name[32];
                 snprintf(name, sizeof name, "c%zu", i);
@@ -861,7 +925,8 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < ks.size(); i++) {
             if (!ks[i].ok)
                 continue;
-            const double ms = time_ms([&] { return kernel_run(ks[i], s, p.A, p.B, p.C()); }, reps);
+            const double ms = time_ms([&] { return kernel_run(b, ks[i], s, p.A, p.B, p.C()); },
+                                      reps);
             if (ks.size() > 1)
                 printf("    c%zu %-18s %8.1f TFLOP/s  %.4f ms\n", i, size_text(s).c_str(),
                        flop / ms / 1e9, ms);

@@ -73,6 +73,8 @@ static size_t brute_warptile(void);
 static size_t brute_async(void);
 static size_t brute_mma(void);
 static size_t brute_wgmma(void);
+static size_t brute_wgmma_tf32(void);
+static size_t brute_wgmma_3xtf32(void);
 static size_t brute_tf32(void);
 static size_t brute_3xtf32(void);
 
@@ -92,8 +94,12 @@ static const struct {
      4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2 * 2, brute_async},
     {"matmul_mma", "1", "95c4cb0ceb5fcbcae6e9080bebeed5a5", 0,
      4 * 3 * 2 * 2 * 2 * 4 * 4 * 2 * 3 * 2, brute_mma},
-    {"matmul_wgmma", "1", "403b46259c13f91f55b57e35aff0cddf", 4038,
+    {"matmul_wgmma", "2", "e1d73b265aa5a817fc6a8394e0bb4846", 4038,
      3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2, brute_wgmma},
+    {"matmul_wgmma_tf32", "1", "e1d73b265aa5a817fc6a8394e0bb4846", 0,
+     3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2, brute_wgmma_tf32},
+    {"matmul_wgmma_3xtf32", "1", "e1d73b265aa5a817fc6a8394e0bb4846", 0,
+     3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2, brute_wgmma_3xtf32},
     {"matmul_tf32", "1", "f00dd578e676d89f2d9ec5dea2a3bbfc", 0,
      4 * 4 * 2 * 2 * 2 * 4 * 4 * 2 * 2 * 2, brute_tf32},
     {"matmul_3xtf32", "1", "f00dd578e676d89f2d9ec5dea2a3bbfc", 0,
@@ -246,30 +252,33 @@ static size_t brute_async(void)
  * within what setmaxnreg gives it; m64n256 only with 168 registers a thread at launch; the
  * stages and the staged output tile (over them, or beside them when persistent, one a
  * consumer in ping-pong) in shared memory; two blocks an SM only for a block a tile, and
- * then by shared memory too; clusters of two at most. */
-static size_t brute_wgmma(void)
+ * then by shared memory too; clusters of two at most. matmul_wgmma_tf32.ini and
+ * matmul_wgmma_3xtf32.ini are the same rules for 4-byte elements (BK from 16, VEC 2 or 4),
+ * 3xTF32 (split) with twice the data a stage and twice the accumulators. */
+static size_t brute_wgmma_of(int bytes, int split)
 {
     size_t n = 0;
+    const int bk0 = 64 / bytes, vec_wide = 16 / bytes; /* BK {16, 32, 64} or {32, 64, 128} */
     for (int bm = 64; bm <= 256; bm *= 2)
         for (int bn = 64; bn <= 256; bn *= 2)
-            for (int bk = 32; bk <= 128; bk *= 2)
+            for (int bk = bk0; bk <= 4 * bk0; bk *= 2)
                 for (int cons = 1; cons <= 2; cons++)
                     for (int sched = 0; sched <= 2; sched++)
                         for (int minb = 1; minb <= 2; minb++)
-                            for (int vec = 2; vec <= 8; vec += 6) {
+                            for (int vec = 2; vec <= vec_wide; vec += vec_wide - 2) {
                                 int rows = sched == 2 ? bm : bm / cons, threads = (cons + 1) * 128;
                                 int launch = 65536 / (threads * minb) / 8 * 8;
                                 int regs = threads * minb == 256
                                                ? 255
                                                : (launch * (cons + 1) - 40) / cons / 8 * 8;
                                 if ((sched == 2 && cons != 2) || (rows != 64 && rows != 128) ||
-                                    rows / 64 * bn / 2 + 40 > regs ||
+                                    rows / 64 * bn / 2 * (split ? 2 : 1) + 40 > regs ||
                                     (bn == 256 && (cons + 1) * minb > 3) ||
                                     (minb == 2 && sched != 0))
                                     continue;
                                 for (int stages = 2; stages <= 6; stages++) {
-                                    int pipe = stages * (bm + bn) * bk * 2;
-                                    int out = (vec > 2) * bm * bn * 2;
+                                    int pipe = stages * (bm + bn) * bk * bytes * (split ? 2 : 1);
+                                    int out = (vec > 2) * bm * bn * bytes;
                                     int one = pipe > out ? pipe : out;
                                     int data = sched == 0 ? one : pipe + (sched == 2 ? 2 : 1) * out;
                                     int extra = 16 * stages + 16; /* the mbarriers */
@@ -280,6 +289,18 @@ static size_t brute_wgmma(void)
                                 }
                             }
     return n;
+}
+static size_t brute_wgmma(void)
+{
+    return brute_wgmma_of(2, 0);
+}
+static size_t brute_wgmma_tf32(void)
+{
+    return brute_wgmma_of(4, 0);
+}
+static size_t brute_wgmma_3xtf32(void)
+{
+    return brute_wgmma_of(4, 1);
 }
 
 /* The tensor-core spaces (matmul_mma.ini, matmul_tf32.ini, matmul_3xtf32.ini), problem-free:

@@ -3,9 +3,37 @@
 // output to the 16-bit type (round to nearest even). Row-major everywhere: A is M x K, B is
 // K x N (nn) or N x K (nt, what PyTorch's F.linear(x, W) computes), C is M x N.
 //
-// The core defines exactly one of CUTUNE_DTYPE_FP16 / CUTUNE_DTYPE_BF16 and one of
+// Float32 in and out, layout nt only, in two more variants on this file:
+//   CUTUNE_DTYPE_TF32  matmul_wgmma_tf32.ini: wgmma .tf32 (k8) on the floats as they are.
+//   CUTUNE_DTYPE_FP32  matmul_wgmma_3xtf32.ini: FP32 through 3xTF32 (SPLIT3 below).
+// wgmma reads 32-bit operands K-major only (the PTX ISA gives .tf32 no transpose), and nn's B
+// (K x N, N contiguous) is MN-major: it would have to be transposed on its way to shared
+// memory, through registers, which the cp.async producer does not do; matmul_tf32 (mma.sync)
+// serves nn. Everything below is in bytes where it can be: a K-major row of a swizzle block
+// is 64 or 128 bytes (16 or 32 floats), a wgmma K step 32 bytes (8 floats, 16 halves).
+//
+// 3xTF32 (SPLIT3). Each stage holds, after the data, a second buffer of the same layout. Once a
+// stage's copies have landed, the producer thread that copied each 16-byte chunk splits it:
+// hi = x rounded to TF32 in place, lo = (x - hi) rounded to TF32 into the second buffer, so
+// that x = hi + lo + e with |e| <= 2^-22 |x|, and both are exact TF32 values whatever wgmma
+// does with an operand's low 13 bits. No barrier among the producer's threads is needed (a
+// thread splits what it copied); it splits LAG = STAGES - 2 steps behind its copies (a
+// cp.async group a step), so that the consumers have the stage before to work on meanwhile.
+// The consumers then sum, for every 16 of K (two wgmma K steps of 8), lo_a hi_b, hi_a lo_b and
+// hi_a hi_b from zero into a step sum d (scale-d 0 on the first), and add d to the FP32
+// accumulators with FADDs, rounded to nearest: matmul_tf32.cu explains why this order keeps
+// the error below cuBLAS SGEMM's, where an accumulator that the tensor cores update all along
+// K (rounding toward zero) drifts. The cost: twice the shared memory a stage, twice the
+// accumulator registers (a consumer owns at most 64 x 128 or 128 x 64), three wgmma a K step,
+// the split (a 16-byte load, 8 cvt, 2 stores per chunk, in the producer warpgroup, with
+// shared memory's bandwidth), and a wgmma.wait for each step sum before its FADDs, which a
+// second consumer warpgroup (or block) covers. Below K = 64 the op's FP32 bound is tighter
+// than 3xTF32's error: the variant's space starts at K = 64.
+//
+// The core defines exactly one of CUTUNE_DTYPE_FP16 / _BF16 / _TF32 / _FP32 and one of
 // CUTUNE_LAYOUT_NN / CUTUNE_LAYOUT_NT, and every tunable parameter as a -D macro:
 //   BM, BN, BK    the block tile: BM in {64, 128, 256}, BN in {64, 128, 256}, BK in {32, 64, 128}
+//                 (16-bit types) or {16, 32, 64} (floats): 64, 128 or 256 bytes of K
 //   CONSUMERS     consumer warpgroups (1 or 2)
 //   SCHEDULE      0: a block per tile; 1: persistent blocks (as many as run at once) walk the
 //                 tiles, the consumers sharing each tile, BM / CONSUMERS rows each; 2:
@@ -17,7 +45,8 @@
 //                 tiles and run at the same time on one GPC (no multicast, see below)
 //   GROUP_M       block rasterisation: GROUP_M rows of clusters are walked column by column
 //   VEC           output elements a thread stores at once (2: straight from the
-//                 accumulators; 4 or 8: through shared memory, 8 or 16-byte stores)
+//                 accumulators; 4 or 8: through shared memory, 8 or 16-byte stores; floats:
+//                 2 or 4)
 //   MINB          blocks per SM the registers must allow (__launch_bounds__)
 //
 // It is compiled by NVRTC with no include path, so it needs no header: the 16-bit type is
@@ -50,22 +79,25 @@
 //
 // Shared-memory layouts (PTX ISA, "Shared Memory Matrix Layout" of wgmma; CUTLASS calls them
 // GMMA::Layout_K_SW128_Atom and friends). A and nt's B are K-major: a tile of R rows is
-// BK / KA blocks of R rows of KA elements (KA = 64, or 32 when BK = 32), a row 128 (64) bytes,
-// and the 16-byte chunk c of row r sits at chunk c ^ ((r * KA / 64) % (KA / 8)) of its row:
+// blocks of R rows of RB bytes (RB = 128, or 64 when a K step is 64 bytes), and the 16-byte
+// chunk c of row r sits at chunk c ^ ((r * RB / 128) % (RB / 16)) of its row:
 // the 128-byte (64-byte) swizzle, whose pattern repeats every 8 rows, so 8-row groups are
 // 1024 (512) bytes apart (the descriptor's stride byte offset). nn's B (K x N in global
 // memory, N contiguous) is MN-major: BN / 64 blocks of BK rows (one a k) of 64 elements,
 // chunk c of row k at c ^ (k % 8); the leading byte offset is the distance between the
 // 64-column blocks (BK * 128) and the stride byte offset that between 8-k groups (1024), and
 // wgmma reads B transposed (imm-trans-b = 1). Stage buffers start on 1024 bytes, where the
-// swizzle pattern starts. One K step of 16 is a descriptor whose start address moves 32 bytes
-// within a K-major row (64 elements: 4 steps a block), or 2048 bytes (16 rows) in nn's B.
+// swizzle pattern starts. One wgmma K step (16 halves, 8 floats) is a descriptor whose start
+// address moves 32 bytes within a K-major row (4 steps a 128-byte block), or 2048 bytes (16
+// rows) in nn's B. The same bytes hold for floats (CUTLASS's SW128 K-major atom for tf32 is
+// 8 rows of 32).
 //
 // Ragged sizes (every M, N, K >= 1 is valid). Copies of rows or chunks outside the matrix
 // read nothing and zero-fill (cp.async's src-size 0), so edge tiles run the same wgmma. The
-// 16-byte copies need rows that start on 16 bytes: K % 8 == 0 (and N % 8 == 0 for nn's B)
-// and 16-byte aligned A and B. When that does not hold, the producer takes the guarded path:
-// 2-byte loads with bounds, a 16-byte shared store, fence.proxy.async (the stores are the
+// 16-byte copies need rows that start on 16 bytes: K % 8 == 0 (floats: K % 4 == 0; and N %
+// 8 == 0 for nn's B) and 16-byte aligned A and B. When that does not hold, the producer takes
+// the guarded path: element loads with bounds, a 16-byte shared store (3xTF32: split at
+// once), fence.proxy.async (the stores are the
 // generic proxy's, wgmma reads through the async proxy) and a plain arrival on full[s].
 // Stores of C are guarded per element and are 4, 8 or 16 bytes wide only where the row and
 // the pointer allow.
@@ -77,8 +109,10 @@
 // one time share A row panels and B column panels in L2. Tiles of a partial cluster past the
 // matrix are skipped.
 
-#if defined(CUTUNE_DTYPE_FP16) == defined(CUTUNE_DTYPE_BF16)
-#error "matmul_wgmma: define exactly one of CUTUNE_DTYPE_FP16 and CUTUNE_DTYPE_BF16"
+#if defined(CUTUNE_DTYPE_FP16) + defined(CUTUNE_DTYPE_BF16) + defined(CUTUNE_DTYPE_TF32) + \
+        defined(CUTUNE_DTYPE_FP32) != \
+    1
+#error "matmul_wgmma: define exactly one of CUTUNE_DTYPE_FP16, _BF16, _TF32 and _FP32"
 #endif
 #if defined(CUTUNE_LAYOUT_NN) == defined(CUTUNE_LAYOUT_NT)
 #error "matmul_wgmma: define exactly one of CUTUNE_LAYOUT_NN and CUTUNE_LAYOUT_NT"
@@ -91,17 +125,35 @@
 #define CUTUNE_HALF_T unsigned short
 #endif
 typedef CUTUNE_HALF_T half_t; // fp16 or bf16 bits
+#if defined(CUTUNE_DTYPE_TF32) || defined(CUTUNE_DTYPE_FP32)
+#ifdef CUTUNE_LAYOUT_NN
+#error "matmul_wgmma: TF32 and FP32 take the layout nt only (wgmma reads 32-bit operands K-major)"
+#endif
+#define ES 4 // bytes of an element
+typedef float elem_t;
+#else
+#define ES 2
+typedef half_t elem_t;
+#endif
+#ifdef CUTUNE_DTYPE_FP32
+#define SPLIT3 1 // 3xTF32: the producer splits each stage into hi and lo parts
+#else
+#define SPLIT3 0
+#endif
+#define CE (16 / ES) // elements of a 16-byte chunk
+#define WK (32 / ES) // K of one wgmma: 16 (16-bit types) or 8 (TF32), 32 bytes of a K-major row
 
 #define NT ((CONSUMERS + 1) * 128) // threads: the producer warpgroup and the consumers
 #define WG_M (SCHEDULE == 2 ? BM : BM / CONSUMERS) // rows of a consumer warpgroup's tile
 #define MI (WG_M / 64)                             // m64 wgmma a consumer issues per K step of 16
-#define KA (BK < 64 ? BK : 64)                     // elements of a K-major row of a swizzle block
-#define RB (KA * 2)                                // its bytes: 128 or 64 (the swizzle's width)
-#define A_BYTES (BM * BK * 2)
-#define B_BYTES (BN * BK * 2)
-#define STAGE_BYTES (A_BYTES + B_BYTES)
+#define RB (BK * ES < 128 ? BK * ES : 128)         // bytes of a K-major row of a swizzle block
+#define A_BYTES (BM * BK * ES)
+#define B_BYTES (BN * BK * ES)
+// 3xTF32: the lo parts (A's, then B's) after the stage's data, which becomes the hi parts
+#define LO_OFF (A_BYTES + B_BYTES)
+#define STAGE_BYTES ((A_BYTES + B_BYTES) * (SPLIT3 ? 2 : 1))
 #define PIPE_BYTES (STAGES * STAGE_BYTES)
-#define EPI_BYTES (VEC > 2 ? BM * BN * 2 : 0) // the rounded tile (VEC > 2)
+#define EPI_BYTES (VEC > 2 ? BM * BN * ES : 0) // the rounded tile (VEC > 2)
 // with one tile a block, the rounded tile goes over the stages; the persistent schedules
 // keep a buffer of their own (one a consumer warpgroup in ping-pong), as the producer is
 // filling the stages with the next tile meanwhile
@@ -128,9 +180,12 @@ static_assert(SCHEDULE >= 0 && SCHEDULE <= 2 && (SCHEDULE < 2 || CONSUMERS == 2)
               "SCHEDULE: 0 a tile a block, 1 persistent, 2 persistent ping-pong of two consumers");
 static_assert(WG_M == 64 || WG_M == 128, "a consumer owns 64 or 128 rows (one or two m64 wgmma)");
 static_assert(BN == 64 || BN == 128 || BN == 256, "BN is the wgmma's N: 64, 128 or 256");
-static_assert(BK == 32 || BK == 64 || BK == 128, "BK is 32 (64-byte swizzle), 64 or 128");
+static_assert(
+    BK * ES == 64 || BK * ES == 128 || BK * ES == 256,
+    "BK is 64, 128 or 256 bytes of K: one 64-byte swizzle block, one or two 128-byte ones");
 static_assert(STAGES >= 2, "a pipeline of two stages at least");
-static_assert(VEC == 2 || VEC == 4 || VEC == 8, "VEC is 2, 4 or 8");
+static_assert((VEC == 2 || VEC == 4 || VEC == 8) && VEC * ES <= 16,
+              "VEC is 2, 4 or 8, at most 16 bytes");
 static_assert(!REALLOC ||
                   (PRODUCER_REGS >= 24 && CONSUMER_REGS <= 256 &&
                    PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS == LAUNCH_REGS * NT),
@@ -141,15 +196,19 @@ static_assert(!REALLOC ||
 #endif
 
 #ifndef CUTUNE_KEMU
-#ifdef CUTUNE_DTYPE_BF16
+#if ES == 4
+#define WG_TYPE "tf32"
+#define WG_TRANS "" // 32-bit operands: no transpose immediates, both K-major
+#elif defined(CUTUNE_DTYPE_BF16)
 #define WG_TYPE "bf16"
 #else
 #define WG_TYPE "f16"
 #endif
-#ifdef CUTUNE_LAYOUT_NN
-#define WG_TRANS_B "1" // B is MN-major in shared memory
+#if ES == 4
+#elif defined(CUTUNE_LAYOUT_NN)
+#define WG_TRANS ", 0, 1" // A K-major, B MN-major in shared memory (transposed)
 #else
-#define WG_TRANS_B "0"
+#define WG_TRANS ", 0, 0"
 #endif
 
 __device__ __forceinline__ unsigned smem_addr(const void *p)
@@ -172,6 +231,22 @@ __device__ __forceinline__ void cp_async_arrive(unsigned bar)
 __device__ __forceinline__ void cp_async_wait_all()
 {
     asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+// 3xTF32's producer tracks its copies by groups (a group a K step) instead
+__device__ __forceinline__ void cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int N_> __device__ __forceinline__ void cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N_) : "memory");
+}
+// x rounded to TF32 (to nearest, ties away from zero: the low 13 bits are then zero)
+__device__ __forceinline__ float to_tf32(float x)
+{
+    unsigned r;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+    return __uint_as_float(r);
 }
 __device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
 {
@@ -236,51 +311,60 @@ __device__ __forceinline__ void acc_fence(float (&d)[BN / 2])
 }
 // (the operand lists are laid out by hand, by decades as the register names are)
 // clang-format off
-// d (a 64 x BN fragment, BN / 2 floats a thread) += A (64 x 16) * B (16 x BN), both in shared
-// memory as the descriptors da and db describe. The register list is written out: a literal
-// "%0, %1, ..." built from decades (WG_R10(t): %t0 .. %t9) and the operands to match.
+// d (a 64 x BN fragment, BN / 2 floats a thread) += A (64 x WK) * B (WK x BN), both in shared
+// memory as the descriptors da and db describe (SCALE_D 0: d = A * B). The register list is
+// written out: a literal "%0, %1, ..." built from decades (WG_R10(t): %t0 .. %t9) and the
+// operands to match; then the descriptors and scale-d.
 #define WG_R10(t) \
     "%" #t "0, %" #t "1, %" #t "2, %" #t "3, %" #t "4, " \
     "%" #t "5, %" #t "6, %" #t "7, %" #t "8, %" #t "9"
 #define WG_F10(t) \
     "+f"(d[t##0]), "+f"(d[t##1]), "+f"(d[t##2]), "+f"(d[t##3]), "+f"(d[t##4]), "+f"(d[t##5]), \
         "+f"(d[t##6]), "+f"(d[t##7]), "+f"(d[t##8]), "+f"(d[t##9])
-// scale-d is a predicate (true: D = A * B + D); the immediates: scale A and B by 1, A not
-// transposed (K-major), B transposed for nn
-#define WG_ASM(n, regs, descs) \
-    "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n" \
-    "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32." WG_TYPE "." WG_TYPE " {" regs "}, " descs \
-    ", p, 1, 1, 0, " WG_TRANS_B ";\n}\n"
+// scale-d is a predicate (true: D = A * B + D); the immediates: scale A and B by 1, and for
+// 16-bit types A not transposed (K-major), B transposed for nn (32-bit types have no
+// transpose: both K-major)
+#if ES == 4
+#define WG_K "8"
+#else
+#define WG_K "16"
+#endif
+#define WG_ASM(n, regs, da, db, sd) \
+    "{\n.reg .pred p;\nsetp.ne.b32 p, " sd ", 0;\n" \
+    "wgmma.mma_async.sync.aligned.m64n" #n "k" WG_K ".f32." WG_TYPE "." WG_TYPE " {" regs \
+    "}, " da ", " db ", p, 1, 1" WG_TRANS ";\n}\n"
+template <int SCALE_D>
 __device__ __forceinline__ void wgmma_step(float (&d)[BN / 2], unsigned long long da,
                                            unsigned long long db)
 {
 #if BN == 64
-    asm volatile(WG_ASM(64, WG_R10() ", " WG_R10(1) ", " WG_R10(2) ", %30, %31", "%32, %33")
+    asm volatile(WG_ASM(64, WG_R10() ", " WG_R10(1) ", " WG_R10(2) ", %30, %31", "%32", "%33", "%34")
                  : WG_F10(), WG_F10(1), WG_F10(2), "+f"(d[30]), "+f"(d[31])
-                 : "l"(da), "l"(db));
+                 : "l"(da), "l"(db), "n"(SCALE_D));
 #elif BN == 128
     asm volatile(WG_ASM(128,
                         WG_R10() ", " WG_R10(1) ", " WG_R10(2) ", " WG_R10(3) ", " WG_R10(4) ", "
                             WG_R10(5) ", %60, %61, %62, %63",
-                        "%64, %65")
+                        "%64", "%65", "%66")
                  : WG_F10(), WG_F10(1), WG_F10(2), WG_F10(3), WG_F10(4), WG_F10(5), "+f"(d[60]),
                    "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-                 : "l"(da), "l"(db));
+                 : "l"(da), "l"(db), "n"(SCALE_D));
 #else
     asm volatile(WG_ASM(256,
                         WG_R10() ", " WG_R10(1) ", " WG_R10(2) ", " WG_R10(3) ", " WG_R10(4) ", "
                             WG_R10(5) ", " WG_R10(6) ", " WG_R10(7) ", " WG_R10(8) ", " WG_R10(9)
                                 ", " WG_R10(10) ", " WG_R10(11)
                                     ", %120, %121, %122, %123, %124, %125, %126, %127",
-                        "%128, %129")
+                        "%128", "%129", "%130")
                  : WG_F10(), WG_F10(1), WG_F10(2), WG_F10(3), WG_F10(4), WG_F10(5), WG_F10(6),
                    WG_F10(7), WG_F10(8), WG_F10(9), WG_F10(10), WG_F10(11), "+f"(d[120]),
                    "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]),
                    "+f"(d[126]), "+f"(d[127])
-                 : "l"(da), "l"(db));
+                 : "l"(da), "l"(db), "n"(SCALE_D));
 #endif
 }
 // clang-format on
+#if ES == 2
 // lo and hi rounded to the 16-bit type (to nearest, ties to even), lo in the low half
 __device__ __forceinline__ unsigned pack2(float lo, float hi)
 {
@@ -288,6 +372,7 @@ __device__ __forceinline__ unsigned pack2(float lo, float hi)
     asm("cvt.rn." WG_TYPE "x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
     return r;
 }
+#endif
 #endif
 
 // A shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): the start
@@ -301,11 +386,12 @@ __device__ __forceinline__ unsigned long long desc_make(unsigned addr, unsigned 
            (unsigned long long)((sbo >> 4) & 0x3fff) << 32 | (unsigned long long)mode << 62;
 }
 #define K_MODE (RB == 128 ? 1u : 2u) // the K-major swizzle: 128 or 64 bytes
-// K step ks (16 wide) of rows r0.. of a K-major tile of R rows at shared address t (the
-// leading byte offset is unused by swizzled K-major layouts: 16, as CUTLASS sets it)
+// wgmma K step ks (WK wide: 32 bytes of a row) of rows r0.. of a K-major tile of R rows at
+// shared address t (the leading byte offset is unused by swizzled K-major layouts: 16, as
+// CUTLASS sets it)
 template <int R> __device__ __forceinline__ unsigned long long desc_k(unsigned t, int r0, int ks)
 {
-    return desc_make(t + (ks / (KA / 16)) * R * RB + r0 * RB + (ks % (KA / 16)) * 32, 16, 8 * RB,
+    return desc_make(t + (ks / (RB / 32)) * R * RB + r0 * RB + (ks % (RB / 32)) * 32, 16, 8 * RB,
                      K_MODE);
 }
 #ifdef CUTUNE_LAYOUT_NN
@@ -320,10 +406,11 @@ __device__ __forceinline__ unsigned long long desc_b(unsigned t, int ks)
 }
 #endif
 
-// The byte of chunk c (16 bytes, 8 elements along K) of row r in a K-major tile of R rows.
+// The byte of chunk c (16 bytes, CE elements along K) of row r in a K-major tile of R rows.
 template <int R> __device__ __forceinline__ int k_chunk(int r, int c)
 {
-    return (c / (KA / 8)) * R * RB + r * RB + (((c % (KA / 8)) ^ ((r * RB / 128) % (KA / 8))) * 16);
+    return (c / (RB / 16)) * R * RB + r * RB +
+           (((c % (RB / 16)) ^ ((r * RB / 128) % (RB / 16))) * 16);
 }
 // The byte of chunk c (8 elements along N) of k-row r in nn's MN-major B tile.
 __device__ __forceinline__ int mn_chunk(int r, int c)
@@ -333,20 +420,45 @@ __device__ __forceinline__ int mn_chunk(int r, int c)
 
 // ---- the producer ---------------------------------------------------------------------------
 
+#if SPLIT3
+// 3xTF32's split of the 16-byte chunk at p (4 floats x): hi = x rounded to TF32 in place, lo =
+// x - hi (exact in float32) rounded to TF32 at p + LO_OFF. Both are TF32 values, so wgmma
+// reads them as they are, whatever it does with the low 13 bits of an operand; x = hi + lo + e
+// with |e| <= 2^-22 |x| (lo has 13 significant bits at most and |lo| <= 2^-11 |x|).
+__device__ __forceinline__ void split_chunk(char *p)
+{
+    float4 x = *reinterpret_cast<const float4 *>(p), lo;
+    x.x = to_tf32(lo.x = x.x), x.y = to_tf32(lo.y = x.y), x.z = to_tf32(lo.z = x.z),
+    x.w = to_tf32(lo.w = x.w);
+    lo.x = to_tf32(lo.x - x.x), lo.y = to_tf32(lo.y - x.y), lo.z = to_tf32(lo.z - x.z),
+    lo.w = to_tf32(lo.w - x.w);
+    *reinterpret_cast<float4 *>(p) = x;
+    *reinterpret_cast<float4 *>(p + LO_OFF) = lo;
+}
+#endif
+// The guarded path's chunk v to p (3xTF32: split, as split_chunk does)
+__device__ __forceinline__ void put_chunk(char *p, uint4 v)
+{
+    *reinterpret_cast<uint4 *>(p) = v;
+#if SPLIT3
+    split_chunk(p);
+#endif
+}
+
 // The copies one producer thread p makes of a K-major tile of R rows (first row g0 of a
 // matrix of `rows` rows, leading dimension K): 16-byte chunk c of row r, then every RSTEP
 // rows below (COPIES of them), of which the first `valid` lie inside the matrix. RSTEP is a
 // multiple of 8 rows, so every copy has the same swizzle and the shared address moves by a
 // constant.
 template <int R> struct KCopies {
-    static constexpr int CPR = BK / 8, RSTEP = 128 / CPR, COPIES = R * CPR / 128;
-    const half_t *src; // chunk c of row g0 + r
+    static constexpr int CPR = BK * ES / 16, RSTEP = 128 / CPR, COPIES = R * CPR / 128;
+    const elem_t *src; // chunk c of row g0 + r
     int dst, c, valid;
-    __device__ __forceinline__ KCopies(const half_t *X, int g0, int rows, int K, int p)
+    __device__ __forceinline__ KCopies(const elem_t *X, int g0, int rows, int K, int p)
     {
         const int r = p / CPR;
         c = p % CPR;
-        src = X + (size_t)(g0 + r) * K + c * 8;
+        src = X + (size_t)(g0 + r) * K + c * CE;
         dst = k_chunk<R>(r, c);
         const int left = rows - g0 - r; // rows of the matrix from this thread's first
         valid = left <= 0 ? 0 : min(COPIES, (left + RSTEP - 1) / RSTEP);
@@ -355,12 +467,22 @@ template <int R> struct KCopies {
     __device__ __forceinline__ void issue(unsigned t, int K, int k0) const
     {
         static_assert(RSTEP % 8 == 0, "a thread's copies are a multiple of 8 rows apart");
-        const bool kin = k0 + c * 8 < K; // K % 8 == 0: a chunk is all inside or all outside
+        const bool kin = k0 + c * CE < K; // K % CE == 0: a chunk is all inside or all outside
 #pragma unroll
         for (int i = 0; i < COPIES; i++)
             cp_async16(t + dst + i * RSTEP * RB, src + k0 + (size_t)i * RSTEP * K,
                        kin && i < valid ? 16 : 0);
     }
+#if SPLIT3
+    // 3xTF32: the chunks producer thread p copies into the tile at st (of any tile: they
+    // depend on p alone), split in place into their hi parts and their lo parts LO_OFF on
+    static __device__ __forceinline__ void split(char *st, int p)
+    {
+#pragma unroll
+        for (int i = 0; i < COPIES; i++)
+            split_chunk(st + k_chunk<R>(p / CPR, p % CPR) + i * RSTEP * RB);
+    }
+#endif
 };
 
 #ifdef CUTUNE_LAYOUT_NN
@@ -390,38 +512,41 @@ struct MNCopies {
 };
 #endif
 
-// 8 elements of row r of X (leading dimension ld) from column c, zeros where r >= rows or a
+// CE elements of row r of X (leading dimension ld) from column c, zeros where r >= rows or a
 // column >= cols, read one by one (the guarded path: rows not 16-byte aligned).
-__device__ __forceinline__ uint4 chunk_guarded(const half_t *__restrict__ X, int r, int c, int rows,
+__device__ __forceinline__ uint4 chunk_guarded(const elem_t *__restrict__ X, int r, int c, int rows,
                                                int cols, int ld)
 {
-    unsigned w[4] = {0u, 0u, 0u, 0u};
+    union {
+        elem_t e[CE];
+        uint4 v;
+    } w;
+    w.v = make_uint4(0u, 0u, 0u, 0u);
     if (r < rows) {
-        const half_t *q = X + (size_t)r * ld + c;
+        const elem_t *q = X + (size_t)r * ld + c;
 #pragma unroll
-        for (int j = 0; j < 8; j++)
+        for (int j = 0; j < CE; j++)
             if (c + j < cols)
-                w[j / 2] |= (unsigned)q[j] << (16 * (j % 2));
+                w.e[j] = q[j];
     }
-    return make_uint4(w[0], w[1], w[2], w[3]);
+    return w.v;
 }
 
 // The step [k0, k0 + BK) into stage st (at smem) on the guarded path: chunk e of a tile is
 // chunk e % CPR of row e / CPR, chunks p, p + 128, ... are thread p's.
-__device__ __forceinline__ void stage_guarded(char *st, const half_t *__restrict__ A,
-                                              const half_t *__restrict__ B, int M, int N, int K,
+__device__ __forceinline__ void stage_guarded(char *st, const elem_t *__restrict__ A,
+                                              const elem_t *__restrict__ B, int M, int N, int K,
                                               int row0, int col0, int k0, int p)
 {
-    for (int e = p; e < BM * BK / 8; e += 128) {
-        const int r = e / (BK / 8), c = e % (BK / 8);
-        uint4 *dst = reinterpret_cast<uint4 *>(st + k_chunk<BM>(r, c));
-        *dst = chunk_guarded(A, row0 + r, k0 + c * 8, M, K, K);
+    for (int e = p; e < BM * BK / CE; e += 128) {
+        const int r = e / (BK / CE), c = e % (BK / CE);
+        put_chunk(st + k_chunk<BM>(r, c), chunk_guarded(A, row0 + r, k0 + c * CE, M, K, K));
     }
-    for (int e = p; e < BN * BK / 8; e += 128) {
+    for (int e = p; e < BN * BK / CE; e += 128) {
 #ifdef CUTUNE_LAYOUT_NT
-        const int r = e / (BK / 8), c = e % (BK / 8);
-        uint4 *dst = reinterpret_cast<uint4 *>(st + A_BYTES + k_chunk<BN>(r, c));
-        *dst = chunk_guarded(B, col0 + r, k0 + c * 8, N, K, K);
+        const int r = e / (BK / CE), c = e % (BK / CE);
+        put_chunk(st + A_BYTES + k_chunk<BN>(r, c),
+                  chunk_guarded(B, col0 + r, k0 + c * CE, N, K, K));
 #else
         const int r = e / (BN / 8), c = e % (BN / 8);
         uint4 *dst = reinterpret_cast<uint4 *>(st + A_BYTES + mn_chunk(r, c));
@@ -479,11 +604,32 @@ struct Ring {
 // Warpgroup 0: every K step of every tile into the stages, waiting for a stage's release
 // (empty) before it is filled again; each thread's copies of a step are one arrival on the
 // stage's full barrier.
+//
+// 3xTF32 (SPLIT3) splits each stage once its copies have landed, before it arrives on full:
+// each thread the chunks it copied itself (no barrier among the producer's threads), LAG
+// steps behind its copies (a cp.async group a step), so that the copies of LAG + 1 steps are
+// in flight while the consumers have the stage before the one it splits to work on.
+#define LAG (STAGES - 2)
+#if SPLIT3
+__device__ __forceinline__ void split_stage(char *smem, unsigned bars, Ring &lag, int p)
+{
+    char *st = smem + lag.s * STAGE_BYTES;
+    KCopies<BM>::split(st, p);
+    KCopies<BN>::split(st + A_BYTES, p);
+    fence_proxy_async(); // the stores, before wgmma reads them
+    mbar_arrive(FULL(lag.s));
+    lag.next();
+}
+#endif
 __device__ __forceinline__ void produce(char *smem, unsigned base, unsigned bars,
-                                        const half_t *__restrict__ A, const half_t *__restrict__ B,
+                                        const elem_t *__restrict__ A, const elem_t *__restrict__ B,
                                         int M, int N, int K, int nsteps, bool aligned, int p)
 {
     Ring ring(0);
+#if SPLIT3
+    Ring lag(0);               // the next step to split
+    int issued = 0, split = 0; // steps copied, and split (the aligned path's)
+#endif
     int row0, col0;
     for (int i = 0, r; (r = tile_of(i, M, N, row0, col0)) != END; i++) {
         if (r == SKIP)
@@ -505,7 +651,16 @@ __device__ __forceinline__ void produce(char *smem, unsigned base, unsigned bars
 #else
                 cb.issue(st + A_BYTES, N, K, t * BK);
 #endif
+#if SPLIT3
+                cp_async_commit();
+                if (++issued - split > LAG) {
+                    cp_async_wait<LAG>(); // this thread's copies of the step LAG before
+                    split_stage(smem, bars, lag, p);
+                    split++;
+                }
+#else
                 cp_async_arrive(FULL(ring.s));
+#endif
             }
         } else {
             for (int t = 0; t < nsteps; t++, ring.next()) {
@@ -518,6 +673,10 @@ __device__ __forceinline__ void produce(char *smem, unsigned base, unsigned bars
         }
     }
     cp_async_wait_all(); // none in flight when the thread leaves
+#if SPLIT3
+    for (; split < issued; split++) // the last LAG steps
+        split_stage(smem, bars, lag, p);
+#endif
 }
 
 // ---- the consumers --------------------------------------------------------------------------
@@ -539,6 +698,51 @@ __device__ __forceinline__ void consume(unsigned base, unsigned bars, int r0, in
         acc_fence(acc[i]);
     }
     Ring ring(step);
+#if SPLIT3
+    // 3xTF32: each 16 of K (two wgmma K steps of 8) summed from zero into d, the corrections
+    // lo_a hi_b and hi_a lo_b of each K step of 8 before its main term hi_a hi_b, then d added
+    // to acc by FADDs (rounded to nearest); matmul_tf32.cu says why this order. It waits for
+    // each sum's wgmma before adding it: two consumer warpgroups (or two blocks an SM) keep
+    // the tensor cores busy meanwhile.
+    float d[MI][BN / 2];
+    for (int t = 0; t < nsteps; t++, ring.next()) {
+        mbar_wait(FULL(ring.s), ring.use & 1);
+        fence_proxy_async(); // what the producer wrote, to wgmma's (async) proxy
+        const unsigned sa = base + ring.s * STAGE_BYTES, sb = sa + A_BYTES;
+#pragma unroll
+        for (int kp = 0; kp < BK / 16; kp++) {
+            wgmma_fence();
+#pragma unroll
+            for (int i = 0; i < MI; i++)
+#pragma unroll
+                for (int kk = 0; kk < 2; kk++) {
+                    const int ks = 2 * kp + kk;
+                    const unsigned long long da = desc_k<BM>(sa, r0 + i * 64, ks),
+                                             da_lo = desc_k<BM>(sa + LO_OFF, r0 + i * 64, ks),
+                                             db = desc_b(sb, ks), db_lo = desc_b(sb + LO_OFF, ks);
+                    if (kk == 0)
+                        wgmma_step<0>(d[i], da_lo, db);
+                    else
+                        wgmma_step<1>(d[i], da_lo, db);
+                    wgmma_step<1>(d[i], da, db_lo);
+                    wgmma_step<1>(d[i], da, db);
+                }
+            wgmma_commit();
+            wgmma_wait<0>();
+#pragma unroll
+            for (int i = 0; i < MI; i++) {
+                acc_fence(d[i]);
+#pragma unroll
+                for (int j = 0; j < BN / 2; j++)
+                    acc[i][j] += d[i][j];
+            }
+        }
+        if (lane == 0)
+            mbar_arrive(EMPTY(ring.s));
+    }
+    if (SCHEDULE == 2 && lane == 0)
+        mbar_arrive(turn);
+#else
     int prev = 0;
     for (int t = 0; t < nsteps; t++, ring.next()) {
         mbar_wait(FULL(ring.s), ring.use & 1);
@@ -546,11 +750,11 @@ __device__ __forceinline__ void consume(unsigned base, unsigned bars, int r0, in
         const unsigned sa = base + ring.s * STAGE_BYTES, sb = sa + A_BYTES;
         wgmma_fence();
 #pragma unroll
-        for (int ks = 0; ks < BK / 16; ks++) {
+        for (int ks = 0; ks < BK / WK; ks++) {
             const unsigned long long db = desc_b(sb, ks);
 #pragma unroll
             for (int i = 0; i < MI; i++)
-                wgmma_step(acc[i], desc_k<BM>(sa, r0 + i * 64, ks), db);
+                wgmma_step<1>(acc[i], desc_k<BM>(sa, r0 + i * 64, ks), db);
         }
         wgmma_commit();
         wgmma_wait<1>();
@@ -566,30 +770,52 @@ __device__ __forceinline__ void consume(unsigned base, unsigned bars, int r0, in
         acc_fence(acc[i]);
     if (lane == 0)
         mbar_arrive(EMPTY(prev));
+#endif
 }
 
-// W consecutive elements w (packed two a word) to row r, column c of C: one W * 2-byte store
-// (an aligned struct of W / 2 words, st.global.v4 / .v2 / .u32) where all W are inside and
-// aligned (vec_ok), else one element at a time as far as the row goes.
-template <int W>
-__device__ __forceinline__ void store_c(half_t *__restrict__ C, int M, int N, int r, int c,
-                                        const unsigned (&w)[W / 2], bool vec_ok)
+// Output elements as 32-bit words: two 16-bit ones packed a word (rounded, lo in the low
+// half), or one float a word. out2: two accumulators as WPE words.
+#define WPE (ES / 2)
+__device__ __forceinline__ void out2(float a, float b, unsigned (&w)[WPE])
 {
-    struct alignas(2 * W) Words {
-        unsigned u[W / 2];
+#if ES == 2
+    w[0] = pack2(a, b);
+#else
+    w[0] = __float_as_uint(a), w[WPE - 1] = __float_as_uint(b);
+#endif
+}
+// element j of the words w
+template <int NW> __device__ __forceinline__ elem_t elem_of(const unsigned (&w)[NW], int j)
+{
+#if ES == 2
+    return (elem_t)(w[j / 2] >> (16 * (j % 2)));
+#else
+    return __uint_as_float(w[j]);
+#endif
+}
+
+// W consecutive elements (in words w) to row r, column c of C: one W * ES-byte store (an
+// aligned struct of the words, st.global.v4 / .v2 / .u32) where all W are inside and aligned
+// (vec_ok), else one element at a time as far as the row goes.
+template <int W>
+__device__ __forceinline__ void store_c(elem_t *__restrict__ C, int M, int N, int r, int c,
+                                        const unsigned (&w)[W * ES / 4], bool vec_ok)
+{
+    struct alignas(W * ES) Words {
+        unsigned u[W * ES / 4];
     };
     if (r >= M || c >= N)
         return;
-    half_t *q = C + (size_t)r * N + c;
+    elem_t *q = C + (size_t)r * N + c;
     if (vec_ok && c + W <= N) {
         Words v;
 #pragma unroll
-        for (int j = 0; j < W / 2; j++)
+        for (int j = 0; j < W * ES / 4; j++)
             v.u[j] = w[j];
         *reinterpret_cast<Words *>(q) = v;
     } else {
         for (int j = 0; j < W && c + j < N; j++)
-            q[j] = (half_t)(w[j / 2] >> (16 * (j % 2)));
+            q[j] = elem_of(w, j);
     }
 }
 
@@ -612,12 +838,12 @@ __device__ __forceinline__ void epilogue_sync(int wg)
 // columns 2 q and 2 q + 1 of rows g (acc[4 j], acc[4 j + 1]) and g + 8 (acc[4 j + 2], + 3).
 // r0: the tile's row of the warpgroup's first; et: the thread among the EPI_THREADS.
 __device__ __forceinline__ void epilogue(char *stage_out, const float (&acc)[MI][BN / 2],
-                                         half_t *__restrict__ C, int M, int N, int row0, int col0,
+                                         elem_t *__restrict__ C, int M, int N, int row0, int col0,
                                          int r0, int wg, int et)
 {
     const int w = (et % 128) / 32, g = (et % 32) / 4, q = et % 4;
     // VEC-wide stores need rows and the pointer aligned to VEC elements
-    const bool vec_ok = (N % VEC) == 0 && ((unsigned long long)C % (2 * VEC)) == 0;
+    const bool vec_ok = (N % VEC) == 0 && ((unsigned long long)C % (ES * VEC)) == 0;
 #if VEC == 2
     (void)stage_out, (void)wg;
 #pragma unroll
@@ -626,20 +852,22 @@ __device__ __forceinline__ void epilogue(char *stage_out, const float (&acc)[MI]
         for (int j = 0; j < BN / 8; j++)
 #pragma unroll
             for (int h = 0; h < 2; h++) {
-                const unsigned pair[1] = {pack2(acc[i][4 * j + 2 * h], acc[i][4 * j + 2 * h + 1])};
+                unsigned pair[WPE];
+                out2(acc[i][4 * j + 2 * h], acc[i][4 * j + 2 * h + 1], pair);
                 store_c<2>(C, M, N, row0 + r0 + w * 16 + g + i * 64 + 8 * h, col0 + 8 * j + 2 * q,
                            pair, vec_ok);
             }
 #else
     // Through shared memory (stage_out: over the stages when the tile is the block's only one,
     // else a buffer of its own): rows of BN elements, 16-byte chunk c of row r at c ^ (r % 8),
-    // so that a warp's 4-byte fragment stores (8 rows x 4 lanes) hit 32 banks and 8 lanes
+    // so that a warp's 4-byte fragment stores (8 rows x 4 lanes; 8-byte ones of floats: two
+    // wavefronts, the least 256 bytes take) hit 32 banks and 8 lanes
     // reading 8 chunks of a row hit 8 different 16-byte bank groups. Then each thread stores
     // VEC consecutive elements of a row: whole 32-byte sectors per warp. The first barrier:
     // everyone's wgmma are done with the stages (SCHEDULE 0; the producer's last copies landed
     // before the last full barrier completed), and done reading the buffer (the tile before).
     auto at = [&](int r, int c) {
-        return stage_out + (r * (BN / 8) + ((c / 8) ^ (r % 8))) * 16 + (c % 8) * 2;
+        return stage_out + (r * (BN / CE) + ((c / CE) ^ (r % 8))) * 16 + (c % CE) * ES;
     };
     epilogue_sync(wg);
     fence_proxy_async(); // wgmma's reads of the stages, before these stores to them
@@ -648,22 +876,27 @@ __device__ __forceinline__ void epilogue(char *stage_out, const float (&acc)[MI]
 #pragma unroll
         for (int j = 0; j < BN / 8; j++)
 #pragma unroll
-            for (int h = 0; h < 2; h++)
-                *reinterpret_cast<unsigned *>(at(r0 + w * 16 + g + i * 64 + 8 * h,
-                                                 8 * j + 2 * q)) = pack2(acc[i][4 * j + 2 * h],
-                                                                         acc[i][4 * j + 2 * h + 1]);
+            for (int h = 0; h < 2; h++) {
+                struct alignas(2 * ES) Pair {
+                    unsigned u[WPE];
+                } pair;
+                out2(acc[i][4 * j + 2 * h], acc[i][4 * j + 2 * h + 1], pair.u);
+                *reinterpret_cast<Pair *>(
+                    at(r0 + w * 16 + g + i * 64 + 8 * h, 8 * j + 2 * q)) = pair;
+            }
     epilogue_sync(wg);
     constexpr int VPR = BN / VEC;
 #pragma unroll 4
     for (int e = et; e < BM * VPR; e += EPI_THREADS) {
         const int r = e / VPR, c = (e % VPR) * VEC;
-        unsigned v[VEC / 2];
-        if constexpr (VEC == 8) {
+        constexpr int NW = VEC * ES / 4; // words: 4 or 2
+        unsigned v[NW];
+        if constexpr (NW == 4) {
             const uint4 x = *reinterpret_cast<const uint4 *>(at(r, c));
-            v[0] = x.x, v[1 % (VEC / 2)] = x.y, v[2 % (VEC / 2)] = x.z, v[3 % (VEC / 2)] = x.w;
+            v[0] = x.x, v[1 % NW] = x.y, v[2 % NW] = x.z, v[3 % NW] = x.w;
         } else {
             const uint2 x = *reinterpret_cast<const uint2 *>(at(r, c));
-            v[0] = x.x, v[1 % (VEC / 2)] = x.y;
+            v[0] = x.x, v[1 % NW] = x.y;
         }
         store_c<VEC>(C, M, N, row0 + r, col0 + c, v, vec_ok);
     }
@@ -678,7 +911,7 @@ __device__ __forceinline__ void epilogue(char *stage_out, const float (&acc)[MI]
 // this keeps the parity waits sound: a full barrier may be waited on for its next phase
 // only, never for one two phases ahead, which a consumer starting its tile early would do.
 __device__ __forceinline__ void consumer(char *smem, unsigned base, unsigned bars,
-                                         half_t *__restrict__ C, int M, int N, int nsteps, int ct)
+                                         elem_t *__restrict__ C, int M, int N, int nsteps, int ct)
 {
     const int wg = ct / 128;
     float acc[MI][BN / 2];
@@ -705,7 +938,7 @@ __device__ __forceinline__ void consumer(char *smem, unsigned base, unsigned bar
 #define CLUSTER_DIMS
 #endif
 extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
-    matmul_wgmma(const half_t *__restrict__ A, const half_t *__restrict__ B, half_t *__restrict__ C,
+    matmul_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B, elem_t *__restrict__ C,
                  int M, int N, int K)
 {
     DYNAMIC_SHARED(char, smem_raw);
@@ -731,7 +964,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
 
     const int nsteps = (K + BK - 1) / BK;
     // 16-byte copies need every row of A and B to start on 16 bytes
-    const bool aligned = (K & 7) == 0 && (((unsigned long long)A | (unsigned long long)B) & 15) == 0
+    const bool aligned = K % CE == 0 && (((unsigned long long)A | (unsigned long long)B) & 15) == 0
 #ifdef CUTUNE_LAYOUT_NN
                          && (N & 7) == 0
 #endif

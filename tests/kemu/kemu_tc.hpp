@@ -7,8 +7,10 @@
 
 #include "kemu.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -169,61 +171,117 @@ struct Verdict {
     std::string note;
 };
 
-// The buffers of one size: 16-byte aligned, then (shift 1) one element later.
-struct Buffers {
-    std::vector<unsigned short> a, b, c;
-    unsigned short *A, *B, *C; // C has GUARD elements on either side
-};
-enum { GUARD = 16 };
-inline unsigned short *aligned(std::vector<unsigned short> &v, int shift)
+// The element type of A, B and C: 16-bit bits (fp16, bf16), or float (tf32, and fp32 through
+// 3xTF32: matmul_wgmma's 32-bit types)
+#if defined(CUTUNE_DTYPE_TF32) || defined(CUTUNE_DTYPE_FP32)
+typedef float gemm_t;
+inline gemm_t gemm_input(float x)
 {
-    const uintptr_t p = reinterpret_cast<uintptr_t>(v.data());
-    return v.data() + ((16 - p % 16) % 16) / 2 + shift;
+    return x;
+}
+inline double gemm_value(float x)
+{
+    return x;
+}
+inline const float GEMM_POISON = NAN, GEMM_GUARD = -1234.5f;
+#else
+typedef unsigned short gemm_t;
+inline gemm_t gemm_input(float x)
+{
+    return round_half(x);
+}
+inline double gemm_value(unsigned short h)
+{
+    return to_double(h);
+}
+inline const unsigned short GEMM_POISON = 0xffff, GEMM_GUARD = 0xdead; // NaN in both types
+#endif
+inline bool gemm_guard_intact(gemm_t x)
+{
+    return std::memcmp(&x, &GEMM_GUARD, sizeof x) == 0;
 }
 
-// The test: at each size M x N x K, A and B random in [-1, 1) rounded to the 16-bit type, C
-// from launch(mode, A, B, C, M, N, K) 2 x nmodes times: with A, B and C 16-byte aligned or one
-// element later (shift = run / nmodes), in each of the modes of the launch's emulation (mode =
-// run % nmodes: asynchronous work done at once, or as late as the kernel allows). Every element of
-// C must be within the FP32-accumulation bound of the FP64 product of the rounded inputs
-// (bench/bench_mma.cu derives it), nothing around C may change, and the launch's own verdict
-// must be good. Returns the number of failed runs.
-template <class Launch>
-int gemm_runs(const int (*sizes)[3], size_t nsizes, int nmodes, Launch launch)
+// The bound on |C - ref| of one element, from ref, S = sum |p_k|, Q = sum p_k^2 (u = 2^-24,
+// W = sqrt(Q) + |ref|, gamma_n = n u / (1 - n u)), the op's (plugins/matmul/matmul.h):
+//   16-bit: FP32 accumulation, then one rounding to the type: (1 + u_T) gamma_K S + u_T |ref|
+//           (bench/bench_mma.cu derives it), plus the type's smallest subnormal's half;
+//   tf32:   min((2^-9 + 2^-20 + gamma_2K) S, 4 2^-10 W + 8 u sqrt(K) W);
+//   fp32:   min(gamma_K S, 8 u sqrt(K) W), which 3xTF32 is held to unchanged.
+inline double gemm_bound(double ref, double mag, double sq, int K)
 {
+    const double u = 0x1p-24, w = std::sqrt(sq) + std::fabs(ref);
+#if defined(CUTUNE_DTYPE_TF32)
+    return std::min((0x1p-9 + 0x1p-20 + 2.0 * K * u / (1 - 2.0 * K * u)) * mag,
+                    4 * 0x1p-10 * w + 8.0 * u * std::sqrt((double)K) * w);
+#elif defined(CUTUNE_DTYPE_FP32)
+    return std::min(K * u / (1 - K * u) * mag, 8.0 * u * std::sqrt((double)K) * w);
+#else
+    (void)w;
 #ifdef CUTUNE_DTYPE_BF16
     const double uT = 0x1p-8;
 #else
     const double uT = 0x1p-11;
 #endif
+    const double gamma = K * u / (1 - K * u);
+    return (1 + uT) * gamma * mag + uT * std::fabs(ref) + 0x1p-25;
+#endif
+}
+
+// The buffers of one size: 16-byte aligned, then (shift 1) one element later.
+struct Buffers {
+    std::vector<gemm_t> a, b, c;
+    gemm_t *A, *B, *C; // C has GUARD elements on either side
+};
+enum { GUARD = 16 };
+inline gemm_t *aligned(std::vector<gemm_t> &v, int shift)
+{
+    const uintptr_t p = reinterpret_cast<uintptr_t>(v.data());
+    return v.data() + ((16 - p % 16) % 16) / sizeof(gemm_t) + shift;
+}
+
+// The test: at each size M x N x K, A and B random in [-1, 1) (rounded to the 16-bit type),
+// C from launch(mode, A, B, C, M, N, K) 2 x nmodes times: with A, B and C 16-byte aligned or
+// one element later (shift = run / nmodes), in each of the modes of the launch's emulation
+// (mode = run % nmodes: asynchronous work done at once, or as late as the kernel allows).
+// Every element of C must be within gemm_bound of the FP64 product of the (rounded) inputs,
+// nothing around C may change, and the launch's own verdict must be good. In fp32 (3xTF32),
+// at K >= 64, the largest error must also be no larger than that of a sequential FFMA sum of
+// the same inputs (cuBLAS SGEMM's arithmetic). Returns the number of failed runs.
+template <class Launch>
+int gemm_runs(const int (*sizes)[3], size_t nsizes, int nmodes, Launch launch)
+{
     std::mt19937 gen(12345);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     int failures = 0;
     for (size_t si = 0; si < nsizes; si++) {
         const int M = sizes[si][0], N = sizes[si][1], K = sizes[si][2];
-        std::vector<unsigned short> ha((size_t)M * K), hb((size_t)K * N);
+        std::vector<gemm_t> ha((size_t)M * K), hb((size_t)K * N);
         for (auto &x : ha)
-            x = round_half(dist(gen));
+            x = gemm_input(dist(gen));
         for (auto &x : hb)
-            x = round_half(dist(gen));
-        // the FP64 reference and sum |a||b| (B is K x N for nn, N x K for nt)
-        std::vector<double> ref((size_t)M * N), mag((size_t)M * N);
+            x = gemm_input(dist(gen));
+        // the FP64 reference, sum |p|, sum p^2 and the sequential FFMA sum (B is K x N for
+        // nn, N x K for nt)
+        std::vector<double> ref((size_t)M * N), mag((size_t)M * N), sq((size_t)M * N);
+        double seq_max = 0;
         for (int i = 0; i < M; i++)
             for (int j = 0; j < N; j++) {
-                double r = 0, m = 0;
+                double r = 0, m = 0, q = 0;
+                float f = 0.0f;
                 for (int k = 0; k < K; k++) {
+                    const double a = gemm_value(ha[(size_t)i * K + k]);
 #ifdef CUTUNE_LAYOUT_NT
-                    const double p = to_double(ha[(size_t)i * K + k]) *
-                                     to_double(hb[(size_t)j * K + k]);
+                    const double b = gemm_value(hb[(size_t)j * K + k]);
 #else
-                    const double p = to_double(ha[(size_t)i * K + k]) *
-                                     to_double(hb[(size_t)k * N + j]);
+                    const double b = gemm_value(hb[(size_t)k * N + j]);
 #endif
-                    r += p, m += std::fabs(p);
+                    const double p = a * b;
+                    r += p, m += std::fabs(p), q += p * p;
+                    f = std::fmaf((float)a, (float)b, f);
                 }
-                ref[(size_t)i * N + j] = r, mag[(size_t)i * N + j] = m;
+                ref[(size_t)i * N + j] = r, mag[(size_t)i * N + j] = m, sq[(size_t)i * N + j] = q;
+                seq_max = std::max(seq_max, std::fabs(f - r));
             }
-        const double gamma = K * 0x1p-24 / (1 - K * 0x1p-24);
         for (int run = 0; run < 2 * nmodes; run++) {
             const int shift = run / nmodes, mode = run % nmodes;
             Buffers bf;
@@ -233,30 +291,39 @@ int gemm_runs(const int (*sizes)[3], size_t nsizes, int nmodes, Launch launch)
             bf.C = aligned(bf.c, shift) + GUARD;
             std::copy(ha.begin(), ha.end(), bf.A);
             std::copy(hb.begin(), hb.end(), bf.B);
-            std::fill(bf.C - GUARD, bf.C + (size_t)M * N + GUARD, (unsigned short)0xdead);
-            std::fill(bf.C, bf.C + (size_t)M * N, (unsigned short)0xffff); // NaN in both types
+            std::fill(bf.C - GUARD, bf.C + (size_t)M * N + GUARD, GEMM_GUARD);
+            std::fill(bf.C, bf.C + (size_t)M * N, GEMM_POISON);
             readable[0][0] = reinterpret_cast<const char *>(bf.A),
-            readable[0][1] = readable[0][0] + ha.size() * 2;
+            readable[0][1] = readable[0][0] + ha.size() * sizeof(gemm_t);
             readable[1][0] = reinterpret_cast<const char *>(bf.B),
-            readable[1][1] = readable[1][0] + hb.size() * 2;
+            readable[1][1] = readable[1][0] + hb.size() * sizeof(gemm_t);
             const Verdict v = launch(mode, bf.A, bf.B, bf.C, M, N, K);
             long wrong = 0, outside = 0, first = -1;
+            double max_err = 0;
             for (size_t e = 0; e < (size_t)M * N; e++) {
-                const double c = to_double(bf.C[e]);
-                const double bound = (1 + uT) * gamma * mag[e] + uT * std::fabs(ref[e]) + 0x1p-25;
-                if (!(std::fabs(c - ref[e]) <= bound) && wrong++ == 0)
+                const double err = std::fabs(gemm_value(bf.C[e]) - ref[e]);
+                if (!(err <= gemm_bound(ref[e], mag[e], sq[e], K)) && wrong++ == 0)
                     first = (long)e;
+                if (err == err)
+                    max_err = std::max(max_err, err);
             }
             for (int e = 0; e < GUARD; e++)
-                outside += (bf.C[-1 - e] != 0xdead) + (bf.C[(size_t)M * N + e] != 0xdead);
-            const bool bad = wrong || outside || v.bad;
+                outside += !gemm_guard_intact(bf.C[-1 - e]) +
+                           !gemm_guard_intact(bf.C[(size_t)M * N + e]);
+#ifdef CUTUNE_DTYPE_FP32
+            const bool worse = K >= 64 && max_err > seq_max; // 3xTF32's promise
+#else
+            const bool worse = false;
+#endif
+            const bool bad = wrong || outside || v.bad || worse;
             failures += bad;
-            printf("%dx%dx%d %s, mode %d: %ld wrong, %ld written outside C, %s: %s", M, N, K,
-                   shift ? "misaligned" : "aligned", mode, wrong, outside, v.note.c_str(),
-                   bad ? "FAIL" : "ok");
+            printf("%dx%dx%d %s, mode %d: %ld wrong, %ld written outside C, %s, max err %.3g "
+                   "(sequential FFMA %.3g)%s: %s",
+                   M, N, K, shift ? "misaligned" : "aligned", mode, wrong, outside, v.note.c_str(),
+                   max_err, seq_max, worse ? " WORSE" : "", bad ? "FAIL" : "ok");
             if (first >= 0)
                 printf(" (first [%ld][%ld]: %.9g, FP64 %.9g)", first / N, first % N,
-                       to_double(bf.C[first]), ref[(size_t)first]);
+                       gemm_value(bf.C[first]), ref[(size_t)first]);
             printf("\n");
         }
     }

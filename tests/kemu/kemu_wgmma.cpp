@@ -32,6 +32,15 @@
 // kernel checks at compile time that the registers add up), timing.
 #include "kemu_tc.hpp"
 
+// the element's bytes and the K of one wgmma, from the precision the build defines (the
+// kernel's ES and WK, worked out here on their own)
+#if defined(CUTUNE_DTYPE_TF32) || defined(CUTUNE_DTYPE_FP32)
+#define EMU_ES 4
+#else
+#define EMU_ES 2
+#endif
+#define EMU_WK (32 / EMU_ES)
+
 namespace emu
 {
 // An mbarrier in its 8 bytes: a mark that init wrote it, the count, the arrivals still due in
@@ -87,7 +96,8 @@ template <class F> void land_arrivals(F keep)
 struct Wgmma {
     float *d;
     unsigned long long da, db;
-    int t; // the thread in its warpgroup
+    int t;      // the thread in its warpgroup
+    bool scale; // scale-d: D = A * B + D (else A * B)
 };
 inline std::vector<Wgmma> wg_open[kemu::MAX_THREADS];
 inline std::vector<std::vector<Wgmma>> wg_groups[kemu::MAX_THREADS];
@@ -95,10 +105,14 @@ inline bool wg_deferred; // wgmma computed at the wait rather than when issued
 inline bool wg_fenced[kemu::MAX_THREADS];
 inline long wgmma_count;
 
-// Element (mn, k) of a 64 x 16 (A) or N x 16 (B) operand in shared memory, through its
-// descriptor; mn_major: the MN-major layout (imm-trans = 1)
+// Element (mn, k) of a 64 x EMU_WK (A) or N x EMU_WK (B) operand in shared memory, through its
+// descriptor; mn_major: the MN-major layout (imm-trans = 1, 16-bit types only). A 32-bit
+// element is read as TF32: its low 13 bits ignored.
 inline double operand(unsigned long long desc, bool mn_major, unsigned mn, unsigned k)
 {
+    const unsigned ce = 16 / EMU_ES; // elements of a 16-byte unit
+    if (mn_major && EMU_ES == 4)
+        fail("wgmma: a .tf32 operand MN-major (the PTX ISA has K-major only)", desc);
     if ((desc >> 49) & 7)
         fail("wgmma: a descriptor with a matrix base offset (not modelled)", desc);
     const unsigned start = (unsigned)(desc & 0x3fff) << 4,
@@ -108,8 +122,9 @@ inline double operand(unsigned long long desc, bool mn_major, unsigned mn, unsig
     const unsigned w = mode == 1 ? 8 : mode == 2 ? 4 : mode == 3 ? 2 : 1; // 16-byte units a row
     unsigned a;
     if (!mn_major)
-        a = mode == 0 ? start + (mn % 8) * 16 + (mn / 8) * sbo + (k / 8) * lbo + (k % 8) * 2
-                      : start + (mn % 8) * w * 16 + (mn / 8) * sbo + (k / 8) * 16 + (k % 8) * 2;
+        a = mode == 0
+                ? start + (mn % 8) * 16 + (mn / 8) * sbo + (k / ce) * lbo + (k % ce) * EMU_ES
+                : start + (mn % 8) * w * 16 + (mn / 8) * sbo + (k / ce) * 16 + (k % ce) * EMU_ES;
     else {
         const unsigned u = mn / 8; // the 16-byte unit along MN
         a = mode == 0 ? start + (mn % 8) * 2 + u * sbo + (k % 8) * 16 + (k / 8) * lbo
@@ -117,9 +132,18 @@ inline double operand(unsigned long long desc, bool mn_major, unsigned mn, unsig
                             (k / 8) * sbo;
     }
     a ^= ((a >> 7) & (w - 1)) << 4; // the 16-byte unit XOR the row of the swizzle pattern
+#if EMU_ES == 4
+    unsigned bits;
+    std::memcpy(&bits, smem_at(a), 4);
+    bits &= 0xffffe000u;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+#else
     unsigned short h;
     std::memcpy(&h, smem_at(a), 2);
     return to_double(h);
+#endif
 }
 
 inline void wgmma_run(const Wgmma &op)
@@ -130,19 +154,26 @@ inline void wgmma_run(const Wgmma &op)
     const bool b_mn = false;
 #endif
     const unsigned warp = op.t / 32, g = (op.t % 32) / 4, q = op.t % 4;
-    double a[2][16], b[2][16]; // this thread's rows of A (g, g + 8); a pair of columns of B
+    double a[2][EMU_WK], b[2][EMU_WK]; // this thread's rows of A (g, g + 8); a pair of columns of B
     for (unsigned h = 0; h < 2; h++)
-        for (unsigned k = 0; k < 16; k++)
+        for (unsigned k = 0; k < EMU_WK; k++)
             a[h][k] = operand(op.da, false, 16 * warp + g + 8 * h, k);
     for (unsigned j = 0; j < BN / 8; j++) { // columns 8 j + 2 q and + 1
         for (unsigned e = 0; e < 2; e++)
-            for (unsigned k = 0; k < 16; k++)
+            for (unsigned k = 0; k < EMU_WK; k++)
                 b[e][k] = operand(op.db, b_mn, 8 * j + 2 * q + e, k);
         for (unsigned i = 0; i < 4; i++) { // d[4 j + i]: row g + 8 (i / 2), column 2 q + i % 2
-            double s = 0;                  // the products of 16-bit values are exact
-            for (unsigned k = 0; k < 16; k++)
+            double s = op.scale ? op.d[4 * j + i] : 0.0; // products of 16-bit or TF32 values: exact
+            for (unsigned k = 0; k < EMU_WK; k++)
                 s += a[i / 2][k] * b[i % 2][k];
-            op.d[4 * j + i] = (float)(op.d[4 * j + i] + s);
+            float f = (float)s; // to nearest
+#if EMU_ES == 4
+            // TF32: the sum rounded toward zero, as kemu_tf32.cpp models the tensor cores (Fasi
+            // et al., 2021), which 3xTF32's order of sums must withstand
+            if (std::fabs((double)f) > std::fabs(s))
+                f = std::nextafter(f, 0.0f);
+#endif
+            op.d[4 * j + i] = f;
         }
     }
     wgmma_count++;
@@ -160,8 +191,52 @@ inline void cp_async_arrive(unsigned bar)
         emu::arrive(bar); // the copies have landed
     open.clear();
 }
+// cp.async groups (3xTF32's producer): copies of a group land at its wait, in mode 1
+inline std::vector<std::vector<emu::Copy>> cp_groups[kemu::MAX_THREADS];
+inline void land_group(std::vector<emu::Copy> &g)
+{
+    for (const emu::Copy &c : g)
+        std::memcpy(c.dst, c.data, 16);
+}
+inline void cp_async_commit()
+{
+    cp_groups[kemu::current].push_back(std::move(emu::open_group[kemu::current]));
+    emu::open_group[kemu::current].clear();
+}
+template <int N_> void cp_async_wait()
+{
+    auto &g = cp_groups[kemu::current];
+    while (g.size() > (size_t)N_) {
+        land_group(g.front());
+        g.erase(g.begin());
+    }
+}
+inline float to_tf32(float x) // cvt.rna.tf32.f32: to nearest at bit 13, ties away from zero
+{
+    unsigned u;
+    std::memcpy(&u, &x, 4);
+    if ((u & 0x7f800000u) != 0x7f800000u)
+        u = (u + 0x1000u) & 0xffffe000u;
+    std::memcpy(&x, &u, 4);
+    return x;
+}
+inline float __uint_as_float(unsigned u)
+{
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+inline unsigned __float_as_uint(float f)
+{
+    unsigned u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
 inline void cp_async_wait_all()
 {
+    for (auto &g : cp_groups[kemu::current])
+        land_group(g);
+    cp_groups[kemu::current].clear();
     emu::land_arrivals([](const emu::Arrival &a) { return a.thread != kemu::current; });
     for (const emu::Copy &c : emu::open_group[kemu::current])
         std::memcpy(c.dst, c.data, 16);
@@ -239,12 +314,13 @@ template <int N_> void wgmma_wait()
 inline void acc_fence(float (&)[BN / 2])
 {
 }
-inline void wgmma_step(float (&d)[BN / 2], unsigned long long da, unsigned long long db)
+template <int SCALE_D>
+void wgmma_step(float (&d)[BN / 2], unsigned long long da, unsigned long long db)
 {
     if (!emu::wg_fenced[kemu::current])
         emu::fail("wgmma.mma_async without wgmma.fence since the last wait",
                   (unsigned long long)kemu::current);
-    const emu::Wgmma op{d, da, db, kemu::linear_id() % 128};
+    const emu::Wgmma op{d, da, db, kemu::linear_id() % 128, SCALE_D != 0};
     if (emu::wg_deferred)
         emu::wg_open[kemu::current].push_back(op);
     else
@@ -257,10 +333,18 @@ int main()
 {
     // edges of every kind: one element; K odd, N not a multiple of 8 (the guarded path); K
     // short of a step; several tiles with partial ones at M, N and K; more tiles than a group
+#if SPLIT3
+    // 3xTF32 is in its space from K = 64 on (matmul_wgmma_3xtf32.ini): the same edges there,
+    // K not a multiple of 4 (the guarded path), and a K long enough for the comparison with a
+    // sequential FFMA sum
+    static const int sizes[][3] = {{64, 64, 64},   {130, 72, 96}, {45, 37, 75},   {200, 136, 200},
+                                   {65, 520, 136}, {330, 66, 72}, {33, 200, 250}, {64, 128, 1024}};
+#else
     static const int sizes[][3] = {{1, 1, 1},       {17, 33, 9},    {64, 64, 64},   {130, 72, 96},
                                    {200, 136, 200}, {257, 260, 40}, {65, 520, 136}, {330, 66, 72}};
-    auto launch = [](int mode, const unsigned short *A, const unsigned short *B, unsigned short *C,
-                     int M, int N, int K) {
+#endif
+    auto launch = [](int mode, const emu::gemm_t *A, const emu::gemm_t *B, emu::gemm_t *C, int M,
+                     int N, int K) {
         emu::deferred = mode == 1;
         emu::wg_deferred = mode >= 1;
         emu::copy_conflicts = emu::wgmma_count = 0;
@@ -271,17 +355,18 @@ int main()
         // persistent: a few blocks, so that each walks several tiles (the INI: the SMs' worth)
         const unsigned grid = (SCHEDULE == 0 ? clusters : std::min(clusters, 3u)) * CLUSTER_M *
                               CLUSTER_N;
-        kemu::launch(dim3{grid, 1, 1}, dim3{NT, 1, 1}, matmul_wgmma, (const half_t *)A,
-                     (const half_t *)B, C, M, N, K);
+        kemu::launch(dim3{grid, 1, 1}, dim3{NT, 1, 1}, matmul_wgmma, (const elem_t *)A,
+                     (const elem_t *)B, C, M, N, K);
         emu::count_copy_conflicts(NT);
         long left = (long)emu::arrivals.size();
         for (int t = 0; t < kemu::MAX_THREADS; t++)
             left += (long)(emu::open_group[t].size() + emu::wg_open[t].size() +
-                           emu::wg_groups[t].size());
+                           emu::wg_groups[t].size() + cp_groups[t].size());
         emu::arrivals.clear();
-        // every tile's wgmma: K steps x BK / 16 x m64 pieces, by 128 threads each
-        const long want = (long)tiles_m * tiles_n * ((K + BK - 1) / BK) * (BK / 16) * (BM / 64) *
-                          128;
+        // every tile's wgmma: K steps x BK / WK x m64 pieces (3xTF32: three products), by 128
+        // threads each
+        const long want = (long)tiles_m * tiles_n * ((K + BK - 1) / BK) * (BK / WK) * (BM / 64) *
+                          (SPLIT3 ? 3 : 1) * 128;
         char note[160];
         snprintf(note, sizeof note,
                  "%s, %ld wgmma (want %ld), %ld left in flight, %ld cp.async bank conflicts",
