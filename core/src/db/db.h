@@ -165,6 +165,13 @@ int cutune_db_find_model(CutuneDb *db, const char *pattern, CutuneDbModel *out, 
 int cutune_db_best_model(CutuneDb *db, const CutuneDbModel *m, const char *exclude_uuid,
                          const char *op, const char *size, CutuneBest *out, CutuneError *err);
 
+/* For each name that GPUs of more than one model share (same-named GPUs whose compute
+ * capability, SM count or memory differ), fn(name, models, gpus, user), by name; fn returns
+ * non-zero to stop. */
+int cutune_db_split_names(CutuneDb *db,
+                          int (*fn)(const char *name, int models, int gpus, void *user), void *user,
+                          CutuneError *err);
+
 /* Record a device's peak clocks (kHz; 0: unknown, left as it was), shown beside its model. */
 int cutune_db_device_clocks(CutuneDb *db, int64_t device_id, int sm_clock_khz, int mem_clock_khz,
                             CutuneError *err);

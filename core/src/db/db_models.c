@@ -129,3 +129,28 @@ int cutune_db_device_clocks(CutuneDb *db, int64_t device_id, int sm_clock_khz, i
                    " mem_clock_khz = coalesce(?3, mem_clock_khz) WHERE id = ?1",
                    "iII", device_id, (int64_t)sm_clock_khz, (int64_t)mem_clock_khz);
 }
+
+typedef struct SplitCallback {
+    int (*fn)(const char *name, int models, int gpus, void *user);
+    void *user;
+} SplitCallback;
+
+static int split_row(sqlite3_stmt *st, void *user)
+{
+    const SplitCallback *cb = user;
+    return cb->fn(db_col_text(st, 0), sqlite3_column_int(st, 1), sqlite3_column_int(st, 2),
+                  cb->user);
+}
+
+int cutune_db_split_names(CutuneDb *db,
+                          int (*fn)(const char *name, int models, int gpus, void *user), void *user,
+                          CutuneError *err)
+{
+    if (!db || !fn)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_split_names: no callback");
+    SplitCallback cb = {fn, user};
+    return db_each_row_of(db,
+                          "SELECT name, count(DISTINCT model_id), count(*) FROM device_models"
+                          " GROUP BY name HAVING count(DISTINCT model_id) > 1 ORDER BY name",
+                          split_row, &cb, "reading the GPU models", err, "");
+}
