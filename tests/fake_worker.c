@@ -118,6 +118,8 @@ static void on_hello(void)
     d.warp_size = 32;
     d.l2_bytes = 50 << 20;
     cutune_buf_put_bytes(&out, &d, sizeof d);
+    cutune_buf_put_u32(&out, 1980000); /* an H100 SXM's peak SM and memory clocks, kHz */
+    cutune_buf_put_u32(&out, 2619000);
     send_ok(CUTUNE_MSG_DEVICE);
 }
 

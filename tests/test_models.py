@@ -77,6 +77,13 @@ try:
         rc, out = query(m, dev, size, "--fallback")
         check(rc == 0 and out["match"] == step and out["device"]["uuid"] == on,
               "query --fallback --device %s --size %d: %s %s" % (dev, size, rc, out))
+    con = sqlite3.connect("file:%s?mode=ro" % m, uri=True)
+    clocks = con.execute("SELECT device_uuid, sm_clock_khz, mem_clock_khz, model_id, gpus"
+                         " FROM device_models ORDER BY device_uuid").fetchall()
+    con.close()
+    check(len(clocks) == 2 and clocks[0][1:3] == (1980000, 2619000) and
+          clocks[0][3] == clocks[1][3] and clocks[0][4] == 2,
+          "the devices' clocks (from the worker) and their one model: %s" % clocks)
     r = cutune("query", "axpy", "--size", "8192", "--device", G1, "--db", m)
     check(r.returncode == 0 and "same_model" in r.stdout, "the text answer says the step: %s" % r.stdout)
 

@@ -99,7 +99,7 @@ int cutune_db_find_model(CutuneDb *db, const char *pattern, CutuneDbModel *out, 
     if (n == 0)
         return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
                             "database %s has no device with UUID or name matching '%s'; list "
-                            "them with: cutune devices --db %s",
+                            "them with: sqlite3 %s 'SELECT * FROM device_models'",
                             db->path, pattern, db->path);
     if (models > 1) {
         const char *why =
