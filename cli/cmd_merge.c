@@ -1,6 +1,8 @@
 /* cutune merge: join tuning databases (the shards of a run) into one. */
 #include "cli.h"
+#include "db.h"
 #include "merge.h"
+#include "utf8.h"
 
 #include <getopt.h>
 #include <signal.h>
@@ -16,7 +18,10 @@ static const char help[] =
     "databases of other machines. Devices, variants, problems, runs, trials, searches,\n"
     "vendor yardsticks and application requests are added without duplicates: rows are\n"
     "matched by what they are (a device by its UUID, a run by its UUID, a trial by its run\n"
-    "and its own fields), so merging the same input twice changes nothing. The best config\n"
+    "and its own fields), so merging the same input twice changes nothing. GPUs stay apart\n"
+    "by UUID; those of one model (name, compute capability, SM count and memory equal)\n"
+    "share their results in lookups, and same-named GPUs that differ in SM count or memory\n"
+    "are separate models, which the merge says. The best config\n"
     "of every device and size that received a verified trial is chosen again: the fastest\n"
     "verified trial of the variant versions in force (a variant's latest version there\n"
     "takes the best from its older ones, which stay in the database, apart).\n"
@@ -81,6 +86,30 @@ static void print_result(const char *out, const CutuneMergeInput *in, size_t n,
                r->stale_removed, r->stale_removed == 1 ? "" : "s", out);
 }
 
+static int print_split(const char *name, int models, int gpus, void *user)
+{
+    (void)user;
+    printf("%d GPUs named '", gpus);
+    cutune_text_write(stdout, name, 0);
+    printf("' are %d models (their SM count, memory or compute capability differ): their "
+           "results are kept apart, each GPU answering for its own model; query one by its "
+           "UUID (cutune query --device GPU-...)\n",
+           models);
+    return 0;
+}
+
+/* Same-named GPUs of different models in OUT: said, since a name no longer finds one model. */
+static void print_models(const char *out)
+{
+    CutuneDb *db = NULL;
+    CutuneError err = {0};
+    if (cutune_db_open(out, CUTUNE_DB_READONLY, &db, &err) != 0 ||
+        cutune_db_split_names(db, print_split, NULL, &err) != 0)
+        fprintf(stderr, "cutune merge: warning: could not list the GPU models of %s: %s\n", out,
+                err.msg);
+    cutune_db_close(&db);
+}
+
 int cmd_merge(int argc, char **argv)
 {
     int quiet = 0;
@@ -116,6 +145,7 @@ int cmd_merge(int argc, char **argv)
         rc = cli_fail("merge", &err);
     } else if (!quiet) {
         print_result(out, in, n, &res);
+        print_models(out);
     }
     free(in);
     return rc;

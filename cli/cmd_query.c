@@ -20,14 +20,18 @@ static const char help[] =
     "Print the best verified config recorded for <op> at size S on device D: its variant,\n"
     "config, median time and rate. D is a CUDA ordinal (default 0; needs the device), or\n"
     "a UUID or part of a device name recorded in the database (works without a GPU).\n"
-    "Exits 4 when nothing is recorded for that key.\n"
+    "GPUs of one model (name, compute capability, SM count and memory all equal) share\n"
+    "their results: a size tuned on another GPU of D's model answers (match same_model),\n"
+    "and a name that several GPUs of one model share names that model. Exits 4 when\n"
+    "nothing is recorded for that key.\n"
     "\n"
     "  --dtype T   the element type: fp32 (default), tf32, fp16 or bf16 (or in S:\n"
     "              4096x4096x4096-bf16-nt)\n"
     "  --layout L  nn (default) or nt (B stored N x K)\n"
     "  --fallback  answer as an application's lookup does (cutune/lookup.h): the exact\n"
-    "              size, else the nearest size tuned on D, else one tuned on another\n"
-    "              device of the same compute capability; says which it was\n"
+    "              size on D, else on a GPU of its model, else the nearest size tuned on\n"
+    "              D or its model, else one tuned on another device of the same compute\n"
+    "              capability; says which it was\n"
     "  --json      one JSON object on stdout\n";
 
 /* The canonical size text: what `cutune run` stored (ops may normalise, e.g. "N"). */
@@ -136,7 +140,7 @@ static void variant_lines(const char *variant, const char *version, const char *
 static int query_fallback(const char *db_path, const CutuneDeviceInfo *dev, const char *op,
                           const char *size, int json, CutuneError *err)
 {
-    const char *uuid = dev->uuid;
+    const char *uuid = dev->uuid[0] ? dev->uuid : dev->name; /* a model has no UUID */
     CutuneLookupSettings set;
     cutune_lookup_default_settings(&set);
     set.db_path = db_path;
@@ -193,6 +197,69 @@ static int query_fallback(const char *db_path, const CutuneDeviceInfo *dev, cons
     return 0;
 }
 
+/* The model of a device of this machine (cutune/lookup.h's ladder): name, compute
+ * capability, SM count and memory. */
+static void model_of_device(const CutuneDeviceInfo *dev, CutuneDbModel *m)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->uuid, sizeof m->uuid, "%s", dev->uuid);
+    snprintf(m->name, sizeof m->name, "%s", dev->name);
+    m->cc_major = dev->cc_major;
+    m->cc_minor = dev->cc_minor;
+    m->sm_count = dev->sm_count;
+    m->total_mem = (int64_t)dev->total_mem;
+}
+
+static void device_of_model(const CutuneDbModel *m, CutuneDeviceInfo *dev)
+{
+    memset(dev, 0, sizeof *dev);
+    dev->index = -1;
+    snprintf(dev->uuid, sizeof dev->uuid, "%s", m->uuid);
+    snprintf(dev->name, sizeof dev->name, "%s", m->name);
+    dev->cc_major = m->cc_major;
+    dev->cc_minor = m->cc_minor;
+    dev->sm_count = m->sm_count;
+    dev->total_mem = (uint64_t)m->total_mem;
+}
+
+/* The first two steps of the ladder: this GPU's best at this size (exact), else the fastest
+ * of the other GPUs of its model (same_model; a model asked for by name starts there). A
+ * miss keeps the first step's message, which says why a key has no best. */
+static int best_of_gpu_or_model(CutuneDb *db, const char *uuid, const CutuneDbModel *m,
+                                const char *op, const char *size, CutuneBest *b, CutuneMatch *match,
+                                CutuneError *err)
+{
+    *match = CUTUNE_MATCH_EXACT;
+    CutuneError first = {0};
+    int rc = CUTUNE_ERR_NOT_FOUND;
+    if (uuid[0] && (rc = cutune_db_best(db, uuid, op, size, b, &first)) != CUTUNE_ERR_NOT_FOUND)
+        return rc ? cutune_error(err, rc, "%s", first.msg) : 0;
+    CutuneError other = {0};
+    if ((rc = cutune_db_best_model(db, m, uuid, op, size, b, &other)) == 0)
+        *match = CUTUNE_MATCH_SAME_MODEL;
+    else if (rc == CUTUNE_ERR_NOT_FOUND && uuid[0])
+        cutune_error(err, rc, "%s", first.msg);
+    else if (rc == CUTUNE_ERR_NOT_FOUND)
+        cutune_error(err, rc,
+                     "database %s has no verified config for %s %s on any of its %d GPUs of "
+                     "model %s; tune it on one of them first",
+                     cutune_db_path(db), op, size, m->gpus, m->name);
+    else
+        cutune_error(err, rc, "%s", other.msg);
+    return rc;
+}
+
+/* "  match    exact ..." : the step of the ladder that answered. */
+static void match_line(CutuneMatch match, const CutuneDbModel *m)
+{
+    if (match == CUTUNE_MATCH_EXACT)
+        printf("  match    exact: tuned on this GPU at this size\n");
+    else
+        printf("  match    same_model: tuned at this size on a GPU of the same model (%d SMs, "
+               "%.1f GiB)\n",
+               m->sm_count, (double)m->total_mem / (1 << 30));
+}
+
 int cmd_query(int argc, char **argv)
 {
     const char *device = "0", *size = NULL, *db_path = NULL;
@@ -228,8 +295,12 @@ int cmd_query(int argc, char **argv)
             return cli_fail("query", &err);
         db_path = path;
     }
-    CutuneDeviceInfo dev; /* the device asked for: all of it for an ordinal, else its UUID */
+    /* the device asked for: all of it for an ordinal, else its UUID and model, or (a name
+     * that several GPUs of one model share) the model alone, uuid "" */
+    CutuneDeviceInfo dev;
     memset(&dev, 0, sizeof dev);
+    CutuneDbModel model;
+    memset(&model, 0, sizeof model);
     int ordinal = -1;
     if (device[strspn(device, "0123456789")] == '\0' &&
         (rc = cli_parse_int("query", "--device", device, 0, CLI_MAX_DEVICE, &ordinal)))
@@ -246,23 +317,26 @@ int cmd_query(int argc, char **argv)
             goto fail;
         }
         snprintf(uuid, sizeof uuid, "%s", dev.uuid);
+        model_of_device(&dev, &model);
         if ((rc = cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err)))
             goto fail;
     } else if ((rc = cutune_db_open(db_path, CUTUNE_DB_READONLY, &db, &err)) ||
-               (rc = cutune_db_find_device(db, device, uuid, sizeof uuid, &err))) {
+               (rc = cutune_db_find_model(db, device, &model, &err))) {
         goto fail;
+    } else {
+        device_of_model(&model, &dev);
+        snprintf(uuid, sizeof uuid, "%s", model.uuid);
     }
 
     if (fallback) {
         cutune_db_close(&db);
-        if (!dev.uuid[0])
-            snprintf(dev.uuid, sizeof dev.uuid, "%s", uuid);
         if ((rc = query_fallback(db_path, &dev, op, canon, json, &err)))
             return cli_fail("query", &err);
         return EXIT_OK;
     }
     CutuneBest b;
-    if ((rc = cutune_db_best(db, uuid, op, canon, &b, &err)))
+    CutuneMatch match;
+    if ((rc = best_of_gpu_or_model(db, uuid, &model, op, canon, &b, &match, &err)))
         goto fail;
     CutuneConfigPairs pairs;
     if ((rc = check_config(b.config, b.trial_id, &pairs, &err)))
@@ -270,6 +344,7 @@ int cmd_query(int argc, char **argv)
     if (json) {
         CutuneJson j;
         json_head(&j, b.op, b.size);
+        cutune_json_member_string(&j, "match", cutune_match_name(match));
         json_answer(&j, b.device_name, b.device_uuid, b.variant, b.variant_version, &pairs,
                     b.config);
         cutune_json_member_number(&j, "median_ms", b.median_ms);
@@ -292,6 +367,7 @@ int cmd_query(int argc, char **argv)
         printf(" (");
         cutune_text_write(stdout, b.device_uuid, 0);
         printf(")\n");
+        match_line(match, &model);
         variant_lines(b.variant, b.variant_version, b.config);
         printf("\n  median   %.4f ms over %d samples (min %.4f ms)", b.median_ms, b.samples,
                b.min_ms);

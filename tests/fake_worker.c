@@ -20,6 +20,8 @@
  *   CUTUNE_FAKE_LOG       append "<pid> <config> <size>" for every evaluation begun (the
  *                         size of the last setup)
  *   CUTUNE_FAKE_NO_DEVICE answer hello with "no CUDA driver or device"
+ *   CUTUNE_FAKE_UUID      the device's UUID (default GPU-fa4e0000-...-000000000001), and
+ *   CUTUNE_FAKE_SMS       its SM count (default 132): GPUs of one model or of two
  *   CUTUNE_FAKE_YARDSTICK the yardstick's answer: unset, "fake SGEMM" at 0.5 ms; "none", the
  *                         op has none (CUTUNE_ERR_NOT_FOUND); "wrong", it fails the check;
  *                         "exit", the worker dies
@@ -103,10 +105,11 @@ static void on_hello(void)
     }
     CutuneDeviceInfo d;
     memset(&d, 0, sizeof d);
+    const char *uuid = getenv("CUTUNE_FAKE_UUID"), *sms = getenv("CUTUNE_FAKE_SMS");
     snprintf(d.name, sizeof d.name, "cutune fake GPU");
-    snprintf(d.uuid, sizeof d.uuid, "GPU-fa4e0000-0000-0000-0000-000000000001");
+    snprintf(d.uuid, sizeof d.uuid, "%s", uuid ? uuid : "GPU-fa4e0000-0000-0000-0000-000000000001");
     d.cc_major = 9;
-    d.sm_count = 132;
+    d.sm_count = sms ? atoi(sms) : 132;
     d.total_mem = 80ull << 30;
     d.max_threads_per_block = 1024;
     d.max_shared_per_block = 232448;
@@ -115,6 +118,8 @@ static void on_hello(void)
     d.warp_size = 32;
     d.l2_bytes = 50 << 20;
     cutune_buf_put_bytes(&out, &d, sizeof d);
+    cutune_buf_put_u32(&out, 1980000); /* an H100 SXM's peak SM and memory clocks, kHz */
+    cutune_buf_put_u32(&out, 2619000);
     send_ok(CUTUNE_MSG_DEVICE);
 }
 

@@ -1,5 +1,5 @@
 /* Lookups for applications (cutune/lookup.h) on a hand-built database, no GPU needed: the
- * fallback ladder (exact, nearest, same architecture, miss) and its tie rule, the cache
+ * fallback ladder (exact, same model, nearest, same architecture, miss) and its tie rule, the cache
  * and its lifetime, requests for misses, the ops' size rules, plugin distances (ABI 1.1)
  * next to a 1.0 plugin, and a reader next to a concurrent writer (WAL: neither blocks the
  * other). */
@@ -506,6 +506,109 @@ static void open_errors(void)
     CHECK_EQ_INT(cutune_open(NULL, &s, NULL), CUTUNE_ERR_INVALID);
 }
 
+/* GPUs of one model (name, compute capability, SM count, memory) share their results: a
+ * size tuned on one answers the others at step 2 (same_model), a nearest size on either
+ * answers at step 3, and a name that the model's GPUs share is the model; a same-named GPU
+ * with other SMs is another model, never an answer of step 2 and named apart. */
+static void model_ladder(void)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s/model.db", tmpdir);
+    CutuneDeviceInfo m1 = dev_info("GPU-m1", "NVIDIA H100 80GB HBM3", 9, 0);
+    CutuneDeviceInfo m2 = dev_info("GPU-m2", "NVIDIA H100 80GB HBM3", 9, 0);
+    CutuneDeviceInfo cut = dev_info("GPU-m3", "NVIDIA H100 80GB HBM3", 9, 0);
+    m1.total_mem = m2.total_mem = cut.total_mem = 85029158912ull;
+    cut.sm_count = 114; /* same name, fewer SMs: another model */
+    CutuneDb *db = NULL;
+    CutuneError err = {0};
+    CHECK_MSG(cutune_db_open(path, 0, &db, &err) == 0, "%s", err.msg);
+    add_trial(db, &m1, "matmul", "4096x4096x4096", "TILE=64,PAD=1,WPT=8,UNROLL=4", 50.0);
+    add_trial(db, &m1, "matmul", "1024x1024x1024", "TILE=16,PAD=0,WPT=1,UNROLL=1", 2.0);
+    add_trial(db, &m2, "matmul", "1024x1024x1024", "TILE=32,PAD=1,WPT=4,UNROLL=8", 1.5);
+    add_trial(db, &m2, "matmul", "2048x2048x2048", "TILE=32,PAD=0,WPT=2,UNROLL=2", 9.0);
+    /* an imported trial, never checked, faster than either: never the model's best */
+    int64_t d1, v1, p1;
+    CHECK(cutune_db_device(db, &m1, &d1, NULL) == 0 &&
+          cutune_db_variant(db, "matmul", "matmul_tiled", "1", "hash", &v1, NULL) == 0 &&
+          cutune_db_problem(db, "matmul", "1024x1024x1024", &p1, NULL) == 0);
+    CutuneTrialRecord t = fixture_trial(0, d1, v1, p1, "TILE=8,PAD=0,WPT=1,UNROLL=1",
+                                        CUTUNE_STATUS_OK);
+    t.median_ms = t.min_ms = t.mean_ms = 0.1;
+    t.unchecked = 1;
+    CHECK(cutune_db_trial_insert(db, &t, NULL, NULL, NULL) == 0);
+    cutune_db_close(&db);
+
+    CutuneLookupSettings s;
+    cutune_lookup_default_settings(&s);
+    s.db_path = path;
+    s.record_requests = 1;
+    CutuneLookup *h = NULL;
+    CHECK_MSG(cutune_open(&h, &s, &err) == 0, "%s", err.msg);
+    CutuneLookupResult r;
+    /* by either UUID: the exact size tuned on the other GPU is step 2, not a nearest size */
+    CHECK_MSG(cutune_lookup(h, &m1, "matmul", "2048", &r, &err) == 0, "%s", err.msg);
+    CHECK_MSG(r.match == CUTUNE_MATCH_SAME_MODEL && strcmp(r.device_uuid, "GPU-m2") == 0 &&
+                  strcmp(r.tuned_size, "2048x2048x2048") == 0 && r.distance == 0,
+              "%s %s %s", cutune_match_name(r.match), r.device_uuid, r.tuned_size);
+    CHECK(r.recorded == 0); /* an exact size of its model: nothing to tune */
+    CHECK(strcmp(cutune_match_name(r.match), "same_model") == 0);
+    CHECK(cutune_lookup(h, &m2, "matmul", "4096", &r, &err) == 0);
+    CHECK(r.match == CUTUNE_MATCH_SAME_MODEL && strcmp(r.device_uuid, "GPU-m1") == 0);
+    /* step 1 keeps each GPU's own best, though the other GPU's is faster */
+    CHECK(cutune_lookup(h, &m1, "matmul", "1024", &r, &err) == 0);
+    CHECK(r.match == CUTUNE_MATCH_EXACT && r.median_ms == 2.0 &&
+          strcmp(r.device_uuid, "GPU-m1") == 0);
+    /* by UUID alone (the model from the database's record) */
+    CutuneDeviceInfo by_uuid = dev_info("GPU-m1", "", 0, 0);
+    by_uuid.sm_count = 0;
+    CHECK(cutune_lookup(h, &by_uuid, "matmul", "2048", &r, &err) == 0);
+    CHECK(r.match == CUTUNE_MATCH_SAME_MODEL && strcmp(r.device_uuid, "GPU-m2") == 0);
+    /* step 3: the nearest size on this GPU or its model (2048, on the other GPU) */
+    CHECK(cutune_lookup(h, &m1, "matmul", "2200", &r, &err) == 0);
+    CHECK_MSG(r.match == CUTUNE_MATCH_NEAREST && strcmp(r.tuned_size, "2048x2048x2048") == 0 &&
+                  strcmp(r.device_uuid, "GPU-m2") == 0,
+              "%s %s", r.tuned_size, r.device_uuid);
+    /* by model: a GPU of the model never tuned, and the model itself by name */
+    CutuneDeviceInfo fresh = m1;
+    snprintf(fresh.uuid, sizeof fresh.uuid, "GPU-m9-new-node");
+    CHECK(cutune_lookup(h, &fresh, "matmul", "4096", &r, &err) == 0);
+    CHECK(r.match == CUTUNE_MATCH_SAME_MODEL && strcmp(r.device_uuid, "GPU-m1") == 0);
+    CutuneDeviceInfo model;
+    CHECK_MSG(cutune_device_find(h, "H100", &model, &err) == 0, "%s", err.msg);
+    CHECK(model.uuid[0] == '\0' && model.sm_count == 132 && model.total_mem == m1.total_mem);
+    CHECK_MSG(cutune_lookup(h, &model, "matmul", "2048", &r, &err) == 0, "%s", err.msg);
+    CHECK(r.match == CUTUNE_MATCH_SAME_MODEL && strcmp(r.device_uuid, "GPU-m2") == 0);
+    CHECK(cutune_lookup(h, &model, "matmul", "4096", &r, &err) == 0);
+    CHECK(strcmp(r.device_uuid, "GPU-m1") == 0);
+    /* the model's best: the fastest checked trial over its GPUs (not the imported 0.1 ms) */
+    CHECK(cutune_lookup(h, &model, "matmul", "1024", &r, &err) == 0);
+    CHECK_MSG(r.median_ms == 1.5 && strcmp(r.device_uuid, "GPU-m2") == 0, "%g %s", r.median_ms,
+              r.device_uuid);
+    CutuneLookupResult *list = NULL;
+    size_t n = 0;
+    CHECK(cutune_best_list(h, "H100", "matmul", &list, &n, &err) == 0 && n == 4);
+    cutune_best_list_free(&list);
+    cutune_close(&h);
+
+    /* a same-named GPU with other SMs: its own model, and the name no longer names one */
+    CHECK(cutune_db_open(path, 0, &db, NULL) == 0);
+    add_trial(db, &cut, "matmul", "512x512x512", "TILE=16,PAD=1,WPT=2,UNROLL=16", 0.5);
+    cutune_db_close(&db);
+    CHECK(cutune_open(&h, &s, &err) == 0);
+    CHECK(cutune_lookup(h, &cut, "matmul", "2048", &r, &err) == 0); /* its own 512, far */
+    CHECK_MSG(r.match == CUTUNE_MATCH_NEAREST && strcmp(r.device_uuid, "GPU-m3") == 0, "%s %s",
+              cutune_match_name(r.match), r.device_uuid);
+    CHECK(cutune_lookup(h, &m1, "matmul", "512", &r, &err) == 0);
+    CHECK(r.match == CUTUNE_MATCH_NEAREST && strcmp(r.device_uuid, "GPU-m1") == 0);
+    cutune_error_clear(&err);
+    CHECK_EQ_INT(cutune_device_find(h, "H100 80GB", &model, &err), CUTUNE_ERR_INVALID);
+    CHECK_STR_CONTAINS(err.msg, "separate models");
+    CHECK_STR_CONTAINS(err.msg, "114 SMs");
+    CHECK_STR_CONTAINS(err.msg, "give the UUID");
+    CHECK(cutune_device_find(h, "GPU-m3", &model, &err) == 0 && model.sm_count == 114);
+    cutune_close(&h);
+}
+
 int main(void)
 {
     if (make_tmpdir(tmpdir, sizeof tmpdir, "cutune-lookup") != 0)
@@ -525,6 +628,7 @@ int main(void)
     launch_without_gpu();
     checked_answers();
     open_errors();
+    model_ladder();
     rm_tree(tmpdir);
     return check_result("lookup");
 }

@@ -6,7 +6,9 @@
 # merge job. Checked: every task and the merge completed, each size was tuned by exactly one
 # shard, every shard's trials are in the merged database once, and its best per size is the
 # fastest verified trial of any shard. Then a shard stopped by SIGTERM (as the time limit
-# stops it) still saves what it measured, whole, to the shared folder. Exits 77 (skipped)
+# stops it) still saves what it measured, whole, to the shared folder; and in an array with
+# one shard cancelled (scancel) mid-run the merge still runs and names it, and the same
+# array submitted again tunes only what is missing. Exits 77 (skipped)
 # where Slurm is not installed or cannot start. Not in the default suite (meson test --suite
 # slurm).
 #
@@ -205,6 +207,97 @@ EOF2
 grep -q "ended with exit code 130" "$CUTUNE_SHARD_DIR/shard-0.out" ||
     { bad "the stopped shard did not end with cutune's 130"; tail -n 5 "$CUTUNE_SHARD_DIR/shard-0.out"; }
 [ -z "$(ls -A "$tmp/local")" ] || bad "the shards left files on the node's disk: $(ls "$tmp/local")"
+
+# --- one shard of an array cancelled mid-run (scancel): the merge, which waits with afterany,
+# still runs, merges both shards and names the one that stopped early; the same array
+# submitted again (same folder, same options) tunes only what is missing. Evaluations take
+# 100 ms in the first submission, so that shard 1 is still running when it is cancelled.
+export CUTUNE_SHARD_DIR="$tmp/cancel"
+mkdir -p "$CUTUNE_SHARD_DIR"
+csizes=()
+for s in $(seq 12); do csizes+=(--size $((4096 * s))); done
+submit() {
+    (cd "$tmp" && "$src/examples/slurm/submit.sh" 2 axpy "${csizes[@]}" --max-seconds 0.05) \
+        >>"$tmp/cancel-submit.out" 2>&1 || { cat "$tmp/cancel-submit.out"; bad "submit.sh failed"; }
+    read -r carray cmerge <"$CUTUNE_SHARD_DIR/jobs"
+}
+wait_job() { # JOB: until it has ended; prints its final state
+    local st=
+    for _ in $(seq 600); do
+        st=$(job_state "$1")
+        case "$st" in *PENDING* | *RUNNING* | *COMPLETING* | *CONFIGURING* | "") sleep 0.2 ;; *) break ;; esac
+    done
+    echo "$st"
+}
+CUTUNE_FAKE_DELAY_MS=100 submit
+measured=0
+for _ in $(seq 300); do
+    local_db=$(find "$tmp/local" -name 'shard-1.db' 2>/dev/null | head -1)
+    [ -n "$local_db" ] && measured=$(python3 -c 'import sqlite3, sys
+try:
+    print(sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True).execute("SELECT count(*) FROM trials").fetchone()[0])
+except sqlite3.Error:
+    print(0)' "$local_db")
+    [ "$measured" -gt 0 ] && break
+    sleep 0.1
+done
+[ "$measured" -gt 0 ] || bad "shard 1 measured nothing in 30 s"
+scancel "${carray}_1"
+cfinal=$(wait_job "$cmerge")
+[ "$cfinal" = "COMPLETED " ] || bad "after scancel of one shard the merge ended '$cfinal' (want COMPLETED)"
+grep -q "shard 1 (exit code .*) stopped early" "$CUTUNE_SHARD_DIR/merge.out" ||
+    bad "the merge did not say that shard 1 stopped early: $(cat "$CUTUNE_SHARD_DIR/merge.out")"
+grep -q "shard 0 .*stopped early" "$CUTUNE_SHARD_DIR/merge.out" &&
+    bad "the merge says shard 0, which finished, stopped early"
+[ "$(job_state "${carray}_1")" = "CANCELLED " ] || bad "shard 1 ended '$(job_state "${carray}_1")', not CANCELLED"
+# the same array again, evaluations at full speed: only what shard 1 had not finished
+CUTUNE_FAKE_DELAY_MS=0 submit
+cfinal=$(wait_job "$cmerge")
+[ "$cfinal" = "COMPLETED " ] || bad "the second merge ended '$cfinal'"
+grep -q "stopped early\|missing" "$CUTUNE_SHARD_DIR/merge.out" &&
+    bad "the second merge still finds shards missing or stopped: $(cat "$CUTUNE_SHARD_DIR/merge.out")"
+python3 - "$CUTUNE_SHARD_DIR" "${#csizes[@]}" <<'EOF3' || fail=1
+import sqlite3, sys
+d, nsizes = sys.argv[1], int(sys.argv[2]) // 2
+bad = 0
+def check(cond, what):
+    global bad
+    if not cond:
+        bad += 1
+        print("FAIL:", what)
+def rows(path, sql):
+    con = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    r = con.execute(sql).fetchall()
+    con.close()
+    return r
+PER_RUN = ("SELECT r.id, r.status, count(t.id) FROM runs r LEFT JOIN trials t ON t.run_id = r.id"
+           " GROUP BY r.id ORDER BY r.id")
+s0, s1 = rows(d + "/shard-0.db", PER_RUN), rows(d + "/shard-1.db", PER_RUN)
+print("slurm: trials per run of shard 0 %s, of shard 1 %s" % (s0, s1))
+check(len(s1) == 2 and s1[0][1] == "interrupted" and s1[0][2] > 0 and s1[1][1] == "done",
+      "shard 1 was interrupted with its trials kept, then finished: %s" % s1)
+# a size that an earlier run finished is not searched again: its best is only re-timed (one
+# trial, no search); the others are searched
+SEARCHED_AGAIN = ("SELECT count(*) FROM searches a JOIN searches b ON a.problem_id = b.problem_id"
+                  " AND a.variant_id = b.variant_id AND a.run_id < b.run_id WHERE a.status = 'done'")
+RETIMES = ("SELECT count(*) FROM trials t WHERE t.run_id = 2 AND NOT EXISTS (SELECT 1 FROM"
+           " searches s WHERE s.run_id = 2 AND s.problem_id = t.problem_id)")
+SEARCHED = "SELECT count(*) FROM searches WHERE run_id = %d"
+for i in (0, 1):
+    db = "%s/shard-%d.db" % (d, i)
+    check(rows(db, SEARCHED_AGAIN) == [(0,)], "shard %d searched a finished size again" % i)
+    first = rows(db, "SELECT count(*) FROM searches WHERE run_id = 1 AND status = 'done'")[0][0]
+    check(rows(db, RETIMES)[0][0] <= first, "shard %d: more than one re-time per finished size" % i)
+check(rows(d + "/shard-0.db", SEARCHED % 2) == [(0,)], "shard 0 finished, yet was searched again")
+check(rows(d + "/shard-1.db", SEARCHED % 2)[0][0] > 0, "shard 1's second run searched nothing")
+merged = d + "/merged.db"
+done = rows(merged, "SELECT count(DISTINCT problem_id) FROM searches WHERE status = 'done'")[0][0]
+check(done == nsizes, "merged: %d sizes with a finished search, want %d" % (done, nsizes))
+check(rows(merged, "SELECT count(*) FROM runs") == [(4,)], "merged: 2 runs of each shard")
+n = sum(r[2] for r in s0 + s1)
+check(rows(merged, "SELECT count(*) FROM trials") == [(n,)], "merged: every shard's %d trials once" % n)
+sys.exit(1 if bad else 0)
+EOF3
 
 [ $fail = 0 ] && echo "slurm: ok" || echo "slurm: FAILED"
 exit $fail

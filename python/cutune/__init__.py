@@ -23,7 +23,9 @@ __version__ = "0.1.0"
 __all__ = ["open", "matmul", "Handle", "Lookup", "CutuneError", "NotFoundError",
            "NoDeviceError", "MATCHES"]
 
-MATCHES = ("exact", "nearest", "same_arch", "miss")
+# The ladder's steps in order (cutune/lookup.h): this GPU at this size, another GPU of its
+# model at this size, the nearest size on it or its model, its architecture, nothing.
+MATCHES = ("exact", "same_model", "nearest", "same_arch", "miss")
 
 
 class CutuneError(RuntimeError):
@@ -77,7 +79,7 @@ class Lookup:
     def __init__(self, raw, fallback=True):
         d = lambda b: b.decode("utf-8", "replace")  # noqa: E731
         self.match = _lib.MATCH_NAMES.get(raw.match, "miss")
-        if not fallback and self.match != "exact":
+        if not fallback and self.match not in ("exact", "same_model"):
             self.match = "miss"
         self.op, self.size = d(raw.op), d(raw.size)
         self.recorded = bool(raw.recorded)
@@ -176,7 +178,8 @@ class Handle:
     # ---- devices ----------------------------------------------------------------------
     def _device(self, device):
         """A DeviceInfo: an ordinal of this machine, or a UUID or part of a name recorded in
-        the database (which needs no GPU)."""
+        the database (which needs no GPU). A name that several GPUs of one model share is
+        that model (its uuid empty): lookups answer over all of its GPUs."""
         info = self._devices.get(device)
         if info is not None:
             return info
@@ -197,13 +200,15 @@ class Handle:
     # ---- lookups ----------------------------------------------------------------------
     def lookup(self, op, size, device=0, fallback=True):
         """The best verified config of `op` for `size` on `device` (an ordinal, or a UUID or
-        name recorded in the database): a Lookup with its match level ("exact", "nearest",
-        "same_arch" or "miss"), variant, config and measured time. `size` follows the op's
+        name recorded in the database): a Lookup with its match level ("exact", "same_model",
+        "nearest", "same_arch" or "miss": the step of the ladder that answered), variant,
+        config and measured time. `size` follows the op's
         size rules, as `cutune run --size` does: lookup("matmul", 4096) is 4096x4096x4096,
         and a size the op refuses raises CutuneError (name "invalid"). fallback=False
-        reports anything but an exact answer as a miss. A miss is not an error; it is
-        recorded in the database's requests for `cutune run --pending` when the handle
-        records, unless no installed plugin implements the op (nothing could tune it)."""
+        reports anything but an exact size (on this GPU or one of its model) as a miss. A
+        miss is not an error; it is recorded in the database's requests for
+        `cutune run --pending` when the handle records, unless no installed plugin
+        implements the op (nothing could tune it)."""
         h, info = self._handle(), self._device(device)
         raw, err = _Result(), _Error()
         rc = self._lib.cutune_lookup(h, ctypes.byref(info), str(op).encode(),

@@ -22,7 +22,7 @@ ERROR_NAMES = {
 DTYPES = {"fp32": 0, "tf32": 1, "fp16": 2, "bf16": 3}
 LAYOUTS = {"nn": 0, "nt": 1}
 # lookup.h: CutuneMatch
-MATCH_NAMES = {0: "miss", 1: "exact", 2: "nearest", 3: "same_arch"}
+MATCH_NAMES = {0: "miss", 1: "exact", 2: "nearest", 3: "same_arch", 4: "same_model"}
 
 
 class Error(ctypes.Structure):

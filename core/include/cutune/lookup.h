@@ -17,16 +17,23 @@
  *
  * The fallback ladder. A lookup of (op, device, size) answers from the first step that has
  * a verified config, and says which one in CutuneLookupResult.match:
- *   1. CUTUNE_MATCH_EXACT     this device, this size;
- *   2. CUTUNE_MATCH_NEAREST   this device, the nearest tuned size of the same op. The
- *                             distance between sizes a and b with the same number of
- *                             dimensions is sqrt(sum_i (ln a_i - ln b_i)^2) (so 512 vs 1024
- *                             is as far as 1024 vs 2048), unless the op supplies its own
- *                             (CutuneOp.problem_distance in cutune/op.h; a C variant
- *                             plugin that brings its own op sets it in its descriptor);
- *   3. CUTUNE_MATCH_SAME_ARCH another device with the same compute capability (cc_major,
- *                             cc_minor), its exact size or else its nearest tuned size;
- *   4. CUTUNE_MATCH_NONE      nothing: the call returns CUTUNE_ERR_NOT_FOUND.
+ *   1. CUTUNE_MATCH_EXACT      this device, this size;
+ *   2. CUTUNE_MATCH_SAME_MODEL another GPU of the same model, this size: the fastest of
+ *                              them. Two GPUs are one model when their name, compute
+ *                              capability, SM count and memory size are equal (a fleet of
+ *                              identical GPUs shares its results); a GPU whose SM count or
+ *                              memory is not recorded is a model of its own;
+ *   3. CUTUNE_MATCH_NEAREST    the nearest tuned size of the same op on this device or a GPU
+ *                              of its model (at one size, this device's own first). The
+ *                              distance between sizes a and b with the same number of
+ *                              dimensions is sqrt(sum_i (ln a_i - ln b_i)^2) (so 512 vs 1024
+ *                              is as far as 1024 vs 2048), unless the op supplies its own
+ *                              (CutuneOp.problem_distance in cutune/op.h; a C variant
+ *                              plugin that brings its own op sets it in its descriptor);
+ *   4. CUTUNE_MATCH_SAME_ARCH  another device with the same compute capability (cc_major,
+ *                              cc_minor), its exact size or else its nearest tuned size;
+ *   5. CUTUNE_MATCH_NONE       nothing: the call returns CUTUNE_ERR_NOT_FOUND.
+ * CutuneLookupResult.device_uuid says which GPU an answer was tuned on.
  * Checked. Every answer was checked by cutune on the device it was tuned on: trials
  * imported from other tools are never a best (`cutune run` checks them first). A config
  * tuned at one size answers another (the nearest steps) only when a run has also checked
@@ -35,7 +42,8 @@
  * checked so, answers its own size alone. CutuneLookupResult.checked_size says which.
  * Ties (distances equal within 1e-12 relative) go to the smaller dimensions in order
  * (M, then N, ...), then to
- * the device UUID in byte order: the same database always gives the same answer.
+ * this device's own best, then the faster, then the device UUID in byte order: the same
+ * database always gives the same answer.
  *
  * The cache. Every answer, misses included, is kept in memory per handle, keyed by
  * (device UUID, op, size). It is never invalidated while the handle lives: a config tuned
@@ -101,9 +109,10 @@ typedef enum CutuneMatch {
     CUTUNE_MATCH_EXACT = 1,
     CUTUNE_MATCH_NEAREST = 2,
     CUTUNE_MATCH_SAME_ARCH = 3,
+    CUTUNE_MATCH_SAME_MODEL = 4, /* appended: the values are the ABI, not the ladder's order */
 } CutuneMatch;
 
-/* "none", "exact", "nearest", "same_arch"; "unknown" for another value. */
+/* "none", "exact", "nearest", "same_arch", "same_model"; "unknown" for another value. */
 CUTUNE_API const char *cutune_match_name(CutuneMatch m);
 
 /* The answer of a lookup. Plain data owned by the caller; strings NUL-terminated. A text
@@ -133,7 +142,11 @@ typedef struct CutuneLookupResult {
 /* The best config for (op, device, size) down the fallback ladder (see the top of this
  * file). `device` needs only uuid; with cc_major > 0 its compute capability is taken from
  * it, otherwise from the database's record of that UUID (a device never tuned and given
- * without cc_major can only match exactly, i.e. not at all). `size` is read by the op
+ * without cc_major can only match exactly, i.e. not at all); likewise its model, from
+ * name, cc, sm_count and total_mem when all are given (a GPU never tuned finds what GPUs
+ * of its model tuned). A device with uuid "" and its model's four fields is the model
+ * itself (what cutune_device_find gives for a name that several GPUs of one model share):
+ * step 1 is skipped, and such a lookup is never recorded as a request. `size` is read by the op
  * plugin's size rules, as `cutune run --size` reads it: "1024" is "1024x1024x1024" for
  * matmul (MxNxK), and "1024-bf16-nt" is matmul in bf16 with B stored N x K (cutune/op.h);
  * without the plugins it is read as written. A lookup of an op that no
@@ -201,14 +214,20 @@ CUTUNE_API int cutune_gemm_on(CutuneLookup *h, int device, int dtype, int layout
 /* A device recorded in the handle's database, found by its UUID (exact) or by a
  * case-insensitive part of its name ("H200"): fills out->uuid, name, cc_major, cc_minor,
  * sm_count, total_mem, driver_version and runtime_version (the other fields are 0), so
- * that a machine without that GPU, or without any, can look up what was tuned on it.
+ * that a machine without that GPU, or without any, can look up what was tuned on it. A
+ * name that several GPUs share, all of one model (see the ladder), finds that model:
+ * out->uuid is "" and name, cc_major, cc_minor, sm_count and total_mem are the model's,
+ * which cutune_lookup answers over all of its GPUs.
  * Errors: CUTUNE_ERR_NOT_FOUND (no such device; the message lists the recorded ones),
- * CUTUNE_ERR_INVALID (the pattern matches several devices; the message names them). */
+ * CUTUNE_ERR_INVALID (the pattern matches GPUs of several models, same-named GPUs with
+ * different SM counts or memory among them; the message names them and says to give a
+ * UUID). */
 CUTUNE_API int cutune_device_find(CutuneLookup *h, const char *pattern, CutuneDeviceInfo *out,
                                   CutuneError *err);
 
 /* Every best config of the database (the fastest verified trial per device, op and size),
- * of one device (a UUID or part of a name, as cutune_device_find; NULL: every device) and
+ * of one device (a UUID or part of a name, as cutune_device_find, a model's name giving
+ * each of its GPUs' bests; NULL: every device) and
  * one op (NULL: every op), ordered by device UUID, op and size. *list receives a malloc'ed
  * array of *count results (NULL and 0 when there are none), each with match EXACT, size
  * and tuned_size equal, distance 0; free it with cutune_best_list_free. Reads the database

@@ -141,6 +141,41 @@ int cutune_db_best_of_variant_model(CutuneDb *db, const char *device_name, const
 int cutune_db_find_device(CutuneDb *db, const char *pattern, char *uuid, size_t uuid_len,
                           CutuneError *err);
 
+/* A GPU model (migration 0005): GPUs whose name, compute capability, SM count and memory
+ * are equal share their results. A device whose SM count or memory is unknown (0) is a
+ * model of its own. */
+typedef struct CutuneDbModel {
+    char uuid[64]; /* the GPU the pattern named (its UUID, or a name only it has); "" when
+                    * the pattern named the model of several GPUs */
+    char name[256];
+    int cc_major, cc_minor, sm_count;
+    int64_t total_mem;
+    int gpus; /* GPUs of this model in the database */
+} CutuneDbModel;
+
+/* Resolve a UUID (exact) or a case-insensitive part of a name to one GPU or to one model:
+ * a name that every matching GPU shares with the same model answers that model (uuid "").
+ * CUTUNE_ERR_NOT_FOUND; CUTUNE_ERR_INVALID when the matches are several models, the message
+ * listing them with their SM counts and memory, and saying to give a UUID. */
+int cutune_db_find_model(CutuneDb *db, const char *pattern, CutuneDbModel *out, CutuneError *err);
+
+/* The fastest best of (op, size) over the GPUs of model m other than exclude_uuid (NULL or
+ * "": none excluded): the model's best, from checked trials only (best holds no other);
+ * out->device_uuid says which GPU measured it. CUTUNE_ERR_NOT_FOUND if none. */
+int cutune_db_best_model(CutuneDb *db, const CutuneDbModel *m, const char *exclude_uuid,
+                         const char *op, const char *size, CutuneBest *out, CutuneError *err);
+
+/* For each name that GPUs of more than one model share (same-named GPUs whose compute
+ * capability, SM count or memory differ), fn(name, models, gpus, user), by name; fn returns
+ * non-zero to stop. */
+int cutune_db_split_names(CutuneDb *db,
+                          int (*fn)(const char *name, int models, int gpus, void *user), void *user,
+                          CutuneError *err);
+
+/* Record a device's peak clocks (kHz; 0: unknown, left as it was), shown beside its model. */
+int cutune_db_device_clocks(CutuneDb *db, int64_t device_id, int sm_clock_khz, int mem_clock_khz,
+                            CutuneError *err);
+
 typedef struct CutuneTrialRow {
     int64_t id, run_id;
     const char *variant, *variant_version, *op, *size, *config, *status, *message;

@@ -204,6 +204,37 @@ int cutune_db_best(CutuneDb *db, const char *device_uuid, const char *op, const 
     return code;
 }
 
+int cutune_db_best_model(CutuneDb *db, const CutuneDbModel *m, const char *exclude_uuid,
+                         const char *op, const char *size, CutuneBest *out, CutuneError *err)
+{
+    if (!db || !m || !op || !size || !out)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_best_model: missing argument");
+    if (m->sm_count <= 0 || m->total_mem <= 0) /* a model of its own: no other GPU */
+        return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                            "database %s: device %s has no recorded SM count or memory, so no "
+                            "other GPU is known to be its model",
+                            db->path, m->uuid);
+    sqlite3_stmt *st = NULL;
+    char what[400];
+    snprintf(what, sizeof what, "%s %s on another GPU of model %s (cc %d.%d, %d SMs)", op, size,
+             m->name, m->cc_major, m->cc_minor, m->sm_count);
+    int rc = db_prepare(db, &st,
+                        "SELECT " BEST_COLUMNS ", b.updated_at"
+                        " FROM best b JOIN devices d ON d.id = b.device_id"
+                        " JOIN problems p ON p.id = b.problem_id JOIN trials t ON t.id = b.trial_id"
+                        " JOIN variants v ON v.id = t.variant_id"
+                        " WHERE d.name = ?1 AND d.cc_major = ?2 AND d.cc_minor = ?3"
+                        " AND d.sm_count = ?4 AND d.total_mem = ?5 AND d.uuid <> ?6"
+                        " AND p.op = ?7 AND p.size = ?8 ORDER BY t.median_ms, t.id LIMIT 1",
+                        "tiiiittt", m->name, (int64_t)m->cc_major, (int64_t)m->cc_minor,
+                        (int64_t)m->sm_count, m->total_mem, exclude_uuid ? exclude_uuid : "", op,
+                        size);
+    int code = rc == SQLITE_OK ? read_best(db, st, what, out, err)
+                               : cutune_db_fail(db, err, rc, "reading a model's best config");
+    sqlite3_finalize(st);
+    return code;
+}
+
 /* CUTUNE_ERR_NOT_FOUND for a key without a best, saying so when it holds trials that were
  * imported and never checked (they are not an answer until a run has checked them). */
 static int no_best_why(CutuneDb *db, const char *device_uuid, const char *op, const char *size,

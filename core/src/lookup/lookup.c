@@ -23,6 +23,12 @@
     " JOIN problems p ON p.id = b.problem_id JOIN trials t ON t.id = b.trial_id" \
     " JOIN variants v ON v.id = t.variant_id"
 
+/* The other GPUs of a model (migration 0005): name, compute capability, SM count and memory
+ * equal, the asking GPU (?6) left out. */
+#define MODEL_WHERE \
+    "d.name = ?1 AND d.cc_major = ?2 AND d.cc_minor = ?3 AND d.sm_count = ?4" \
+    " AND d.total_mem = ?5 AND d.uuid <> ?6 AND p.op = ?7"
+
 void cutune_lookup_default_settings(CutuneLookupSettings *s)
 {
     memset(s, 0, sizeof *s);
@@ -36,6 +42,7 @@ const char *cutune_match_name(CutuneMatch m)
     case CUTUNE_MATCH_EXACT: return "exact";
     case CUTUNE_MATCH_NEAREST: return "nearest";
     case CUTUNE_MATCH_SAME_ARCH: return "same_arch";
+    case CUTUNE_MATCH_SAME_MODEL: return "same_model";
     }
     return "unknown";
 }
@@ -119,7 +126,15 @@ int cutune_open(CutuneLookup **out, const CutuneLookupSettings *s, CutuneError *
                       " WHERE d.cc_major = ?1 AND d.cc_minor = ?2 AND d.uuid <> ?3"
                       " AND p.op = ?4",
                       &h->q_arch, err)) ||
-        (rc = prepare(h, "SELECT cc_major, cc_minor FROM devices WHERE uuid = ?1", &h->q_cc, err)))
+        (rc = prepare(h,
+                      "SELECT name, cc_major, cc_minor, sm_count, total_mem FROM devices"
+                      " WHERE uuid = ?1",
+                      &h->q_dev, err)) ||
+        (rc = prepare(h,
+                      "SELECT " ROW_COLUMNS ROW_FROM " WHERE " MODEL_WHERE
+                      " AND p.size = ?8 ORDER BY t.median_ms, t.id LIMIT 1",
+                      &h->q_model_exact, err)) ||
+        (rc = prepare(h, "SELECT " ROW_COLUMNS ROW_FROM " WHERE " MODEL_WHERE, &h->q_model, err)))
         goto fail;
     *out = h;
     return 0;
@@ -139,7 +154,9 @@ void cutune_close(CutuneLookup **hp)
     sqlite3_finalize(h->q_exact);
     sqlite3_finalize(h->q_device);
     sqlite3_finalize(h->q_arch);
-    sqlite3_finalize(h->q_cc);
+    sqlite3_finalize(h->q_dev);
+    sqlite3_finalize(h->q_model_exact);
+    sqlite3_finalize(h->q_model);
     cutune_db_close(&h->db);
     cutune_db_close(&h->rw);
     cutune_lookup_cache_free(&h->cache);
@@ -190,15 +207,18 @@ static DistanceFn distance_for(CutuneLookup *h, const char *op)
 /* The best candidate so far of a nearest or same-arch step. */
 typedef struct Candidate {
     int found;
+    int own;          /* tuned on the asking GPU itself */
     size_t unchecked; /* bests of other sizes skipped: never checked at a ragged size */
     double distance;
     CutuneProblem p;
     CutuneLookupResult r;
 } Candidate;
 
-/* Is (d, p, uuid) better than the candidate? Deterministic: distance, then the smaller
- * dimensions in order, then the device UUID. */
-static int better(const Candidate *c, double d, const CutuneProblem *p, const char *uuid)
+/* Is (d, p) tuned on `uuid` (`own`: the asking GPU) in `median_ms` better than the
+ * candidate? Deterministic: distance, then the smaller dimensions in order; at one size,
+ * the asking GPU's own best, then the faster (GPUs of one model), then the device UUID. */
+static int better(const Candidate *c, double d, const CutuneProblem *p, const char *uuid, int own,
+                  double median_ms)
 {
     if (!c->found)
         return 1;
@@ -212,15 +232,19 @@ static int better(const Candidate *c, double d, const CutuneProblem *p, const ch
     for (int i = 0; i < p->ndims; i++)
         if (p->dim[i] != c->p.dim[i])
             return p->dim[i] < c->p.dim[i];
+    if (own != c->own)
+        return own;
+    if (median_ms != c->r.median_ms)
+        return median_ms < c->r.median_ms;
     return strcmp(uuid, c->r.device_uuid) < 0;
 }
 
 /* Step a bound ladder query over its rows, keeping the nearest to `want` (canonical
- * `size`). A config tuned at another size is a candidate only when it passed its check at
- * a ragged size near its own (ragged.c in the tuner); c->unchecked counts the others.
- * Resets st. */
+ * `size`); `own`: its rows are the asking GPU's. A config tuned at another size is a
+ * candidate only when it passed its check at a ragged size near its own (ragged.c in the
+ * tuner); c->unchecked counts the others. Resets st. */
 static int scan_nearest(CutuneLookup *h, sqlite3_stmt *st, const CutuneProblem *want,
-                        const char *size, DistanceFn dist, Candidate *c, CutuneError *err)
+                        const char *size, DistanceFn dist, int own, Candidate *c, CutuneError *err)
 {
     int rc, code = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -235,8 +259,9 @@ static int scan_nearest(CutuneLookup *h, sqlite3_stmt *st, const CutuneProblem *
         double d = dist(want, &p);
         if (!(d >= 0)) /* NaN or negative from a plugin: not a usable answer */
             continue;
-        if (better(c, d, &p, col(st, 1))) {
+        if (better(c, d, &p, col(st, 1), own, sqlite3_column_double(st, 7))) {
             c->found = 1;
+            c->own = own;
             c->distance = d;
             c->p = p;
             if ((code = read_row(h, st, &c->r, err)))
@@ -251,90 +276,168 @@ static int scan_nearest(CutuneLookup *h, sqlite3_stmt *st, const CutuneProblem *
     return code;
 }
 
-/* The compute capability of the device: given, or as recorded in the database. */
-static int device_cc(CutuneLookup *h, const CutuneDeviceInfo *dev, int *major, int *minor,
-                     CutuneError *err)
+/* The asking GPU's model: its compute capability and, where known, name, SM count and
+ * memory. */
+typedef struct Model {
+    char name[256];
+    int cc_major, cc_minor, sm_count;
+    int64_t total_mem;
+} Model;
+
+/* A model with its SM count and memory known has other GPUs; one without (a device recorded
+ * by an older cutune with zeros, or given by a UUID alone and never tuned) is its own:
+ * its name and compute capability alone do not tell two models apart. */
+static int model_known(const Model *m)
 {
-    *major = *minor = 0;
-    if (dev->cc_major > 0) {
-        *major = dev->cc_major;
-        *minor = dev->cc_minor;
+    return m->name[0] && m->cc_major > 0 && m->sm_count > 0 && m->total_mem > 0;
+}
+
+/* The device's model: as given (all of it, or its compute capability alone), else as the
+ * database recorded its UUID. */
+static int device_model(CutuneLookup *h, const CutuneDeviceInfo *dev, Model *m, CutuneError *err)
+{
+    memset(m, 0, sizeof *m);
+    cutune_copy_str(m->name, sizeof m->name, dev->name);
+    m->cc_major = dev->cc_major;
+    m->cc_minor = dev->cc_minor;
+    m->sm_count = dev->sm_count;
+    m->total_mem = (int64_t)dev->total_mem;
+    if (model_known(m) || !dev->uuid[0])
         return 0;
-    }
-    int rc = sqlite3_bind_text(h->q_cc, 1, dev->uuid, -1, SQLITE_STATIC);
-    if (rc == SQLITE_OK && (rc = sqlite3_step(h->q_cc)) == SQLITE_ROW) {
-        *major = sqlite3_column_int(h->q_cc, 0);
-        *minor = sqlite3_column_int(h->q_cc, 1);
+    int rc = sqlite3_bind_text(h->q_dev, 1, dev->uuid, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(h->q_dev)) == SQLITE_ROW) {
+        if (dev->cc_major <= 0) { /* a compute capability given wins, as it always did */
+            m->cc_major = sqlite3_column_int(h->q_dev, 1);
+            m->cc_minor = sqlite3_column_int(h->q_dev, 2);
+        }
+        cutune_copy_str(m->name, sizeof m->name, col(h->q_dev, 0));
+        m->sm_count = sqlite3_column_int(h->q_dev, 3);
+        m->total_mem = sqlite3_column_int64(h->q_dev, 4);
         rc = SQLITE_DONE;
     }
     int code = rc == SQLITE_DONE ? 0 : cutune_db_fail(h->db, err, rc, "looking up the device");
-    sqlite3_reset(h->q_cc);
+    sqlite3_reset(h->q_dev);
     return code;
 }
 
-/* Walk the ladder for a canonical size. 0 with out filled, NOT_FOUND, or an error. */
+/* Bind the model's parameters (?1 to ?7) of q_model and q_model_exact. */
+static int bind_model(sqlite3_stmt *st, const Model *m, const char *uuid, const char *op)
+{
+    int rc = sqlite3_bind_text(st, 1, m->name, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int(st, 2, m->cc_major);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int(st, 3, m->cc_minor);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int(st, 4, m->sm_count);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 5, m->total_mem);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 6, uuid, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 7, op, -1, SQLITE_STATIC);
+    return rc;
+}
+
+/* An exact size from a query bound through ?7 (q_exact's ?1 to ?3 likewise): 1 with out
+ * filled, 0 for no row, or a negative error. Resets st. */
+static int exact_size(CutuneLookup *h, sqlite3_stmt *st, int rc, int size_param, CutuneMatch match,
+                      CutuneLookupResult *out, CutuneError *err)
+{
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, size_param, out->size, -1, SQLITE_STATIC);
+    int code = 0;
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        code = read_row(h, st, out, err);
+        cutune_copy_str(out->checked_size, sizeof out->checked_size, out->size);
+        out->match = code == 0 ? match : CUTUNE_MATCH_NONE;
+        code = code == 0 ? 1 : code;
+    } else if (rc != SQLITE_DONE) {
+        code = cutune_db_fail(h->db, err, rc, "looking up a config");
+    }
+    sqlite3_reset(st);
+    return code;
+}
+
+/* Nothing on any step: CUTUNE_ERR_NOT_FOUND saying where it looked. */
+static int ladder_miss(CutuneLookup *h, const CutuneDeviceInfo *dev, const Model *m, const char *op,
+                       const char *size, const Candidate *c, CutuneError *err)
+{
+    char cc[128] = "an unknown compute capability (pass cc_major or tune this device once)";
+    if (m->cc_major > 0)
+        snprintf(cc, sizeof cc, "compute capability %d.%d", m->cc_major, m->cc_minor);
+    char skipped[200] = "";
+    if (c->unchecked)
+        snprintf(skipped, sizeof skipped,
+                 " (%zu configs tuned at other sizes were never checked at a ragged size "
+                 "near theirs, so they answer only their own: a run of those sizes checks "
+                 "them)",
+                 c->unchecked);
+    return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+                        "%s: no verified config for %s %s on device %s, at any size on it or "
+                        "on a GPU of its model, or on another device of %s%s; tune it on that "
+                        "device: cutune run %s --size %s",
+                        h->path, op, size, dev->uuid[0] ? dev->uuid : m->name, cc, skipped, op,
+                        size);
+}
+
+/* Walk the ladder for a canonical size. 0 with out filled, NOT_FOUND, or an error. A device
+ * without a UUID is a model (cutune_device_find of a name that several GPUs of one model
+ * share): its first step is the second, over every GPU of the model. */
 static int ladder(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op,
                   const CutuneProblem *want, CutuneLookupResult *out, CutuneError *err)
 {
     sqlite3_stmt *st = h->q_exact;
-    int rc = sqlite3_bind_text(st, 1, dev->uuid, -1, SQLITE_STATIC);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_text(st, 2, op, -1, SQLITE_STATIC);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_text(st, 3, out->size, -1, SQLITE_STATIC);
-    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        rc = read_row(h, st, out, err);
-        cutune_copy_str(out->checked_size, sizeof out->checked_size, out->size);
-        out->match = rc == 0 ? CUTUNE_MATCH_EXACT : CUTUNE_MATCH_NONE;
-        sqlite3_reset(st);
-        return rc;
+    int rc;
+    if (dev->uuid[0]) { /* 1: this GPU, this size */
+        rc = sqlite3_bind_text(st, 1, dev->uuid, -1, SQLITE_STATIC);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_text(st, 2, op, -1, SQLITE_STATIC);
+        if ((rc = exact_size(h, st, rc, 3, CUTUNE_MATCH_EXACT, out, err)) != 0)
+            return rc > 0 ? 0 : rc;
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
-        return cutune_db_fail(h->db, err, rc, "looking up a config");
+    Model m;
+    if ((rc = device_model(h, dev, &m, err)))
+        return rc;
+    int known = model_known(&m);
+    if (known) { /* 2: another GPU of its model, this size: the fastest of them */
+        rc = bind_model(h->q_model_exact, &m, dev->uuid, op);
+        rc = exact_size(h, h->q_model_exact, rc, 8, CUTUNE_MATCH_SAME_MODEL, out, err);
+        if (rc != 0)
+            return rc > 0 ? 0 : rc;
+    }
 
+    /* 3: the nearest size on this GPU or its model */
     DistanceFn dist = distance_for(h, op);
     Candidate c = {0};
     st = h->q_device;
-    if ((rc = sqlite3_bind_text(st, 1, dev->uuid, -1, SQLITE_STATIC)) != SQLITE_OK ||
-        (rc = sqlite3_bind_text(st, 2, op, -1, SQLITE_STATIC)) != SQLITE_OK)
-        return cutune_db_fail(h->db, err, rc, "looking up a config");
-    if ((rc = scan_nearest(h, st, want, out->size, dist, &c, err)))
-        return rc;
-    CutuneMatch match = CUTUNE_MATCH_NEAREST;
-    int major = 0, minor = 0;
-    if (!c.found) {
-        if ((rc = device_cc(h, dev, &major, &minor, err)))
+    if (dev->uuid[0]) {
+        if ((rc = sqlite3_bind_text(st, 1, dev->uuid, -1, SQLITE_STATIC)) != SQLITE_OK ||
+            (rc = sqlite3_bind_text(st, 2, op, -1, SQLITE_STATIC)) != SQLITE_OK)
+            return cutune_db_fail(h->db, err, rc, "looking up a config");
+        if ((rc = scan_nearest(h, st, want, out->size, dist, 1, &c, err)))
             return rc;
+    }
+    if (known) {
+        if ((rc = bind_model(h->q_model, &m, dev->uuid, op)) != SQLITE_OK)
+            return cutune_db_fail(h->db, err, rc, "looking up a config");
+        if ((rc = scan_nearest(h, h->q_model, want, out->size, dist, 0, &c, err)))
+            return rc;
+    }
+    CutuneMatch match = CUTUNE_MATCH_NEAREST;
+    if (!c.found && m.cc_major > 0) { /* 4: the same architecture */
         st = h->q_arch;
-        if (major > 0) {
-            if ((rc = sqlite3_bind_int(st, 1, major)) != SQLITE_OK ||
-                (rc = sqlite3_bind_int(st, 2, minor)) != SQLITE_OK ||
-                (rc = sqlite3_bind_text(st, 3, dev->uuid, -1, SQLITE_STATIC)) != SQLITE_OK ||
-                (rc = sqlite3_bind_text(st, 4, op, -1, SQLITE_STATIC)) != SQLITE_OK)
-                return cutune_db_fail(h->db, err, rc, "looking up a config");
-            if ((rc = scan_nearest(h, st, want, out->size, dist, &c, err)))
-                return rc;
-        }
+        if ((rc = sqlite3_bind_int(st, 1, m.cc_major)) != SQLITE_OK ||
+            (rc = sqlite3_bind_int(st, 2, m.cc_minor)) != SQLITE_OK ||
+            (rc = sqlite3_bind_text(st, 3, dev->uuid, -1, SQLITE_STATIC)) != SQLITE_OK ||
+            (rc = sqlite3_bind_text(st, 4, op, -1, SQLITE_STATIC)) != SQLITE_OK)
+            return cutune_db_fail(h->db, err, rc, "looking up a config");
+        if ((rc = scan_nearest(h, st, want, out->size, dist, 0, &c, err)))
+            return rc;
         match = CUTUNE_MATCH_SAME_ARCH;
     }
-    if (!c.found) {
-        char cc[128] = "an unknown compute capability (pass cc_major or tune this device once)";
-        if (major > 0)
-            snprintf(cc, sizeof cc, "compute capability %d.%d", major, minor);
-        char skipped[200] = "";
-        if (c.unchecked)
-            snprintf(skipped, sizeof skipped,
-                     " (%zu configs tuned at other sizes were never checked at a ragged size "
-                     "near theirs, so they answer only their own: a run of those sizes checks "
-                     "them)",
-                     c.unchecked);
-        return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
-                            "%s: no verified config for %s %s on device %s, at any size on it, "
-                            "or on another device of %s%s; tune it on that device: "
-                            "cutune run %s --size %s",
-                            h->path, op, out->size, dev->uuid, cc, skipped, op, out->size);
-    }
+    if (!c.found) /* 5: a miss */
+        return ladder_miss(h, dev, &m, op, out->size, &c, err);
     char size[64];
     cutune_copy_str(size, sizeof size, out->size);
     *out = c.r;
@@ -394,9 +497,13 @@ int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op, 
     if (!out)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_lookup: no result to fill");
     memset(out, 0, sizeof *out);
-    if (!h || !dev || !dev->uuid[0] || !op || !*op || !size)
+    /* a device without a UUID is a model: its name, compute capability, SM count, memory */
+    int model = dev && !dev->uuid[0] && dev->name[0] && dev->cc_major > 0 && dev->sm_count > 0 &&
+                dev->total_mem > 0;
+    if (!h || !dev || (!dev->uuid[0] && !model) || !op || !*op || !size)
         return cutune_error(err, CUTUNE_ERR_INVALID,
-                            "cutune_lookup: a handle, a device with its UUID, an op and a size "
+                            "cutune_lookup: a handle, a device with its UUID (or a model: its "
+                            "name, compute capability, SM count and memory), an op and a size "
                             "are needed");
     CutuneProblem want;
     int known = 1;
@@ -405,8 +512,13 @@ int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op, 
         return rc;
     cutune_copy_str(out->op, sizeof out->op, op);
     cutune_problem_format(&want, out->size, sizeof out->size);
-    char key[512];
-    if (!cutune_lookup_cache_key(key, sizeof key, dev->uuid, op, out->size))
+    char key[512], who[400];
+    if (model)
+        snprintf(who, sizeof who, "model:%s:%d.%d:%d:%llu", dev->name, dev->cc_major, dev->cc_minor,
+                 dev->sm_count, (unsigned long long)dev->total_mem);
+    else
+        cutune_copy_str(who, sizeof who, dev->uuid);
+    if (!cutune_lookup_cache_key(key, sizeof key, who, op, out->size))
         return cutune_error(err, CUTUNE_ERR_RANGE, "cutune_lookup: device UUID or op too long");
 
     pthread_mutex_lock(&h->mu);
@@ -420,7 +532,7 @@ int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op, 
             cutune_error(err, rc,
                          "%s: no verified config for %s %s on device %s, nearby or on "
                          "its architecture (answer cached by this handle)",
-                         h->path, op, out->size, dev->uuid);
+                         h->path, op, out->size, who);
         return rc;
     }
     CutuneError lerr = {0};
@@ -433,7 +545,10 @@ int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op, 
     if (rc == 0 || rc == CUTUNE_ERR_NOT_FOUND) {
         if (rc != 0)
             out->match = CUTUNE_MATCH_NONE;
-        if (h->s.record_requests && known && out->match != CUTUNE_MATCH_EXACT)
+        /* an exact size from a GPU of the same model needs no tuning; a model has no UUID
+         * to tune on */
+        if (h->s.record_requests && known && !model && out->match != CUTUNE_MATCH_EXACT &&
+            out->match != CUTUNE_MATCH_SAME_MODEL)
             out->recorded = record_request(h, dev, op, out->size, out->match);
         (void)cutune_lookup_cache_put(&h->cache, key, rc, out); /* no memory: just not cached */
     }

@@ -48,7 +48,7 @@ struct CutuneLookup {
     CutuneDb *db;  /* read-only */
     CutuneDb *rw;  /* read-write, opened on the first request to record */
     int rw_failed; /* do not retry a read-write open that failed */
-    struct sqlite3_stmt *q_exact, *q_device, *q_arch, *q_cc;
+    struct sqlite3_stmt *q_exact, *q_device, *q_arch, *q_dev, *q_model_exact, *q_model;
     CutuneLookupCache cache;
     CutuneRegistry reg;
     int reg_state; /* 0 not loaded, 1 loaded, -1 failed */

@@ -8,30 +8,34 @@
 
 #include <sqlite3.h>
 
-/* The mutex held. */
+/* The mutex held. A name of several GPUs of one model gives the model: uuid "". */
 static int find_device(CutuneLookup *h, const char *pattern, CutuneDeviceInfo *out,
                        CutuneError *err)
 {
     memset(out, 0, sizeof *out);
-    int rc = cutune_db_find_device(h->db, pattern, out->uuid, sizeof out->uuid, err);
+    out->index = -1; /* not an ordinal of this process */
+    CutuneDbModel m;
+    int rc = cutune_db_find_model(h->db, pattern, &m, err);
     if (rc)
         return rc;
+    cutune_copy_str(out->uuid, sizeof out->uuid, m.uuid);
+    cutune_copy_str(out->name, sizeof out->name, m.name);
+    out->cc_major = m.cc_major;
+    out->cc_minor = m.cc_minor;
+    out->sm_count = m.sm_count;
+    out->total_mem = (uint64_t)m.total_mem;
+    if (!m.uuid[0])
+        return 0; /* a model: its GPUs' drivers may differ */
     sqlite3_stmt *st = NULL;
-    int s = sqlite3_prepare_v2(cutune_db_sqlite(h->db),
-                               "SELECT name, cc_major, cc_minor, sm_count, total_mem,"
-                               " driver_version, runtime_version FROM devices WHERE uuid = ?1",
-                               -1, &st, NULL);
+    int s =
+        sqlite3_prepare_v2(cutune_db_sqlite(h->db),
+                           "SELECT driver_version, runtime_version FROM devices WHERE uuid = ?1",
+                           -1, &st, NULL);
     if (s == SQLITE_OK)
         s = sqlite3_bind_text(st, 1, out->uuid, -1, SQLITE_STATIC);
     if (s == SQLITE_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
-        cutune_copy_str(out->name, sizeof out->name, (const char *)sqlite3_column_text(st, 0));
-        out->cc_major = sqlite3_column_int(st, 1);
-        out->cc_minor = sqlite3_column_int(st, 2);
-        out->sm_count = sqlite3_column_int(st, 3);
-        out->total_mem = (uint64_t)sqlite3_column_int64(st, 4);
-        out->driver_version = sqlite3_column_int(st, 5);
-        out->runtime_version = sqlite3_column_int(st, 6);
-        out->index = -1; /* not an ordinal of this process */
+        out->driver_version = sqlite3_column_int(st, 0);
+        out->runtime_version = sqlite3_column_int(st, 1);
         s = SQLITE_DONE;
     }
     rc = s == SQLITE_DONE ? 0 : cutune_db_fail(h->db, err, s, "reading the device");
@@ -58,11 +62,16 @@ typedef struct List {
     int nomem;
     const char *too_long; /* the field a text did not fit (lookup_put) */
     int64_t too_long_trial;
+    /* a model's name: only its GPUs' rows (every GPU of that name is of the model, or
+     * cutune_db_find_model would have refused the pattern) */
+    const char *model_name;
 } List;
 
 static int add_best(const CutuneBestRow *row, void *user)
 {
     List *l = user;
+    if (l->model_name && strcmp(row->device_name, l->model_name) != 0)
+        return 0;
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 16;
         CutuneLookupResult *r = realloc(l->r, cap * sizeof *r);
@@ -116,7 +125,9 @@ int cutune_best_list(CutuneLookup *h, const char *device, const char *op, Cutune
     if (device && *device)
         rc = find_device(h, device, &dev, err);
     if (rc == 0) {
-        rc = cutune_db_best_foreach(h->db, device && *device ? dev.uuid : NULL,
+        if (device && *device && !dev.uuid[0])
+            l.model_name = dev.name;
+        rc = cutune_db_best_foreach(h->db, device && *device && dev.uuid[0] ? dev.uuid : NULL,
                                     op && *op ? op : NULL, add_best, &l, err);
         if (rc == 0 && l.nomem)
             rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory listing the best configs");

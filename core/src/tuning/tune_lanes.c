@@ -29,6 +29,10 @@ int tune_lane_connect(TuneRun *r, TuneLane *l, CutuneError *err)
     int rc = cutune_db_open(r->sum->db_path, 0, &l->db, err);
     if (rc == 0)
         rc = cutune_db_device(l->db, &l->dev, &l->device_id, err);
+    int sm_khz, mem_khz; /* shown beside the device's model (migration 0005) */
+    cutune_worker_clocks(l->worker, &sm_khz, &mem_khz);
+    if (rc == 0)
+        rc = cutune_db_device_clocks(l->db, l->device_id, sm_khz, mem_khz, err);
     return rc;
 }
 

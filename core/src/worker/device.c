@@ -84,3 +84,11 @@ int cutune_device_describe(int index, CutuneDeviceInfo *info, CutuneError *err)
     return cutune_cuda_check(cudaRuntimeGetVersion(&info->runtime_version), "cudaRuntimeGetVersion",
                              err);
 }
+
+void cutune_device_clocks(int index, int *sm_khz, int *mem_khz)
+{
+    if (cudaDeviceGetAttribute(sm_khz, cudaDevAttrClockRate, index) != cudaSuccess)
+        *sm_khz = 0;
+    if (cudaDeviceGetAttribute(mem_khz, cudaDevAttrMemoryClockRate, index) != cudaSuccess)
+        *mem_khz = 0;
+}

@@ -12,6 +12,10 @@ int cutune_device_count(int *count, CutuneError *err);
 /* Make device `index` current for this thread and describe it. */
 int cutune_device_open(int index, CutuneDeviceInfo *info, CutuneError *err);
 
+/* Device `index`'s peak SM and memory clocks in kHz (cudaDevAttrClockRate,
+ * cudaDevAttrMemoryClockRate), for display; 0 where the driver does not say. */
+void cutune_device_clocks(int index, int *sm_khz, int *mem_khz);
+
 /* Check a CUDA runtime return code; on failure record "<what>: <cuda error name>: <text>". */
 int cutune_cuda_check(int cuda_status, const char *what, CutuneError *err);
 

@@ -13,7 +13,9 @@
  * carries CUTUNE_PROTO_VERSION so that a stale worker is refused.
  *
  *   parent -> worker                          worker -> parent
- *   HELLO    u32 version, i32 device          DEVICE  CutuneDeviceInfo | ERROR
+ *   HELLO    u32 version, i32 device          DEVICE  CutuneDeviceInfo, u32 SM clock kHz,
+ *                                                     u32 memory clock kHz (0: unknown)
+ *                                             | ERROR
  *   SETUP    str contract path (the op plugin,  OK | ERROR
  *            or a self-contained variant
  *            plugin), CutuneProblem, u64 seed,
@@ -42,8 +44,9 @@
 #include "cutune/cutune.h"
 
 #define CUTUNE_PROTO_VERSION \
-    6 /* 5: CutuneProblem carries an element type and a layout;
-                                  6: EVAL names a library variant's plugin */
+    7 /* 5: CutuneProblem carries an element type and a layout;
+                                  6: EVAL names a library variant's plugin;
+                                  7: DEVICE carries the peak clocks */
 #define CUTUNE_PROTO_MAX_PAYLOAD (256u << 20) /* far above any cubin */
 
 enum CutuneMsgType {

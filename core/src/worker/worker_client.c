@@ -29,6 +29,7 @@ struct CutuneWorker {
     int starts;
     CutuneWorkerLimits lim;
     CutuneDeviceInfo dev;
+    int sm_clock_khz, mem_clock_khz; /* peak clocks, from the hello's answer */
     CutuneBuf buf;
     /* the problem set up now, for a replacement worker */
     int has_problem;
@@ -266,6 +267,8 @@ static int hello(CutuneWorker *w, CutuneDeviceInfo *dev, CutuneError *err)
     if (rc)
         return rc;
     cutune_buf_get_struct(&w->buf, dev, sizeof *dev);
+    w->sm_clock_khz = (int)cutune_buf_get_u32(&w->buf);
+    w->mem_clock_khz = (int)cutune_buf_get_u32(&w->buf);
     if (w->buf.bad) {
         reap(w, 1, NULL, 0);
         return cutune_error(err, CUTUNE_ERR_IO,
@@ -549,6 +552,12 @@ void cutune_worker_teardown(CutuneWorker *w)
         rc = answer(w, w->lim.setup_timeout_s, &type);
     if (rc != 0 || type != CUTUNE_MSG_OK)
         reap(w, 1, NULL, 0); /* a worker that cannot tear down is replaced when next needed */
+}
+
+void cutune_worker_clocks(const CutuneWorker *w, int *sm_khz, int *mem_khz)
+{
+    *sm_khz = w ? w->sm_clock_khz : 0;
+    *mem_khz = w ? w->mem_clock_khz : 0;
 }
 
 int cutune_worker_starts(const CutuneWorker *w)

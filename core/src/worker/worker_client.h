@@ -92,6 +92,8 @@ void cutune_worker_teardown(CutuneWorker *w);
 
 /* Number of workers started so far (1 + replacements), for reports and tests. */
 int cutune_worker_starts(const CutuneWorker *w);
+/* The device's peak SM and memory clocks in kHz as its worker read them (0: unknown). */
+void cutune_worker_clocks(const CutuneWorker *w, int *sm_khz, int *mem_khz);
 
 /* End the worker (it exits when its socket closes; killed if it does not within a
  * second) and free *w. NULL-safe. */

@@ -78,6 +78,10 @@ static int on_hello(Worker *w)
     w->has_device = 1;
     cutune_buf_reset(&w->out);
     cutune_buf_put_bytes(&w->out, &w->dev, sizeof w->dev);
+    int sm_khz = 0, mem_khz = 0;
+    cutune_device_clocks(device, &sm_khz, &mem_khz);
+    cutune_buf_put_u32(&w->out, (uint32_t)sm_khz);
+    cutune_buf_put_u32(&w->out, (uint32_t)mem_khz);
     return cutune_msg_send(w->fd, CUTUNE_MSG_DEVICE, &w->out);
 }
 
