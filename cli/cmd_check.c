@@ -30,7 +30,7 @@ static const char help[] =
     "    block's shared memory over the limit);\n"
     "  - with --run, its configs on the CPU: a seeded sample of --run-configs of them at\n"
     "    each --size (the first and the last among them) runs on the CPU emulation\n"
-    "    (core/src/emu/kemu.hpp; README.md, \"Writing a variant\"), each set up,\n"
+    "    (core/src/emu/kemu.hpp; docs/variants.md, \"Writing a variant\"), each set up,\n"
     "    poisoned and checked by the op's own code as on a GPU; a wrong result, a crash\n"
     "    (a write past a buffer) or a barrier that not every thread reaches is listed.\n"
     "\n"

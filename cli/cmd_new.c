@@ -30,7 +30,7 @@ static const char help[] =
     "<name> is the kernel's name too: a C identifier (not a digit first, not a keyword).\n"
     "Existing files are never overwritten, and a write that fails (a full disk) leaves no\n"
     "file or folder behind. Then: `cutune check <name>`, `cutune run <op> --variant\n"
-    "<name>`, `cutune query <op> --size S` (README.md, \"Writing a variant\").\n";
+    "<name>`, `cutune query <op> --size S` (docs/variants.md, \"Writing a variant\").\n";
 
 /* Your variants folder: first on the space path after CUTUNE_SPACE_PATH. */
 static int user_dir(char *buf, size_t len)

@@ -139,11 +139,11 @@ if [ "$mode" = build ]; then
     else
         cat "$tmp/setup.log"; bad "examples/softmax/meson.build did not build against the tree"
     fi
-    # Every op source that the README's "Writing an op" points an author at compiles with the
+    # Every op source that docs/variants.md's "Writing an op" points an author at compiles with the
     # installed headers alone (a folder named there: each .c in it).
-    models=$(sed -n '/^## Writing an op/,/^## /p' "$src/README.md" |
+    models=$(sed -n '/^## Writing an op/,/^## /p' "$src/docs/variants.md" |
         grep -oE '`(plugins|examples)/[A-Za-z0-9_./]+`' | tr -d '`' | sort -u)
-    [ -n "$models" ] || bad "the README's \"Writing an op\" names no op source"
+    [ -n "$models" ] || bad "docs/variants.md's \"Writing an op\" names no op source"
     for m in $models; do
         case "$m" in
         */) files=$(ls "$src/$m"*.c 2>/dev/null) ;;
@@ -152,7 +152,7 @@ if [ "$mode" = build ]; then
         esac
         for f in $files; do
             cc -std=c11 -fsyntax-only $(pkg-config --cflags cutune-plugin) "$f" >"$tmp/model.log" 2>&1 ||
-                { bad "the README points op authors at $m, but ${f#$src/} does not compile with the installed headers alone"; cat "$tmp/model.log"; }
+                { bad "docs/variants.md points op authors at $m, but ${f#$src/} does not compile with the installed headers alone"; cat "$tmp/model.log"; }
         done
     done
     expect 0 "op: $ex/softmax/softmax.so" -- softmax list softmax

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The documentation names fields where they are.
 
-    test_header_docs.py INCLUDE_DIR README
+    test_header_docs.py INCLUDE_DIR DOC...
 
-Every `CutuneStruct.field` that a comment of a public header (INCLUDE_DIR/cutune/*.h) or the
-README names must be a field of that struct. And a hook of the op's contract, a function
+Every `CutuneStruct.field` that a comment of a public header (INCLUDE_DIR/cutune/*.h) or a
+document names must be a field of that struct; a DOC is a Markdown file or a folder of them
+(README.md and docs/, say). And a hook of the op's contract, a function
 that CutuneOp (cutune/op.h) and CutuneVariant (cutune/plugin.h, a C variant plugin that may
 bring its own op) both have, is the op's: outside plugin.h, which documents CutuneVariant's copy,
 it is named on CutuneOp. An application or op author who follows a name to its header must
@@ -44,7 +45,17 @@ def comments(text):
 
 
 def main():
-    include, readme = sys.argv[1], sys.argv[2]
+    include, doc_args = sys.argv[1], sys.argv[2:]
+    if not doc_args:
+        sys.exit("usage: test_header_docs.py INCLUDE_DIR DOC...")
+    doc_files = []
+    for d in doc_args:
+        if not os.path.exists(d):
+            sys.exit(f"FAIL: {d} does not exist (moved? tests/meson.build names it)")
+        found = sorted(glob.glob(os.path.join(d, "*.md"))) if os.path.isdir(d) else [d]
+        if not found:  # a moved folder must not leave the test reading nothing
+            sys.exit(f"FAIL: {d} holds no Markdown file")
+        doc_files += found
     headers = sorted(glob.glob(os.path.join(include, "cutune", "*.h")))
     texts = {h: open(h, encoding="utf-8").read() for h in headers}
     fields, hooks = {}, {}
@@ -58,7 +69,8 @@ def main():
         sys.exit(f"FAIL: the headers were not read as expected: the hooks both structs have "
                  f"are {sorted(shared)}")
     docs = {h: comments(t) for h, t in texts.items()}
-    docs[readme] = open(readme, encoding="utf-8").read()
+    for d in doc_files:
+        docs[d] = open(d, encoding="utf-8").read()
     bad = []
     for path, text in docs.items():
         for m in re.finditer(r"\b(Cutune\w+)\.(\w+)", text):
@@ -75,7 +87,8 @@ def main():
         print("FAIL:", b)
     if not bad:
         n = sum(len(re.findall(r"\bCutune\w+\.\w+", t)) for t in docs.values())
-        print(f"{n} field names in the headers' comments and the README: each where it is")
+        print(f"{n} field names in the headers' comments and {len(doc_files)} documents: "
+              f"each where it is")
     return 1 if bad else 0
 
 

@@ -4,7 +4,7 @@
  * size string parses, the inputs, the reference and the check, the poisoning of the
  * output, the arguments every kernel of the op receives, the flop and byte counts, and
  * optionally a distance between sizes and a vendor yardstick. A variant brings only a
- * kernel and its tuning space (see README.md, "Writing a variant").
+ * kernel and its tuning space (see docs/variants.md, "Writing a variant").
  *
  * An op plugin is a shared object holding ONE op. It exports
  *

@@ -1,8 +1,8 @@
 /* cutune variant plugin ABI: a kernel variant written in C.
  *
  * Most variants need no C: a kernel file and an INI file whose [launch] section gives the
- * grid, the block and the dynamic shared memory as expressions (README.md, "Writing a
- * variant"). A variant plugin is for the rare launch geometry that expressions cannot say
+ * grid, the block and the dynamic shared memory as expressions (docs/variants.md, "Writing
+ * a variant"). A variant plugin is for the rare launch geometry that expressions cannot say
  * (a loop, a table, a search), or for a self-contained op and variant in one file.
  *
  * A variant plugin is a shared object holding ONE variant. It exports

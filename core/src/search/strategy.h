@@ -39,7 +39,7 @@ typedef struct CutuneStrategyOps {
 } CutuneStrategyOps;
 
 /* The strategy `cutune run` uses when none was named and a budget of evaluations cannot
- * cover the space: the best in the replays of recorded and synthetic spaces (README). */
+ * cover the space: the best in the replays of recorded and synthetic spaces (docs/search.md). */
 extern const char *const cutune_strategy_default_search;
 /* The same when only a time limit is set: a strategy with no schedule to plan over a
  * budget (annealing cools over its budget, which a time limit does not give). */
