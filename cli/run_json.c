@@ -128,5 +128,25 @@ void run_json_summary(RunJson *rj, const CutuneTuneSummary *s)
         cutune_json_end_object(&j);
     }
     cutune_json_end_array(&j);
+    cutune_json_key(&j, "gpus"); /* where each GPU's wall time went (CutuneTuneGpu) */
+    cutune_json_begin_array(&j);
+    for (size_t i = 0; i < s->ngpus_rows; i++) {
+        const CutuneTuneGpu *g = &s->gpus[i];
+        cutune_json_begin_object(&j);
+        integer(&j, "device", g->device);
+        str(&j, "name", g->name);
+        integer(&j, "sizes", (int64_t)g->sizes);
+        num(&j, "measure_s", g->measure_s, 0);
+        num(&j, "retime_s", g->retime_s, 0);
+        num(&j, "compile_wait_s", g->compile_wait_s, 0);
+        num(&j, "other_s", g->other_s, 0);
+        num(&j, "idle_s", g->idle_s, 0);
+        num(&j, "compile_cpu_s", g->compile_s, 0);
+        integer(&j, "trials", (int64_t)g->trials);
+        integer(&j, "crashed", (int64_t)g->crashed);
+        boolean(&j, "lost", g->lost);
+        cutune_json_end_object(&j);
+    }
+    cutune_json_end_array(&j);
     line_end(rj, &j);
 }
