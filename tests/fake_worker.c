@@ -23,6 +23,9 @@
  *   CUTUNE_FAKE_DEVICES   the GPUs of the fake machine: count answers it, and hello refuses
  *                         an ordinal past it as the real worker does; unset, count answers 1
  *                         and hello takes any ordinal. Device N's UUID ends in N + 1
+ *   CUTUNE_FAKE_GONE      a file: while it holds the ordinal of this worker's device, the
+ *                         GPU is gone: an evaluation exits without answering and hello
+ *                         answers a CUDA error (a GPU lost mid-run, for good)
  *   CUTUNE_FAKE_YARDSTICK the yardstick's answer: unset, "fake SGEMM" at 0.5 ms; "none", the
  *                         op has none (CUTUNE_ERR_NOT_FOUND); "wrong", it fails the check;
  *                         "exit", the worker dies
@@ -110,6 +113,22 @@ static int fake_devices(void)
     return n && *n ? atoi(n) : 0;
 }
 
+static int my_device = -1;
+
+/* CUTUNE_FAKE_GONE names this device. */
+static int device_gone(int device)
+{
+    const char *path = getenv("CUTUNE_FAKE_GONE");
+    FILE *f = path && *path ? fopen(path, "r") : NULL;
+    int gone = -1;
+    if (f) {
+        if (fscanf(f, "%d", &gone) != 1)
+            gone = -1;
+        fclose(f);
+    }
+    return gone >= 0 && gone == device;
+}
+
 static void on_count(void)
 {
     if (getenv("CUTUNE_FAKE_NO_DEVICE")) {
@@ -130,6 +149,11 @@ static void on_hello(void)
         send_error(CUTUNE_ERR_NO_DEVICE, "no CUDA driver or device (fake worker)");
         return;
     }
+    if (device_gone(device)) {
+        send_error(CUTUNE_ERR_CUDA, "cudaErrorDevicesUnavailable: the GPU fell off the bus (fake)");
+        return;
+    }
+    my_device = device;
     if (count > 0 && (device < 0 || device >= count)) {
         char msg[128];
         snprintf(msg, sizeof msg, "no CUDA device %d: this machine has %d (0 to %d) (fake)", device,
@@ -249,6 +273,8 @@ static void on_eval(void)
     const char *delay = getenv("CUTUNE_FAKE_DELAY_MS");
     if (delay && *delay)
         sleep_ms(atof(delay));
+    if (device_gone(my_device))
+        _exit(1);
     CutuneEvalResult r;
     memset(&r, 0, sizeof r);
     CutuneConfig cfg = {n < 64 ? n : 64, names, values};
