@@ -110,6 +110,7 @@ void run_json_summary(RunJson *rj, const CutuneTuneSummary *s)
     boolean(&j, "interrupted", s->interrupted);
     integer(&j, "ngpus", s->ngpus);
     integer(&j, "gpus_lost", (int64_t)s->lanes_failed);
+    integer(&j, "compile_threads", s->compile_threads);
     cutune_json_key(&j, "sizes");
     cutune_json_begin_array(&j);
     for (size_t i = 0; i < s->nsizes; i++) {

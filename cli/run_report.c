@@ -101,9 +101,11 @@ static void print_gpus(FILE *f, const CutuneTuneSummary *s)
             g->idle_s, all > 0 ? 100 * busy / all : 0, g->compile_s, g->trials, g->crashed,
             g->lost ? "  (stopped before the end)" : "");
     }
-    fprintf(f, "(seconds of the run's wall time: measure, in the worker; compile, waiting for the "
-               "compiles of its configs; busy: all but idle; NVRTC cpu: compile seconds of its "
-               "configs summed over the compile threads)\n");
+    fprintf(f,
+            "(seconds of the run's wall time: measure, in the worker; compile, waiting for the "
+            "compiles of its configs; busy: all but idle; NVRTC cpu: compile seconds of its "
+            "configs summed over the %d compile threads that the GPUs share)\n",
+            s->compile_threads);
 }
 
 void run_report_print(FILE *f, const CutuneTuneSummary *s)

@@ -339,6 +339,7 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
         goto out;
     }
     r.window = cutune_pool_threads(r.pool) + 2;
+    sum->compile_threads = cutune_pool_threads(r.pool);
     cutune_cost_init(&r.cost, cutune_pool_threads(r.pool));
 
     int lrc = tune_lanes_run(&r, err);

@@ -155,6 +155,7 @@ typedef struct CutuneTuneSummary {
     int ngpus;           /* GPUs the run used */
     CutuneTuneGpu *gpus; /* one per GPU the run used, ngpus_rows of them */
     size_t ngpus_rows;
+    int compile_threads;     /* the compile pool that every GPU of the run shares */
     size_t lanes_failed;     /* GPUs lost during the run (the others went on) */
     size_t variants_refused; /* variant files of the op that were refused and left out (the
                                 run went on with the others) */
