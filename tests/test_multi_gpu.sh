@@ -80,6 +80,21 @@ need(sum(g["trials"] for g in s4["gpus"]) == len(t4), "the GPUs' trials do not a
 sys.exit(0 if ok else 1)
 EOF
 
+# --- 3b. the costliest size first: on 2 GPUs, the largest of 7 sizes listed last starts
+# before any size is done (taken in the order given, it would start after the first six)
+CUTUNE_FAKE_DELAY_MS=20 "$exe" run axpy --size 65536 --size 131072 --size 196608 --size 262144 \
+    --size 327680 --size 393216 --size 16777216 --device 0,1 --db "$tmp/order.db" --json \
+    --no-progress >"$tmp/order.json" 2>"$tmp/order.err" || { bad "the 7-size run failed"; cat "$tmp/order.err"; }
+python3 - "$tmp/order.json" <<'EOF' || fail=1
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+first_big = min(i for i, e in enumerate(ev) if e["event"] == "trial" and e["size"] == "16777216")
+first_done = min(i for i, e in enumerate(ev) if e["event"] == "size")
+if first_big > first_done:
+    print("FAIL: the largest size began after %s was done" % ev[first_done]["size"])
+    sys.exit(1)
+EOF
+
 # --- 4. a worker killed mid-run (kill -9, as scripts/multi-gpu.sh does) costs its trial in
 # flight: recorded crashed, the GPU goes on in a fresh worker, the run ends 0
 "$exe" run axpy "${sizes[@]}" --device all --db "$tmp/kill.db" --json >"$tmp/kill.json" 2>"$tmp/kill.err" &

@@ -64,8 +64,10 @@ void tune_lane_close(TuneLane *l)
 }
 
 /* The size a lane takes next (r->mu held): the first not taken yet, in the plan's order on
- * one GPU; with several, the costliest to evaluate first, so that the longest sizes do not
- * start last and keep one GPU busy while the others wait. NULL when none is left. */
+ * one GPU; with several, the one whose evaluations cost the GPU most first, so that the
+ * longest sizes do not start last and keep one GPU busy while the others wait (compiles
+ * are left out: a config's cubin, and so its compile, is the same at every size). NULL when
+ * none is left. */
 static TuneSize *pick_size(TuneRun *r)
 {
     TuneSize *ts = NULL;
@@ -76,7 +78,7 @@ static TuneSize *pick_size(TuneRun *r)
             continue;
         if (r->nlanes == 1)
             return s;
-        double c = s->out->tuned_before ? 0 : cutune_cost_eval_s(&r->cost, s->flops, s->bytes, 0.5);
+        double c = s->out->tuned_before ? 0 : cutune_cost_eval_s(&r->cost, s->flops, s->bytes, 0);
         if (c > cost) {
             cost = c;
             ts = s;
