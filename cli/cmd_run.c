@@ -1,12 +1,12 @@
 /* cutune run: tune the variants of an op within one time budget. */
 #include "cli.h"
 #include "db.h"
-#include "device.h"
 #include "run_json.h"
 #include "run_report.h"
 #include "strategy.h"
 #include "tune.h"
 #include "util.h"
+#include "worker_client.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -39,10 +39,11 @@ static const char help[] =
     "\n"
     "options:\n"
     "  --device D        the GPU: a CUDA device ordinal (default 0), a list such as 0,2,3,\n"
-    "                    or 'all'; with several, one worker per GPU takes the sizes one\n"
-    "                    after another until the budget is spent (the budget is wall time:\n"
-    "                    more GPUs get more done in it), and each size's winner is re-timed\n"
-    "                    on every GPU of the run\n"
+    "                    or 'all' (checked before anything starts); with several, one\n"
+    "                    worker per GPU takes whole sizes, the costliest first; each size\n"
+    "                    gets the work one GPU would give it, so the run ends sooner, and\n"
+    "                    each size's winner is re-timed on every GPU of the run; the run\n"
+    "                    ends with a table of where each GPU's time went\n"
     "  --size S          problem size, e.g. 4096x4096x4096 (repeatable; default: the sizes\n"
     "                    listed under [problems] in each variant's tuning space)\n"
     "  --dtype T         every size in element type T: fp32 (default), tf32, fp16 or bf16\n"
@@ -106,39 +107,50 @@ static const char help[] =
 static volatile sig_atomic_t stop_flag;
 
 /* --device: one ordinal, a comma-separated list of them, or "all" (every device the driver
- * sees: exit 3 without one). Writes at most max ordinals to out; 0 or an exit code. */
-static int parse_devices(const char *text, int *out, size_t max, size_t *n)
+ * sees: exit 3 without one). Writes at most max ordinals to out; 0 or an exit code. A list
+ * is checked against the devices there are before anything starts: an ordinal twice or one
+ * past the last is a usage error. The devices are counted by a short-lived worker, as the
+ * tuner never touches CUDA itself. */
+static int parse_devices(const char *text, const CutuneWorkerLimits *lim, int *out, size_t max,
+                         size_t *n)
 {
     *n = 0;
-    if (!strcmp(text, "all")) {
-        int count = 0;
-        CutuneError err = {0};
-        if (cutune_device_count(&count, &err) != 0)
-            return cli_fail("run", &err);
-        for (int i = 0; i < count && *n < max; i++)
-            out[(*n)++] = i;
-        return 0;
-    }
+    int all = !strcmp(text, "all");
     char buf[1024];
-    if (!*text || strlen(text) >= sizeof buf)
+    if (!all && (!*text || strlen(text) >= sizeof buf))
         return cli_usage_error("run",
                                "--device takes an ordinal, a list such as 0,2,3, or "
                                "all; got '%.100s'",
                                text);
-    strcpy(buf, text);
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    for (char *save = NULL, *t = all ? NULL : strtok_r(strcpy(buf, text), ",", &save); t;
+         t = strtok_r(NULL, ",", &save)) {
         int d, rc;
         if ((rc = cli_parse_int("run", "--device", t, 0, CLI_MAX_DEVICE, &d)))
             return rc;
         for (size_t i = 0; i < *n; i++)
             if (out[i] == d)
-                return cli_usage_error("run", "--device names GPU %d twice", d);
+                return cli_usage_error("run", "--device names GPU %d twice; name each GPU once", d);
         if (*n == max)
             return cli_usage_error("run", "--device names more than %zu GPUs", max);
         out[(*n)++] = d;
     }
-    if (*n == 0 || text[strlen(text) - 1] == ',' || text[0] == ',')
+    if (!all && (*n == 0 || text[strlen(text) - 1] == ',' || text[0] == ','))
         return cli_usage_error("run", "--device '%s': an empty item in the list", text);
+    int count = 0;
+    CutuneError err = {0};
+    if (cutune_worker_device_count(lim, &count, &err) != 0)
+        return cli_fail("run", &err);
+    for (size_t i = 0; i < *n; i++)
+        if (out[i] >= count)
+            return cli_usage_error("run",
+                                   "--device %s: there is no GPU %d; this machine has %d (0 to "
+                                   "%d, `cutune devices` lists them)",
+                                   text, out[i], count, count - 1);
+    for (int i = 0; all && i < count && *n < max; i++)
+        out[(*n)++] = i;
+    if (all && count == 1)
+        fprintf(stderr, "cutune run: --device all: this machine has one GPU, so the run is "
+                        "the same as --device 0\n");
     return 0;
 }
 
@@ -360,7 +372,8 @@ int cmd_run(int argc, char **argv)
     }
     if (device_arg) {
         size_t nd = 0;
-        if ((rc = parse_devices(device_arg, devices, sizeof devices / sizeof devices[0], &nd)))
+        if ((rc = parse_devices(device_arg, &o.worker, devices, sizeof devices / sizeof devices[0],
+                                &nd)))
             goto out;
         o.device = devices[0];
         if (nd > 1) {

@@ -110,6 +110,7 @@ void run_json_summary(RunJson *rj, const CutuneTuneSummary *s)
     boolean(&j, "interrupted", s->interrupted);
     integer(&j, "ngpus", s->ngpus);
     integer(&j, "gpus_lost", (int64_t)s->lanes_failed);
+    integer(&j, "compile_threads", s->compile_threads);
     cutune_json_key(&j, "sizes");
     cutune_json_begin_array(&j);
     for (size_t i = 0; i < s->nsizes; i++) {
@@ -125,6 +126,26 @@ void run_json_summary(RunJson *rj, const CutuneTuneSummary *s)
         num(&j, "yardstick_ms", z->yardstick_ms, 1);
         num(&j, "done_s", z->done_s, 1);
         boolean(&j, "tuned_before", z->tuned_before);
+        cutune_json_end_object(&j);
+    }
+    cutune_json_end_array(&j);
+    cutune_json_key(&j, "gpus"); /* where each GPU's wall time went (CutuneTuneGpu) */
+    cutune_json_begin_array(&j);
+    for (size_t i = 0; i < s->ngpus_rows; i++) {
+        const CutuneTuneGpu *g = &s->gpus[i];
+        cutune_json_begin_object(&j);
+        integer(&j, "device", g->device);
+        str(&j, "name", g->name);
+        integer(&j, "sizes", (int64_t)g->sizes);
+        num(&j, "measure_s", g->measure_s, 0);
+        num(&j, "retime_s", g->retime_s, 0);
+        num(&j, "compile_wait_s", g->compile_wait_s, 0);
+        num(&j, "other_s", g->other_s, 0);
+        num(&j, "idle_s", g->idle_s, 0);
+        num(&j, "compile_cpu_s", g->compile_s, 0);
+        integer(&j, "trials", (int64_t)g->trials);
+        integer(&j, "crashed", (int64_t)g->crashed);
+        boolean(&j, "lost", g->lost);
         cutune_json_end_object(&j);
     }
     cutune_json_end_array(&j);

@@ -19,9 +19,15 @@
  *   CUTUNE_FAKE_DELAY_MS  sleep this long in every evaluation (default 0)
  *   CUTUNE_FAKE_LOG       append "<pid> <config> <size>" for every evaluation begun (the
  *                         size of the last setup)
- *   CUTUNE_FAKE_NO_DEVICE answer hello with "no CUDA driver or device"
- *   CUTUNE_FAKE_UUID      the device's UUID (default GPU-fa4e0000-...-000000000001), and
+ *   CUTUNE_FAKE_NO_DEVICE answer hello (and count) with "no CUDA driver or device"
+ *   CUTUNE_FAKE_DEVICES   the GPUs of the fake machine: count answers it, and hello refuses
+ *                         an ordinal past it as the real worker does; unset, count answers 1
+ *                         and hello takes any ordinal. Device N's UUID ends in N + 1
+ *   CUTUNE_FAKE_UUID      the device's UUID instead (default GPU-fa4e0000-...-00000000000<N+1>), and
  *   CUTUNE_FAKE_SMS       its SM count (default 132): GPUs of one model or of two
+ *   CUTUNE_FAKE_GONE      a file: while it holds the ordinal of this worker's device, the
+ *                         GPU is gone: an evaluation exits without answering and hello
+ *                         answers a CUDA error (a GPU lost mid-run, for good)
  *   CUTUNE_FAKE_YARDSTICK the yardstick's answer: unset, "fake SGEMM" at 0.5 ms; "none", the
  *                         op has none (CUTUNE_ERR_NOT_FOUND); "wrong", it fails the check;
  *                         "exit", the worker dies
@@ -94,20 +100,79 @@ static void send_ok(uint32_t type)
         exit(1);
 }
 
-static void on_hello(void)
+static void send_error(int code, const char *msg)
 {
     cutune_buf_reset(&out);
+    cutune_buf_put_u32(&out, (uint32_t)code);
+    cutune_buf_put_str(&out, msg);
+    send_ok(CUTUNE_MSG_ERROR);
+}
+
+/* CUTUNE_FAKE_DEVICES, or 0 when it is unset (any ordinal is taken). */
+static int fake_devices(void)
+{
+    const char *n = getenv("CUTUNE_FAKE_DEVICES");
+    return n && *n ? atoi(n) : 0;
+}
+
+static int my_device = -1;
+
+/* CUTUNE_FAKE_GONE names this device. */
+static int device_gone(int device)
+{
+    const char *path = getenv("CUTUNE_FAKE_GONE");
+    FILE *f = path && *path ? fopen(path, "r") : NULL;
+    int gone = -1;
+    if (f) {
+        if (fscanf(f, "%d", &gone) != 1)
+            gone = -1;
+        fclose(f);
+    }
+    return gone >= 0 && gone == device;
+}
+
+static void on_count(void)
+{
     if (getenv("CUTUNE_FAKE_NO_DEVICE")) {
-        cutune_buf_put_u32(&out, (uint32_t)CUTUNE_ERR_NO_DEVICE);
-        cutune_buf_put_str(&out, "no CUDA driver or device (fake worker)");
-        send_ok(CUTUNE_MSG_ERROR);
+        send_error(CUTUNE_ERR_NO_DEVICE, "no CUDA driver or device (fake worker)");
         return;
     }
+    int n = fake_devices();
+    cutune_buf_reset(&out);
+    cutune_buf_put_u32(&out, (uint32_t)(n > 0 ? n : 1));
+    send_ok(CUTUNE_MSG_OK);
+}
+
+static void on_hello(void)
+{
+    (void)cutune_buf_get_u32(&in); /* the protocol version */
+    int device = (int)cutune_buf_get_u32(&in), count = fake_devices();
+    if (getenv("CUTUNE_FAKE_NO_DEVICE")) {
+        send_error(CUTUNE_ERR_NO_DEVICE, "no CUDA driver or device (fake worker)");
+        return;
+    }
+    if (device_gone(device)) {
+        send_error(CUTUNE_ERR_CUDA, "cudaErrorDevicesUnavailable: the GPU fell off the bus (fake)");
+        return;
+    }
+    my_device = device;
+    if (count > 0 && (device < 0 || device >= count)) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "no CUDA device %d: this machine has %d (0 to %d) (fake)", device,
+                 count, count - 1);
+        send_error(CUTUNE_ERR_NOT_FOUND, msg);
+        return;
+    }
+    cutune_buf_reset(&out);
     CutuneDeviceInfo d;
     memset(&d, 0, sizeof d);
     const char *uuid = getenv("CUTUNE_FAKE_UUID"), *sms = getenv("CUTUNE_FAKE_SMS");
+    d.index = device;
     snprintf(d.name, sizeof d.name, "cutune fake GPU");
-    snprintf(d.uuid, sizeof d.uuid, "%s", uuid ? uuid : "GPU-fa4e0000-0000-0000-0000-000000000001");
+    if (uuid)
+        snprintf(d.uuid, sizeof d.uuid, "%s", uuid);
+    else
+        snprintf(d.uuid, sizeof d.uuid, "GPU-fa4e0000-0000-0000-0000-%012x", device + 1);
     d.cc_major = 9;
     d.sm_count = sms ? atoi(sms) : 132;
     d.total_mem = 80ull << 30;
@@ -216,6 +281,8 @@ static void on_eval(void)
     const char *delay = getenv("CUTUNE_FAKE_DELAY_MS");
     if (delay && *delay)
         sleep_ms(atof(delay));
+    if (device_gone(my_device))
+        _exit(1);
     CutuneEvalResult r;
     memset(&r, 0, sizeof r);
     CutuneConfig cfg = {n < 64 ? n : 64, names, values};
@@ -318,6 +385,7 @@ int main(int argc, char **argv)
         cutune_buf_reset(&out);
         switch (type) {
         case CUTUNE_MSG_HELLO: on_hello(); break;
+        case CUTUNE_MSG_COUNT: on_count(); break;
         case CUTUNE_MSG_SETUP: {
             (void)cutune_buf_get_str(&in); /* the contract */
             CutuneProblem p;

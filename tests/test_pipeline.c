@@ -1,8 +1,11 @@
 /* The tuner's pipeline (core/src/tuning/pipeline.c): it hands out the compiles in the order
  * they finish, the earliest queued first among those finished, and reuses the slots it
- * frees. The jobs here wait for the test to open their gate instead of compiling. */
+ * frees. The jobs here wait for the test to open their gate instead of compiling. Then the
+ * compile pool given one config from several lanes at once (several GPUs tuning sizes that
+ * compile the same configs): NVRTC compiles it once, the others read it from the cache. */
 #include "check.h"
 #include "pipeline.h"
+#include "tmpdir.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -48,6 +51,40 @@ static void take_is(TunePipeline *pl, CutunePool *pool, const CutuneCompileJob *
     pipeline_release(pl, t);
 }
 
+/* Eight lanes ask for one kernel at once on eight threads, with an empty cache. */
+static void same_compile_at_once(void)
+{
+    enum { LANES = 8 };
+    static const char src[] = "extern \"C\" __global__ void k(float *x) { x[threadIdx.x] *= 2; }";
+    CutunePool *pool = NULL;
+    CHECK(cutune_pool_create(LANES, &pool) == 0);
+    if (!pool || make_tmpdir(tmpdir, sizeof tmpdir, "cutune-pipeline") != 0)
+        return;
+    CutuneSpace sp;
+    memset(&sp, 0, sizeof sp);
+    static CutuneCompileJob c[LANES];
+    for (size_t i = 0; i < LANES; i++) {
+        cutune_compile_job_init(&c[i], src, "k", &sp, NULL, NULL, 90, tmpdir, i);
+        cutune_pool_submit(pool, &c[i].job);
+    }
+    size_t compiled = 0, cached = 0;
+    for (size_t i = 0; i < LANES; i++) {
+        cutune_pool_wait(pool, &c[i].job);
+        CHECK_MSG(c[i].rc == 0 && c[i].bin.cubin && c[i].bin.size > 0, "lane %zu: %s", i,
+                  c[i].err.msg);
+        compiled += !c[i].bin.from_cache;
+        cached += c[i].bin.from_cache && c[i].bin.compile_ms == 0;
+        CHECK(c[i].bin.size == c[0].bin.size &&
+              !memcmp(c[i].bin.cubin, c[0].bin.cubin, c[0].bin.size));
+    }
+    for (size_t i = 0; i < LANES; i++)
+        cutune_compile_job_clear(&c[i]);
+    CHECK_MSG(compiled == 1 && cached == LANES - 1,
+              "%zu compiled, %zu from the cache; want 1 and %d", compiled, cached, LANES - 1);
+    cutune_pool_destroy(&pool);
+    rm_tree(tmpdir);
+}
+
 int main(void)
 {
     CutunePool *pool = NULL;
@@ -82,5 +119,6 @@ int main(void)
 
     pipeline_free(&pl);
     cutune_pool_destroy(&pool);
+    same_compile_at_once();
     return check_result("pipeline");
 }

@@ -129,13 +129,13 @@ k=$(q "$db5b" "SELECT count(*) FROM trials")
 "$exe" run histogram --db "$db5b" --no-progress --size 268435456x1x2 >"$tmp/pipe2.out" 2>&1 ||
     bad "the run after a closed --json pipe failed"
 
-# --- 6. two GPUs (--device 0,1; the fake worker answers for any ordinal): both lanes take
+# --- 6. two GPUs (--device 0,1 on a fake machine of 2): both lanes take
 # sizes, every size is done once, and each size's winner is re-timed on the other GPU
 db6=$tmp/two.db
-"$exe" run histogram --db "$db6" --device 0,1 --time 60 --no-progress >"$tmp/two.out" 2>&1 ||
+CUTUNE_FAKE_DEVICES=2 "$exe" run histogram --db "$db6" --device 0,1 --time 60 --no-progress >"$tmp/two.out" 2>&1 ||
     { bad "--device 0,1 failed"; cat "$tmp/two.out"; }
 grep -q "device: 2 GPUs: " "$tmp/two.out" || bad "--device 0,1: the summary does not name 2 GPUs"
-[ "$(grep -c ' re-time ' "$tmp/two.out")" = 4 ] || { bad "--device 0,1: want 4 winners re-timed"; cat "$tmp/two.out"; }
+[ "$(grep -cE '^histogram_[a-z]+ +[0-9x]+ +re-time ' "$tmp/two.out")" = 4 ] || { bad "--device 0,1: want 4 winners re-timed"; cat "$tmp/two.out"; }
 [ "$(q "$db6" "SELECT count(DISTINCT problem_id) FROM searches")" = 4 ] || bad "--device 0,1: not every size searched"
 [ "$(q "$db6" "SELECT count(*) FROM (SELECT variant_id, problem_id FROM searches GROUP BY 1, 2 HAVING count(*) > 1)")" = 0 ] ||
     bad "--device 0,1: a (variant, size) searched by both GPUs"

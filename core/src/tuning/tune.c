@@ -24,6 +24,7 @@ void cutune_tune_summary_free(CutuneTuneSummary *sum)
 {
     free(sum->rows);
     free(sum->sizes);
+    free(sum->gpus);
     memset(sum, 0, sizeof *sum);
 }
 
@@ -210,15 +211,16 @@ static int begin_run(TuneRun *r, TuneLane *l, CutuneError *err)
     return 0;
 }
 
-/* The lanes beyond the first: one worker and connection per further GPU. A GPU whose worker
- * does not start is left out with a note; the run needs only one. */
-static void open_more_lanes(TuneRun *r, const int *devices, size_t n)
+/* The lanes beyond the first: a database connection each. A GPU whose connection cannot be
+ * opened is left out with a note; the run needs only one. */
+static void connect_more_lanes(TuneRun *r)
 {
-    for (size_t i = 1; i < n; i++) {
-        TuneLane *l = &r->lanes[r->nlanes];
+    int kept = 1;
+    for (int i = 1; i < r->nlanes; i++) {
+        TuneLane *l = &r->lanes[i];
         CutuneError e = {0};
-        if (tune_lane_open(r, l, devices[i], &e) != 0 || tune_lane_connect(r, l, &e) != 0) {
-            tune_note(r, "GPU %d left out of the run: %s", devices[i], e.msg);
+        if (tune_lane_connect(r, l, &e) != 0) {
+            tune_note(r, "GPU %d left out of the run: %s", l->device, e.msg);
             tune_lane_close(l);
             continue;
         }
@@ -227,9 +229,12 @@ static void open_more_lanes(TuneRun *r, const int *devices, size_t n)
                       "GPU %d is a %s and GPU %d a %s: the sizes are checked against the "
                       "first; a config too large for another is recorded skipped_resources "
                       "there",
-                      devices[0], r->lanes[0].dev.name, devices[i], l->dev.name);
-        r->nlanes++;
+                      r->lanes[0].device, r->lanes[0].dev.name, l->device, l->dev.name);
+        if (kept != i)
+            r->lanes[kept] = *l;
+        kept++;
     }
+    r->nlanes = kept;
     char *p = r->sum->device_name;
     size_t len = sizeof r->sum->device_name;
     int k = r->nlanes > 1 ? snprintf(p, len, "%d GPUs:", r->nlanes) : 0;
@@ -249,6 +254,7 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
     r.sum = sum;
     r.started = cutune_now();
     pthread_mutex_init(&r.mu, NULL);
+    pthread_cond_init(&r.changed, NULL);
     const int *devices = o->ndevices ? o->devices : &o->device;
     size_t ndevices = o->ndevices ? o->ndevices : 1;
     r.lanes = calloc(ndevices, sizeof *r.lanes);
@@ -273,12 +279,12 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
             goto out;
     }
 
-    /* the GPU is used only in the worker process; it describes the device */
-    if ((rc = tune_lane_open(&r, lane0, devices[0], err)))
+    /* the GPUs are used only in the worker processes, which describe them; all of them
+     * open their devices at once */
+    if ((rc = tune_lanes_open(&r, devices, ndevices, err)))
         goto out;
-    r.nlanes = 1;
     snprintf(sum->device_name, sizeof sum->device_name, "%s", lane0->dev.name);
-    sum->ngpus = 1;
+    sum->ngpus = r.nlanes;
     if ((rc = cutune_cache_dir(r.cache_dir, sizeof r.cache_dir, err)))
         goto out;
     if (o->db_path)
@@ -323,7 +329,7 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
     }
     if ((rc = mark_tuned(&r, lane0, err)))
         goto out;
-    open_more_lanes(&r, devices, ndevices);
+    connect_more_lanes(&r);
     if (o->time_limit_s > 0) {
         r.deadline = r.started + o->time_limit_s;
         sum->budget_s = o->time_limit_s;
@@ -333,6 +339,7 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
         goto out;
     }
     r.window = cutune_pool_threads(r.pool) + 2;
+    sum->compile_threads = cutune_pool_threads(r.pool);
     cutune_cost_init(&r.cost, cutune_pool_threads(r.pool));
 
     int lrc = tune_lanes_run(&r, err);
@@ -354,6 +361,7 @@ out:
                                              : "done",
                           NULL);
     sum->wall_s = cutune_now() - r.started;
+    tune_lanes_report(&r);
     cutune_pool_destroy(&r.pool);
     for (int i = 0; r.lanes && i < (r.nlanes > 0 ? r.nlanes : 1); i++)
         tune_lane_close(&r.lanes[i]);
@@ -361,6 +369,7 @@ out:
     tune_plan_free(&r);
     pending_free(&r);
     cutune_registry_free(&r.reg);
+    pthread_cond_destroy(&r.changed);
     pthread_mutex_destroy(&r.mu);
     return rc;
 }

@@ -123,6 +123,25 @@ typedef struct CutuneTuneSize {
     int tuned_before;    /* every variant of it was tuned by an earlier run */
 } CutuneTuneSize;
 
+/* Where one GPU's wall time went. measure_s + retime_s + compile_wait_s + other_s is the
+ * time its lane worked (busy), idle_s the rest of the run's wall time: starting up, and
+ * waiting at the end for sizes other GPUs were still tuning. compile_s is CPU time, not a
+ * part of the wall time: the NVRTC seconds of its configs, summed over the compile
+ * threads. */
+typedef struct CutuneTuneGpu {
+    int device;
+    char name[256];
+    double measure_s;      /* in its worker: the trials of warm starts and searches, the
+                              yardsticks */
+    double retime_s;       /* in its worker: re-timing winners and bests */
+    double compile_wait_s; /* waiting for compiles of its configs */
+    double other_s;        /* the rest of its work: problem setup, the database */
+    double idle_s;
+    double compile_s;
+    size_t sizes, trials, crashed; /* sizes it tuned, trials it recorded, of them crashed */
+    int lost;                      /* it stopped before the end of the run */
+} CutuneTuneGpu;
+
 typedef struct CutuneTuneSummary {
     CutuneTuneRow *rows;
     size_t nrows;
@@ -133,7 +152,10 @@ typedef struct CutuneTuneSummary {
     char db_path[4096];
     double budget_s, wall_s;
     int interrupted;
-    int ngpus;               /* GPUs the run used */
+    int ngpus;           /* GPUs the run used */
+    CutuneTuneGpu *gpus; /* one per GPU the run used, ngpus_rows of them */
+    size_t ngpus_rows;
+    int compile_threads;     /* the compile pool that every GPU of the run shares */
     size_t lanes_failed;     /* GPUs lost during the run (the others went on) */
     size_t variants_refused; /* variant files of the op that were refused and left out (the
                                 run went on with the others) */

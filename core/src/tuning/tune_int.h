@@ -51,6 +51,10 @@ struct TuneSize {
     int state;           /* TUNE_SIZE_WAITING, _RUNNING, _DONE */
     double est_eval_s;   /* the cost model's time of one evaluation here */
     TuneLane *lane;      /* the lane that tunes it (set when it is taken) */
+    double judged_s;     /* several GPUs: its work as one GPU would have judged it, in
+                            seconds of one GPU's evaluations (0: none), which the sizes
+                            beside it leave for it */
+    double work_s;       /* once done: its evaluations in those seconds */
     CutuneTuneSize *out; /* its line of the summary */
 };
 
@@ -73,7 +77,9 @@ typedef struct TuneRun {
     size_t nsizes;
     TuneLane *lanes; /* one per GPU; lanes[0] also begins and ends the run */
     int nlanes;
+    double lanes_started; /* cutune_now() when the lanes began */
     pthread_mutex_t mu;
+    pthread_cond_t changed; /* a size's state changed, or a lane ended (under mu) */
     CutuneTuneSummary *sum;
     size_t row_cap; /* rows allocated in sum->rows: one per (variant, size) */
     CutuneCostModel cost;
@@ -98,7 +104,15 @@ struct TuneLane {
     char setup_size[64];
     int rc; /* the error that stopped the lane, 0 if none */
     CutuneError err;
-    char doing[120]; /* what it measures now, for the progress line (under mu) */
+    char doing[120];  /* what it measures now, for the progress line (under mu) */
+    uint8_t *retimed; /* per size: its winner was re-timed here (several lanes only) */
+    /* where its time went (written by its own thread; see CutuneTuneGpu) */
+    double t_active;       /* taking sizes and re-timing winners */
+    double t_measure;      /* in the worker: trials of the search, yardsticks */
+    double t_retime;       /* in the worker: re-timing winners and bests */
+    double t_compile_wait; /* waiting for its configs' compiles */
+    double t_compile_cpu;  /* NVRTC seconds of those compiles, summed over threads */
+    size_t nsizes, trials, crashed;
 };
 
 /* One variant at one size, on one lane. */
@@ -171,13 +185,16 @@ extern const CutuneStrategyOps tune_list_strategy;
 /* warmstart.c: fill j->warm with up to max configs (database, then the known-good list). */
 int tune_warm_start(TuneLane *l, TuneJob *j, size_t max, CutuneError *err);
 
-/* tune_lanes.c: a lane's worker on its GPU (tune_lane_open), its database connection
- * (tune_lane_connect), and the lanes working through the sizes at once; the run goes on as
- * long as one lane does. */
-int tune_lane_open(TuneRun *r, TuneLane *l, int device, CutuneError *err);
+/* tune_lanes.c: the lanes' workers, one per GPU, started at once (tune_lanes_open: r->lanes
+ * holds those that started, r->nlanes of them; an error when the first did not), a lane's
+ * database connection (tune_lane_connect), and the lanes working through the sizes at once;
+ * the run goes on as long as one lane does. tune_lanes_report fills the summary's per-GPU
+ * rows once its wall_s is set. */
+int tune_lanes_open(TuneRun *r, const int *devices, size_t n, CutuneError *err);
 int tune_lane_connect(TuneRun *r, TuneLane *l, CutuneError *err);
 void tune_lane_close(TuneLane *l);
 int tune_lanes_run(TuneRun *r, CutuneError *err);
+void tune_lanes_report(TuneRun *r);
 
 /* tune_size.c: everything one lane does for one size. */
 int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err);

@@ -263,8 +263,12 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CutuneCompileJob *c, cons
         return cutune_error(err, grc, "%s %s config %s: %s", v->name, j->ts->size, text,
                             why[0] ? why : cutune_strerror(grc));
     } else {
-        double best = size_best(r, j->ts);
+        double best = size_best(r, j->ts), t0 = cutune_now();
         wrc = tune_eval(l, v, &cfg, c, &launch, best, &o->measure, &res, &werr);
+        if (strcmp(phase, "re-time") == 0)
+            l->t_retime += cutune_now() - t0;
+        else
+            l->t_measure += cutune_now() - t0;
         if (wrc == CUTUNE_ERR_INTERRUPTED) /* a second Ctrl-C: nothing was measured */
             return cutune_error(err, wrc, "%s", werr.msg);
         if (res.status == CUTUNE_STATUS_CRASHED || res.status == CUTUNE_STATUS_TIMEOUT)
@@ -293,6 +297,8 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CutuneCompileJob *c, cons
         return rc;
     row->evaluated++;
     row->count[rec.status]++;
+    l->trials++;
+    l->crashed += rec.status == CUTUNE_STATUS_CRASHED;
     know(j, c->index, rec.status, rec.median_ms);
     pthread_mutex_lock(&r->mu);
     cutune_cost_observe(&r->cost, rec.compile_ms, rec.measure_ms,
@@ -346,6 +352,16 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CutuneCompileJob *c, cons
     return 0;
 }
 
+/* The next compiled config of the pipeline, the lane's wait for it counted. */
+static CutuneCompileJob *take_compiled(TuneLane *l, TunePipeline *pl)
+{
+    double t0 = cutune_now();
+    CutuneCompileJob *c = pipeline_take(pl, l->run->pool);
+    l->t_compile_wait += cutune_now() - t0;
+    l->t_compile_cpu += c->bin.compile_ms / 1e3;
+    return c;
+}
+
 int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const CutuneStrategyArgs *a,
                  const TuneLimits *lim, TuneEnd *end, CutuneError *err)
 {
@@ -396,7 +412,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
         }
         if (pl.inflight == 0)
             break; /* nothing left, or a strategy waiting on nothing */
-        CutuneCompileJob *c = pipeline_take(&pl, r->pool);
+        CutuneCompileJob *c = take_compiled(l, &pl);
         if (stopping) { /* compiled (and cached), but not measured */
             pipeline_release(&pl, c);
             continue;
@@ -440,7 +456,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
         *end = TUNE_END_EVALS;
 out:
     while (pl.inflight > 0) /* queued compiles finish before their memory goes */
-        pipeline_release(&pl, pipeline_take(&pl, r->pool));
+        pipeline_release(&pl, take_compiled(l, &pl));
     double spent = cutune_now() - t0;
     j->spent_s += spent;
     j->row->wall_s += spent;

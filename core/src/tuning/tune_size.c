@@ -237,8 +237,12 @@ static void yardstick(TuneLane *l, TuneJob *j)
     char name[64];
     double ms = 0;
     int samples = 0;
-    if (tune_lane_setup(l, j, &e) != 0 ||
-        cutune_worker_yardstick(l->worker, name, sizeof name, &ms, &samples, &e) != 0 || !(ms > 0))
+    if (tune_lane_setup(l, j, &e) != 0)
+        return;
+    double t0 = cutune_now();
+    int rc = cutune_worker_yardstick(l->worker, name, sizeof name, &ms, &samples, &e);
+    l->t_measure += cutune_now() - t0;
+    if (rc != 0 || !(ms > 0))
         return; /* no vendor library for this op here: the summary says so */
     cutune_db_yardstick_add(l->db, r->run_id, l->device_id, j->problem_id, name, ms, samples, NULL);
     pthread_mutex_lock(&r->mu);
@@ -291,9 +295,12 @@ static void split_time(TuneRun *r, TuneJob *jobs, size_t n, double time, double 
     free(promise);
 }
 
-/* One round over the variants that may still win, each with its share of the time left. */
-static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadline, double eval_s,
-                        int round, size_t *measured, CutuneError *err)
+/* One round over the variants that may still win, each with its share of the time left;
+ * with judge >= 0 (several GPUs, see tune_size_run), shares of judge, the size's work left
+ * in seconds of one GPU: they set how much each variant measures and whether its space is
+ * measured whole, and only the size's deadline limits the time it takes. */
+static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadline, double judge,
+                        double eval_s, int round, size_t *measured, CutuneError *err)
 {
     TuneRun *r = l->run;
     const CutuneTuneOptions *o = r->o;
@@ -304,7 +311,7 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
         rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
         goto out;
     }
-    double time = size_deadline > 0 ? size_deadline - cutune_now() : INFINITY;
+    double time = size_deadline <= 0 ? INFINITY : judge >= 0 ? judge : size_deadline - cutune_now();
     if (size_deadline > 0)
         split_time(r, jobs, n, time, eval_s, round, share);
     for (size_t i = 0; i < n; i++) {
@@ -343,7 +350,7 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
                             : j->nknown + (isfinite(share[order[k]]) && eval_s > 0
                                                ? (size_t)(share[order[k]] / eval_s) + 1
                                                : left);
-        double deadline = isfinite(share[order[k]]) && !every_config(o)
+        double deadline = isfinite(share[order[k]]) && !every_config(o) && judge < 0
                               ? cutune_now() + share[order[k]]
                               : 0;
         size_t before = j->row->evaluated;
@@ -409,9 +416,31 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
     ts->state = TUNE_SIZE_RUNNING;
     /* the cost model as the size begins, for its size line */
     double eval_s = ts->est_eval_s, compile_s = r->cost.compile_s;
-    pthread_mutex_unlock(&r->mu);
     double share = cutune_schedule_size_share(r->deadline > 0 ? r->deadline - start : 0, r->nlanes,
                                               eval_s, cost_rest, sizes_left);
+    /* Several GPUs: the size's work is judged as one GPU would judge it, in seconds of one
+     * GPU's evaluations (the cost model's): the budget less the work of the sizes done and
+     * what the others running were given. So the total work, and with it where each search
+     * stops, does not grow with the GPUs, and they end the run sooner; the wall-time share
+     * above, which grows with the GPUs, is only the size's deadline (GPUs that share the
+     * compile threads take longer over the same work). A share scaled by the GPUs measured
+     * whole spaces that one GPU searches: 4 GPUs made 1,642 measurements of the job 1 GPU
+     * did in 1,148 (issue 28). Once that budget is spent (one GPU would have stopped), the
+     * sizes left share the wall time left, as before. */
+    double judge_s = -1;
+    if (r->nlanes > 1 && share > 0) {
+        double consumed = 0;
+        for (size_t i = 0; i < r->nsizes; i++) {
+            const TuneSize *s = &r->sizes[i];
+            if (s != ts && s->state != TUNE_SIZE_WAITING)
+                consumed += s->state == TUNE_SIZE_DONE ? s->work_s : s->judged_s;
+        }
+        double left1 = r->deadline - r->lanes_started - consumed;
+        if (left1 > 0)
+            judge_s = cutune_schedule_size_share(left1, 1, eval_s, cost_rest, sizes_left);
+    }
+    ts->judged_s = judge_s > 0 ? judge_s : 0;
+    pthread_mutex_unlock(&r->mu);
     double size_deadline = share > 0 && !every_config(o) ? earlier(start + share, r->deadline)
                                                          : r->deadline;
 
@@ -485,8 +514,16 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
             pthread_mutex_lock(&r->mu);
             double e = cutune_cost_eval_s(&r->cost, ts->flops, ts->bytes, 0.5);
             pthread_mutex_unlock(&r->mu);
-            rc = search_round(l, jobs, njobs, size_deadline, e > 0 ? e : eval_s, round, &measured,
-                              err);
+            e = e > 0 ? e : eval_s;
+            double judge = -1;
+            if (judge_s >= 0 && size_deadline > 0) {
+                size_t done = 0;
+                for (size_t i = 0; i < njobs; i++)
+                    done += jobs[i].row->evaluated;
+                if ((judge = judge_s - (double)done * e) <= 0)
+                    break;
+            }
+            rc = search_round(l, jobs, njobs, size_deadline, judge, e, round, &measured, err);
             if (measured == 0)
                 break;
         }
@@ -497,6 +534,10 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
     if (rc == 0 && !stopped)
         rc = tune_ragged_check(l, ts, jobs, njobs, err);
     pthread_mutex_lock(&r->mu);
+    size_t evaluated = 0;
+    for (size_t i = 0; i < njobs; i++)
+        evaluated += jobs[i].row->evaluated;
+    ts->work_s = (double)evaluated * cutune_cost_eval_s(&r->cost, ts->flops, ts->bytes, 0.5);
     for (size_t i = 0; i < njobs; i++)
         if (jobs[i].best_ms > 0 && ts->out->best_ms > 0)
             jobs[i].tv->last_rel = jobs[i].best_ms / ts->out->best_ms;

@@ -4,6 +4,7 @@
 #include "cutune/cutune.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -43,7 +44,12 @@ static void *worker(void *arg)
 int cutune_pool_create(int nthreads, CutunePool **out)
 {
     if (nthreads <= 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        /* the CPUs this process may run on (a Slurm task or a container gets a part of the
+         * machine's), else the machine's */
+        cpu_set_t set;
+        long n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+        if (n <= 0)
+            n = sysconf(_SC_NPROCESSORS_ONLN);
         nthreads = n > 0 ? (int)n : 1;
     }
     CutunePool *p = calloc(1, sizeof *p + (size_t)nthreads * sizeof(pthread_t));

@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <nvrtc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,60 @@ int cutune_nvrtc_kernel_params(const char *source, const char *kernel_name,
     return rc;
 }
 
+/* The compiles in flight in this process, by kernel cache key. The sizes of a run compile the
+ * same configs (a cubin does not depend on the problem's dimensions), and with several GPUs
+ * their lanes warm-start and search different sizes at once: a compile already under way is
+ * waited for and then read from the cache, not made again on another thread (which would
+ * spend the cores of every GPU but one on copies). */
+static pthread_mutex_t inflight_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t inflight_done = PTHREAD_COND_INITIALIZER;
+static char (*inflight)[33];
+static size_t ninflight, inflight_cap;
+
+static long inflight_find(const char *key)
+{
+    for (size_t i = 0; i < ninflight; i++)
+        if (strcmp(inflight[i], key) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* 1: the caller compiles key (claimed, or no memory to note it); 0: another thread was
+ * compiling it and has finished (look in the cache again). */
+static int inflight_claim(const char *key)
+{
+    pthread_mutex_lock(&inflight_mu);
+    int waited = 0;
+    while (inflight_find(key) >= 0) {
+        pthread_cond_wait(&inflight_done, &inflight_mu);
+        waited = 1;
+    }
+    if (!waited && ninflight == inflight_cap) {
+        size_t cap = inflight_cap ? 2 * inflight_cap : 64;
+        char(*grown)[33] = realloc(inflight, cap * sizeof *inflight);
+        if (grown) {
+            inflight = grown;
+            inflight_cap = cap;
+        }
+    }
+    if (!waited && ninflight < inflight_cap)
+        snprintf(inflight[ninflight++], sizeof inflight[0], "%s", key);
+    pthread_mutex_unlock(&inflight_mu);
+    return !waited;
+}
+
+static void inflight_release(const char *key)
+{
+    pthread_mutex_lock(&inflight_mu);
+    long i = inflight_find(key);
+    if (i >= 0) {
+        memmove(&inflight[i], &inflight[i + 1], (ninflight - (size_t)i - 1) * sizeof *inflight);
+        ninflight--;
+        pthread_cond_broadcast(&inflight_done);
+    }
+    pthread_mutex_unlock(&inflight_mu);
+}
+
 int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char *const *defines,
                          size_t ndefines, int arch, const char *cache_dir, CutuneKernelBinary *out,
                          CutuneError *err)
@@ -204,9 +259,14 @@ int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char
         cutune_hash_str(&h, opts[i]);
     cutune_hash_hex(&h, key);
 
-    if (cache_dir && cutune_kernel_cache_get(cache_dir, key, &out->cubin, &out->size) == 0) {
-        out->from_cache = 1;
-        goto done;
+    int claimed = 0;
+    while (cache_dir) {
+        if (cutune_kernel_cache_get(cache_dir, key, &out->cubin, &out->size) == 0) {
+            out->from_cache = 1;
+            goto done;
+        }
+        if ((claimed = inflight_claim(key)))
+            break;
     }
 
     double t0 = cutune_now();
@@ -240,6 +300,8 @@ int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char
     if (cache_dir)
         cutune_kernel_cache_put(cache_dir, key, out->cubin, out->size);
 done:
+    if (claimed)
+        inflight_release(key);
     options_free(&opt);
     return rc;
 }

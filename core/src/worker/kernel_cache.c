@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -37,7 +38,10 @@ int cutune_kernel_cache_put(const char *cache_dir, const char *key, const void *
     if (cutune_mkdir_p(dir, NULL) != 0)
         return -1;
     snprintf(path, sizeof path, "%s/%s.cubin", dir, key);
-    snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", dir, key, (long)getpid());
+    /* a name of its own per write: two threads of one process may store one key at once */
+    static atomic_ulong seq;
+    snprintf(tmp, sizeof tmp, "%s/.%s.%ld.%lu.tmp", dir, key, (long)getpid(),
+             (unsigned long)atomic_fetch_add(&seq, 1));
     FILE *f = fopen(tmp, "wb");
     if (!f)
         return -1;

@@ -33,6 +33,9 @@
  *                                             | ERROR (CUTUNE_ERR_NOT_FOUND: none, or its
  *                                               library is missing)
  *   TEARDOWN                                  OK
+ *   COUNT                                     OK  u32 the CUDA devices the worker sees |
+ *                                             ERROR (sent before HELLO, by itself: it
+ *                                             opens no device)
  *   (closing the socket ends the worker)
  *   ERROR is i32 code, str message. After a RESULT with context_lost set the worker exits. */
 #ifndef CUTUNE_PROTO_H
@@ -46,7 +49,7 @@
 #define CUTUNE_PROTO_VERSION \
     7 /* 5: CutuneProblem carries an element type and a layout;
                                   6: EVAL names a library variant's plugin;
-                                  7: DEVICE carries the peak clocks */
+                                  7: DEVICE carries the peak clocks; COUNT */
 #define CUTUNE_PROTO_MAX_PAYLOAD (256u << 20) /* far above any cubin */
 
 enum CutuneMsgType {
@@ -55,6 +58,7 @@ enum CutuneMsgType {
     CUTUNE_MSG_EVAL = 3,
     CUTUNE_MSG_TEARDOWN = 4,
     CUTUNE_MSG_YARDSTICK = 5,
+    CUTUNE_MSG_COUNT = 6,
     CUTUNE_MSG_OK = 16,
     CUTUNE_MSG_ERROR = 17,
     CUTUNE_MSG_DEVICE = 18,

@@ -227,13 +227,13 @@ static int error_answer(CutuneWorker *w, const char *what, CutuneError *err)
     return cutune_error(err, code, "%s", *msg ? msg : what);
 }
 
-/* A request that expects OK (or DEVICE for hello) within `limit`; on failure the worker
- * is reaped and err says why. */
-static int request(CutuneWorker *w, uint32_t type, uint32_t want, double limit, const char *what,
-                   CutuneError *err)
+/* The answer to a request sent (send_rc: how the send went), expected to be `want` within
+ * `limit`; on failure the worker is reaped and err says why. */
+static int request_end(CutuneWorker *w, int send_rc, uint32_t want, double limit, const char *what,
+                       CutuneError *err)
 {
     uint32_t got = 0;
-    int rc = cutune_msg_send(w->fd, type, &w->buf);
+    int rc = send_rc;
     if (rc == 0)
         rc = answer(w, limit, &got);
     if (rc == 0 && got == want)
@@ -257,13 +257,27 @@ static int request(CutuneWorker *w, uint32_t type, uint32_t want, double limit, 
                         rc == 0 ? "the worker sent an unexpected answer" : why);
 }
 
-static int hello(CutuneWorker *w, CutuneDeviceInfo *dev, CutuneError *err)
+/* A request that expects OK (or DEVICE for hello) within `limit` (see request_end). */
+static int request(CutuneWorker *w, uint32_t type, uint32_t want, double limit, const char *what,
+                   CutuneError *err)
+{
+    return request_end(w, cutune_msg_send(w->fd, type, &w->buf), want, limit, what, err);
+}
+
+/* Hello in two halves, so that several workers open their devices at once: the request,
+ * then the answer (DEVICE). */
+static int hello_begin(CutuneWorker *w)
 {
     cutune_buf_reset(&w->buf);
     cutune_buf_put_u32(&w->buf, CUTUNE_PROTO_VERSION);
     cutune_buf_put_u32(&w->buf, (uint32_t)w->device);
-    int rc = request(w, CUTUNE_MSG_HELLO, CUTUNE_MSG_DEVICE, w->lim.setup_timeout_s,
-                     "starting the worker process", err);
+    return cutune_msg_send(w->fd, CUTUNE_MSG_HELLO, &w->buf);
+}
+
+static int hello_end(CutuneWorker *w, int send_rc, CutuneDeviceInfo *dev, CutuneError *err)
+{
+    int rc = request_end(w, send_rc, CUTUNE_MSG_DEVICE, w->lim.setup_timeout_s,
+                         "starting the worker process", err);
     if (rc)
         return rc;
     cutune_buf_get_struct(&w->buf, dev, sizeof *dev);
@@ -279,6 +293,11 @@ static int hello(CutuneWorker *w, CutuneDeviceInfo *dev, CutuneError *err)
     return 0;
 }
 
+static int hello(CutuneWorker *w, CutuneDeviceInfo *dev, CutuneError *err)
+{
+    return hello_end(w, hello_begin(w), dev, err);
+}
+
 static int send_setup(CutuneWorker *w, CutuneError *err)
 {
     cutune_buf_reset(&w->buf);
@@ -291,18 +310,16 @@ static int send_setup(CutuneWorker *w, CutuneError *err)
                    "setting the problem up in the worker", err);
 }
 
-int cutune_worker_start(int device, const CutuneWorkerLimits *lim, CutuneWorker **out,
-                        CutuneDeviceInfo *dev, CutuneError *err)
+/* A worker not started yet, with its limits (unset, zero, ones take the defaults: a caller
+ * that did not start from cutune_tune_defaults must not get a deadline of nothing). */
+static CutuneWorker *worker_new(int device, const CutuneWorkerLimits *lim)
 {
-    *out = NULL;
     CutuneWorker *w = calloc(1, sizeof *w);
     if (!w)
-        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+        return NULL;
     w->pid = -1;
     w->fd = -1;
     w->device = device;
-    /* unset (zero) limits take the defaults: a caller that did not start from
-     * cutune_tune_defaults must not get a deadline of nothing */
     cutune_worker_limits_defaults(&w->lim);
     if (lim && lim->timeout_factor > 0)
         w->lim.timeout_factor = lim->timeout_factor;
@@ -312,16 +329,70 @@ int cutune_worker_start(int device, const CutuneWorkerLimits *lim, CutuneWorker 
         w->lim.setup_timeout_s = lim->setup_timeout_s;
     if (lim)
         w->lim.stop = lim->stop;
-    int rc = spawn(w, err);
-    if (rc == 0)
-        rc = hello(w, &w->dev, err);
-    if (rc) {
-        cutune_worker_stop(&w);
-        return rc;
+    return w;
+}
+
+int cutune_worker_start(int device, const CutuneWorkerLimits *lim, CutuneWorker **out,
+                        CutuneDeviceInfo *dev, CutuneError *err)
+{
+    CutuneWorkerStart s = {.device = device};
+    cutune_worker_start_all(&s, 1, lim);
+    *out = s.worker;
+    if (s.rc == 0)
+        *dev = s.dev;
+    else if (err)
+        *err = s.err;
+    return s.rc;
+}
+
+void cutune_worker_start_all(CutuneWorkerStart *s, size_t n, const CutuneWorkerLimits *lim)
+{
+    int *sent = calloc(n ? n : 1, sizeof *sent);
+    /* every worker is spawned and asked first (spawning is quick), then the answers are
+     * read: the workers open their devices, the slow part, at once */
+    for (size_t i = 0; i < n; i++) {
+        s[i].worker = NULL;
+        s[i].rc = 0;
+        memset(&s[i].err, 0, sizeof s[i].err);
+        CutuneWorker *w = worker_new(s[i].device, lim);
+        if (!w || !sent) {
+            s[i].rc = cutune_error(&s[i].err, CUTUNE_ERR_NOMEM, "out of memory");
+            free(w);
+            continue;
+        }
+        s[i].worker = w;
+        if ((s[i].rc = spawn(w, &s[i].err)) == 0)
+            sent[i] = hello_begin(w);
     }
-    *dev = w->dev;
-    *out = w;
-    return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].rc == 0 &&
+            (s[i].rc = hello_end(s[i].worker, sent[i], &s[i].worker->dev, &s[i].err)) == 0)
+            s[i].dev = s[i].worker->dev; /* kept: a replacement must see the same device */
+        if (s[i].rc)
+            cutune_worker_stop(&s[i].worker);
+    }
+    free(sent);
+}
+
+int cutune_worker_device_count(const CutuneWorkerLimits *lim, int *count, CutuneError *err)
+{
+    *count = 0;
+    CutuneWorker *w = worker_new(0, lim);
+    if (!w)
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    int rc = spawn(w, err);
+    if (rc == 0) {
+        cutune_buf_reset(&w->buf);
+        rc = request(w, CUTUNE_MSG_COUNT, CUTUNE_MSG_OK, w->lim.setup_timeout_s,
+                     "counting the CUDA devices", err);
+    }
+    if (rc == 0) {
+        *count = (int)cutune_buf_get_u32(&w->buf);
+        if (w->buf.bad || *count <= 0)
+            rc = cutune_error(err, CUTUNE_ERR_NO_DEVICE, "no CUDA device: the driver found none");
+    }
+    cutune_worker_stop(&w);
+    return rc;
 }
 
 /* Replace a dead or killed worker: a fresh process, the same device, the same problem. */

@@ -48,6 +48,23 @@ int cutune_worker_path(char *buf, size_t len, CutuneError *err);
 int cutune_worker_start(int device, const CutuneWorkerLimits *lim, CutuneWorker **out,
                         CutuneDeviceInfo *dev, CutuneError *err);
 
+/* Start a worker for each of n devices at once (each opens its device while the others
+ * do): fill each entry's worker and dev, or its rc (as cutune_worker_start's) and err.
+ * Workers die with the thread that starts them (PR_SET_PDEATHSIG): call from the thread
+ * that will use them. */
+typedef struct CutuneWorkerStart {
+    int device;
+    CutuneWorker *worker;
+    CutuneDeviceInfo dev;
+    int rc;
+    CutuneError err;
+} CutuneWorkerStart;
+void cutune_worker_start_all(CutuneWorkerStart *s, size_t n, const CutuneWorkerLimits *lim);
+
+/* How many CUDA devices the driver sees, asked of a short-lived worker (the tuner itself
+ * never touches CUDA). CUTUNE_ERR_NO_DEVICE without a driver or device. */
+int cutune_worker_device_count(const CutuneWorkerLimits *lim, int *count, CutuneError *err);
+
 /* Set up a problem in the worker: it loads the op's contract (contract_path: the op
  * plugin, or a self-contained C variant plugin; registry.h's CutuneOpDef path) and calls its
  * setup with the seed. The arguments are kept so that a replacement worker gets the same

@@ -85,6 +85,19 @@ static int on_hello(Worker *w)
     return cutune_msg_send(w->fd, CUTUNE_MSG_DEVICE, &w->out);
 }
 
+/* The devices the driver sees (cutune run --device all), before any is opened. */
+static int on_count(Worker *w)
+{
+    int count = 0;
+    cutune_error_clear(&w->err);
+    int rc = cutune_device_count(&count, &w->err);
+    if (rc)
+        return send_error(w, rc, w->err.msg);
+    cutune_buf_reset(&w->out);
+    cutune_buf_put_u32(&w->out, (uint32_t)count);
+    return cutune_msg_send(w->fd, CUTUNE_MSG_OK, &w->out);
+}
+
 static int on_setup(Worker *w)
 {
     const char *path = cutune_buf_get_str(&w->in);
@@ -306,6 +319,7 @@ int main(int argc, char **argv)
             break; /* the tuner closed the socket: done */
         switch (type) {
         case CUTUNE_MSG_HELLO: rc = on_hello(&w); break;
+        case CUTUNE_MSG_COUNT: rc = on_count(&w); break;
         case CUTUNE_MSG_SETUP: rc = on_setup(&w); break;
         case CUTUNE_MSG_EVAL: rc = on_eval(&w, &lost); break;
         case CUTUNE_MSG_YARDSTICK: rc = on_yardstick(&w, &lost); break;
