@@ -90,17 +90,28 @@ int main(void)
     CHECK_STR_CONTAINS(cutune_cuda_pip_name("nvrtc", 13, pip, sizeof pip), "nvidia-cuda-nvrtc");
 
     /* the test hook: a path that must need no CUDA aborts, loudly, at the first attempt */
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        setenv("CUTUNE_CUDADL_FORBID", "1", 1);
-        freopen("/dev/null", "w", stderr);
-        cutune_cuda_dlopen("cublasLt", 13, NULL, why, sizeof why);
-        _exit(0);
+    const struct {
+        const char *forbid, *stem;
+        int aborts;
+    } hook[] = {{"1", "cublasLt", 1},          {"cudart,nvrtc", "nvrtc", 1},
+                {"cudart,nvrtc", "cudart", 1}, {"cudart,nvrtc", "cublasLt", 0},
+                {"cudart", "cudart_x", 0},     {"0", "cudart", 0}};
+    for (size_t i = 0; i < sizeof hook / sizeof hook[0]; i++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            setenv("CUTUNE_CUDADL_FORBID", hook[i].forbid, 1);
+            if (!freopen("/dev/null", "w", stderr))
+                _exit(2);
+            cutune_cuda_dlopen(hook[i].stem, 13, NULL, why, sizeof why);
+            _exit(0);
+        }
+        int st = 0;
+        CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+        CHECK_MSG(hook[i].aborts ? WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT
+                                 : WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                  "FORBID=%s, %s: status %d", hook[i].forbid, hook[i].stem, st);
     }
-    int st = 0;
-    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
-    CHECK_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "status %d", st);
 
     rm_tree(tmpdir);
     return check_result("cudadl");

@@ -21,7 +21,26 @@ from ._lib import Error as _Error, Result as _Result, DeviceInfo as _DeviceInfo
 
 __version__ = "0.1.0"
 __all__ = ["open", "matmul", "Handle", "Lookup", "CutuneError", "NotFoundError",
-           "NoDeviceError", "MATCHES"]
+           "NoDeviceError", "MATCHES", "matmul_op", "use", "record", "recorded", "tune"]
+
+# PyTorch's side (cutune/_torch.py): imported on first use, so that `import cutune` needs no
+# torch
+_TORCH_NAMES = ("matmul_op", "use", "record", "recorded", "tune")
+
+
+def __getattr__(name):
+    if name in _TORCH_NAMES:
+        from . import _torch
+        return getattr(_torch, name)
+    raise AttributeError("module 'cutune' has no attribute %r" % name)
+
+
+def _register_torch_if_imported():
+    """torch.ops.cutune.matmul exists once cutune._torch is imported: at once where torch was
+    imported before cutune, else at the first use of a name above."""
+    import sys
+    if "torch" in sys.modules:
+        from . import _torch  # noqa: F401
 
 MATCHES = ("exact", "nearest", "same_arch", "miss")
 
@@ -416,3 +435,6 @@ def matmul(a, b, out=None, stream=None, dtype=None):
 def lookup(op, size, device=0, fallback=True):
     """A lookup in the default database (see Handle.lookup)."""
     return _default_handle().lookup(op, size, device, fallback)
+
+
+_register_torch_if_imported()

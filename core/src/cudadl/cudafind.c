@@ -147,12 +147,26 @@ static void *try_sites(const void *anchor, const char *stem, int major, const ch
     return h;
 }
 
+/* CUTUNE_CUDADL_FORBID: "1" (every library) or the stems forbidden, "cudart,nvrtc" */
+static int forbidden(const char *stem)
+{
+    const char *v = getenv("CUTUNE_CUDADL_FORBID");
+    if (!v || !*v || !strcmp(v, "0"))
+        return 0;
+    if (!strcmp(v, "1"))
+        return 1;
+    size_t n = strlen(stem);
+    for (const char *p = v; (p = strstr(p, stem)); p += n)
+        if ((p == v || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
 void *cutune_cuda_dlopen(const char *stem, int major, const void *anchor, char *why, size_t len)
 {
     char file[64];
     snprintf(file, sizeof file, "lib%s.so.%d", stem, major);
-    const char *forbid = getenv("CUTUNE_CUDADL_FORBID");
-    if (forbid && *forbid && strcmp(forbid, "0") != 0) {
+    if (forbidden(stem)) {
         fprintf(stderr,
                 "cutune: CUTUNE_CUDADL_FORBID is set, but %s was about to be loaded: this "
                 "path must need no CUDA\n",

@@ -23,8 +23,9 @@
  *      $CUDA_PATH/lib64, $CUDA_HOME/lib64 and /usr/local/cuda/lib64.
  * `anchor` is the address of any function of the calling file (NULL: no step 2 from it).
  * On failure returns NULL and writes into why (len bytes) where it looked and what to
- * install. With CUTUNE_CUDADL_FORBID set (a test hook: the paths that must need no CUDA),
- * it prints what was about to be loaded and aborts. */
+ * install. With CUTUNE_CUDADL_FORBID set (a test hook for the paths that must need no CUDA:
+ * "1" for every library, or the stems, "cudart,nvrtc"), it prints what was about to be
+ * loaded and aborts. */
 void *cutune_cuda_dlopen(const char *stem, int major, const void *anchor, char *why, size_t len);
 
 /* The pip package that ships lib<stem>.so.<major> ("nvidia-cuda-runtime",
