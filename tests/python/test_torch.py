@@ -52,6 +52,14 @@ def test_fullgraph_compile_traces_the_op(backend):
     assert str(graphs[0].code).count("torch.ops.cutune.matmul") == 2
 
 
+def test_op_has_a_gradient():
+    a = meta(16, 32, dtype=torch.float32).requires_grad_()
+    w = meta(8, 32, dtype=torch.float32).requires_grad_()
+    y = cutune.matmul_op(a, w.t(), "fp32")
+    y.sum().backward()
+    assert a.grad.shape == a.shape and w.grad.shape == w.shape
+
+
 def test_fake_checks_shapes_and_dtypes():
     with pytest.raises(ValueError, match="a.shape\\[1\\] == b.shape\\[0\\]"):
         cutune.matmul_op(meta(4, 8), meta(4, 8))
