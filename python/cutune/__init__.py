@@ -21,11 +21,12 @@ from ._lib import Error as _Error, Result as _Result, DeviceInfo as _DeviceInfo
 
 __version__ = "0.1.0"
 __all__ = ["open", "matmul", "Handle", "Lookup", "CutuneError", "NotFoundError",
-           "NoDeviceError", "MATCHES", "matmul_op", "use", "record", "recorded", "tune"]
+           "NoDeviceError", "MATCHES", "matmul_op", "matmul_fast", "use", "record", "recorded",
+           "tune"]
 
 # PyTorch's side (cutune/_torch.py): imported on first use, so that `import cutune` needs no
 # torch
-_TORCH_NAMES = ("matmul_op", "use", "record", "recorded", "tune")
+_TORCH_NAMES = ("matmul_op", "matmul_fast", "use", "record", "recorded", "tune")
 
 
 def __getattr__(name):
@@ -427,8 +428,18 @@ def _default_handle():
         return _default
 
 
+_TORCH_KINDS = {"torch.float32": "fp32", "torch.float16": "fp16", "torch.bfloat16": "bf16"}
+
+
 def matmul(a, b, out=None, stream=None, dtype=None):
-    """a @ b with the best tuned kernel from the default database (see Handle.matmul)."""
+    """a @ b with the best tuned kernel from the default database (see Handle.matmul). Two
+    PyTorch tensors with no out= or stream= take the shorter path of cutune.matmul_fast (the
+    same checks and the same launch, fewer Python steps a call)."""
+    if out is None and stream is None and type(a).__module__ == "torch" and \
+            type(b).__module__ == "torch" and hasattr(a, "is_cuda") and a.is_cuda:
+        from . import _torch
+        kind = dtype or _TORCH_KINDS.get(str(a.dtype), "")
+        return _torch.matmul_fast(a, b, kind)
     return _default_handle().matmul(a, b, out, stream, dtype)
 
 
