@@ -21,5 +21,5 @@ built=$(ls "$work"/built/cutune-*.whl)
 "$work/venv/bin/python" -m wheel tags --remove --python-tag py3 --abi-tag none "$built" >&2
 retagged=$(ls "$work"/built/cutune-*-py3-none-*.whl)
 mkdir -p "$out"
-"$work/venv/bin/auditwheel" repair -w "$out" "$retagged" >&2
+PATH="$work/venv/bin:$PATH" "$work/venv/bin/auditwheel" repair -w "$out" "$retagged" >&2
 ls -t "$out"/cutune-*-py3-none-manylinux_*.whl | head -1

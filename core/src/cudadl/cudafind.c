@@ -78,8 +78,10 @@ static void *try_path(const char *dir, const char *file, Tried *t)
     return h;
 }
 
-/* Step 2 for one site-packages folder. */
-static void *try_site(const char *site, const char *stem, int major, const char *file, Tried *t)
+/* Step 2 for one site-packages folder; `quiet`: a folder without nvidia/ goes unsaid (the
+ * folders above the library, which are seldom site-packages). */
+static void *try_site(const char *site, const char *stem, int major, const char *file, Tried *t,
+                      int quiet)
 {
     char dir[PATH_MAX];
     int p = package_of(stem);
@@ -89,7 +91,8 @@ static void *try_site(const char *site, const char *stem, int major, const char 
     sub[0] = cu;
     snprintf(dir, sizeof dir, "%s/nvidia", site);
     if (!is_dir(dir)) {
-        tried_add(t, dir);
+        if (!quiet)
+            tried_add(t, dir);
         return NULL;
     }
     for (int i = 0; i < 2; i++) {
@@ -117,7 +120,7 @@ static void *try_sites(const void *anchor, const char *stem, int major, const ch
         snprintf(list, sizeof list, "%s", env);
         char *save = NULL;
         for (char *s = strtok_r(list, ":", &save); s && !h; s = strtok_r(NULL, ":", &save))
-            h = try_site(s, stem, major, file, t);
+            h = try_site(s, stem, major, file, t, 0);
     }
     Dl_info info;
     if (!h && anchor && dladdr(anchor, &info) && info.dli_fname) {
@@ -129,7 +132,7 @@ static void *try_sites(const void *anchor, const char *stem, int major, const ch
                 if (!slash || slash == dir)
                     break;
                 *slash = '\0';
-                h = try_site(dir, stem, major, file, t);
+                h = try_site(dir, stem, major, file, t, up < 2);
             }
         }
     }
@@ -140,7 +143,7 @@ static void *try_sites(const void *anchor, const char *stem, int major, const ch
         snprintf(pattern, sizeof pattern, "%s/lib/python3*/site-packages", venv);
         if (glob(pattern, 0, NULL, &g) == 0) {
             for (size_t i = 0; i < g.gl_pathc && !h; i++)
-                h = try_site(g.gl_pathv[i], stem, major, file, t);
+                h = try_site(g.gl_pathv[i], stem, major, file, t, 0);
             globfree(&g);
         }
     }
