@@ -109,6 +109,18 @@ def test_use_leaves_the_cpu_to_torch(fixture_path):
     assert got3.shape == (15, 16)
 
 
+def test_fullgraph_compile_inside_use(fixture_path):
+    """The mode that use() enters is traced by Dynamo with no graph break: a shape not
+    decided eagerly keeps torch's kernel inside the compiled region."""
+    lin = torch.nn.Linear(16, 8)
+    x = torch.randn(4, 16)
+    f = torch.compile(lambda x: torch.relu(lin(x)) @ torch.ones(8, 2), fullgraph=True,
+                      backend="eager")
+    with cutune.use(db=fixture_path):
+        y = f(x)
+    assert torch.allclose(y, torch.relu(lin(x)) @ torch.ones(8, 2))
+
+
 class TinyMLP(torch.nn.Module):
     def __init__(self):
         super().__init__()
