@@ -28,15 +28,15 @@ import cutune
 
 
 class Block(torch.nn.Module):
-    def __init__(self, d, heads, mlp):
+    def __init__(self, d, heads, mlp, bias):
         super().__init__()
         self.heads = heads
         self.norm1 = torch.nn.LayerNorm(d)
-        self.qkv = torch.nn.Linear(d, 3 * d)
-        self.proj = torch.nn.Linear(d, d)
+        self.qkv = torch.nn.Linear(d, 3 * d, bias=bias)
+        self.proj = torch.nn.Linear(d, d, bias=bias)
         self.norm2 = torch.nn.LayerNorm(d)
-        self.up = torch.nn.Linear(d, mlp * d)
-        self.down = torch.nn.Linear(mlp * d, d)
+        self.up = torch.nn.Linear(d, mlp * d, bias=bias)
+        self.down = torch.nn.Linear(mlp * d, d, bias=bias)
 
     def forward(self, x):
         b, s, d = x.shape
@@ -48,9 +48,9 @@ class Block(torch.nn.Module):
 
 
 class Transformer(torch.nn.Module):
-    def __init__(self, d=1024, heads=16, layers=4, mlp=4):
+    def __init__(self, d=1024, heads=16, layers=4, mlp=4, bias=True):
         super().__init__()
-        self.blocks = torch.nn.ModuleList(Block(d, heads, mlp) for _ in range(layers))
+        self.blocks = torch.nn.ModuleList(Block(d, heads, mlp, bias) for _ in range(layers))
 
     def forward(self, x):
         for blk in self.blocks:
@@ -84,11 +84,14 @@ def main():
     p.add_argument("--time", default="120", help="cutune run's --time per run (seconds)")
     p.add_argument("--no-tune", action="store_true", help="skip recording and tuning")
     p.add_argument("--train", action="store_true", help="time forward and backward")
+    p.add_argument("--no-bias", action="store_true",
+                   help="Linear layers without bias (cutune's kernels have no bias epilogue: "
+                        "with one, use() adds it in a kernel of its own)")
     a = p.parse_args()
     if not torch.cuda.is_available():
         raise SystemExit("torch_transformer: needs a CUDA device")
     torch.manual_seed(0)
-    model = Transformer(a.dim, layers=a.layers).cuda().to(torch.bfloat16)
+    model = Transformer(a.dim, layers=a.layers, bias=not a.no_bias).cuda().to(torch.bfloat16)
     x = torch.randn(a.batch, a.seq, a.dim, device="cuda", dtype=torch.bfloat16,
                     requires_grad=a.train)
 

@@ -255,7 +255,11 @@ class _Mode(TorchFunctionMode):
         if not self._tuned(M, N, K, kind, layout, a.device):
             return func(*args, **kwargs)
         out = matmul_fast(a, b, kind, self.db).reshape(shape)
-        return out + bias if bias is not None else out
+        if bias is None:
+            return out
+        # cutune's kernels have no bias epilogue (torch's cuBLASLt fuses it): one more
+        # kernel, in place where autograd does not need the product
+        return out + bias if out.requires_grad else out.add_(bias)
 
     def _tuned(self, M, N, K, kind, layout, device):
         key = (M, N, K, kind, layout, device.index)
