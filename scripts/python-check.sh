@@ -48,13 +48,20 @@ sys.exit(0 if (r.match, r.tuned_size, r.config_text) ==
     --db "$work/fixture.db" | grep -q 'TILE=32,ROWS=8,PAD=1'
 echo "cutune command from the package, without CUDA: ok"
 # With the toolkit hidden (an empty folder mounted over /usr/local/cuda in a mount namespace
-# of this command's own; root only): lookups still answer, and what needs the runtime says
-# where cutune looked and what to pip install, exiting 3 (no CUDA device).
+# of this command's own; root only): lookups still answer, what needs the runtime says where
+# cutune looked and what to pip install, exiting 3 (no CUDA device), and NVRTC comes from
+# pip's nvidia-cuda-nvrtc, as PyTorch's CUDA 13 builds bring it: `cutune check` compiles
+# (CUTUNE_CI_NO_PIP_CUDA=1 leaves that package out and that check with it).
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && [ -d /usr/local/cuda ] &&
     unshare -m --propagation private true 2>/dev/null; then
     mkdir -p "$work/empty"
+    pipnvrtc=0
+    if [ -z "${CUTUNE_CI_NO_PIP_CUDA:-}" ] &&
+        "$venv/bin/python" -m pip install -q "nvidia-cuda-nvrtc>=13,<14"; then
+        pipnvrtc=1
+    fi
     unshare -m --propagation private env -u LD_LIBRARY_PATH -u CUDA_PATH -u CUDA_HOME \
-        VENV="$venv" DB="$work/fixture.db" EMPTY="$work/empty" bash -c '
+        VENV="$venv" DB="$work/fixture.db" EMPTY="$work/empty" PIPNVRTC=$pipnvrtc bash -c '
         set -u
         mount --bind "$EMPTY" /usr/local/cuda || exit 0
         "$VENV/bin/cutune" query matmul --size 1024x1024x1024 --device H100 --db "$DB" |
@@ -65,7 +72,11 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && [ -d /usr/local/cuda ]
             exit 0
         [ $rc = 3 ] && grep -q "pip install nvidia-cuda-runtime" <<<"$out" ||
             { echo "FAIL: cutune devices without CUDA: exit $rc: $out"; exit 1; }
-        echo "with no CUDA anywhere: cutune query answers; cutune devices says: $out"'
+        echo "with no CUDA anywhere: cutune query answers; cutune devices says: $out"
+        [ "$PIPNVRTC" = 1 ] || exit 0
+        "$VENV/bin/cutune" check matmul_tiled --sample 2 > "$EMPTY.check" 2>&1 ||
+            { cat "$EMPTY.check"; echo "FAIL: cutune check with pip'"'"'s NVRTC"; exit 1; }
+        echo "with pip'"'"'s NVRTC only: $(grep compiled "$EMPTY.check")"'
 fi
 if [ -n "${CUTUNE_CI_TORCH:-}" ]; then
     "$venv/bin/python" -m pip install -q torch
