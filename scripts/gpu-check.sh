@@ -43,6 +43,11 @@
 #          with 3 seeds (half at 4096^3 with 2 seeds, a quarter at 8192^3); $OUT/tight.log
 #   python-gpu  the Python module on the GPU (pytest, against torch.matmul) and the cost a
 #          Python call adds over a C launch (bench_python.py, bench_launch)
+#   torch  cutune from PyTorch (issue 32; needs torch on the GPU machine): a call's host cost
+#          against torch's (bench/torch_overhead.py, 64^3 bf16 nt), then the small
+#          transformer recorded, tuned (TT_TIME seconds a run, default 120) and timed per
+#          GEMM shape and per step against torch's cuBLAS/cuBLASLt
+#          (examples/torch_transformer.py; TT_ARGS adds options, e.g. --train)
 #   throughput  the guided search's configs/s against exhaustive search over the whole space
 #          of matmul_reg2d at 2048^3 (THROUGHPUT_VARIANT, THROUGHPUT_SIZE, THROUGHPUT_BUDGET), each from a fresh
 #          database and a cold kernel cache, cutune's and the driver's (bench/throughput.py;
@@ -356,6 +361,19 @@ PY
             CUTUNE_LIBRARY="$b/core/libcutune.so" python3 "$root/bench/bench_python.py" \
             --db "$out/py.db" --size 64x64x64 --bench-launch "$b/bench/bench_launch"
         cat "$out/bench_python.log" | tee -a "$summary"
+        ;;
+    torch)
+        pyenv=(env PYTHONPATH="$root/python:${PYTHONPATH:-}" CUTUNE_LIBRARY="$b/core/libcutune.so"
+            CUTUNE_EXE="$b/cli/cutune")
+        "$b/cli/cutune" run matmul --device 0 --size 64 --dtype bf16 --layout nt --time 30 \
+            --db "$out/torch_overhead.db" --no-progress > "$out/torch_overhead_tune.log" 2>&1
+        timed "cutune from torch: a call's cost" "$out/torch_overhead.log" "${pyenv[@]}" \
+            python3 "$root/bench/torch_overhead.py" --db "$out/torch_overhead.db"
+        cat "$out/torch_overhead.log" | tee -a "$summary"
+        timed "the small transformer" "$out/torch_transformer.log" "${pyenv[@]}" \
+            python3 "$root/examples/torch_transformer.py" --db "$out/torch_transformer.db" \
+            --time "${TT_TIME:-120}" ${TT_ARGS:-}
+        tail -20 "$out/torch_transformer.log" | tee -a "$summary"
         ;;
     throughput)
         throughput_runs=exhaustive,random:200,portfolio:200,random:400,portfolio:400,default

@@ -1,13 +1,16 @@
 """libcutune.so exports its documented API and nothing else.
 
-    test_exports.py LIBCUTUNE HEADER... -- PYTHON_SOURCE...
+    test_exports.py LIBCUTUNE HEADER... -- PYTHON_SOURCE... [--no-cuda PROGRAM...]
 
 The documented API is every function declared with CUTUNE_API in the public headers
 (core/include/cutune/*.h); the exported set is what `nm -D --defined-only` lists. Any symbol
 exported but not documented (an internal function, a global)
 and any function documented but not exported fails the test, named. The Python module
 calls libcutune through ctypes: every libcutune function it names (python/cutune/*.py) must
-be documented too. Exits 77 (skipped) only where nm is missing."""
+be documented too. Nor does libcutune.so (or a PROGRAM after --no-cuda: the cutune command,
+the worker) link CUDA: no libcudart, libnvrtc or cuBLAS among its NEEDED entries and no
+undefined cuda* or nvrtc* symbol, for it opens them when first needed (core/src/cudadl/), so
+that a lookup runs where there is no CUDA. Exits 77 (skipped) only where nm is missing."""
 import re
 import shutil
 import subprocess
@@ -58,8 +61,32 @@ def python_calls(paths):
     return {a or b for a, b in names}
 
 
+CUDA_LIBS = re.compile(r"^lib(cudart|nvrtc|cublas|cublasLt|cuda)\.so")
+
+
+def cuda_links(path, nm):
+    """What of CUDA `path` links: NEEDED entries and undefined cuda*/nvrtc* symbols."""
+    bad = []
+    dyn = subprocess.run(["objdump", "-p", path], check=True, capture_output=True,
+                         text=True).stdout
+    for m in re.finditer(r"^\s*NEEDED\s+(\S+)", dyn, flags=re.M):
+        if CUDA_LIBS.match(m.group(1)):
+            bad.append("NEEDED " + m.group(1))
+    und = subprocess.run([nm, "-D", "--undefined-only", path], check=True,
+                         capture_output=True, text=True).stdout
+    for line in und.splitlines():
+        name = line.split()[-1].split("@")[0] if line.split() else ""
+        if re.match(r"^(cuda|nvrtc|cublas)[A-Z]", name):
+            bad.append("undefined " + name)
+    return bad
+
+
 def main():
     lib, args = sys.argv[1], sys.argv[2:]
+    no_cuda = [lib]
+    if "--no-cuda" in args:
+        no_cuda += args[args.index("--no-cuda") + 1:]
+        args = args[:args.index("--no-cuda")]
     cut = args.index("--")
     headers, python = args[:cut], args[cut + 1:]
     nm = shutil.which("nm")
@@ -90,6 +117,17 @@ def main():
         fail = 1
     if extra or missing:
         fail = 1
+    if not shutil.which("objdump"):
+        print("no objdump here: what links CUDA is not checked")
+    else:
+        for path in no_cuda:
+            bad = cuda_links(path, nm)
+            if len(bad) > 0:
+                print("FAIL: %s links CUDA (%s): core/src/cudadl/ should open it at run time"
+                      % (path, ", ".join(bad)))
+                fail = 1
+            else:
+                print("%s links no CUDA library" % path)
     if not fail:
         print("libcutune.so exports exactly the %d documented functions; the Python module "
               "calls %d of them" % (len(api), len(calls)))

@@ -1,9 +1,10 @@
 /* matmul's yardstick: cuBLAS SGEMM on the op's own inputs and output. cuBLAS is opened at
- * run time (libcublas.so.13, .12, then libcublas.so), so that the op builds without it and
+ * run time (cudafind.h: libcublas.so.13, .12, then libcublas.so), so that the op builds without it and
  * runs where it is missing; the declarations below are cuBLAS's documented C API (v2), so
  * that no cuBLAS header is needed either. SGEMM runs in the default math mode: float32
  * arithmetic, no TF32 (unless NVIDIA_TF32_OVERRIDE says otherwise). */
 #include "cublas.h"
+#include "cudafind.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -57,26 +58,22 @@ static void close_it(void *user)
 int matmul_cublas_yardstick(const CutuneHost *host, const float *A, const float *B, float *C, int M,
                             int N, int K, int bt, CutuneYardstick *out)
 {
-    static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
     Cublas *c = calloc(1, sizeof *c);
     if (!c)
         return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
     *c = (Cublas){.host = host, .A = A, .B = B, .C = C, .M = M, .N = N, .K = K, .bt = bt};
-    char tried[512] = "";
-    for (size_t i = 0; i < sizeof names / sizeof names[0] && !c->lib; i++) {
-        c->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (!c->lib) {
-            const char *e = dlerror();
-            size_t n = strlen(tried);
-            snprintf(tried + n, sizeof tried - n, "%s%s", n ? "; " : "", e ? e : names[i]);
-        }
-    }
-    if (!c->lib) {
+    /* cuBLAS 13 then 12 where cudafind.h looks (a copy the process holds, pip's
+     * nvidia-cublas packages, the system), then libcublas.so */
+    char why[1024] = "";
+    const void *self = (const void *)matmul_cublas_yardstick;
+    if (!(c->lib = cutune_cuda_dlopen("cublas", 13, self, why, sizeof why)) &&
+        !(c->lib = cutune_cuda_dlopen("cublas", 12, self, NULL, 0)) &&
+        !(c->lib = dlopen("libcublas.so", RTLD_NOW | RTLD_LOCAL))) {
         free(c);
         return host->fail(host->ctx, CUTUNE_ERR_NOT_FOUND,
-                          "cuBLAS is not installed here (tried libcublas.so.13, .12 and "
-                          "libcublas.so: %s)",
-                          tried);
+                          "cuBLAS is not installed here (%s; nor was libcublas.so.12 or "
+                          "libcublas.so)",
+                          why);
     }
     CreateFn create;
     SetMathModeFn math;

@@ -1,6 +1,7 @@
 /* cuBLASLt opened at run time (lt.h). The declarations below are cuBLASLt's documented C
  * API (cublasLt.h, library_types.h, cublas_api.h), so that no CUDA header is needed. */
 #include "lt.h"
+#include "cudafind.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -92,20 +93,26 @@ void lt_version_text(size_t v, char *buf, size_t len)
         snprintf(buf, len, "%zu.%zu.%zu", v / 1000, v / 100 % 10, v % 100);
 }
 
-/* The library: $CUTUNE_CUBLASLT, or the sonames in order; `tried` lists the loader's errors. */
+/* The library: $CUTUNE_CUBLASLT, or cuBLASLt 13 then 12 where cudafind.h looks (a copy the
+ * process holds, pip's nvidia-cublas packages, the system), then libcublasLt.so; `tried`
+ * says where it looked. */
 static void *open_lib(const char *env, char *tried, size_t len)
 {
-    static const char *const names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"};
-    const char *const *list = env ? &env : names;
-    size_t n = env ? 1 : sizeof names / sizeof names[0];
     void *lib = NULL;
-    for (size_t i = 0; i < n && !lib; i++)
-        if (!(lib = dlopen(list[i], RTLD_NOW | RTLD_LOCAL))) {
+    if (env) {
+        if (!(lib = dlopen(env, RTLD_NOW | RTLD_LOCAL))) {
             const char *e = dlerror();
-            size_t k = strlen(tried);
-            snprintf(tried + k, len - k, "%s%s", k ? "; " : "", e ? e : list[i]);
+            snprintf(tried, len, "%s", e ? e : env);
         }
-    return lib;
+        return lib;
+    }
+    char why13[1024] = "";
+    if ((lib = cutune_cuda_dlopen("cublasLt", 13, (const void *)open_lib, why13, sizeof why13)) ||
+        (lib = cutune_cuda_dlopen("cublasLt", 12, (const void *)open_lib, NULL, 0)) ||
+        (lib = dlopen("libcublasLt.so", RTLD_NOW | RTLD_LOCAL)))
+        return lib;
+    snprintf(tried, len, "%s; nor was libcublasLt.so.12 or libcublasLt.so", why13);
+    return NULL;
 }
 
 static void open_api(void)
@@ -114,8 +121,8 @@ static void open_api(void)
     env = env && *env ? env : NULL;
     char tried[768] = "";
     if (!(api.lib = open_lib(env, tried, sizeof tried))) {
-        snprintf(api_why, sizeof api_why, "cuBLASLt is not installed here (tried %s: %s)",
-                 env ? "CUTUNE_CUBLASLT" : "libcublasLt.so.13, .12 and libcublasLt.so", tried);
+        snprintf(api_why, sizeof api_why, "cuBLASLt is not installed here (%s%s)",
+                 env ? "tried CUTUNE_CUBLASLT: " : "", tried);
         return;
     }
     const struct {

@@ -21,7 +21,27 @@ from ._lib import Error as _Error, Result as _Result, DeviceInfo as _DeviceInfo
 
 __version__ = "0.1.0"
 __all__ = ["open", "matmul", "Handle", "Lookup", "CutuneError", "NotFoundError",
-           "NoDeviceError", "MATCHES"]
+           "NoDeviceError", "MATCHES", "matmul_op", "matmul_fast", "use", "record", "recorded",
+           "tune"]
+
+# PyTorch's side (cutune/_torch.py): imported on first use, so that `import cutune` needs no
+# torch
+_TORCH_NAMES = ("matmul_op", "matmul_fast", "use", "record", "recorded", "tune")
+
+
+def __getattr__(name):
+    if name in _TORCH_NAMES:
+        from . import _torch
+        return getattr(_torch, name)
+    raise AttributeError("module 'cutune' has no attribute %r" % name)
+
+
+def _register_torch_if_imported():
+    """torch.ops.cutune.matmul exists once cutune._torch is imported: at once where torch was
+    imported before cutune, else at the first use of a name above."""
+    import sys
+    if "torch" in sys.modules:
+        from . import _torch  # noqa: F401
 
 # The ladder's steps in order (cutune/lookup.h): this GPU at this size, another GPU of its
 # model at this size, the nearest size on it or its model, its architecture, nothing.
@@ -413,11 +433,24 @@ def _default_handle():
         return _default
 
 
+_TORCH_KINDS = {"torch.float32": "fp32", "torch.float16": "fp16", "torch.bfloat16": "bf16"}
+
+
 def matmul(a, b, out=None, stream=None, dtype=None):
-    """a @ b with the best tuned kernel from the default database (see Handle.matmul)."""
+    """a @ b with the best tuned kernel from the default database (see Handle.matmul). Two
+    PyTorch tensors with no out= or stream= take the shorter path of cutune.matmul_fast (the
+    same checks and the same launch, fewer Python steps a call)."""
+    if out is None and stream is None and type(a).__module__ == "torch" and \
+            type(b).__module__ == "torch" and hasattr(a, "is_cuda") and a.is_cuda:
+        from . import _torch
+        kind = dtype or _TORCH_KINDS.get(str(a.dtype), "")
+        return _torch.matmul_fast(a, b, kind)
     return _default_handle().matmul(a, b, out, stream, dtype)
 
 
 def lookup(op, size, device=0, fallback=True):
     """A lookup in the default database (see Handle.lookup)."""
     return _default_handle().lookup(op, size, device, fallback)
+
+
+_register_torch_if_imported()

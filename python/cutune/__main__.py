@@ -11,6 +11,9 @@ def main():
                          "with `pip install .` from a cutune clone, or use build/cli/cutune\n"
                          % exe)
         return 1
+    # pip's nvidia-* packages of this Python, where the command looks for CUDA first
+    from . import _lib
+    _lib.export_python_site()
     os.execv(exe, [exe] + sys.argv[1:])
 
 

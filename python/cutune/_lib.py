@@ -90,17 +90,54 @@ def library_path():
     return ctypes.util.find_library("cutune") or "libcutune.so.0"
 
 
+def python_site():
+    """The folders of this Python that may hold pip's nvidia-* packages (site-packages, the
+    user's, and sys.path's), colon-separated: where libcutune, the cutune command and the
+    worker look for the CUDA runtime, NVRTC and cuBLASLt before the system's
+    (core/src/cudadl/cudafind.h), as PyTorch does."""
+    import site
+    import sys
+    dirs = []
+    try:
+        dirs += list(site.getsitepackages()) + [site.getusersitepackages()]
+    except AttributeError:  # a virtualenv's old site module
+        pass
+    for d in dirs + list(sys.path):
+        if d and os.path.isdir(os.path.join(d, "nvidia")) and d not in _site_seen:
+            _site_seen.append(d)
+    return ":".join(_site_seen)
+
+
+_site_seen = []
+
+
+def export_python_site():
+    """Put python_site() into CUTUNE_PYTHON_SITE (unless set) before libcutune or the cutune
+    command starts: they read it when they first need CUDA."""
+    if not os.environ.get("CUTUNE_PYTHON_SITE"):
+        found = python_site()
+        if found:
+            os.environ["CUTUNE_PYTHON_SITE"] = found
+
+
 _lib = None
 
 
 def lib():
-    """libcutune, loaded on first use, with every prototype declared."""
+    """libcutune, loaded on first use, with every prototype declared. It needs no CUDA
+    library to load: it opens the CUDA runtime and NVRTC at the first launch."""
     global _lib
     if _lib is None:
+        export_python_site()
         path = library_path()
         try:
             handle = ctypes.CDLL(path)
         except OSError as e:
+            if os.path.exists(path):  # there, but something it links is not
+                raise OSError(
+                    "cutune: cannot load %s (%s); it needs only the C library and libsqlite3 "
+                    "(CUDA is opened at the first launch): install libsqlite3" % (path, e)
+                ) from None
             raise OSError(
                 "cutune: cannot load libcutune from %s (%s); install the package with "
                 "`pip install .` from a cutune clone, or set CUTUNE_LIBRARY to the library's "

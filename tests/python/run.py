@@ -19,6 +19,6 @@ if which == "gpu":
     except ImportError as e:
         print("skipped: %s" % e)
         sys.exit(77)
-files = {"cpu": ["test_module.py"], "gpu": ["test_gpu.py"]}[which]
+files = {"cpu": ["test_module.py", "test_torch.py"], "gpu": ["test_gpu.py", "test_torch_gpu.py"]}[which]
 args = ["-q", "-rs", "-p", "no:cacheprovider"] + [os.path.join(here, f) for f in files]
 sys.exit(pytest.main(args + sys.argv[2:]))

@@ -7,6 +7,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 
 import pytest
 
@@ -217,6 +218,33 @@ def test_lookup_by_ordinal_without_a_gpu(fixture_path):
         with pytest.raises(cutune.NoDeviceError) as e:
             h.lookup("matmul", 1024, device=0)
         assert e.value.name == "no_device"
+
+
+FORBID_LOOKUP = """
+import sys, cutune
+with cutune.open(sys.argv[1]) as h:
+    r = h.lookup("matmul", "1500x1500x1500", device=sys.argv[2])
+    h.best()
+print(r.match, r.config_text)
+"""
+
+
+def test_lookups_by_name_load_no_cuda(fixture_path):
+    """A lookup by device name or UUID opens neither the CUDA runtime nor NVRTC: with the
+    loader's test hook set, an attempt would abort (core/src/cudadl/cudafind.h); a lookup by
+    ordinal must ask the runtime, and does abort, which shows the hook is live. (cuBLASLt is
+    opened where it is installed, by the matmul_cublaslt plugin as the handle loads it: its
+    version names that cuBLASLt.)"""
+    env = dict(os.environ, CUTUNE_CUDADL_FORBID="cudart,nvrtc")
+    ok = subprocess.run([sys.executable, "-c", FORBID_LOOKUP, fixture_path, "h100"], env=env,
+                        capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.split() == ["nearest", "TILE=32,ROWS=8,PAD=1"]
+    by_ordinal = subprocess.run(
+        [sys.executable, "-c", FORBID_LOOKUP.replace("device=sys.argv[2]", "device=0"),
+         fixture_path], env=env, capture_output=True, text=True)
+    assert by_ordinal.returncode != 0
+    assert "CUTUNE_CUDADL_FORBID is set, but libcudart.so." in by_ordinal.stderr
 
 
 LAYOUT_C = r"""

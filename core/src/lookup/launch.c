@@ -152,6 +152,8 @@ static int tuned_kernel(CutuneLookup *h, const CutuneLookupResult *r, const Cutu
     return 0;
 }
 
+static int current_device(CutuneLookup *h, CutuneDeviceInfo *info, CutuneError *err);
+
 int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size, void **args,
                   void *stream, CutuneError *err)
 {
@@ -171,21 +173,13 @@ int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size
                             "cutune_launch: size %s is of another element type or layout than "
                             "the config tuned at %s; look up %s itself",
                             size, r->tuned_size, size);
-    int dev = 0, major = 0, minor = 0, max_shared = 0, sms = 0;
-    if ((rc = cutune_cuda_check(cudaGetDevice(&dev), "cudaGetDevice", err)) ||
-        (rc = cutune_cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
-                                                       dev),
-                                "cudaDeviceGetAttribute", err)) ||
-        (rc = cutune_cuda_check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor,
-                                                       dev),
-                                "cudaDeviceGetAttribute", err)) ||
-        (rc = cutune_cuda_check(cudaDeviceGetAttribute(&max_shared,
-                                                       cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                                       dev),
-                                "cudaDeviceGetAttribute", err)) ||
-        (rc = cutune_cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev),
-                                "cudaDeviceGetAttribute", err)))
+    /* the device's description, read once per ordinal and handle: four attribute queries a
+     * launch were a measurable part of a small GEMM's call (bench/torch_overhead.py) */
+    CutuneDeviceInfo info;
+    if ((rc = current_device(h, &info, err)))
         return rc;
+    int dev = info.index, major = info.cc_major, minor = info.cc_minor;
+    int max_shared = info.max_shared_per_block, sms = info.sm_count;
 
     pthread_mutex_lock(&h->mu);
     CutuneTunedKernel *k = NULL;

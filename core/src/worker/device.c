@@ -1,4 +1,5 @@
 /* Device discovery and description. */
+#include "cudadl.h"
 #include "device.h"
 #include "cutune/lookup.h"
 
@@ -10,6 +11,10 @@ int cutune_cuda_check(int status, const char *what, CutuneError *err)
 {
     if (status == cudaSuccess)
         return 0;
+    /* no libcudart to be found: where cutune looked and what to install (src/cudadl/) */
+    const char *missing = cutune_cudart_unavailable();
+    if (missing)
+        return cutune_error(err, CUTUNE_ERR_NO_DEVICE, "%s: %s", what, missing);
     cudaError_t e = (cudaError_t)status;
     if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice ||
         e == cudaErrorInitializationError || e == cudaErrorSystemDriverMismatch ||

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Record, tune, then run a small transformer through cutune: TunableOp's workflow with
+cutune's kernels. The model is plain PyTorch (no downloads): pre-norm blocks of attention
+(QKV and output projections) and an MLP, in BF16. Its GEMMs are the four nn.Linear shapes of
+a block, each F.linear(x, W): layout nt.
+
+    python examples/torch_transformer.py --db model.db              # record, tune, time
+    python examples/torch_transformer.py --db model.db --no-tune    # time what is tuned
+
+1. `with cutune.record(db)`: one step of the model; its GEMM shapes (dtype, layout) become
+   pending requests in the database, listed here;
+2. cutune.tune(): `cutune run matmul --pending --device 0 --time SEC`;
+3. per shape: cutune's tuned kernel against torch's own (cuBLAS/cuBLASLt), each timed alone
+   with CUDA events, best of several repetitions;
+4. the model's step (inference, or --train: forward and backward) without and then inside
+   `with cutune.use()`, which routes every F.linear that has a tuned config to cutune.
+
+Needs a GPU, PyTorch and the cutune package (pip install .). The speed-ups printed are of
+the machine it runs on; nothing is assumed."""
+import argparse
+import math
+import time
+
+import torch
+import torch.nn.functional as F
+
+import cutune
+
+
+class Block(torch.nn.Module):
+    def __init__(self, d, heads, mlp, bias):
+        super().__init__()
+        self.heads = heads
+        self.norm1 = torch.nn.LayerNorm(d)
+        self.qkv = torch.nn.Linear(d, 3 * d, bias=bias)
+        self.proj = torch.nn.Linear(d, d, bias=bias)
+        self.norm2 = torch.nn.LayerNorm(d)
+        self.up = torch.nn.Linear(d, mlp * d, bias=bias)
+        self.down = torch.nn.Linear(mlp * d, d, bias=bias)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        q, k, v = self.qkv(self.norm1(x)).view(b, s, 3, self.heads, d // self.heads).unbind(2)
+        a = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2),
+                                           v.transpose(1, 2), is_causal=True)
+        x = x + self.proj(a.transpose(1, 2).reshape(b, s, d))
+        return x + self.down(F.gelu(self.up(self.norm2(x))))
+
+
+class Transformer(torch.nn.Module):
+    def __init__(self, d=1024, heads=16, layers=4, mlp=4, bias=True):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList(Block(d, heads, mlp, bias) for _ in range(layers))
+
+    def forward(self, x):
+        for blk in self.blocks:
+            x = blk(x)
+        return x
+
+
+def cuda_time(fn, reps=20, rounds=5):
+    """The best of `rounds` means over `reps` calls, in milliseconds (CUDA events)."""
+    fn()
+    torch.cuda.synchronize()
+    best = math.inf
+    for _ in range(rounds):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(reps):
+            fn()
+        end.record()
+        end.synchronize()
+        best = min(best, start.elapsed_time(end) / reps)
+    return best
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--db", default="torch_transformer.db")
+    p.add_argument("--batch", type=int, default=8)
+    p.add_argument("--seq", type=int, default=512)
+    p.add_argument("--dim", type=int, default=1024)
+    p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--time", default="120", help="cutune run's --time per run (seconds)")
+    p.add_argument("--no-tune", action="store_true", help="skip recording and tuning")
+    p.add_argument("--train", action="store_true", help="time forward and backward")
+    p.add_argument("--no-bias", action="store_true",
+                   help="Linear layers without bias (cutune's kernels have no bias epilogue: "
+                        "with one, use() adds it in a kernel of its own)")
+    a = p.parse_args()
+    if not torch.cuda.is_available():
+        raise SystemExit("torch_transformer: needs a CUDA device")
+    torch.manual_seed(0)
+    model = Transformer(a.dim, layers=a.layers, bias=not a.no_bias).cuda().to(torch.bfloat16)
+    x = torch.randn(a.batch, a.seq, a.dim, device="cuda", dtype=torch.bfloat16,
+                    requires_grad=a.train)
+
+    def step():
+        y = model(x)
+        if a.train:
+            y.float().square().mean().backward()
+        return y
+
+    if not a.no_tune:
+        with cutune.record(db=a.db):
+            step()
+        print("GEMMs of one step (recorded as pending requests in %s):" % a.db)
+        for r in cutune.recorded():
+            print("  %-22s calls %-3d %s" % (r["size"], r["calls"], r["match"]))
+        t0 = time.time()
+        cutune.tune(db=a.db, device=0, args=["--time", a.time])
+        print("tuned in %.0f s" % (time.time() - t0))
+
+    print("\nper shape (ms; torch = its cuBLAS/cuBLASLt):")
+    print("  %-22s %9s %9s %8s" % ("size", "torch", "cutune", "speed-up"))
+    with cutune.record(db=a.db):  # the shapes again, to time each alone
+        with torch.no_grad():
+            model(x.detach())
+    h = cutune.open(a.db)
+    for r in cutune.recorded():
+        m, n, k = r["M"], r["N"], r["K"]
+        if r["dtype"] != "bf16":
+            continue
+        xa = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        b = w.t() if r["layout"] == "nt" else w.t().contiguous()
+        t_torch = cuda_time(lambda: xa @ b)
+        if not h.lookup("matmul", r["size"], device=0):
+            print("  %-22s %9.4f %9s" % (r["size"], t_torch, "untuned"))
+            continue
+        t_cut = cuda_time(lambda: h.matmul(xa, b, dtype="bf16"))
+        print("  %-22s %9.4f %9.4f %7.3fx" % (r["size"], t_torch, t_cut, t_torch / t_cut))
+    h.close()
+
+    with torch.no_grad() if not a.train else torch.enable_grad():
+        before = cuda_time(step, reps=5)
+        with cutune.use(db=a.db):
+            after = cuda_time(step, reps=5)
+            y = step()
+        ref = step()
+    err = ((y.float() - ref.float()).abs().max() / ref.float().abs().max()).item()
+    print("\nstep (%s, BF16, %d x %d tokens, d=%d, %d blocks):" % (
+        "forward + backward" if a.train else "inference", a.batch, a.seq, a.dim, a.layers))
+    print("  torch alone %.3f ms, with cutune.use() %.3f ms: %.3fx; max relative difference "
+          "%.2g" % (before, after, before / after, err))
+
+
+if __name__ == "__main__":
+    main()

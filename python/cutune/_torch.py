@@ -1,0 +1,391 @@
+"""cutune inside PyTorch (imported on first use of these names from the cutune package):
+
+    cutune.matmul_op(a, b)            # torch.ops.cutune.matmul: a torch.library custom op
+                                      # with a fake implementation, so torch.compile
+                                      # (fullgraph=True) traces it without a graph break
+    with cutune.use():                # F.linear, torch.matmul, torch.mm and @ go through
+        y = model(x)                  # cutune's tuned kernel where one is tuned for that
+                                      # shape, element type and layout, else through torch
+    with cutune.record():             # the GEMMs the model meets (shape, dtype, layout) are
+        model(x)                      # written to the database as pending requests
+    cutune.recorded()                 # which: a list of dicts
+    cutune.tune()                     # cutune run matmul --pending --device all
+
+Precisions: float32 as "fp32", or "tf32" where torch.backends.cuda.matmul.allow_tf32 is
+set; float16 "fp16"; bfloat16 "bf16". Layouts: "nn" (b is K x N, contiguous) and "nt" (b is
+the transpose of a contiguous N x K tensor, as W.t() in F.linear(x, W)).
+"""
+import ctypes
+import os
+import subprocess
+import threading
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from . import _lib
+
+_KINDS = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}
+_tls = threading.local()
+
+
+def _handle():
+    from . import _default_handle
+    return _default_handle()
+
+
+def _kind_of(a, dtype):
+    """The cutune element type for tensor a and the dtype asked for ("" = from a)."""
+    if dtype and _KINDS.get(a.dtype) == dtype:
+        return dtype
+    kind = _KINDS.get(a.dtype)
+    if kind is None:
+        raise TypeError("cutune.matmul: no tuned kernel takes %s tensors: cutune's matmul takes "
+                        "float32 (fp32, tf32), float16 or bfloat16" % a.dtype)
+    if not dtype:
+        if kind == "fp32" and torch.backends.cuda.matmul.allow_tf32:
+            return "tf32"
+        return kind
+    if dtype != kind and not (dtype == "tf32" and kind == "fp32"):
+        raise ValueError("cutune.matmul: dtype=%r does not fit %s tensors (float32 takes 'fp32' "
+                         "or 'tf32')" % (dtype, a.dtype))
+    return dtype
+
+
+def _layout_of(b):
+    """"nn" for a contiguous K x N b, "nt" for the transpose of a contiguous N x K one, else
+    None."""
+    if b.is_contiguous():
+        return "nn"
+    K, N = b.shape
+    if b.stride(0) == 1 and b.stride(1) == K:
+        return "nt"
+    return None
+
+
+def _check(a, b, dtype):
+    """Everything about a and b that cutune needs, checked before anything is launched: the
+    element type name, the layout and (M, N, K). Raises TypeError or ValueError."""
+    # the common case in few calls (a per-call cost: bench/torch_overhead.py)
+    if (a.is_cuda and b.is_cuda and a.dim() == 2 and b.dim() == 2 and a.dtype == b.dtype
+            and a.get_device() == b.get_device() and a.is_contiguous()):
+        M, K = a.shape
+        K2, N = b.shape
+        layout = "nn" if b.is_contiguous() else _layout_of(b)
+        if K == K2 and layout and M and N and K:
+            return _kind_of(a, dtype), layout, M, N, K
+    if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
+        raise TypeError("cutune.matmul: needs two torch tensors; got %s and %s"
+                        % (type(a).__name__, type(b).__name__))
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError("cutune.matmul: needs 2-D tensors with a.shape[1] == b.shape[0]; got %s "
+                         "and %s" % (tuple(a.shape), tuple(b.shape)))
+    if a.dtype != b.dtype:
+        raise TypeError("cutune.matmul: a and b have different dtypes (%s and %s)"
+                        % (a.dtype, b.dtype))
+    kind = _kind_of(a, dtype)
+    for name, t in (("a", a), ("b", b)):
+        if t.device.type not in ("cuda", "meta"):
+            raise ValueError("cutune.matmul: %s is on %s, not on a CUDA device; move it there "
+                             "first (t.cuda())" % (name, t.device))
+    if a.device != b.device:
+        raise ValueError("cutune.matmul: a is on %s and b on %s; put both on one device"
+                         % (a.device, b.device))
+    if not a.is_contiguous():
+        raise ValueError("cutune.matmul: a (shape %s, strides %s) is not contiguous; pass "
+                         "a.contiguous()" % (tuple(a.shape), a.stride()))
+    layout = _layout_of(b)
+    if layout is None:
+        raise ValueError("cutune.matmul: b (shape %s, strides %s) is neither contiguous nor the "
+                         "transpose of a contiguous tensor; pass b.contiguous()"
+                         % (tuple(b.shape), b.stride()))
+    M, K = a.shape
+    N = b.shape[1]
+    if M == 0 or N == 0 or K == 0:
+        raise ValueError("cutune.matmul: empty matrices (%d x %d times %d x %d)" % (M, K, K, N))
+    return kind, layout, M, N, K
+
+
+class _Call:
+    """The per-thread state of the launch path, made once: the C function, an error record
+    and its pointer, so that a call allocates nothing but its output."""
+    __slots__ = ("fn", "h", "err", "err_ref", "stream")
+
+    def __init__(self, h):
+        self.fn = _lib.lib().cutune_gemm_on
+        self.h = h._handle()
+        self.err = _lib.Error()
+        self.err_ref = ctypes.byref(self.err)
+        self.stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
+def _call(handle=None):
+    """The launch state of this thread for `handle` (None: the default database's)."""
+    calls = getattr(_tls, "calls", None)
+    if calls is None:
+        calls = _tls.calls = {}
+    c = calls.get(handle)
+    if c is None or not c.h.value:  # first call, or the handle was closed
+        c = calls[handle] = _Call(handle or _handle())
+    return c
+
+
+_DTYPE_CODES = _lib.DTYPES
+_LAYOUT_CODES = _lib.LAYOUTS
+
+
+def _launch(a, b, kind, layout, M, N, K, handle=None):
+    c = _call(handle)
+    out = a.new_empty((M, N))
+    dev = a.get_device()
+    stream = c.stream(dev) if c.stream else torch.cuda.current_stream(dev).cuda_stream
+    rc = c.fn(c.h, dev, _DTYPE_CODES[kind], _LAYOUT_CODES[layout], a.data_ptr(), b.data_ptr(),
+              out.data_ptr(), M, N, K, stream, None, c.err_ref)
+    if rc:
+        from . import _raise
+        _raise(rc, c.err)
+    return out
+
+
+@torch.library.custom_op("cutune::matmul", mutates_args=())
+def matmul_op(a: torch.Tensor, b: torch.Tensor, dtype: str = "") -> torch.Tensor:
+    """a @ b with cutune's best tuned kernel for this shape, element type and layout on a's
+    CUDA device, on the current stream. dtype: "" (from the tensors; float32 is "tf32" where
+    torch.backends.cuda.matmul.allow_tf32 is set), "fp32", "tf32", "fp16" or "bf16". Raises
+    TypeError / ValueError for tensors it cannot take (on the CPU, on two devices, not
+    contiguous, of another dtype) and cutune.NotFoundError where nothing is tuned; in neither
+    case is anything launched."""
+    kind, layout, M, N, K = _check(a, b, dtype)
+    return _launch(a, b, kind, layout, M, N, K)
+
+
+@matmul_op.register_fake
+def _matmul_fake(a, b, dtype=""):
+    _check(a, b, dtype)
+    return a.new_empty((a.shape[0], b.shape[1]))
+
+
+def _save(ctx, inputs, output):
+    a, b, _ = inputs
+    ctx.save_for_backward(a, b)
+
+
+def _backward(ctx, grad):
+    # the gradients through torch's own GEMMs: what cutune tunes is the forward's shapes
+    a, b = ctx.saved_tensors
+    return grad @ b.t(), a.t() @ grad, None
+
+
+matmul_op.register_autograd(_backward, setup_context=_save)
+
+
+def matmul_fast(a, b, dtype="", handle=None):
+    """torch.ops.cutune.matmul(a, b, dtype) without PyTorch's dispatcher where it is not
+    needed: in eager mode with no gradient to record the op's own function is called
+    directly, which saves the dispatcher's cost of a Python custom op on every call; under
+    torch.compile, or where autograd must see the op, the op itself (which launches from
+    the default database). handle: a cutune Handle (None: the default database's)."""
+    if (_is_compiling() or (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad))):
+        return torch.ops.cutune.matmul(a, b, dtype)
+    kind, layout, M, N, K = _check(a, b, dtype)
+    return _launch(a, b, kind, layout, M, N, K, handle)
+
+
+_is_compiling = torch.compiler.is_compiling
+
+
+# ---- routing F.linear and torch.matmul ---------------------------------------------------
+_LINEAR = {torch.nn.functional.linear, torch._C._nn.linear}
+_MATMUL = {torch.matmul, torch.mm, torch.Tensor.__matmul__, torch.Tensor.matmul,
+           torch.Tensor.mm}
+
+
+def _gemm_of(func, args, kwargs):
+    """(a2d, b, bias, out_shape) for a call cutune can take, else None: F.linear(x, W, bias)
+    with x of any rank (..., K) and W (N, K); matmul/mm/@ of (..., K) by a 2-D (K, N)."""
+    if func in _LINEAR:
+        x = args[0] if args else kwargs.get("input")
+        w = args[1] if len(args) > 1 else kwargs.get("weight")
+        bias = args[2] if len(args) > 2 else kwargs.get("bias")
+        if not isinstance(x, torch.Tensor) or not isinstance(w, torch.Tensor) or w.dim() != 2:
+            return None
+        b = w.t()
+    elif func in _MATMUL and len(args) == 2 and not kwargs:
+        x, b = args
+        bias = None
+        if not isinstance(x, torch.Tensor) or not isinstance(b, torch.Tensor) or b.dim() != 2:
+            return None
+    else:
+        return None
+    if x.dim() < 2 or x.shape[-1] != b.shape[0] or not x.is_contiguous():
+        return None
+    return x.reshape(-1, x.shape[-1]), b, bias, tuple(x.shape[:-1]) + (b.shape[1],)
+
+
+class _Mode(TorchFunctionMode):
+    """Sees every torch function of the region: GEMMs go to cutune (use) and are written down
+    (record)."""
+
+    def __init__(self, route, recorder, db, device):
+        super().__init__()
+        self.route, self.recorder = route, recorder
+        self.db, self.device = db, device
+        self.decided = {}  # (M, N, K, kind, layout, device) -> True: cutune has a config
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func not in _LINEAR and func not in _MATMUL:
+            return func(*args, **kwargs)
+        g = _gemm_of(func, args, kwargs)
+        if g is None:
+            return func(*args, **kwargs)
+        a, b, bias, shape = g
+        kind = _KINDS.get(a.dtype)
+        layout = _layout_of(b) if kind and a.dtype == b.dtype else None
+        if layout is None:
+            return func(*args, **kwargs)
+        if kind == "fp32" and torch.backends.cuda.matmul.allow_tf32:
+            kind = "tf32"
+        M, K = a.shape
+        N = b.shape[1]
+        if self.recorder is not None:
+            self.recorder.add(M, N, K, kind, layout, a.device)
+        if not self.route or a.device.type != "cuda" or b.device != a.device or 0 in (M, N, K):
+            return func(*args, **kwargs)
+        if not self._tuned(M, N, K, kind, layout, a.device):
+            return func(*args, **kwargs)
+        out = matmul_fast(a, b, kind, self.db).reshape(shape)
+        if bias is None:
+            return out
+        # cutune's kernels have no bias epilogue (torch's cuBLASLt fuses it): one more
+        # kernel, in place where autograd does not need the product
+        return out + bias if out.requires_grad else out.add_(bias)
+
+    def _tuned(self, M, N, K, kind, layout, device):
+        key = (M, N, K, kind, layout, device.index)
+        hit = self.decided.get(key)
+        if hit is None:
+            if torch.compiler.is_compiling():
+                return False  # decided in eager runs only; a compiled region keeps torch's
+            if torch.cuda.is_current_stream_capturing():
+                return False  # the first launch may compile and load a kernel: not in a graph
+            size = "%dx%dx%d-%s-%s" % (M, N, K, kind, layout)
+            h = _handle() if self.db is None else self.db
+            hit = self.decided[key] = bool(h.lookup("matmul", size, device=device.index or 0))
+        return hit
+
+
+class _Recorder:
+    """The GEMMs met: (M, N, K, kind, layout) -> calls, and the device each was on."""
+
+    def __init__(self, handle, device):
+        self.handle, self.device = handle, device
+        self.seen = {}
+        self.mu = threading.Lock()
+
+    def add(self, M, N, K, kind, layout, dev):
+        if torch.compiler.is_compiling():
+            raise RuntimeError(
+                "cutune.record(): cannot record inside torch.compile: a compiled region calls no "
+                "Python per GEMM. Run the model eagerly once inside cutune.record() (before "
+                "compiling it, or with torch.compiler.disable), then compile it")
+        target = self.device
+        if target is None:
+            if dev.type != "cuda":
+                raise ValueError(
+                    "cutune.record(): a %dx%dx%d GEMM ran on %s; record on the GPU the kernels "
+                    "are for, or name it: cutune.record(device='H100') (a name or UUID in the "
+                    "database)" % (M, N, K, dev))
+            target = dev.index if dev.index is not None else torch.cuda.current_device()
+        key = (M, N, K, kind, layout, target)
+        with self.mu:
+            self.seen[key] = self.seen.get(key, 0) + 1
+
+    def write(self):
+        """Each shape once into the database's requests (a lookup records a miss as pending),
+        returning the list of dicts that recorded() shows."""
+        rows = []
+        for (M, N, K, kind, layout, target), calls in sorted(self.seen.items(), key=str):
+            size = "%dx%dx%d-%s-%s" % (M, N, K, kind, layout)
+            r = self.handle.lookup("matmul", size, device=target)
+            rows.append({"op": "matmul", "size": r.size or size, "M": M, "N": N, "K": K, "dtype": kind,
+                         "layout": layout, "device": target, "calls": calls, "match": r.match,
+                         "pending": r.match != "exact" and r.recorded})
+        return rows
+
+
+_recorded = []
+
+
+class _Region:
+    def __init__(self, route, record, db, device):
+        self.route, self.record, self.db, self.device = route, record, db, device
+        self.mode = None
+
+    def __enter__(self):
+        from . import Handle
+        h = None
+        if self.db is not None:
+            h = self.db if isinstance(self.db, Handle) else Handle(self.db)
+        rec = _Recorder(h or _handle(), self.device) if self.record else None
+        self.mode = _Mode(self.route, rec, h, self.device)
+        self.mode.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.mode.__exit__(*exc)
+        rec = self.mode.recorder
+        if rec is not None and exc[0] is None:
+            rows = rec.write()
+            self.rows = rows
+            _recorded[:] = rows
+        return False
+
+    def recorded(self):
+        return list(getattr(self, "rows", []))
+
+
+def use(db=None):
+    """A region in which F.linear (nn.Linear), torch.matmul, torch.mm and @ run cutune's tuned
+    kernel where the database has one for that shape, element type and layout on the tensors'
+    GPU, and torch's own where it has none (or the tensors are on the CPU, of another dtype,
+    not contiguous, batched on both sides). db: a path or a cutune Handle (default: the
+    default database). Under torch.compile and CUDA graph capture, shapes first met there keep
+    torch's kernel; run the model eagerly once inside use() first."""
+    return _Region(True, False, db, None)
+
+
+def record(db=None, device=None, route=False):
+    """A region whose GEMMs (shape, element type, layout) are written to the database as
+    pending requests when it ends, for cutune.tune() (cutune run matmul --pending). device:
+    the GPU to tune for when the model runs on the CPU (a name or UUID in the database);
+    otherwise each GEMM's own CUDA device. route=True also routes them as use() does.
+    cutune.recorded() lists them. Under torch.compile it raises (run the model eagerly);
+    under CUDA graph capture it records as the graph is captured, never at replays."""
+    return _Region(route, True, db, device)
+
+
+def recorded():
+    """The GEMMs the last record() region met: dicts of op, size (as the database keeps it:
+    "MxNxK-bf16-nt"; the default layout nn is not written), M, N, K,
+    dtype, layout, device, calls, match (what the database answered) and pending."""
+    return list(_recorded)
+
+
+def tune(db=None, device="all", args=(), check=True):
+    """Tune what record() wrote: runs `cutune run matmul --pending --device DEVICE` (the
+    package's cutune command, else $CUTUNE_EXE or cutune on PATH) with its output shown, and
+    returns its exit status (raising CalledProcessError on failure when check)."""
+    exe = os.environ.get("CUTUNE_EXE")
+    if not exe:
+        bundled = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib", "cutune")
+        exe = bundled if os.access(bundled, os.X_OK) else "cutune"
+    cmd = [exe, "run", "matmul", "--pending", "--device", str(device)]
+    if db is not None:
+        cmd += ["--db", str(db)]
+    cmd += list(args)
+    _lib.export_python_site()
+    rc = subprocess.call(cmd)
+    if check and rc:
+        raise subprocess.CalledProcessError(rc, cmd)
+    return rc

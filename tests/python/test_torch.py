@@ -1,0 +1,196 @@
+"""cutune's PyTorch side without a GPU (python/cutune/_torch.py): the cutune::matmul custom op
+traced by torch.compile(fullgraph=True) through its fake implementation (on meta tensors),
+the bad input it refuses before launching anything, use() leaving what it cannot take to
+torch, and record() writing a model's GEMMs (shape, dtype, layout) as pending requests.
+Skipped without PyTorch."""
+import sqlite3
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import cutune  # noqa: E402
+
+matmul_op = cutune.matmul_op  # imports cutune._torch, which registers torch.ops.cutune.matmul
+
+F = torch.nn.functional
+
+
+def pending(path):
+    con = sqlite3.connect(path)
+    rows = con.execute("SELECT size, status, count FROM requests WHERE op = 'matmul'"
+                       " ORDER BY size").fetchall()
+    con.close()
+    return rows
+
+
+def meta(*shape, dtype=torch.bfloat16):
+    return torch.empty(*shape, device="meta", dtype=dtype)
+
+
+def test_op_is_registered():
+    assert torch.ops.cutune.matmul is not None
+    assert cutune.matmul_op is not None
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager"])
+def test_fullgraph_compile_traces_the_op(backend):
+    graphs = []
+
+    def capture(gm, example_inputs):
+        graphs.append(gm)
+        from torch._dynamo.backends.registry import lookup_backend
+        return lookup_backend(backend)(gm, example_inputs)
+
+    def block(x, w1, w2):
+        h = torch.relu(torch.ops.cutune.matmul(x, w1.t(), "bf16"))  # F.linear's nt layout
+        return cutune.matmul_op(h, w2, "")                           # nn
+
+    fn = torch.compile(block, fullgraph=True, backend=capture)
+    y = fn(meta(64, 128), meta(256, 128), meta(256, 32))
+    assert y.shape == (64, 32) and y.dtype == torch.bfloat16
+    assert len(graphs) == 1  # fullgraph: one graph, no break
+    assert str(graphs[0].code).count("torch.ops.cutune.matmul") == 2
+
+
+def test_op_has_a_gradient():
+    a = meta(16, 32, dtype=torch.float32).requires_grad_()
+    w = meta(8, 32, dtype=torch.float32).requires_grad_()
+    y = cutune.matmul_op(a, w.t(), "fp32")
+    y.sum().backward()
+    assert a.grad.shape == a.shape and w.grad.shape == w.shape
+
+
+def test_fake_checks_shapes_and_dtypes():
+    with pytest.raises(ValueError, match="a.shape\\[1\\] == b.shape\\[0\\]"):
+        cutune.matmul_op(meta(4, 8), meta(4, 8))
+    with pytest.raises(ValueError, match="does not fit"):
+        cutune.matmul_op(meta(4, 8), meta(8, 4), "fp16")
+
+
+@pytest.mark.parametrize("dtype,kind", [(torch.float32, "fp32"), (torch.float16, "fp16"),
+                                        (torch.bfloat16, "bf16")])
+def test_every_precision_traces(dtype, kind):
+    y = cutune.matmul_op(meta(16, 32, dtype=dtype), meta(32, 8, dtype=dtype), kind)
+    assert y.shape == (16, 8) and y.dtype == dtype
+    if dtype == torch.float32:
+        assert cutune.matmul_op(meta(16, 32, dtype=dtype), meta(8, 32, dtype=dtype).t(),
+                                "tf32").shape == (16, 8)
+
+
+def test_bad_input_is_refused_before_any_launch():
+    a = torch.ones(4, 8)
+    with pytest.raises(ValueError, match="is on cpu, not on a CUDA device"):
+        cutune.matmul_op(a, torch.ones(8, 4))
+    with pytest.raises(TypeError, match="no tuned kernel takes torch.float64"):
+        cutune.matmul_op(a.double(), torch.ones(8, 4).double())
+    with pytest.raises(TypeError, match="no tuned kernel takes torch.int32"):
+        cutune.matmul_op(meta(4, 8, dtype=torch.int32), meta(8, 4, dtype=torch.int32))
+    with pytest.raises(ValueError, match="a .* is not contiguous"):
+        cutune.matmul_op(meta(8, 4).t(), meta(8, 4))
+    with pytest.raises(ValueError, match="b .* is neither contiguous nor the transpose"):
+        cutune.matmul_op(meta(4, 8), meta(8, 8)[:, ::2])
+    with pytest.raises(TypeError, match="different dtypes"):
+        cutune.matmul_op(meta(4, 8), meta(8, 4, dtype=torch.float16))
+    with pytest.raises(ValueError, match="is on meta and b on cpu|is on cpu"):
+        cutune.matmul_op(meta(4, 8), torch.ones(8, 4, dtype=torch.bfloat16))
+
+
+def test_use_leaves_the_cpu_to_torch(fixture_path):
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(32, 16)
+    x = torch.randn(3, 5, 32)
+    want = lin(x)
+    with cutune.use(db=fixture_path):
+        got = lin(x)
+        got2 = torch.matmul(x, lin.weight.t())
+        got3 = x.reshape(-1, 32) @ lin.weight.t()
+    assert torch.equal(got, want)
+    assert torch.allclose(got2, x @ lin.weight.t())
+    assert got3.shape == (15, 16)
+
+
+def test_fullgraph_compile_inside_use(fixture_path):
+    """The mode that use() enters is traced by Dynamo with no graph break: a shape not
+    decided eagerly keeps torch's kernel inside the compiled region."""
+    lin = torch.nn.Linear(16, 8)
+    x = torch.randn(4, 16)
+    f = torch.compile(lambda x: torch.relu(lin(x)) @ torch.ones(8, 2), fullgraph=True,
+                      backend="eager")
+    with cutune.use(db=fixture_path):
+        y = f(x)
+    assert torch.allclose(y, torch.relu(lin(x)) @ torch.ones(8, 2))
+
+
+class TinyMLP(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = torch.nn.Linear(64, 256, bias=False)
+        self.down = torch.nn.Linear(256, 64)
+
+    def forward(self, x):
+        h = F.gelu(self.up(x))
+        return self.down(h) + x @ torch.eye(64, dtype=x.dtype)  # one nn GEMM too
+
+
+def test_record_writes_the_models_gemms_as_pending_requests(fixture_path):
+    model = TinyMLP().to(torch.bfloat16)
+    x = torch.randn(2, 8, 64, dtype=torch.bfloat16)
+    with cutune.record(db=fixture_path, device="h100") as region:
+        model(x)
+        model(x)
+    rows = cutune.recorded()
+    assert rows == region.recorded()
+    sizes = {r["size"]: r for r in rows}
+    # F.linear(x, W) is x @ W^T: layout nt; M is the flattened batch, 2 x 8; the database
+    # writes the default layout, nn, as no suffix
+    assert set(sizes) == {"16x256x64-bf16-nt", "16x64x256-bf16-nt", "16x64x64-bf16"}
+    assert sizes["16x64x64-bf16"]["layout"] == "nn"
+    assert all(r["calls"] == 2 and r["match"] == "miss" and r["pending"] for r in rows)
+    assert [(s, st) for s, st, _ in pending(fixture_path)] == [
+        ("16x256x64-bf16-nt", "pending"), ("16x64x256-bf16-nt", "pending"),
+        ("16x64x64-bf16", "pending")]
+
+
+def test_record_float32_follows_the_tf32_switch(fixture_path):
+    lin = torch.nn.Linear(16, 8, bias=False)
+    old = torch.backends.cuda.matmul.allow_tf32
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = True
+        with cutune.record(db=fixture_path, device="h100"):
+            lin(torch.randn(4, 16))
+        assert [r["size"] for r in cutune.recorded()] == ["4x8x16-tf32-nt"]
+        torch.backends.cuda.matmul.allow_tf32 = False
+        with cutune.record(db=fixture_path, device="h100"):
+            lin(torch.randn(4, 16))
+        assert [r["size"] for r in cutune.recorded()] == ["4x8x16-nt"]  # fp32: no suffix
+        assert cutune.recorded()[0]["dtype"] == "fp32"
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = old
+
+
+def test_record_on_the_cpu_needs_a_device(fixture_path):
+    with pytest.raises(ValueError, match="name it: cutune.record\\(device="):
+        with cutune.record(db=fixture_path):
+            torch.nn.Linear(8, 8)(torch.randn(2, 8))
+
+
+def test_record_under_compile_says_it_cannot(fixture_path):
+    lin = torch.nn.Linear(8, 8)
+    fn = torch.compile(lambda x: lin(x), backend="eager", fullgraph=True)
+    with pytest.raises(Exception, match="cannot record inside torch.compile"):
+        with cutune.record(db=fixture_path, device="h100"):
+            fn(torch.randn(2, 8))
+
+
+def test_tune_runs_cutune_run_pending(tmp_path, monkeypatch):
+    log = tmp_path / "argv"
+    fake = tmp_path / "cutune"
+    fake.write_text("#!/bin/sh\necho \"$@\" > %s\nexit 3\n" % log)
+    fake.chmod(0o755)
+    monkeypatch.setenv("CUTUNE_EXE", str(fake))
+    assert cutune.tune(db="x.db", device=0, check=False) == 3
+    assert log.read_text().split() == ["run", "matmul", "--pending", "--device", "0", "--db",
+                                       "x.db"]
+    import subprocess
+    with pytest.raises(subprocess.CalledProcessError):
+        cutune.tune()

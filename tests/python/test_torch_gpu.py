@@ -1,0 +1,141 @@
+"""cutune's PyTorch side on a GPU (python/cutune/_torch.py): torch.ops.cutune.matmul in every
+precision and both layouts against torch, F.linear and @ routed through cutune inside
+cutune.use() only where a config is tuned, torch.compile(fullgraph=True) of a model calling
+the op, record() then the recorded shapes tuned, and the bad input refused before a launch.
+Skipped without PyTorch and a CUDA device (run.py gpu exits 77). A fixture tunes a few
+shapes with `cutune run` into a database of its own first (CUTUNE_EXE, else the command the
+wheel carries)."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA device", allow_module_level=True)
+
+import cutune  # noqa: E402
+
+F = torch.nn.functional
+M, N, K = 256, 512, 384
+# (torch dtype, cutune dtype, layout, variant that tunes it)
+CASES = [(torch.bfloat16, "bf16", "nt", "matmul_mma"), (torch.float16, "fp16", "nn", "matmul_mma"),
+         (torch.float32, "tf32", "nt", "matmul_tf32"), (torch.float32, "fp32", "nn", "matmul_tiled")]
+TOL = {"bf16": 2e-2, "fp16": 5e-3, "tf32": 5e-3, "fp32": 1e-4}
+
+
+def cutune_cmd():
+    exe = os.environ.get("CUTUNE_EXE")
+    return [exe] if exe else [sys.executable, "-m", "cutune"]
+
+
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory):
+    db = str(tmp_path_factory.mktemp("torch_gpu") / "tuned.db")
+    for _, kind, layout, variant in CASES:
+        subprocess.run(cutune_cmd() + ["run", "matmul", "--device", "0", "--variant", variant,
+                                       "--size", "%dx%dx%d" % (M, N, K), "--dtype", kind,
+                                       "--layout", layout, "--budget", "12", "--db", db],
+                       check=True, timeout=600)
+    return db
+
+
+@pytest.fixture
+def default_db(tuned, monkeypatch):
+    """The package's default handle on the tuned database."""
+    monkeypatch.setenv("CUTUNE_DB", tuned)
+    import cutune as c
+    if c._default is not None:
+        c._default.close()
+    c._default = None
+    c._torch._tls.__dict__.clear()
+    yield tuned
+    if c._default is not None:
+        c._default.close()
+    c._default = None
+    c._torch._tls.__dict__.clear()
+
+
+def operands(dtype, layout):
+    g = torch.Generator(device="cuda").manual_seed(7)
+    a = torch.rand((M, K), device="cuda", generator=g, dtype=torch.float32).to(dtype) - 0.5
+    w = torch.rand((N, K), device="cuda", generator=g, dtype=torch.float32).to(dtype) - 0.5
+    b = w.t() if layout == "nt" else w.t().contiguous()
+    return a, b
+
+
+def ref(a, b):
+    return (a.double() @ b.double())
+
+
+@pytest.mark.parametrize("dtype,kind,layout,variant", CASES)
+def test_op_in_every_precision(default_db, dtype, kind, layout, variant):
+    a, b = operands(dtype, layout)
+    old = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = kind == "tf32"
+    try:
+        c = torch.ops.cutune.matmul(a, b, "")
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = old
+    torch.cuda.synchronize()
+    assert c.shape == (M, N) and c.dtype == dtype
+    err = ((c.double() - ref(a, b)).abs().max() / ref(a, b).abs().max()).item()
+    assert err < TOL[kind], (kind, layout, err)
+
+
+def test_linear_routes_through_cutune_only_where_tuned(default_db, monkeypatch):
+    from cutune import _torch
+    launched = []
+    real = _torch._launch
+    monkeypatch.setattr(_torch, "_launch", lambda *a: launched.append(a[2:7]) or real(*a))
+    lin = torch.nn.Linear(K, N, device="cuda", dtype=torch.bfloat16)
+    x = torch.randn(2, M // 2, K, device="cuda", dtype=torch.bfloat16)
+    want = lin(x)
+    with cutune.use():
+        got = lin(x)                          # M x N x K bf16 nt: tuned
+        other = lin(x[:, :3].contiguous())    # 6 x N x K: not tuned, torch's
+    torch.cuda.synchronize()
+    assert launched == [("bf16", "nt", M, N, K)]
+    torch.testing.assert_close(got, want, rtol=2e-2, atol=2e-2)
+    torch.testing.assert_close(other, lin(x[:, :3].contiguous()))
+
+
+def test_fullgraph_compile_runs_the_op(default_db):
+    w = torch.randn(N, K, device="cuda", dtype=torch.bfloat16)
+
+    def f(x):
+        return torch.relu(torch.ops.cutune.matmul(x, w.t(), "bf16")) * 2
+
+    x = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+    got = torch.compile(f, fullgraph=True)(x)
+    torch.testing.assert_close(got, torch.relu(x @ w.t()) * 2, rtol=2e-2, atol=2e-2)
+
+
+def test_record_then_tune_then_use(tmp_path):
+    db = str(tmp_path / "record.db")
+    lin = torch.nn.Linear(256, 128, bias=False, device="cuda", dtype=torch.bfloat16)
+    x = torch.randn(64, 256, device="cuda", dtype=torch.bfloat16)
+    with cutune.record(db=db):
+        lin(x)
+    assert [r["size"] for r in cutune.recorded()] == ["64x128x256-bf16-nt"]
+    assert cutune.recorded()[0]["pending"]
+    cutune.tune(db=db, device=0, args=["--variant", "matmul_mma", "--budget", "8"])
+    with cutune.open(db) as h:
+        assert h.lookup("matmul", "64x128x256-bf16-nt", device=0).match == "exact"
+
+
+def test_bad_input_raises_before_a_launch(default_db):
+    a, b = operands(torch.bfloat16, "nn")
+    with pytest.raises(ValueError, match="on cpu"):
+        cutune.matmul_op(a.cpu(), b.cpu())
+    with pytest.raises(ValueError, match="not contiguous"):
+        cutune.matmul_op(a.t().contiguous().t(), b)
+    with pytest.raises(TypeError, match="float64"):
+        cutune.matmul_op(a.double(), b.double())
+    if torch.cuda.device_count() > 1:
+        with pytest.raises(ValueError, match="put both on one device"):
+            cutune.matmul_op(a, b.to("cuda:1"))
+    with pytest.raises(cutune.NotFoundError):  # fp16 nt at another shape: nothing tuned
+        cutune.matmul_op(torch.ones(8, 8, device="cuda", dtype=torch.float16),
+                         torch.ones(8, 8, device="cuda", dtype=torch.float16).t())
