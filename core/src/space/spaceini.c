@@ -20,8 +20,8 @@
  *   default = 1024x1024x1024, 2048x2048x2048           ; repeating the key appends
  *
  * An indented line continues the previous key: long value lists, constraints and problem
- * lists can be spread over several lines. The lines come from ini_lines.c, which says why
- * cutune reads them itself; the parameters are space_params.c's. Every error reads
+ * lists can be spread over several lines. The lines come from ini_lines.c (inih, and what
+ * it does not give); the parameters are space_params.c's. Every error reads
  * "<path>:<line>: <what>; <how to fix>". Constraints are compiled once the whole file is
  * read, so that they may come before the parameters they use. */
 #include <ctype.h>
@@ -378,29 +378,30 @@ static int finish(Ctx *c)
     return compile_constraints(c);
 }
 
+static int on_section(void *user, const char *name, int line)
+{
+    Ctx *c = user;
+    c->lineno = line;
+    return section_start(c, name);
+}
+
+static int on_key(void *user, const char *key, const char *value, int line, int cont)
+{
+    Ctx *c = user;
+    c->lineno = line;
+    return handle_key(c, key, value, cont);
+}
+
 /* Every line of f, then what only the whole file can tell. */
 static void read_space(Ctx *c, FILE *f)
 {
-    CutuneIniReader *r = malloc(sizeof *r);
-    if (!r) {
-        space_fail(c, 0, CUTUNE_ERR_NOMEM, "out of memory");
-        return;
-    }
-    cutune_ini_init(r, f);
-    CutuneIniLine l;
-    int line = 0, rc;
+    const CutuneIniEvents ev = {c, on_section, on_key};
+    int line = 0, last = 0;
     char why[256];
-    while (!c->failed && (rc = cutune_ini_next(r, &l, &line, why, sizeof why)) == 1) {
-        c->lineno = l.line;
-        if (l.kind == CUTUNE_INI_SECTION)
-            section_start(c, l.name);
-        else
-            handle_key(c, l.name, l.value, l.kind == CUTUNE_INI_CONTINUATION);
-    }
+    int rc = cutune_ini_read(f, &ev, &line, &last, why, sizeof why);
     if (!c->failed && rc < 0)
         space_fail(c, line, rc, "%s", why);
-    c->lineno = r->lineno;
-    free(r);
+    c->lineno = last;
     if (!c->failed)
         finish(c);
 }
