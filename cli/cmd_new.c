@@ -35,7 +35,7 @@ static const char help[] =
 /* Your variants folder: first on the space path after CUTUNE_SPACE_PATH. */
 static int user_dir(char *buf, size_t len)
 {
-    return cutune_xdg_path(CUTUNE_XDG_DATA, "tuning_spaces", buf, len) == 0 ? 0 : -1;
+    return cutune_xdg_path(NULL, CUTUNE_XDG_DATA, "tuning_spaces", buf, len) == 0 ? 0 : -1;
 }
 
 static char *read_file(const char *path)

@@ -267,13 +267,17 @@ static void xdg_paths(void)
     setenv("XDG_DATA_HOME", "/xdg/data", 1);
     setenv("XDG_CACHE_HOME", "relative/cache", 1);
     unsetenv("CUTUNE_CACHE_DIR");
-    CHECK_EQ_INT(cutune_xdg_path(CUTUNE_XDG_DATA, "tuning_spaces", buf, sizeof buf), 0);
+    CHECK_EQ_INT(cutune_xdg_path(NULL, CUTUNE_XDG_DATA, "tuning_spaces", buf, sizeof buf), 0);
     CHECK_MSG(strcmp(buf, "/xdg/data/cutune/tuning_spaces") == 0, "%s", buf);
-    CHECK_EQ_INT(cutune_xdg_path(CUTUNE_XDG_CACHE, "", buf, sizeof buf), 0);
+    CHECK_EQ_INT(cutune_xdg_path(NULL, CUTUNE_XDG_CACHE, "", buf, sizeof buf), 0);
     CHECK_MSG(strcmp(buf, "/home/u/.cache/cutune") == 0, "%s", buf);
     CHECK_EQ_INT(cutune_cache_dir(buf, sizeof buf, NULL), 0);
     CHECK_MSG(strcmp(buf, "/home/u/.cache/cutune") == 0, "%s", buf);
-    CHECK_EQ_INT(cutune_xdg_path(CUTUNE_XDG_DATA, "cutune.db", buf, 12), CUTUNE_ERR_RANGE);
+    CHECK_EQ_INT(cutune_xdg_path(NULL, CUTUNE_XDG_DATA, "cutune.db", buf, 12), CUTUNE_ERR_RANGE);
+    setenv("CUTUNE_CACHE_DIR", "/given/cache", 1);
+    CHECK_EQ_INT(cutune_cache_dir(buf, sizeof buf, NULL), 0);
+    CHECK_MSG(strcmp(buf, "/given/cache") == 0, "%s", buf);
+    unsetenv("CUTUNE_CACHE_DIR");
 
     /* the space path skips a relative XDG_DATA_HOME as the database does */
     setenv("XDG_DATA_HOME", "relative/data", 1);
@@ -289,7 +293,7 @@ static void xdg_paths(void)
     cutune_path_list_free(dirs, n);
 
     unsetenv("HOME");
-    CHECK_EQ_INT(cutune_xdg_path(CUTUNE_XDG_DATA, "", buf, sizeof buf), CUTUNE_ERR_NOT_FOUND);
+    CHECK_EQ_INT(cutune_xdg_path(NULL, CUTUNE_XDG_DATA, "", buf, sizeof buf), CUTUNE_ERR_NOT_FOUND);
     CutuneError e = {0};
     CHECK_EQ_INT(cutune_cache_dir(buf, sizeof buf, &e), CUTUNE_ERR_NOT_FOUND);
     CHECK_STR_CONTAINS(e.msg, "set CUTUNE_CACHE_DIR");

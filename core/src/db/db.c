@@ -489,12 +489,7 @@ int cutune_db_default_path(char *buf, size_t len, CutuneError *err)
 {
     if (!buf || len == 0)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_default_path: no buffer");
-    const char *env = getenv("CUTUNE_DB");
-    int rc = 0;
-    if (env && *env)
-        rc = (size_t)snprintf(buf, len, "%s", env) >= len ? CUTUNE_ERR_RANGE : 0;
-    else
-        rc = cutune_xdg_path(CUTUNE_XDG_DATA, "cutune.db", buf, len);
+    int rc = cutune_xdg_path("CUTUNE_DB", CUTUNE_XDG_DATA, "cutune.db", buf, len);
     if (rc == CUTUNE_ERR_NOT_FOUND)
         return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
                             "no place for the tuning database: HOME is not set; set "

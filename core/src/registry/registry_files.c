@@ -86,7 +86,7 @@ int cutune_space_dirs(char ***dirs, size_t *n, CutuneError *err)
     char libdir[PATH_MAX], dir[PATH_MAX + 256];
     int rc = push_path_list(dirs, n, getenv("CUTUNE_SPACE_PATH"));
     /* the user's own variants, found without any variable (cutune new variant writes here) */
-    if (rc == 0 && cutune_xdg_path(CUTUNE_XDG_DATA, "tuning_spaces", dir, sizeof dir) == 0)
+    if (rc == 0 && cutune_xdg_path(NULL, CUTUNE_XDG_DATA, "tuning_spaces", dir, sizeof dir) == 0)
         rc = push_dir(dirs, n, dir);
     if (rc == 0 && cutune_lib_dir(libdir, sizeof libdir) == 0) {
         static const char *const rel[] = {"../tuning_spaces", /* build tree */

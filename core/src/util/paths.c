@@ -66,15 +66,18 @@ int cutune_lib_dir(char *buf, size_t len)
     return 0;
 }
 
-int cutune_xdg_path(CutuneXdgBase base, const char *sub, char *buf, size_t len)
+int cutune_xdg_path(const char *var, CutuneXdgBase base, const char *sub, char *buf, size_t len)
 {
+    const char *given = var ? getenv(var) : NULL;
     const char *xdg = getenv(base == CUTUNE_XDG_DATA ? "XDG_DATA_HOME" : "XDG_CACHE_HOME");
     const char *home = getenv("HOME");
     const char *sep = sub && *sub ? "/" : "";
     int n;
     if (!sub)
         sub = "";
-    if (xdg && *xdg == '/')
+    if (given && *given)
+        n = snprintf(buf, len, "%s", given);
+    else if (xdg && *xdg == '/')
         n = snprintf(buf, len, "%s/cutune%s%s", xdg, sep, sub);
     else if (home && *home)
         n = snprintf(buf, len, "%s/%s/cutune%s%s", home,
@@ -86,12 +89,7 @@ int cutune_xdg_path(CutuneXdgBase base, const char *sub, char *buf, size_t len)
 
 int cutune_cache_dir(char *buf, size_t len, CutuneError *err)
 {
-    const char *env = getenv("CUTUNE_CACHE_DIR");
-    int rc = 0;
-    if (env && *env)
-        rc = (size_t)snprintf(buf, len, "%s", env) >= len ? CUTUNE_ERR_RANGE : 0;
-    else
-        rc = cutune_xdg_path(CUTUNE_XDG_CACHE, "", buf, len);
+    int rc = cutune_xdg_path("CUTUNE_CACHE_DIR", CUTUNE_XDG_CACHE, "", buf, len);
     if (rc == CUTUNE_ERR_NOT_FOUND)
         return cutune_error(err, rc,
                             "no kernel cache folder: HOME is not set; set CUTUNE_CACHE_DIR");
