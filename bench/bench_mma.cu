@@ -49,22 +49,7 @@ extern "C" {
 #include "space.h"
 }
 
-#define CK(call) \
-    do { \
-        cudaError_t e_ = (call); \
-        if (e_ != cudaSuccess) { \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1); \
-        } \
-    } while (0)
-#define CKB(call) \
-    do { \
-        cublasStatus_t s_ = (call); \
-        if (s_ != CUBLAS_STATUS_SUCCESS) { \
-            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, (int)s_); \
-            exit(1); \
-        } \
-    } while (0)
+#include "cuda_check.h"
 
 // The variant beside the kernel (<kernel>.ini, or --ini): its parameters, constraints,
 // kernel name, target architecture and [launch] expressions, read with cutune's own space
