@@ -50,6 +50,7 @@ extern "C" {
 }
 
 #include "cuda_check.h"
+#include "bench_tc.cuh"
 
 // The variant beside the kernel (<kernel>.ini, or --ini): its parameters, constraints,
 // kernel name, target architecture and [launch] expressions, read with cutune's own space
@@ -74,10 +75,6 @@ struct Variant {
 struct Config {
     std::string text;
     std::vector<int64_t> v; // in the space's parameter order
-};
-
-struct Size {
-    int M, N, K;
 };
 
 static int usage(const char *msg)
@@ -185,21 +182,6 @@ static std::string breaks(const Variant &var, const Config &c, const CutuneLimit
     return "";
 }
 
-static bool parse_sizes(const char *list, std::vector<Size> *out)
-{
-    out->clear();
-    std::stringstream ss(list);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        Size s;
-        if (sscanf(item.c_str(), "%dx%dx%d", &s.M, &s.N, &s.K) != 3 || s.M < 1 || s.N < 1 ||
-            s.K < 1)
-            return false;
-        out->push_back(s);
-    }
-    return !out->empty();
-}
-
 // The launch, from the variant's [launch] expressions.
 static void geometry(const Variant &var, const Config &c, const Size &s, const CutuneLimits &lim,
                      dim3 *grid, dim3 *block, size_t *shared)
@@ -283,14 +265,6 @@ template <> struct Half<false> {
         return (double)__half2float(__ushort_as_half(h));
     }
 };
-
-__device__ uint64_t mix(uint64_t x) // splitmix64's finaliser
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 
 // x[i] = a uniform value in [-1, 1) rounded to the 16-bit type; xd, xa = it and |it| in FP64
 template <bool BF16>
@@ -376,11 +350,6 @@ struct Problem {
         return Cbuf + GUARD;
     }
 };
-
-static int grid_for(size_t n)
-{
-    return (int)std::min<size_t>((n + 255) / 256, 65535 * 4);
-}
 
 // A, B fresh from `seed`; ref = A * B and mag = |A| * |B| in FP64 (cuBLAS DGEMM, exact
 // products of the rounded inputs). Row-major through column-major cuBLAS: C^T = B^T A^T, and
@@ -546,33 +515,6 @@ static cudaError_t lt_run(const Lt &lt, const unsigned short *A, const unsigned 
     cublasStatus_t st = cublasLtMatmul(lt.h, lt.op, &one, B, lt.la, A, lt.lb, &zero, C, lt.lc, C,
                                        lt.lc, &lt.algo.algo, lt.ws, lt.ws_size, 0);
     return st == CUBLAS_STATUS_SUCCESS ? cudaGetLastError() : cudaErrorUnknown;
-}
-
-// Median milliseconds of `reps` launches (each timed alone, after 3 warm-up launches).
-template <class F> static double time_ms(F launch, int reps)
-{
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (int i = 0; i < 3; i++)
-        CK(launch());
-    std::vector<float> t(reps);
-    for (int i = 0; i < reps; i++) {
-        CK(cudaEventRecord(a));
-        CK(launch());
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        CK(cudaEventElapsedTime(&t[i], a, b));
-    }
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    std::sort(t.begin(), t.end());
-    return t[reps / 2];
-}
-
-static std::string size_text(const Size &s)
-{
-    return std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K);
 }
 
 static void print_check(const char *what, const Size &s, const char *view, const CheckResult &r,

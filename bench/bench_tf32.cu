@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "bench_tc.cuh"
 
 // ---- configs and sizes ---------------------------------------------------------------------
 
@@ -62,10 +63,6 @@ struct Config {
                 return p.second;
         return -1;
     }
-};
-
-struct Size {
-    int M, N, K;
 };
 
 static const char *const NEEDED[] = {"BM", "BN", "BK", "WM", "WN", "STAGES", "SPLITK"};
@@ -120,26 +117,6 @@ static bool parse_config(const std::string &text, Config *c)
             return false;
         }
     return true;
-}
-
-static bool parse_sizes(const char *list, std::vector<Size> *out)
-{
-    out->clear();
-    std::stringstream ss(list);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        Size s;
-        if (sscanf(item.c_str(), "%dx%dx%d", &s.M, &s.N, &s.K) != 3 || s.M < 1 || s.N < 1 ||
-            s.K < 1)
-            return false;
-        out->push_back(s);
-    }
-    return !out->empty();
-}
-
-static std::string size_text(const Size &s)
-{
-    return std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K);
 }
 
 // The launch as matmul_tf32.ini's [launch] gives it (keep the two the same).
@@ -260,14 +237,6 @@ static int compile_only(const Build &b, const std::vector<Config> &cfgs, const c
 
 // ---- inputs, the FP64 reference and the check --------------------------------------------
 
-__device__ uint64_t mix(uint64_t x) // splitmix64's finaliser
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 // x[i] uniform in [-1, 1) on a grid of 2^-24 (every bit of the float's significand used for
 // |x| >= 1/2); xd, xa, xs = x, |x| and x^2 in FP64
 __global__ void fill(float *x, double *xd, double *xa, double *xs, size_t n, uint64_t seed)
@@ -370,11 +339,6 @@ struct Problem {
         return Cbuf + GUARD;
     }
 };
-
-static int grid_for(size_t n)
-{
-    return (int)std::min<size_t>((n + 255) / 256, 65535 * 4);
-}
 
 // A, B fresh from `seed`; ref = A B, mag = |A| |B| and sq = A^2 B^2 (elementwise squares) in
 // FP64 (cuBLAS DGEMM: the products of floats are exact in FP64, the sums err by K 2^-53).
@@ -554,28 +518,6 @@ static cudaError_t vendor_run(const Vendor &v, const float *A, const float *B, f
         st = cublasLtMatmul(v.lt, v.op, &one, B, v.la, A, v.lb, &zero, C, v.lc, C, v.lc,
                             &v.algo.algo, v.ws, v.ws_size, 0);
     return st == CUBLAS_STATUS_SUCCESS ? cudaGetLastError() : cudaErrorUnknown;
-}
-
-// Median milliseconds of `reps` launches (each timed alone, after 3 warm-up launches).
-template <class F> static double time_ms(F launch, int reps)
-{
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (int i = 0; i < 3; i++)
-        CK(launch());
-    std::vector<float> t(reps);
-    for (int i = 0; i < reps; i++) {
-        CK(cudaEventRecord(a));
-        CK(launch());
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        CK(cudaEventElapsedTime(&t[i], a, b));
-    }
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    std::sort(t.begin(), t.end());
-    return t[reps / 2];
 }
 
 // The whole output's relative Frobenius error against the op's bound: 8 u sqrt(K) for fp32,
