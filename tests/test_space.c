@@ -600,6 +600,7 @@ static void test_lines(void)
         {"[variant]\n  [param.A]\n", "2:", "indented section header"},
         {"[variant]\nname ; = t\n", "2:", "syntax error"},
         {"[variant]\nname: t\n", "2:", "missing '='"},
+        {"[variant]\nna:me = t\n", "2:", "syntax error"}, /* inih would split at ':' */
         {"[variant]\nname = t\n[variant]\n",
          "3:", "section [variant] appears twice (first at line 1)"},
         {"[variant]\nname = t\n[param]\n", "3:", "has no parameter name"},
