@@ -23,22 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CK(call) \
-    do { \
-        cudaError_t e_ = (call); \
-        if (e_ != cudaSuccess) { \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1); \
-        } \
-    } while (0)
-#define CKB(call) \
-    do { \
-        cublasStatus_t s_ = (call); \
-        if (s_ != CUBLAS_STATUS_SUCCESS) { \
-            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, (int)s_); \
-            exit(1); \
-        } \
-    } while (0)
+#include "cuda_check.h"
 
 /* cuBLAS SGEMM on row-major A (MxK), B (KxN): C^T = B^T A^T in column-major terms. Median of
  * samples of `reps` back-to-back calls. */

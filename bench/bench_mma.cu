@@ -51,22 +51,8 @@ extern "C" {
 #include "space.h"
 }
 
-#define CK(call) \
-    do { \
-        cudaError_t e_ = (call); \
-        if (e_ != cudaSuccess) { \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1); \
-        } \
-    } while (0)
-#define CKB(call) \
-    do { \
-        cublasStatus_t s_ = (call); \
-        if (s_ != CUBLAS_STATUS_SUCCESS) { \
-            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, (int)s_); \
-            exit(1); \
-        } \
-    } while (0)
+#include "cuda_check.h"
+#include "bench_tc.cuh"
 
 // The variant beside the kernel (<kernel>.ini, or --ini): its parameters, constraints,
 // kernel name, target architecture and [launch] expressions, read with cutune's own space
@@ -91,10 +77,6 @@ struct Variant {
 struct Config {
     std::string text;
     std::vector<int64_t> v; // in the space's parameter order
-};
-
-struct Size {
-    int M, N, K;
 };
 
 static int usage(const char *msg)
@@ -203,21 +185,6 @@ static std::string breaks(const Variant &var, const Config &c, const CutuneLimit
     return "";
 }
 
-static bool parse_sizes(const char *list, std::vector<Size> *out)
-{
-    out->clear();
-    std::stringstream ss(list);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        Size s;
-        if (sscanf(item.c_str(), "%dx%dx%d", &s.M, &s.N, &s.K) != 3 || s.M < 1 || s.N < 1 ||
-            s.K < 1)
-            return false;
-        out->push_back(s);
-    }
-    return !out->empty();
-}
-
 // The launch, from the variant's [launch] expressions.
 static void geometry(const Variant &var, const Config &c, const Size &s, const CutuneLimits &lim,
                      dim3 *grid, dim3 *block, size_t *shared)
@@ -306,14 +273,6 @@ template <> struct Half<false> {
     }
 };
 
-__device__ uint64_t mix(uint64_t x) // splitmix64's finaliser
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 // x[i] = a uniform value in [-1, 1) rounded to the 16-bit type; xd, xa = it and |it| in FP64
 template <bool BF16>
 __global__ void fill(unsigned short *x, double *xd, double *xa, size_t n, uint64_t seed)
@@ -398,11 +357,6 @@ struct Problem {
         return Cbuf + GUARD;
     }
 };
-
-static int grid_for(size_t n)
-{
-    return (int)std::min<size_t>((n + 255) / 256, 65535 * 4);
-}
 
 // A, B fresh from `seed`; ref = A * B and mag = |A| * |B| in FP64 (cuBLAS DGEMM, exact
 // products of the rounded inputs). Row-major through column-major cuBLAS: C^T = B^T A^T, and
@@ -569,33 +523,6 @@ static cudaError_t lt_run(const Lt &lt, const unsigned short *A, const unsigned 
     cublasStatus_t st = cublasLtMatmul(lt.h, lt.op, &one, B, lt.la, A, lt.lb, &zero, C, lt.lc, C,
                                        lt.lc, &lt.algo.algo, lt.ws, lt.ws_size, 0);
     return st == CUBLAS_STATUS_SUCCESS ? cudaGetLastError() : cudaErrorUnknown;
-}
-
-// Median milliseconds of `reps` launches (each timed alone, after 3 warm-up launches).
-template <class F> static double time_ms(F launch, int reps)
-{
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (int i = 0; i < 3; i++)
-        CK(launch());
-    std::vector<float> t(reps);
-    for (int i = 0; i < reps; i++) {
-        CK(cudaEventRecord(a));
-        CK(launch());
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        CK(cudaEventElapsedTime(&t[i], a, b));
-    }
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    std::sort(t.begin(), t.end());
-    return t[reps / 2];
-}
-
-static std::string size_text(const Size &s)
-{
-    return std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K);
 }
 
 static void print_check(const char *what, const Size &s, const char *view, const CheckResult &r,

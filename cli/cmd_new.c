@@ -35,11 +35,7 @@ static const char help[] =
 /* Your variants folder: first on the space path after CUTUNE_SPACE_PATH. */
 static int user_dir(char *buf, size_t len)
 {
-    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    int n = xdg && *xdg     ? snprintf(buf, len, "%s/cutune/tuning_spaces", xdg)
-            : home && *home ? snprintf(buf, len, "%s/.local/share/cutune/tuning_spaces", home)
-                            : -1;
-    return n > 0 && (size_t)n < len ? 0 : -1;
+    return cutune_xdg_path(NULL, CUTUNE_XDG_DATA, "tuning_spaces", buf, len) == 0 ? 0 : -1;
 }
 
 static char *read_file(const char *path)

@@ -26,6 +26,7 @@ command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 command -v cc >/dev/null 2>&1 || need+=(gcc)
 [ -f /usr/include/sqlite3.h ] || need+=(libsqlite3-dev)
+[ -f /usr/include/ini.h ] || need+=(libinih-dev)
 if [ ${#need[@]} -gt 0 ]; then
     echo "cutune: installing ${need[*]}" >&2
     sudo=""

@@ -556,6 +556,26 @@ static void test_lines(void)
     cutune_space_free(s);
     unlink(path);
 
+    /* names longer than inih keeps (49 bytes of a section or a key) come through whole,
+     * and a long constraint label's continuation joins that constraint */
+    const char *longest = "P23456789012345678901234567890123456789012345678901234567890123";
+    const char *label = "label_56789012345678901234567890123456789012345678901234567890";
+    char text[512];
+    snprintf(text, sizeof text,
+             "[variant]\nname = long\n[param.%s]\nvalues = 1, 2\n[constraints]\n"
+             "%s = %s >=\n  2\n",
+             longest, label, longest);
+    path = generated(text);
+    s = NULL;
+    CHECK_MSG(cutune_space_load(path, NULL, &s, &err) == 0, "%s", err.msg);
+    if (s) {
+        CHECK(s->nparams == 1 && strcmp(s->params[0].name, longest) == 0);
+        CHECK(s->nconstraints == 1 && strcmp(s->constraints[0].name, label) == 0);
+        CHECK(s->nconstraints == 1 && strstr(s->constraints[0].text, ">= 2") != NULL);
+    }
+    cutune_space_free(s);
+    unlink(path);
+
     /* a line of exactly CUTUNE_MAX_LINE characters is read, one more is refused */
     char *t = malloc(CUTUNE_MAX_LINE + 64);
     int k = snprintf(t, CUTUNE_MAX_LINE + 64, "[variant]\nname = t\ndescription = ");
@@ -580,6 +600,7 @@ static void test_lines(void)
         {"[variant]\n  [param.A]\n", "2:", "indented section header"},
         {"[variant]\nname ; = t\n", "2:", "syntax error"},
         {"[variant]\nname: t\n", "2:", "missing '='"},
+        {"[variant]\nna:me = t\n", "2:", "syntax error"}, /* inih would split at ':' */
         {"[variant]\nname = t\n[variant]\n",
          "3:", "section [variant] appears twice (first at line 1)"},
         {"[variant]\nname = t\n[param]\n", "3:", "has no parameter name"},

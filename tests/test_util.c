@@ -5,6 +5,7 @@
 #include "host.h"
 #include "kernel_cache.h"
 #include "pool.h"
+#include "registry.h"
 #include "strategy.h"
 #include "utf8.h"
 #include "util.h"
@@ -256,6 +257,50 @@ static void kernel_cache(void)
     rmdir(dir);
 }
 
+/* The XDG base directories, read in one place: an absolute $XDG_* wins, a relative one is
+ * ignored (the XDG spec), then $HOME; the kernel cache, the database and the space path
+ * all follow it. */
+static void xdg_paths(void)
+{
+    char buf[256];
+    setenv("HOME", "/home/u", 1);
+    setenv("XDG_DATA_HOME", "/xdg/data", 1);
+    setenv("XDG_CACHE_HOME", "relative/cache", 1);
+    unsetenv("CUTUNE_CACHE_DIR");
+    CHECK_EQ_INT(cutune_xdg_path(NULL, CUTUNE_XDG_DATA, "tuning_spaces", buf, sizeof buf), 0);
+    CHECK_MSG(strcmp(buf, "/xdg/data/cutune/tuning_spaces") == 0, "%s", buf);
+    CHECK_EQ_INT(cutune_xdg_path(NULL, CUTUNE_XDG_CACHE, "", buf, sizeof buf), 0);
+    CHECK_MSG(strcmp(buf, "/home/u/.cache/cutune") == 0, "%s", buf);
+    CHECK_EQ_INT(cutune_cache_dir(buf, sizeof buf, NULL), 0);
+    CHECK_MSG(strcmp(buf, "/home/u/.cache/cutune") == 0, "%s", buf);
+    CHECK_EQ_INT(cutune_xdg_path(NULL, CUTUNE_XDG_DATA, "cutune.db", buf, 12), CUTUNE_ERR_RANGE);
+    setenv("CUTUNE_CACHE_DIR", "/given/cache", 1);
+    CHECK_EQ_INT(cutune_cache_dir(buf, sizeof buf, NULL), 0);
+    CHECK_MSG(strcmp(buf, "/given/cache") == 0, "%s", buf);
+    unsetenv("CUTUNE_CACHE_DIR");
+
+    /* the space path skips a relative XDG_DATA_HOME as the database does */
+    setenv("XDG_DATA_HOME", "relative/data", 1);
+    char **dirs = NULL;
+    size_t n = 0;
+    CHECK_EQ_INT(cutune_space_dirs(&dirs, &n, NULL), 0);
+    int user = 0;
+    for (size_t i = 0; i < n; i++) {
+        CHECK(strstr(dirs[i], "relative/data") == NULL);
+        user += strcmp(dirs[i], "/home/u/.local/share/cutune/tuning_spaces") == 0;
+    }
+    CHECK_EQ_INT(user, 1);
+    cutune_path_list_free(dirs, n);
+
+    unsetenv("HOME");
+    CHECK_EQ_INT(cutune_xdg_path(NULL, CUTUNE_XDG_DATA, "", buf, sizeof buf), CUTUNE_ERR_NOT_FOUND);
+    CutuneError e = {0};
+    CHECK_EQ_INT(cutune_cache_dir(buf, sizeof buf, &e), CUTUNE_ERR_NOT_FOUND);
+    CHECK_STR_CONTAINS(e.msg, "set CUTUNE_CACHE_DIR");
+    unsetenv("XDG_DATA_HOME");
+    unsetenv("XDG_CACHE_HOME");
+}
+
 /* The one integer parser: strict, with "not an integer" and "out of range" told apart. */
 static void integers(void)
 {
@@ -441,6 +486,7 @@ int main(void)
     pool();
     pool_wait_any();
     kernel_cache();
+    xdg_paths();
     integers();
     text();
     order_and_rng();

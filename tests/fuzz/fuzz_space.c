@@ -1,4 +1,4 @@
-/* libFuzzer harness for the tuning-space loader (core/src/space/spaceini.c and its line reader ini_lines.c), its
+/* libFuzzer harness for the tuning-space loader (core/src/space/spaceini.c and ini_lines.c, which reads it with inih), its
  * [variant] and [launch] keys (spacekeys.c) and, for spaces small enough, the enumeration
  * and the config text round trip (core/src/space/space.c). The input is the INI file; it lives
  * in a memfd so that the loader reads it through its ordinary path. Invariants: a failure

@@ -1,11 +1,11 @@
-// kemu_tc.hpp: what the CPU tests of the tensor-core matmul kernels (kemu_mma.cpp,
-// kemu_wgmma.cpp) share: the 16-bit types' values and rounding, shared-memory addresses,
-// the bank conflicts of 16-byte copies, and the test itself: every element of C at ragged
-// sizes against an FP64 reference, with aligned and misaligned buffers.
+// kemu_tc.hpp: what the CPU tests of the 16-bit tensor-core matmul kernels (kemu_mma.cpp,
+// kemu_wgmma.cpp) share beyond kemu_smem.hpp: the 16-bit types' values and rounding, and the
+// test itself: every element of C at ragged sizes against an FP64 reference, with aligned
+// and misaligned buffers.
 #ifndef CUTUNE_KEMU_TC_HPP
 #define CUTUNE_KEMU_TC_HPP
 
-#include "kemu.hpp"
+#include "kemu_smem.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,19 +14,8 @@
 #include <random>
 #include <string>
 
-#define CUTUNE_KEMU 1
-#define __cluster_dims__(...)
-
-// uint2, uint4, float2 and their make_ functions come with kemu.hpp
-
 namespace emu
 {
-[[noreturn]] inline void fail(const char *what, unsigned long long v)
-{
-    fprintf(stderr, "kemu: %s (0x%llx)\n", what, v);
-    std::abort();
-}
-
 // 16-bit values and their rounding (to nearest, ties to even), as cvt.rn does
 inline double to_double(unsigned short h)
 {
@@ -70,91 +59,7 @@ inline unsigned short round_half(float f)
 #endif
 }
 
-// the dynamic shared memory the launch gives a block, when the test knows it
-inline unsigned shared_limit = sizeof kemu::dynamic_shared;
-inline char *smem_at(unsigned a)
-{
-    if (a >= shared_limit || a >= sizeof kemu::dynamic_shared)
-        fail("a shared address past the launch's dynamic shared memory", a);
-    return reinterpret_cast<char *>(kemu::dynamic_shared) + a;
-}
-
-// A 16-byte copy to shared memory, kept until it lands (the copies are asynchronous).
-struct Copy {
-    char *dst;
-    unsigned char data[16];
-};
-
-// Shared memory bank conflicts, counted as the extra wavefronts they cost. Shared memory has
-// 32 banks of 4 bytes: a 16-byte access falls in one of 8 groups of 4 banks ((addr / 16) %
-// 8), and a quarter-warp (8 lanes) of 16-byte accesses, or the 8 rows of an ldmatrix
-// matrix, take one wavefront when their groups differ, else as many as the most any group
-// gets. cp.async destinations are recorded per thread (a warp's i-th copies are one
-// instruction) and counted after the launch.
-inline long copy_conflicts;
-inline std::vector<unsigned> copy_dst[kemu::MAX_THREADS];
-inline int extra_wavefronts(const unsigned *addr, int n) // n addresses of 16-byte accesses
-{
-    int per_group[8] = {0}, most = 0;
-    for (int i = 0; i < n; i++) {
-        bool again = false; // the same 16 bytes twice is one access
-        for (int j = 0; j < i; j++)
-            again |= addr[j] / 16 == addr[i] / 16;
-        if (!again)
-            most = std::max(most, ++per_group[addr[i] / 16 % 8]);
-    }
-    return most - 1;
-}
-inline void count_copy_conflicts(int nthreads)
-{
-    for (int w = 0; w < nthreads / 32; w++)
-        for (size_t k = 0; k < copy_dst[32 * w + 31].size(); k++) // as many in each lane
-            for (int q = 0; q < 4; q++) {
-                unsigned a[8];
-                for (int l = 0; l < 8; l++)
-                    a[l] = copy_dst[32 * w + 8 * q + l][k];
-                copy_conflicts += extra_wavefronts(a, 8);
-            }
-    for (int t = 0; t < kemu::MAX_THREADS; t++)
-        copy_dst[t].clear();
-}
-// cp.async's copies of each thread not yet in a group (or tied to an mbarrier): they land at
-// once, or (deferred) only when the kernel's wait must have them
-inline bool deferred;
-inline std::vector<Copy> open_group[kemu::MAX_THREADS];
-// the global memory a copy may read (the test's A and B): a copy from anywhere else aborts
-inline const char *readable[2][2];
-
-inline void warp_sync()
-{
-    kemu::arrive_and_wait(kemu::warp_barrier[kemu::warp_id()]);
-}
-
 } // namespace emu
-
-inline unsigned smem_addr(const void *p)
-{
-    return (unsigned)(static_cast<const char *>(p) -
-                      reinterpret_cast<const char *>(kemu::dynamic_shared));
-}
-// 16 bytes to shared memory, of which the first `bytes` are read from src, the rest zeroed;
-// both addresses 16-byte aligned, as on the GPU
-inline void cp_async16(unsigned dst, const void *src, int bytes)
-{
-    if (dst % 16 || (bytes && reinterpret_cast<uintptr_t>(src) % 16) || bytes < 0 || bytes > 16)
-        emu::fail("cp.async: a misaligned address or a bad size", dst);
-    const char *from = static_cast<const char *>(src);
-    if (bytes && !(from >= emu::readable[0][0] && from + bytes <= emu::readable[0][1]) &&
-        !(from >= emu::readable[1][0] && from + bytes <= emu::readable[1][1]))
-        emu::fail("cp.async: a read outside A and B", reinterpret_cast<uintptr_t>(src));
-    emu::copy_dst[kemu::current].push_back(dst);
-    emu::Copy c{emu::smem_at(dst), {}};
-    std::memcpy(c.data, src, (size_t)bytes);
-    if (emu::deferred)
-        emu::open_group[kemu::current].push_back(c);
-    else
-        std::memcpy(c.dst, c.data, 16);
-}
 
 // lo and hi rounded to the 16-bit type, lo in the low half (cvt.rn.bf16x2.f32 / .f16x2)
 inline unsigned pack2(float lo, float hi)

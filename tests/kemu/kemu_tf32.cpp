@@ -1,4 +1,4 @@
-// matmul_tf32 on the CPU (kemu.hpp, kemu_tf32_tc.hpp): the float32 tensor-core kernel's index work
+// matmul_tf32 on the CPU (kemu.hpp, kemu_smem.hpp): the float32 tensor-core kernel's index work
 // and its arithmetic, in both element types (tf32, and fp32 through 3xTF32): ldmatrix of
 // 32-bit elements over the XOR swizzles, the 16-byte shared loads of nn's B, the permuted
 // column order of the mma n tiles and the epilogue's stores straight from the accumulators,
@@ -25,7 +25,7 @@
 // sequential FFMA sum of the same inputs (cuBLAS SGEMM's arithmetic): at K >= 64 (the
 // tensor-core path) the kernel's must be no larger, unless the build is ACC_DIRECT (the
 // experiment the kernel documents), which prints the comparison only.
-#include "kemu_tf32_tc.hpp"
+#include "kemu_smem.hpp"
 
 #include <random>
 

@@ -298,17 +298,11 @@ inline void wgmma_fence()
 }
 inline void wgmma_commit()
 {
-    emu::wg_groups[kemu::current].push_back(std::move(emu::wg_open[kemu::current]));
-    emu::wg_open[kemu::current].clear();
+    emu::commit_group(emu::wg_open[kemu::current], emu::wg_groups[kemu::current]);
 }
 template <int N_> void wgmma_wait()
 {
-    auto &g = emu::wg_groups[kemu::current];
-    while (g.size() > (size_t)N_) {
-        for (const emu::Wgmma &op : g.front())
-            emu::wgmma_run(op);
-        g.erase(g.begin());
-    }
+    emu::wait_groups(emu::wg_groups[kemu::current], N_, emu::wgmma_run);
     emu::wg_fenced[kemu::current] = false;
 }
 inline void acc_fence(float (&)[BN / 2])
@@ -347,7 +341,7 @@ int main()
                      int N, int K) {
         emu::deferred = mode == 1;
         emu::wg_deferred = mode >= 1;
-        emu::copy_conflicts = emu::wgmma_count = 0;
+        emu::copies.conflicts = emu::wgmma_count = 0;
         emu::shared_limit = SHARED_BYTES;
         const unsigned tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
         const unsigned clusters = (tiles_m + CLUSTER_M - 1) / CLUSTER_M *
@@ -357,7 +351,7 @@ int main()
                               CLUSTER_N;
         kemu::launch(dim3{grid, 1, 1}, dim3{NT, 1, 1}, matmul_wgmma, (const elem_t *)A,
                      (const elem_t *)B, C, M, N, K);
-        emu::count_copy_conflicts(NT);
+        emu::count_conflicts(emu::copies, NT);
         long left = (long)emu::arrivals.size();
         for (int t = 0; t < kemu::MAX_THREADS; t++)
             left += (long)(emu::open_group[t].size() + emu::wg_open[t].size() +
@@ -373,8 +367,8 @@ int main()
                  mode == 0   ? "copies and wgmma at once"
                  : mode == 1 ? "copies and wgmma at the wait"
                              : "copies at once, wgmma at the wait",
-                 emu::wgmma_count, want, left, emu::copy_conflicts);
-        return emu::Verdict{left || emu::copy_conflicts || emu::wgmma_count != want, note};
+                 emu::wgmma_count, want, left, emu::copies.conflicts);
+        return emu::Verdict{left || emu::copies.conflicts || emu::wgmma_count != want, note};
     };
     return emu::gemm_runs(sizes, sizeof sizes / sizeof sizes[0], 3, launch) != 0;
 }

@@ -489,19 +489,12 @@ int cutune_db_default_path(char *buf, size_t len, CutuneError *err)
 {
     if (!buf || len == 0)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_default_path: no buffer");
-    const char *env;
-    int n;
-    if ((env = getenv("CUTUNE_DB")) && *env)
-        n = snprintf(buf, len, "%s", env);
-    else if ((env = getenv("XDG_DATA_HOME")) && *env == '/') /* relative: ignored (XDG) */
-        n = snprintf(buf, len, "%s/cutune/cutune.db", env);
-    else if ((env = getenv("HOME")) && *env)
-        n = snprintf(buf, len, "%s/.local/share/cutune/cutune.db", env);
-    else
+    int rc = cutune_xdg_path("CUTUNE_DB", CUTUNE_XDG_DATA, "cutune.db", buf, len);
+    if (rc == CUTUNE_ERR_NOT_FOUND)
         return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
                             "no place for the tuning database: HOME is not set; set "
                             "CUTUNE_DB or HOME, or pass --db with a path");
-    if (n < 0 || (size_t)n >= len)
+    if (rc)
         return cutune_error(err, CUTUNE_ERR_RANGE,
                             "the database path from the environment is longer than %zu bytes; "
                             "set CUTUNE_DB to a shorter path or pass --db",

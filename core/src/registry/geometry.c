@@ -3,7 +3,8 @@
  * and shared memory, the op's own buffers). A config that breaks one cannot run: the
  * caller records it as skipped_resources, with `why`. A library variant has none (its
  * library launches its own kernels): every config gets the one-thread placeholder. */
-#include "registry.h"
+#include "geometry.h"
+#include "variant_plugin.h"
 
 #include <stdio.h>
 #include <stdlib.h>

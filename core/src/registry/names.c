@@ -1,6 +1,6 @@
 /* Names: of ops and variants (cutune_is_name), and of kernels, which must be C++
  * identifiers that NVRTC compiles (cutune_is_identifier). */
-#include "registry.h"
+#include "names.h"
 
 #include <string.h>
 

@@ -1,6 +1,9 @@
 /* Op plugins (cutune/op.h): dlopen, the ABI checks and the fields every op must set; and
  * the contract of a self-contained C variant plugin, taken as an op of its own. */
-#include "registry.h"
+#include "names.h"
+#include "op_plugin.h"
+#include "registry_files.h"
+#include "variant_plugin.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

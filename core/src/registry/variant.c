@@ -1,20 +1,12 @@
 /* What the rest of the core asks of a variant: its space, its sizes, its counts. */
-#include "registry.h"
+#include "op_plugin.h"
+#include "registry_files.h"
+#include "variant.h"
 #include "util.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-
-void cutune_variant_hash(CutuneVariantDef *v)
-{
-    CutuneHash hash;
-    cutune_hash_init(&hash);
-    /* a library variant has no source: its version says which library it calls */
-    cutune_hash_str(&hash, v->source ? v->source : "library variant");
-    cutune_hash_str(&hash, v->kernel_name ? v->kernel_name : v->name);
-    cutune_hash_hex(&hash, v->source_hash);
-}
 
 int cutune_space_check_sizes(const CutuneSpace *sp, const CutuneOp *op, CutuneError *err)
 {

@@ -3,7 +3,12 @@
  * the source NVRTC compiles, and checks what can be checked without a compiler: the kernel
  * is named in the source, the [launch] expressions compile, the default sizes are valid
  * for the op. Every message names the file, the line and a fix. */
-#include "registry.h"
+#include "geometry.h"
+#include "names.h"
+#include "op_plugin.h"
+#include "variant.h"
+#include "variant_data.h"
+#include "variant_plugin.h"
 #include "util.h"
 
 #include <ctype.h>

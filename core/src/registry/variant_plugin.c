@@ -1,7 +1,9 @@
 /* C variant plugins (cutune/plugin.h): dlopen, the ABI checks, the fields every variant
  * plugin must set, and its launch geometry. Which op's contract applies is the registry's
  * to decide (registry.c). */
-#include "registry.h"
+#include "registry_files.h"
+#include "names.h"
+#include "variant_plugin.h"
 #include "util.h"
 
 #include <dlfcn.h>
@@ -133,6 +135,16 @@ int cutune_variant_plugin_open(const char *path, CutuneVariantDef *out, CutuneEr
     }
     cutune_variant_hash(out);
     return 0;
+}
+
+void cutune_variant_hash(CutuneVariantDef *v)
+{
+    CutuneHash hash;
+    cutune_hash_init(&hash);
+    /* a library variant has no source: its version says which library it calls */
+    cutune_hash_str(&hash, v->source ? v->source : "library variant");
+    cutune_hash_str(&hash, v->kernel_name ? v->kernel_name : v->name);
+    cutune_hash_hex(&hash, v->source_hash);
 }
 
 void cutune_variant_close(CutuneVariantDef *v)

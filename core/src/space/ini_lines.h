@@ -1,9 +1,11 @@
-/* The lines of a tuning space file, one at a time, with their numbers.
+/* The lines of a tuning space file, parsed by inih (Debian's libinih, linked statically).
  *
- * cutune owns this small reader rather than wrapping a general INI library: a space file
- * needs the line of every key and every section header (an error names file:line), section
- * headers as events (an empty [param.X] is an error), and continuation lines told apart from
- * keys; those are exactly what a callback-per-pair INI library does not give.
+ * inih splits "key = value", trims both sides, cuts inline comments, skips comment lines and
+ * a UTF-8 byte order mark, and hands an indented line after a key to the same key. Around it
+ * sits the least code that gives what Debian's build of inih does not (ini_lines.c says why
+ * for each): the number of every line, section headers as events (an empty [param.X] is an
+ * error), a continuation told apart from a repeated key, and an error message that says what
+ * is wrong with a line and how to fix it.
  *
  * The syntax:
  *   - blank lines, and lines whose first non-blank character is '#' or ';', are comments;
@@ -20,35 +22,21 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "space_limits.h"
+/* What the reader calls, in the order of the file. Each returns 1 to go on, 0 to stop (the
+ * callee keeps its own error). */
+typedef struct CutuneIniEvents {
+    void *user;
+    /* "[name]" at line: name trimmed */
+    int (*section)(void *user, const char *name, int line);
+    /* "key = value" (cont 0), or an indented line that continues key (cont 1, value this
+     * line's text); value trimmed, its comment cut */
+    int (*key)(void *user, const char *key, const char *value, int line, int cont);
+} CutuneIniEvents;
 
-typedef enum {
-    CUTUNE_INI_SECTION,      /* name: the section's name, trimmed */
-    CUTUNE_INI_KEY,          /* name: the key; value: the value */
-    CUTUNE_INI_CONTINUATION, /* name: the key it continues; value: this line's text */
-} CutuneIniKind;
-
-typedef struct CutuneIniLine {
-    CutuneIniKind kind;
-    int line;          /* 1-based */
-    const char *name;  /* NUL-terminated; valid until the next call */
-    const char *value; /* NUL-terminated, trimmed, comment cut; "" for a section */
-} CutuneIniLine;
-
-typedef struct CutuneIniReader {
-    FILE *f;
-    int lineno;
-    int has_key; /* a key was read in the current section: indented lines continue it */
-    char key[CUTUNE_MAX_LINE + 1];
-    char buf[CUTUNE_MAX_LINE + 2];
-} CutuneIniReader;
-
-/* Start reading f (owned by the caller). */
-void cutune_ini_init(CutuneIniReader *r, FILE *f);
-
-/* The next meaningful line. Returns 1 and fills *out; 0 at the end of the file; or a
- * negative CUTUNE_ERR_* with why = "<what is wrong>; <how to fix it>" and *line = the line
- * it is on. */
-int cutune_ini_next(CutuneIniReader *r, CutuneIniLine *out, int *line, char *why, size_t len);
+/* Read f (owned by the caller) to its end, calling ev. Returns 0 at the end or when a
+ * callback stopped; or a negative CUTUNE_ERR_* with why = "<what is wrong>; <how to fix
+ * it>" and *line = the line it is on. *last = the number of lines read. */
+int cutune_ini_read(FILE *f, const CutuneIniEvents *ev, int *line, int *last, char *why,
+                    size_t len);
 
 #endif

@@ -20,13 +20,12 @@
  *   default = 1024x1024x1024, 2048x2048x2048           ; repeating the key appends
  *
  * An indented line continues the previous key: long value lists, constraints and problem
- * lists can be spread over several lines. The lines come from ini_lines.c, which says why
- * cutune reads them itself; the parameters are space_params.c's. Every error reads
+ * lists can be spread over several lines. The lines come from ini_lines.c (inih, and what
+ * it does not give); the parameters are space_params.c's. Every error reads
  * "<path>:<line>: <what>; <how to fix>". Constraints are compiled once the whole file is
  * read, so that they may come before the parameters they use. */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,53 +38,6 @@
 
 #define SECTIONS_FIX \
     "the sections are [variant], [param.NAME], [constraints], [launch] and [problems]"
-
-int space_fail(Ctx *c, int line, int code, const char *fmt, ...)
-{
-    if (c->failed)
-        return 0;
-    c->failed = 1;
-    char msg[sizeof c->e.msg];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    cutune_error(&c->e, code, "%s:%d: %s", c->path, line, msg);
-    return 0;
-}
-
-int space_grow(Ctx *c, int line, size_t n, size_t *cap, size_t first, void **a, size_t asize,
-               void **b, size_t bsize)
-{
-    if (n < *cap)
-        return 1;
-    /* *a and *b are the callers' typed pointers (CutuneParam *, int *, ...): read and
-     * written as bytes, not through a void * lvalue */
-    size_t ncap = *cap ? 2 * *cap : first;
-    void *old, *grown;
-    memcpy(&old, a, sizeof old);
-    if (!(grown = realloc(old, ncap * asize)))
-        return space_fail(c, line, CUTUNE_ERR_NOMEM, "out of memory");
-    memcpy(a, &grown, sizeof grown);
-    if (b) {
-        memcpy(&old, b, sizeof old);
-        if (!(grown = realloc(old, ncap * bsize)))
-            return space_fail(c, line, CUTUNE_ERR_NOMEM, "out of memory");
-        memcpy(b, &grown, sizeof grown);
-    }
-    *cap = ncap;
-    return 1;
-}
-
-int space_is_identifier(const char *s, size_t len)
-{
-    if (len == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
-        return 0;
-    for (size_t i = 1; i < len; i++)
-        if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
-            return 0;
-    return 1;
-}
 
 static int is_word(const char *s)
 {
@@ -105,14 +57,6 @@ static char *dupn(const char *s, size_t n)
         d[n] = '\0';
     }
     return d;
-}
-
-int space_name_is_limit(const char *s)
-{
-    for (size_t i = 0; i < CUTUNE_NLIMITS; i++)
-        if (strcmp(cutune_limit_names[i], s) == 0)
-            return 1;
-    return 0;
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -169,34 +113,6 @@ static int looks_like_key(const char *v)
             return 1;
     }
     return 0;
-}
-
-int space_for_each_item(Ctx *c, const char *value, ItemFn item, const char *what, const char *fix)
-{
-    const char *p = value;
-    size_t all = strlen(value);
-    cutune_trim(&p, &all);
-    if (all == 0)
-        return 1;
-    const char *end = p + all;
-    for (;;) {
-        const char *comma = memchr(p, ',', (size_t)(end - p));
-        const char *stop = comma ? comma : end;
-        const char *it = p;
-        size_t len = (size_t)(stop - p);
-        cutune_trim(&it, &len);
-        if (len == 0) {
-            if (!comma && p != value)
-                return 1; /* trailing comma */
-            return space_fail(c, c->lineno, CUTUNE_ERR_PARSE, "%s: empty item in the list; %s",
-                              what, fix);
-        }
-        if (!item(c, it, len))
-            return 0;
-        if (!comma)
-            return 1;
-        p = comma + 1;
-    }
 }
 
 static int add_problem(Ctx *c, const char *it, size_t len)
@@ -378,29 +294,30 @@ static int finish(Ctx *c)
     return compile_constraints(c);
 }
 
+static int on_section(void *user, const char *name, int line)
+{
+    Ctx *c = user;
+    c->lineno = line;
+    return section_start(c, name);
+}
+
+static int on_key(void *user, const char *key, const char *value, int line, int cont)
+{
+    Ctx *c = user;
+    c->lineno = line;
+    return handle_key(c, key, value, cont);
+}
+
 /* Every line of f, then what only the whole file can tell. */
 static void read_space(Ctx *c, FILE *f)
 {
-    CutuneIniReader *r = malloc(sizeof *r);
-    if (!r) {
-        space_fail(c, 0, CUTUNE_ERR_NOMEM, "out of memory");
-        return;
-    }
-    cutune_ini_init(r, f);
-    CutuneIniLine l;
-    int line = 0, rc;
+    const CutuneIniEvents ev = {c, on_section, on_key};
+    int line = 0, last = 0;
     char why[256];
-    while (!c->failed && (rc = cutune_ini_next(r, &l, &line, why, sizeof why)) == 1) {
-        c->lineno = l.line;
-        if (l.kind == CUTUNE_INI_SECTION)
-            section_start(c, l.name);
-        else
-            handle_key(c, l.name, l.value, l.kind == CUTUNE_INI_CONTINUATION);
-    }
+    int rc = cutune_ini_read(f, &ev, &line, &last, why, sizeof why);
     if (!c->failed && rc < 0)
         space_fail(c, line, rc, "%s", why);
-    c->lineno = r->lineno;
-    free(r);
+    c->lineno = last;
     if (!c->failed)
         finish(c);
 }

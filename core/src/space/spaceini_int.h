@@ -1,6 +1,8 @@
 /* What the two halves of the space file loader share: spaceini.c reads the file (sections,
  * keys, constraints, problems) and space_params.c holds the parameters (their sections,
- * keys and values) and the limits on the space's size. */
+ * keys and values) and the limits on the space's size. The helpers below are in
+ * spaceini_int.c, which uses neither half, so that the two depend on it and spaceini.c on
+ * space_params.c, never the other way. */
 #ifndef CUTUNE_SPACEINI_INT_H
 #define CUTUNE_SPACEINI_INT_H
 

@@ -66,23 +66,35 @@ int cutune_lib_dir(char *buf, size_t len)
     return 0;
 }
 
+int cutune_xdg_path(const char *var, CutuneXdgBase base, const char *sub, char *buf, size_t len)
+{
+    const char *given = var ? getenv(var) : NULL;
+    const char *xdg = getenv(base == CUTUNE_XDG_DATA ? "XDG_DATA_HOME" : "XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    const char *sep = sub && *sub ? "/" : "";
+    int n;
+    if (!sub)
+        sub = "";
+    if (given && *given)
+        n = snprintf(buf, len, "%s", given);
+    else if (xdg && *xdg == '/')
+        n = snprintf(buf, len, "%s/cutune%s%s", xdg, sep, sub);
+    else if (home && *home)
+        n = snprintf(buf, len, "%s/%s/cutune%s%s", home,
+                     base == CUTUNE_XDG_DATA ? ".local/share" : ".cache", sep, sub);
+    else
+        return CUTUNE_ERR_NOT_FOUND;
+    return n < 0 || (size_t)n >= len ? CUTUNE_ERR_RANGE : 0;
+}
+
 int cutune_cache_dir(char *buf, size_t len, CutuneError *err)
 {
-    const char *env = getenv("CUTUNE_CACHE_DIR");
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    const char *home = getenv("HOME");
-    int n;
-    if (env && *env)
-        n = snprintf(buf, len, "%s", env);
-    else if (xdg && *xdg)
-        n = snprintf(buf, len, "%s/cutune", xdg);
-    else if (home && *home)
-        n = snprintf(buf, len, "%s/.cache/cutune", home);
-    else
-        return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
+    int rc = cutune_xdg_path("CUTUNE_CACHE_DIR", CUTUNE_XDG_CACHE, "", buf, len);
+    if (rc == CUTUNE_ERR_NOT_FOUND)
+        return cutune_error(err, rc,
                             "no kernel cache folder: HOME is not set; set CUTUNE_CACHE_DIR");
-    if (n < 0 || (size_t)n >= len)
-        return cutune_error(err, CUTUNE_ERR_RANGE, "kernel cache path is too long");
+    if (rc)
+        return cutune_error(err, rc, "kernel cache path is too long");
     return 0;
 }
 

@@ -25,8 +25,16 @@ void cutune_hash_hex(const CutuneHash *h, char out[33]);
 /* Folder of libcutune (build/core/ or <libdir>/), also from a program that has the library
  * linked in (the cutune command, the worker): the worker, plugins and spaces are found from it. */
 int cutune_lib_dir(char *buf, size_t len);
-/* Kernel cache folder: $CUTUNE_CACHE_DIR, else $XDG_CACHE_HOME/cutune, else
- * $HOME/.cache/cutune. */
+/* The one place that reads the XDG base directories: $var when it is set and not empty (var
+ * may be NULL: none); else cutune's file or folder `sub` ("" for the folder itself) under
+ * $XDG_DATA_HOME/cutune (CUTUNE_XDG_DATA) or $XDG_CACHE_HOME/cutune (CUTUNE_XDG_CACHE), when
+ * the variable holds an absolute path (the XDG spec ignores a relative one); else under
+ * $HOME/.local/share/cutune or $HOME/.cache/cutune. 0; CUTUNE_ERR_NOT_FOUND when HOME is not
+ * set either; CUTUNE_ERR_RANGE when buf is too short. No message: the caller says what the
+ * path was for. */
+typedef enum { CUTUNE_XDG_DATA, CUTUNE_XDG_CACHE } CutuneXdgBase;
+int cutune_xdg_path(const char *var, CutuneXdgBase base, const char *sub, char *buf, size_t len);
+/* Kernel cache folder: cutune_xdg_path("CUTUNE_CACHE_DIR", CUTUNE_XDG_CACHE, ""). */
 int cutune_cache_dir(char *buf, size_t len, CutuneError *err);
 struct stat;
 /* 0 when st (of an existing path) is a regular file, checked before the file is opened: a

@@ -1,14 +1,16 @@
-// The emulation of what the tensor-core matmul kernels use beyond kemu.hpp (kemu_tf32.cpp; kemu_mma.cpp and kemu_wgmma.cpp have kemu_tc.hpp): shared memory as byte addresses, cp.async with its groups, ldmatrix, the
-// 16-byte shared loads, thread block cluster ranks and barriers and distributed shared memory,
-// and the bank conflicts of the 16-byte accesses. Each is emulated from the PTX ISA's
-// definition, independently of the kernels' code (an 8 x 8 matrix of ldmatrix: lane l
-// receives row l / 4, elements 2 (l % 4) and 2 (l % 4) + 1, or with .trans the same of the
-// transposed matrix). cp.async is emulated twice: its copies land at once (a stage
-// overwritten while another warp still reads it shows), or (deferred) only at the wait that
-// must cover them (a wait too short shows). cp.async, ldmatrix and 16-byte load addresses must
-// be 16-byte aligned, as on the GPU, or the test aborts.
-#ifndef CUTUNE_KEMU_TC_HPP
-#define CUTUNE_KEMU_TC_HPP
+// kemu_smem.hpp: shared memory as the tensor-core kernels use it, on the CPU (kemu.hpp):
+// byte addresses, cp.async with its commit groups, ldmatrix, the 16-byte shared loads, the
+// bank conflicts of the 16-byte accesses, and thread block cluster ranks, barriers and
+// distributed shared memory. kemu_tf32.cpp uses it as it is; kemu_tc.hpp (the 16-bit
+// kernels' tests) builds on it. Each instruction is emulated from the PTX ISA's definition,
+// independently of the kernels' code (an 8 x 8 matrix of ldmatrix: lane l receives row l / 4,
+// elements 2 (l % 4) and 2 (l % 4) + 1, or with .trans the same of the transposed matrix).
+// cp.async is emulated twice: its copies land at once (a stage overwritten while another
+// warp still reads it shows), or (deferred) only at the wait that must cover them (a wait
+// too short shows). cp.async, ldmatrix and 16-byte load addresses must be 16-byte aligned, as on the GPU,
+// or the test aborts.
+#ifndef CUTUNE_KEMU_SMEM_HPP
+#define CUTUNE_KEMU_SMEM_HPP
 
 #include "kemu.hpp"
 
@@ -28,21 +30,28 @@ namespace emu
     std::abort();
 }
 
+// the dynamic shared memory the launch gives a block, when the test knows it
+inline unsigned shared_limit = sizeof kemu::dynamic_shared;
 inline char *smem_at(unsigned a)
 {
-    if (a >= sizeof kemu::dynamic_shared)
-        fail("a shared address past the end", a);
+    if (a >= shared_limit || a >= sizeof kemu::dynamic_shared)
+        fail("a shared address past the launch's dynamic shared memory", a);
     return reinterpret_cast<char *>(kemu::dynamic_shared) + a;
 }
 
-// cp.async: copies and groups of each thread, landing at once or at the wait
+// A 16-byte copy to shared memory, kept until it lands (the copies are asynchronous).
 struct Copy {
     char *dst;
     unsigned char data[16];
 };
+// cp.async's copies of each thread not yet in a group (or tied to an mbarrier), and its
+// commit groups: they land at once, or (deferred) only when the kernel's wait must have them
 inline bool deferred;
 inline std::vector<Copy> open_group[kemu::MAX_THREADS];
 inline std::vector<std::vector<Copy>> groups[kemu::MAX_THREADS];
+// the global memory a copy may read (the test's A and B), when the test names it: a copy
+// from anywhere else aborts
+inline const char *readable[2][2];
 
 // what a warp's lanes hand each other in a collective instruction
 inline unsigned exchange[kemu::MAX_THREADS / 32][32][6];
@@ -93,22 +102,45 @@ inline long pending_copies()
         n += (long)(groups[t].size() + open_group[t].size());
     return n;
 }
+// A thread's asynchronous operations (cp.async's copies, wgmma's products): commit_group
+// makes the open ones a group; wait_groups carries out the oldest groups, in order, until
+// at most n are left.
+template <class Op> void commit_group(std::vector<Op> &open, std::vector<std::vector<Op>> &groups)
+{
+    groups.push_back(std::move(open));
+    open.clear();
+}
+template <class Op, class Run> void wait_groups(std::vector<std::vector<Op>> &groups, size_t n, Run run)
+{
+    while (groups.size() > n) {
+        for (const Op &op : groups.front())
+            run(op);
+        groups.erase(groups.begin());
+    }
+}
+
 inline void warp_sync()
 {
     kemu::arrive_and_wait(kemu::warp_barrier[kemu::warp_id()]);
 }
 } // namespace emu
 
-
 inline unsigned smem_addr(const void *p)
 {
     return (unsigned)(static_cast<const char *>(p) -
                       reinterpret_cast<const char *>(kemu::dynamic_shared));
 }
+// 16 bytes to shared memory, of which the first `bytes` are read from src, the rest zeroed;
+// both addresses 16-byte aligned, as on the GPU
 inline void cp_async16(unsigned dst, const void *src, int bytes)
 {
     if (dst % 16 || (bytes && reinterpret_cast<uintptr_t>(src) % 16) || bytes < 0 || bytes > 16)
         emu::fail("cp.async: a misaligned address or a bad size", dst);
+    const char *from = static_cast<const char *>(src);
+    if (bytes && emu::readable[0][0] &&
+        !(from >= emu::readable[0][0] && from + bytes <= emu::readable[0][1]) &&
+        !(from >= emu::readable[1][0] && from + bytes <= emu::readable[1][1]))
+        emu::fail("cp.async: a read outside A and B", reinterpret_cast<uintptr_t>(src));
     emu::copies.addr[kemu::current].push_back(dst);
     emu::Copy c{emu::smem_at(dst), {}};
     std::memcpy(c.data, src, (size_t)bytes);
@@ -119,19 +151,13 @@ inline void cp_async16(unsigned dst, const void *src, int bytes)
 }
 inline void cp_async_commit()
 {
-    if (emu::deferred) {
-        emu::groups[kemu::current].push_back(std::move(emu::open_group[kemu::current]));
-        emu::open_group[kemu::current].clear();
-    }
+    if (emu::deferred)
+        emu::commit_group(emu::open_group[kemu::current], emu::groups[kemu::current]);
 }
 template <int N_> void cp_async_wait()
 {
-    auto &g = emu::groups[kemu::current];
-    while (g.size() > (size_t)N_) {
-        for (const emu::Copy &c : g.front())
-            std::memcpy(c.dst, c.data, 16);
-        g.erase(g.begin());
-    }
+    emu::wait_groups(emu::groups[kemu::current], N_,
+                     [](const emu::Copy &c) { std::memcpy(c.dst, c.data, 16); });
 }
 
 inline void ldmatrix(unsigned (&r)[4], unsigned addr, bool trans)
