@@ -191,26 +191,7 @@ inline void cp_async_arrive(unsigned bar)
         emu::arrive(bar); // the copies have landed
     open.clear();
 }
-// cp.async groups (3xTF32's producer): copies of a group land at its wait, in mode 1
-inline std::vector<std::vector<emu::Copy>> cp_groups[kemu::MAX_THREADS];
-inline void land_group(std::vector<emu::Copy> &g)
-{
-    for (const emu::Copy &c : g)
-        std::memcpy(c.dst, c.data, 16);
-}
-inline void cp_async_commit()
-{
-    cp_groups[kemu::current].push_back(std::move(emu::open_group[kemu::current]));
-    emu::open_group[kemu::current].clear();
-}
-template <int N_> void cp_async_wait()
-{
-    auto &g = cp_groups[kemu::current];
-    while (g.size() > (size_t)N_) {
-        land_group(g.front());
-        g.erase(g.begin());
-    }
-}
+// cp.async groups (3xTF32's producer): kemu_smem.hpp's cp_async_commit and cp_async_wait
 inline float to_tf32(float x) // cvt.rna.tf32.f32: to nearest at bit 13, ties away from zero
 {
     unsigned u;
@@ -234,9 +215,8 @@ inline unsigned __float_as_uint(float f)
 }
 inline void cp_async_wait_all()
 {
-    for (auto &g : cp_groups[kemu::current])
-        land_group(g);
-    cp_groups[kemu::current].clear();
+    emu::wait_groups(emu::groups[kemu::current], 0,
+                     [](const emu::Copy &c) { std::memcpy(c.dst, c.data, 16); });
     emu::land_arrivals([](const emu::Arrival &a) { return a.thread != kemu::current; });
     for (const emu::Copy &c : emu::open_group[kemu::current])
         std::memcpy(c.dst, c.data, 16);
@@ -355,7 +335,7 @@ int main()
         long left = (long)emu::arrivals.size();
         for (int t = 0; t < kemu::MAX_THREADS; t++)
             left += (long)(emu::open_group[t].size() + emu::wg_open[t].size() +
-                           emu::wg_groups[t].size() + cp_groups[t].size());
+                           emu::wg_groups[t].size() + emu::groups[t].size());
         emu::arrivals.clear();
         // every tile's wgmma: K steps x BK / WK x m64 pieces (3xTF32: three products), by 128
         // threads each
