@@ -51,10 +51,10 @@ struct TuneSize {
     int state;           /* TUNE_SIZE_WAITING, _RUNNING, _DONE */
     double est_eval_s;   /* the cost model's time of one evaluation here */
     TuneLane *lane;      /* the lane that tunes it (set when it is taken) */
-    double judged_s;     /* several GPUs: its work as one GPU would have judged it, in
-                            seconds of one GPU's evaluations (0: none), which the sizes
-                            beside it leave for it */
-    double work_s;       /* once done: its evaluations in those seconds */
+    double judged_s;     /* several GPUs: its share as one GPU would have judged it, in
+                            seconds of one GPU's time (0: none), which the sizes beside it
+                            leave for it */
+    double work_s;       /* once done: the seconds it took */
     CutuneTuneSize *out; /* its line of the summary */
 };
 

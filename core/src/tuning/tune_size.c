@@ -296,9 +296,9 @@ static void split_time(TuneRun *r, TuneJob *jobs, size_t n, double time, double 
 }
 
 /* One round over the variants that may still win, each with its share of the time left;
- * with judge >= 0 (several GPUs, see tune_size_run), shares of judge, the size's work left
- * in seconds of one GPU: they set how much each variant measures and whether its space is
- * measured whole, and only the size's deadline limits the time it takes. */
+ * with judge >= 0 (several GPUs, see tune_size_run), shares of judge, the time one GPU
+ * would have left for the size: they set how much each variant measures, whether its space
+ * is measured whole and when a search that runs late ends, as on one GPU. */
 static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadline, double judge,
                         double eval_s, int round, size_t *measured, CutuneError *err)
 {
@@ -350,7 +350,9 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
                             : j->nknown + (isfinite(share[order[k]]) && eval_s > 0
                                                ? (size_t)(share[order[k]] / eval_s) + 1
                                                : left);
-        double deadline = isfinite(share[order[k]]) && !every_config(o) && judge < 0
+        /* several GPUs too: a job that runs past its share ends as on one GPU (the late
+         * patience below), or the searches would only stop at the size's wall-time deadline */
+        double deadline = isfinite(share[order[k]]) && !every_config(o)
                               ? cutune_now() + share[order[k]]
                               : 0;
         size_t before = j->row->evaluated;
@@ -418,9 +420,12 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
     double eval_s = ts->est_eval_s, compile_s = r->cost.compile_s;
     double share = cutune_schedule_size_share(r->deadline > 0 ? r->deadline - start : 0, r->nlanes,
                                               eval_s, cost_rest, sizes_left);
-    /* Several GPUs: the size's work is judged as one GPU would judge it, in seconds of one
-     * GPU's evaluations (the cost model's): the budget less the work of the sizes done and
-     * what the others running were given. So the total work, and with it where each search
+    /* Several GPUs: the size's work is judged as one GPU would judge it, in the seconds one
+     * GPU would have left: the budget less the wall time of the sizes done and what the
+     * others running were given. (Counted in the cost model's seconds of evaluations, the
+     * budget was far larger than one GPU's: the model leaves out the waits for compiles, and
+     * on 2 H200s the main job measured 5,011 configs where one GPU measured 2,260, in about
+     * the same time: bench/RESULTS.md, multi-GPU, 2026-11-27.) So the total work, and with it where each search
      * stops, does not grow with the GPUs, and they end the run sooner; the wall-time share
      * above, which grows with the GPUs, is only the size's deadline (GPUs that share the
      * compile threads take longer over the same work). A share scaled by the GPUs measured
@@ -516,13 +521,9 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
             pthread_mutex_unlock(&r->mu);
             e = e > 0 ? e : eval_s;
             double judge = -1;
-            if (judge_s >= 0 && size_deadline > 0) {
-                size_t done = 0;
-                for (size_t i = 0; i < njobs; i++)
-                    done += jobs[i].row->evaluated;
-                if ((judge = judge_s - (double)done * e) <= 0)
-                    break;
-            }
+            if (judge_s >= 0 && size_deadline > 0 &&
+                (judge = judge_s - (cutune_now() - start)) <= 0)
+                break;
             rc = search_round(l, jobs, njobs, size_deadline, judge, e, round, &measured, err);
             if (measured == 0)
                 break;
@@ -534,10 +535,7 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
     if (rc == 0 && !stopped)
         rc = tune_ragged_check(l, ts, jobs, njobs, err);
     pthread_mutex_lock(&r->mu);
-    size_t evaluated = 0;
-    for (size_t i = 0; i < njobs; i++)
-        evaluated += jobs[i].row->evaluated;
-    ts->work_s = (double)evaluated * cutune_cost_eval_s(&r->cost, ts->flops, ts->bytes, 0.5);
+    ts->work_s = cutune_now() - start;
     for (size_t i = 0; i < njobs; i++)
         if (jobs[i].best_ms > 0 && ts->out->best_ms > 0)
             jobs[i].tv->last_rel = jobs[i].best_ms / ts->out->best_ms;
