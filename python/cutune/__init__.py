@@ -13,6 +13,7 @@ A thin layer over libcutune's public C API (cutune/lookup.h) through ctypes; err
 cutune.CutuneError with the library's message."""
 import atexit
 import ctypes
+import os
 import threading
 
 from . import _arrays
@@ -20,7 +21,7 @@ from . import _lib
 from ._lib import Error as _Error, Result as _Result, DeviceInfo as _DeviceInfo
 
 __version__ = "0.1.0"
-__all__ = ["open", "matmul", "Handle", "Lookup", "CutuneError", "NotFoundError",
+__all__ = ["open", "create_db", "matmul", "Handle", "Lookup", "CutuneError", "NotFoundError",
            "NoDeviceError", "MATCHES", "matmul_op", "matmul_fast", "use", "record", "recorded",
            "tune"]
 
@@ -71,6 +72,16 @@ def _raise(rc, err):
     cls = {_lib.ERR_NOT_FOUND: NotFoundError, _lib.ERR_NO_DEVICE: NoDeviceError}.get(rc,
                                                                                     CutuneError)
     raise cls(msg, rc)
+
+
+def create_db(db=None):
+    """Create the tuning database at db (default: where `cutune run` writes), in cutune's
+    schema, if there is none; open() opens only an existing one."""
+    err = _lib.Error()
+    rc = _lib.lib().cutune_db_create(os.fsencode(db) if db is not None else None,
+                                     ctypes.byref(err))
+    if rc != 0:
+        _raise(rc, err)
 
 
 def _size_text(size):

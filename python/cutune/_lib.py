@@ -60,6 +60,7 @@ _P = ctypes.POINTER
 _PROTOTYPES = {
     "cutune_lookup_default_settings": (None, [_P(Settings)]),
     "cutune_open": (c_int, [_P(c_void_p), _P(Settings), _P(Error)]),
+    "cutune_db_create": (c_int, [ctypes.c_char_p, _P(Error)]),
     "cutune_close": (None, [_P(c_void_p)]),
     "cutune_device_describe": (c_int, [c_int, _P(DeviceInfo), _P(Error)]),
     "cutune_device_find": (c_int, [c_void_p, ctypes.c_char_p, _P(DeviceInfo), _P(Error)]),

@@ -271,7 +271,10 @@ class _Mode(TorchFunctionMode):
                 return False  # the first launch may compile and load a kernel: not in a graph
             size = "%dx%dx%d-%s-%s" % (M, N, K, kind, layout)
             h = _handle() if self.db is None else self.db
-            hit = self.decided[key] = bool(h.lookup("matmul", size, device=device.index or 0))
+            # tuned for this shape (on this GPU or its model); a config from another size
+            # (nearest, same_arch) may be slower than torch's, so torch keeps it
+            r = h.lookup("matmul", size, device=device.index or 0)
+            hit = self.decided[key] = bool(r) and r.match in ("exact", "same_model")
         return hit
 
 
@@ -325,6 +328,9 @@ class _Region:
     def __enter__(self):
         from . import Handle
         h = None
+        if self.record and not isinstance(self.db, Handle):
+            from . import create_db
+            create_db(self.db)  # a fresh machine has no database yet: the requests need one
         if self.db is not None:
             h = self.db if isinstance(self.db, Handle) else Handle(self.db)
         rec = _Recorder(h or _handle(), self.device) if self.record else None

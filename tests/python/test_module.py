@@ -286,3 +286,19 @@ def test_ctypes_structures_match_the_headers(tmp_path):
         t = types[name]
         got = ctypes.sizeof(t) if field == "size" else getattr(t, field).offset
         assert got == int(value), line
+
+
+def test_create_db_makes_an_empty_database_that_records(tmp_path):
+    path = str(tmp_path / "sub" / "fresh.db")
+    with pytest.raises(cutune.NotFoundError):
+        cutune.open(path)  # open() never makes a file
+    cutune.create_db(path)
+    cutune.create_db(path)  # there already: fine
+    with cutune.open(path):
+        pass  # it opens now
+    rows = sqlite3.connect(path).execute("SELECT count(*) FROM trials").fetchone()[0]
+    assert rows == 0
+    bad = tmp_path / "not-a-db"
+    bad.write_text("hello")
+    with pytest.raises(cutune.CutuneError):
+        cutune.create_db(str(bad))

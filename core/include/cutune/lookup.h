@@ -94,6 +94,13 @@ CUTUNE_API void cutune_lookup_default_settings(CutuneLookupSettings *s);
  * recording `cutune` command once to upgrade it), CUTUNE_ERR_NOMEM, CUTUNE_ERR_INVALID. */
 CUTUNE_API int cutune_open(CutuneLookup **h, const CutuneLookupSettings *s, CutuneError *err);
 
+/* Create the tuning database at path (NULL: the default path, as cutune_open reads it), in
+ * cutune's schema, or upgrade the one there: 0 when it exists afterwards. For an application
+ * that records requests before anything was tuned (cutune_open opens only an existing
+ * database). Errors: CUTUNE_ERR_DB (not a cutune database, or one newer than this library),
+ * CUTUNE_ERR_IO or CUTUNE_ERR_INVALID (the folder cannot be made or written). */
+CUTUNE_API int cutune_db_create(const char *path, CutuneError *err);
+
 /* Unload the kernels, close the database and free the handle; sets *h to NULL. NULL and
  * *h == NULL are fine. Call it while the CUDA context the kernels were launched in still
  * exists (before cudaDeviceReset). */
