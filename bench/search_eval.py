@@ -7,8 +7,11 @@ al., FGCS 2024) of the default strategy, random search and annealing; on the Sch
 al. (2022) spaces, the mean over seeds (that paper's statistic) beside the best method it
 published (published_sch22.csv); and the targets, each marked met or missed. CPU only.
 
-    bench/search_eval.py [--cutune build/cli/cutune] [--data DIR] [--seeds 30] [--jobs 2]
-                         [--strategies portfolio,annealing] > bench/search-eval.md
+    bench/search_eval.py [--cutune build/cli/cutune] [--data DIR] [--seeds 30] [--seed 1] [--jobs 2]
+                         [--strategies portfolio,annealing]
+
+It prints the section "Search on foreign spaces (replay)" of bench/RESULTS.md, which replaces
+the one there.
 
 The data folder is $CUTUNE_SEARCH_EVAL_DATA, else ../shared/search-eval-data beside the
 source tree; it is read in place, never copied into the project.
@@ -30,9 +33,9 @@ KERNELS = {"gemm": "GEMM", "convolution": "convolution", "pnpoly": "pnpoly"}
 GPUS = {"a100": "A100", "titan_rtx": "TITAN_RTX"}
 
 
-def replay(cutune, path, strategies, seeds):
+def replay(cutune, path, strategies, seeds, seed):
     cmd = ["nice", "-n", "10", cutune, "replay", path, "--strategy", strategies, "--seeds",
-           str(seeds), "--budgets", ",".join(map(str, BUDGETS)), "--score", "--json"]
+           str(seeds), "--seed", str(seed), "--budgets", ",".join(map(str, BUDGETS)), "--score", "--json"]
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"search_eval: {' '.join(cmd)}: exit {out.returncode}: {out.stderr.strip()}")
@@ -76,6 +79,8 @@ def main():
                                                      os.path.join(ROOT, "..", "shared",
                                                                   "search-eval-data")))
     ap.add_argument("--seeds", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=1, help="the first seed (another range checks "
+                    "that a change is no fit to seeds 1-30)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--strategies", default="portfolio,annealing")
     a = ap.parse_args()
@@ -85,42 +90,45 @@ def main():
                    if f.endswith(".csv") and "-cartesian" not in f and not f.startswith("published"))
     with ThreadPoolExecutor(max_workers=a.jobs) as ex:
         runs = list(ex.map(lambda n: replay(a.cutune, os.path.join(a.data, n + ".csv"),
-                                            a.strategies, a.seeds), names))
+                                            a.strategies, a.seeds, a.seed), names))
     pub = published(a.data)
     order = ["portfolio", "random", "annealing"]
     order += [s for s in a.strategies.split(",") if s not in order]
     P = print
     dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
-    P("# Search on spaces recorded by others: the methodology score\n")
-    P(f"Command: `bench/search_eval.py --seeds {a.seeds} --jobs {a.jobs} --strategies {a.strategies}"
-      f" > bench/search-eval.md`  ")
-    P(f"Commit: {git('rev-parse', '--short', 'HEAD')}{dirty}  ")
-    P(f"Date: {datetime.date.today().isoformat()}; CPU replays of recorded spaces (no GPU), "
-      f"{a.seeds} seeds, window {runs[0]['window']} (`cutune replay`'s default, the tuner's on a "
-      "16-core host)\n")
-    P("Each cell is the median / 10th percentile over the seeds of the fraction of the optimum "
-      "(best time of the space / best time found). The score is that of Willemsen et al. "
-      "(FGCS 2024) over evaluations, as `cutune replay --score` computes it: 0 = calculated "
-      "random search, 1 = the optimum, averaged over 12 budgets from the p = 0.5 to the p = 0.96 "
-      "cutoff (the range is given per space). `portfolio` is the default strategy.\n")
+    P(f"## Search on foreign spaces (replay) · CPU, no GPU · {datetime.date.today().isoformat()}\n")
+    P(f"Commit {git('rev-parse', '--short', 'HEAD')}{dirty}; {a.seeds} seeds from {a.seed}, window "
+      f"{runs[0]['window']} (`cutune replay`'s default, the tuner's on a 16-core host). Reproduce with:\n")
+    P(f"    nice -n 10 bench/search_eval.py --seeds {a.seeds} --seed {a.seed} --jobs {a.jobs} "
+      f"--strategies {a.strategies}\n")
+    P("Each recording of `../shared/search-eval-data` but the `-cartesian` ones (Kernel Tuner caches of "
+      "other GPUs, read in place) is replayed: every proposal is answered from the recorded exhaustive "
+      "run and costs one evaluation. A cell is the median / 10th percentile over the seeds of the "
+      "fraction of the optimum (best time of the space / best time found). The score is the methodology "
+      "score of Willemsen et al. (FGCS 2024) over evaluations, as `cutune replay --score` computes it "
+      "(it agrees with the data folder's `tools/analyse.py`): 0 = calculated random search, 1 = the "
+      "optimum, averaged over 12 budgets from the p = 0.5 to the p = 0.96 cutoff (the range is given per "
+      "space). `portfolio` is the default strategy. On the Schoonhoven et al. (2022) spaces, the mean over "
+      "the seeds (that paper's statistic) is set beside the best method it published at each budget "
+      "(`published_sch22.csv`; that paper counts evaluations over the unrestricted space).\n")
+    P("| space (configs; score budgets) | strategy | " + " | ".join(f"{b}" for b in BUDGETS)
+      + " | score |")
+    P("|---|---|" + "---|" * (len(BUDGETS) + 1))
     scores = {s: [] for s in order}
     misses = []
     for name, d in zip(names, runs):
         rec = d["recording"]
         rng = d.get("score_range", {})
         st = {s["name"]: s for s in d["strategies"]}
-        P(f"## {name}\n")
-        P(f"{rec['configs']} configs ({rec['ok']} ok); score budgets {rng.get('first')} to "
-          f"{rng.get('last')} evaluations\n")
-        P("| strategy | " + " | ".join(f"{b}" for b in BUDGETS) + " | score |")
-        P("|---|" + "---|" * (len(BUDGETS) + 1))
+        label = f"{name} ({rec['configs']}; {rng.get('first')}-{rng.get('last')})"
         for s in order:
             if s not in st:
                 continue
             res = {r["budget"]: r for r in st[s]["results"]}
             cells = [f"{res[b]['median']:.3f} / {res[b]['p10']:.3f}" for b in BUDGETS]
             scores[s].append(st[s]["score"])
-            P(f"| {s} | " + " | ".join(cells) + f" | {st[s]['score']:.3f} |")
+            P(f"| {label} | {s} | " + " | ".join(cells) + f" | {st[s]['score']:.3f} |")
+            label = ""
         dres = {r["budget"]: r for r in st["portfolio"]["results"]}
         rres = {r["budget"]: r for r in st["random"]["results"]}
         for b in BUDGETS:
@@ -132,11 +140,7 @@ def main():
                               f"({dres[b]['p10']:.4f}) is below random's ({rres[b]['p10']:.4f})")
         key = paper_key(name)
         if key and all(key) and pub:
-            P("\nMean over the seeds against the best method Schoonhoven et al. published "
-              "(published_sch22.csv; that paper counts evaluations over the unrestricted space):\n")
-            P("| | " + " | ".join(f"{b}" for b in BUDGETS) + " |")
-            P("|---|" + "---|" * len(BUDGETS))
-            P("| portfolio (mean) | " + " | ".join(f"{dres[b]['mean']:.4f}" for b in BUDGETS) + " |")
+            P("| | portfolio, mean | " + " | ".join(f"{dres[b]['mean']:.4f}" for b in BUDGETS) + " | |")
             row = []
             for b in BUDGETS:
                 v = pub.get((key[0], key[1], b))
@@ -144,9 +148,9 @@ def main():
                 if v and b in PUBLISHED_BUDGETS and dres[b]["mean"] < v[0]:
                     misses.append(f"{name}: the default's mean at {b} ({dres[b]['mean']:.4f}) is "
                                   f"below the best published ({v[0]:.4f}, {v[1]})")
-            P("| best published | " + " | ".join(row) + " |")
-        P("")
-    P("## Summary\n")
+            P("| | best published, mean | " + " | ".join(row) + " | |")
+    P("")
+    P("### Summary\n")
     P("| strategy | mean score | lowest score |")
     P("|---|---|---|")
     for s in order:

@@ -5,7 +5,7 @@
  *
  * On every recording but the "-cartesian" ones, replayed as `cutune run` asks (18 proposals
  * in flight on a 16-core host, fewer for a short search), over SEEDS seeds (bench/search_eval.py
- * runs 30 and gives the methodology score, bench/search-eval.md):
+ * runs 30 and gives the methodology score, bench/RESULTS.md):
  * - the median fraction of the optimum is never below random sampling's, at 25, 100 and 400
  *   evaluations (by more than 0.002: on the sch22 pnpoly spaces, where 4% and 19% of the
  *   configs are within 0.98 of the optimum, both reach 0.99 at 100 and the seeds decide);
@@ -19,7 +19,7 @@
  *   optimum is a single config, every neighbour of it reaches at most 0.82 of it, no other
  *   config reaches 0.98, and steepest descent reaches it from 1.1% of the space (the best
  *   of fourteen methods in the paper the data comes from found 0.90 at 400);
- * - at 100 evaluations it is at least 0.75 (bench/search-eval.md gives each recording's
+ * - at 100 evaluations it is at least 0.75 (bench/RESULTS.md gives each recording's
  *   figure; the lowest is on hub-convolution_milo-a100.csv, whose optimum is 1.07 times
  *   faster than any other config). */
 #include "check.h"

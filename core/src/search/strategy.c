@@ -14,8 +14,8 @@ const CutuneStrategyOps *const cutune_strategy_list[] = {
 /* Portfolio keeps the pipeline full (one proposal per result) but for a short search, where
  * it keeps fewer in flight so that its proposals see results; in replays of spaces recorded
  * elsewhere its methodology score is well above that of annealing, the default before it
- * (bench/search-eval.md). With no budget (a time limit) it fills the pipeline and plans
- * over nothing, so it serves a time limit as well. */
+ * (bench/RESULTS.md, "Search on foreign spaces (replay)"). With no budget (a time limit) it
+ * fills the pipeline and plans over nothing, so it serves a time limit as well. */
 const char *const cutune_strategy_default_search = "portfolio";
 const char *const cutune_strategy_default_timed = "portfolio";
 
