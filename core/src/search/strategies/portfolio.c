@@ -34,7 +34,9 @@
  * the pipeline).
  *
  * Replays of the 12 spaces recorded by others (the methodology score of `cutune replay
- * --score`, mean over the spaces, window 18; bench/search-eval.md, 2026-11-27) chose these
+ * --score`, mean over the spaces, window 18; bench/search_eval.py, 2026-11-27, whose table
+ * is in bench/RESULTS.md, "Search on foreign spaces (replay)", with what was tried since and
+ * not kept) chose these
  * settings: the limit on proposals in flight took it from 0.753 to 0.776 (20 seeds); the
  * global picks and the bandit from 0.729 to 0.750 (20 seeds; a fixed share of 30% model,
  * 60% local, 10% random before); the maximin design 0.772 where a design balancing each
