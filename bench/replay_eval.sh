@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Replays the default search strategy, random sampling and the older strategies on every
 # recorded space of the foreign data folder and of tests/data/recordings, and prints
-# Markdown tables (bench/RESULTS.md, "Search on foreign spaces (replay)"). CPU only.
+# Markdown tables (as bench/results/replay/search-eval-2026-11-23.md). CPU only. The
+# methodology score of the default is bench/search_eval.py's (bench/RESULTS.md, "Search on
+# foreign spaces (replay)").
 #
 #   bench/replay_eval.sh [BUILD_DIR] [replay_eval options: --seeds 50 --budgets ... --windows 34,1]
 #

@@ -11,12 +11,11 @@ const CutuneStrategyOps *const cutune_strategy_list[] = {
     &cutune_strategy_portfolio,  NULL,
 };
 
-/* Portfolio fills the pipeline (one proposal per result, as many ahead as the tuner asks)
- * and, in replays of the recorded spaces and of spaces recorded elsewhere (bench/RESULTS.md,
- * "search on foreign spaces"), reached higher median fractions of the optimum than
- * annealing, the default before it, from 200 evaluations on with 34 proposals in flight
- * and at every budget one at a time. It plans over no budget (the budget only tells it
- * when its last proposals are), so it serves a time limit as well. */
+/* Portfolio keeps the pipeline full (one proposal per result) but for a short search, where
+ * it keeps fewer in flight so that its proposals see results; in replays of spaces recorded
+ * elsewhere its methodology score is well above that of annealing, the default before it
+ * (bench/RESULTS.md, "Search on foreign spaces (replay)"). With no budget (a time limit) it
+ * fills the pipeline and plans over nothing, so it serves a time limit as well. */
 const char *const cutune_strategy_default_search = "portfolio";
 const char *const cutune_strategy_default_timed = "portfolio";
 

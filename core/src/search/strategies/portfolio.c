@@ -1,45 +1,55 @@
-/* The default search: a portfolio of three kinds of proposal, one proposal per call of
- * next(), so that it keeps as many configs in flight as the tuner asks for (its compile
- * pool and the GPU) and never waits for a batch to finish.
+/* The default search: a portfolio of kinds of proposal (arms), shared by how each has paid
+ * off so far in this run (bandit.h), one proposal per call of next().
  *
- * - Local search from the best local optima known. A measured config is a head while no
- *   measured neighbour is faster and some neighbour has not been proposed; the fastest head
- *   proposes one of those neighbours, at random. Neighbours are the configs one parameter
- *   away, at any of its values (not only the next level): a neighbourhood of 15 to 45
- *   configs on the foreign recordings, which fills a pipeline on its own, and 1 to 53 local
- *   optima on them where one-level steps leave 39 to 545, so that the search crosses the
- *   valleys that trap a walk on isolated optima. A random config that lands in another
- *   basin becomes a head too: restarts come for free, and a basin is left only when it is
- *   worse than another one's best.
+ * - The warm start first (configs known to be good elsewhere: other sizes, other GPUs of the
+ *   architecture, the space's .known list), then, until a few results are in, a
+ *   space-filling design (design.h) rather than random configs: no two of them near copies
+ *   of each other, so the first results say something about more of the space.
+ * - Local search around the best configs: an unproposed neighbour (one parameter changed to
+ *   any of its values: 15 to 45 configs on the recorded spaces, which fills a pipeline on
+ *   its own and crosses the valleys that trap one-level steps) of one of the best measured
+ *   configs. The parents are the best config of each of the PF_ELITES best basins (a config
+ *   within PF_NICHE - 1 parameters of a better parent is in its basin), the best one most
+ *   often; one whose neighbours were all proposed is done. So the search polishes the
+ *   incumbent, and once its basin is exhausted it goes on from the best of another one.
  * - A model: an additive fit of log-time over the parameter levels (model.h), refitted at
- *   each of these proposals; it proposes the config it predicts fastest among those at
- *   most three parameters away from the best so far (a trust region: the model is rough,
- *   and far from the data it is wrong), which jumps several parameters in one proposal
- *   where local search needs one round of feedback per parameter. Its response is clipped
- *   at the median: a config slower than the median ok one counts as the median, so the
- *   fit spends its terms on where the fast configs are rather than on how slow the slow
- *   tail is (a raw least-squares fit is led by configs many times slower than the best).
- *   Replays at a pipeline of 18 (bench/results/replay/search-eval-2026-11-26-clip.md): the
- *   mean fraction of the optimum at 100 evaluations went 0.9777 -> 0.9839 (seeds 1-60),
- *   0.9776 -> 0.9830 (1-120) and 0.9779 -> 0.9800 (1001-1060), no budget worse by more
- *   than 0.0004, with gains at a pipeline of 1 too.
- * - Random configs, in the order the random strategy draws them (the same seed gives the
- *   same draws): the first proposals, until eight results are known, or the warm start's
- *   (with a pipeline of 18, the first 18 are necessarily blind), and a tenth of the rest,
- *   so that no region is left unseen for good.
- * Of the informed proposals, 30% come from the model and 60% from local search. The last
- *   `parallel` proposals of the budget, whose results no later proposal can use, are
- *   exploitation only (no random). Failed configs cost +inf: never a head, and the model
- *   counts them as slow (at its clip, the median ok log-time).
+ *   each of its proposals; it proposes the config it predicts fastest among those at most
+ *   PF_TRUST_RADIUS parameters away from the best so far (a trust region: the model is
+ *   rough, and far from the data it is wrong), which jumps several parameters at once where
+ *   local search needs one round of feedback per parameter.
+ * - A global pick: the new config of highest TPE score (density.h), where the levels of the
+ *   fastest configs so far come together, wherever that is in the space: a restart into the
+ *   region the results point to, away from the incumbent's basin.
+ * - Random configs, in the random strategy's order: exploration that no model steers.
+ * An arm pays off when its config is the best measured so far when its result comes. The arm that keeps paying gets most proposals; one that stopped paying (a
+ * model that no longer predicts gains, a basin that is exhausted) falls to its floor. The
+ * last proposals of the budget, whose results no later proposal can use, are not random.
+ * Failed configs cost +inf: never a parent, and the model counts them as slow.
  *
- * Replays (bench/RESULTS.md, "search on foreign spaces") chose these settings over one-level
- * neighbourhoods, a model share of 0.5 or 0.6, several heads expanded in turn, neighbours
- * ordered by the model, a global model argmin, and descent steps taken on predictions
- * before results come back: each did worse, or no better, at 100 and 400 evaluations with
- * a pipeline of 34 and of 1. Later replays (pipelines of 18 and 1, in the file above) found
- * no gain beyond noise in an optimism bonus on the model's picks (kappa times
- * sqrt(1/(1+count)) over the config's levels, kappa 0.05 to 0.2) nor in a trust radius
- * that grows when the model's picks improve the best and shrinks when they do not. */
+ * A proposal made before the results of the ones in flight is partly blind; with the
+ * tuner's 18 in flight, a search of 25 evaluations would be mostly blind. So, when the
+ * budget does not cover the space, at most max(PF_MIN_INFLIGHT, budget / PF_INFLIGHT_DIV)
+ * proposals are in flight: every one from 144 evaluations up on a 16-core host, fewer for a
+ * shorter search (a time limit without a budget, and a budget that covers the space, fill
+ * the pipeline).
+ *
+ * Replays of the 12 spaces recorded by others (the methodology score of `cutune replay
+ * --score`, mean over the spaces, window 18; bench/search_eval.py, 2026-11-27, whose table
+ * is in bench/RESULTS.md, "Search on foreign spaces (replay)", with what was tried since and
+ * not kept) chose these
+ * settings: the limit on proposals in flight took it from 0.753 to 0.776 (20 seeds); the
+ * global picks and the bandit from 0.729 to 0.750 (20 seeds; a fixed share of 30% model,
+ * 60% local, 10% random before); the maximin design 0.772 where a design balancing each
+ * parameter's levels made 0.761 (it over-proposes the levels few valid configs have) and
+ * random configs 0.772 (30 seeds); paying off as the best so far 0.776 and 0.748 where
+ * "among the best three" made 0.772 and 0.746 (seeds 1-30 and 101-130). A trust radius of 2
+ * or 4 found the single fast config of sch22-convolution-a100 within 1750 evaluations in 9
+ * to 11 of 40 seeds, 3 in 32; parents from several basins helped the plateaus of the sch22
+ * GEMM and pnpoly spaces on the TITAN RTX (0.846 to 0.874 and 0.523 to 0.543, 20 seeds)
+ * for 0.006 of the mean (0.776 to 0.770), within the seeds' noise. */
+#include "bandit.h"
+#include "density.h"
+#include "design.h"
 #include "model.h"
 #include "search.h"
 
@@ -47,18 +57,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PF_MODEL_SHARE 0.3
-#define PF_RANDOM_SHARE 0.1
-enum { PF_MIN_KNOWN = 8, PF_TRUST_RADIUS = 3 };
+enum { ARM_ELITE, ARM_MODEL, ARM_GLOBAL, ARM_RANDOM, NARMS, ARM_START = NARMS, ARM_DESIGN };
+enum {
+    PF_MIN_KNOWN = 8,      /* ok results before anything but the design */
+    PF_TRUST_RADIUS = 3,   /* the model's picks: at most this many parameters from the best */
+    PF_ELITES = 3,         /* local search: parents from this many basins */
+    PF_NICHE = 2,          /* a config within NICHE - 1 parameters of a parent is its basin's */
+    PF_DESIGN_POOL = 32,   /* the design picks from this many random new configs */
+    PF_REWARD_TOP = 1,     /* an arm pays off with a config that is the best measured */
+    PF_MIN_GOOD = 3,       /* the global pick's good configs: at least 3 */
+    PF_BANDIT_WINDOW = 24, /* an arm's rate of payoff: over its last 24 outcomes */
+    PF_MIN_INFLIGHT = 4,
+    PF_INFLIGHT_DIV = 8,
+};
+#define PF_ELITE_DECAY 0.35 /* the next basin's parent is proposed from this much less often */
+#define PF_GAMMA 0.15       /* the global pick's good configs: the fastest 15% */
+/* The arms' floors: local search, model, global, random. */
+static const double pf_floors[NARMS] = {0.2, 0.1, 0.1, 0.05};
 
 typedef struct {
     SearchBase base; /* first: see search_base_create */
     SearchModel model;
+    SearchDensity density;
+    SearchDesign design;
+    SearchBandit bandit;
     int model_stale;
+    size_t density_at; /* nmeasured when density was fitted */
     size_t nfinite, nfed;
     size_t *measured, nmeasured; /* sorted by (cost, index) */
-    uint8_t *dom;                /* a measured neighbour is faster */
     uint32_t *nnew;              /* of a measured config: neighbours not yet proposed */
+    uint8_t *arm;                /* per config: the arm that proposed it */
+    size_t inflight;             /* at most this many proposals without a result */
 } Portfolio;
 
 static void pf_destroy(void *state)
@@ -67,9 +96,10 @@ static void pf_destroy(void *state)
     if (!s)
         return;
     search_model_free(&s->model);
+    search_density_free(&s->density);
     free(s->measured);
-    free(s->dom);
     free(s->nnew);
+    free(s->arm);
     search_base_destroy(s);
 }
 
@@ -83,41 +113,28 @@ static int pf_create(const CutuneStrategyArgs *a, void **state)
         return rc;
     Portfolio *s = st;
     size_t n = a->configs->nconfigs;
-    rc = search_model_init(&s->model, &s->base.g);
-    if (!rc) {
+    search_design_init(&s->design, &s->base.g);
+    if ((rc = search_model_init(&s->model, &s->base.g)) == 0 &&
+        (rc = search_density_init(&s->density, &s->base.g)) == 0) {
         s->measured = malloc((n + 1) * sizeof *s->measured);
-        s->dom = calloc(n + 1, 1);
         s->nnew = calloc(n + 1, sizeof *s->nnew);
-        if (!s->measured || !s->dom || !s->nnew)
+        s->arm = calloc(n + 1, 1);
+        if (!s->measured || !s->nnew || !s->arm)
             rc = CUTUNE_ERR_NOMEM;
     }
     if (rc) {
         pf_destroy(s);
         return rc;
     }
+    search_bandit_init(&s->bandit, NARMS, pf_floors, PF_BANDIT_WINDOW);
+    s->inflight = s->base.parallel;
+    if (s->base.budget < n) {
+        size_t w = (s->base.budget + PF_INFLIGHT_DIV - 1) / PF_INFLIGHT_DIV;
+        w = w > PF_MIN_INFLIGHT ? w : PF_MIN_INFLIGHT;
+        s->inflight = w < s->inflight ? w : s->inflight;
+    }
     *state = s;
     return 0;
-}
-
-/* The valid configs that differ from config i in one parameter, written to out. */
-static size_t neighbours(const Portfolio *s, size_t i, size_t *out)
-{
-    size_t p = s->base.g.nparams, m = 0;
-    uint16_t lv[SEARCH_MAX_PARAMS];
-    memcpy(lv, &s->base.g.level[i * p], p * sizeof *lv);
-    for (size_t j = 0; j < p; j++) {
-        uint16_t v0 = lv[j];
-        for (size_t v = 0; v < s->base.g.nlevels[j]; v++) {
-            if (v == v0)
-                continue;
-            lv[j] = (uint16_t)v;
-            long k = search_grid_find(&s->base.g, lv);
-            if (k >= 0)
-                out[m++] = (size_t)k;
-        }
-        lv[j] = v0;
-    }
-    return m;
 }
 
 /* The model's pick: the unproposed config it predicts fastest within the trust region
@@ -151,23 +168,93 @@ static long model_pick(Portfolio *s)
     return pick;
 }
 
-/* Local search's pick: an unproposed neighbour of the fastest head, at random. */
+/* The global pick: the new config of highest TPE score, the first in random's order of
+ * equals; -1 before there are a few results. */
+static long global_pick(Portfolio *s)
+{
+    SearchBook *b = &s->base.b;
+    if (s->nmeasured <= PF_MIN_GOOD)
+        return -1;
+    if (s->density_at != s->nmeasured) {
+        search_density_fit(&s->density, s->measured, s->nmeasured, b->cost, PF_GAMMA, PF_MIN_GOOD);
+        s->density_at = s->nmeasured;
+    }
+    long pick = -1;
+    double pv = -INFINITY;
+    for (size_t k = b->cursor; k < b->n; k++) {
+        size_t i = b->order[k];
+        if (b->state[i] != SEARCH_NEW)
+            continue;
+        double v = search_density_score(&s->density, i);
+        if (v > pv) {
+            pv = v;
+            pick = (long)i;
+        }
+    }
+    return pick;
+}
+
+static size_t distance(const SearchGrid *g, size_t a, size_t c)
+{
+    size_t p = g->nparams, d = 0;
+    for (size_t j = 0; j < p; j++)
+        d += g->level[a * p + j] != g->level[c * p + j];
+    return d;
+}
+
+/* Local search's pick: an unproposed neighbour, at random, of a parent: the best measured
+ * config of one of the PF_ELITES best basins that still has unproposed neighbours, the
+ * r-th of them with weight PF_ELITE_DECAY^r. */
 static long local_pick(Portfolio *s)
 {
     SearchBook *b = &s->base.b;
-    size_t *nb = s->base.nb;
-    for (size_t r = 0; r < s->nmeasured; r++) {
+    const SearchGrid *g = &s->base.g;
+    size_t parent[PF_ELITES], np = 0;
+    for (size_t r = 0; r < s->nmeasured && np < PF_ELITES; r++) {
         size_t h = s->measured[r];
         if (!isfinite(b->cost[h]))
             break;
-        if (s->dom[h] || s->nnew[h] == 0)
-            continue;
-        size_t m = neighbours(s, h, nb), c = 0;
-        for (size_t k = 0; k < m; k++)
-            if (b->state[nb[k]] == SEARCH_NEW)
-                nb[c++] = nb[k];
-        if (c)
-            return (long)nb[search_rng_below(&s->base.rng, c)];
+        int near = 0;
+        for (size_t q = 0; q < np && !near; q++)
+            near = distance(g, h, parent[q]) < PF_NICHE;
+        if (s->nnew[h] && !near)
+            parent[np++] = h;
+    }
+    if (np == 0)
+        return -1;
+    double u = search_rng_unit(&s->base.rng), w = 1, tot = 0;
+    for (size_t q = 0; q < np; q++, w *= PF_ELITE_DECAY)
+        tot += w;
+    u *= tot;
+    size_t at = 0;
+    for (w = 1; at + 1 < np && u >= w; at++, w *= PF_ELITE_DECAY)
+        u -= w;
+    size_t *nb = s->base.nb, m = search_grid_moves(g, parent[at], nb), c = 0;
+    for (size_t k = 0; k < m; k++)
+        if (b->state[nb[k]] == SEARCH_NEW)
+            nb[c++] = nb[k];
+    return c ? (long)nb[search_rng_below(&s->base.rng, c)] : -1;
+}
+
+/* An informed proposal: the arm the bandit draws, falling back on the others in turn when
+ * it has nothing to propose. */
+static long informed(Portfolio *s, int *arm)
+{
+    SearchBook *b = &s->base.b;
+    uint8_t off[NARMS] = {0};
+    /* no random proposal where its result would come too late to be of use */
+    off[ARM_RANDOM] = b->proposed + s->inflight >= s->base.budget;
+    size_t first = search_bandit_choose(&s->bandit, off, search_rng_unit(&s->base.rng));
+    for (size_t k = 0; k < NARMS; k++) {
+        int a = (int)((first + k) % NARMS);
+        long x = a == ARM_ELITE    ? local_pick(s)
+                 : a == ARM_MODEL  ? model_pick(s)
+                 : a == ARM_GLOBAL ? global_pick(s)
+                                   : search_book_random_new(b);
+        if (x >= 0) {
+            *arm = a;
+            return x;
+        }
     }
     return -1;
 }
@@ -177,30 +264,30 @@ static int pf_next(void *state, size_t *index)
     Portfolio *s = state;
     SearchBook *b = &s->base.b;
     long x = -1;
+    int arm = ARM_RANDOM;
+    if (b->pending >= s->inflight)
+        return CUTUNE_NEXT_WAIT;
     if (b->bhead < b->blen) { /* the warm start, in its order */
         x = (long)b->batch[b->bhead++];
         b->state[x] = SEARCH_NEW;
+        arm = ARM_START;
     } else if (s->nfinite >= PF_MIN_KNOWN || (b->nstart && s->nfed >= b->nstart && s->nfinite)) {
-        /* no random proposal where its result would come too late to be of use */
-        int last = b->proposed + s->base.parallel >= s->base.budget;
-        double u = search_rng_unit(&s->base.rng), rnd = last ? 0 : PF_RANDOM_SHARE;
-        if (u >= rnd && u < rnd + PF_MODEL_SHARE) {
-            if ((x = model_pick(s)) < 0)
-                x = local_pick(s);
-        } else if (u >= rnd) {
-            if ((x = local_pick(s)) < 0)
-                x = model_pick(s);
-        }
+        x = informed(s, &arm);
+    } else {
+        x = search_design_pick(&s->design, b, PF_DESIGN_POOL);
+        arm = ARM_DESIGN;
     }
     if (x < 0)
         x = search_book_random_new(b);
     if (x < 0)
         return CUTUNE_NEXT_DONE;
     /* the measured neighbours of x have one unproposed neighbour fewer */
-    size_t *nb = s->base.nb, m = neighbours(s, (size_t)x, nb);
+    size_t *nb = s->base.nb, m = search_grid_moves(&s->base.g, (size_t)x, nb);
     for (size_t k = 0; k < m; k++)
         if (b->state[nb[k]] == SEARCH_DONE && s->nnew[nb[k]])
             s->nnew[nb[k]]--;
+    search_design_add(&s->design, (size_t)x);
+    s->arm[x] = (uint8_t)arm;
     search_book_propose(b, (size_t)x);
     *index = (size_t)x;
     return CUTUNE_NEXT_READY;
@@ -218,21 +305,21 @@ static void pf_feedback(void *state, size_t index, CutuneStatus status, double m
     search_model_add(&s->model, index, c);
     s->model_stale = 1;
     search_sorted_insert(s->measured, &s->nmeasured, b->cost, index);
-    size_t *nb = s->base.nb, m = neighbours(s, index, nb);
-    uint32_t fresh = 0;
-    for (size_t k = 0; k < m; k++) {
-        size_t y = nb[k];
-        if (b->state[y] == SEARCH_NEW)
-            fresh++;
-        else if (b->state[y] == SEARCH_DONE && b->cost[y] < c)
-            s->dom[index] = 1;
-        else if (b->state[y] == SEARCH_DONE && c < b->cost[y])
-            s->dom[y] = 1;
+    if (s->arm[index] < NARMS) { /* did it pay off: the best so far? */
+        size_t r = 0;
+        while (r < PF_REWARD_TOP && r < s->nmeasured && s->measured[r] != index)
+            r++;
+        search_bandit_record(&s->bandit, s->arm[index], isfinite(c) && r < PF_REWARD_TOP);
     }
+    size_t *nb = s->base.nb, m = search_grid_moves(&s->base.g, index, nb);
+    uint32_t fresh = 0;
+    for (size_t k = 0; k < m; k++)
+        fresh += b->state[nb[k]] == SEARCH_NEW;
     s->nnew[index] = fresh;
 }
 
 SEARCH_OPS(cutune_strategy_portfolio, "portfolio",
-           "local search from the best local optima (one parameter to any value), an "
-           "additive model's picks near the best, and random configs; fills the pipeline",
+           "local search from the best configs of the best basins (one parameter to any "
+           "value), an additive model's picks near the best, TPE's global picks and random "
+           "configs, shared by how each pays off; a space-filling design first",
            pf_create, pf_next, pf_feedback, pf_destroy);

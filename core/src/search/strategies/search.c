@@ -125,27 +125,40 @@ long search_grid_find(const SearchGrid *g, const uint16_t *levels)
     return -1;
 }
 
+/* Append to out[*m] the config at levels lv with parameter j at level v, if it is valid. */
+static void try_level(const SearchGrid *g, uint16_t *lv, size_t j, size_t v, size_t *out, size_t *m)
+{
+    uint16_t v0 = lv[j];
+    lv[j] = (uint16_t)v;
+    long k = search_grid_find(g, lv);
+    if (k >= 0)
+        out[(*m)++] = (size_t)k;
+    lv[j] = v0;
+}
+
 size_t search_grid_neighbours(const SearchGrid *g, size_t i, size_t *out)
 {
     size_t p = g->nparams, m = 0;
     uint16_t lv[SEARCH_MAX_PARAMS];
     memcpy(lv, &g->level[i * p], p * sizeof *lv);
     for (size_t j = 0; j < p; j++) {
-        uint16_t v = lv[j];
-        if (v > 0) {
-            lv[j] = (uint16_t)(v - 1);
-            long k = search_grid_find(g, lv);
-            if (k >= 0)
-                out[m++] = (size_t)k;
-        }
-        if ((size_t)v + 1 < g->nlevels[j]) {
-            lv[j] = (uint16_t)(v + 1);
-            long k = search_grid_find(g, lv);
-            if (k >= 0)
-                out[m++] = (size_t)k;
-        }
-        lv[j] = v;
+        if (lv[j] > 0)
+            try_level(g, lv, j, lv[j] - 1u, out, &m);
+        if ((size_t)lv[j] + 1 < g->nlevels[j])
+            try_level(g, lv, j, lv[j] + 1u, out, &m);
     }
+    return m;
+}
+
+size_t search_grid_moves(const SearchGrid *g, size_t i, size_t *out)
+{
+    size_t p = g->nparams, m = 0;
+    uint16_t lv[SEARCH_MAX_PARAMS];
+    memcpy(lv, &g->level[i * p], p * sizeof *lv);
+    for (size_t j = 0; j < p; j++)
+        for (size_t v = 0; v < g->nlevels[j]; v++)
+            if (v != lv[j])
+                try_level(g, lv, j, v, out, &m);
     return m;
 }
 

@@ -49,6 +49,9 @@ long search_grid_find(const SearchGrid *g, const uint16_t *levels);
 /* The valid configs one parameter one level away from config i (at most 2 * nparams),
  * written to out; returns how many. */
 size_t search_grid_neighbours(const SearchGrid *g, size_t i, size_t *out);
+/* The valid configs that differ from config i in one parameter, at any other level of it
+ * (at most the sum over parameters of nlevels - 1), written to out; returns how many. */
+size_t search_grid_moves(const SearchGrid *g, size_t i, size_t *out);
 
 enum { SEARCH_NEW = 0, SEARCH_QUEUED = 1, SEARCH_PENDING = 2, SEARCH_DONE = 3 };
 

@@ -1,0 +1,29 @@
+/* A space-filling design, built one proposal at a time: of a pool of random new configs,
+ * the one farthest from every config proposed so far (the most parameters that differ from
+ * the nearest of them: a maximin design in the parameters). The pool is drawn from the
+ * valid configs, so the design keeps their density (a level that few valid configs have
+ * comes up as rarely as in random draws), but it never spends two of its first proposals
+ * on near copies: the first results then say something about more of the space. On a full
+ * grid of k levels per parameter, k picks from the whole space are a Latin square. */
+#ifndef CUTUNE_STRATEGIES_DESIGN_H
+#define CUTUNE_STRATEGIES_DESIGN_H
+
+#include "search.h"
+
+enum { SEARCH_DESIGN_MAX = 64 }; /* the proposals a pick keeps its distance from */
+
+typedef struct SearchDesign {
+    const SearchGrid *g;
+    size_t chosen[SEARCH_DESIGN_MAX], n; /* the first proposals */
+} SearchDesign;
+
+void search_design_init(SearchDesign *d, const SearchGrid *g);
+/* Count config i as proposed (every proposal, whoever made it; past the first
+ * SEARCH_DESIGN_MAX, they are not kept). */
+void search_design_add(SearchDesign *d, size_t i);
+/* Of the next pool new configs in the book's random order, the one whose nearest proposed
+ * config differs from it in the most parameters, the first of equals; -1 when no config is
+ * new. It does not propose it. */
+long search_design_pick(const SearchDesign *d, const SearchBook *b, size_t pool);
+
+#endif

@@ -1,0 +1,196 @@
+/* The parts of the default search (core/src/search/strategies/portfolio.c): the bandit that
+ * shares proposals between its arms by payoff, the space-filling design of its first
+ * proposals, and how many proposals it keeps in flight. Needs no GPU. */
+#include "check.h"
+#include "replay.h"
+#include "strategies/bandit.h"
+#include "strategies/design.h"
+#include "strategies/search.h"
+#include "strategy.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An arm that keeps paying gets most proposals; one that stopped paying falls to its floor
+ * once its successes leave the window; an arm turned off gets none. */
+static void bandit(void)
+{
+    const double floors[3] = {0.1, 0.1, 0.1};
+    SearchBandit bd;
+    double sh[3];
+    search_bandit_init(&bd, 3, floors, 24);
+    search_bandit_shares(&bd, NULL, sh);
+    CHECK_MSG(fabs(sh[0] - 1.0 / 3) < 1e-12 && fabs(sh[2] - 1.0 / 3) < 1e-12,
+              "no record yet: %g %g %g", sh[0], sh[1], sh[2]);
+    for (int k = 0; k < 10; k++) {
+        search_bandit_record(&bd, 0, 1);
+        search_bandit_record(&bd, 1, 0);
+    }
+    search_bandit_shares(&bd, NULL, sh);
+    /* rates (10.5 / 11, 0.5 / 11, 0.5 / 1): arm 0 leads, arm 1 is held at its floor */
+    CHECK_MSG(sh[0] > sh[2] && sh[2] > sh[1] && sh[0] > 0.5, "%g %g %g", sh[0], sh[1], sh[2]);
+    CHECK_MSG(fabs(sh[0] + sh[1] + sh[2] - 1) < 1e-12, "shares sum to %g", sh[0] + sh[1] + sh[2]);
+    double floor1 = sh[1];
+    CHECK_MSG(floor1 > 0.08 && floor1 < 0.1, "arm 1 at %g, its floor 0.1 renormalised", floor1);
+    size_t got[3] = {0};
+    for (int k = 0; k < 1000; k++)
+        got[search_bandit_choose(&bd, NULL, (k + 0.5) / 1000)]++;
+    for (int a = 0; a < 3; a++)
+        CHECK_MSG(fabs((double)got[a] / 1000 - sh[a]) < 0.002, "arm %d drawn %zu of 1000, share %g",
+                  a, got[a], sh[a]);
+    /* arm 0 stops paying: 24 failures push its successes out of the window */
+    for (int k = 0; k < 24; k++)
+        search_bandit_record(&bd, 0, 0);
+    search_bandit_shares(&bd, NULL, sh);
+    CHECK_MSG(sh[0] < 0.1 && sh[2] > 0.8, "after 24 failures: %g %g %g", sh[0], sh[1], sh[2]);
+    const uint8_t off[3] = {0, 0, 1};
+    search_bandit_shares(&bd, off, sh);
+    CHECK_MSG(sh[2] == 0 && fabs(sh[0] + sh[1] - 1) < 1e-12, "arm 2 off: %g %g %g", sh[0], sh[1],
+              sh[2]);
+    for (int k = 0; k < 100; k++)
+        CHECK(search_bandit_choose(&bd, off, (k + 0.5) / 100) != 2);
+}
+
+/* Levels of each parameter that configs[0..n) cover. */
+static size_t covered(const SearchGrid *g, const size_t *configs, size_t n)
+{
+    size_t total = 0;
+    for (size_t j = 0; j < g->nparams; j++) {
+        unsigned char seen[65536] = {0};
+        for (size_t k = 0; k < n; k++)
+            if (!seen[g->level[configs[k] * g->nparams + j]]++)
+                total++;
+    }
+    return total;
+}
+
+/* The sum over configs[0..n) of how many parameters differ from the nearest other one. */
+static size_t spread(const SearchGrid *g, const size_t *configs, size_t n)
+{
+    size_t total = 0, p = g->nparams;
+    for (size_t a = 0; a < n; a++) {
+        size_t near = p;
+        for (size_t c = 0; c < n; c++) {
+            size_t d = 0;
+            for (size_t j = 0; j < p && c != a; j++)
+                d += g->level[configs[a] * p + j] != g->level[configs[c] * p + j];
+            if (c != a && d < near)
+                near = d;
+        }
+        total += near;
+    }
+    return total;
+}
+
+/* On a full 4 x 4 grid, four design picks from the whole space are a Latin square: every
+ * level of both parameters once (each pick differs from the others in both). Random picks
+ * are one in 24 times. */
+static void design_square(void)
+{
+    int64_t values[32];
+    for (int i = 0; i < 16; i++) {
+        values[2 * i] = i / 4;
+        values[2 * i + 1] = i % 4;
+    }
+    CutuneConfigList cl = {.nparams = 2, .nconfigs = 16, .values = values};
+    SearchGrid g;
+    SearchBook b;
+    SearchDesign d;
+    SearchRng rng = {7};
+    CHECK_EQ_INT(search_grid_build(&cl, &g), 0);
+    CHECK_EQ_INT(search_book_init(&b, 16, &rng), 0);
+    search_design_init(&d, &g);
+    size_t pick[4];
+    for (int k = 0; k < 4; k++) {
+        long x = search_design_pick(&d, &b, 16);
+        CHECK(x >= 0);
+        if (x < 0)
+            break;
+        pick[k] = (size_t)x;
+        search_design_add(&d, (size_t)x);
+        search_book_propose(&b, (size_t)x);
+    }
+    CHECK_MSG(covered(&g, pick, 4) == 8, "4 design picks cover %zu of the 8 levels",
+              covered(&g, pick, 4));
+    search_book_free(&b);
+    search_grid_free(&g);
+}
+
+/* The proposals a strategy makes before any result (at most max of them), into out. */
+static size_t before_results(const CutuneStrategyOps *ops, const CutuneRecording *r, uint64_t seed,
+                             size_t budget, size_t parallel, size_t *out, size_t max)
+{
+    CutuneStrategyArgs a = {.configs = &r->configs,
+                            .seed = seed,
+                            .budget = budget,
+                            .parallel = parallel};
+    void *st = NULL;
+    size_t idx, k = 0;
+    if (ops->create(&a, &st))
+        return 0;
+    while (k < max && ops->next(st, &idx) == CUTUNE_NEXT_READY)
+        if (out)
+            out[k++] = idx;
+        else
+            k++;
+    ops->destroy(st);
+    return k;
+}
+
+/* The default's first 18 proposals, before any result, against random's with the same seed,
+ * on the synthetic landscape: farther from each other (the parameters that differ from the
+ * nearest other proposal, summed) for every seed. */
+static void design_first_window(const CutuneRecording *r, const SearchGrid *g)
+{
+    const CutuneStrategyOps *def = cutune_strategy_find(cutune_strategy_default_search);
+    size_t with = 0, without = 0, n = r->configs.nconfigs;
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        size_t o1[18], o2[18];
+        CHECK(before_results(def, r, seed, n, 18, o1, 18) == 18);
+        CHECK(before_results(&cutune_strategy_random, r, seed, n, 18, o2, 18) == 18);
+        size_t a = spread(g, o1, 18), c = spread(g, o2, 18);
+        CHECK_MSG(a > c, "seed %llu: the design's spread %zu, random's %zu",
+                  (unsigned long long)seed, a, c);
+        with += a;
+        without += c;
+    }
+    printf("  first 18 proposals over 10 seeds: spread %zu (random: %zu)\n", with, without);
+}
+
+/* How many proposals the default makes before a result, at this budget and window. */
+static size_t ahead(const CutuneRecording *r, size_t budget, size_t parallel)
+{
+    const CutuneStrategyOps *def = cutune_strategy_find(cutune_strategy_default_search);
+    return before_results(def, r, 1, budget, parallel, NULL, 1000);
+}
+
+/* A short search keeps fewer proposals in flight than the tuner allows (an eighth of its
+ * budget, at least 4), so that most of its proposals see results; a longer one, a whole
+ * space, and a search with no budget of its own fill the pipeline. */
+static void in_flight(const CutuneRecording *r)
+{
+    size_t n = r->configs.nconfigs;
+    CHECK_MSG(ahead(r, 25, 18) == 4, "budget 25: %zu ahead", ahead(r, 25, 18));
+    CHECK_MSG(ahead(r, 40, 18) == 5, "budget 40: %zu ahead", ahead(r, 40, 18));
+    CHECK_MSG(ahead(r, 100, 18) == 13, "budget 100: %zu ahead", ahead(r, 100, 18));
+    CHECK_MSG(ahead(r, 144, 18) == 18, "budget 144: %zu ahead", ahead(r, 144, 18));
+    CHECK_MSG(ahead(r, n, 18) == 18, "the whole space: %zu ahead", ahead(r, n, 18));
+    CHECK_MSG(ahead(r, 0, 18) == 18, "no budget: %zu ahead", ahead(r, 0, 18));
+    CHECK_MSG(ahead(r, 25, 1) == 1, "one at a time: %zu ahead", ahead(r, 25, 1));
+}
+
+int main(void)
+{
+    bandit();
+    design_square();
+    CutuneRecording r;
+    CHECK_EQ_INT(cutune_landscape_generate(3, &r), 0);
+    SearchGrid g;
+    CHECK_EQ_INT(search_grid_build(&r.configs, &g), 0);
+    design_first_window(&r, &g);
+    in_flight(&r);
+    search_grid_free(&g);
+    cutune_recording_free(&r);
+    return check_result("portfolio");
+}
