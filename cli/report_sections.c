@@ -76,7 +76,8 @@ void report_td_config(FILE *f, const char *config)
 void report_tdf(FILE *f, const char *fmt, double v)
 {
     fputs("<td class=\"num\">", f);
-    if (isfinite(v))
+    /* fmt is never NULL, but GCC cannot see that under -fsanitize=undefined (-Werror) */
+    if (fmt && isfinite(v))
         fprintf(f, fmt, v);
     else
         fputs("n/a", f);
