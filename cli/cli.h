@@ -43,7 +43,9 @@ int cli_export_kernel_tuner(const char *db_path, const char *device, const char 
 
 /* Print "cutune <cmd>: <message>" on stderr and return the exit code that fits err->code. */
 int cli_fail(const char *cmd, const CutuneError *err);
-/* Print a usage error with a pointer to --help; returns EXIT_USAGE. */
+/* The usage of `cutune` itself: its commands, environment and exit codes (usage.c). */
+extern const char cli_usage[];
+/* Print a usage error with a pointer to --help; returns EXIT_USAGE (usage.c). */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -5,49 +5,9 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static const char usage[] =
-    "usage: cutune <command> [options]\n"
-    "\n"
-    "Tune CUDA kernel variants by timed, checked launches and keep the results in SQLite.\n"
-    "\n"
-    "commands:\n"
-    "  run <op>        tune every variant of an op on a device (e.g. cutune run matmul --device 0)\n"
-    "  list [op]       the ops, their variants and tuning spaces\n"
-    "  new variant <op> <name>  the two files of a new variant, ready to edit\n"
-    "  check [variant] a variant checked without a GPU: files, space, launches, compiles\n"
-    "  devices         the CUDA devices of this machine\n"
-    "  query <op>      the best verified config for a device and size\n"
-    "  show [run]      the trials of a run (the latest by default)\n"
-    "  export          the best configs as JSON, CSV or a C header\n"
-    "  replay FILE     replay search strategies against a recorded exhaustive run (no GPU)\n"
-    "  merge OUT IN... merge tuning databases (the shards of a run) into one\n"
-    "  import kernel-tuner CACHE  a Kernel Tuner cache into the database or a recording\n"
-    "  report [run]    a run for a person: the best per size, convergence, spread,\n"
-    "                  parameters, failures (--html FILE: one self-contained page)\n"
-    "\n"
-    "`cutune <command> --help` (or `cutune help <command>`) describes each command's\n"
-    "options. `cutune --man` writes the man page, `cutune --completion bash|zsh` the shell\n"
-    "completion (meson installs both).\n"
-    "\n"
-    "environment:\n"
-    "  CUTUNE_DB           database file (default $XDG_DATA_HOME/cutune/cutune.db,\n"
-    "                      else ~/.local/share/cutune/cutune.db); --db overrides it\n"
-    "  CUTUNE_PLUGIN_PATH  extra folders of op (and C variant) plugins, ':'-separated,\n"
-    "                      searched first\n"
-    "  CUTUNE_SPACE_PATH   extra folders of variants (INI and kernel files), ':'-separated,\n"
-    "                      searched first; then $XDG_DATA_HOME/cutune/tuning_spaces (else\n"
-    "                      ~/.local/share/cutune/tuning_spaces), then the shipped ones\n"
-    "  CUTUNE_CACHE_DIR    compiled-kernel cache (default ~/.cache/cutune)\n"
-    "  CUTUNE_NVRTC_CACHE  1: let NVRTC (12.9+) also keep its own cache of cutune's compiles\n"
-    "                      in the driver's compute cache (~/.nv/ComputeCache); off otherwise\n"
-    "\n"
-    "exit codes: 0 success, 1 failure, 2 bad usage, 3 no CUDA driver or device,\n"
-    "            4 not found, 130 interrupted\n";
 
 /* Every command's output is checked to the end: what a full disk, /dev/full or a closed
  * pipe refused to take is a failure (exit 1), never a success with half an answer. */
@@ -75,7 +35,7 @@ int main(int argc, char **argv)
      * database layer says so; by default the signal would kill us without a word */
     signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
-        fputs(usage, stderr);
+        fputs(cli_usage, stderr);
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
@@ -91,7 +51,7 @@ int main(int argc, char **argv)
         cmd = argv[1];
     }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        fputs(usage, stdout);
+        fputs(cli_usage, stdout);
         return finish_stdout("--help", EXIT_OK);
     }
     if (!strcmp(cmd, "--version")) {
@@ -102,7 +62,7 @@ int main(int argc, char **argv)
         if (argc != (cmd[2] == 'm' ? 2 : 3))
             return cli_usage_error(cmd + 2, cmd[2] == 'm' ? "--man takes no argument"
                                                           : "which shell? bash or zsh");
-        return finish_stdout(cmd, cli_docs(cmd[2] == 'm' ? "man" : argv[2], usage, stdout));
+        return finish_stdout(cmd, cli_docs(cmd[2] == 'm' ? "man" : argv[2], cli_usage, stdout));
     }
 #define COMMAND_ENTRY(name) {#name, cmd_##name},
     static const struct {
@@ -113,7 +73,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(cmd, cmds[i].name))
             return finish_stdout(cmd, cmds[i].fn(argc - 1, argv + 1));
-    fprintf(stderr, "cutune: unknown command '%s'\n\n%s", cmd, usage);
+    fprintf(stderr, "cutune: unknown command '%s'\n\n%s", cmd, cli_usage);
     return EXIT_USAGE;
 }
 
@@ -136,17 +96,6 @@ int cli_fail(const char *cmd, const CutuneError *err)
     case CUTUNE_ERR_INTERRUPTED: return EXIT_INTERRUPTED;
     default: return EXIT_FAILURE_;
     }
-}
-
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "cutune %s: ", cmd);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n(see `cutune %s --help`)\n", cmd);
-    return EXIT_USAGE;
 }
 
 int cli_refuse_db_output(const char *cmd, const char *output, const char *db_path)

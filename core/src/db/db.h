@@ -242,7 +242,7 @@ double cutune_db_file_age(const char *path);
  * benchmark that made a database). */
 void cutune_db_file_remove(const char *path);
 
-/* ---- runs whose process is gone (requests.c) ------------------------------------------ */
+/* ---- runs whose process is gone (db_stale.c) ----------------------------------------- */
 
 /* Mark 'interrupted' every run left 'running' by a process of this host that no longer
  * exists, with its searches, and let go of its claims on requests. Best effort (a busy or

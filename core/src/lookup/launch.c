@@ -13,20 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cutune_lookup_kernels_free(CutuneLookup *h)
-{
-    cutune_lookup_libraries_free(h);
-    for (size_t i = 0; i < h->nkernels; i++) {
-        cutune_kernel_unload(&h->kernels[i].k);
-        cutune_geometry_free(&h->kernels[i].geo);
-        free(h->kernels[i].key);
-        free(h->kernels[i].pairs);
-    }
-    free(h->kernels);
-    h->kernels = NULL;
-    h->nkernels = 0;
-}
-
 /* The config's names (in k->pairs, owned) and values, read strictly: the text comes from
  * a database, and its names become -D options. */
 static int parse_config(const char *text, CutuneTunedKernel *k, CutuneError *err)
@@ -141,10 +127,7 @@ static int tuned_kernel(CutuneLookup *h, const CutuneLookupResult *r, const Cutu
                             arch % 10);
     }
     if ((rc = build_kernel(pl, r->config, kind, cutune_variant_arch(pl, arch), &k, err))) {
-        cutune_kernel_unload(&k.k);
-        cutune_geometry_free(&k.geo);
-        free(k.key);
-        free(k.pairs);
+        cutune_tuned_kernel_free(&k);
         return rc;
     }
     h->kernels[h->nkernels] = k;

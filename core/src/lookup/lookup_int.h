@@ -1,5 +1,5 @@
-/* The lookup handle's insides, shared by lookup.c (the ladder, the cache) and launch.c
- * (tuned launches). */
+/* The lookup handle's insides, shared by lookup.c (the ladder, the cache), launch.c (tuned
+ * launches) and lookup_kernels.c (what the handle holds loaded). */
 #ifndef CUTUNE_LOOKUP_INT_H
 #define CUTUNE_LOOKUP_INT_H
 
@@ -78,6 +78,8 @@ static inline void lookup_put(char *dst, size_t len, const char *src, const char
 
 /* Load the plugins once (the mutex held). 0, or the load's error. */
 int cutune_lookup_registry(CutuneLookup *h, CutuneError *err);
+/* lookup_kernels.c: unload one tuned kernel and free what it owns (not k itself). */
+void cutune_tuned_kernel_free(CutuneTunedKernel *k);
 /* Unload every tuned kernel and release every library call (the mutex held). */
 void cutune_lookup_kernels_free(CutuneLookup *h);
 

@@ -1,37 +1,17 @@
 /* Checking a variant without a GPU (variant_check.h). */
 #include "variant_check.h"
+#include "variant_run.h"
 #include "compile.h"
 #include "kernel_params.h"
 #include "pool.h"
 #include "space_limits.h"
 #include "util.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SHOWN_MAX 3 /* skipped launches and failed compiles listed in full */
-
-void cutune_check_defaults(CutuneCheckOptions *o)
-{
-    memset(o, 0, sizeof *o);
-    o->sample = 64;
-    o->seed = 1;
-    o->arch = 90;
-    o->run_configs = 4;
-    o->run_timeout_s = 120;
-}
-
-void cutune_check_say(const CutuneCheckOptions *o, const char *fmt, ...)
-{
-    if (!o->out)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(o->out, fmt, ap);
-    va_end(ap);
-}
 
 /* The op's signature for an element type: each word T (an op whose elements take the
  * problem's type, cutune/op.h) becomes the C type of its storage, float for fp32 and tf32,
@@ -117,21 +97,6 @@ static void worst_constraint(const CutuneSpace *sp, const CutuneConfigList *cl, 
                  sp->constraints[worst].name, cl->rejected_by[worst]);
 }
 
-int cutune_check_geometry(const CutuneVariantDef *v, const CutuneSpace *sp, CutuneLimits *lim,
-                          const char ***names, CutuneGeometry **g, CutuneError *err)
-{
-    cutune_limits_sm90(lim);
-    *g = NULL;
-    if (!(*names = cutune_space_symbol_names(sp)))
-        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
-    int rc = cutune_geometry_open(v, *names, sp->nparams, g, err);
-    if (rc) {
-        free(*names);
-        *names = NULL;
-    }
-    return rc;
-}
-
 /* Every valid config of every size gets a launch under sm_90 limits. */
 static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
                           const CutuneCheckOptions *o, const char *const *sizes, size_t nsizes,
@@ -197,34 +162,6 @@ static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
     }
     cutune_geometry_free(&g);
     return rc;
-}
-
-size_t cutune_check_pick(size_t nvalid, size_t sample, uint64_t seed, size_t *out)
-{
-    size_t n = sample == 0 || nvalid <= sample ? nvalid : sample;
-    if (n == nvalid) {
-        for (size_t i = 0; i < n; i++)
-            out[i] = i;
-        return n;
-    }
-    unsigned char *taken = calloc(nvalid, 1);
-    uint64_t x = seed;
-    size_t k = 0;
-    out[k++] = 0;
-    if (n > 1) /* a sample of one is the first config alone */
-        out[k++] = nvalid - 1;
-    if (taken) {
-        taken[0] = taken[nvalid - 1] = 1;
-        while (k < n) {
-            size_t i = (size_t)cutune_splitmix64_below(&x, nvalid);
-            if (!taken[i]) {
-                taken[i] = 1;
-                out[k++] = i;
-            }
-        }
-    }
-    free(taken);
-    return k;
 }
 
 static int check_compiles(const CutuneVariantDef *v, const CutuneSpace *sp,

@@ -1,8 +1,8 @@
 /* `cutune check --run`: a variant's configs and its op's check on the CPU emulation
- * (variant_check.h, emu.h). Each (config, size) runs in a child process: a kernel that
+ * (variant_run.h, emu.h). Each (config, size) runs in a child process: a kernel that
  * writes past its buffers, or whose threads wait at a barrier the others never reach,
  * ends that process, not the check. */
-#include "variant_check.h"
+#include "variant_run.h"
 #include "compile.h"
 #include "emu.h"
 #include "space_limits.h"
