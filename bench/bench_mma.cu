@@ -219,33 +219,13 @@ static std::vector<char> compile(const std::string &source, const Variant &var, 
     opts.push_back("-default-device");
     if (info)
         opts.push_back("--ptxas-options=-v");
-    std::vector<const char *> o;
-    for (auto &s : opts)
-        o.push_back(s.c_str());
-    nvrtcProgram prog;
-    std::vector<char> cubin;
-    if (nvrtcCreateProgram(&prog, source.c_str(), (var.kernel + ".cu").c_str(), 0, NULL, NULL) !=
-        NVRTC_SUCCESS)
-        return cubin;
-    nvrtcResult r = nvrtcCompileProgram(prog, (int)o.size(), o.data());
-    size_t n = 0;
-    nvrtcGetProgramLogSize(prog, &n);
-    std::string log(n, '\0');
-    if (n > 1)
-        nvrtcGetProgramLog(prog, &log[0]);
-    if (r != NVRTC_SUCCESS) {
-        if (info)
-            *info = log;
-        else
-            fprintf(stderr, "bench_mma: %s does not compile for sm_%s:\n%s\n", c.text.c_str(),
-                    arch.c_str(), log.c_str());
-    } else if (nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS) {
-        cubin.resize(n);
-        nvrtcGetCUBIN(prog, cubin.data());
-        if (info)
-            *info = log;
-    }
-    nvrtcDestroyProgram(&prog);
+    std::string log;
+    std::vector<char> cubin = nvrtc_cubin(source, var.kernel + ".cu", opts, &log);
+    if (info)
+        *info = log;
+    else if (cubin.empty())
+        fprintf(stderr, "bench_mma: %s does not compile for sm_%s:\n%s\n", c.text.c_str(),
+                arch.c_str(), log.c_str());
     return cubin;
 }
 
@@ -566,23 +546,11 @@ static int compile_only(const std::string &source, const Variant &var,
             }
             std::string info;
             const bool ok = !compile(source, var, c, dtype, nt, arch, &info).empty();
-            // ptxas's report: "Used N registers", "N bytes stack frame, N bytes spill stores, N
-            // bytes spill loads"
-            auto number_before = [&](const char *what) {
-                size_t at = info.find(what);
-                if (at == std::string::npos)
-                    return -1L;
-                size_t start = info.find_last_not_of("0123456789", at - 2) + 1;
-                return strtol(info.c_str() + start, NULL, 10);
-            };
-            size_t used = info.find("Used ");
-            const long regs = used == std::string::npos ? -1
-                                                        : strtol(info.c_str() + used + 5, NULL, 10);
+            const PtxasReport rep = ptxas_report(info);
+            const long regs = rep.regs, st = rep.spill_stores, ld = rep.spill_loads;
             dim3 grid, block;
             size_t shared;
             geometry(var, c, Size{4096, 4096, 4096}, lim, &grid, &block, &shared);
-            const long st = number_before("bytes spill stores");
-            const long ld = number_before("bytes spill loads");
             const bool spills = ok && no_spills && (st || ld); // -1: no report, a failure too
             // ptxas's "Potential Performance Loss: wgmma.mma_async instructions are serialized
             // due to ...": each wgmma then waits for the one before, a kernel several times slower
@@ -641,16 +609,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--config")) {
             texts.push_back(need());
         } else if (!strcmp(a, "--configs")) {
-            std::ifstream f(need());
-            if (!f)
+            if (!read_config_lines(need(), &texts))
                 return usage("cannot read the --configs file");
-            std::string line;
-            while (std::getline(f, line)) {
-                line = line.substr(0, line.find('#'));
-                if (line.find_first_not_of(" \t\r") == std::string::npos)
-                    continue;
-                texts.push_back(line);
-            }
         } else if (!strcmp(a, "--check-sizes")) {
             check_list = need();
         } else if (!strcmp(a, "--time-sizes")) {
@@ -682,17 +642,14 @@ int main(int argc, char **argv)
     }
     if (texts.empty())
         return usage("give at least one --config (or --configs FILE)");
-    std::ifstream f(kernel_path);
-    if (!f) {
+    std::string source;
+    if (!read_file(kernel_path, &source)) {
         fprintf(
             stderr,
             "bench_mma: cannot read the kernel %s (run from the repository root, or give --kernel)\n",
             kernel_path);
         return 2;
     }
-    std::stringstream src;
-    src << f.rdbuf();
-    const std::string source = src.str();
     std::string ini = ini_path ? ini_path : kernel_path;
     if (!ini_path && ini.size() > 3 && ini.compare(ini.size() - 3, 3, ".cu") == 0)
         ini.replace(ini.size() - 3, 3, ".ini");

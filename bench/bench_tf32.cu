@@ -52,22 +52,8 @@
 #include <string>
 #include <vector>
 
-#define CK(call) \
-    do { \
-        cudaError_t e_ = (call); \
-        if (e_ != cudaSuccess) { \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1); \
-        } \
-    } while (0)
-#define CKB(call) \
-    do { \
-        cublasStatus_t s_ = (call); \
-        if (s_ != CUBLAS_STATUS_SUCCESS) { \
-            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, (int)s_); \
-            exit(1); \
-        } \
-    } while (0)
+#include "cuda_check.h"
+#include "bench_tc.cuh"
 
 // ---- configs and sizes ---------------------------------------------------------------------
 
@@ -81,10 +67,6 @@ struct Config {
                 return p.second;
         return -1;
     }
-};
-
-struct Size {
-    int M, N, K;
 };
 
 static const char *const NEEDED[] = {"BM", "BN", "BK", "WM", "WN", "STAGES", "SPLITK", nullptr};
@@ -153,26 +135,6 @@ static bool launchable(const Config &c, bool wgmma)
     return true;
 }
 
-static bool parse_sizes(const char *list, std::vector<Size> *out)
-{
-    out->clear();
-    std::stringstream ss(list);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        Size s;
-        if (sscanf(item.c_str(), "%dx%dx%d", &s.M, &s.N, &s.K) != 3 || s.M < 1 || s.N < 1 ||
-            s.K < 1)
-            return false;
-        out->push_back(s);
-    }
-    return !out->empty();
-}
-
-static std::string size_text(const Size &s)
-{
-    return std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K);
-}
-
 // The launch as matmul_wgmma_tf32.ini's and matmul_wgmma_3xtf32.ini's [launch] give it (keep
 // them the same): a block a tile, or (SCHEDULE > 0) persistent, as many whole clusters as the
 // SMs hold; the stages (3xTF32: twice the data, the lo parts) and the staged output tile.
@@ -236,39 +198,7 @@ static std::vector<char> compile(const Build &b, const Config &c, int arch, bool
     opts.push_back("-default-device");
     if (verbose)
         opts.push_back("--ptxas-options=-v");
-    std::vector<const char *> o;
-    for (auto &s : opts)
-        o.push_back(s.c_str());
-    nvrtcProgram prog;
-    std::vector<char> cubin;
-    if (nvrtcCreateProgram(&prog, b.source.c_str(), (b.name + ".cu").c_str(), 0, NULL, NULL) !=
-        NVRTC_SUCCESS) {
-        *log = "nvrtcCreateProgram failed";
-        return cubin;
-    }
-    const nvrtcResult r = nvrtcCompileProgram(prog, (int)o.size(), o.data());
-    size_t n = 0;
-    nvrtcGetProgramLogSize(prog, &n);
-    log->assign(n, '\0');
-    if (n > 1)
-        nvrtcGetProgramLog(prog, &(*log)[0]);
-    if (r == NVRTC_SUCCESS && nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS) {
-        cubin.resize(n);
-        nvrtcGetCUBIN(prog, cubin.data());
-    }
-    nvrtcDestroyProgram(&prog);
-    return cubin;
-}
-
-static bool read_file(const std::string &path, std::string *out)
-{
-    std::ifstream f(path);
-    if (!f)
-        return false;
-    std::stringstream ss;
-    ss << f.rdbuf();
-    *out += ss.str();
-    return true;
+    return nvrtc_cubin(b.source, b.name + ".cu", opts, log);
 }
 
 static int compile_only(const Build &b, const std::vector<Config> &cfgs, const char *archs,
@@ -282,19 +212,8 @@ static int compile_only(const Build &b, const std::vector<Config> &cfgs, const c
         for (const Config &c : cfgs) {
             std::string info;
             const bool ok = !compile(b, c, arch, true, &info).empty();
-            // ptxas's report: "Used N registers", "N bytes spill stores, N bytes spill loads"
-            auto number_before = [&](const char *what) {
-                const size_t at = info.find(what);
-                if (at == std::string::npos || at < 2)
-                    return -1L;
-                const size_t start = info.find_last_not_of("0123456789", at - 2) + 1;
-                return strtol(info.c_str() + start, NULL, 10);
-            };
-            const size_t used = info.find("Used ");
-            const long regs = used == std::string::npos ? -1
-                                                        : strtol(info.c_str() + used + 5, NULL, 10);
-            const long st = number_before("bytes spill stores");
-            const long ld = number_before("bytes spill loads");
+            const PtxasReport rep = ptxas_report(info);
+            const long regs = rep.regs, st = rep.spill_stores, ld = rep.spill_loads;
             const bool expected_fail = !ok && arch < 90 && c.get("SPLITK") > 1;
             const bool spills = ok && no_spills && (st != 0 || ld != 0); // -1: no report
             dim3 grid, block;
@@ -320,14 +239,6 @@ static int compile_only(const Build &b, const std::vector<Config> &cfgs, const c
 }
 
 // ---- inputs, the FP64 reference and the check --------------------------------------------
-
-__device__ uint64_t mix(uint64_t x) // splitmix64's finaliser
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 
 // x[i] uniform in [-1, 1) on a grid of 2^-24 (every bit of the float's significand used for
 // |x| >= 1/2); xd, xa, xs = x, |x| and x^2 in FP64
@@ -431,11 +342,6 @@ struct Problem {
         return Cbuf + GUARD;
     }
 };
-
-static int grid_for(size_t n)
-{
-    return (int)std::min<size_t>((n + 255) / 256, 65535 * 4);
-}
 
 // A, B fresh from `seed`; ref = A B, mag = |A| |B| and sq = A^2 B^2 (elementwise squares) in
 // FP64 (cuBLAS DGEMM: the products of floats are exact in FP64, the sums err by K 2^-53).
@@ -617,28 +523,6 @@ static cudaError_t vendor_run(const Vendor &v, const float *A, const float *B, f
     return st == CUBLAS_STATUS_SUCCESS ? cudaGetLastError() : cudaErrorUnknown;
 }
 
-// Median milliseconds of `reps` launches (each timed alone, after 3 warm-up launches).
-template <class F> static double time_ms(F launch, int reps)
-{
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (int i = 0; i < 3; i++)
-        CK(launch());
-    std::vector<float> t(reps);
-    for (int i = 0; i < reps; i++) {
-        CK(cudaEventRecord(a));
-        CK(launch());
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        CK(cudaEventElapsedTime(&t[i], a, b));
-    }
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    std::sort(t.begin(), t.end());
-    return t[reps / 2];
-}
-
 // The whole output's relative Frobenius error against the op's bound: 8 u sqrt(K) for fp32,
 // 2^-7 for tf32 (matmul.h).
 static double frobenius_bound(const Size &s, bool tf32)
@@ -711,14 +595,10 @@ int main(int argc, char **argv)
                 return usage("a bad --config");
             cfgs.push_back(c);
         } else if (!strcmp(a, "--configs")) {
-            std::ifstream f(need());
-            if (!f)
+            std::vector<std::string> lines;
+            if (!read_config_lines(need(), &lines))
                 return usage("cannot read the --configs file");
-            std::string line;
-            while (std::getline(f, line)) {
-                line = line.substr(0, line.find('#'));
-                if (trim(line).empty())
-                    continue;
+            for (const std::string &line : lines) {
                 Config c;
                 if (!parse_config(line, &c))
                     return usage("a bad line in the --configs file");

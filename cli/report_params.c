@@ -44,6 +44,15 @@ static int value_before(const char *a, const char *b)
     return strcmp(a, b) < 0;
 }
 
+/* The value of parameter name in the group's config k (its length in *len), or NULL when that
+ * trial has no ok time or no such parameter. */
+static const char *ok_value(const Report *r, const ReportGroup *gr, size_t k, const char *name,
+                            size_t *len)
+{
+    const ReportTrial *t = &r->trials[gr->trials[k]];
+    return t->status == CUTUNE_STATUS_OK && t->ms > 0 ? param_value(t->config, name, len) : NULL;
+}
+
 /* The levels of parameter p->name among the group's ok times (logs[k] of config k); buf
  * holds 2 (gr->n + 1) doubles, for the levels' logs. */
 static void analyse(Param *p, const Report *r, const ReportGroup *gr, const double *logs,
@@ -51,11 +60,8 @@ static void analyse(Param *p, const Report *r, const ReportGroup *gr, const doub
 {
     p->nlevels = 0;
     for (size_t k = 0; k < gr->n; k++) {
-        const ReportTrial *t = &r->trials[gr->trials[k]];
         size_t len;
-        const char *v = t->status == CUTUNE_STATUS_OK && t->ms > 0
-                            ? param_value(t->config, p->name, &len)
-                            : NULL;
+        const char *v = ok_value(r, gr, k, p->name, &len);
         if (!v || len >= sizeof p->level[0].value)
             continue;
         size_t i = 0;
@@ -75,11 +81,8 @@ static void analyse(Param *p, const Report *r, const ReportGroup *gr, const doub
     for (size_t i = 0; i < p->nlevels; i++) {
         p->level[i].logs = buf + gr->n + at;
         for (size_t k = 0; k < gr->n; k++) {
-            const ReportTrial *t = &r->trials[gr->trials[k]];
             size_t len;
-            const char *v = t->status == CUTUNE_STATUS_OK && t->ms > 0
-                                ? param_value(t->config, p->name, &len)
-                                : NULL;
+            const char *v = ok_value(r, gr, k, p->name, &len);
             if (v && strlen(p->level[i].value) == len && !strncmp(p->level[i].value, v, len))
                 p->level[i].logs[p->level[i].n++] = logs[k];
         }

@@ -29,17 +29,10 @@ import tempfile
 exe, src, fake_worker = sys.argv[1], sys.argv[2], sys.argv[3]
 sys.path.insert(0, os.path.join(src, "tests"))
 import gen_shards  # noqa: E402
+from checks import Checks  # noqa: E402
 
-failures = 0
+check = Checks()
 LATEST = len([f for f in os.listdir(os.path.join(src, "db", "migrations")) if f.endswith(".sql")])
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
-    return cond
 
 
 def merge(*args, limit=None):
@@ -467,5 +460,4 @@ try:
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
-print("merge: %s" % ("ok" if failures == 0 else "%d failures" % failures))
-sys.exit(1 if failures else 0)
+check.done("merge")

@@ -19,17 +19,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import Checks  # noqa: E402
+
 exe, fake = sys.argv[1], sys.argv[2]
 G1, G2, G3 = ("GPU-fa4e0000-0000-0000-0000-00000000000%d" % i for i in (1, 2, 3))
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
-    return cond
+check = Checks()
 
 
 def cutune(*args, env=None):
@@ -136,5 +131,4 @@ try:
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
-print("models: %s" % ("ok" if failures == 0 else "%d failures" % failures))
-sys.exit(1 if failures else 0)
+check.done("models")

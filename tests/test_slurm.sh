@@ -106,6 +106,20 @@ for s in "${sizes[@]}"; do args+=(--size "$s"); done
 (cd "$tmp" && "$src/examples/slurm/submit.sh" 4 axpy "${args[@]}" --max-seconds 0.05) \
     >"$tmp/submit.out" 2>&1 || { cat "$tmp/submit.out"; bad "submit.sh failed"; exit 1; }
 read -r array merge <"$tmp/shards/jobs"
+trials_on_node() { # SHARD: waits up to 30 s for a trial in SHARD.db on the node's disk; prints its trials
+    local db n=0
+    for _ in $(seq 300); do
+        db=$(find "$tmp/local" -name "$1.db" 2>/dev/null | head -1)
+        [ -n "$db" ] && n=$(python3 -c 'import sqlite3, sys
+try:
+    print(sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True).execute("SELECT count(*) FROM trials").fetchone()[0])
+except sqlite3.Error:  # not created whole yet
+    print(0)' "$db")
+        [ "$n" -gt 0 ] && break
+        sleep 0.1
+    done
+    echo "$n"
+}
 job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | sort -u | tr '\n' ' '; }
 final=
 for _ in $(seq 360); do
@@ -125,20 +139,11 @@ fi
 grep -q "gpu\|GPU [0-9]" "$tmp/shards/shard-0.out" || bad "a shard's log does not name its GPU"
 
 # --- the databases
-python3 - "$tmp/shards" "${sizes[@]}" <<'EOF' || fail=1
-import sqlite3, sys
+PYTHONPATH="$src/tests" python3 - "$tmp/shards" "${sizes[@]}" <<'EOF' || fail=1
+import sys
+from checks import Checks, rows
 d, sizes = sys.argv[1], sys.argv[2:]
-bad = 0
-def check(cond, what):
-    global bad
-    if not cond:
-        bad += 1
-        print("FAIL:", what)
-def rows(path, sql):
-    con = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
-    r = con.execute(sql).fetchall()
-    con.close()
-    return r
+check = Checks()
 TRIALS = ("SELECT r.uuid, p.size, t.config, t.status, t.median_ms, t.created_at FROM trials t"
           " JOIN problems p ON p.id = t.problem_id JOIN runs r ON r.id = t.run_id")
 shards = ["%s/shard-%d.db" % (d, i) for i in range(4)]
@@ -167,7 +172,7 @@ for t in union:
 got = {r[0]: (r[1], r[2]) for r in rows(merged, "SELECT size, config, median_ms FROM best_configs")}
 check(got == want, "merged best per size:\n  got  %s\n  want %s" % (sorted(got.items()), sorted(want.items())))
 print("slurm: %d shards, %d trials merged, %d bests checked" % (len(shards), len(m), len(got)))
-sys.exit(1 if bad else 0)
+sys.exit(1 if check.failures else 0)
 EOF
 # --- a shard stopped as the time limit stops it (SIGTERM to the job's processes): cutune
 # keeps what it measured, and the script still copies the database to the shared folder.
@@ -179,17 +184,7 @@ for s in $(seq 20); do long+=(--size $((4096 * s))); done
 stopped=$(cd "$tmp" && CUTUNE_FAKE_DELAY_MS=200 sbatch --parsable --array=0-0 --output="$CUTUNE_SHARD_DIR/shard-%a.out" \
     "$src/examples/slurm/cutune-shard.sbatch" axpy "${long[@]}" --max-seconds 0.05)
 stopped=${stopped%%;*}
-measured=0
-for _ in $(seq 300); do
-    local_db=$(find "$tmp/local" -name 'shard-0.db' 2>/dev/null | head -1)
-    [ -n "$local_db" ] && measured=$(python3 -c 'import sqlite3, sys
-try:
-    print(sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True).execute("SELECT count(*) FROM trials").fetchone()[0])
-except sqlite3.Error:  # not created whole yet
-    print(0)' "$local_db")
-    [ "$measured" -gt 0 ] && break
-    sleep 0.1
-done
+measured=$(trials_on_node shard-0)
 [ "$measured" -gt 0 ] || bad "the shard to stop measured nothing in 30 s: $(find "$tmp/local")"
 scancel --full --signal=TERM "${stopped}_0"
 for _ in $(seq 300); do
@@ -230,17 +225,7 @@ wait_job() { # JOB: until it has ended; prints its final state
     echo "$st"
 }
 CUTUNE_FAKE_DELAY_MS=100 submit
-measured=0
-for _ in $(seq 300); do
-    local_db=$(find "$tmp/local" -name 'shard-1.db' 2>/dev/null | head -1)
-    [ -n "$local_db" ] && measured=$(python3 -c 'import sqlite3, sys
-try:
-    print(sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True).execute("SELECT count(*) FROM trials").fetchone()[0])
-except sqlite3.Error:
-    print(0)' "$local_db")
-    [ "$measured" -gt 0 ] && break
-    sleep 0.1
-done
+measured=$(trials_on_node shard-1)
 [ "$measured" -gt 0 ] || bad "shard 1 measured nothing in 30 s"
 scancel "${carray}_1"
 cfinal=$(wait_job "$cmerge")
@@ -256,20 +241,11 @@ cfinal=$(wait_job "$cmerge")
 [ "$cfinal" = "COMPLETED " ] || bad "the second merge ended '$cfinal'"
 grep -q "stopped early\|missing" "$CUTUNE_SHARD_DIR/merge.out" &&
     bad "the second merge still finds shards missing or stopped: $(cat "$CUTUNE_SHARD_DIR/merge.out")"
-python3 - "$CUTUNE_SHARD_DIR" "${#csizes[@]}" <<'EOF3' || fail=1
-import sqlite3, sys
+PYTHONPATH="$src/tests" python3 - "$CUTUNE_SHARD_DIR" "${#csizes[@]}" <<'EOF3' || fail=1
+import sys
+from checks import Checks, rows
 d, nsizes = sys.argv[1], int(sys.argv[2]) // 2
-bad = 0
-def check(cond, what):
-    global bad
-    if not cond:
-        bad += 1
-        print("FAIL:", what)
-def rows(path, sql):
-    con = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
-    r = con.execute(sql).fetchall()
-    con.close()
-    return r
+check = Checks()
 PER_RUN = ("SELECT r.id, r.status, count(t.id) FROM runs r LEFT JOIN trials t ON t.run_id = r.id"
            " GROUP BY r.id ORDER BY r.id")
 s0, s1 = rows(d + "/shard-0.db", PER_RUN), rows(d + "/shard-1.db", PER_RUN)
@@ -296,7 +272,7 @@ check(done == nsizes, "merged: %d sizes with a finished search, want %d" % (done
 check(rows(merged, "SELECT count(*) FROM runs") == [(4,)], "merged: 2 runs of each shard")
 n = sum(r[2] for r in s0 + s1)
 check(rows(merged, "SELECT count(*) FROM trials") == [(n,)], "merged: every shard's %d trials once" % n)
-sys.exit(1 if bad else 0)
+sys.exit(1 if check.failures else 0)
 EOF3
 
 [ $fail = 0 ] && echo "slurm: ok" || echo "slurm: FAILED"

@@ -27,6 +27,11 @@ static void problem_sizes(void)
     CHECK(strcmp(buf, "4096x1024x8192") == 0);
     CHECK(cutune_problem_parse("7", &p, &err) == 0 && p.ndims == 1 && p.dim[0] == 7);
     CHECK(cutune_problem_parse("2147483647x1", &p, &err) == 0);
+    /* an element type and a layout after the dimensions, in either order */
+    CHECK(cutune_problem_parse("64x32x16-nt-bf16", &p, &err) == 0 && p.dtype == CUTUNE_DTYPE_BF16 &&
+          p.layout == CUTUNE_LAYOUT_NT);
+    cutune_problem_format(&p, buf, sizeof buf);
+    CHECK_MSG(strcmp(buf, "64x32x16-bf16-nt") == 0, "%s", buf);
     static const struct {
         const char *text, *phrase;
         int code;
@@ -46,6 +51,9 @@ static void problem_sizes(void)
          "4096",
          "unexpected '\xc3\x97' (U+00D7) after dimension 1", CUTUNE_ERR_PARSE},
         {"4096\xc3", "unexpected '\\xc3'", CUTUNE_ERR_PARSE},
+        {"8x8x8-bf16-fp16", "names two element types", CUTUNE_ERR_PARSE},
+        {"8x8x8-nt-bf16-nn", "names two layouts", CUTUNE_ERR_PARSE},
+        {"8x8x8-tn", "'tn' is neither an element type", CUTUNE_ERR_PARSE},
         {"40\x1b[2J", "problem size '40\\x1b[2J': unexpected '\\x1b'", CUTUNE_ERR_PARSE},
         {"4x\xe2\x80\x8b"
          "4",

@@ -12,14 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
+#include "fuzz_text.h"
 #include "jsonread.h"
 #include "ktcache.h"
-
-static int fd = -1;
-static char path[64];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -47,14 +43,7 @@ static void walk(const CutuneJv *v, int line, int depth)
 
 static void cache(const uint8_t *data, size_t size)
 {
-    if (fd < 0) {
-        fd = memfd_create("fuzz_json.json", 0);
-        if (fd < 0)
-            abort();
-        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    }
-    if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
-        abort();
+    const char *path = fuzz_file("fuzz_json.json", data, size);
     CutuneKtCache c;
     CutuneError err = {0};
     if (cutune_kt_load(path, &c, &err) != 0) {

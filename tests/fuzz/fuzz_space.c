@@ -9,28 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
+#include "fuzz_text.h"
 #include "space.h"
 
 #define ENUMERATE_MAX 20000 /* points; larger spaces are only loaded */
-
-static int fd = -1;
-static char path[64];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (fd < 0) {
-        fd = memfd_create("fuzz_space.ini", 0);
-        if (fd < 0)
-            abort();
-        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    }
-    if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
-        abort();
+    const char *path = fuzz_file("fuzz_space.ini", data, size);
     CutuneSpace *s = NULL;
     CutuneError err = {0};
     int rc = cutune_space_load(path, "M,N,K", &s, &err);

@@ -87,3 +87,11 @@ if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit("usage: fixture_db.py OUT.db")
     print(build(sys.argv[1]))
+
+
+def query(path, sql):
+    """The rows of sql on the database at path."""
+    con = sqlite3.connect(path)
+    rows = con.execute(sql).fetchall()
+    con.close()
+    return rows

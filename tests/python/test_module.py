@@ -19,11 +19,8 @@ H100, H200, A100 = fixture_db.H100, fixture_db.H200, fixture_db.A100
 
 
 def requests(path):
-    con = sqlite3.connect(path)
-    rows = con.execute("SELECT device_uuid, op, size, answered_by, count FROM requests"
-                       " ORDER BY id").fetchall()
-    con.close()
-    return rows
+    return fixture_db.query(path, "SELECT device_uuid, op, size, answered_by, count FROM requests"
+                                  " ORDER BY id")
 
 
 def test_exact_lookup_by_uuid_and_by_name(fixture_path):

@@ -3,12 +3,12 @@ traced by torch.compile(fullgraph=True) through its fake implementation (on meta
 the bad input it refuses before launching anything, use() leaving what it cannot take to
 torch, and record() writing a model's GEMMs (shape, dtype, layout) as pending requests.
 Skipped without PyTorch."""
-import sqlite3
 
 import pytest
 
 torch = pytest.importorskip("torch")
 import cutune  # noqa: E402
+import fixture_db  # noqa: E402
 
 matmul_op = cutune.matmul_op  # imports cutune._torch, which registers torch.ops.cutune.matmul
 
@@ -16,11 +16,8 @@ F = torch.nn.functional
 
 
 def pending(path):
-    con = sqlite3.connect(path)
-    rows = con.execute("SELECT size, status, count FROM requests WHERE op = 'matmul'"
-                       " ORDER BY size").fetchall()
-    con.close()
-    return rows
+    return fixture_db.query(path, "SELECT size, status, count FROM requests WHERE op = 'matmul'"
+                                  " ORDER BY size")
 
 
 def meta(*shape, dtype=torch.bfloat16):

@@ -8,6 +8,15 @@
 
 #define DIM_MAX 2147483647LL
 
+/* The index of the n characters at tok among count names, name(0) to name(count - 1), or -1. */
+static int name_index(const char *tok, size_t n, const char *(*name)(int), int count)
+{
+    for (int i = 0; i < count; i++)
+        if (strlen(name(i)) == n && !strncmp(tok, name(i), n))
+            return i;
+    return -1;
+}
+
 /* "-bf16-nt" after the dimensions: an element type and a layout, each at most once, in
  * either order (canonical: the type first, defaults left out). */
 static int parse_kind(const char *text, const char *s, CutuneProblem *p, CutuneError *err)
@@ -18,24 +27,19 @@ static int parse_kind(const char *text, const char *s, CutuneProblem *p, CutuneE
         while (*s && *s != '-')
             s++;
         size_t n = (size_t)(s - tok);
-        int found = 0;
-        for (int d = 0; d < CUTUNE_DTYPE_COUNT && !found; d++)
-            if (strlen(cutune_dtype_name(d)) == n && !strncmp(tok, cutune_dtype_name(d), n)) {
-                if (have_dtype++)
-                    return cutune_error(err, CUTUNE_ERR_PARSE,
-                                        "problem '%s' names two element types; give one", text);
-                p->dtype = d;
-                found = 1;
-            }
-        for (int l = 0; l < CUTUNE_LAYOUT_COUNT && !found; l++)
-            if (strlen(cutune_layout_name(l)) == n && !strncmp(tok, cutune_layout_name(l), n)) {
-                if (have_layout++)
-                    return cutune_error(err, CUTUNE_ERR_PARSE,
-                                        "problem '%s' names two layouts; give one", text);
-                p->layout = l;
-                found = 1;
-            }
-        if (!found) {
+        const int d = name_index(tok, n, cutune_dtype_name, CUTUNE_DTYPE_COUNT);
+        const int l = d < 0 ? name_index(tok, n, cutune_layout_name, CUTUNE_LAYOUT_COUNT) : -1;
+        if (d >= 0) {
+            if (have_dtype++)
+                return cutune_error(err, CUTUNE_ERR_PARSE,
+                                    "problem '%s' names two element types; give one", text);
+            p->dtype = d;
+        } else if (l >= 0) {
+            if (have_layout++)
+                return cutune_error(err, CUTUNE_ERR_PARSE,
+                                    "problem '%s' names two layouts; give one", text);
+            p->layout = l;
+        } else {
             char word[40], shown[160];
             snprintf(word, sizeof word, "%.*s", (int)(n > 32 ? 32 : n), tok);
             cutune_text_format(shown, sizeof shown, word, 0);
