@@ -191,20 +191,18 @@ int cutune_db_trials_foreach(CutuneDb *db, int64_t run_id,
                              int (*fn)(const CutuneTrialRow *row, void *user), void *user,
                              CutuneError *err);
 
+/* What the two functions below call on each config they read; non-zero stops them. */
+typedef int CutuneConfigRowFn(const char *config, const char *status, double median_ms, void *user);
 /* Ids of the configs already measured and checked for (device, variant, problem) with any
  * status, for resuming; fn is called once per distinct config text. Unchecked (imported)
  * trials are left out: a run measures their configs again. */
 int cutune_db_configs_done(CutuneDb *db, int64_t device_id, int64_t variant_id, int64_t problem_id,
-                           int (*fn)(const char *config, const char *status, double median_ms,
-                                     void *user),
-                           void *user, CutuneError *err);
+                           CutuneConfigRowFn *fn, void *user, CutuneError *err);
 /* The configs of (device, variant, problem) that only unchecked (imported) ok trials hold,
  * fastest of their recorded times first: a run measures them before anything else. */
 int cutune_db_configs_unchecked(CutuneDb *db, int64_t device_id, int64_t variant_id,
-                                int64_t problem_id,
-                                int (*fn)(const char *config, const char *status, double median_ms,
-                                          void *user),
-                                void *user, CutuneError *err);
+                                int64_t problem_id, CutuneConfigRowFn *fn, void *user,
+                                CutuneError *err);
 
 /* ---- for the other files of the database layer (lookup.c, requests.c) ---------------- */
 

@@ -410,45 +410,47 @@ int cutune_db_trials_foreach(CutuneDb *db, int64_t run_id,
 static int config_row(sqlite3_stmt *st, void *user)
 {
     const RowCallback *cb = user;
-    int (*fn)(const char *, const char *, double,
-              void *) = (int (*)(const char *, const char *, double, void *))cb->fn;
-    return fn(db_col_text(st, 0), db_col_text(st, 1), sqlite3_column_double(st, 2), cb->user);
+    return ((CutuneConfigRowFn *)cb->fn)(db_col_text(st, 0), db_col_text(st, 1),
+                                         sqlite3_column_double(st, 2), cb->user);
+}
+
+/* The (config, status, median_ms) rows of sql, whose parameters are the device, variant and
+ * problem ids, each passed to fn. `name` is the public function's, for a missing callback;
+ * `what` says what is being read, for a failure. */
+static int configs_of(CutuneDb *db, const char *name, const char *sql, const char *what,
+                      int64_t device_id, int64_t variant_id, int64_t problem_id,
+                      CutuneConfigRowFn *fn, void *user, CutuneError *err)
+{
+    if (!db || !fn)
+        return cutune_error(err, CUTUNE_ERR_INVALID, "%s: no callback", name);
+    RowCallback cb = {(void (*)(void))fn, user};
+    return db_each_row_of(db, sql, config_row, &cb, what, err, "iii", device_id, variant_id,
+                          problem_id);
 }
 
 int cutune_db_configs_done(CutuneDb *db, int64_t device_id, int64_t variant_id, int64_t problem_id,
-                           int (*fn)(const char *config, const char *status, double median_ms,
-                                     void *user),
-                           void *user, CutuneError *err)
+                           CutuneConfigRowFn *fn, void *user, CutuneError *err)
 {
-    if (!db || !fn)
-        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_configs_done: no callback");
-    RowCallback cb = {(void (*)(void))fn, user};
-    return db_each_row_of(
-        db,
+    return configs_of(
+        db, "cutune_db_configs_done",
         "SELECT config, status, median_ms FROM trials WHERE id IN"
         " (SELECT max(id) FROM trials WHERE device_id = ? AND variant_id = ? AND problem_id = ?"
         " AND checked = 1 GROUP BY config) ORDER BY id",
-        config_row, &cb, "reading the configs already measured", err, "iii", device_id, variant_id,
-        problem_id);
+        "reading the configs already measured", device_id, variant_id, problem_id, fn, user, err);
 }
 
 int cutune_db_configs_unchecked(CutuneDb *db, int64_t device_id, int64_t variant_id,
-                                int64_t problem_id,
-                                int (*fn)(const char *config, const char *status, double median_ms,
-                                          void *user),
-                                void *user, CutuneError *err)
+                                int64_t problem_id, CutuneConfigRowFn *fn, void *user,
+                                CutuneError *err)
 {
-    if (!db || !fn)
-        return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_configs_unchecked: no callback");
-    RowCallback cb = {(void (*)(void))fn, user};
-    return db_each_row_of(
-        db,
+    return configs_of(
+        db, "cutune_db_configs_unchecked",
         "SELECT config, status, min(median_ms) AS ms FROM trials t"
         " WHERE device_id = ?1 AND variant_id = ?2 AND problem_id = ?3 AND checked = 0"
         " AND status = 'ok' AND median_ms > 0 AND NOT EXISTS (SELECT 1 FROM trials c"
         "  WHERE c.device_id = ?1 AND c.variant_id = ?2 AND c.problem_id = ?3"
         "  AND c.checked = 1 AND c.config = t.config)"
         " GROUP BY config ORDER BY ms, config",
-        config_row, &cb, "reading the imported configs not checked yet", err, "iii", device_id,
-        variant_id, problem_id);
+        "reading the imported configs not checked yet", device_id, variant_id, problem_id, fn, user,
+        err);
 }

@@ -9,56 +9,23 @@
 
 #include <sqlite3.h>
 
-/* Bind a text, or NULL for a NULL pointer. */
-static int bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-    return s ? sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
-}
-
-/* A compute capability major: 0 means unknown and is stored as NULL. */
-static int bind_cc(sqlite3_stmt *st, int i, int v)
-{
-    return v > 0 ? sqlite3_bind_int(st, i, v) : sqlite3_bind_null(st, i);
-}
-
 int cutune_db_request_add(CutuneDb *db, const CutuneRequest *r, CutuneError *err)
 {
     if (!db || !r || !r->device_uuid || !r->op || !r->size || !r->answered_by)
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_db_request_add: missing field");
-    sqlite3 *h = cutune_db_sqlite(db);
-    sqlite3_stmt *st = NULL;
-    int code = 0,
-        rc = sqlite3_prepare_v2(
-            h,
-            "INSERT INTO requests (device_uuid, device_name, cc_major, cc_minor, op, size,"
-            " answered_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
-            " ON CONFLICT (device_uuid, op, size) DO UPDATE SET count = count + 1,"
-            " answered_by = excluded.answered_by, last_at = datetime('now'),"
-            " device_name = coalesce(excluded.device_name, device_name),"
-            " cc_major = coalesce(excluded.cc_major, cc_major),"
-            " cc_minor = coalesce(excluded.cc_minor, cc_minor)",
-            -1, &st, NULL);
-    if (rc == SQLITE_OK)
-        rc = bind_text(st, 1, r->device_uuid);
-    if (rc == SQLITE_OK)
-        rc = bind_text(st, 2, r->device_name && *r->device_name ? r->device_name : NULL);
-    if (rc == SQLITE_OK)
-        rc = bind_cc(st, 3, r->cc_major);
-    if (rc == SQLITE_OK)
-        rc = r->cc_major > 0 ? sqlite3_bind_int(st, 4, r->cc_minor) /* 0 is a real minor */
-                             : sqlite3_bind_null(st, 4);
-    if (rc == SQLITE_OK)
-        rc = bind_text(st, 5, r->op);
-    if (rc == SQLITE_OK)
-        rc = bind_text(st, 6, r->size);
-    if (rc == SQLITE_OK)
-        rc = bind_text(st, 7, r->answered_by);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_step(st);
-    if (rc != SQLITE_DONE)
-        code = cutune_db_fail(db, err, rc, "recording a lookup request");
-    sqlite3_finalize(st);
-    return code;
+    /* a compute capability major of 0 is unknown and stored as NULL, and then so is the
+     * minor; with a known major, a minor of 0 is a real one */
+    return db_exec(db, err, "recording a lookup request",
+                   "INSERT INTO requests (device_uuid, device_name, cc_major, cc_minor, op, size,"
+                   " answered_by) VALUES (?1, ?2, ?3, iif(?3 IS NULL, NULL, ?4), ?5, ?6, ?7)"
+                   " ON CONFLICT (device_uuid, op, size) DO UPDATE SET count = count + 1,"
+                   " answered_by = excluded.answered_by, last_at = datetime('now'),"
+                   " device_name = coalesce(excluded.device_name, device_name),"
+                   " cc_major = coalesce(excluded.cc_major, cc_major),"
+                   " cc_minor = coalesce(excluded.cc_minor, cc_minor)",
+                   "ttIittt", r->device_uuid,
+                   r->device_name && *r->device_name ? r->device_name : NULL, (int64_t)r->cc_major,
+                   (int64_t)r->cc_minor, r->op, r->size, r->answered_by);
 }
 
 int cutune_db_requests_pending(CutuneDb *db, const char *device_uuid, const char *op,
@@ -112,9 +79,7 @@ int cutune_db_requests_claim(CutuneDb *db, const char *device_uuid, const char *
             " AND (?2 IS NULL OR op = ?2) AND (run_id IS NULL OR run_id = ?3 OR run_id NOT IN"
             " (SELECT id FROM runs WHERE status = 'running'))",
             -1, &claim, NULL);
-    if (rc == SQLITE_OK && (rc = bind_text(claim, 1, device_uuid)) == SQLITE_OK &&
-        (rc = bind_text(claim, 2, op)) == SQLITE_OK &&
-        (rc = sqlite3_bind_int64(claim, 3, run_id)) == SQLITE_OK &&
+    if (rc == SQLITE_OK && (rc = db_bind(claim, "tti", device_uuid, op, run_id)) == SQLITE_OK &&
         (rc = sqlite3_step(claim)) == SQLITE_DONE)
         rc = sqlite3_prepare_v2(h,
                                 "SELECT op, size FROM requests WHERE status = 'pending'"
