@@ -102,11 +102,8 @@ static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
                           const CutuneCheckOptions *o, const char *const *sizes, size_t nsizes,
                           CutuneCheckReport *r, CutuneError *err)
 {
-    CutuneLimits lim;
-    const char **names = NULL;
-    CutuneGeometry *g = NULL;
-    int rc = cutune_check_geometry(v, sp, &lim, &names, &g, err);
-    free(names);
+    CutuneCheckGeometry cg;
+    int rc = cutune_check_geometry(v, sp, &cg, err);
     if (rc) {
         cutune_check_say(o, "  FAIL %s\n", err->msg);
         r->failures++;
@@ -123,7 +120,7 @@ static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
             continue;
         }
         CutuneConfigList cl = {0};
-        if (cutune_space_enumerate(sp, &lim, p.dim, &cl, &perr) != 0) {
+        if (cutune_space_enumerate(sp, &cg.lim, p.dim, &cl, &perr) != 0) {
             cutune_check_say(o, "  FAIL size %s: %s\n", sizes[k], perr.msg);
             r->failures++;
             continue;
@@ -132,7 +129,7 @@ static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
         for (size_t i = 0; i < cl.nconfigs; i++) {
             CutuneLaunch l;
             char why[512];
-            int grc = cutune_geometry_eval(g, cl.values + i * cl.nparams, &p, &lim, &l, why,
+            int grc = cutune_geometry_eval(cg.g, cl.values + i * cl.nparams, &p, &cg.lim, &l, why,
                                            sizeof why);
             if (grc == 0) {
                 ran++;
@@ -160,7 +157,7 @@ static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
         }
         cutune_config_list_free(&cl);
     }
-    cutune_geometry_free(&g);
+    cutune_check_geometry_free(&cg);
     return rc;
 }
 

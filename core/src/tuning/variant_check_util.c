@@ -27,19 +27,24 @@ void cutune_check_say(const CutuneCheckOptions *o, const char *fmt, ...)
     va_end(ap);
 }
 
-int cutune_check_geometry(const CutuneVariantDef *v, const CutuneSpace *sp, CutuneLimits *lim,
-                          const char ***names, CutuneGeometry **g, CutuneError *err)
+int cutune_check_geometry(const CutuneVariantDef *v, const CutuneSpace *sp, CutuneCheckGeometry *cg,
+                          CutuneError *err)
 {
-    cutune_limits_sm90(lim);
-    *g = NULL;
-    if (!(*names = cutune_space_symbol_names(sp)))
+    cutune_limits_sm90(&cg->lim);
+    cg->g = NULL;
+    if (!(cg->names = cutune_space_symbol_names(sp)))
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
-    int rc = cutune_geometry_open(v, *names, sp->nparams, g, err);
-    if (rc) {
-        free(*names);
-        *names = NULL;
-    }
+    int rc = cutune_geometry_open(v, cg->names, sp->nparams, &cg->g, err);
+    if (rc)
+        cutune_check_geometry_free(cg);
     return rc;
+}
+
+void cutune_check_geometry_free(CutuneCheckGeometry *cg)
+{
+    cutune_geometry_free(&cg->g);
+    free(cg->names);
+    cg->names = NULL;
 }
 
 size_t cutune_check_pick(size_t nvalid, size_t sample, uint64_t seed, size_t *out)

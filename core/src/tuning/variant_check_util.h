@@ -39,10 +39,17 @@ typedef struct CutuneCheckReport {
     int library;            /* a library variant (cutune/plugin.h): no kernel to compile */
 } CutuneCheckReport;
 
-/* sm_90's limits, the space's symbol names (*names malloc'd: the first sp->nparams are its
- * parameters') and v's launch geometry over them (free it with cutune_geometry_free). */
-int cutune_check_geometry(const CutuneVariantDef *v, const CutuneSpace *sp, CutuneLimits *lim,
-                          const char ***names, CutuneGeometry **g, CutuneError *err);
+/* What both passes evaluate a config's launch with. */
+typedef struct CutuneCheckGeometry {
+    CutuneLimits lim;   /* sm_90's */
+    const char **names; /* the space's symbol names: the first sp->nparams are its parameters' */
+    CutuneGeometry *g;  /* v's launch geometry over them */
+} CutuneCheckGeometry;
+
+/* Fill *cg for v and sp; on failure there is nothing to free. */
+int cutune_check_geometry(const CutuneVariantDef *v, const CutuneSpace *sp, CutuneCheckGeometry *cg,
+                          CutuneError *err);
+void cutune_check_geometry_free(CutuneCheckGeometry *cg);
 
 /* printf to o->out, when there is one: what the check finds, as it finds it. */
 void cutune_check_say(const CutuneCheckOptions *o, const char *fmt, ...)

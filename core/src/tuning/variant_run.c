@@ -228,10 +228,8 @@ int cutune_variant_run(const CutuneVariantDef *v, const CutuneSpace *sp,
                        const CutuneCheckOptions *o, const char *const *sizes, size_t nsizes,
                        CutuneCheckReport *r, CutuneError *err)
 {
-    CutuneLimits lim;
-    const char **names = NULL;
-    CutuneGeometry *g = NULL;
-    int rc = cutune_check_geometry(v, sp, &lim, &names, &g, err);
+    CutuneCheckGeometry cg;
+    int rc = cutune_check_geometry(v, sp, &cg, err);
     if (rc) /* check_launches said why already */
         return rc == CUTUNE_ERR_NOMEM ? rc : 0;
     size_t before = r->ran_failed, ran_before = r->ran;
@@ -240,7 +238,7 @@ int cutune_variant_run(const CutuneVariantDef *v, const CutuneSpace *sp,
         CutuneConfigList cl = {0};
         CutuneError e = {0};
         if (cutune_variant_problem(v, sizes[k], &p, &e) != 0 ||
-            cutune_space_enumerate(sp, &lim, p.dim, &cl, &e) != 0)
+            cutune_space_enumerate(sp, &cg.lim, p.dim, &cl, &e) != 0)
             continue; /* check_launches listed it */
         size_t *idx = malloc((cl.nconfigs ? cl.nconfigs : 1) * sizeof *idx);
         size_t n = idx ? cutune_check_pick(cl.nconfigs, o->run_configs, o->seed, idx) : 0;
@@ -250,8 +248,8 @@ int cutune_variant_run(const CutuneVariantDef *v, const CutuneSpace *sp,
             const int64_t *values = cl.values + idx[j] * cl.nparams;
             char config[512], why[512];
             cutune_config_format(sp, values, config, sizeof config);
-            RunCase c = {.v = v, .sp = sp, .names = names, .values = values, .p = &p, .o = o};
-            int grc = cutune_geometry_eval(g, values, &p, &lim, &c.launch, why, sizeof why);
+            RunCase c = {.v = v, .sp = sp, .names = cg.names, .values = values, .p = &p, .o = o};
+            int grc = cutune_geometry_eval(cg.g, values, &p, &cg.lim, &c.launch, why, sizeof why);
             if (grc == CUTUNE_ERR_RESOURCES)
                 continue; /* it would be skipped_resources: there is nothing to run */
             if (grc) {
@@ -275,8 +273,7 @@ int cutune_variant_run(const CutuneVariantDef *v, const CutuneSpace *sp,
         free(idx);
         cutune_config_list_free(&cl);
     }
-    cutune_geometry_free(&g);
-    free(names);
+    cutune_check_geometry_free(&cg);
     if (rc == CUTUNE_ERR_NOT_FOUND) /* no C++ compiler: said above, and a failure */
         rc = 0;
     size_t ran = r->ran - ran_before, failed = r->ran_failed - before;
