@@ -60,10 +60,7 @@ int cutune_replay_once(const CutuneStrategyOps *ops, const CutuneRecording *r, u
     for (;;) {
         while (!done && inflight < window && proposed < budget) {
             size_t idx;
-            int k = ops->next(st, &idx);
-            if (k == CUTUNE_NEXT_DONE)
-                done = 1;
-            if (k != CUTUNE_NEXT_READY)
+            if (!cutune_strategy_next(ops, st, &idx, &done))
                 break;
             if (idx >= n || seen[idx]) {
                 rc = cutune_error(err, CUTUNE_ERR_INVALID,

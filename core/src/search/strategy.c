@@ -1,4 +1,5 @@
-/* The table of strategies. A new strategy is one file under strategies/ and one line here. */
+/* The table of strategies, and a tuner's call for the next proposal. A new strategy is one
+ * file under strategies/ and one line here. */
 #include "strategy.h"
 
 #include <stdio.h>
@@ -18,6 +19,14 @@ const CutuneStrategyOps *const cutune_strategy_list[] = {
  * fills the pipeline and plans over nothing, so it serves a time limit as well. */
 const char *const cutune_strategy_default_search = "portfolio";
 const char *const cutune_strategy_default_timed = "portfolio";
+
+int cutune_strategy_next(const CutuneStrategyOps *ops, void *state, size_t *index, int *done)
+{
+    int k = ops->next(state, index);
+    if (k == CUTUNE_NEXT_DONE)
+        *done = 1;
+    return k == CUTUNE_NEXT_READY;
+}
 
 const CutuneStrategyOps *cutune_strategy_find(const char *name)
 {

@@ -52,6 +52,10 @@ extern const char *const cutune_strategy_default_timed;
 const char *cutune_strategy_choose(const char *named, size_t budget, double time_limit_s,
                                    size_t nvalid, char *why, size_t len);
 
+/* ops->next(state, index) for a tuner's loop: 1 when *index is a new proposal; 0 when there
+ * is none now, with *done set to 1 when the strategy has nothing more to propose. */
+int cutune_strategy_next(const CutuneStrategyOps *ops, void *state, size_t *index, int *done);
+
 /* The registered strategies, NULL-terminated. */
 extern const CutuneStrategyOps *const cutune_strategy_list[];
 const CutuneStrategyOps *cutune_strategy_find(const char *name);

@@ -391,10 +391,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
         while (!stopping && !strategy_done && pl.inflight < pl.window &&
                (lim->max_evals == 0 || proposed < lim->max_evals)) {
             size_t idx;
-            int k = ops->next(st, &idx);
-            if (k == CUTUNE_NEXT_DONE)
-                strategy_done = 1;
-            if (k != CUTUNE_NEXT_READY)
+            if (!cutune_strategy_next(ops, st, &idx, &strategy_done))
                 break;
             if (idx >= j->cl.nconfigs) {
                 rc = cutune_error(err, CUTUNE_ERR_INVALID,
