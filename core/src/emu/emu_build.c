@@ -217,16 +217,11 @@ int cutune_emu_build(const char *source, const char *kernel_name, const char *co
     }
     CutuneHash h;
     cutune_hash_init(&h);
-    cutune_hash_str(&h, "cutune-emu-1");
-    cutune_hash_str(&h, cutune_kemu_hpp);
-    cutune_hash_str(&h, main_cpp);
-    cutune_hash_str(&h, source);
-    cutune_hash_str(&h, kernel_name);
-    for (size_t i = 0; i < ndefines; i++)
-        cutune_hash_str(&h, defines[i]);
+    const char *const parts[] = {"cutune-emu-1", cutune_kemu_hpp, main_cpp, source, kernel_name};
+    cutune_hash_strs(&h, parts, sizeof parts / sizeof *parts);
+    cutune_hash_strs(&h, defines, ndefines);
     size_t nw = compiler(words, sizeof words, argv, 4);
-    for (size_t i = 0; i < nw; i++)
-        cutune_hash_str(&h, argv[i]);
+    cutune_hash_strs(&h, (const char *const *)argv, nw);
     cutune_hash_hex(&h, key);
     snprintf(dir, sizeof dir, "%s/emu", cache_dir);
     int rc = cutune_mkdir_p(dir, err);

@@ -26,6 +26,12 @@ void cutune_hash_str(CutuneHash *h, const char *s)
     cutune_hash_update(h, s, strlen(s) + 1);
 }
 
+void cutune_hash_strs(CutuneHash *h, const char *const *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        cutune_hash_str(h, s[i]);
+}
+
 void cutune_hash_hex(const CutuneHash *h, char out[33])
 {
     snprintf(out, 33, "%016llx%016llx", (unsigned long long)cutune_mix64(h->a ^ (h->b << 1)),

@@ -20,6 +20,8 @@ void cutune_hash_init(CutuneHash *h);
 void cutune_hash_update(CutuneHash *h, const void *data, size_t len);
 /* Adds the string and its terminating NUL, so that ("ab","c") and ("a","bc") differ. */
 void cutune_hash_str(CutuneHash *h, const char *s);
+/* cutune_hash_str of s[0], ..., s[n - 1] in turn: a cache key's parts. */
+void cutune_hash_strs(CutuneHash *h, const char *const *s, size_t n);
 void cutune_hash_hex(const CutuneHash *h, char out[33]);
 
 /* Folder of libcutune (build/core/ or <libdir>/), also from a program that has the library

@@ -251,12 +251,9 @@ int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char
     cutune_nvrtc_version(version, sizeof version);
     CutuneHash h;
     cutune_hash_init(&h);
-    cutune_hash_str(&h, "cutune-kernel-1");
-    cutune_hash_str(&h, version);
-    cutune_hash_str(&h, source);
-    cutune_hash_str(&h, kernel_name);
-    for (size_t i = 0; i < nopts; i++)
-        cutune_hash_str(&h, opts[i]);
+    const char *const parts[] = {"cutune-kernel-1", version, source, kernel_name};
+    cutune_hash_strs(&h, parts, sizeof parts / sizeof *parts);
+    cutune_hash_strs(&h, opts, nopts);
     cutune_hash_hex(&h, key);
 
     int claimed = 0;
