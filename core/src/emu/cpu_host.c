@@ -72,9 +72,5 @@ void cutune_cpu_host_init(CutuneHostCtx *c, const char *cache_dir, CutuneError *
 
 void cutune_cpu_host_release(CutuneHostCtx *c)
 {
-    for (size_t i = 0; i < c->nallocs; i++)
-        free(c->allocs[i]);
-    free(c->allocs);
-    c->allocs = NULL;
-    c->nallocs = c->cap = 0;
+    cutune_host_forget_all(c, free);
 }

@@ -39,6 +39,15 @@ int cutune_host_forget(CutuneHostCtx *c, void *dptr)
     return 0;
 }
 
+void cutune_host_forget_all(CutuneHostCtx *c, void (*release)(void *dptr))
+{
+    for (size_t i = 0; i < c->nallocs; i++)
+        release(c->allocs[i]);
+    free(c->allocs);
+    c->allocs = NULL;
+    c->nallocs = c->cap = 0;
+}
+
 static int h_dev_alloc(void *ctx, size_t bytes, void **dptr)
 {
     CutuneHostCtx *c = ctx_of(ctx);
@@ -228,11 +237,12 @@ void cutune_host_init(CutuneHostCtx *c, int arch, const char *cache_dir, CutuneE
     };
 }
 
+static void cuda_free(void *dptr)
+{
+    cudaFree(dptr);
+}
+
 void cutune_host_release(CutuneHostCtx *c)
 {
-    for (size_t i = 0; i < c->nallocs; i++)
-        cudaFree(c->allocs[i]);
-    free(c->allocs);
-    c->allocs = NULL;
-    c->nallocs = c->cap = 0;
+    cutune_host_forget_all(c, cuda_free);
 }

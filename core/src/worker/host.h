@@ -20,10 +20,11 @@ void cutune_host_init(CutuneHostCtx *c, int arch, const char *cache_dir, CutuneE
 /* Free every device allocation the plugin did not free itself. */
 void cutune_host_release(CutuneHostCtx *c);
 /* The allocation list, for a host table whose memory is its own (the CPU's, emu.h): room
- * for one more entry in c->allocs (CUTUNE_ERR_NOMEM said in c->err), and an entry taken out
- * (1 when it was there). */
+ * for one more entry in c->allocs (CUTUNE_ERR_NOMEM said in c->err), an entry taken out
+ * (1 when it was there), and every entry passed to release and the list emptied. */
 int cutune_host_reserve(CutuneHostCtx *c);
 int cutune_host_forget(CutuneHostCtx *c, void *dptr);
+void cutune_host_forget_all(CutuneHostCtx *c, void (*release)(void *dptr));
 
 /* The seeded generator behind host->random_uniform, exposed for tests. */
 void cutune_random_uniform(uint64_t seed, uint64_t stream, float *dst, size_t n, float lo,
