@@ -80,6 +80,14 @@ static const struct {
     {"==", T_BINOP, OP_EQ}, {"&&", T_BINOP, OP_AND}, {"||", T_BINOP, OP_OR},
 };
 
+/* The current token is of `kind` and ends at `end`, where the next one starts. */
+static void token_end(Parser *p, TokKind kind, size_t end)
+{
+    p->tok.kind = kind;
+    p->tok.len = end - p->tok.start;
+    p->pos = end;
+}
+
 /* Read the next token into p->tok. Returns 0, or -1 after reporting a lexical error. */
 static int next_token(Parser *p)
 {
@@ -95,9 +103,7 @@ static int next_token(Parser *p)
     t->value = 0;
     unsigned char c = (unsigned char)s[i];
     if (c == '\0') {
-        t->kind = T_END;
-        t->len = 0;
-        p->pos = i;
+        token_end(p, T_END, i);
         return 0;
     }
     if (isdigit(c)) {
@@ -107,9 +113,7 @@ static int next_token(Parser *p)
         size_t digits_end = j;
         while (is_ident_char((unsigned char)s[j]) || s[j] == '.')
             j++;
-        t->kind = T_INT;
-        t->len = j - i;
-        p->pos = j;
+        token_end(p, T_INT, j);
         if (j != digits_end) {
             PERR(p, "bad integer '%.*s' (integers are decimal digits only)", (int)(j - i), s + i);
             return -1;
@@ -129,23 +133,18 @@ static int next_token(Parser *p)
         size_t j = i;
         while (is_ident_char((unsigned char)s[j]))
             j++;
-        t->kind = T_IDENT;
-        t->len = j - i;
-        p->pos = j;
+        token_end(p, T_IDENT, j);
         return 0;
     }
     for (size_t k = 0; k < sizeof punct / sizeof punct[0]; k++) {
         size_t n = strlen(punct[k].text);
         if (strncmp(s + i, punct[k].text, n) == 0) {
-            t->kind = punct[k].kind;
             t->op = punct[k].op;
-            t->len = n;
-            p->pos = i + n;
+            token_end(p, punct[k].kind, i + n);
             return 0;
         }
     }
-    p->pos = i + 1;
-    t->kind = T_END;
+    token_end(p, T_END, i + 1);
     if (c == '=') {
         PERR(p, "unexpected '=' (write '==' to compare)");
         return -1;
@@ -160,8 +159,7 @@ static int next_token(Parser *p)
         size_t j = i + 1;
         while ((unsigned char)s[j] >= 0x80 && (unsigned char)s[j] < 0xC0 && j - i < 4)
             j++;
-        t->len = j - i;
-        p->pos = j;
+        token_end(p, T_END, j);
     }
     if (isprint(c))
         PERR(p, "unexpected character '%c'", c);
@@ -188,8 +186,9 @@ static int height_of(const struct CutuneExpr *n)
     return n ? n->height : 0;
 }
 
-/* Set n's height from its children; report an error if the tree grows too tall. */
-static int node_fix_height(Parser *p, struct CutuneExpr *n)
+/* A node complete with its children: n with its height set from theirs, or NULL (n and its
+ * children freed, the error reported) when the tree grows too tall. */
+static struct CutuneExpr *node_done(Parser *p, struct CutuneExpr *n)
 {
     int h = height_of(n->a);
     if (height_of(n->b) > h)
@@ -203,9 +202,10 @@ static int node_fix_height(Parser *p, struct CutuneExpr *n)
     if (n->height > EXPR_MAX_HEIGHT) {
         PERR(p, "expression is too long or nested too deeply (more than %d levels)",
              EXPR_MAX_HEIGHT);
-        return -1;
+        cutune_expr_free(n);
+        return NULL;
     }
-    return 0;
+    return n;
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -357,9 +357,7 @@ static struct CutuneExpr *parse_call(Parser *p, size_t name_start, size_t name_l
     }
     if (next_token(p)) /* skip ')' */
         goto fail;
-    if (node_fix_height(p, n))
-        goto fail;
-    return n;
+    return node_done(p, n);
 fail:
     cutune_expr_free(n);
     return NULL;
@@ -453,10 +451,7 @@ static struct CutuneExpr *parse_unary(Parser *p)
             goto out;
         }
         r->a = operand;
-        if (node_fix_height(p, r)) {
-            cutune_expr_free(r);
-            r = NULL;
-        }
+        r = node_done(p, r);
         goto out;
     }
     r = parse_primary(p);
@@ -488,9 +483,8 @@ static struct CutuneExpr *parse_binary_level(Parser *p, ParseFn operand, int lo,
         n->op = t.op;
         n->a = left;
         n->b = right;
-        left = n;
-        if (node_fix_height(p, n))
-            goto fail;
+        if (!(left = node_done(p, n)))
+            return NULL;
     }
     return left;
 fail:
@@ -554,8 +548,7 @@ static struct CutuneExpr *parse_ternary(Parser *p)
     n->c = parse_ternary(p);
     if (!n->c)
         goto fail;
-    if (node_fix_height(p, n))
-        goto fail;
+    n = node_done(p, n);
     goto out;
 fail:
     cutune_expr_free(n);
