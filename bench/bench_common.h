@@ -57,6 +57,40 @@ static inline int bench_common_option(int argc, char **argv, int *i, BenchOption
     return 1;
 }
 
+/* Read argv: the common options into o; each of flags (NULL-terminated, or NULL for none),
+ * setting set[k] to 1 for flags[k]; every other argument not starting with '-', an operand,
+ * in order into operands[0..max), their count into *n. 0; or 2 after saying on stderr what
+ * is wrong (usage, for an unknown option, more than max operands or no --db). */
+static inline int bench_parse(int argc, char **argv, const char *usage, const char *const *flags,
+                              int *set, const char **operands, int max, int *n, BenchOptions *o)
+{
+    *n = 0;
+    for (int i = 1; i < argc; i++) {
+        int common = bench_common_option(argc, argv, &i, o);
+        if (common < 0)
+            return 2;
+        if (common)
+            continue;
+        int k = 0;
+        while (flags && flags[k] && strcmp(argv[i], flags[k]))
+            k++;
+        if (flags && flags[k]) {
+            set[k] = 1;
+            continue;
+        }
+        if (argv[i][0] == '-' || *n == max) {
+            fputs(usage, stderr);
+            return 2;
+        }
+        operands[(*n)++] = argv[i];
+    }
+    if (!o->db_path) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    return 0;
+}
+
 /* What a benchmark measures with: the device, the ops and variants, the database. */
 typedef struct Bench {
     CutuneDeviceInfo dev;

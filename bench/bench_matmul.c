@@ -112,34 +112,29 @@ static int time_variant(const CutuneVariantDef *v, const CutuneDeviceInfo *dev, 
 int main(int argc, char **argv)
 {
     BenchOptions o = BENCH_OPTIONS_DEFAULT;
-    int first_size = 0, same_model = 0;
+    static const char *const flags[] = {"--same-model", NULL};
+    int same_model = 0, nsizes = 0;
     static const char usage[] =
         "usage: bench_matmul --db PATH [--device N] [--seed N] [--same-model] SIZE...\n"
         "  --same-model  for a variant never tuned on this device, time the best config\n"
         "                tuned on another device of the same model (re-checked here)\n";
-    for (int i = 1; i < argc; i++) {
-        int common = bench_common_option(argc, argv, &i, &o);
-        if (common < 0)
-            return 2;
-        if (common)
-            continue;
-        if (!strcmp(argv[i], "--same-model"))
-            same_model = 1;
-        else if (argv[i][0] == '-') {
-            fprintf(stderr, "%s", usage);
-            return 2;
-        } else if (!first_size)
-            first_size = i;
-    }
-    if (!o.db_path || !first_size) {
-        fprintf(stderr, "%s", usage);
+    const char **sizes = calloc((size_t)argc, sizeof *sizes); /* at most argc - 1 */
+    if (!sizes)
+        return 1;
+    int bad = bench_parse(argc, argv, usage, flags, &same_model, sizes, argc, &nsizes, &o);
+    if (bad || nsizes == 0) {
+        if (!bad)
+            fputs(usage, stderr);
+        free(sizes);
         return 2;
     }
     CutuneError err = {0};
     Bench bench;
     int opened = bench_open("bench_matmul", &o, &bench);
-    if (opened)
+    if (opened) {
+        free(sizes);
         return opened;
+    }
     cublasHandle_t h;
     CKB(cublasCreate(&h));
     /* FP32 SGEMM: the default math mode uses no TF32 (the script also sets
@@ -148,16 +143,13 @@ int main(int argc, char **argv)
     printf("%-16s %-14s %10s %9s %10s %9s %7s  %s\n", "size", "variant", "tuned_ms", "TFLOP/s",
            "cublas_ms", "TFLOP/s", "ratio", "config");
     int failures = 0;
-    for (int i = first_size; i < argc; i++) {
-        if (argv[i][0] == '-') {
-            i += strcmp(argv[i], "--same-model") != 0;
-            continue;
-        }
+    for (int i = 0; i < nsizes; i++) {
         CutuneProblem p;
         char size[64];
         cutune_error_clear(&err);
-        if (cutune_problem_parse(argv[i], &p, &err)) {
+        if (cutune_problem_parse(sizes[i], &p, &err)) {
             fprintf(stderr, "bench_matmul: %s\n", err.msg);
+            free(sizes);
             return 2;
         }
         if (p.ndims == 1)
@@ -187,5 +179,6 @@ int main(int argc, char **argv)
     }
     cublasDestroy(h);
     bench_close(&bench);
+    free(sizes);
     return failures ? 1 : 0;
 }

@@ -211,22 +211,9 @@ int main(int argc, char **argv)
     const char *cases[64];
     int ncases = 0;
     const char *usage = "usage: bench_memory --db PATH [--device N] [--seed N] [OP=SIZE]...\n";
-    for (int i = 1; i < argc; i++) {
-        int common = bench_common_option(argc, argv, &i, &o);
-        if (common < 0)
-            return 2;
-        if (common)
-            continue;
-        if (argv[i][0] == '-' || ncases == 64) {
-            fputs(usage, stderr);
-            return 2;
-        }
-        cases[ncases++] = argv[i];
-    }
-    if (!o.db_path) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    int bad = bench_parse(argc, argv, usage, NULL, NULL, cases, 64, &ncases, &o);
+    if (bad)
+        return bad;
     if (ncases == 0)
         for (size_t i = 0; i < sizeof default_cases / sizeof default_cases[0]; i++)
             cases[ncases++] = default_cases[i];

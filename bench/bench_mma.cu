@@ -52,7 +52,7 @@ extern "C" {
 }
 
 #include "cuda_check.h"
-#include "bench_tc.cuh"
+#include "bench_tc_run.cuh"
 
 // The variant beside the kernel (<kernel>.ini, or --ini): its parameters, constraints,
 // kernel name, target architecture and [launch] expressions, read with cutune's own space
@@ -209,16 +209,7 @@ static std::vector<char> compile(const std::string &source, const Variant &var, 
     std::vector<std::string> opts;
     for (size_t i = 0; i < var.sp->nparams; i++)
         opts.push_back(std::string("-D") + var.sp->params[i].name + "=" + std::to_string(c.v[i]));
-    std::string macro = "-DCUTUNE_DTYPE_" + dtype + "=1";
-    for (char &ch : macro)
-        ch = (char)toupper((unsigned char)ch);
-    opts.push_back(macro);
-    opts.push_back(nt ? "-DCUTUNE_LAYOUT_NT=1" : "-DCUTUNE_LAYOUT_NN=1");
-    opts.push_back("--gpu-architecture=sm_" + arch);
-    opts.push_back("-std=c++17");
-    opts.push_back("-default-device");
-    if (info)
-        opts.push_back("--ptxas-options=-v");
+    tc_nvrtc_options(&opts, dtype, nt, arch, info != nullptr);
     std::string log;
     std::vector<char> cubin = nvrtc_cubin(source, var.kernel + ".cu", opts, &log);
     if (info)
@@ -266,13 +257,6 @@ __global__ void fill(unsigned short *x, double *xd, double *xa, size_t n, uint64
     }
 }
 
-__global__ void fill16(unsigned short *x, size_t n, unsigned short v)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        x[i] = v;
-}
-
 struct CheckResult {
     unsigned long long bad, guard_bad;
     double worst;    // max |err| / bound
@@ -318,42 +302,26 @@ __global__ void check(const unsigned short *C, const double *ref, const double *
                       (unsigned long long)__double_as_longlong(err / bound));
         }
     }
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < 2 * nguard; i += gridDim.x * blockDim.x)
-        if (guard[i < nguard ? i : i + (long long)n] != 0xdead) // before C, then after it
-            atomicAdd(&res->guard_bad, 1ull);
+    tc_check_guards<unsigned short>(guard, nguard, n, 0xdead, &res->guard_bad);
 }
 
 // ---- the problem: inputs, reference and buffers of one size -------------------------------
 
-struct Problem {
-    Size s;
-    bool bf16, nt;
-    unsigned short *A = nullptr, *B = nullptr, *Cbuf = nullptr; // Cbuf: GUARD + M*N + GUARD
-    double *Ad = nullptr, *Bd = nullptr, *Aa = nullptr, *Ba = nullptr, *ref = nullptr,
-           *mag = nullptr;
-    static const int GUARD = 64; // elements before and after C (128 bytes: C stays 16-byte aligned)
-    unsigned short *C() const
-    {
-        return Cbuf + GUARD;
-    }
+struct Problem : TcBuffers<unsigned short> {
+    bool bf16;
+    double *Ad = nullptr, *Bd = nullptr, *Aa = nullptr, *Ba = nullptr; // A, B, |A|, |B|
 };
 
 // A, B fresh from `seed`; ref = A * B and mag = |A| * |B| in FP64 (cuBLAS DGEMM, exact
-// products of the rounded inputs). Row-major through column-major cuBLAS: C^T = B^T A^T, and
-// for nt (B stored N x K) B^T's column-major view is B's row-major one transposed.
+// products of the rounded inputs).
 static void problem_make(Problem *p, cublasHandle_t h, uint64_t seed)
 {
-    const size_t mk = (size_t)p->s.M * p->s.K, kn = (size_t)p->s.K * p->s.N,
-                 mn = (size_t)p->s.M * p->s.N;
-    CK(cudaMalloc(&p->A, mk * 2 + 16)); // +16: room for a misaligned view
-    CK(cudaMalloc(&p->B, kn * 2 + 16));
-    CK(cudaMalloc(&p->Cbuf, (mn + 2 * Problem::GUARD + 8) * 2));
+    const size_t mk = (size_t)p->s.M * p->s.K, kn = (size_t)p->s.K * p->s.N;
+    tc_buffers_make(p);
     CK(cudaMalloc(&p->Ad, mk * 8));
     CK(cudaMalloc(&p->Aa, mk * 8));
     CK(cudaMalloc(&p->Bd, kn * 8));
     CK(cudaMalloc(&p->Ba, kn * 8));
-    CK(cudaMalloc(&p->ref, mn * 8));
-    CK(cudaMalloc(&p->mag, mn * 8));
     if (p->bf16) {
         fill<true><<<grid_for(mk), 256>>>(p->A, p->Ad, p->Aa, mk, seed * 2 + 0);
         fill<true><<<grid_for(kn), 256>>>(p->B, p->Bd, p->Ba, kn, seed * 2 + 1);
@@ -362,51 +330,37 @@ static void problem_make(Problem *p, cublasHandle_t h, uint64_t seed)
         fill<false><<<grid_for(kn), 256>>>(p->B, p->Bd, p->Ba, kn, seed * 2 + 1);
     }
     CK(cudaGetLastError());
-    const double one = 1.0, zero = 0.0;
-    const int M = p->s.M, N = p->s.N, K = p->s.K;
-    const cublasOperation_t tb = p->nt ? CUBLAS_OP_T : CUBLAS_OP_N;
-    const int ldb = p->nt ? K : N;
-    CKB(cublasDgemm(h, tb, CUBLAS_OP_N, N, M, K, &one, p->Bd, ldb, p->Ad, K, &zero, p->ref, N));
-    CKB(cublasDgemm(h, tb, CUBLAS_OP_N, N, M, K, &one, p->Ba, ldb, p->Aa, K, &zero, p->mag, N));
+    tc_reference(h, p->s, p->nt, p->Ad, p->Bd, p->ref);
+    tc_reference(h, p->s, p->nt, p->Aa, p->Ba, p->mag);
     CK(cudaDeviceSynchronize());
 }
 
 static void problem_free(Problem *p)
 {
-    for (void *q : {(void *)p->A, (void *)p->B, (void *)p->Cbuf, (void *)p->Ad, (void *)p->Aa,
-                    (void *)p->Bd, (void *)p->Ba, (void *)p->ref, (void *)p->mag})
+    tc_buffers_free(p);
+    for (void *q : {(void *)p->Ad, (void *)p->Aa, (void *)p->Bd, (void *)p->Ba})
         cudaFree(q);
     *p = Problem();
 }
 
 static void poison(const Problem &p, unsigned short *C)
 {
-    const size_t mn = (size_t)p.s.M * p.s.N;
-    fill16<<<grid_for(mn + 2 * Problem::GUARD), 256>>>(C - Problem::GUARD, mn + 2 * Problem::GUARD,
-                                                       0xdead);
-    fill16<<<grid_for(mn), 256>>>(C, mn, 0xffff); // NaN in fp16 and bf16
-    CK(cudaGetLastError());
+    tc_poison<unsigned short>(C, (size_t)p.s.M * p.s.N, Problem::GUARD, 0xdead,
+                              0xffff); // NaN in fp16 and bf16
 }
 
 static CheckResult verify(const Problem &p, const unsigned short *C)
 {
     const double u = 0x1p-23, gamma = p.s.K * u / (1 - p.s.K * u);
-    CheckResult *d, h;
-    CK(cudaMalloc(&d, sizeof *d));
-    CK(cudaMemset(d, 0, sizeof *d));
     const size_t mn = (size_t)p.s.M * p.s.N;
-    if (p.bf16)
-        check<true><<<grid_for(mn), 256>>>(C, p.ref, p.mag, mn, gamma, C - Problem::GUARD,
-                                           Problem::GUARD, d);
-    else
-        check<false><<<grid_for(mn), 256>>>(C, p.ref, p.mag, mn, gamma, C - Problem::GUARD,
-                                            Problem::GUARD, d);
-    CK(cudaGetLastError());
-    CK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
-    CK(cudaFree(d));
-    if (!h.bad)
-        h.first = -1;
-    return h;
+    return tc_check_result<CheckResult>([&](CheckResult *d) {
+        if (p.bf16)
+            check<true><<<grid_for(mn), 256>>>(C, p.ref, p.mag, mn, gamma, C - Problem::GUARD,
+                                               Problem::GUARD, d);
+        else
+            check<false><<<grid_for(mn), 256>>>(C, p.ref, p.mag, mn, gamma, C - Problem::GUARD,
+                                                Problem::GUARD, d);
+    });
 }
 
 // ---- our kernel and cuBLASLt ---------------------------------------------------------------
@@ -427,10 +381,7 @@ static bool kernel_load(Kernel *k, const std::string &source, bool bf16, bool nt
                                       nullptr);
     if (cubin.empty())
         return false;
-    CK(cudaLibraryLoadData(&k->lib, cubin.data(), NULL, NULL, 0, NULL, NULL, 0));
-    CK(cudaLibraryGetKernel(&k->fn, k->lib, k->var->kernel.c_str()));
-    CK(cudaFuncSetAttribute((const void *)k->fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                            (int)max_shared));
+    tc_load(cubin, k->var->kernel.c_str(), max_shared, &k->lib, &k->fn);
     return k->ok = true;
 }
 
@@ -440,69 +391,13 @@ static cudaError_t kernel_run(const Kernel &k, const Size &s, const unsigned sho
     dim3 grid, block;
     size_t shared;
     geometry(*k.var, k.cfg, s, k.lim, &grid, &block, &shared);
-    int M = s.M, N = s.N, K = s.K;
-    void *args[] = {(void *)&A, (void *)&B, (void *)&C, &M, &N, &K};
-    return cudaLaunchKernel((const void *)k.fn, grid, block, args, shared, 0);
+    return tc_launch(k.fn, s, grid, block, shared, A, B, C);
 }
 
-struct Lt {
-    cublasLtHandle_t h;
-    cublasLtMatmulDesc_t op = nullptr;
-    cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
-    cublasLtMatmulHeuristicResult_t algo;
-    void *ws = nullptr;
-    size_t ws_size = 32u << 20; // PyTorch's cuBLASLt workspace on Hopper
-    bool ok = false;
-};
-
-// cuBLASLt's default heuristic (its first answer) for the same problem: column-major C^T (N x
-// M) = B' A^T with B' = B^T (nn: B's row-major K x N is column-major N x K) or, for nt, B
-// (row-major N x K = column-major K x N, transposed by the op).
-static void lt_make(Lt *lt, const Problem &p)
+// cuBLASLt's default heuristic for the same problem, with the same precision and FP32 compute
+static void lt_make(LtMatmul *lt, const Problem &p)
 {
-    const cudaDataType_t t = p.bf16 ? CUDA_R_16BF : CUDA_R_16F;
-    const int M = p.s.M, N = p.s.N, K = p.s.K;
-    CKB(cublasLtCreate(&lt->h));
-    CKB(cublasLtMatmulDescCreate(&lt->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    cublasOperation_t ta = p.nt ? CUBLAS_OP_T : CUBLAS_OP_N, tb = CUBLAS_OP_N;
-    CKB(cublasLtMatmulDescSetAttribute(lt->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-    CKB(cublasLtMatmulDescSetAttribute(lt->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-    if (p.nt)
-        CKB(cublasLtMatrixLayoutCreate(&lt->la, t, K, N, K));
-    else
-        CKB(cublasLtMatrixLayoutCreate(&lt->la, t, N, K, N));
-    CKB(cublasLtMatrixLayoutCreate(&lt->lb, t, K, M, K));
-    CKB(cublasLtMatrixLayoutCreate(&lt->lc, t, N, M, N));
-    CK(cudaMalloc(&lt->ws, lt->ws_size));
-    cublasLtMatmulPreference_t pref;
-    CKB(cublasLtMatmulPreferenceCreate(&pref));
-    CKB(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                             &lt->ws_size, sizeof lt->ws_size));
-    int found = 0;
-    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt->h, lt->op, lt->la, lt->lb, lt->lc,
-                                                       lt->lc, pref, 1, &lt->algo, &found);
-    cublasLtMatmulPreferenceDestroy(pref);
-    lt->ok = st == CUBLAS_STATUS_SUCCESS && found > 0;
-}
-
-static void lt_free(Lt *lt)
-{
-    if (lt->la)
-        cublasLtMatrixLayoutDestroy(lt->la), cublasLtMatrixLayoutDestroy(lt->lb),
-            cublasLtMatrixLayoutDestroy(lt->lc);
-    if (lt->op)
-        cublasLtMatmulDescDestroy(lt->op);
-    cudaFree(lt->ws);
-    cublasLtDestroy(lt->h);
-}
-
-static cudaError_t lt_run(const Lt &lt, const unsigned short *A, const unsigned short *B,
-                          unsigned short *C)
-{
-    const float one = 1.0f, zero = 0.0f;
-    cublasStatus_t st = cublasLtMatmul(lt.h, lt.op, &one, B, lt.la, A, lt.lb, &zero, C, lt.lc, C,
-                                       lt.lc, &lt.algo.algo, lt.ws, lt.ws_size, 0);
-    return st == CUBLAS_STATUS_SUCCESS ? cudaGetLastError() : cudaErrorUnknown;
+    lt_matmul_make(lt, p.s, p.nt, p.bf16 ? CUDA_R_16BF : CUDA_R_16F, CUBLAS_COMPUTE_32F);
 }
 
 static void print_check(const char *what, const Size &s, const char *view, const CheckResult &r,
@@ -511,12 +406,7 @@ static void print_check(const char *what, const Size &s, const char *view, const
     const bool ok = r.bad == 0 && r.guard_bad == 0;
     printf("  %-18s %-6s %-10s %-4s", size_text(s).c_str(), what, view, ok ? "ok" : "FAIL");
     printf("  max err/bound %.3g", r.worst);
-    if (r.bad)
-        printf("  %llu wrong, first at [%lld][%lld]: got %.9g, FP64 %.9g", r.bad, r.first / s.N,
-               r.first % s.N, r.got, r.ref);
-    if (r.guard_bad)
-        printf("  %llu elements written outside C", r.guard_bad);
-    printf("\n");
+    tc_print_wrong(r, s);
     *failures += !ok;
 }
 
@@ -530,9 +420,7 @@ static int compile_only(const std::string &source, const Variant &var,
                         const char *archs, bool no_spills)
 {
     int failures = 0;
-    std::stringstream ss(archs);
-    std::string arch;
-    while (std::getline(ss, arch, ',')) {
+    for (const std::string &arch : tc_split(archs)) {
         CutuneLimits lim;
         cutune_limits_sm90(&lim);
         lim.cc = atoi(arch.c_str());
@@ -579,67 +467,36 @@ static int compile_only(const std::string &source, const Variant &var,
 
 int main(int argc, char **argv)
 {
-    bool bf16 = true, nt = true, compile_mode = false, no_spills = false;
+    bool bf16 = true;
     std::string dtype = "bf16";
-    const char *kernel_path = "tuning_spaces/matmul_mma.cu", *ini_path = nullptr, *archs = nullptr;
-    const char *check_list = "1x1x1,17x33x9,1000x1000x1000,4096x4096x4096";
-    const char *time_list = "4096x4096x4096,8192x8192x8192";
-    int reps = 20, device = 0;
-    uint64_t seed = 0;
+    const char *ini_path = nullptr;
+    TcOptions o;
+    o.kernel_path = "tuning_spaces/matmul_mma.cu";
+    o.check_list = "1x1x1,17x33x9,1000x1000x1000,4096x4096x4096";
     std::vector<std::string> texts; // the configs, parsed once the variant is read
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : nullptr;
-        auto need = [&]() {
-            if (!v)
-                exit(usage((std::string(a) + " needs a value").c_str()));
-            i++;
-            return v;
-        };
-        if (!strcmp(a, "--dtype")) {
-            const char *d = need();
-            if (strcmp(d, "bf16") && strcmp(d, "fp16") && strcmp(d, "tf32") && strcmp(d, "fp32"))
-                return usage("--dtype is bf16 or fp16 (tf32, fp32: with --compile-only)");
-            bf16 = !strcmp(d, "bf16");
-            dtype = d;
-        } else if (!strcmp(a, "--layout")) {
-            const char *l = need();
-            if (strcmp(l, "nt") && strcmp(l, "nn"))
-                return usage("--layout is nt or nn");
-            nt = !strcmp(l, "nt");
-        } else if (!strcmp(a, "--config")) {
-            texts.push_back(need());
-        } else if (!strcmp(a, "--configs")) {
-            if (!read_config_lines(need(), &texts))
-                return usage("cannot read the --configs file");
-        } else if (!strcmp(a, "--check-sizes")) {
-            check_list = need();
-        } else if (!strcmp(a, "--time-sizes")) {
-            time_list = need();
-        } else if (!strcmp(a, "--reps")) {
-            reps = atoi(need());
-            if (reps < 1)
-                return usage("--reps is 1 or more");
-        } else if (!strcmp(a, "--seed")) {
-            seed = strtoull(need(), NULL, 10);
-        } else if (!strcmp(a, "--kernel")) {
-            kernel_path = need();
-        } else if (!strcmp(a, "--ini")) {
-            ini_path = need();
-        } else if (!strcmp(a, "--device")) {
-            device = atoi(need());
-        } else if (!strcmp(a, "--compile-only")) {
-            compile_mode = true;
-        } else if (!strcmp(a, "--no-spills")) {
-            no_spills = true;
-        } else if (!strcmp(a, "--arch")) {
-            archs = need();
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage("the tensor-core matmul kernel against cuBLASLt");
-            return 0;
-        } else {
-            return usage((std::string("unknown argument ") + a).c_str());
-        }
-    }
+    tc_parse(argc, argv, usage, "the tensor-core matmul kernel against cuBLASLt", &o,
+             [&](const char *a, auto need) {
+                 if (!strcmp(a, "--dtype")) {
+                     const char *d = need();
+                     if (strcmp(d, "bf16") && strcmp(d, "fp16") && strcmp(d, "tf32") &&
+                         strcmp(d, "fp32"))
+                         exit(usage("--dtype is bf16 or fp16 (tf32, fp32: with --compile-only)"));
+                     bf16 = !strcmp(d, "bf16");
+                     dtype = d;
+                 } else if (!strcmp(a, "--config")) {
+                     texts.push_back(need());
+                 } else if (!strcmp(a, "--configs")) {
+                     if (!read_config_lines(need(), &texts))
+                         exit(usage("cannot read the --configs file"));
+                 } else if (!strcmp(a, "--ini")) {
+                     ini_path = need();
+                 } else {
+                     return false;
+                 }
+                 return true;
+             });
+    const bool nt = o.nt;
+    const char *kernel_path = o.kernel_path, *archs = o.archs;
     if (texts.empty())
         return usage("give at least one --config (or --configs FILE)");
     std::string source;
@@ -665,31 +522,24 @@ int main(int argc, char **argv)
     }
     // the variant's target (sm_90a) or sm_90 for --compile-only; the device's when running
     std::string target_arch = var.target.size() > 3 ? var.target.substr(3) : "";
-    if (!compile_mode && dtype != "bf16" && dtype != "fp16")
+    if (!o.compile_mode && dtype != "bf16" && dtype != "fp16")
         return usage("--dtype tf32 and fp32 compile only here: bench_tf32 runs and times them");
-    if (compile_mode)
+    if (o.compile_mode)
         return compile_only(source, var, cfgs, dtype, nt,
                             archs                 ? archs
                             : target_arch.empty() ? "90"
                                                   : target_arch.c_str(),
-                            no_spills);
+                            o.no_spills);
 
     std::vector<Size> checks, times;
-    if (!parse_sizes(check_list, &checks) || !parse_sizes(time_list, &times))
-        return usage("sizes are MxNxK (each >= 1), comma-separated");
-    int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev <= device) {
-        fprintf(stderr, "bench_mma: no CUDA device %d\n", device);
-        return 3;
-    }
-    CK(cudaSetDevice(device));
     cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, device));
+    if (const int rc = tc_start("bench_mma", o, usage, &checks, &times, &prop))
+        return rc;
     std::string arch = archs ? archs : std::to_string(prop.major * 10 + prop.minor);
     if (!archs && !target_arch.empty()) {
         if (atoi(target_arch.c_str()) != prop.major * 10 + prop.minor) {
             fprintf(stderr, "bench_mma: %s runs only on %s; device %d is sm_%d%d\n",
-                    var.kernel.c_str(), var.target.c_str(), device, prop.major, prop.minor);
+                    var.kernel.c_str(), var.target.c_str(), o.device, prop.major, prop.minor);
             return 3;
         }
         arch = target_arch;
@@ -702,8 +552,7 @@ int main(int argc, char **argv)
     lim.max_regs_per_block = prop.regsPerBlock;
     lim.sm_count = prop.multiProcessorCount;
     lim.cc = prop.major * 10 + prop.minor;
-    if (!seed)
-        seed = (uint64_t)time(NULL);
+    const uint64_t seed = o.seed;
     printf("bench_mma: %s %s on %s (sm_%s, %d SMs), kernel %s, seed %llu\n", bf16 ? "bf16" : "fp16",
            nt ? "nt" : "nn", prop.name, arch.c_str(), prop.multiProcessorCount, kernel_path,
            (unsigned long long)seed);
@@ -725,100 +574,55 @@ int main(int argc, char **argv)
     }
     cublasHandle_t blas;
     CKB(cublasCreate(&blas));
+    // the problem of size s, its inputs from seed + index (its index among the sizes)
+    auto make = [&](Problem *p, const Size &s, size_t index) {
+        p->s = s, p->bf16 = bf16, p->nt = nt;
+        problem_make(p, blas, seed + index);
+    };
 
     // Correctness: every element of C of every size, every config, poisoned before each run;
     // sizes up to 2^30 multiply-adds also with A, B and C one element off 16-byte alignment.
     printf("check (every element against FP64; bound (1+u_T) gamma_K sum|a||b| + u_T |ref|):\n");
-    for (size_t si = 0; si < checks.size() + times.size(); si++) {
-        const Size s = si < checks.size() ? checks[si] : times[si - checks.size()];
-        bool seen = false; // a time size already among the check sizes
-        for (size_t j = 0; j < si && !seen; j++) {
-            const Size &o = j < checks.size() ? checks[j] : times[j - checks.size()];
-            seen = o.M == s.M && o.N == s.N && o.K == s.K;
-        }
-        if (seen)
-            continue;
+    for (const auto &sized : tc_check_sizes(checks, times)) {
+        const Size s = sized.second;
         Problem p;
-        p.s = s, p.bf16 = bf16, p.nt = nt;
-        problem_make(&p, blas, seed + si);
-        const bool small = (double)s.M * s.N * s.K <= 0x1p30;
-        for (int view = 0; view < (small ? 2 : 1); view++) {
-            // view 1: A, B, C start 2 bytes later (the inputs moved there through a copy, as
-            // the ranges overlap; C's guards move along)
-            unsigned short *A = p.A, *B = p.B, *C = p.C();
-            if (view) {
-                const size_t mk = (size_t)s.M * s.K, kn = (size_t)s.K * s.N;
-                A = p.A + 1, B = p.B + 1, C = p.C() + 1;
-                unsigned short *tmp;
-                CK(cudaMalloc(&tmp, std::max(mk, kn) * 2));
-                CK(cudaMemcpy(tmp, p.A, mk * 2, cudaMemcpyDeviceToDevice));
-                CK(cudaMemcpy(A, tmp, mk * 2, cudaMemcpyDeviceToDevice));
-                CK(cudaMemcpy(tmp, p.B, kn * 2, cudaMemcpyDeviceToDevice));
-                CK(cudaMemcpy(B, tmp, kn * 2, cudaMemcpyDeviceToDevice));
-                CK(cudaFree(tmp));
-            }
-            for (size_t i = 0; i < ks.size(); i++) {
-                if (!ks[i].ok)
-                    continue;
-                poison(p, C);
-                CK(kernel_run(ks[i], s, A, B, C));
-                CK(cudaDeviceSynchronize());
-                CK(kernel_run(ks[i], s, A, B, C)); // a second launch: nothing left over
-                CK(cudaDeviceSynchronize());
-                char name[32];
-                snprintf(name, sizeof name, "c%zu", i);
-                print_check(name, s, view ? "misaligned" : "", verify(p, C), &failures);
-            }
+        make(&p, s, sized.first);
+        tc_views(p, [&](int view, unsigned short *A, unsigned short *B, unsigned short *C) {
+            tc_check_kernels(
+                ks.size(), [&](size_t i) { return ks[i].ok; }, [&] { poison(p, C); },
+                [&](size_t i) { return kernel_run(ks[i], s, A, B, C); },
+                [&](size_t, const char *name) {
+                    print_check(name, s, view ? "misaligned" : "", verify(p, C), &failures);
+                });
             if (!view) {
-                Lt lt;
+                LtMatmul lt;
                 lt_make(&lt, p);
                 if (lt.ok) {
                     poison(p, C);
-                    CK(lt_run(lt, A, B, C));
+                    CK(lt_matmul_run(lt, A, B, C));
                     CK(cudaDeviceSynchronize());
                     int dummy = 0; // cuBLASLt's own error: a check of the bound, not of cuBLASLt
                     print_check("cuBLASLt", s, "", verify(p, C), &dummy);
                 }
-                lt_free(&lt);
+                lt_matmul_free(&lt);
             }
-        }
+        });
         problem_free(&p);
     }
 
     // Timing: each config, then cuBLASLt, at each time size (inputs of the check's seed).
-    printf("time (median of %d launches, warm L2), TFLOP/s:\n", reps);
-    printf("  %-18s %8s %8s %8s %8s  %s\n", "size", "ours", "cuBLASLt", "ratio", "ms",
-           "best config");
-    for (size_t ti = 0; ti < times.size(); ti++) {
-        const Size s = times[ti];
-        Problem p;
-        p.s = s, p.bf16 = bf16, p.nt = nt;
-        problem_make(&p, blas, seed + checks.size() + ti);
-        const double flop = 2.0 * s.M * s.N * s.K;
-        double best = 1e30;
-        size_t best_i = 0;
-        for (size_t i = 0; i < ks.size(); i++) {
-            if (!ks[i].ok)
-                continue;
-            const double ms = time_ms([&] { return kernel_run(ks[i], s, p.A, p.B, p.C()); }, reps);
-            if (ks.size() > 1)
-                printf("    c%zu %-18s %8.1f TFLOP/s  %.4f ms\n", i, size_text(s).c_str(),
-                       flop / ms / 1e9, ms);
-            if (ms < best)
-                best = ms, best_i = i;
-        }
-        Lt lt;
-        lt_make(&lt, p);
-        const double lt_ms = lt.ok ? time_ms([&] { return lt_run(lt, p.A, p.B, p.C()); }, reps) : 0;
-        lt_free(&lt);
-        printf("  %-18s %8.1f %8.1f %8.3f %8.4f  c%zu\n", size_text(s).c_str(), flop / best / 1e9,
-               lt_ms ? flop / lt_ms / 1e9 : 0.0, lt_ms ? lt_ms / best : 0.0, best, best_i);
-        problem_free(&p);
-    }
-    cublasDestroy(blas);
-    for (auto &k : ks)
-        if (k.lib)
-            cudaLibraryUnload(k.lib);
-    printf("%s\n", failures ? "FAILED" : "all checks passed");
-    return failures ? 1 : 0;
+    tc_time<Problem>(
+        times, checks.size(), o.reps, "cuBLASLt", ks.size(), [&](size_t i) { return ks[i].ok; },
+        make, problem_free,
+        [&](const Problem &p, size_t i) { return kernel_run(ks[i], p.s, p.A, p.B, p.C()); },
+        [&](const Problem &p) {
+            LtMatmul lt;
+            lt_make(&lt, p);
+            const double ms = lt.ok ? time_ms([&] { return lt_matmul_run(lt, p.A, p.B, p.C()); },
+                                              o.reps)
+                                    : 0;
+            lt_matmul_free(&lt);
+            return ms;
+        });
+    return tc_finish(blas, ks, failures);
 }

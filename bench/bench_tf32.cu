@@ -53,7 +53,7 @@
 #include <vector>
 
 #include "cuda_check.h"
-#include "bench_tc.cuh"
+#include "bench_tc_run.cuh"
 
 // ---- configs and sizes ---------------------------------------------------------------------
 
@@ -190,14 +190,9 @@ static std::vector<char> compile(const Build &b, const Config &c, int arch, bool
     std::vector<std::string> opts;
     for (const auto &p : c.kv)
         opts.push_back("-D" + p.first + "=" + std::to_string(p.second));
-    opts.push_back(b.tf32 ? "-DCUTUNE_DTYPE_TF32=1" : "-DCUTUNE_DTYPE_FP32=1");
-    opts.push_back(b.nt ? "-DCUTUNE_LAYOUT_NT=1" : "-DCUTUNE_LAYOUT_NN=1");
     // wgmma is an sm_90a instruction: the architecture-specific target of sm_90
-    opts.push_back("--gpu-architecture=sm_" + std::to_string(arch) + (b.wgmma ? "a" : ""));
-    opts.push_back("-std=c++17");
-    opts.push_back("-default-device");
-    if (verbose)
-        opts.push_back("--ptxas-options=-v");
+    tc_nvrtc_options(&opts, b.tf32 ? "tf32" : "fp32", b.nt,
+                     std::to_string(arch) + (b.wgmma ? "a" : ""), verbose);
     return nvrtc_cubin(b.source, b.name + ".cu", opts, log);
 }
 
@@ -205,9 +200,7 @@ static int compile_only(const Build &b, const std::vector<Config> &cfgs, const c
                         bool no_spills)
 {
     int failures = 0;
-    std::stringstream ss(archs);
-    std::string a;
-    while (std::getline(ss, a, ',')) {
+    for (const std::string &a : tc_split(archs)) {
         const int arch = atoi(a.c_str());
         for (const Config &c : cfgs) {
             std::string info;
@@ -252,13 +245,6 @@ __global__ void fill(float *x, double *xd, double *xa, double *xs, size_t n, uin
         xa[i] = fabs(u);
         xs[i] = u * u;
     }
-}
-
-__global__ void fill32(unsigned *x, size_t n, unsigned v)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        x[i] = v;
 }
 
 struct CheckResult {
@@ -324,38 +310,23 @@ __global__ void check(const float *C, const double *ref, const double *mag, cons
         atomicAdd(&res->sum_sq, sum_sq);
         atomicAdd(&res->ref_sq, ref_sq);
     }
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < 2 * nguard; i += gridDim.x * blockDim.x)
-        if (guard[i < nguard ? i : i + (long long)n] != 0xdeadbeefu) // before C, then after it
-            atomicAdd(&res->guard_bad, 1ull);
+    tc_check_guards<unsigned>(guard, nguard, n, 0xdeadbeefu, &res->guard_bad);
 }
 
 // ---- the problem: inputs, reference and buffers of one size -------------------------------
 
-struct Problem {
-    Size s;
-    bool tf32, nt;
-    float *A = nullptr, *B = nullptr, *Cbuf = nullptr; // Cbuf: GUARD + M*N + GUARD
-    double *ref = nullptr, *mag = nullptr, *sq = nullptr;
-    static const int GUARD = 64; // floats before and after C (256 bytes: C stays 16-byte aligned)
-    float *C() const
-    {
-        return Cbuf + GUARD;
-    }
+struct Problem : TcBuffers<float> {
+    bool tf32;
+    double *sq = nullptr; // A^2 B^2
 };
 
 // A, B fresh from `seed`; ref = A B, mag = |A| |B| and sq = A^2 B^2 (elementwise squares) in
 // FP64 (cuBLAS DGEMM: the products of floats are exact in FP64, the sums err by K 2^-53).
-// Row-major through column-major cuBLAS: C^T = B^T A^T, and for nt (B stored N x K) B^T's
-// column-major view is B's row-major one transposed.
 static void problem_make(Problem *p, cublasHandle_t h, uint64_t seed)
 {
     const size_t mk = (size_t)p->s.M * p->s.K, kn = (size_t)p->s.K * p->s.N,
                  mn = (size_t)p->s.M * p->s.N;
-    CK(cudaMalloc(&p->A, mk * 4 + 16)); // +16: room for a misaligned view
-    CK(cudaMalloc(&p->B, kn * 4 + 16));
-    CK(cudaMalloc(&p->Cbuf, (mn + 2 * Problem::GUARD + 4) * 4));
-    CK(cudaMalloc(&p->ref, mn * 8));
-    CK(cudaMalloc(&p->mag, mn * 8));
+    tc_buffers_make(p);
     CK(cudaMalloc(&p->sq, mn * 8));
     double *ad[3], *bd[3]; // x, |x|, x^2
     for (int i = 0; i < 3; i++) {
@@ -365,13 +336,9 @@ static void problem_make(Problem *p, cublasHandle_t h, uint64_t seed)
     fill<<<grid_for(mk), 256>>>(p->A, ad[0], ad[1], ad[2], mk, seed * 2 + 0);
     fill<<<grid_for(kn), 256>>>(p->B, bd[0], bd[1], bd[2], kn, seed * 2 + 1);
     CK(cudaGetLastError());
-    const double one = 1.0, zero = 0.0;
-    const int M = p->s.M, N = p->s.N, K = p->s.K;
-    const cublasOperation_t tb = p->nt ? CUBLAS_OP_T : CUBLAS_OP_N;
-    const int ldb = p->nt ? K : N;
     double *out[3] = {p->ref, p->mag, p->sq};
     for (int i = 0; i < 3; i++)
-        CKB(cublasDgemm(h, tb, CUBLAS_OP_N, N, M, K, &one, bd[i], ldb, ad[i], K, &zero, out[i], N));
+        tc_reference(h, p->s, p->nt, ad[i], bd[i], out[i]);
     CK(cudaDeviceSynchronize());
     for (int i = 0; i < 3; i++)
         cudaFree(ad[i]), cudaFree(bd[i]);
@@ -379,36 +346,25 @@ static void problem_make(Problem *p, cublasHandle_t h, uint64_t seed)
 
 static void problem_free(Problem *p)
 {
-    for (void *q : {(void *)p->A, (void *)p->B, (void *)p->Cbuf, (void *)p->ref, (void *)p->mag,
-                    (void *)p->sq})
-        cudaFree(q);
+    tc_buffers_free(p);
+    cudaFree(p->sq);
     *p = Problem();
 }
 
 static void poison(const Problem &p, float *C)
 {
-    const size_t mn = (size_t)p.s.M * p.s.N;
-    fill32<<<grid_for(mn + 2 * Problem::GUARD), 256>>>((unsigned *)(C - Problem::GUARD),
-                                                       mn + 2 * Problem::GUARD, 0xdeadbeefu);
-    fill32<<<grid_for(mn), 256>>>((unsigned *)C, mn, 0xffffffffu); // NaN
-    CK(cudaGetLastError());
+    tc_poison<unsigned>((unsigned *)C, (size_t)p.s.M * p.s.N, Problem::GUARD, 0xdeadbeefu,
+                        0xffffffffu); // NaN
 }
 
 static CheckResult verify(const Problem &p, const float *C, bool judge)
 {
-    CheckResult *d, h;
-    CK(cudaMalloc(&d, sizeof *d));
-    CK(cudaMemset(d, 0, sizeof *d));
     const size_t mn = (size_t)p.s.M * p.s.N;
-    check<<<grid_for(mn), 256>>>(C, p.ref, p.mag, p.sq, mn, p.s.K, p.tf32 ? 1 : 0,
-                                 (const unsigned *)(C - Problem::GUARD), Problem::GUARD,
-                                 judge ? 1 : 0, d);
-    CK(cudaGetLastError());
-    CK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
-    CK(cudaFree(d));
-    if (!h.bad)
-        h.first = -1;
-    return h;
+    return tc_check_result<CheckResult>([&](CheckResult *d) {
+        check<<<grid_for(mn), 256>>>(C, p.ref, p.mag, p.sq, mn, p.s.K, p.tf32 ? 1 : 0,
+                                     (const unsigned *)(C - Problem::GUARD), Problem::GUARD,
+                                     judge ? 1 : 0, d);
+    });
 }
 
 // ---- our kernel and the vendor's -----------------------------------------------------------
@@ -429,10 +385,7 @@ static bool kernel_load(Kernel *k, const Build &b, int arch, size_t max_shared)
                 arch, log.c_str());
         return false;
     }
-    CK(cudaLibraryLoadData(&k->lib, cubin.data(), NULL, NULL, 0, NULL, NULL, 0));
-    CK(cudaLibraryGetKernel(&k->fn, k->lib, b.name.c_str()));
-    CK(cudaFuncSetAttribute((const void *)k->fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                            (int)max_shared));
+    tc_load(cubin, b.name.c_str(), max_shared, &k->lib, &k->fn);
     return k->ok = true;
 }
 
@@ -442,24 +395,15 @@ static cudaError_t kernel_run(const Build &b, const Kernel &k, const Size &s, co
     dim3 grid, block;
     size_t shared;
     geometry(b, k.cfg, s, &grid, &block, &shared);
-    int M = s.M, N = s.N, K = s.K;
-    void *args[] = {(void *)&A, (void *)&B, (void *)&C, &M, &N, &K};
-    return cudaLaunchKernel((const void *)k.fn, grid, block, args, shared, 0);
+    return tc_launch(k.fn, s, grid, block, shared, A, B, C);
 }
 
 // The vendor: fp32 cublasSgemm (default math: no TF32), tf32 cuBLASLt's first heuristic
-// answer with CUBLAS_COMPUTE_32F_FAST_TF32 and PyTorch's 32 MiB workspace. Column-major C^T
-// (N x M) = B' A^T with B' = B^T (nn: B's row-major K x N is column-major N x K) or, for nt,
-// B (row-major N x K = column-major K x N, transposed by the op).
+// answer with CUBLAS_COMPUTE_32F_FAST_TF32 (LtMatmul).
 struct Vendor {
     const Problem *p = nullptr;
     cublasHandle_t blas = nullptr;
-    cublasLtHandle_t lt = nullptr;
-    cublasLtMatmulDesc_t op = nullptr;
-    cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
-    cublasLtMatmulHeuristicResult_t algo;
-    void *ws = nullptr;
-    size_t ws_size = 32u << 20;
+    LtMatmul lt; // tf32
     bool ok = false;
 };
 
@@ -471,55 +415,25 @@ static void vendor_make(Vendor *v, const Problem &p, cublasHandle_t blas)
         v->ok = true;
         return;
     }
-    const int M = p.s.M, N = p.s.N, K = p.s.K;
-    CKB(cublasLtCreate(&v->lt));
-    CKB(cublasLtMatmulDescCreate(&v->op, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F));
-    cublasOperation_t ta = p.nt ? CUBLAS_OP_T : CUBLAS_OP_N, tb = CUBLAS_OP_N;
-    CKB(cublasLtMatmulDescSetAttribute(v->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-    CKB(cublasLtMatmulDescSetAttribute(v->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-    if (p.nt)
-        CKB(cublasLtMatrixLayoutCreate(&v->la, CUDA_R_32F, K, N, K));
-    else
-        CKB(cublasLtMatrixLayoutCreate(&v->la, CUDA_R_32F, N, K, N));
-    CKB(cublasLtMatrixLayoutCreate(&v->lb, CUDA_R_32F, K, M, K));
-    CKB(cublasLtMatrixLayoutCreate(&v->lc, CUDA_R_32F, N, M, N));
-    CK(cudaMalloc(&v->ws, v->ws_size));
-    cublasLtMatmulPreference_t pref;
-    CKB(cublasLtMatmulPreferenceCreate(&pref));
-    CKB(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                             &v->ws_size, sizeof v->ws_size));
-    int found = 0;
-    const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(v->lt, v->op, v->la, v->lb, v->lc,
-                                                             v->lc, pref, 1, &v->algo, &found);
-    cublasLtMatmulPreferenceDestroy(pref);
-    v->ok = st == CUBLAS_STATUS_SUCCESS && found > 0;
+    lt_matmul_make(&v->lt, p.s, p.nt, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32);
+    v->ok = v->lt.ok;
 }
 
 static void vendor_free(Vendor *v)
 {
-    if (v->la)
-        cublasLtMatrixLayoutDestroy(v->la), cublasLtMatrixLayoutDestroy(v->lb),
-            cublasLtMatrixLayoutDestroy(v->lc);
-    if (v->op)
-        cublasLtMatmulDescDestroy(v->op);
-    if (v->lt)
-        cublasLtDestroy(v->lt);
-    cudaFree(v->ws);
+    lt_matmul_free(&v->lt);
     *v = Vendor();
 }
 
 static cudaError_t vendor_run(const Vendor &v, const float *A, const float *B, float *C)
 {
     const Problem &p = *v.p;
+    if (p.tf32)
+        return lt_matmul_run(v.lt, A, B, C);
     const float one = 1.0f, zero = 0.0f;
     const int M = p.s.M, N = p.s.N, K = p.s.K;
-    cublasStatus_t st;
-    if (!p.tf32)
-        st = cublasSgemm(v.blas, p.nt ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B,
-                         p.nt ? K : N, A, K, &zero, C, N);
-    else
-        st = cublasLtMatmul(v.lt, v.op, &one, B, v.la, A, v.lb, &zero, C, v.lc, C, v.lc,
-                            &v.algo.algo, v.ws, v.ws_size, 0);
+    const cublasStatus_t st = cublasSgemm(v.blas, p.nt ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, N,
+                                          M, K, &one, B, p.nt ? K : N, A, K, &zero, C, N);
     return st == CUBLAS_STATUS_SUCCESS ? cudaGetLastError() : cudaErrorUnknown;
 }
 
@@ -550,12 +464,7 @@ static void print_check(const char *what, const Size &s, bool tf32, const char *
                sqrt(vendor->sum_sq / mn), vendor->max_err > 0 ? r.max_err / vendor->max_err : 0.0,
                worse ? (strict ? " WORSE" : " (worse; too few elements to judge)") : "");
     }
-    if (r.bad)
-        printf("  %llu wrong, first at [%lld][%lld]: got %.9g, FP64 %.9g", r.bad, r.first / s.N,
-               r.first % s.N, r.got, r.ref);
-    if (r.guard_bad)
-        printf("  %llu elements written outside C", r.guard_bad);
-    printf("\n");
+    tc_print_wrong(r, s);
     *failures += !ok || (worse && strict);
 }
 
@@ -563,80 +472,50 @@ static void print_check(const char *what, const Size &s, bool tf32, const char *
 
 int main(int argc, char **argv)
 {
-    bool tf32 = false, nt = false, compile_mode = false, no_spills = false, wgmma = false;
-    const char *kernel_path = "tuning_spaces/matmul_tf32.cu", *archs = "90";
+    bool tf32 = false, wgmma = false;
     const char *headers = "tuning_spaces/mma_ptx.cuh", *kernel_name = "matmul_tf32";
-    const char *check_list = nullptr; // below: 3xTF32 on wgmma is in its space from K = 64 on
-    const char *time_list = "4096x4096x4096,8192x8192x8192";
-    int reps = 20, device = 0;
-    uint64_t seed = 0;
+    TcOptions o;
+    o.kernel_path = "tuning_spaces/matmul_tf32.cu";
+    o.archs = "90";
+    o.nt = false;
+    // o.check_list: below, as 3xTF32 on wgmma is in its space from K = 64 on
     std::vector<Config> cfgs;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : nullptr;
-        auto need = [&]() {
-            if (!v)
-                exit(usage((std::string(a) + " needs a value").c_str()));
-            i++;
-            return v;
-        };
-        if (!strcmp(a, "--dtype")) {
-            const char *d = need();
-            if (strcmp(d, "fp32") && strcmp(d, "tf32"))
-                return usage("--dtype is fp32 or tf32");
-            tf32 = !strcmp(d, "tf32");
-        } else if (!strcmp(a, "--layout")) {
-            const char *l = need();
-            if (strcmp(l, "nt") && strcmp(l, "nn"))
-                return usage("--layout is nn or nt");
-            nt = !strcmp(l, "nt");
-        } else if (!strcmp(a, "--config")) {
-            Config c;
-            if (!parse_config(need(), &c))
-                return usage("a bad --config");
-            cfgs.push_back(c);
-        } else if (!strcmp(a, "--configs")) {
-            std::vector<std::string> lines;
-            if (!read_config_lines(need(), &lines))
-                return usage("cannot read the --configs file");
-            for (const std::string &line : lines) {
-                Config c;
-                if (!parse_config(line, &c))
-                    return usage("a bad line in the --configs file");
-                cfgs.push_back(c);
-            }
-        } else if (!strcmp(a, "--check-sizes")) {
-            check_list = need();
-        } else if (!strcmp(a, "--time-sizes")) {
-            time_list = need();
-        } else if (!strcmp(a, "--reps")) {
-            reps = atoi(need());
-            if (reps < 1)
-                return usage("--reps is 1 or more");
-        } else if (!strcmp(a, "--seed")) {
-            seed = strtoull(need(), NULL, 10);
-        } else if (!strcmp(a, "--kernel")) {
-            kernel_path = need();
-        } else if (!strcmp(a, "--headers")) {
-            headers = need();
-        } else if (!strcmp(a, "--kernel-name")) {
-            kernel_name = need();
-        } else if (!strcmp(a, "--device")) {
-            device = atoi(need());
-        } else if (!strcmp(a, "--compile-only")) {
-            compile_mode = true;
-        } else if (!strcmp(a, "--wgmma")) {
-            wgmma = true;
-        } else if (!strcmp(a, "--no-spills")) {
-            no_spills = true;
-        } else if (!strcmp(a, "--arch")) {
-            archs = need();
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage("the float32 tensor-core matmul kernel (3xTF32 or TF32) against cuBLAS");
-            return 0;
-        } else {
-            return usage((std::string("unknown argument ") + a).c_str());
-        }
-    }
+    tc_parse(argc, argv, usage,
+             "the float32 tensor-core matmul kernel (3xTF32 or TF32) against cuBLAS", &o,
+             [&](const char *a, auto need) {
+                 if (!strcmp(a, "--dtype")) {
+                     const char *d = need();
+                     if (strcmp(d, "fp32") && strcmp(d, "tf32"))
+                         exit(usage("--dtype is fp32 or tf32"));
+                     tf32 = !strcmp(d, "tf32");
+                 } else if (!strcmp(a, "--config")) {
+                     Config c;
+                     if (!parse_config(need(), &c))
+                         exit(usage("a bad --config"));
+                     cfgs.push_back(c);
+                 } else if (!strcmp(a, "--configs")) {
+                     std::vector<std::string> lines;
+                     if (!read_config_lines(need(), &lines))
+                         exit(usage("cannot read the --configs file"));
+                     for (const std::string &line : lines) {
+                         Config c;
+                         if (!parse_config(line, &c))
+                             exit(usage("a bad line in the --configs file"));
+                         cfgs.push_back(c);
+                     }
+                 } else if (!strcmp(a, "--headers")) {
+                     headers = need();
+                 } else if (!strcmp(a, "--kernel-name")) {
+                     kernel_name = need();
+                 } else if (!strcmp(a, "--wgmma")) {
+                     wgmma = true;
+                 } else {
+                     return false;
+                 }
+                 return true;
+             });
+    const bool nt = o.nt;
+    const char *kernel_path = o.kernel_path;
     if (cfgs.empty())
         return usage("give at least one --config (or --configs FILE)");
     Build b;
@@ -665,23 +544,16 @@ int main(int argc, char **argv)
                 kernel_path);
         return 2;
     }
-    if (compile_mode)
-        return compile_only(b, cfgs, archs, no_spills);
+    if (o.compile_mode)
+        return compile_only(b, cfgs, o.archs, o.no_spills);
 
-    if (!check_list)
-        check_list = wgmma && !tf32 ? "64x64x64,45x37x75,1000x1000x1000"
-                                    : "1x1x1,17x33x9,1000x1000x1000";
+    if (!o.check_list)
+        o.check_list = wgmma && !tf32 ? "64x64x64,45x37x75,1000x1000x1000"
+                                      : "1x1x1,17x33x9,1000x1000x1000";
     std::vector<Size> checks, times;
-    if (!parse_sizes(check_list, &checks) || !parse_sizes(time_list, &times))
-        return usage("sizes are MxNxK (each >= 1), comma-separated");
-    int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev <= device) {
-        fprintf(stderr, "bench_tf32: no CUDA device %d\n", device);
-        return 3;
-    }
-    CK(cudaSetDevice(device));
     cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, device));
+    if (const int rc = tc_start("bench_tf32", o, usage, &checks, &times, &prop))
+        return rc;
     const int arch = prop.major * 10 + prop.minor;
     b.sm_count = prop.multiProcessorCount;
     if (wgmma && arch != 90) {
@@ -689,8 +561,7 @@ int main(int argc, char **argv)
                 "bench_tf32: --wgmma needs an sm_90 device (wgmma is sm_90a's), not sm_%d\n", arch);
         return 3;
     }
-    if (!seed)
-        seed = (uint64_t)time(NULL);
+    const uint64_t seed = o.seed;
     const char *override = getenv("NVIDIA_TF32_OVERRIDE");
     printf("bench_tf32: %s %s on %s (sm_%d, %d SMs), kernel %s, seed %llu, against %s\n",
            tf32 ? "tf32" : "fp32 (3xTF32)", nt ? "nt" : "nn", prop.name, arch,
@@ -723,24 +594,20 @@ int main(int argc, char **argv)
     cublasHandle_t blas;
     CKB(cublasCreate(&blas));
     CKB(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH)); // SGEMM in FP32, no TF32
+    // the problem of size s, its inputs from seed + index (its index among the sizes)
+    auto make = [&](Problem *p, const Size &s, size_t index) {
+        p->s = s, p->tf32 = tf32, p->nt = nt;
+        problem_make(p, blas, seed + index);
+    };
 
     // Correctness: every element of C of every size, every config, poisoned before each run;
     // sizes up to 2^30 multiply-adds also with A, B and C one float off 16-byte alignment.
     printf("check (every element against FP64; bounds of matmul.h for %s; max and rms |err|):\n",
            tf32 ? "tf32" : "fp32");
-    for (size_t si = 0; si < checks.size() + times.size(); si++) {
-        const Size s = si < checks.size() ? checks[si] : times[si - checks.size()];
-        bool seen = false; // a time size already among the check sizes
-        for (size_t j = 0; j < si && !seen; j++) {
-            const Size &o = j < checks.size() ? checks[j] : times[j - checks.size()];
-            seen = o.M == s.M && o.N == s.N && o.K == s.K;
-        }
-        if (seen)
-            continue;
+    for (const auto &sized : tc_check_sizes(checks, times)) {
+        const Size s = sized.second;
         Problem p;
-        p.s = s, p.tf32 = tf32, p.nt = nt;
-        problem_make(&p, blas, seed + si);
-        const bool small = (double)s.M * s.N * s.K <= 0x1p30;
+        make(&p, s, sized.first);
         const bool strict = !tf32 && (double)s.M * s.N >= 65536 && s.K >= 64;
         // the vendor first: its errors are what ours are shown against
         Vendor v;
@@ -757,75 +624,31 @@ int main(int argc, char **argv)
         } else {
             printf("  %-18s no cuBLASLt TF32 algorithm for this problem\n", size_text(s).c_str());
         }
-        for (int view = 0; view < (small ? 2 : 1); view++) {
-            // view 1: A, B, C start 4 bytes later (the inputs moved there through a copy, as
-            // the ranges overlap; C's guards move along)
-            float *A = p.A, *B = p.B, *C = p.C();
-            if (view) {
-                const size_t mk = (size_t)s.M * s.K, kn = (size_t)s.K * s.N;
-                A = p.A + 1, B = p.B + 1, C = p.C() + 1;
-                float *tmp;
-                CK(cudaMalloc(&tmp, std::max(mk, kn) * 4));
-                CK(cudaMemcpy(tmp, p.A, mk * 4, cudaMemcpyDeviceToDevice));
-                CK(cudaMemcpy(A, tmp, mk * 4, cudaMemcpyDeviceToDevice));
-                CK(cudaMemcpy(tmp, p.B, kn * 4, cudaMemcpyDeviceToDevice));
-                CK(cudaMemcpy(B, tmp, kn * 4, cudaMemcpyDeviceToDevice));
-                CK(cudaFree(tmp));
-            }
-            for (size_t i = 0; i < ks.size(); i++) {
-                if (!ks[i].ok)
-                    continue;
-                poison(p, C);
-                CK(kernel_run(b, ks[i], s, A, B, C));
-                CK(cudaDeviceSynchronize());
-                CK(kernel_run(b, ks[i], s, A, B, C)); // a second launch: nothing left over
-                CK(cudaDeviceSynchronize());
-                char name[32];
-                snprintf(name, sizeof name, "c%zu", i);
-                print_check(name, s, tf32, view ? "misaligned" : "", verify(p, C, true),
-                            v.ok && !view ? &vr : nullptr, true, strict, &failures);
-            }
-        }
+        tc_views(p, [&](int view, float *A, float *B, float *C) {
+            tc_check_kernels(
+                ks.size(), [&](size_t i) { return ks[i].ok; }, [&] { poison(p, C); },
+                [&](size_t i) { return kernel_run(b, ks[i], s, A, B, C); },
+                [&](size_t, const char *name) {
+                    print_check(name, s, tf32, view ? "misaligned" : "", verify(p, C, true),
+                                v.ok && !view ? &vr : nullptr, true, strict, &failures);
+                });
+        });
         vendor_free(&v);
         problem_free(&p);
     }
 
     // Timing: each config, then the vendor, at each time size (inputs of the check's seed).
-    printf("time (median of %d launches, warm L2), TFLOP/s:\n", reps);
-    printf("  %-18s %8s %8s %8s %8s  %s\n", "size", "ours", tf32 ? "cuBLASLt" : "SGEMM", "ratio",
-           "ms", "best config");
-    for (size_t ti = 0; ti < times.size(); ti++) {
-        const Size s = times[ti];
-        Problem p;
-        p.s = s, p.tf32 = tf32, p.nt = nt;
-        problem_make(&p, blas, seed + checks.size() + ti);
-        const double flop = 2.0 * s.M * s.N * s.K;
-        double best = 1e30;
-        size_t best_i = 0;
-        for (size_t i = 0; i < ks.size(); i++) {
-            if (!ks[i].ok)
-                continue;
-            const double ms = time_ms([&] { return kernel_run(b, ks[i], s, p.A, p.B, p.C()); },
-                                      reps);
-            if (ks.size() > 1)
-                printf("    c%zu %-18s %8.1f TFLOP/s  %.4f ms\n", i, size_text(s).c_str(),
-                       flop / ms / 1e9, ms);
-            if (ms < best)
-                best = ms, best_i = i;
-        }
-        Vendor v;
-        vendor_make(&v, p, blas);
-        const double v_ms = v.ok ? time_ms([&] { return vendor_run(v, p.A, p.B, p.C()); }, reps)
-                                 : 0;
-        vendor_free(&v);
-        printf("  %-18s %8.1f %8.1f %8.3f %8.4f  c%zu\n", size_text(s).c_str(), flop / best / 1e9,
-               v_ms ? flop / v_ms / 1e9 : 0.0, v_ms ? v_ms / best : 0.0, best, best_i);
-        problem_free(&p);
-    }
-    cublasDestroy(blas);
-    for (auto &k : ks)
-        if (k.lib)
-            cudaLibraryUnload(k.lib);
-    printf("%s\n", failures ? "FAILED" : "all checks passed");
-    return failures ? 1 : 0;
+    tc_time<Problem>(
+        times, checks.size(), o.reps, tf32 ? "cuBLASLt" : "SGEMM", ks.size(),
+        [&](size_t i) { return ks[i].ok; }, make, problem_free,
+        [&](const Problem &p, size_t i) { return kernel_run(b, ks[i], p.s, p.A, p.B, p.C()); },
+        [&](const Problem &p) {
+            Vendor v;
+            vendor_make(&v, p, blas);
+            const double ms = v.ok ? time_ms([&] { return vendor_run(v, p.A, p.B, p.C()); }, o.reps)
+                                   : 0;
+            vendor_free(&v);
+            return ms;
+        });
+    return tc_finish(blas, ks, failures);
 }

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "device.h"
 #include "tmpdir.h"
+#include "tune.h"
 
 static int gpu_present(void)
 {
@@ -66,6 +67,35 @@ static inline int gpu_test_end(const char *name)
     else
         rm_tree(tmpdir);
     return check_result(name);
+}
+
+/* The options of a test's tuning run: variant of op (NULL: all of the op's variants) at
+ * sizes[0..nsizes), into the database at db, each config measured for at most max_seconds.
+ * The rest are cutune_tune_defaults'; each test sets what it needs beyond these. */
+static inline CutuneTuneOptions gpu_tune_options(const char *op, const char *variant,
+                                                 const char *const *sizes, size_t nsizes,
+                                                 const char *db, double max_seconds)
+{
+    CutuneTuneOptions o;
+    cutune_tune_defaults(&o);
+    o.op = op;
+    o.variant = variant;
+    o.sizes = sizes;
+    o.nsizes = nsizes;
+    o.db_path = db;
+    o.measure.max_seconds = max_seconds;
+    return o;
+}
+
+/* cutune_tune(o) into *sum, checked to succeed (the failure names the op, the variant and
+ * why); its return code. */
+static inline int gpu_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum)
+{
+    CutuneError err = {0};
+    int rc = cutune_tune(o, sum, &err);
+    CHECK_MSG(rc == 0, "cutune_tune %s %s: %s", o->op, o->variant ? o->variant : "(every variant)",
+              err.msg);
+    return rc;
 }
 
 #endif

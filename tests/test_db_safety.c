@@ -71,14 +71,9 @@ static void make_db(const char *path)
     for (int i = 0; i < 40; i++) {
         char cfg[32];
         snprintf(cfg, sizeof cfg, "X=%d", i);
-        CutuneTrialRecord t = {.run_id = run,
-                               .device_id = dev,
-                               .variant_id = var,
-                               .problem_id = prob,
-                               .config = cfg,
-                               .status = CUTUNE_STATUS_OK,
-                               .median_ms = 1 + i,
-                               .samples = 3};
+        CutuneTrialRecord t = fixture_trial(run, dev, var, prob, cfg, CUTUNE_STATUS_OK);
+        t.median_ms = 1 + i;
+        t.samples = 3;
         CHECK(cutune_db_trial_insert(db, &t, NULL, NULL, &e) == 0);
     }
     CHECK(cutune_db_run_end(db, run, "done", &e) == 0);

@@ -73,23 +73,13 @@ static int collect(const CutuneTrialRow *r, void *user)
 static int tune(const char *db_path, CutuneTuneSummary *sum)
 {
     static const char *const sizes[] = {"97x75x61"};
-    CutuneTuneOptions o;
-    cutune_tune_defaults(&o);
-    o.op = "matmul";
-    o.variant = "matmul_faulty";
-    o.sizes = sizes;
-    o.nsizes = 1;
-    o.db_path = db_path;
+    CutuneTuneOptions o = gpu_tune_options("matmul", "matmul_faulty", sizes, 1, db_path, 0.2);
     o.seed = (uint64_t)getpid();
     o.strategy = "exhaustive";
     o.time_limit_s = 0;
-    o.measure.max_seconds = 0.2;
     o.worker.timeout_floor_s = 1; /* the hang costs (2 + 4) x 1 + 0.2 + 1 s */
     o.argv_text = "test_faulty_gpu";
-    CutuneError err = {0};
-    int rc = cutune_tune(&o, sum, &err);
-    CHECK_MSG(rc == 0, "cutune_tune: %s", err.msg);
-    return rc;
+    return gpu_tune(&o, sum);
 }
 
 int main(int argc, char **argv)

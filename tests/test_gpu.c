@@ -31,18 +31,11 @@ static void tune_matmul(const char *const *variants, const char *const *sizes, s
 {
     memset(sum, 0, sizeof *sum);
     for (size_t v = 0; variants[v]; v++) {
-        CutuneTuneOptions o;
-        cutune_tune_defaults(&o);
-        o.op = "matmul";
-        o.variant = variants[v];
-        o.sizes = sizes;
-        o.nsizes = nsizes;
-        o.db_path = db_path;
+        CutuneTuneOptions o = gpu_tune_options("matmul", variants[v], sizes, nsizes, db_path, 0.2);
         o.seed = (uint64_t)getpid(); /* fresh inputs every test run */
         o.retune = retune;
         o.strategy = "exhaustive"; /* every config: the checks below count them */
         o.time_limit_s = 0;
-        o.measure.max_seconds = 0.2;
         o.argv_text = "test_gpu";
         /* BUG 6 is a 1e-3 error in C[0][0], which these random inputs may make near 0:
          * test_gpu_check plants it with the seed it is known to be caught with */
@@ -51,10 +44,8 @@ static void tune_matmul(const char *const *variants, const char *const *sizes, s
             o.where = bugs;
             o.nwhere = 6;
         }
-        CutuneError err = {0};
         CutuneTuneSummary one;
-        int rc = cutune_tune(&o, &one, &err);
-        CHECK_MSG(rc == 0, "cutune_tune %s: %s", variants[v], err.msg);
+        gpu_tune(&o, &one);
         CutuneTuneRow *rows = realloc(sum->rows, (sum->nrows + one.nrows) * sizeof *rows);
         CHECK(rows != NULL);
         if (rows) {
@@ -213,17 +204,10 @@ static void rerun_measures_nothing_twice(void)
 
 static void template_plugin(void)
 {
-    CutuneTuneOptions o;
-    cutune_tune_defaults(&o);
     static const char *const sizes[] = {"1000003"};
-    o.op = "axpy";
-    o.sizes = sizes;
-    o.nsizes = 1;
-    o.db_path = db_path;
-    o.measure.max_seconds = 0.1;
+    const CutuneTuneOptions o = gpu_tune_options("axpy", NULL, sizes, 1, db_path, 0.1);
     CutuneTuneSummary sum;
-    CutuneError err = {0};
-    CHECK_MSG(cutune_tune(&o, &sum, &err) == 0, "%s", err.msg);
+    gpu_tune(&o, &sum);
     CHECK(sum.nrows == 1 && sum.rows[0].count[CUTUNE_STATUS_OK] == 20);
     CHECK(sum.nrows == 1 && sum.rows[0].best_gbps > 0);
     cutune_tune_summary_free(&sum);

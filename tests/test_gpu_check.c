@@ -21,25 +21,15 @@ static char db_path[PATH_MAX];
 static int tune(const char *variant, const char *size, const char *const *where, size_t nwhere,
                 uint64_t seed, size_t budget, CutuneTuneSummary *sum)
 {
-    CutuneTuneOptions o;
-    cutune_tune_defaults(&o);
-    o.op = "matmul";
-    o.variant = variant;
-    o.sizes = &size;
-    o.nsizes = 1;
+    CutuneTuneOptions o = gpu_tune_options("matmul", variant, &size, 1, db_path, 0.05);
     o.where = where;
     o.nwhere = nwhere;
     o.seed = seed;
     o.budget = budget;
     o.strategy = budget ? "random" : "exhaustive";
-    o.db_path = db_path;
-    o.measure.max_seconds = 0.05;
     o.measure.early_stop = 1.5; /* correctness is what is looked at here */
     o.argv_text = "test_gpu_check";
-    CutuneError err = {0};
-    int rc = cutune_tune(&o, sum, &err);
-    CHECK_MSG(rc == 0, "%s %s: %s", variant, size, err.msg);
-    return rc;
+    return gpu_tune(&o, sum);
 }
 
 typedef struct Messages {

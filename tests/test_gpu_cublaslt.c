@@ -166,19 +166,11 @@ int main(void)
         rm_tree(tmpdir);
         return CHECK_SKIP;
     }
-    CutuneTuneOptions o;
-    cutune_tune_defaults(&o);
-    o.op = "matmul";
-    o.variant = "matmul_cublaslt";
-    o.sizes = sizes;
-    o.nsizes = NSIZES;
+    CutuneTuneOptions o = gpu_tune_options("matmul", "matmul_cublaslt", sizes, NSIZES, db, 0.3);
     o.strategy = "exhaustive";
     o.time_limit_s = 0;
-    o.db_path = db;
-    o.measure.max_seconds = 0.3;
     CutuneTuneSummary sum;
-    CutuneError err = {0};
-    CHECK_MSG(cutune_tune(&o, &sum, &err) == 0, "%s", err.msg);
+    gpu_tune(&o, &sum);
     CHECK_EQ_INT(sum.nrows, NSIZES);
     for (size_t i = 0; i < sum.nrows; i++) {
         const CutuneTuneRow *r = &sum.rows[i];
@@ -204,6 +196,7 @@ int main(void)
     CutuneLookupSettings ls;
     cutune_lookup_default_settings(&ls);
     ls.db_path = db;
+    CutuneError err = {0};
     CutuneLookup *h = NULL;
     CHECK_MSG(cutune_open(&h, &ls, &err) == 0, "%s", err.msg);
     for (size_t i = 0; h && i < sum.nsizes; i++) {

@@ -21,26 +21,18 @@ int main(void)
     int start = gpu_test_start("cutune-gpu-matmul", NULL, db, sizeof db);
     if (start)
         return start;
-    CutuneError err = {0};
     static const char *const sizes[] = {"97x75x61", "1x1x1", "257x129x67", "1000x1000x1000",
                                         "33x4096x130"};
     static const char *const variants[] = {"matmul_reg1d", "matmul_reg2d", "matmul_warptile",
                                            "matmul_async"};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
-        CutuneTuneOptions o;
-        cutune_tune_defaults(&o);
-        o.op = "matmul";
-        o.variant = variants[v];
-        o.sizes = sizes;
-        o.nsizes = sizeof sizes / sizeof sizes[0];
+        CutuneTuneOptions o = gpu_tune_options("matmul", variants[v], sizes,
+                                               sizeof sizes / sizeof sizes[0], db, 0.05);
         o.strategy = "random";
         o.budget = SAMPLE;
         o.seed = (uint64_t)getpid() + v;
-        o.db_path = db;
-        o.measure.max_seconds = 0.05;
         CutuneTuneSummary sum;
-        cutune_error_clear(&err);
-        CHECK_MSG(cutune_tune(&o, &sum, &err) == 0, "%s: %s", variants[v], err.msg);
+        gpu_tune(&o, &sum);
         CHECK_EQ_INT(sum.nrows, o.nsizes);
         for (size_t i = 0; i < sum.nrows; i++) {
             const CutuneTuneRow *r = &sum.rows[i];

@@ -46,22 +46,14 @@ static size_t count_sizes(const OpSizes *c)
 /* Tune every variant of the op at its sizes; every valid config must be ok. */
 static void tune_op(const OpSizes *c, CutuneTuneSummary *sum)
 {
-    CutuneTuneOptions o;
-    cutune_tune_defaults(&o);
-    o.op = c->op;
-    o.sizes = c->sizes;
-    o.nsizes = count_sizes(c);
-    o.db_path = db_path;
+    CutuneTuneOptions o = gpu_tune_options(c->op, NULL, c->sizes, count_sizes(c), db_path, 0.02);
     o.seed = (uint64_t)getpid(); /* fresh inputs every test run */
     o.measure.min_samples = 3;
     o.measure.min_sample_ms = 0.1;
-    o.measure.max_seconds = 0.02;
     o.argv_text = "test_gpu_memory";
     o.strategy = "exhaustive"; /* every config is checked at these awkward sizes */
     o.time_limit_s = 0;
-    CutuneError err = {0};
-    int rc = cutune_tune(&o, sum, &err);
-    CHECK_MSG(rc == 0, "cutune_tune %s: %s", c->op, err.msg);
+    gpu_tune(&o, sum);
     CHECK_MSG(sum->nrows > 0, "%s: no variant was tuned", c->op);
     for (size_t i = 0; i < sum->nrows; i++) {
         const CutuneTuneRow *r = &sum->rows[i];

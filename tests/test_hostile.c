@@ -207,15 +207,6 @@ static void copy_file(const char *from, const char *to, long keep)
     free(b);
 }
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 /* ---- the databases -------------------------------------------------------------------- */
 
 static const char *sizes[] = {"1024", "2048", "4096", "8192", "16384", "32768", "65536"};
@@ -312,7 +303,7 @@ static void make_dbs(const char *good)
     copy_file(good, in_tmp("tampered.db"), -1);
     CHECK_EQ_INT(raw_exec(in_tmp("tampered.db"), tamper_sql), SQLITE_OK);
     make_v1(in_tmp("older.db"));
-    write_text(in_tmp("empty.db"), "");
+    write_text(in_tmp("empty.db"), "%s", "");
     struct timespec old[2] = {{time(NULL) - 60, 0}, {time(NULL) - 60, 0}};
     utimensat(AT_FDCWD, in_tmp("empty.db"), old, 0); /* nobody is creating it */
     copy_file(good, in_tmp("half.db"), (long)st.st_size / 2);
@@ -359,10 +350,8 @@ static void header_compiles(const char *header, const char *what)
     char src[600], bin[600], cmd[2400];
     snprintf(src, sizeof src, "%s", in_tmp("use_header.c"));
     snprintf(bin, sizeof bin, "%s", in_tmp("use_header"));
-    FILE *f = fopen(src, "w");
-    if (!f)
-        return;
-    fprintf(f,
+    if (write_text(
+            src,
             "#include \"%s\"\n#include <stdio.h>\n"
             "int main(void)\n{\n    long long sum = 0;\n"
             "    for (int i = 0; i < CUTUNE_TUNED_COUNT; i++) {\n"
@@ -372,8 +361,8 @@ static void header_compiles(const char *header, const char *what)
             "        sum += cutune_tuned_param(c, \"BLOCK\", 0) + (long long)c->median_ms;\n"
             "        if (cutune_tuned_find(c->device_uuid, c->op, c->size) == NULL) return 3;\n"
             "    }\n    printf(\"%%d %%lld\\n\", CUTUNE_TUNED_COUNT, sum);\n    return 0;\n}\n",
-            header);
-    fclose(f);
+            header) != 0)
+        return;
     snprintf(cmd, sizeof cmd,
              "'%s' -std=c11 -Wall -Wextra -Werror %s -o '%s' '%s' >'%s' 2>&1 && '%s' >>'%s' 2>&1",
              cc, cc_sanitizers ? "-fsanitize=address,undefined -fno-sanitize-recover=all" : "", bin,
@@ -439,7 +428,7 @@ static void read_commands(const Db *d)
             CHECK_MSG(r.status == 0, "%s: exit %d\n%s", what, r.status, r.err);
         }
         if (r.status == 0 && strstr(what, "--format header")) {
-            write_text(in_tmp("export.h"), r.out);
+            write_text(in_tmp("export.h"), "%s", r.out);
             header_compiles(in_tmp("export.h"), what);
         }
         result_free(&r);
@@ -669,11 +658,7 @@ static void space_limits(void)
               "exit %d\n%s%s", r.status, r.out, r.err); /* list reports the refused space */
     CHECK(time(NULL) - t0 < 5);
     result_free(&r);
-    f = fopen(ini, "w");
-    if (f) {
-        fprintf(f, "[variant]\nname = axpy_template\n[param.BLOCK]\nrange = 1..70000\n");
-        fclose(f);
-    }
+    write_text(ini, "[variant]\nname = axpy_template\n[param.BLOCK]\nrange = 1..70000\n");
     const char *args[] = {"run", "axpy", "--size", "4096", "--db", db, "--no-progress", NULL};
     r = run(args);
     sane(&r, args);
@@ -886,7 +871,7 @@ static void concurrent_writer(void)
                     entries);
         }
         if (k == 5) {
-            write_text(in_tmp("busy.h"), r.out);
+            write_text(in_tmp("busy.h"), "%s", r.out);
             header_compiles(in_tmp("busy.h"), "export --format header beside a writer");
         }
         result_free(&r);
@@ -1057,16 +1042,13 @@ static void merge_killed(void)
  * entries given as text, and the end, into path. */
 static void kt_cache(const char *path, const char *params, const char *values, const char *body)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return;
-    fprintf(f,
-            "{\n\"device_name\": \"CPU\",\n\"kernel_name\": \"axpy_template\",\n"
-            "\"problem_size\": 65536,\n\"tune_params_keys\": [\"BLOCK\", \"ITEMS\"%s],\n"
-            "\"tune_params\": {\"BLOCK\": [64, 128, 256, 512, 1024], \"ITEMS\": [1, 2, 4, 8]%s},\n"
-            "\"objective\": [\"time\"],\n\"cache\": {\n%s}\n}\n",
-            params, values, body);
-    fclose(f);
+    write_text(
+        path,
+        "{\n\"device_name\": \"CPU\",\n\"kernel_name\": \"axpy_template\",\n"
+        "\"problem_size\": 65536,\n\"tune_params_keys\": [\"BLOCK\", \"ITEMS\"%s],\n"
+        "\"tune_params\": {\"BLOCK\": [64, 128, 256, 512, 1024], \"ITEMS\": [1, 2, 4, 8]%s},\n"
+        "\"objective\": [\"time\"],\n\"cache\": {\n%s}\n}\n",
+        params, values, body);
 }
 
 /* Kernel Tuner caches that lie: a key that disagrees with its values is refused; a key

@@ -49,6 +49,29 @@ static int row_is(const CutuneConfigList *l, size_t row, int64_t a, int64_t b, i
     return r[0] == a && r[1] == b && r[2] == c;
 }
 
+/* ENUMERATES(s, lim, dims, l, NCONFIGS, R0, R1, ...): cutune_space_enumerate(s, lim, dims)
+ * into *l succeeds, with no message, and yields NCONFIGS configs, R0 of the points first
+ * rejected by constraint 0, R1 by constraint 1 and so on for each count given. The caller
+ * frees *l. */
+#define ENUMERATES(s, lim, dims, l, ...) \
+    enumerates(__LINE__, s, lim, dims, l, (const long long[]){__VA_ARGS__, -1})
+
+static void enumerates(int line, const CutuneSpace *s, const CutuneLimits *lim, const int64_t *dims,
+                       CutuneConfigList *l, const long long *counts)
+{
+    CutuneError err = {0};
+    int rc = cutune_space_enumerate(s, lim, dims, l, &err);
+    CHECK_MSG(rc == 0 && err.msg[0] == '\0', "line %d: %d %s", line, rc, err.msg);
+    if (rc != 0)
+        return;
+    CHECK_MSG(l->nconfigs == (size_t)counts[0], "line %d: %zu configs, not %lld", line, l->nconfigs,
+              counts[0]);
+    for (size_t i = 0; counts[i + 1] >= 0; i++)
+        CHECK_MSG(i < s->nconstraints && l->rejected_by[i] == (size_t)counts[i + 1],
+                  "line %d: constraint %zu rejected %zu, not %lld", line, i,
+                  i < s->nconstraints ? l->rejected_by[i] : 0, counts[i + 1]);
+}
+
 /* good.ini: TILE = 8,16,32,64 (values), UNROLL = 1..7 step 2, PAD = pow2 3..20 */
 static void test_good_space(void)
 {
@@ -97,12 +120,8 @@ static void test_good_space(void)
      *  unroll_divides then sees TILE in {8,16,32}; of UNROLL {1,3,5,7} only 1 divides a power
      *  of two, so it rejects 3 TILE * 3 UNROLL * 3 PAD = 27.
      *  Left: 3 TILE * 1 UNROLL * 3 PAD = 9 (48 - 12 - 27 = 9). */
-    CHECK_EQ_INT(cutune_space_enumerate(s, &lim, NULL, &l, &err), 0);
+    ENUMERATES(s, &lim, NULL, &l, 9, 12, 27, 0);
     CHECK_EQ_INT(l.nparams, 3);
-    CHECK_EQ_INT(l.nconfigs, 9);
-    CHECK_EQ_INT(l.rejected_by[0], 12);
-    CHECK_EQ_INT(l.rejected_by[1], 27);
-    CHECK_EQ_INT(l.rejected_by[2], 0);
     /* odometer order, the last parameter fastest */
     CHECK(row_is(&l, 0, 8, 1, 4));
     CHECK(row_is(&l, 1, 8, 1, 8));
@@ -115,11 +134,7 @@ static void test_good_space(void)
     /* With a problem M=16: fits_problem now rejects TILE=32 among the 9 above:
      * 1 TILE * 1 UNROLL * 3 PAD = 3, leaving TILE in {8,16}: 2 * 1 * 3 = 6. */
     const int64_t dims[3] = {16, 4096, 4096};
-    CHECK_EQ_INT(cutune_space_enumerate(s, &lim, dims, &l, &err), 0);
-    CHECK_EQ_INT(l.nconfigs, 6);
-    CHECK_EQ_INT(l.rejected_by[0], 12);
-    CHECK_EQ_INT(l.rejected_by[1], 27);
-    CHECK_EQ_INT(l.rejected_by[2], 3);
+    ENUMERATES(s, &lim, dims, &l, 6, 12, 27, 3);
     CHECK(row_is(&l, 5, 16, 1, 16));
     cutune_config_list_free(&l);
 
@@ -128,21 +143,21 @@ static void test_good_space(void)
     static const char *const w1[] = {"PAD=8"}, *const w2[] = {"TILE=16,PAD=4", "TILE=32,PAD=16"},
                              *const w3[] = {"TILE=64"}, *const w4[] = {"TILE=8", "FOO=1"},
                              *const w5[] = {"PAD=x"};
-    CHECK_EQ_INT(cutune_space_enumerate(s, &lim, NULL, &l, &err), 0);
+    ENUMERATES(s, &lim, NULL, &l, 9);
     CHECK_EQ_INT(cutune_config_list_where(s, &l, w1, 0, &err), 0);
     CHECK_EQ_INT(l.nconfigs, 9);
     CHECK_EQ_INT(cutune_config_list_where(s, &l, w1, 1, &err), 0);
     CHECK_EQ_INT(l.nconfigs, 3);
     CHECK(row_is(&l, 0, 8, 1, 8) && row_is(&l, 1, 16, 1, 8) && row_is(&l, 2, 32, 1, 8));
     cutune_config_list_free(&l);
-    CHECK_EQ_INT(cutune_space_enumerate(s, &lim, NULL, &l, &err), 0);
+    ENUMERATES(s, &lim, NULL, &l, 9);
     CHECK_EQ_INT(cutune_config_list_where(s, &l, w2, 2, &err), 0);
     CHECK_EQ_INT(l.nconfigs, 2);
     CHECK(row_is(&l, 0, 16, 1, 4) && row_is(&l, 1, 32, 1, 16));
     CHECK_EQ_INT(cutune_config_list_where(s, &l, w3, 1, &err), 0); /* not a valid config */
     CHECK_EQ_INT(l.nconfigs, 0);
     cutune_config_list_free(&l);
-    CHECK_EQ_INT(cutune_space_enumerate(s, &lim, NULL, &l, &err), 0);
+    ENUMERATES(s, &lim, NULL, &l, 9);
     CHECK_EQ_INT(cutune_config_list_where(s, &l, w4, 2, &err), CUTUNE_ERR_PARSE);
     CHECK_STR_CONTAINS(err.msg, "unknown parameter 'FOO'");
     cutune_error_clear(&err);
@@ -156,12 +171,8 @@ static void test_good_space(void)
      * threads_fit rejects TILE 32 and 64: 2 * 4 * 3 = 24; unroll_divides rejects
      * 2 TILE * 3 UNROLL * 3 PAD = 18; left 2 * 1 * 3 = 6 (48 - 24 - 18). */
     lim.max_threads_per_block = 256;
-    CHECK_EQ_INT(cutune_space_enumerate(s, &lim, NULL, &l, &err), 0);
-    CHECK_EQ_INT(l.nconfigs, 6);
-    CHECK_EQ_INT(l.rejected_by[0], 24);
-    CHECK_EQ_INT(l.rejected_by[1], 18);
+    ENUMERATES(s, &lim, NULL, &l, 6, 24, 18);
     cutune_config_list_free(&l);
-    CHECK_MSG(err.msg[0] == '\0', "%s", err.msg);
 
     /* config text */
     char buf[128];
@@ -227,12 +238,9 @@ static void test_continued(void)
     CutuneLimits lim;
     cutune_limits_sm90(&lim);
     CutuneConfigList l;
-    CutuneError err = {0};
     /* 64 <= BLOCK <= 128: 64 and 128 pass, 32 and 256 are rejected */
-    CHECK_EQ_INT(cutune_space_enumerate(s, &lim, NULL, &l, &err), 0);
-    CHECK_EQ_INT(l.nconfigs, 2);
+    ENUMERATES(s, &lim, NULL, &l, 2, 2);
     CHECK(l.nconfigs == 2 && l.values[0] == 64 && l.values[1] == 128);
-    CHECK_EQ_INT(l.rejected_by[0], 2);
     cutune_config_list_free(&l);
     cutune_space_free(s);
 }
@@ -271,15 +279,11 @@ static void test_zero_params(void)
     cutune_limits_sm90(&lim);
     CutuneConfigList l;
     CutuneError err = {0};
-    CHECK_EQ_INT(cutune_space_enumerate(s, &lim, NULL, &l, &err), 0);
-    CHECK_EQ_INT(l.nconfigs, 1);
-    CHECK_EQ_INT(l.rejected_by[0], 0);
+    ENUMERATES(s, &lim, NULL, &l, 1, 0);
     cutune_config_list_free(&l);
     /* an sm_80 device fails needs_hopper = CC >= 90 */
     lim.cc = 80;
-    CHECK_EQ_INT(cutune_space_enumerate(s, &lim, NULL, &l, &err), 0);
-    CHECK_EQ_INT(l.nconfigs, 0);
-    CHECK_EQ_INT(l.rejected_by[0], 1);
+    ENUMERATES(s, &lim, NULL, &l, 0, 1);
     cutune_config_list_free(&l);
 
     char buf[8] = "junk";

@@ -3,6 +3,7 @@
 #define CUTUNE_TESTS_TMPDIR_H
 
 #include <ftw.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -17,6 +18,27 @@ static inline const char *in_tmp(const char *name)
     char *b = bufs[next++ % 8];
     snprintf(b, sizeof bufs[0], "%s/%s", tmpdir, name);
     return b;
+}
+
+/* Writes printf(fmt, ...) into the file at path, in place of what it held: 0, or -1 with
+ * the reason on stderr. */
+__attribute__((format(printf, 2, 3))) static inline int write_text(const char *path,
+                                                                   const char *fmt, ...)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        return -1;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vfprintf(f, fmt, ap);
+    va_end(ap);
+    if (fclose(f) != 0 || n < 0) {
+        perror(path);
+        return -1;
+    }
+    return 0;
 }
 
 /* Makes /tmp/PREFIX-XXXXXX into dir; 0, or -1 with the reason on stderr. */

@@ -8,28 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef struct Lt {
-    const CutuneHost *host;
-    LtPlan *plan;
-    const void *A, *B;
-    void *C;
-} Lt;
-
 static int run(void *user, void *stream)
 {
-    Lt *c = user;
+    LtCall *c = user;
     int st = lt_run(c->plan, c->A, c->B, c->C, stream);
     return st == 0 ? 0
                    : c->host->fail(c->host->ctx, CUTUNE_ERR_CUDA, "cublasLtMatmul: status %d", st);
-}
-
-static void close_it(void *user)
-{
-    Lt *c = user;
-    if (!c)
-        return;
-    lt_plan_free(c->plan);
-    free(c);
 }
 
 int matmul_cublaslt_yardstick(const CutuneHost *host, int dtype, int bt, const void *A,
@@ -39,20 +23,20 @@ int matmul_cublaslt_yardstick(const CutuneHost *host, int dtype, int bt, const v
     const LtApi *api = lt_api(why, sizeof why);
     if (!api)
         return host->fail(host->ctx, CUTUNE_ERR_NOT_FOUND, "%s", why);
-    Lt *c = calloc(1, sizeof *c);
+    LtCall *c = calloc(1, sizeof *c);
     if (!c)
         return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
-    *c = (Lt){.host = host, .A = A, .B = B, .C = C};
+    *c = (LtCall){.host = host, .A = A, .B = B, .C = C};
     /* one result asked for, as PyTorch asks */
     int rc = lt_plan(api, host, dtype, bt, M, N, K, LT_WORKSPACE, 0, 1, &c->plan, why, sizeof why);
     if (rc) {
-        close_it(c);
+        lt_call_free(c);
         return host->fail(host->ctx, rc == CUTUNE_ERR_NOMEM ? rc : CUTUNE_ERR_CUDA, "%s", why);
     }
     snprintf(out->name, sizeof out->name, "cuBLASLt %s", cutune_dtype_name(dtype));
     out->checkable = 1;
     out->user = c;
     out->run = run;
-    out->close = close_it;
+    out->close = lt_call_free;
     return 0;
 }

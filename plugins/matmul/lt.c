@@ -317,3 +317,12 @@ void lt_plan_free(LtPlan *c)
         c->host->dev_free(c->host->ctx, c->workspace);
     free(c);
 }
+
+void lt_call_free(void *call)
+{
+    LtCall *c = call;
+    if (!c)
+        return;
+    lt_plan_free(c->plan);
+    free(c);
+}

@@ -50,4 +50,17 @@ int lt_run(const LtPlan *p, const void *A, const void *B, void *C, void *stream)
 void lt_describe(const LtPlan *p, char *buf, size_t len);
 void lt_plan_free(LtPlan *p);
 
+/* A plan as the yardstick and the variant keep it between calls: with the host, and the
+ * problem's operands (the yardstick's) or its size (the variant's, to check each call). */
+typedef struct LtCall {
+    const CutuneHost *host;
+    LtPlan *plan;
+    const void *A, *B;
+    void *C;
+    int M, N, K;
+} LtCall;
+/* Frees call (an LtCall, or NULL) and its plan: the yardstick's close and the variant's
+ * library_release. */
+void lt_call_free(void *call);
+
 #endif

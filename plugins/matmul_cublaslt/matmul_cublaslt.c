@@ -35,12 +35,6 @@
 
 #define VERSION "1" /* bump when the space or the use of the heuristic changes */
 
-typedef struct Call {
-    const CutuneHost *host;
-    LtPlan *plan;
-    int M, N, K;
-} Call;
-
 static int prepare(const CutuneHost *host, void *const *args, const CutuneProblem *p,
                    const CutuneConfig *cfg, void **handle, char *why, size_t len)
 {
@@ -58,12 +52,12 @@ static int prepare(const CutuneHost *host, void *const *args, const CutuneProble
                  (long long)algo, (long long)ws, LT_ALGOS - 1);
         return CUTUNE_ERR_RESOURCES;
     }
-    Call *c = calloc(1, sizeof *c);
+    LtCall *c = calloc(1, sizeof *c);
     if (!c) {
         snprintf(why, len, "out of host memory");
         return CUTUNE_ERR_NOMEM;
     }
-    *c = (Call){host, NULL, (int)p->dim[0], (int)p->dim[1], (int)p->dim[2]};
+    *c = (LtCall){.host = host, .M = (int)p->dim[0], .N = (int)p->dim[1], .K = (int)p->dim[2]};
     int rc = lt_plan(api, host, p->dtype, p->layout == CUTUNE_LAYOUT_NT, c->M, c->N, c->K,
                      (size_t)ws << 20, (int)algo, LT_ALGOS, &c->plan, why, len);
     if (rc) {
@@ -77,7 +71,7 @@ static int prepare(const CutuneHost *host, void *const *args, const CutuneProble
 
 static int run(void *handle, void *const *args, void *stream)
 {
-    Call *c = handle;
+    LtCall *c = handle;
     const void *A = *(void *const *)args[0], *B = *(void *const *)args[1];
     void *C = *(void *const *)args[2];
     int M = *(const int *)args[3], N = *(const int *)args[4], K = *(const int *)args[5];
@@ -93,15 +87,6 @@ static int run(void *handle, void *const *args, void *stream)
                          odd ? " (A, B or C is not 16-byte aligned, as cuBLASLt's algorithms "
                                "for tuned buffers may need)"
                              : "");
-}
-
-static void release(void *handle)
-{
-    Call *c = handle;
-    if (!c)
-        return;
-    lt_plan_free(c->plan);
-    free(c);
 }
 
 static char version[64] = VERSION;
@@ -128,7 +113,7 @@ static const CutuneVariant variant = {
     .dim_names = "M,N,K",
     .library_prepare = prepare,
     .library_run = run,
-    .library_release = release,
+    .library_release = lt_call_free,
 };
 
 CUTUNE_PLUGIN_EXPORT const CutuneVariant *cutune_plugin_variant(void)

@@ -5,6 +5,7 @@
 #ifndef CUTUNE_KEMU_TC_HPP
 #define CUTUNE_KEMU_TC_HPP
 
+#include "kemu_buffers.hpp"
 #include "kemu_smem.hpp"
 
 #include <algorithm>
@@ -132,18 +133,6 @@ inline double gemm_bound(double ref, double mag, double sq, int K)
 #endif
 }
 
-// The buffers of one size: 16-byte aligned, then (shift 1) one element later.
-struct Buffers {
-    std::vector<gemm_t> a, b, c;
-    gemm_t *A, *B, *C; // C has GUARD elements on either side
-};
-enum { GUARD = 16 };
-inline gemm_t *aligned(std::vector<gemm_t> &v, int shift)
-{
-    const uintptr_t p = reinterpret_cast<uintptr_t>(v.data());
-    return v.data() + ((16 - p % 16) % 16) / sizeof(gemm_t) + shift;
-}
-
 // The test: at each size M x N x K, A and B random in [-1, 1) (rounded to the 16-bit type),
 // C from launch(mode, A, B, C, M, N, K) 2 x nmodes times: with A, B and C 16-byte aligned or
 // one element later (shift = run / nmodes), in each of the modes of the launch's emulation
@@ -156,15 +145,11 @@ template <class Launch>
 int gemm_runs(const int (*sizes)[3], size_t nsizes, int nmodes, Launch launch)
 {
     std::mt19937 gen(12345);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     int failures = 0;
     for (size_t si = 0; si < nsizes; si++) {
         const int M = sizes[si][0], N = sizes[si][1], K = sizes[si][2];
-        std::vector<gemm_t> ha((size_t)M * K), hb((size_t)K * N);
-        for (auto &x : ha)
-            x = gemm_input(dist(gen));
-        for (auto &x : hb)
-            x = gemm_input(dist(gen));
+        const std::vector<gemm_t> ha = random_inputs<gemm_t>(gen, (size_t)M * K, gemm_input);
+        const std::vector<gemm_t> hb = random_inputs<gemm_t>(gen, (size_t)K * N, gemm_input);
         // the FP64 reference, sum |p|, sum p^2 and the sequential FFMA sum (B is K x N for
         // nn, N x K for nt)
         std::vector<double> ref((size_t)M * N), mag((size_t)M * N), sq((size_t)M * N);
@@ -189,15 +174,8 @@ int gemm_runs(const int (*sizes)[3], size_t nsizes, int nmodes, Launch launch)
             }
         for (int run = 0; run < 2 * nmodes; run++) {
             const int shift = run / nmodes, mode = run % nmodes;
-            Buffers bf;
-            bf.a.resize(ha.size() + 16), bf.b.resize(hb.size() + 16),
-                bf.c.resize((size_t)M * N + 2 * GUARD + 16);
-            bf.A = aligned(bf.a, shift), bf.B = aligned(bf.b, shift),
-            bf.C = aligned(bf.c, shift) + GUARD;
-            std::copy(ha.begin(), ha.end(), bf.A);
-            std::copy(hb.begin(), hb.end(), bf.B);
-            std::fill(bf.C - GUARD, bf.C + (size_t)M * N + GUARD, GEMM_GUARD);
-            std::fill(bf.C, bf.C + (size_t)M * N, GEMM_POISON);
+            Buffers<gemm_t> bf;
+            buffers_make(&bf, ha, hb, (size_t)M * N, shift, GEMM_GUARD, GEMM_POISON);
             readable[0][0] = reinterpret_cast<const char *>(bf.A),
             readable[0][1] = readable[0][0] + ha.size() * sizeof(gemm_t);
             readable[1][0] = reinterpret_cast<const char *>(bf.B),

@@ -25,6 +25,7 @@
 // sequential FFMA sum of the same inputs (cuBLAS SGEMM's arithmetic): at K >= 64 (the
 // tensor-core path) the kernel's must be no larger, unless the build is ACC_DIRECT (the
 // experiment the kernel documents), which prints the comparison only.
+#include "kemu_buffers.hpp"
 #include "kemu_smem.hpp"
 
 #include <random>
@@ -86,18 +87,6 @@ inline void cluster_load4(float (&v)[4], const float *local, unsigned rank)
 
 #include KERNEL_SOURCE
 
-// The buffers of one size: 16-byte aligned, then (shift 1) one float later.
-struct Buffers {
-    std::vector<float> a, b, c;
-    float *A, *B, *C; // C has GUARD elements on either side
-};
-enum { GUARD = 16 };
-static float *aligned(std::vector<float> &v, int shift)
-{
-    const uintptr_t p = reinterpret_cast<uintptr_t>(v.data());
-    return v.data() + ((16 - p % 16) % 16) / 4 + shift;
-}
-
 int main()
 {
     // ragged sizes on both sides of fp32's small-K path (K < 64), K not a multiple of 4 (the
@@ -113,15 +102,12 @@ int main()
     const bool tf32 = false;
 #endif
     std::mt19937 gen(12345);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     int failures = 0;
     for (int si = 0; si < nsizes; si++) {
         const int M = sizes[si][0], N = sizes[si][1], K = sizes[si][2];
-        std::vector<float> ha((size_t)M * K), hb((size_t)K * N);
-        for (auto &x : ha)
-            x = dist(gen);
-        for (auto &x : hb)
-            x = dist(gen);
+        auto same = [](float x) { return x; };
+        const std::vector<float> ha = emu::random_inputs<float>(gen, (size_t)M * K, same);
+        const std::vector<float> hb = emu::random_inputs<float>(gen, (size_t)K * N, same);
         // the FP64 reference, sum |p|, sum p^2, and a sequential FFMA sum (SGEMM's arithmetic)
         // per element (B is K x N for nn, N x K for nt)
         const size_t mn = (size_t)M * N;
@@ -156,14 +142,8 @@ int main()
             const int shift = run / 4;
             kemu::warps_run_ahead = run / 2 % 2;
             emu::deferred = run % 2;
-            Buffers bf;
-            bf.a.resize(ha.size() + 8), bf.b.resize(hb.size() + 8), bf.c.resize(mn + 2 * GUARD + 8);
-            bf.A = aligned(bf.a, shift), bf.B = aligned(bf.b, shift),
-            bf.C = aligned(bf.c, shift) + GUARD;
-            std::copy(ha.begin(), ha.end(), bf.A);
-            std::copy(hb.begin(), hb.end(), bf.B);
-            std::fill(bf.C - GUARD, bf.C + mn + GUARD, -1234.5f);
-            std::fill(bf.C, bf.C + mn, NAN);
+            emu::Buffers<float> bf;
+            emu::buffers_make(&bf, ha, hb, mn, shift, -1234.5f, (float)NAN);
             emu::ldmatrix_conflicts = emu::copies.conflicts = emu::loads.conflicts = 0;
             kemu::launch_cluster(grid, dim3{NT, 1, 1}, SPLITK, matmul_tf32, (const float *)bf.A,
                                  (const float *)bf.B, bf.C, M, N, K);
@@ -182,7 +162,7 @@ int main()
                 if (err == err)
                     max_err = std::max(max_err, err);
             }
-            for (int e = 0; e < GUARD; e++)
+            for (int e = 0; e < emu::GUARD; e++)
                 outside += (bf.C[-1 - e] != -1234.5f) + (bf.C[mn + e] != -1234.5f);
             const long pending = emu::pending_copies();
             const long conflicts = emu::ldmatrix_conflicts + emu::copies.conflicts +
