@@ -15,9 +15,16 @@ enum { SEARCH_DESIGN_MAX = 64 }; /* the proposals a pick keeps its distance from
 typedef struct SearchDesign {
     const SearchGrid *g;
     size_t chosen[SEARCH_DESIGN_MAX], n; /* the first proposals */
+    size_t *poff;  /* per pair of parameters (a < b), in order: its first cell in seen */
+    uint8_t *seen; /* per cell (a level of a, a level of b): proposed together already;
+                    * NULL where the cells would take more than SEARCH_DESIGN_CELLS bytes */
 } SearchDesign;
 
-void search_design_init(SearchDesign *d, const SearchGrid *g);
+enum { SEARCH_DESIGN_CELLS = 1 << 22 };
+
+/* Returns 0 or CUTUNE_ERR_NOMEM (with nothing to free). */
+int search_design_init(SearchDesign *d, const SearchGrid *g);
+void search_design_free(SearchDesign *d);
 /* Count config i as proposed (every proposal, whoever made it; past the first
  * SEARCH_DESIGN_MAX, they are not kept). */
 void search_design_add(SearchDesign *d, size_t i);
@@ -25,5 +32,12 @@ void search_design_add(SearchDesign *d, size_t i);
  * config differs from it in the most parameters, the first of equals; -1 when no config is
  * new. It does not propose it. */
 long search_design_pick(const SearchDesign *d, const SearchBook *b, size_t pool);
+/* Of the next pool new configs in the book's random order, the one that brings the most
+ * pairs of parameter levels never proposed together (cells), the first of equals: a
+ * greedy pairwise covering design. A combination of two levels that pays off only
+ * together (each alone is slow, so no additive model and no one-parameter step goes
+ * there) is then tried far sooner than by random draws. -1 when no config is new; the
+ * maximin pick where there are too many cells to keep. */
+long search_design_pick_pairs(const SearchDesign *d, const SearchBook *b, size_t pool);
 
 #endif

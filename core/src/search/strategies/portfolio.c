@@ -20,7 +20,11 @@
  * - A global pick: the new config of highest TPE score (density.h), where the levels of the
  *   fastest configs so far come together, wherever that is in the space: a restart into the
  *   region the results point to, away from the incumbent's basin.
- * - Random configs, in the random strategy's order: exploration that no model steers.
+ * - Exploration that no model steers: of PF_EXPLORE_POOL random new configs, the one that
+ *   brings the most pairs of parameter levels never proposed together (design.h). Where
+ *   two levels pay off only together (pnpoly's tile_size = 1 with use_precomputed_slopes =
+ *   1: either alone is slow, so neither the model nor a one-parameter step goes there),
+ *   that pair is tried far sooner than by random draws.
  * An arm pays off when its config is the best measured so far when its result comes. The arm that keeps paying gets most proposals; one that stopped paying (a
  * model that no longer predicts gains, a basin that is exhausted) falls to its floor. The
  * last proposals of the budget, whose results no later proposal can use, are not random.
@@ -46,7 +50,11 @@
  * or 4 found the single fast config of sch22-convolution-a100 within 1750 evaluations in 9
  * to 11 of 40 seeds, 3 in 32; parents from several basins helped the plateaus of the sch22
  * GEMM and pnpoly spaces on the TITAN RTX (0.846 to 0.874 and 0.523 to 0.543, 20 seeds)
- * for 0.006 of the mean (0.776 to 0.770), within the seeds' noise. */
+ * for 0.006 of the mean (0.776 to 0.770), within the seeds' noise. Exploring by pairs of
+ * levels with a floor of 0.15, where random configs had 0.05, took the mean from 0.776 to
+ * 0.785 (seeds 1-30) and from 0.748 to 0.762 (seeds 101-130), sch22-convolution-a100 most
+ * (0.47 to 0.55); pairs with a floor of 0.05 or 0.25, and pairs in the first design too,
+ * made 0.771 to 0.776. */
 #include "bandit.h"
 #include "density.h"
 #include "design.h"
@@ -57,13 +65,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ARM_ELITE, ARM_MODEL, ARM_GLOBAL, ARM_RANDOM, NARMS, ARM_START = NARMS, ARM_DESIGN };
+enum { ARM_ELITE, ARM_MODEL, ARM_GLOBAL, ARM_EXPLORE, NARMS, ARM_START = NARMS, ARM_DESIGN };
 enum {
     PF_MIN_KNOWN = 8,      /* ok results before anything but the design */
     PF_TRUST_RADIUS = 3,   /* the model's picks: at most this many parameters from the best */
     PF_ELITES = 3,         /* local search: parents from this many basins */
     PF_NICHE = 2,          /* a config within NICHE - 1 parameters of a parent is its basin's */
     PF_DESIGN_POOL = 32,   /* the design picks from this many random new configs */
+    PF_EXPLORE_POOL = 64,  /* exploration picks from this many */
     PF_REWARD_TOP = 1,     /* an arm pays off with a config that is the best measured */
     PF_MIN_GOOD = 3,       /* the global pick's good configs: at least 3 */
     PF_BANDIT_WINDOW = 24, /* an arm's rate of payoff: over its last 24 outcomes */
@@ -72,8 +81,8 @@ enum {
 };
 #define PF_ELITE_DECAY 0.35 /* the next basin's parent is proposed from this much less often */
 #define PF_GAMMA 0.15       /* the global pick's good configs: the fastest 15% */
-/* The arms' floors: local search, model, global, random. */
-static const double pf_floors[NARMS] = {0.2, 0.1, 0.1, 0.05};
+/* The arms' floors: local search, model, global, exploration. */
+static const double pf_floors[NARMS] = {0.2, 0.1, 0.1, 0.15};
 
 typedef struct {
     SearchBase base; /* first: see search_base_create */
@@ -96,6 +105,7 @@ static void pf_destroy(void *state)
     if (!s)
         return;
     search_model_free(&s->model);
+    search_design_free(&s->design);
     search_density_free(&s->density);
     free(s->measured);
     free(s->nnew);
@@ -113,8 +123,8 @@ static int pf_create(const CutuneStrategyArgs *a, void **state)
         return rc;
     Portfolio *s = st;
     size_t n = a->configs->nconfigs;
-    search_design_init(&s->design, &s->base.g);
-    if ((rc = search_model_init(&s->model, &s->base.g)) == 0 &&
+    if ((rc = search_design_init(&s->design, &s->base.g)) == 0 &&
+        (rc = search_model_init(&s->model, &s->base.g)) == 0 &&
         (rc = search_density_init(&s->density, &s->base.g)) == 0) {
         s->measured = malloc((n + 1) * sizeof *s->measured);
         s->nnew = calloc(n + 1, sizeof *s->nnew);
@@ -242,15 +252,15 @@ static long informed(Portfolio *s, int *arm)
 {
     SearchBook *b = &s->base.b;
     uint8_t off[NARMS] = {0};
-    /* no random proposal where its result would come too late to be of use */
-    off[ARM_RANDOM] = b->proposed + s->inflight >= s->base.budget;
+    /* no exploration where its result would come too late to be of use */
+    off[ARM_EXPLORE] = b->proposed + s->inflight >= s->base.budget;
     size_t first = search_bandit_choose(&s->bandit, off, search_rng_unit(&s->base.rng));
     for (size_t k = 0; k < NARMS; k++) {
         int a = (int)((first + k) % NARMS);
         long x = a == ARM_ELITE    ? local_pick(s)
                  : a == ARM_MODEL  ? model_pick(s)
                  : a == ARM_GLOBAL ? global_pick(s)
-                                   : search_book_random_new(b);
+                                   : search_design_pick_pairs(&s->design, b, PF_EXPLORE_POOL);
         if (x >= 0) {
             *arm = a;
             return x;
@@ -264,7 +274,7 @@ static int pf_next(void *state, size_t *index)
     Portfolio *s = state;
     SearchBook *b = &s->base.b;
     long x = -1;
-    int arm = ARM_RANDOM;
+    int arm = ARM_EXPLORE;
     if (b->pending >= s->inflight)
         return CUTUNE_NEXT_WAIT;
     if (b->bhead < b->blen) { /* the warm start, in its order */
