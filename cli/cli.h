@@ -19,8 +19,8 @@ enum {
 };
 
 /* The subcommands: X(name) each, for `cutune name`, whose function is
- * int cmd_name(int argc, char **argv) (cmd_name.c) returning the exit code. main.c's table
- * of them is made from this list too. */
+ * int cmd_name(int argc, char **argv) (cmd_name.c) returning the exit code. cli_commands
+ * below is made from this list. */
 #define CLI_COMMANDS(X) \
     X(run) \
     X(list) \
@@ -36,6 +36,15 @@ enum {
     X(report)
 #define CLI_DECLARE_COMMAND(name) int cmd_##name(int argc, char **argv);
 CLI_COMMANDS(CLI_DECLARE_COMMAND)
+
+/* Every subcommand's name and function, in the order of CLI_COMMANDS (usage.c): the one
+ * table that main.c runs them from and docs.c describes them from. */
+typedef struct CliCommand {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+} CliCommand;
+extern const CliCommand cli_commands[];
+extern const size_t cli_ncommands;
 
 /* cutune export --format kernel-tuner (export_kt.c): returns the exit code. */
 int cli_export_kernel_tuner(const char *db_path, const char *device, const char *variant,

@@ -12,33 +12,23 @@ typedef struct Command {
     CliDescription d;
 } Command;
 
-#define DOC_COMMAND(name) #name,
-static const char *const command_names[] = {CLI_COMMANDS(DOC_COMMAND)};
-#undef DOC_COMMAND
-#define NCOMMANDS (sizeof command_names / sizeof command_names[0])
-
 /* Every command's table: each is called with no arguments while cli_describe is on, and
  * returns at its cli_parse_options. A command that did not reach it is a bug in cutune. */
 static int describe_all(Command *cmds)
 {
-#define DOC_CALL(name) {#name, cmd_##name},
-    static const struct {
-        const char *name;
-        int (*fn)(int, char **);
-    } fns[] = {CLI_COMMANDS(DOC_CALL)};
-#undef DOC_CALL
-    for (size_t i = 0; i < NCOMMANDS; i++) {
+    for (size_t i = 0; i < cli_ncommands; i++) {
+        const CliCommand *c = &cli_commands[i];
         char name[32];
-        snprintf(name, sizeof name, "%s", fns[i].name);
+        snprintf(name, sizeof name, "%s", c->name);
         char *argv[] = {name, NULL};
-        cmds[i].name = fns[i].name;
+        cmds[i].name = c->name;
         memset(&cmds[i].d, 0, sizeof cmds[i].d);
         cli_describe(&cmds[i].d);
-        int rc = fns[i].fn(1, argv);
+        int rc = c->fn(1, argv);
         cli_describe(NULL);
         if (rc != EXIT_OK || !cmds[i].d.seen) {
             fprintf(stderr, "cutune: the command %s gave no option table (a bug in cutune)\n",
-                    fns[i].name);
+                    c->name);
             return EXIT_FAILURE_;
         }
     }
@@ -132,7 +122,7 @@ static void man(FILE *f, const char *usage, const Command *cmds)
             CUTUNE_VERSION);
     roff(f, usage);
     fputs(".fi\n.SH COMMANDS\n", f);
-    for (size_t i = 0; i < NCOMMANDS; i++) {
+    for (size_t i = 0; i < cli_ncommands; i++) {
         const CliDescription *d = &cmds[i].d;
         fprintf(f, ".SS cutune %s\n.nf\n", cmds[i].name);
         roff(f, d->help);
@@ -166,7 +156,7 @@ static void bash(FILE *f, const Command *cmds)
           "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
           "    local commands=\"",
           f);
-    for (size_t i = 0; i < NCOMMANDS; i++)
+    for (size_t i = 0; i < cli_ncommands; i++)
         fprintf(f, "%s ", cmds[i].name);
     fputs("help\"\n"
           "    if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
@@ -179,7 +169,7 @@ static void bash(FILE *f, const Command *cmds)
           "    help) [ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W \"$commands\" -- "
           "\"$cur\")); return ;;\n",
           f);
-    for (size_t i = 0; i < NCOMMANDS; i++) {
+    for (size_t i = 0; i < cli_ncommands; i++) {
         const CliDescription *d = &cmds[i].d;
         fprintf(f, "    %s)\n        opts=\"--help", cmds[i].name);
         for (int k = 0; k < d->n; k++)
@@ -215,7 +205,7 @@ static void zsh(FILE *f, const char *usage, const Command *cmds)
           "_cutune() {\n    local -a commands\n    commands=(\n",
           f);
     char text[512];
-    for (size_t i = 0; i < NCOMMANDS; i++) {
+    for (size_t i = 0; i < cli_ncommands; i++) {
         description(usage, cmds[i].name, text, sizeof text);
         fprintf(f, "        '%s:", cmds[i].name);
         zsh_text(f, text);
@@ -227,7 +217,7 @@ static void zsh(FILE *f, const char *usage, const Command *cmds)
           "    case $words[2] in\n"
           "    help) (( CURRENT == 3 )) && _describe -t commands 'cutune command' commands ;;\n",
           f);
-    for (size_t i = 0; i < NCOMMANDS; i++) {
+    for (size_t i = 0; i < cli_ncommands; i++) {
         const CliDescription *d = &cmds[i].d;
         fprintf(f, "    %s)\n        _arguments \\\n", cmds[i].name);
         for (int k = 0; k < d->n; k++) {
@@ -258,7 +248,7 @@ int cli_docs(const char *what, const char *usage, FILE *f)
     if (!what || (strcmp(what, "man") && strcmp(what, "bash") && strcmp(what, "zsh")))
         return cli_usage_error("--completion", "which shell? bash or zsh, not '%s'",
                                what ? what : "");
-    Command *cmds = calloc(NCOMMANDS, sizeof *cmds);
+    Command *cmds = calloc(cli_ncommands, sizeof *cmds);
     if (!cmds)
         return EXIT_FAILURE_;
     int rc = describe_all(cmds);

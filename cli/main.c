@@ -64,15 +64,9 @@ int main(int argc, char **argv)
                                                           : "which shell? bash or zsh");
         return finish_stdout(cmd, cli_docs(cmd[2] == 'm' ? "man" : argv[2], cli_usage, stdout));
     }
-#define COMMAND_ENTRY(name) {#name, cmd_##name},
-    static const struct {
-        const char *name;
-        int (*fn)(int, char **);
-    } cmds[] = {CLI_COMMANDS(COMMAND_ENTRY)};
-#undef COMMAND_ENTRY
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (!strcmp(cmd, cmds[i].name))
-            return finish_stdout(cmd, cmds[i].fn(argc - 1, argv + 1));
+    for (size_t i = 0; i < cli_ncommands; i++)
+        if (!strcmp(cmd, cli_commands[i].name))
+            return finish_stdout(cmd, cli_commands[i].fn(argc - 1, argv + 1));
     fprintf(stderr, "cutune: unknown command '%s'\n\n%s", cmd, cli_usage);
     return EXIT_USAGE;
 }

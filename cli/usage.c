@@ -1,6 +1,7 @@
 /* What `cutune` with no command, or with --help, prints (main.c, which hands it to docs.c
- * for the man page and the completions), and the message of a bad command line, which every
- * command, options.c and docs.c print: apart from main.c, so that none of them needs it. */
+ * for the man page and the completions), the table of the commands (main.c runs them, docs.c
+ * describes them) and the message of a bad command line, which every command, options.c and
+ * docs.c print: apart from main.c, so that none of them needs it. */
 #include "cli.h"
 
 #include <stdarg.h>
@@ -44,6 +45,11 @@ const char cli_usage[] =
     "\n"
     "exit codes: 0 success, 1 failure, 2 bad usage, 3 no CUDA driver or device,\n"
     "            4 not found, 130 interrupted\n";
+
+#define CLI_COMMAND_ENTRY(name) {#name, cmd_##name},
+const CliCommand cli_commands[] = {CLI_COMMANDS(CLI_COMMAND_ENTRY)};
+#undef CLI_COMMAND_ENTRY
+const size_t cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
