@@ -93,7 +93,7 @@ __device__ __forceinline__ Copier copier(const float *A, const float *B, int M, 
     const int left = M - row0 - ar; /* rows from this thread's first one to the end of A */
     c.a_rows = left <= 0 ? 0 : min(A_PER_THREAD, (left + NT / BK - 1) / (NT / BK));
     /* not clamped: clamped to 0..4 and tested == 4, it made every 16-byte copy path wrong
-     * on the GPU (right in C++ and on the CPU; bench/RESULTS.md, session 4) */
+     * on the GPU (right in C++ and on the CPU; found on an H200, 2026-11-22) */
     c.b_cols = N - col0 - bc;
     return c;
 }
