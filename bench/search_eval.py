@@ -96,7 +96,8 @@ def main():
     order += [s for s in a.strategies.split(",") if s not in order]
     P = print
     dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
-    P(f"## Search on foreign spaces (replay) · CPU, no GPU · {datetime.date.today().isoformat()}\n")
+    P("## Search on foreign spaces (replay)")
+    P(f"CPU, no GPU · {datetime.date.today().isoformat()}.\n")
     P(f"Commit {git('rev-parse', '--short', 'HEAD')}{dirty}; {a.seeds} seeds from {a.seed}, window "
       f"{runs[0]['window']} (`cutune replay`'s default, the tuner's on a 16-core host). Reproduce with:\n")
     P(f"    nice -n 10 bench/search_eval.py --seeds {a.seeds} --seed {a.seed} --jobs {a.jobs} "
