@@ -330,6 +330,7 @@ static void pf_feedback(void *state, size_t index, CutuneStatus status, double m
 
 SEARCH_OPS(cutune_strategy_portfolio, "portfolio",
            "local search from the best configs of the best basins (one parameter to any "
-           "value), an additive model's picks near the best, TPE's global picks and random "
-           "configs, shared by how each pays off; a space-filling design first",
+           "value), an additive model's picks near the best, TPE's global picks and "
+           "configs with pairs of levels not yet tried together, shared by how each pays off; "
+           "a space-filling design first",
            pf_create, pf_next, pf_feedback, pf_destroy);
