@@ -22,7 +22,7 @@ typedef struct SearchDesign {
 
 enum { SEARCH_DESIGN_CELLS = 1 << 22 };
 
-/* Returns 0 or CUTUNE_ERR_NOMEM (with nothing to free). */
+/* Returns 0 (free it with search_design_free) or CUTUNE_ERR_NOMEM (nothing to free). */
 int search_design_init(SearchDesign *d, const SearchGrid *g);
 void search_design_free(SearchDesign *d);
 /* Count config i as proposed (every proposal, whoever made it; past the first
