@@ -113,6 +113,34 @@ static void splits(void)
     CHECK(share[0] == 0 && share[1] == 0);
 }
 
+/* Only a leader's space is measured whole, and only where it fits its share. */
+static void whole(void)
+{
+    CHECK(cutune_schedule_whole(10, 20, 1));
+    CHECK(!cutune_schedule_whole(30, 20, 1));
+    /* a trailing variant (within 30%) is searched even where its space fits */
+    CHECK(!cutune_schedule_whole(10, 20, 0.25));
+    CHECK(!cutune_schedule_whole(10, 20, cutune_schedule_promise(1.13, 1.0, 1000)));
+    CHECK(cutune_schedule_whole(10, 20, cutune_schedule_promise(1.04, 1.0, 1000)));
+    CHECK(!cutune_schedule_whole(10, 20, 0));
+}
+
+/* Lanes searching at once share the compile threads; a lane alone has the whole window. */
+static void lane_windows(void)
+{
+    CHECK(cutune_schedule_lane_window(66, 1) == 66);
+    CHECK(cutune_schedule_lane_window(66, 0) == 66);
+    CHECK(cutune_schedule_lane_window(66, 4) == 18);
+    CHECK(cutune_schedule_lane_window(66, 2) == 34);
+    /* never below 2 in flight (one measured while the next compiles), never above the window */
+    CHECK(cutune_schedule_lane_window(4, 8) == 2);
+    CHECK(cutune_schedule_lane_window(3, 1) == 3);
+    size_t total = 0;
+    for (int i = 0; i < 4; i++)
+        total += cutune_schedule_lane_window(66, 4) - 2;
+    CHECK(total <= 64); /* the lanes' compiles together fit the threads */
+}
+
 /* 10^5 configs: every row found by its values, a missing one not. */
 static void config_index(void)
 {
@@ -242,6 +270,8 @@ int main(void)
     promises();
     patience();
     splits();
+    whole();
+    lane_windows();
     config_index();
     known_format();
     shipped_known_lists();

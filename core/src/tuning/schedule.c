@@ -87,6 +87,18 @@ double cutune_schedule_promise(double variant_best_ms, double size_best_ms, size
     return variant_best_ms <= 1.3 * size_best_ms ? 0.25 : 0;
 }
 
+int cutune_schedule_whole(double need, double share, double promise)
+{
+    return promise >= 1 && need <= share;
+}
+
+size_t cutune_schedule_lane_window(int window, int searching)
+{
+    int threads = window > 2 ? window - 2 : 1;
+    int w = threads / (searching > 1 ? searching : 1) + 2;
+    return (size_t)(w < window ? w : window > 0 ? window : 1);
+}
+
 size_t cutune_schedule_patience(size_t window, double promise)
 {
     size_t p = PATIENCE_WINDOWS * window > PATIENCE_MIN ? PATIENCE_WINDOWS * window : PATIENCE_MIN;

@@ -60,6 +60,22 @@ size_t cutune_schedule_patience(size_t window, double promise);
 int cutune_schedule_late(size_t measured, double elapsed_s, size_t rest, double time_left_s,
                          size_t window);
 
+/* Whether the scheduler measures a variant's space whole rather than searching it: only when
+ * the rest of it fits the variant's share (need <= share) and the variant leads the size or
+ * is within 5% of it (promise 1). A trailing variant gets a search with the trailing
+ * patience even where its space fits: on 4 H200s (bench/RESULTS.md, multi-GPU, 2026-11-27)
+ * the main job measured matmul_wgmma at 4096x11008x4096-bf16-nt whole, 1,036 configs and
+ * 1,693 s of NVRTC, and ended 1.13x behind cuBLASLt as it began; one GPU searched 66. */
+int cutune_schedule_whole(double need, double share, double promise);
+
+/* The compiles one lane (GPU) may have in flight, of a run whose window is `window` (its
+ * compile threads + 2), while `searching` lanes search: the lane's part of the threads + 2,
+ * and the whole window for a lane alone. The threads take compile jobs in the order they
+ * come, so lanes that each filled the whole window queued ahead of one another: on 4 H200s
+ * sharing 64 threads (bench/RESULTS.md, multi-GPU, 2026-11-27) the GPU measuring the run's
+ * longest size waited 39 s on compiles while the other three searched. */
+size_t cutune_schedule_lane_window(int window, int searching);
+
 /* Split `time` seconds of a size among n variants: need[i] is the time variant i needs to
  * measure all its configs left, promise[i] its promise. Variants with promise 0 get 0; a
  * variant whose need is below its proportional share gets its need and the rest goes to

@@ -83,6 +83,7 @@ typedef struct TuneRun {
     CutuneTuneSummary *sum;
     size_t row_cap; /* rows allocated in sum->rows: one per (variant, size) */
     CutuneCostModel cost;
+    int searching; /* lanes inside tune_job_run now */
     int progress_drawn;
     double last_draw;
     char **pending_op; /* --pending: the device's requests, as parallel lists */

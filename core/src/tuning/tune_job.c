@@ -362,6 +362,16 @@ static CutuneCompileJob *take_compiled(TuneLane *l, TunePipeline *pl)
     return c;
 }
 
+/* The compiles this lane may have in flight: its part of the run's compile threads, shared
+ * by the lanes searching now (cutune_schedule_lane_window). */
+static size_t lane_window(TuneRun *r)
+{
+    pthread_mutex_lock(&r->mu);
+    int n = r->searching;
+    pthread_mutex_unlock(&r->mu);
+    return cutune_schedule_lane_window(r->window, n);
+}
+
 int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const CutuneStrategyArgs *a,
                  const TuneLimits *lim, TuneEnd *end, CutuneError *err)
 {
@@ -370,7 +380,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
     TunePipeline pl = {0};
     size_t proposed = 0, since_gain = 0, measured = 0, patience = lim->patience;
     void *st = NULL;
-    int rc = 0, strategy_done = 0, stopped = 0, timed_out = 0, stalled = 0;
+    int rc = 0, strategy_done = 0, stopped = 0, timed_out = 0, stalled = 0, counted = 0;
     double best_seen = j->best_ms;
     double t0 = cutune_now();
     *end = TUNE_END_DONE;
@@ -384,11 +394,16 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
     }
     if ((rc = tune_lane_setup(l, j, err)))
         goto out;
+    pthread_mutex_lock(&r->mu);
+    r->searching++;
+    pthread_mutex_unlock(&r->mu);
+    counted = 1;
     for (;;) {
         stopped = stopped || (o->stop && *o->stop);
         timed_out = timed_out || (lim->deadline > 0 && cutune_now() > lim->deadline);
         int stopping = stopped || timed_out || stalled;
-        while (!stopping && !strategy_done && pl.inflight < pl.window &&
+        size_t cap = r->nlanes > 1 ? lane_window(r) : pl.window;
+        while (!stopping && !strategy_done && pl.inflight < cap &&
                (lim->max_evals == 0 || proposed < lim->max_evals)) {
             size_t idx;
             if (!cutune_strategy_next(ops, st, &idx, &strategy_done))
@@ -454,6 +469,11 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
 out:
     while (pl.inflight > 0) /* queued compiles finish before their memory goes */
         pipeline_release(&pl, take_compiled(l, &pl));
+    if (counted) {
+        pthread_mutex_lock(&r->mu);
+        r->searching--;
+        pthread_mutex_unlock(&r->mu);
+    }
     double spent = cutune_now() - t0;
     j->spent_s += spent;
     j->row->wall_s += spent;

@@ -338,10 +338,16 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
             break;
         size_t left = j->cl.nconfigs - j->nknown;
         double need = (double)left * eval_s;
-        /* a space whose rest fits its part is measured whole, in the default search's
-         * order (the likely winners first, not the space file's), then the file's order for
-         * whatever the search left; a larger one is searched */
-        int whole = !o->strategy && (need <= share[order[k]] || size_deadline <= 0);
+        pthread_mutex_lock(&r->mu);
+        double size_best = j->ts->out->best_ms;
+        pthread_mutex_unlock(&r->mu);
+        double promise = cutune_schedule_promise(j->best_ms, size_best, left);
+        /* a leader's space whose rest fits its part is measured whole, in the default
+         * search's order (the likely winners first, not the space file's), then the file's
+         * order for whatever the search left; a larger one, or a trailing variant's, is
+         * searched */
+        int whole = !o->strategy &&
+                    (size_deadline <= 0 || cutune_schedule_whole(need, share[order[k]], promise));
         const char *sname = o->strategy ? o->strategy : cutune_strategy_default_search;
         const CutuneStrategyOps *ops = cutune_strategy_find(sname);
         snprintf(j->row->strategy, sizeof j->row->strategy, "%s%s", sname, whole ? ", all" : "");
@@ -359,12 +365,7 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
         TuneEnd end = TUNE_END_DONE;
         /* a search the scheduler chose ends once it stops finding better configs, and gives
          * its time back; one the user named, or one over the whole space, runs its course */
-        pthread_mutex_lock(&r->mu);
-        double size_best = j->ts->out->best_ms;
-        pthread_mutex_unlock(&r->mu);
-        size_t patience = cutune_schedule_patience((size_t)r->window,
-                                                   cutune_schedule_promise(j->best_ms, size_best,
-                                                                           left));
+        size_t patience = cutune_schedule_patience((size_t)r->window, promise);
         /* a whole space that turns out slower to measure than the cost model said takes up
          * the same patience once it cannot finish in its time */
         size_t late = o->strategy ? 0 : patience;
