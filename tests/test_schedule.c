@@ -125,6 +125,17 @@ static void whole(void)
     CHECK(!cutune_schedule_whole(10, 20, 0));
 }
 
+/* A whole space ends after a quarter of it, at least a search's patience, without a gain. */
+static void whole_patience(void)
+{
+    CHECK(cutune_schedule_whole_patience(100, 820) == 205);
+    CHECK(cutune_schedule_whole_patience(250, 820) == 250);
+    CHECK(cutune_schedule_whole_patience(100, 2124) == 531);
+    /* a space no larger than the patience is measured to its end */
+    CHECK(cutune_schedule_whole_patience(100, 32) >= 32);
+    CHECK(cutune_schedule_whole_patience(100, 400) >= 100);
+}
+
 /* Lanes searching at once share the compile threads; a lane alone has the whole window. */
 static void lane_windows(void)
 {
@@ -272,6 +283,7 @@ int main(void)
     splits();
     whole();
     lane_windows();
+    whole_patience();
     config_index();
     known_format();
     shipped_known_lists();

@@ -92,6 +92,11 @@ int cutune_schedule_whole(double need, double share, double promise)
     return promise >= 1 && need <= share;
 }
 
+size_t cutune_schedule_whole_patience(size_t patience, size_t nconfigs)
+{
+    return patience > nconfigs / 4 ? patience : nconfigs / 4;
+}
+
 size_t cutune_schedule_lane_window(int window, int searching)
 {
     int threads = window > 2 ? window - 2 : 1;

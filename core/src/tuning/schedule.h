@@ -68,6 +68,15 @@ int cutune_schedule_late(size_t measured, double elapsed_s, size_t rest, double 
  * 1,693 s of NVRTC, and ended 1.13x behind cuBLASLt as it began; one GPU searched 66. */
 int cutune_schedule_whole(double need, double share, double promise);
 
+/* The patience of a space measured whole (`patience` that of a search): it too ends once a
+ * quarter of the space, and at least `patience` measurements, have brought no better config,
+ * so that a space smaller than the patience is measured to its end. On an H100
+ * (bench/RESULTS.md, tensor cores) matmul_mma at 4096x11008x4096-bf16-nt measured 1225 of
+ * 2124 configs and its first, from the warm start, was the best; on an H200 (multi-GPU,
+ * 2026-11-27) matmul_3xtf32 at 8192^3 found its best in its 3rd config and measured 460 more
+ * of its 820 for 63 s, the longest stretch of the main job, until its share ran out. */
+size_t cutune_schedule_whole_patience(size_t patience, size_t nconfigs);
+
 /* The compiles one lane (GPU) may have in flight, of a run whose window is `window` (its
  * compile threads + 2), while `searching` lanes search: the lane's part of the threads + 2,
  * and the whole window for a lane alone. The threads take compile jobs in the order they

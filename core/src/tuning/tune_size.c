@@ -12,12 +12,6 @@ enum {
     WARM_MAX = 32, /* warm-start configs a variant measures first */
     PROBES = 8,    /* what a variant with no warm start measures to show its level */
 };
-/* A space measured whole because it fits its share still ends, from this many configs up,
- * once a quarter of it has brought no better config: on an H100 (bench/RESULTS.md, tensor
- * cores) matmul_mma at 4096x11008x4096-bf16-nt measured 1225 of 2124 configs in 63 s, and
- * its first, from the warm start, was the best. */
-#define WHOLE_PATIENT_MIN 1000
-
 /* The warm start may use this part of a size's share; the search gets the rest. */
 #define WARM_PART 0.5
 
@@ -371,10 +365,8 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
         size_t late = o->strategy ? 0 : patience;
         if (o->strategy)
             patience = 0;
-        else if (whole) /* a large whole space ends on a long plateau too: a quarter of it */
-            patience = j->cl.nconfigs >= WHOLE_PATIENT_MIN
-                           ? (patience > j->cl.nconfigs / 4 ? patience : j->cl.nconfigs / 4)
-                           : 0;
+        else if (whole) /* a whole space ends on a long plateau too */
+            patience = cutune_schedule_whole_patience(patience, j->cl.nconfigs);
         rc = begin_search(l, j, j->row->strategy, err);
         if (rc == 0)
             rc = run_phase(l, j, ops, plan, earlier(deadline, size_deadline), patience, late,
