@@ -120,6 +120,7 @@ int main(void)
 
     /* the name: optional, and never cut */
     CHECK_EQ_INT(cutune_lookup_yardstick(h, &m1, "matmul", "1024", &ms, NULL, 0, NULL), 0);
+    CHECK_EQ_INT(cutune_lookup_yardstick(h, &m1, "matmul", "1024", &ms, NULL, 9, NULL), 0);
     CHECK(ms == 0.8);
     CHECK(ask(h, &m1, "1024", name, strlen("cuBLASLt fp32") + 1, 0) == 0.8);
     cutune_error_clear(&err);

@@ -54,7 +54,7 @@ static int yardstick_step(CutuneLookup *h, const char *sql, const char *op, cons
         code = 1;
         if (name && name_len > strlen(text))
             memcpy(name, text, strlen(text) + 1);
-        else if (name || name_len)
+        else if (name)
             code = cutune_error(err, CUTUNE_ERR_RANGE,
                                 "%s: the yardstick name '%s' of %s %s does not fit %zu bytes; "
                                 "pass a larger buffer (it is never cut)",
