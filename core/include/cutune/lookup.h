@@ -173,8 +173,8 @@ CUTUNE_API int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *device, co
  * this size: the fastest of their newest, as the ladder's step 2 answers with the fastest
  * of their bests. Never from another size. `device` and `size` are read as cutune_lookup
  * reads them (a device with uuid "" is its model). Not cached: it reads the database as it
- * is now. *median_ms receives the time in milliseconds and name[name_len] (may be NULL
- * with name_len 0) the yardstick's name ("cuBLASLt bf16", say).
+ * is now. *median_ms receives the time in milliseconds and name[name_len] (NULL: not
+ * wanted) the yardstick's name ("cuBLASLt bf16", say).
  * Errors: CUTUNE_ERR_NOT_FOUND when none was recorded (a database from a cutune that
  * recorded none, or a size tuned without one), CUTUNE_ERR_PARSE, CUTUNE_ERR_INVALID (as
  * cutune_lookup), CUTUNE_ERR_RANGE (the name does not fit name[name_len]; never cut),
