@@ -11,9 +11,10 @@ a block, each F.linear(x, W): layout nt.
    pending requests in the database, listed here;
 2. cutune.tune(): `cutune run matmul --pending --device 0 --time SEC`;
 3. per shape: cutune's tuned kernel against torch's own (cuBLAS/cuBLASLt), each timed alone
-   with CUDA events, best of several repetitions;
+   with CUDA events, best of several repetitions, and whether use() routes it;
 4. the model's step (inference, or --train: forward and backward) without and then inside
-   `with cutune.use()`, which routes every F.linear that has a tuned config to cutune.
+   `with cutune.use()`, which routes an F.linear to cutune where its tuned config beats the
+   cuBLAS/cuBLASLt time `cutune run` recorded for that shape by 3% (cutune.prefer_tuned).
 
 Needs a GPU, PyTorch and the cutune package (pip install .). The speed-ups printed are of
 the machine it runs on; nothing is assumed."""
@@ -111,8 +112,10 @@ def main():
         cutune.tune(db=a.db, device=0, args=["--time", a.time])
         print("tuned in %.0f s" % (time.time() - t0))
 
-    print("\nper shape (ms; torch = its cuBLAS/cuBLASLt):")
-    print("  %-22s %9s %9s %8s" % ("size", "torch", "cutune", "speed-up"))
+    print("\nper shape (ms; torch = its cuBLAS/cuBLASLt; routed: whether use() calls cutune's "
+          "kernel, tuned and %.0f%% faster than the cuBLAS/cuBLASLt time the run recorded):"
+          % (100 * cutune.ROUTE_MARGIN))
+    print("  %-22s %9s %9s %8s %6s" % ("size", "torch", "cutune", "speed-up", "routed"))
     with cutune.record(db=a.db):  # the shapes again, to time each alone
         with torch.no_grad():
             model(x.detach())
@@ -126,10 +129,12 @@ def main():
         b = w.t() if r["layout"] == "nt" else w.t().contiguous()
         t_torch = cuda_time(lambda: xa @ b)
         if not h.lookup("matmul", r["size"], device=0):
-            print("  %-22s %9.4f %9s" % (r["size"], t_torch, "untuned"))
+            print("  %-22s %9.4f %9s %8s %6s" % (r["size"], t_torch, "untuned", "", "no"))
             continue
         t_cut = cuda_time(lambda: h.matmul(xa, b, dtype="bf16"))
-        print("  %-22s %9.4f %9.4f %7.3fx" % (r["size"], t_torch, t_cut, t_torch / t_cut))
+        routed = "yes" if h.prefers_tuned("matmul", r["size"], device=0) else "no"
+        print("  %-22s %9.4f %9.4f %7.3fx %6s" % (r["size"], t_torch, t_cut, t_torch / t_cut,
+                                                 routed))
     h.close()
 
     with torch.no_grad() if not a.train else torch.enable_grad():

@@ -5,7 +5,8 @@ Two fake GPUs of one model (tests/fake_worker.c with CUTUNE_FAKE_UUID: same name
 capability, SM count and memory) each tune sizes into a database of their own, as two
 shards do; `cutune merge` joins them. Then `cutune query` by either UUID, by the name they
 share and by --fallback, and Python's lookup by name and by UUID, give the exact size tuned
-on either GPU, saying the step (exact on the GPU that tuned it, same_model on the other);
+on either GPU, saying the step (exact on the GPU that tuned it, same_model on the other),
+and the vendor yardstick each run recorded for either;
 the model's best of a size both tuned is the faster of the two. A third GPU of that name
 with fewer SMs is another model: the merge says so, it never answers for the first two,
 and `cutune query --device NAME` refuses the name, naming the models and asking for a UUID.
@@ -109,6 +110,12 @@ try:
                       "python lookup(%r, %d): %r" % (dev, size, got))
             check(h.lookup("axpy", 8192, device=G1, fallback=False).match == "same_model",
                   "an exact size of the model is no fallback")
+            # the vendor yardstick each run recorded (the fake worker's), on the GPU that ran
+            # the size or on the other GPU of its model, never at another size
+            for dev, size in ((G1, 4096), (G2, 4096), (G1, 8192), ("fake GPU", 16384)):
+                got = h.yardstick("axpy", size, device=dev)
+                check(got == ("fake SGEMM", 0.5), "python yardstick(%r, %d): %r" % (dev, size, got))
+            check(h.yardstick("axpy", 1024, device=G1) is None, "no yardstick at a size not run")
 
     # a same-named GPU with fewer SMs: another model
     c, m2 = os.path.join(tmp, "c.db"), os.path.join(tmp, "m2.db")

@@ -22,8 +22,8 @@ from ._lib import Error as _Error, Result as _Result, DeviceInfo as _DeviceInfo
 
 __version__ = "0.1.0"
 __all__ = ["open", "create_db", "matmul", "Handle", "Lookup", "CutuneError", "NotFoundError",
-           "NoDeviceError", "MATCHES", "matmul_op", "matmul_fast", "use", "record", "recorded",
-           "tune"]
+           "NoDeviceError", "MATCHES", "prefer_tuned", "matmul_op", "matmul_fast", "use",
+           "record", "recorded", "tune"]
 
 # PyTorch's side (cutune/_torch.py): imported on first use, so that `import cutune` needs no
 # torch
@@ -47,6 +47,26 @@ def _register_torch_if_imported():
 # The ladder's steps in order (cutune/lookup.h): this GPU at this size, another GPU of its
 # model at this size, the nearest size on it or its model, its architecture, nothing.
 MATCHES = ("exact", "same_model", "nearest", "same_arch", "miss")
+
+
+# How much faster than the vendor yardstick a tuned kernel must be for use() to call it.
+ROUTE_MARGIN = 0.03
+
+
+def prefer_tuned(match, best_ms, yardstick_ms, margin=ROUTE_MARGIN):
+    """Whether cutune.use() calls cutune's tuned kernel rather than torch's own: only for a
+    config tuned at that very size (match "exact" or "same_model"; one of another size may be
+    slower than torch's) whose time best_ms beats the vendor yardstick recorded beside it
+    (yardstick_ms: cuBLASLt or cuBLAS, as torch itself calls) by the margin:
+    best_ms <= yardstick_ms / (1 + margin). A call through cutune costs more on the host than
+    torch's (some microseconds) and, with a bias, a kernel of its own where cuBLASLt fuses
+    it, so a tie goes to torch. Without a recorded yardstick (yardstick_ms None or 0: a
+    database from a cutune that recorded none) a size tuned exactly is cutune's."""
+    if match not in ("exact", "same_model"):
+        return False
+    if not yardstick_ms or yardstick_ms <= 0:
+        return True
+    return best_ms <= yardstick_ms / (1.0 + margin)
 
 
 class CutuneError(RuntimeError):
@@ -248,6 +268,33 @@ class Handle:
         if rc and rc != _lib.ERR_NOT_FOUND:
             _raise(rc, err)
         return Lookup(raw, fallback)
+
+    def yardstick(self, op, size, device=0):
+        """The vendor library's time for `op` at `size` that `cutune run` recorded beside the
+        tuned kernels (cuBLASLt or cuBLAS for matmul), as (name, median_ms): on `device` (an
+        ordinal, or a UUID or name recorded in the database) at this size, else the fastest
+        of the other GPUs of its model at this size; None where none was recorded. Compare it
+        with lookup(op, size).median_ms."""
+        h, info = self._handle(), self._device(device)
+        ms, name, err = ctypes.c_double(), ctypes.create_string_buffer(256), _Error()
+        rc = self._lib.cutune_lookup_yardstick(h, ctypes.byref(info), str(op).encode(),
+                                               _size_text(size).encode(), ctypes.byref(ms),
+                                               name, len(name), ctypes.byref(err))
+        if rc == _lib.ERR_NOT_FOUND:
+            return None
+        if rc:
+            _raise(rc, err)
+        return name.value.decode("utf-8", "replace"), ms.value
+
+    def prefers_tuned(self, op, size, device=0, margin=ROUTE_MARGIN):
+        """Whether cutune.use() calls cutune's kernel for `op` at `size` on `device`: the
+        lookup answers at this very size and its best beats the recorded yardstick by the
+        margin (see cutune.prefer_tuned)."""
+        r = self.lookup(op, size, device)
+        if r.match not in ("exact", "same_model"):
+            return False
+        y = self.yardstick(op, size, device)
+        return prefer_tuned(r.match, r.median_ms, y[1] if y else None, margin)
 
     def best(self, op=None, device=None, as_frame=None):
         """Every best config (the fastest verified per device, op and size), of one op and

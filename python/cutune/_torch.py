@@ -5,7 +5,8 @@
                                       # (fullgraph=True) traces it without a graph break
     with cutune.use():                # F.linear, torch.matmul, torch.mm and @ go through
         y = model(x)                  # cutune's tuned kernel where one is tuned for that
-                                      # shape, element type and layout, else through torch
+                                      # shape, element type and layout and beats cuBLAS's
+                                      # recorded time by 3%, else through torch
     with cutune.record():             # the GEMMs the model meets (shape, dtype, layout) are
         model(x)                      # written to the database as pending requests
     cutune.recorded()                 # which: a list of dicts
@@ -23,7 +24,7 @@ import threading
 import torch
 from torch.overrides import TorchFunctionMode
 
-from . import _lib
+from . import ROUTE_MARGIN, _lib
 
 _KINDS = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}
 _tls = threading.local()
@@ -226,11 +227,11 @@ class _Mode(TorchFunctionMode):
     """Sees every torch function of the region: GEMMs go to cutune (use) and are written down
     (record)."""
 
-    def __init__(self, route, recorder, db, device):
+    def __init__(self, route, recorder, db, device, margin):
         super().__init__()
         self.route, self.recorder = route, recorder
-        self.db, self.device = db, device
-        self.decided = {}  # (M, N, K, kind, layout, device) -> True: cutune has a config
+        self.db, self.device, self.margin = db, device, margin
+        self.decided = {}  # (M, N, K, kind, layout, device) -> True: cutune's kernel is faster
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -271,10 +272,10 @@ class _Mode(TorchFunctionMode):
                 return False  # the first launch may compile and load a kernel: not in a graph
             size = "%dx%dx%d-%s-%s" % (M, N, K, kind, layout)
             h = _handle() if self.db is None else self.db
-            # tuned for this shape (on this GPU or its model); a config from another size
-            # (nearest, same_arch) may be slower than torch's, so torch keeps it
-            r = h.lookup("matmul", size, device=device.index or 0)
-            hit = self.decided[key] = bool(r) and r.match in ("exact", "same_model")
+            # tuned for this shape (on this GPU or its model) and faster than the cuBLAS(Lt)
+            # time recorded beside it by the margin (cutune.prefer_tuned); else torch's
+            hit = h.prefers_tuned("matmul", size, device.index or 0, self.margin)
+            self.decided[key] = hit
         return hit
 
 
@@ -321,8 +322,9 @@ _recorded = []
 
 
 class _Region:
-    def __init__(self, route, record, db, device):
+    def __init__(self, route, record, db, device, margin=ROUTE_MARGIN):
         self.route, self.record, self.db, self.device = route, record, db, device
+        self.margin = margin
         self.mode = None
 
     def __enter__(self):
@@ -334,7 +336,7 @@ class _Region:
         if self.db is not None:
             h = self.db if isinstance(self.db, Handle) else Handle(self.db)
         rec = _Recorder(h or _handle(), self.device) if self.record else None
-        self.mode = _Mode(self.route, rec, h, self.device)
+        self.mode = _Mode(self.route, rec, h, self.device, self.margin)
         self.mode.__enter__()
         return self
 
@@ -351,14 +353,20 @@ class _Region:
         return list(getattr(self, "rows", []))
 
 
-def use(db=None):
+def use(db=None, margin=ROUTE_MARGIN):
     """A region in which F.linear (nn.Linear), torch.matmul, torch.mm and @ run cutune's tuned
     kernel where the database has one for that shape, element type and layout on the tensors'
-    GPU, and torch's own where it has none (or the tensors are on the CPU, of another dtype,
-    not contiguous, batched on both sides). db: a path or a cutune Handle (default: the
-    default database). Under torch.compile and CUDA graph capture, shapes first met there keep
-    torch's kernel; run the model eagerly once inside use() first."""
-    return _Region(True, False, db, None)
+    GPU that beats the vendor yardstick recorded for it (cuBLASLt or cuBLAS, what torch
+    calls) by `margin` (tuned ms <= yardstick ms / (1 + margin); cutune.prefer_tuned), and
+    torch's own otherwise (or where the tensors are on the CPU, of another dtype, not
+    contiguous, batched on both sides). The margin, 3% by default, pays for what a call
+    through cutune costs more than torch's: some microseconds on the host per call, and with
+    a bias a kernel of its own (cuBLASLt fuses it). A size tuned without a yardstick recorded
+    (an older database) is routed. db: a path or a cutune Handle (default: the default
+    database). The choice is made once per shape. Under torch.compile and CUDA graph
+    capture, shapes first met there keep torch's kernel; run the model eagerly once inside
+    use() first."""
+    return _Region(True, False, db, None, margin)
 
 
 def record(db=None, device=None, route=False):

@@ -105,6 +105,50 @@ def test_no_recording_when_asked(fixture_path):
     assert requests(fixture_path) == []
 
 
+def test_yardstick_of_a_size(fixture_path):
+    with cutune.open(fixture_path, record_requests=False) as h:
+        for device in (H100[0], "h100"):
+            assert h.yardstick("matmul", 1024, device=device) == ("cuBLAS SGEMM", 0.3)
+        assert h.yardstick("matmul", (4096, 4096, 4096), device=H100[0]) == ("cuBLAS SGEMM",
+                                                                              5.0)
+        assert h.yardstick("matmul", 2048, device=H100[0]) is None  # never another size's
+        assert h.yardstick("matmul", 1024, device=H200[0]) is None  # nor another model's
+        with pytest.raises(cutune.CutuneError) as e:
+            h.yardstick("matmul", "12x", device=H100[0])
+        assert e.value.name == "parse"
+
+
+@pytest.mark.parametrize("match, best, yardstick, margin, want", [
+    ("exact", 0.25, 0.3, 0.03, True),            # faster by more than the margin
+    ("same_model", 0.25, 0.3, 0.03, True),
+    ("exact", 0.3 / 1.03, 0.3, 0.03, True),      # just the margin
+    ("exact", 0.295, 0.3, 0.03, False),          # faster, but within the margin
+    ("exact", 0.3, 0.3, 0.03, False),            # a tie is torch's
+    ("exact", 0.0524, 0.0464, 0.03, False),      # slower (an H100's bf16 4096x1024x4096)
+    ("exact", 0.3, 0.3, 0.0, True),              # no margin: a tie routes
+    ("exact", 0.25, None, 0.03, True),           # no yardstick recorded: as before
+    ("same_model", 9.0, 0.0, 0.03, True),
+    ("nearest", 0.1, 1.0, 0.03, False),          # another size's config: never
+    ("same_arch", 0.1, None, 0.03, False),
+    ("miss", 0.0, None, 0.03, False),
+])
+def test_prefer_tuned(match, best, yardstick, margin, want):
+    assert cutune.prefer_tuned(match, best, yardstick, margin) is want
+
+
+def test_prefers_tuned_on_the_database(fixture_path):
+    """What use() decides per shape: tuned and faster than the yardstick by 3%, or tuned with
+    none recorded."""
+    assert cutune.prefer_tuned("exact", 1.0, 1.0) is False  # the default margin is > 0
+    with cutune.open(fixture_path, record_requests=False) as h:
+        assert h.prefers_tuned("matmul", 1024, device=H100[0])      # 0.25 vs 0.3 ms
+        assert not h.prefers_tuned("matmul", 4096, device=H100[0])  # 5.5 vs 5.0 ms
+        assert h.prefers_tuned("matmul", 4096, device=H100[0], margin=-0.5)  # 5.5 <= 10
+        assert h.prefers_tuned("matmul", 2048, device=H200[0])      # none recorded
+        assert not h.prefers_tuned("matmul", 2048, device=H100[0])  # nearest: torch's
+        assert not h.prefers_tuned("matmul", 64, device=H100[0])
+
+
 def test_best_lists_every_key(fixture_path):
     with cutune.open(fixture_path) as h:
         rows = h.best(as_frame=False)

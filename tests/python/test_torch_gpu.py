@@ -1,7 +1,8 @@
 """cutune's PyTorch side on a GPU (python/cutune/_torch.py): torch.ops.cutune.matmul in every
 precision and both layouts against torch, F.linear and @ routed through cutune inside
-cutune.use() only where a config is tuned, torch.compile(fullgraph=True) of a model calling
-the op, record() then the recorded shapes tuned, and the bad input refused before a launch.
+cutune.use() only where a config is tuned and beats the recorded yardstick,
+torch.compile(fullgraph=True) of a model calling the op, record() then the recorded shapes
+tuned, and the bad input refused before a launch.
 Skipped without PyTorch and a CUDA device (run.py gpu exits 77). A fixture tunes a few
 shapes with `cutune run` into a database of its own first (CUTUNE_EXE, else the command the
 wheel carries)."""
@@ -84,7 +85,23 @@ def test_op_in_every_precision(default_db, dtype, kind, layout, variant):
     assert err < TOL[kind], (kind, layout, err)
 
 
-def test_linear_routes_through_cutune_only_where_tuned(default_db, monkeypatch):
+@pytest.mark.parametrize("yardstick_ms, routed", [(None, True), (1e3, True), (1e-6, False)])
+def test_linear_routes_through_cutune_only_where_tuned_and_faster(tuned, tmp_path, monkeypatch,
+                                                                  yardstick_ms, routed):
+    """A tuned shape goes to cutune when no yardstick was recorded for it (deleted here) or
+    its best beats the recorded one (one of 1 s planted), and stays torch's when the
+    yardstick was faster (1 ns); an untuned shape is always torch's."""
+    import sqlite3
+    db = str(tmp_path / "copy.db")
+    src, dst = sqlite3.connect(tuned), sqlite3.connect(db)
+    src.backup(dst)
+    dst.execute("DELETE FROM yardsticks")
+    if yardstick_ms is not None:
+        dst.execute("INSERT INTO yardsticks (device_id, problem_id, name, median_ms)"
+                    " SELECT device_id, problem_id, 'planted', ? FROM best", (yardstick_ms,))
+    dst.commit()
+    src.close()
+    dst.close()
     from cutune import _torch
     launched = []
     real = _torch._launch
@@ -92,11 +109,11 @@ def test_linear_routes_through_cutune_only_where_tuned(default_db, monkeypatch):
     lin = torch.nn.Linear(K, N, device="cuda", dtype=torch.bfloat16)
     x = torch.randn(2, M // 2, K, device="cuda", dtype=torch.bfloat16)
     want = lin(x)
-    with cutune.use():
+    with cutune.use(db=db):
         got = lin(x)                          # M x N x K bf16 nt: tuned
         other = lin(x[:, :3].contiguous())    # 6 x N x K: not tuned, torch's
     torch.cuda.synchronize()
-    assert launched == [("bf16", "nt", M, N, K)]
+    assert launched == ([("bf16", "nt", M, N, K)] if routed else [])
     torch.testing.assert_close(got, want, rtol=2e-2, atol=2e-2)
     torch.testing.assert_close(other, lin(x[:, :3].contiguous()))
 

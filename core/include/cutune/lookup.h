@@ -164,6 +164,25 @@ typedef struct CutuneLookupResult {
 CUTUNE_API int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *device, const char *op,
                              const char *size, CutuneLookupResult *out, CutuneError *err);
 
+/* The vendor yardstick recorded for (op, device, size): the vendor library's time for that
+ * problem that `cutune run` measured beside the tuned kernels in the same worker (cuBLASLt
+ * or cuBLAS for matmul, a device-to-device copy for the memory-bound ops), so that an
+ * application can tell whether the tuned best (CutuneLookupResult.median_ms) is faster than
+ * the library it would call otherwise. It answers from this device at this size (the
+ * newest measurement), else from the other GPUs of its model (as the ladder defines it) at
+ * this size: the fastest of their newest, as the ladder's step 2 answers with the fastest
+ * of their bests. Never from another size. `device` and `size` are read as cutune_lookup
+ * reads them (a device with uuid "" is its model). Not cached: it reads the database as it
+ * is now. *median_ms receives the time in milliseconds and name[name_len] (NULL: not
+ * wanted) the yardstick's name ("cuBLASLt bf16", say).
+ * Errors: CUTUNE_ERR_NOT_FOUND when none was recorded (a database from a cutune that
+ * recorded none, or a size tuned without one), CUTUNE_ERR_PARSE, CUTUNE_ERR_INVALID (as
+ * cutune_lookup), CUTUNE_ERR_RANGE (the name does not fit name[name_len]; never cut),
+ * CUTUNE_ERR_DB. */
+CUTUNE_API int cutune_lookup_yardstick(CutuneLookup *h, const CutuneDeviceInfo *device,
+                                       const char *op, const char *size, double *median_ms,
+                                       char *name, size_t name_len, CutuneError *err);
+
 /* Launch the kernel of a lookup result for problem `size` on the calling thread's current
  * CUDA device, asynchronously on `stream` (NULL: the default stream). args[i] points at
  * the i-th kernel argument, in the order of the op's documented kernel signature (for

@@ -276,25 +276,16 @@ static int scan_nearest(CutuneLookup *h, sqlite3_stmt *st, const CutuneProblem *
     return code;
 }
 
-/* The asking GPU's model: its compute capability and, where known, name, SM count and
- * memory. */
-typedef struct Model {
-    char name[256];
-    int cc_major, cc_minor, sm_count;
-    int64_t total_mem;
-} Model;
-
 /* A model with its SM count and memory known has other GPUs; one without (a device recorded
  * by an older cutune with zeros, or given by a UUID alone and never tuned) is its own:
  * its name and compute capability alone do not tell two models apart. */
-static int model_known(const Model *m)
+int cutune_lookup_model_known(const CutuneLookupModel *m)
 {
     return m->name[0] && m->cc_major > 0 && m->sm_count > 0 && m->total_mem > 0;
 }
 
-/* The device's model: as given (all of it, or its compute capability alone), else as the
- * database recorded its UUID. */
-static int device_model(CutuneLookup *h, const CutuneDeviceInfo *dev, Model *m, CutuneError *err)
+int cutune_lookup_model(CutuneLookup *h, const CutuneDeviceInfo *dev, CutuneLookupModel *m,
+                        CutuneError *err)
 {
     memset(m, 0, sizeof *m);
     cutune_copy_str(m->name, sizeof m->name, dev->name);
@@ -302,7 +293,7 @@ static int device_model(CutuneLookup *h, const CutuneDeviceInfo *dev, Model *m, 
     m->cc_minor = dev->cc_minor;
     m->sm_count = dev->sm_count;
     m->total_mem = (int64_t)dev->total_mem;
-    if (model_known(m) || !dev->uuid[0])
+    if (cutune_lookup_model_known(m) || !dev->uuid[0])
         return 0;
     int rc = sqlite3_bind_text(h->q_dev, 1, dev->uuid, -1, SQLITE_STATIC);
     if (rc == SQLITE_OK && (rc = sqlite3_step(h->q_dev)) == SQLITE_ROW) {
@@ -321,7 +312,8 @@ static int device_model(CutuneLookup *h, const CutuneDeviceInfo *dev, Model *m, 
 }
 
 /* Bind the model's parameters (?1 to ?7) of q_model and q_model_exact. */
-static int bind_model(sqlite3_stmt *st, const Model *m, const char *uuid, const char *op)
+static int bind_model(sqlite3_stmt *st, const CutuneLookupModel *m, const char *uuid,
+                      const char *op)
 {
     int rc = sqlite3_bind_text(st, 1, m->name, -1, SQLITE_STATIC);
     if (rc == SQLITE_OK)
@@ -360,8 +352,8 @@ static int exact_size(CutuneLookup *h, sqlite3_stmt *st, int rc, int size_param,
 }
 
 /* Nothing on any step: CUTUNE_ERR_NOT_FOUND saying where it looked. */
-static int ladder_miss(CutuneLookup *h, const CutuneDeviceInfo *dev, const Model *m, const char *op,
-                       const char *size, const Candidate *c, CutuneError *err)
+static int ladder_miss(CutuneLookup *h, const CutuneDeviceInfo *dev, const CutuneLookupModel *m,
+                       const char *op, const char *size, const Candidate *c, CutuneError *err)
 {
     char cc[128] = "an unknown compute capability (pass cc_major or tune this device once)";
     if (m->cc_major > 0)
@@ -396,10 +388,10 @@ static int ladder(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op,
         if ((rc = exact_size(h, st, rc, 3, CUTUNE_MATCH_EXACT, out, err)) != 0)
             return rc > 0 ? 0 : rc;
     }
-    Model m;
-    if ((rc = device_model(h, dev, &m, err)))
+    CutuneLookupModel m;
+    if ((rc = cutune_lookup_model(h, dev, &m, err)))
         return rc;
-    int known = model_known(&m);
+    int known = cutune_lookup_model_known(&m);
     if (known) { /* 2: another GPU of its model, this size: the fastest of them */
         rc = bind_model(h->q_model_exact, &m, dev->uuid, op);
         rc = exact_size(h, h->q_model_exact, rc, 8, CUTUNE_MATCH_SAME_MODEL, out, err);
@@ -491,6 +483,16 @@ static int op_size_rules(CutuneLookup *h, const char *op, const char *size, Cutu
     return 0;
 }
 
+int cutune_lookup_size(CutuneLookup *h, const char *op, const char *size, CutuneProblem *want,
+                       char *canonical, size_t len, int *known, CutuneError *err)
+{
+    int rc = cutune_problem_parse(size, want, err);
+    if (rc || (rc = op_size_rules(h, op, size, want, known, err)))
+        return rc;
+    cutune_problem_format(want, canonical, len);
+    return 0;
+}
+
 int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op, const char *size,
                   CutuneLookupResult *out, CutuneError *err)
 {
@@ -507,11 +509,10 @@ int cutune_lookup(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op, 
                             "are needed");
     CutuneProblem want;
     int known = 1;
-    int rc = cutune_problem_parse(size, &want, err);
-    if (rc || (rc = op_size_rules(h, op, size, &want, &known, err)))
+    int rc = cutune_lookup_size(h, op, size, &want, out->size, sizeof out->size, &known, err);
+    if (rc)
         return rc;
     cutune_copy_str(out->op, sizeof out->op, op);
-    cutune_problem_format(&want, out->size, sizeof out->size);
     char key[512], who[400];
     if (model)
         snprintf(who, sizeof who, "model:%s:%d.%d:%d:%llu", dev->name, dev->cc_major, dev->cc_minor,

@@ -76,6 +76,27 @@ static inline void lookup_put(char *dst, size_t len, const char *src, const char
         *too_long = field;
 }
 
+/* The asking GPU's model: its compute capability and, where known, name, SM count and
+ * memory. */
+typedef struct CutuneLookupModel {
+    char name[256];
+    int cc_major, cc_minor, sm_count;
+    int64_t total_mem;
+} CutuneLookupModel;
+
+/* lookup.c: the device's model: as given (all of it, or its compute capability alone), else
+ * as the database recorded its UUID (the mutex held). */
+int cutune_lookup_model(CutuneLookup *h, const CutuneDeviceInfo *dev, CutuneLookupModel *m,
+                        CutuneError *err);
+/* 1 when the model's name, compute capability, SM count and memory are all known: only
+ * then has it other GPUs (see the ladder in cutune/lookup.h). */
+int cutune_lookup_model_known(const CutuneLookupModel *m);
+/* `size` of `op` read as cutune_lookup reads it (the op's size rules where the plugins load,
+ * taking the mutex for that), written canonical into canonical[len]; *known 0 for an op no
+ * installed plugin implements. Errors: CUTUNE_ERR_PARSE, CUTUNE_ERR_INVALID. */
+int cutune_lookup_size(CutuneLookup *h, const char *op, const char *size, CutuneProblem *want,
+                       char *canonical, size_t len, int *known, CutuneError *err);
+
 /* Load the plugins once (the mutex held). 0, or the load's error. */
 int cutune_lookup_registry(CutuneLookup *h, CutuneError *err);
 /* lookup_kernels.c: unload one tuned kernel and free what it owns (not k itself). */
