@@ -136,7 +136,8 @@ struct TuneJob {
     size_t nimported;
     int64_t search_id;
     double spent_s;
-    int finished; /* the search ended by itself: nothing more to measure */
+    int finished;      /* the search ended by itself: nothing more to measure */
+    size_t since_gain; /* measurements since the last gain, as the last tune_job_run ended */
     CutuneTuneRow *row;
 };
 

@@ -474,6 +474,7 @@ out:
         r->searching--;
         pthread_mutex_unlock(&r->mu);
     }
+    j->since_gain = since_gain;
     double spent = cutune_now() - t0;
     j->spent_s += spent;
     j->row->wall_s += spent;

@@ -371,9 +371,14 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
         if (rc == 0)
             rc = run_phase(l, j, ops, plan, earlier(deadline, size_deadline), patience, late,
                            "search", &end, err);
+        /* the rest of a whole space, in the file's order, with the patience the search left
+         * (without it, on an H200, matmul_3xtf32 at 8192^3 measured 525 configs after its
+         * best until its share ran out: bench/RESULTS.md, multi-GPU, 2026-11-27) */
         if (rc == 0 && whole && end == TUNE_END_DONE && j->nknown < j->cl.nconfigs)
             rc = run_phase(l, j, &cutune_strategy_exhaustive, j->cl.nconfigs,
-                           earlier(deadline, size_deadline), 0, late, "search", &end, err);
+                           earlier(deadline, size_deadline),
+                           cutune_schedule_patience_left(patience, j->since_gain), late, "search",
+                           &end, err);
         *measured += j->row->evaluated - before;
         if (rc == 0 && (end == TUNE_END_DONE || end == TUNE_END_EVALS || end == TUNE_END_STALLED))
             j->finished = 1;
