@@ -136,16 +136,6 @@ static void whole_patience(void)
     CHECK(cutune_schedule_whole_patience(100, 400) >= 100);
 }
 
-/* A search continued in another phase keeps the patience it had left. */
-static void patience_left(void)
-{
-    CHECK(cutune_schedule_patience_left(205, 0) == 205);
-    CHECK(cutune_schedule_patience_left(205, 200) == 5);
-    CHECK(cutune_schedule_patience_left(205, 205) == 1);
-    CHECK(cutune_schedule_patience_left(205, 900) == 1);
-    CHECK(cutune_schedule_patience_left(0, 10) == 0); /* a whole space with no patience */
-}
-
 /* Lanes searching at once share the compile threads; a lane alone has the whole window. */
 static void lane_windows(void)
 {
@@ -294,7 +284,6 @@ int main(void)
     whole();
     lane_windows();
     whole_patience();
-    patience_left();
     config_index();
     known_format();
     shipped_known_lists();

@@ -97,13 +97,6 @@ size_t cutune_schedule_whole_patience(size_t patience, size_t nconfigs)
     return patience > nconfigs / 4 ? patience : nconfigs / 4;
 }
 
-size_t cutune_schedule_patience_left(size_t patience, size_t since_gain)
-{
-    if (!patience)
-        return 0;
-    return since_gain < patience ? patience - since_gain : 1;
-}
-
 size_t cutune_schedule_lane_window(int window, int searching)
 {
     int threads = window > 2 ? window - 2 : 1;

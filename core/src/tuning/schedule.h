@@ -77,11 +77,6 @@ int cutune_schedule_whole(double need, double share, double promise);
  * of its 820 for 63 s, the longest stretch of the main job, until its share ran out. */
 size_t cutune_schedule_whole_patience(size_t patience, size_t nconfigs);
 
-/* The patience left to a search continued in another phase (a whole space's rest, measured
- * in the file's order once the search has proposed all it would) after `since_gain`
- * measurements without a gain: patience less those, at least 1; 0 (none) stays 0. */
-size_t cutune_schedule_patience_left(size_t patience, size_t since_gain);
-
 /* The compiles one lane (GPU) may have in flight, of a run whose window is `window` (its
  * compile threads + 2), while `searching` lanes search: the lane's part of the threads + 2,
  * and the whole window for a lane alone. The threads take compile jobs in the order they

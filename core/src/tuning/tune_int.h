@@ -137,7 +137,7 @@ struct TuneJob {
     int64_t search_id;
     double spent_s;
     int finished;      /* the search ended by itself: nothing more to measure */
-    size_t since_gain; /* measurements since the last gain, as the last tune_job_run ended */
+    size_t since_gain; /* measurements without a gain as its last tune_job_run ended */
     CutuneTuneRow *row;
 };
 
@@ -158,6 +158,8 @@ typedef struct TuneLimits {
     size_t late_patience; /* with patience 0 and a deadline: the patience taken up once the
                              rest of the space will not be measured by the deadline at the
                              rate this phase measures (cutune_schedule_late); 0: never */
+    size_t since_gain;    /* measurements without a better best that count already: those
+                             of the same search in an earlier round or phase */
     const char *phase;    /* "warm start", "search", "re-time" (events and progress) */
 } TuneLimits;
 

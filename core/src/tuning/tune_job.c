@@ -378,7 +378,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
     TuneRun *r = l->run;
     const CutuneTuneOptions *o = r->o;
     TunePipeline pl = {0};
-    size_t proposed = 0, since_gain = 0, measured = 0, patience = lim->patience;
+    size_t proposed = 0, since_gain = lim->since_gain, measured = 0, patience = lim->patience;
     void *st = NULL;
     int rc = 0, strategy_done = 0, stopped = 0, timed_out = 0, stalled = 0, counted = 0;
     double best_seen = j->best_ms;

@@ -86,14 +86,15 @@ static CutuneStrategyArgs job_args(const TuneRun *r, const TuneJob *j, size_t bu
 }
 
 static int run_phase(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, size_t budget,
-                     double deadline, size_t patience, size_t late_patience, const char *phase,
-                     TuneEnd *end, CutuneError *err)
+                     double deadline, size_t patience, size_t late_patience, size_t since_gain,
+                     const char *phase, TuneEnd *end, CutuneError *err)
 {
     const CutuneTuneOptions *o = l->run->o;
     CutuneStrategyArgs a = job_args(l->run, j, budget);
     TuneLimits lim = {.deadline = deadline,
                       .patience = patience,
                       .late_patience = late_patience,
+                      .since_gain = since_gain,
                       .phase = phase};
     if (o->budget) {
         if (j->row->evaluated >= o->budget) {
@@ -370,15 +371,16 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
         rc = begin_search(l, j, j->row->strategy, err);
         if (rc == 0)
             rc = run_phase(l, j, ops, plan, earlier(deadline, size_deadline), patience, late,
-                           "search", &end, err);
-        /* the rest of a whole space, in the file's order, with the patience the search left
-         * (without it, on an H200, matmul_3xtf32 at 8192^3 measured 525 configs after its
-         * best until its share ran out: bench/RESULTS.md, multi-GPU, 2026-11-27) */
+                           round > 0 ? j->since_gain : 0, "search", &end, err);
+        /* the rest of a whole space, in the file's order, and a search that a later round
+         * goes on with, count the measurements without a gain that the search made (without
+         * that, on 4 H200s, matmul_3xtf32 at 8192^3 found its best in its 11th config and
+         * measured 525 more, round after round, until its share ran out: bench/RESULTS.md,
+         * multi-GPU, 2026-11-27) */
         if (rc == 0 && whole && end == TUNE_END_DONE && j->nknown < j->cl.nconfigs)
             rc = run_phase(l, j, &cutune_strategy_exhaustive, j->cl.nconfigs,
-                           earlier(deadline, size_deadline),
-                           cutune_schedule_patience_left(patience, j->since_gain), late, "search",
-                           &end, err);
+                           earlier(deadline, size_deadline), patience, late, j->since_gain,
+                           "search", &end, err);
         *measured += j->row->evaluated - before;
         if (rc == 0 && (end == TUNE_END_DONE || end == TUNE_END_EVALS || end == TUNE_END_STALLED))
             j->finished = 1;
