@@ -51,22 +51,30 @@ MATCHES = ("exact", "same_model", "nearest", "same_arch", "miss")
 
 # How much faster than the vendor yardstick a tuned kernel must be for use() to call it.
 ROUTE_MARGIN = 0.03
+# A GEMM whose vendor time is shorter than this (ms) stays torch's: a call through use()
+# takes about 0.03 ms of host time (F.linear inside use() at 64x64x64 bf16: 29.9 us on an
+# H200, 34.0 on an H100, against 13.2 and 13.9 for torch's own; bench/torch_overhead.py,
+# 2026-11-27), so a shorter kernel waits on the host: a 4096x1024x1024-bf16-nt GEMM tuned
+# 3% faster than cuBLASLt ran at 0.486x torch's through cutune (examples/torch_transformer.py).
+ROUTE_MIN_MS = 0.03
 
 
-def prefer_tuned(match, best_ms, yardstick_ms, margin=ROUTE_MARGIN):
+def prefer_tuned(match, best_ms, yardstick_ms, margin=ROUTE_MARGIN, min_ms=ROUTE_MIN_MS):
     """Whether cutune.use() calls cutune's tuned kernel rather than torch's own: only for a
     config tuned at that very size (match "exact" or "same_model"; one of another size may be
     slower than torch's) whose time best_ms beats the vendor yardstick recorded beside it
     (yardstick_ms: cuBLASLt or cuBLAS, as torch itself calls) by the margin:
     best_ms <= yardstick_ms / (1 + margin). A call through cutune costs more on the host than
     torch's (some microseconds) and, with a bias, a kernel of its own where cuBLASLt fuses
-    it, so a tie goes to torch. Without a recorded yardstick (yardstick_ms None or 0: a
-    database from a cutune that recorded none) a size tuned exactly is cutune's."""
+    it, so a tie goes to torch; and a GEMM whose yardstick takes under min_ms (about the host
+    time of a call through use()) stays torch's, since there the host, not the kernel, sets
+    the pace. Without a recorded yardstick (yardstick_ms None or 0: a database from a cutune
+    that recorded none) a size tuned exactly is cutune's."""
     if match not in ("exact", "same_model"):
         return False
     if not yardstick_ms or yardstick_ms <= 0:
         return True
-    return best_ms <= yardstick_ms / (1.0 + margin)
+    return yardstick_ms >= min_ms and best_ms <= yardstick_ms / (1.0 + margin)
 
 
 class CutuneError(RuntimeError):

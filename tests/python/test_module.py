@@ -136,6 +136,15 @@ def test_prefer_tuned(match, best, yardstick, margin, want):
     assert cutune.prefer_tuned(match, best, yardstick, margin) is want
 
 
+def test_prefer_tuned_host_bound():
+    """A GEMM shorter than a call's host time through use() stays torch's, however much
+    faster the tuned kernel (an H200's 4096x1024x1024-bf16-nt: 0.486x through cutune)."""
+    assert cutune.prefer_tuned("exact", 0.0140, 0.0151) is False
+    assert cutune.prefer_tuned("exact", 0.0050, 0.0151) is False
+    assert cutune.prefer_tuned("exact", 0.0365, 0.0394) is True   # kernel-bound: routed
+    assert cutune.prefer_tuned("exact", 0.0140, 0.0151, min_ms=0) is True
+
+
 def test_prefers_tuned_on_the_database(fixture_path):
     """What use() decides per shape: tuned and faster than the yardstick by 3%, or tuned with
     none recorded."""
