@@ -114,7 +114,8 @@ def main():
 
     print("\nper shape (ms; torch = its cuBLAS/cuBLASLt; routed: whether use() calls cutune's "
           "kernel, tuned and %.0f%% faster than the cuBLAS/cuBLASLt time the run recorded, "
-          "where that time is at least %.2f ms):" % (100 * cutune.ROUTE_MARGIN, cutune.ROUTE_MIN_MS))
+          "where that time is at least %.2f ms):"
+          % (100 * cutune.ROUTE_MARGIN, cutune.ROUTE_MIN_MS))
     print("  %-22s %9s %9s %8s %6s" % ("size", "torch", "cutune", "speed-up", "routed"))
     with cutune.record(db=a.db):  # the shapes again, to time each alone
         with torch.no_grad():
