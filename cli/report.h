@@ -44,6 +44,7 @@ typedef struct Report {
     /* the device as the run recorded it (0 where unknown); versions as CUDA writes them
      * (13000 is 13.0) */
     int cc_major, cc_minor, sm_count, driver_version, runtime_version;
+    int sm_clock_khz; /* the peak SM clock the run's device recorded (0: unknown) */
     int64_t total_mem;
     /* With no run asked for, the latest run that searched is reported; latest_run is then
      * the newest run of all when that one is another (a re-time only), else 0. */
@@ -63,6 +64,13 @@ typedef struct Report {
      * (their ms set to 0) and yardstick rows (dropped). */
     size_t bad_trial_times, bad_yardstick_times;
 } Report;
+
+/* The dense compute peak, in TFLOP/s, of a matmul `size` of the run (its element type from
+ * the size: "-bf16"/"-fp16", "-tf32", else FP32) on the run's device at its recorded peak
+ * SM clock, and in *kind which units give it ("16-bit tensor-core", ...); 0 where the op is
+ * not matmul, or the device's compute capability (8.0 and 9.0 are known), SM count or clock
+ * is not recorded (report_peak.c). */
+double report_peak_tflops(const Report *r, const char *size, const char **kind);
 
 /* Read run `run_id` of db; 0: the latest run that searched (recorded a search other than a
  * re-time), else the latest with trials, else the latest. CUTUNE_ERR_NOT_FOUND when there

@@ -64,7 +64,7 @@ static int load_run(CutuneDb *db, int64_t *run_id, Report *r, CutuneError *err)
                             " coalesce(r.op, ''), coalesce(r.strategy, ''), r.argv,"
                             " coalesce(d.name, ''), coalesce(d.uuid, ''), d.cc_major,"
                             " d.cc_minor, d.sm_count, d.driver_version, d.runtime_version,"
-                            " d.total_mem FROM runs r"
+                            " d.total_mem, coalesce(d.sm_clock_khz, 0) FROM runs r"
                             " LEFT JOIN devices d ON d.id = r.device_id WHERE r.id = ?1",
                             *run_id, &st, err)))
         return rc;
@@ -80,6 +80,7 @@ static int load_run(CutuneDb *db, int64_t *run_id, Report *r, CutuneError *err)
         for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
             *dev[i] = sqlite3_column_int(st, (int)i + 9);
         r->total_mem = sqlite3_column_int64(st, 14);
+        r->sm_clock_khz = sqlite3_column_int(st, 15);
         rc = nomem ? cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory") : 0;
     } else if (s == SQLITE_DONE) {
         rc = cutune_error(err, CUTUNE_ERR_NOT_FOUND,

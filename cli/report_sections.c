@@ -207,7 +207,15 @@ void report_best(FILE *f, const Report *r)
             report_tdf(f, "%.6g", r->groups[g].best_ms);
             snprintf(text, sizeof text, "%.4g %s", rate.value, rate.unit);
             report_td(f, rate.value > 0 ? text : "not recorded");
-            report_td(f, "n/a");
+            const char *kind = "";
+            double peak = rate.compute ? report_peak_tflops(r, r->sizes[s], &kind) : 0;
+            if (peak > 0 && rate.value > 0) {
+                snprintf(text, sizeof text, "%.1f%% of %.4g TFLOP/s (%s)", 100 * rate.value / peak,
+                         peak, kind);
+                report_td(f, text);
+            } else {
+                report_td(f, "n/a");
+            }
             snprintf(text, sizeof text, "fastest %.4g ms, s.d. %.2g ms, %lld samples", t->min_ms,
                      t->stddev_ms, (long long)t->samples);
             report_td(f, t->samples > 0 ? text : "not recorded");
@@ -224,13 +232,17 @@ void report_best(FILE *f, const Report *r)
         }
         fputs("</tr>\n", f);
     }
-    fputs("</table>\n<p class=\"note\">Rate: TFLOP/s for an op of 4 flops a byte or more "
-          "(matmul), else GB/s, from the op's count of its work. Share of peak: n/a, because "
-          "the database records no clock or memory bandwidth of the device. Spread: the fastest "
-          "of the winner's own samples, their standard deviation and count (its median is the "
-          "time shown). Speed vs yardstick: the yardstick's time over the tuned kernel's (above "
-          "100% the tuned kernel is faster); the chart below shows both rates.</p>\n",
-          f);
+    fputs(
+        "</table>\n<p class=\"note\">Rate: TFLOP/s for an op of 4 flops a byte or more "
+        "(matmul), else GB/s, from the op's count of its work. Share of peak: of the dense peak of the element "
+        "type's units (tensor cores for BF16, FP16 and TF32, CUDA cores for FP32, which "
+        "3xTF32 can pass) at the device's recorded peak SM clock, for matmul on compute "
+        "capability 8.0 and 9.0; n/a for GB/s, since the database records no memory bus "
+        "width. Spread: the fastest "
+        "of the winner's own samples, their standard deviation and count (its median is the "
+        "time shown). Speed vs yardstick: the yardstick's time over the tuned kernel's (above "
+        "100% the tuned kernel is faster); the chart below shows both rates.</p>\n",
+        f);
 }
 
 void report_vs_vendor(FILE *f, const Report *r)

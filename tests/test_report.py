@@ -433,6 +433,37 @@ rates = [row[4] for row in tp.tables.get("best-table", [])[1:]]
 check(rc == 0 and rates == ["%.4g TFLOP/s" % (100 * best[row][8] / 1e3) for row in sizes_in_report(tp)],
       "TFLOP/s for a compute-bound op: %s %s" % (rates, se))
 
+# the share of peak, for a matmul on a device of known compute capability, SM count and clock:
+# the same run as matmul on an H100 SXM (9.0, 132 SMs, 1980 MHz), one size in bf16, one fp32
+con = sqlite3.connect(tf_db)
+con.execute("UPDATE runs SET op = 'matmul'")
+con.execute("UPDATE problems SET size = size || '-bf16-nt' WHERE size = '65536'")
+con.execute("UPDATE devices SET cc_major = 9, cc_minor = 0, sm_count = 132, sm_clock_khz = 1980000")
+con.commit()
+con.close()
+
+
+def shares(where):
+    rc, so, se = run("report", "--db", tf_db, "--html", tf_out)
+    pp = Page()
+    pp.feed(open(tf_out, encoding="utf-8").read() if rc == 0 else "")
+    return rc, {row[0]: row[5] for row in pp.tables.get("best-table", [])[1:]}
+
+
+rc, got = shares("9.0")
+want = {"65536-bf16-nt": (100 * best["65536"][8] / 1e3, 4096, "16-bit tensor-core"),
+        "1048576": (100 * best["1048576"][8] / 1e3, 256, "FP32 CUDA-core")}
+for size, (tflops, per_sm, kind) in want.items():
+    peak = per_sm * 132 * 1.98e9 / 1e12
+    text = "%.1f%% of %.4g TFLOP/s (%s)" % (100 * tflops / peak, peak, kind)
+    check(rc == 0 and got.get(size) == text, "share of peak at %s: %s, want %s" % (size, got, text))
+con = sqlite3.connect(tf_db)
+con.execute("UPDATE devices SET cc_major = 7, cc_minor = 5")  # no rates known for 7.5
+con.commit()
+con.close()
+rc, got = shares("7.5")
+check(rc == 0 and got and set(got.values()) == {"n/a"}, "no peak known for 7.5: %s" % got)
+
 # a second run of the same command only re-times each size's best: with no run named, the
 # report is still of run 1, and says why
 rc, so, se = run("run", "reduce_sum", "--size", "1048576", "--size", "65536", "--db", db, env=env)
