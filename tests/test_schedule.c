@@ -136,6 +136,16 @@ static void whole_patience(void)
     CHECK(cutune_schedule_whole_patience(100, 400) >= 100);
 }
 
+/* Past its part of the threads a lane proposes only while a compile thread is idle. */
+static void may_propose(void)
+{
+    CHECK(cutune_schedule_may_propose(5, 18, 66, 64, 64));   /* within its part */
+    CHECK(!cutune_schedule_may_propose(18, 18, 66, 64, 64)); /* past it, every thread busy */
+    CHECK(cutune_schedule_may_propose(18, 18, 66, 40, 64));  /* past it, threads idle */
+    CHECK(!cutune_schedule_may_propose(66, 18, 66, 0, 64));  /* never past the window */
+    CHECK(!cutune_schedule_may_propose(66, 66, 66, 0, 64));
+}
+
 /* Lanes searching at once share the compile threads; a lane alone has the whole window. */
 static void lane_windows(void)
 {
@@ -283,6 +293,7 @@ int main(void)
     splits();
     whole();
     lane_windows();
+    may_propose();
     whole_patience();
     config_index();
     known_format();

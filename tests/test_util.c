@@ -231,13 +231,16 @@ static void pool_wait_any(void)
     CHECK(cutune_pool_create(2, &p) == 0);
     CutuneJob g = {wait_for_gate, NULL, 0};
     Square a = {{square, NULL, 0}, 7, -1}, b = {{square, NULL, 0}, 8, -1};
+    CHECK(cutune_pool_pending(p) == 0);
     cutune_pool_submit(p, &g);
     cutune_pool_submit(p, &a.job);
     CutuneJob *jobs[3] = {&g, NULL, &a.job};
     CHECK(cutune_pool_wait_any(p, jobs, 3) == 2 && a.out == 49);
+    CHECK(cutune_pool_pending(p) == 1); /* the gate's job runs on: pending until it ends */
     atomic_store(&gate_open, 1);
     CutuneJob *gate_only[1] = {&g};
     CHECK(cutune_pool_wait_any(p, gate_only, 1) == 0);
+    CHECK(cutune_pool_pending(p) == 0);
     cutune_pool_submit(p, &b.job);
     cutune_pool_wait(p, &b.job);
     CutuneJob *both[2] = {&b.job, &g};

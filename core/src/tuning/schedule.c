@@ -104,6 +104,12 @@ size_t cutune_schedule_lane_window(int window, int searching)
     return (size_t)(w < window ? w : window > 0 ? window : 1);
 }
 
+int cutune_schedule_may_propose(size_t inflight, size_t fair, size_t window, int pending,
+                                int threads)
+{
+    return inflight < fair || (inflight < window && pending < threads);
+}
+
 size_t cutune_schedule_patience(size_t window, double promise)
 {
     size_t p = PATIENCE_WINDOWS * window > PATIENCE_MIN ? PATIENCE_WINDOWS * window : PATIENCE_MIN;

@@ -85,6 +85,14 @@ size_t cutune_schedule_whole_patience(size_t patience, size_t nconfigs);
  * longest size waited 39 s on compiles while the other three searched. */
 size_t cutune_schedule_lane_window(int window, int searching);
 
+/* Whether a lane with `inflight` configs in its pipeline may propose one more: within its part
+ * of the threads (`fair`, cutune_schedule_lane_window) always; beyond it, up to the whole
+ * `window`, while the compile pool has an idle thread (`pending` jobs queued or running of
+ * `threads`). So a GPU whose search is bound by compiles takes the threads that a GPU bound
+ * by its measurements leaves idle, and no lane's compiles queue far behind another's. */
+int cutune_schedule_may_propose(size_t inflight, size_t fair, size_t window, int pending,
+                                int threads);
+
 /* Split `time` seconds of a size among n variants: need[i] is the time variant i needs to
  * measure all its configs left, promise[i] its promise. Variants with promise 0 get 0; a
  * variant whose need is below its proportional share gets its need and the rest goes to

@@ -402,8 +402,11 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
         stopped = stopped || (o->stop && *o->stop);
         timed_out = timed_out || (lim->deadline > 0 && cutune_now() > lim->deadline);
         int stopping = stopped || timed_out || stalled;
-        size_t cap = r->nlanes > 1 ? lane_window(r) : pl.window;
-        while (!stopping && !strategy_done && pl.inflight < cap &&
+        size_t fair = r->nlanes > 1 ? lane_window(r) : pl.window;
+        while (!stopping && !strategy_done &&
+               cutune_schedule_may_propose(pl.inflight, fair, pl.window,
+                                           fair < pl.window ? cutune_pool_pending(r->pool) : 0,
+                                           r->window - 2) &&
                (lim->max_evals == 0 || proposed < lim->max_evals)) {
             size_t idx;
             if (!cutune_strategy_next(ops, st, &idx, &strategy_done))

@@ -13,6 +13,7 @@ struct CutunePool {
     pthread_cond_t work; /* a job was queued, or stop */
     pthread_cond_t done; /* a job finished */
     CutuneJob *head, *tail;
+    int pending; /* submitted, not yet run to their end */
     int stop;
     int nthreads;
     pthread_t threads[];
@@ -35,6 +36,7 @@ static void *worker(void *arg)
         job->run(job);
         pthread_mutex_lock(&p->lock);
         job->done = 1;
+        p->pending--;
         pthread_cond_broadcast(&p->done);
     }
     pthread_mutex_unlock(&p->lock);
@@ -81,6 +83,7 @@ void cutune_pool_submit(CutunePool *p, CutuneJob *job)
     else
         p->head = job;
     p->tail = job;
+    p->pending++;
     pthread_cond_signal(&p->work);
     pthread_mutex_unlock(&p->lock);
 }
@@ -127,4 +130,12 @@ void cutune_pool_destroy(CutunePool **pp)
 int cutune_pool_threads(const CutunePool *p)
 {
     return p->nthreads;
+}
+
+int cutune_pool_pending(CutunePool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    int n = p->pending;
+    pthread_mutex_unlock(&p->lock);
+    return n;
 }

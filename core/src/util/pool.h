@@ -25,5 +25,7 @@ size_t cutune_pool_wait_any(CutunePool *pool, CutuneJob *const *jobs, size_t n);
 /* Finish queued jobs, join the threads, free; *pool becomes NULL. */
 void cutune_pool_destroy(CutunePool **pool);
 int cutune_pool_threads(const CutunePool *pool);
+/* Jobs submitted and not yet run to their end (queued or running). */
+int cutune_pool_pending(CutunePool *pool);
 
 #endif
