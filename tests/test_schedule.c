@@ -75,6 +75,12 @@ static void patience(void)
     CHECK(!cutune_schedule_late(100, 0, 1000, 1, 18));     /* no time elapsed: no rate */
     CHECK(cutune_schedule_late(100, 10, 1, -1, 18));       /* past its deadline */
     CHECK(!cutune_schedule_late(100, 10, 0, 0, 18));       /* nothing left */
+    /* a late phase takes up the search's patience where it has none or a longer one */
+    CHECK(cutune_schedule_takes_late(0, 198));
+    CHECK(cutune_schedule_takes_late(27626, 198)); /* a whole space's quarter */
+    CHECK(!cutune_schedule_takes_late(198, 198));  /* once taken, once */
+    CHECK(!cutune_schedule_takes_late(100, 198));
+    CHECK(!cutune_schedule_takes_late(0, 0)); /* a strategy the user named */
 }
 
 static void promises(void)

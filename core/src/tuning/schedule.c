@@ -110,6 +110,11 @@ int cutune_schedule_may_propose(size_t inflight, size_t fair, size_t window, int
     return inflight < fair || (inflight < window && pending < threads);
 }
 
+int cutune_schedule_takes_late(size_t patience, size_t late_patience)
+{
+    return late_patience > 0 && (patience == 0 || patience > late_patience);
+}
+
 size_t cutune_schedule_patience(size_t window, double promise)
 {
     size_t p = PATIENCE_WINDOWS * window > PATIENCE_MIN ? PATIENCE_WINDOWS * window : PATIENCE_MIN;

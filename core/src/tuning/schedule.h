@@ -60,6 +60,11 @@ size_t cutune_schedule_patience(size_t window, double promise);
 int cutune_schedule_late(size_t measured, double elapsed_s, size_t rest, double time_left_s,
                          size_t window);
 
+/* Whether a phase of patience `patience` (0: none) takes up `late_patience` (0: none) once it
+ * runs late: where it has none, or a longer one (a whole space's quarter: 27,626 for
+ * matmul_async's 110,504 configs would not end it before its deadline either). */
+int cutune_schedule_takes_late(size_t patience, size_t late_patience);
+
 /* Whether the scheduler measures a variant's space whole rather than searching it: only when
  * the rest of it fits the variant's share (need <= share) and the variant leads the size or
  * is within 5% of it (promise 1). A trailing variant gets a search with the trailing

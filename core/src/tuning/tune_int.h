@@ -155,9 +155,10 @@ typedef struct TuneLimits {
     size_t max_evals;     /* new measurements; 0: none */
     size_t patience;      /* end after this many measurements without a better best (by
                              more than STALL_GAIN); 0: never */
-    size_t late_patience; /* with patience 0 and a deadline: the patience taken up once the
-                             rest of the space will not be measured by the deadline at the
-                             rate this phase measures (cutune_schedule_late); 0: never */
+    size_t late_patience; /* with a deadline: the patience taken up, where patience is 0 or
+                             longer, once the rest of the space will not be measured by the
+                             deadline at the rate this phase measures (cutune_schedule_late: a
+                             whole space the cost model misjudged); 0: never */
     size_t since_gain;    /* measurements without a better best that count already: those
                              of the same search in an earlier round or phase */
     const char *phase;    /* "warm start", "search", "re-time" (events and progress) */

@@ -447,7 +447,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
             since_gain++;
         }
         measured++;
-        if (!patience && lim->late_patience && lim->deadline > 0) {
+        if (cutune_schedule_takes_late(patience, lim->late_patience) && lim->deadline > 0) {
             double now = cutune_now();
             if (cutune_schedule_late(measured, now - t0, j->cl.nconfigs - j->nknown,
                                      lim->deadline - now, pl.window)) {
