@@ -1,5 +1,6 @@
 /* The compute peak a matmul's rate is a share of (see report.h). */
 #include "report.h"
+#include "util.h"
 
 #include <string.h>
 
@@ -14,34 +15,23 @@ static const struct {
     {90, 256, 2048, 4096},
 };
 
-/* The element type a size names ("4096x4096x4096-bf16-nt"; none is fp32). */
-static const char *size_dtype(const char *size)
-{
-    const char *dash = size ? strchr(size, '-') : NULL;
-    if (!dash)
-        return "fp32";
-    if (strncmp(dash + 1, "bf16", 4) == 0 || strncmp(dash + 1, "fp16", 4) == 0)
-        return "half";
-    if (strncmp(dash + 1, "tf32", 4) == 0)
-        return "tf32";
-    return strncmp(dash + 1, "fp32", 4) == 0 ? "fp32" : NULL;
-}
-
 double report_peak_tflops(const Report *r, const char *size, const char **kind)
 {
     *kind = "";
-    const char *dt = size_dtype(size);
-    if (!dt || !r->op || strcmp(r->op, "matmul") != 0 || r->sm_count <= 0 || r->sm_clock_khz <= 0)
+    CutuneProblem p;
+    if (!size || cutune_problem_parse(size, &p, NULL) != 0 || !r->op ||
+        strcmp(r->op, "matmul") != 0 || r->sm_count <= 0 || r->sm_clock_khz <= 0)
         return 0;
+    int half = p.dtype == CUTUNE_DTYPE_BF16 || p.dtype == CUTUNE_DTYPE_FP16;
     for (size_t i = 0; i < sizeof rates / sizeof *rates; i++) {
         if (rates[i].cc != 10 * r->cc_major + r->cc_minor)
             continue;
-        int per = strcmp(dt, "half") == 0   ? rates[i].half
-                  : strcmp(dt, "tf32") == 0 ? rates[i].tf32
-                                            : rates[i].fp32;
-        *kind = strcmp(dt, "half") == 0   ? "16-bit tensor-core"
-                : strcmp(dt, "tf32") == 0 ? "TF32 tensor-core"
-                                          : "FP32 CUDA-core";
+        int per = half                           ? rates[i].half
+                  : p.dtype == CUTUNE_DTYPE_TF32 ? rates[i].tf32
+                                                 : rates[i].fp32;
+        *kind = half                           ? "16-bit tensor-core"
+                : p.dtype == CUTUNE_DTYPE_TF32 ? "TF32 tensor-core"
+                                               : "FP32 CUDA-core";
         return (double)per * r->sm_count * (r->sm_clock_khz * 1e3) / 1e12;
     }
     return 0;

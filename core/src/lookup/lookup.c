@@ -311,9 +311,8 @@ int cutune_lookup_model(CutuneLookup *h, const CutuneDeviceInfo *dev, CutuneLook
     return code;
 }
 
-/* Bind the model's parameters (?1 to ?7) of q_model and q_model_exact. */
-static int bind_model(sqlite3_stmt *st, const CutuneLookupModel *m, const char *uuid,
-                      const char *op)
+int cutune_lookup_bind_model(sqlite3_stmt *st, const CutuneLookupModel *m, const char *uuid,
+                             const char *op)
 {
     int rc = sqlite3_bind_text(st, 1, m->name, -1, SQLITE_STATIC);
     if (rc == SQLITE_OK)
@@ -393,7 +392,7 @@ static int ladder(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op,
         return rc;
     int known = cutune_lookup_model_known(&m);
     if (known) { /* 2: another GPU of its model, this size: the fastest of them */
-        rc = bind_model(h->q_model_exact, &m, dev->uuid, op);
+        rc = cutune_lookup_bind_model(h->q_model_exact, &m, dev->uuid, op);
         rc = exact_size(h, h->q_model_exact, rc, 8, CUTUNE_MATCH_SAME_MODEL, out, err);
         if (rc != 0)
             return rc > 0 ? 0 : rc;
@@ -411,7 +410,7 @@ static int ladder(CutuneLookup *h, const CutuneDeviceInfo *dev, const char *op,
             return rc;
     }
     if (known) {
-        if ((rc = bind_model(h->q_model, &m, dev->uuid, op)) != SQLITE_OK)
+        if ((rc = cutune_lookup_bind_model(h->q_model, &m, dev->uuid, op)) != SQLITE_OK)
             return cutune_db_fail(h->db, err, rc, "looking up a config");
         if ((rc = scan_nearest(h, h->q_model, want, out->size, dist, 0, &c, err)))
             return rc;

@@ -88,6 +88,11 @@ typedef struct CutuneLookupModel {
  * as the database recorded its UUID (the mutex held). */
 int cutune_lookup_model(CutuneLookup *h, const CutuneDeviceInfo *dev, CutuneLookupModel *m,
                         CutuneError *err);
+/* lookup.c: bind ?1 to ?5 of st to the model (name, compute capability, SM count, memory),
+ * ?6 to the device's UUID and ?7 to the op, as every query by model numbers them; an
+ * SQLITE_* code. */
+int cutune_lookup_bind_model(struct sqlite3_stmt *st, const CutuneLookupModel *m, const char *uuid,
+                             const char *op);
 /* 1 when the model's name, compute capability, SM count and memory are all known: only
  * then has it other GPUs (see the ladder in cutune/lookup.h). */
 int cutune_lookup_model_known(const CutuneLookupModel *m);

@@ -8,17 +8,17 @@
 
 #include <sqlite3.h>
 
-/* The newest yardstick of this GPU (?3) at this size; else each other GPU of its model's
- * newest (?4 to ?8: name, compute capability, SM count, memory), the fastest of them. */
+/* The newest yardstick of this GPU (?6) at this size (?7 op, ?8 size); else each other GPU
+ * of its model's newest (?1 to ?5, cutune_lookup_bind_model), the fastest of them. */
 static const char *const SQL_EXACT =
     "SELECT y.name, y.median_ms FROM yardsticks y JOIN devices d ON d.id = y.device_id"
-    " JOIN problems p ON p.id = y.problem_id WHERE p.op = ?1 AND p.size = ?2 AND d.uuid = ?3"
+    " JOIN problems p ON p.id = y.problem_id WHERE p.op = ?7 AND p.size = ?8 AND d.uuid = ?6"
     " ORDER BY y.id DESC LIMIT 1";
 static const char *const SQL_MODEL =
     "SELECT y.name, y.median_ms FROM yardsticks y JOIN devices d ON d.id = y.device_id"
-    " JOIN problems p ON p.id = y.problem_id WHERE p.op = ?1 AND p.size = ?2 AND d.uuid <> ?3"
-    " AND d.name = ?4 AND d.cc_major = ?5 AND d.cc_minor = ?6 AND d.sm_count = ?7"
-    " AND d.total_mem = ?8 AND y.id = (SELECT max(y2.id) FROM yardsticks y2"
+    " JOIN problems p ON p.id = y.problem_id WHERE p.op = ?7 AND p.size = ?8 AND d.uuid <> ?6"
+    " AND d.name = ?1 AND d.cc_major = ?2 AND d.cc_minor = ?3 AND d.sm_count = ?4"
+    " AND d.total_mem = ?5 AND y.id = (SELECT max(y2.id) FROM yardsticks y2"
     "  WHERE y2.device_id = y.device_id AND y2.problem_id = y.problem_id)"
     " ORDER BY y.median_ms, d.uuid LIMIT 1";
 
@@ -29,23 +29,10 @@ static int yardstick_step(CutuneLookup *h, const char *sql, const char *op, cons
 {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(cutune_db_sqlite(h->db), sql, -1, &st, NULL);
+    if (rc == SQLITE_OK) /* SQL_EXACT reads none of the model's ?1 to ?5 */
+        rc = cutune_lookup_bind_model(st, m, uuid, op);
     if (rc == SQLITE_OK)
-        rc = sqlite3_bind_text(st, 1, op, -1, SQLITE_STATIC);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_text(st, 2, size, -1, SQLITE_STATIC);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_text(st, 3, uuid, -1, SQLITE_STATIC);
-    if (rc == SQLITE_OK && m) {
-        rc = sqlite3_bind_text(st, 4, m->name, -1, SQLITE_STATIC);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_bind_int(st, 5, m->cc_major);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_bind_int(st, 6, m->cc_minor);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_bind_int(st, 7, m->sm_count);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_bind_int64(st, 8, m->total_mem);
-    }
+        rc = sqlite3_bind_text(st, 8, size, -1, SQLITE_STATIC);
     int code = 0;
     if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const unsigned char *n = sqlite3_column_text(st, 0);
@@ -92,8 +79,7 @@ int cutune_lookup_yardstick(CutuneLookup *h, const CutuneDeviceInfo *dev, const 
                           "cutune_lookup_yardstick: a device with its UUID, or a model (its "
                           "name, compute capability, SM count and memory), is needed");
     if (rc == 0 && dev->uuid[0])
-        rc = yardstick_step(h, SQL_EXACT, op, canon, dev->uuid, NULL, median_ms, name, name_len,
-                            err);
+        rc = yardstick_step(h, SQL_EXACT, op, canon, dev->uuid, &m, median_ms, name, name_len, err);
     if (rc == 0 && model)
         rc = yardstick_step(h, SQL_MODEL, op, canon, dev->uuid, &m, median_ms, name, name_len, err);
     pthread_mutex_unlock(&h->mu);
