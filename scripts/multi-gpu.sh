@@ -11,6 +11,8 @@
 #   MULTI_TIME  --time of every run (default: none given, the run's default budget)
 #   KILL_AT     seconds into the kill run (default 30; 0: no kill run)
 #   DTYPE       --dtype of every run (default: as the sizes say, fp32)
+#   LAYOUT      --layout of every run (default: as the sizes say, nn)
+#   RUNS        which of the runs (default "one two all"; "all" runs only on more than 2 GPUs)
 # Output in $OUT (default ./gpu-out): walls.txt, per run NAME.jsonl (run --json) and NAME.err.
 set -u
 root=$(pwd)
@@ -34,6 +36,7 @@ nproc | sed 's/^/CPU cores: /' | tee -a "$out/gpus.txt"
 args=()
 [ -n "${MULTI_TIME:-}" ] && args+=(--time "$MULTI_TIME")
 [ -n "${DTYPE:-}" ] && args+=(--dtype "$DTYPE")
+[ -n "${LAYOUT:-}" ] && args+=(--layout "$LAYOUT")
 if [ "${JOB:-}" = llm ]; then
     # (N, K) of the GEMMs of a layer: fused QKV, attention out, gate/up, down; and the LM head
     for m in 1 16 2048; do
@@ -59,13 +62,17 @@ timed_run() { # NAME DEVICE [KILL_AT]: a fresh database and kernel cache
     wait "$pid"
     echo "$1: exit $? wall $(awk "BEGIN{print $(date +%s.%N) - $t0}") s" | tee -a "$out/walls.txt"
 }
-runs=(one)
-timed_run one 0
-if [ "$n" -ge 2 ]; then
+want=" ${RUNS:-one two all} "
+runs=()
+if [[ $want == *" one "* ]]; then
+    timed_run one 0
+    runs+=(one)
+fi
+if [ "$n" -ge 2 ] && [[ $want == *" two "* ]]; then
     timed_run two 0,1
     runs+=(two)
 fi
-if [ "$n" -gt 2 ]; then
+if [ "$n" -gt 2 ] && [[ $want == *" all "* ]]; then
     timed_run all all
     runs+=(all)
 fi
@@ -113,7 +120,7 @@ for name in names:
             g["compile_cpu_s"], g["trials"], g["crashed"], "  lost" if g["lost"] else ""))
 print("\nquality per size: best ms, and the yardstick's time over it (> 1: faster than it)")
 print("%-22s" % "size" + "".join("%12s %7s" % (n + " ms", "vs yard") for n in names))
-base = runs["one"][0].get("sizes", [])
+base = runs[names[0]][0].get("sizes", [])
 for z in base:
     row = "%-22s" % z["size"]
     for name in names:

@@ -499,18 +499,21 @@ def _default_handle():
         return _default
 
 
-_TORCH_KINDS = {"torch.float32": "fp32", "torch.float16": "fp16", "torch.bfloat16": "bf16"}
+_torch_matmul = None  # cutune._torch.matmul_tensors, bound at the first torch call
 
 
 def matmul(a, b, out=None, stream=None, dtype=None):
     """a @ b with the best tuned kernel from the default database (see Handle.matmul). Two
-    PyTorch tensors with no out= or stream= take the shorter path of cutune.matmul_fast (the
-    same checks and the same launch, fewer Python steps a call)."""
+    CUDA PyTorch tensors with no out= or stream= take the shorter path of cutune.matmul_fast
+    (the same checks and the same launch, fewer Python steps a call: this path's cost over
+    torch's own call is issue 32's target, bench/torch_overhead.py)."""
+    global _torch_matmul
     if out is None and stream is None and type(a).__module__ == "torch" and \
-            type(b).__module__ == "torch" and hasattr(a, "is_cuda") and a.is_cuda:
-        from . import _torch
-        kind = dtype or _TORCH_KINDS.get(str(a.dtype), "")
-        return _torch.matmul_fast(a, b, kind)
+            type(b).__module__ == "torch" and getattr(a, "is_cuda", False):
+        if _torch_matmul is None:
+            from . import _torch
+            _torch_matmul = _torch.matmul_tensors
+        return _torch_matmul(a, b, dtype)
     return _default_handle().matmul(a, b, out, stream, dtype)
 
 

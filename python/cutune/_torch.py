@@ -195,6 +195,12 @@ def matmul_fast(a, b, dtype="", handle=None):
 _is_compiling = torch.compiler.is_compiling
 
 
+def matmul_tensors(a, b, dtype=None):
+    """cutune.matmul on two CUDA tensors: as Handle.matmul, dtype None is the tensors' own
+    type (float32 is "fp32", whatever allow_tf32 says), through matmul_fast."""
+    return matmul_fast(a, b, dtype or _KINDS.get(a.dtype, ""))
+
+
 # ---- routing F.linear and torch.matmul ---------------------------------------------------
 _LINEAR = {torch.nn.functional.linear, torch._C._nn.linear}
 _MATMUL = {torch.matmul, torch.mm, torch.Tensor.__matmul__, torch.Tensor.matmul,

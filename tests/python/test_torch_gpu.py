@@ -85,6 +85,24 @@ def test_op_in_every_precision(default_db, dtype, kind, layout, variant):
     assert err < TOL[kind], (kind, layout, err)
 
 
+@pytest.mark.parametrize("dtype,kind,layout,variant", [CASES[0], CASES[3]])
+def test_short_path_takes_the_tensors_own_type(default_db, dtype, kind, layout, variant):
+    """cutune.matmul(a, b) on CUDA tensors (the short path): float32 is fp32 even where
+    allow_tf32 is set, as Handle.matmul takes it (only fp32 nn is tuned at this shape, so a
+    tf32 lookup would raise NotFoundError); bf16 is bf16."""
+    a, b = operands(dtype, layout)
+    old = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = True
+    try:
+        c = cutune.matmul(a, b)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = old
+    torch.cuda.synchronize()
+    assert c.shape == (M, N) and c.dtype == dtype
+    err = ((c.double() - ref(a, b)).abs().max() / ref(a, b).abs().max()).item()
+    assert err < TOL[kind], (kind, layout, err)
+
+
 @pytest.mark.parametrize("yardstick_ms, routed", [(None, True), (1e3, True), (1e-6, False)])
 def test_linear_routes_through_cutune_only_where_tuned_and_faster(tuned, tmp_path, monkeypatch,
                                                                   yardstick_ms, routed):
