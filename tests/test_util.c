@@ -200,7 +200,7 @@ static void pool(void)
     CHECK(cutune_pool_threads(p) == 3);
     Square jobs[100];
     for (int i = 0; i < 100; i++) {
-        jobs[i] = (Square){{square, NULL, 0}, i, -1};
+        jobs[i] = (Square){{.run = square}, i, -1};
         cutune_pool_submit(p, &jobs[i].job);
     }
     int ok = 1;
@@ -229,8 +229,8 @@ static void pool_wait_any(void)
 {
     CutunePool *p = NULL;
     CHECK(cutune_pool_create(2, &p) == 0);
-    CutuneJob g = {wait_for_gate, NULL, 0};
-    Square a = {{square, NULL, 0}, 7, -1}, b = {{square, NULL, 0}, 8, -1};
+    CutuneJob g = {.run = wait_for_gate};
+    Square a = {{.run = square}, 7, -1}, b = {{.run = square}, 8, -1};
     CHECK(cutune_pool_pending(p) == 0);
     cutune_pool_submit(p, &g);
     cutune_pool_submit(p, &a.job);
@@ -246,6 +246,48 @@ static void pool_wait_any(void)
     CutuneJob *both[2] = {&b.job, &g};
     CHECK(cutune_pool_wait_any(p, both, 2) == 0 && b.out == 64);
     cutune_pool_destroy(&p);
+}
+
+static atomic_int released, started;
+
+static void count_release(CutuneJob *j)
+{
+    (void)j;
+    atomic_fetch_add(&released, 1);
+}
+
+static void start_then_wait_for_gate(CutuneJob *j)
+{
+    atomic_store(&started, 1);
+    wait_for_gate(j);
+}
+
+/* A queued job can be taken back (it never runs); a running one cannot, and is released by
+ * the pool once it has run; a job that has run is released at once. */
+static void pool_cancel_release(void)
+{
+    CutunePool *p = NULL;
+    CHECK(cutune_pool_create(1, &p) == 0);
+    atomic_store(&gate_open, 0);
+    CutuneJob g = {.run = start_then_wait_for_gate};
+    Square a = {{.run = square}, 5, -1}, b = {{.run = square}, 6, -1};
+    cutune_pool_submit(p, &g);
+    cutune_pool_submit(p, &a.job); /* queued behind the gate on the one thread */
+    CHECK(cutune_pool_cancel(p, &a.job) == 1);
+    CHECK(cutune_pool_pending(p) == 1);
+    while (!atomic_load(&started))
+        usleep(200);
+    CHECK(cutune_pool_cancel(p, &g) == 0); /* running: it cannot be taken back */
+    cutune_pool_release(p, &g, count_release);
+    CHECK(atomic_load(&released) == 0);
+    atomic_store(&gate_open, 1);
+    cutune_pool_submit(p, &b.job);
+    cutune_pool_wait(p, &b.job);
+    CHECK(atomic_load(&released) == 1 && b.out == 36);
+    cutune_pool_release(p, &b.job, count_release); /* has run: released on this thread */
+    CHECK(atomic_load(&released) == 2);
+    cutune_pool_destroy(&p);
+    CHECK(a.out == -1); /* taken back: never ran */
 }
 
 static void kernel_cache(void)
@@ -496,6 +538,7 @@ int main(void)
     strategies();
     pool();
     pool_wait_any();
+    pool_cancel_release();
     kernel_cache();
     xdg_paths();
     integers();

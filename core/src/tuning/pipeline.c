@@ -4,21 +4,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A job in flight, with where its NVRTC time goes should it be abandoned (pipeline_abandon):
+ * every job is allocated as one, so that the pool can free it. */
+typedef struct Abandoned {
+    CutuneCompileJob c; /* first: a job's address is its Abandoned's */
+    _Atomic long long *cpu_us;
+} Abandoned;
+
 int pipeline_init(TunePipeline *pl, size_t window)
 {
+    memset(pl, 0, sizeof *pl);
     pl->window = window;
-    pl->inflight = 0;
-    pl->slot = calloc(window, sizeof *pl->slot);
-    pl->busy = calloc(window, 1);
     pl->queue = calloc(window, sizeof *pl->queue);
     pl->jobs = calloc(window, sizeof *pl->jobs);
-    return pl->slot && pl->busy && pl->queue && pl->jobs ? 0 : CUTUNE_ERR_NOMEM;
+    return pl->queue && pl->jobs ? 0 : CUTUNE_ERR_NOMEM;
 }
 
 void pipeline_free(TunePipeline *pl)
 {
-    free(pl->slot);
-    free(pl->busy);
     free(pl->queue);
     free(pl->jobs);
     memset(pl, 0, sizeof *pl);
@@ -26,12 +29,11 @@ void pipeline_free(TunePipeline *pl)
 
 CutuneCompileJob *pipeline_slot(TunePipeline *pl)
 {
-    size_t k = 0;
-    while (pl->busy[k])
-        k++;
-    pl->busy[k] = 1;
-    pl->queue[pl->inflight++] = &pl->slot[k];
-    return &pl->slot[k];
+    Abandoned *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    pl->queue[pl->inflight++] = &a->c;
+    return &a->c;
 }
 
 CutuneCompileJob *pipeline_take(TunePipeline *pl, CutunePool *pool)
@@ -47,6 +49,33 @@ CutuneCompileJob *pipeline_take(TunePipeline *pl, CutunePool *pool)
 
 void pipeline_release(TunePipeline *pl, CutuneCompileJob *c)
 {
+    (void)pl;
     cutune_compile_job_clear(c);
-    pl->busy[c - pl->slot] = 0;
+    free((Abandoned *)(void *)c);
+}
+
+/* An abandoned job that has run: its NVRTC time counted, then freed. */
+static void abandoned_done(CutuneJob *job)
+{
+    Abandoned *a = (Abandoned *)(void *)job;
+    if (a->cpu_us)
+        atomic_fetch_add(a->cpu_us, (long long)(a->c.bin.compile_ms * 1e3));
+    cutune_compile_job_clear(&a->c);
+    free(a);
+}
+
+void pipeline_abandon(TunePipeline *pl, CutunePool *pool)
+{
+    for (size_t k = 0; k < pl->inflight; k++) {
+        CutuneCompileJob *c = pl->queue[k];
+        pl->queue[k] = NULL;
+        if (cutune_pool_cancel(pool, &c->job)) {
+            pipeline_release(pl, c);
+            continue;
+        }
+        /* compiling, or done: the pool frees it */
+        ((Abandoned *)(void *)c)->cpu_us = pl->abandoned_us;
+        cutune_pool_release(pool, &c->job, abandoned_done);
+    }
+    pl->inflight = 0;
 }

@@ -361,8 +361,8 @@ out:
                                              : "done",
                           NULL);
     sum->wall_s = cutune_now() - r.started;
+    cutune_pool_destroy(&r.pool); /* first: compiles abandoned in flight count (pipeline.h) */
     tune_lanes_report(&r);
-    cutune_pool_destroy(&r.pool);
     for (int i = 0; r.lanes && i < (r.nlanes > 0 ? r.nlanes : 1); i++)
         tune_lane_close(&r.lanes[i]);
     free(r.lanes);

@@ -194,6 +194,11 @@ static void compile_job_start(TuneLane *l, const TuneJob *j, CutuneCompileJob *c
     cutune_compile_job_init(c, j->tv->p->source, j->tv->p->kernel_name, j->tv->sp,
                             j->cl.values + index * j->cl.nparams, &j->ts->prob,
                             cutune_variant_arch(j->tv->p, l->arch), l->run->cache_dir, index);
+    if (!c->source) { /* a library variant's config compiles nothing: it is ready at once, and
+                         measured in the order proposed (the warm start's first, first) */
+        c->job.done = 1;
+        return;
+    }
     cutune_pool_submit(l->run->pool, &c->job);
 }
 
@@ -388,6 +393,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
         pipeline_free(&pl);
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     }
+    pl.abandoned_us = &l->abandoned_us;
     if ((rc = ops->create(a, &st))) {
         rc = cutune_error(err, rc, "strategy %s could not start", ops->name);
         goto out;
@@ -422,16 +428,19 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
                 ops->feedback(st, idx, (CutuneStatus)(j->kstatus[idx] - 1), j->kms[idx]);
                 continue;
             }
-            compile_job_start(l, j, pipeline_slot(&pl), idx);
+            CutuneCompileJob *slot = pipeline_slot(&pl);
+            if (!slot) {
+                rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+                goto out;
+            }
+            compile_job_start(l, j, slot, idx);
             proposed++;
         }
         if (pl.inflight == 0)
             break; /* nothing left, or a strategy waiting on nothing */
+        if (stopping)
+            break; /* what is in flight compiles on into the cache, unmeasured (below) */
         CutuneCompileJob *c = take_compiled(l, &pl);
-        if (stopping) { /* compiled (and cached), but not measured */
-            pipeline_release(&pl, c);
-            continue;
-        }
         CutuneStatus s;
         double ms;
         size_t idx = c->index;
@@ -470,8 +479,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
     else if (!strategy_done && lim->max_evals && proposed >= lim->max_evals)
         *end = TUNE_END_EVALS;
 out:
-    while (pl.inflight > 0) /* queued compiles finish before their memory goes */
-        pipeline_release(&pl, take_compiled(l, &pl));
+    pipeline_abandon(&pl, r->pool); /* the lane goes on at once (pipeline.h) */
     if (counted) {
         pthread_mutex_lock(&r->mu);
         r->searching--;

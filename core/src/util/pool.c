@@ -35,9 +35,15 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&p->lock);
         job->run(job);
         pthread_mutex_lock(&p->lock);
+        void (*release)(CutuneJob *) = job->release;
         job->done = 1;
         p->pending--;
         pthread_cond_broadcast(&p->done);
+        if (release) { /* given up by its owner: nobody waits on it */
+            pthread_mutex_unlock(&p->lock);
+            release(job);
+            pthread_mutex_lock(&p->lock);
+        }
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
@@ -77,6 +83,7 @@ void cutune_pool_submit(CutunePool *p, CutuneJob *job)
 {
     job->next = NULL;
     job->done = 0;
+    job->release = NULL;
     pthread_mutex_lock(&p->lock);
     if (p->tail)
         p->tail->next = job;
@@ -107,6 +114,39 @@ size_t cutune_pool_wait_any(CutunePool *p, CutuneJob *const *jobs, size_t n)
             }
         pthread_cond_wait(&p->done, &p->lock);
     }
+}
+
+int cutune_pool_cancel(CutunePool *p, CutuneJob *job)
+{
+    pthread_mutex_lock(&p->lock);
+    CutuneJob *prev = NULL, *q = p->head;
+    while (q && q != job) {
+        prev = q;
+        q = q->next;
+    }
+    if (q) {
+        if (prev)
+            prev->next = q->next;
+        else
+            p->head = q->next;
+        if (p->tail == q)
+            p->tail = prev;
+        q->next = NULL;
+        p->pending--;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return q != NULL;
+}
+
+void cutune_pool_release(CutunePool *p, CutuneJob *job, void (*release)(CutuneJob *job))
+{
+    pthread_mutex_lock(&p->lock);
+    int done = job->done;
+    if (!done)
+        job->release = release;
+    pthread_mutex_unlock(&p->lock);
+    if (done)
+        release(job);
 }
 
 void cutune_pool_destroy(CutunePool **pp)

@@ -7,8 +7,9 @@
 
 typedef struct CutuneJob {
     void (*run)(struct CutuneJob *job);
-    struct CutuneJob *next; /* queue link, owned by the pool */
-    int done;               /* read through cutune_pool_wait */
+    struct CutuneJob *next;                 /* queue link, owned by the pool */
+    int done;                               /* read through cutune_pool_wait */
+    void (*release)(struct CutuneJob *job); /* set by cutune_pool_release */
 } CutuneJob;
 
 typedef struct CutunePool CutunePool;
@@ -22,7 +23,15 @@ void cutune_pool_wait(CutunePool *pool, CutuneJob *job);
 /* Block until one of the n jobs (n > 0, NULL entries skipped, at least one not NULL) has
  * run; returns the index of the first of them that has. */
 size_t cutune_pool_wait_any(CutunePool *pool, CutuneJob *const *jobs, size_t n);
-/* Finish queued jobs, join the threads, free; *pool becomes NULL. */
+/* Take back a job that is still queued: 1 when it was (it will not run, the caller has it
+ * back and must not wait on it), 0 when it is running or has run. */
+int cutune_pool_cancel(CutunePool *pool, CutuneJob *job);
+/* Give a submitted job up: release(job) is called once it has run (on the pool's thread, or
+ * at once on this one when it already has), and the caller touches it no more. A job given
+ * up this way holds no thread back from the caller: a search that ends leaves its compiles
+ * still running to finish on their own (core/src/tuning/pipeline.h). */
+void cutune_pool_release(CutunePool *pool, CutuneJob *job, void (*release)(CutuneJob *job));
+/* Finish queued jobs (released ones included), join the threads, free; *pool becomes NULL. */
 void cutune_pool_destroy(CutunePool **pool);
 int cutune_pool_threads(const CutunePool *pool);
 /* Jobs submitted and not yet run to their end (queued or running). */
