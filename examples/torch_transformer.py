@@ -6,6 +6,7 @@ a block, each F.linear(x, W): layout nt.
 
     python examples/torch_transformer.py --db model.db              # record, tune, time
     python examples/torch_transformer.py --db model.db --no-tune    # time what is tuned
+    python examples/torch_transformer.py --db model.db --no-tune --graph  # in CUDA graphs
 
 1. `with cutune.record(db)`: one step of the model; its GEMM shapes (dtype, layout) become
    pending requests in the database, listed here;
@@ -15,6 +16,14 @@ a block, each F.linear(x, W): layout nt.
 4. the model's step (inference, or --train: forward and backward) without and then inside
    `with cutune.use()`, which routes an F.linear to cutune where its tuned config beats the
    cuBLAS/cuBLASLt time `cutune run` recorded for that shape by 3% (cutune.prefer_tuned).
+
+--graph times CUDA graphs in 3 and 4 instead of eager calls: each GEMM alone, and the step
+without and then inside use(), is captured once (torch.cuda.graph, after warm-up calls on a
+side stream, where cutune loads each kernel and prepares each cuBLASLt call) and timed by
+replaying it, so that the host's cost of a call drops out and the kernels' times remain. The
+routed step is warmed up and captured inside one use() region, whose routing the graph
+keeps. A capture that fails, or one that sends another number of GEMMs to cutune than the
+eager step does, ends the script with exit status 1 and the reason.
 
 Needs a GPU, PyTorch and the cutune package (pip install .). The speed-ups printed are of
 the machine it runs on; nothing is assumed."""
@@ -75,6 +84,54 @@ def cuda_time(fn, reps=20, rounds=5):
     return best
 
 
+WARMUP = 3  # calls before a capture
+
+
+def graphed(fn, side):
+    """fn captured in a CUDA graph after WARMUP calls on the stream `side`, as
+    torch.cuda.graph asks: what must not be captured happens there (a first launch loads a
+    kernel; cuBLAS makes its workspace). Returns the graph and fn's output in its memory."""
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(WARMUP):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = fn()
+    return g, out
+
+
+def captured(fn, side, what):
+    """graphed(fn, side), or exit 1 saying why `what` could not be captured."""
+    try:
+        return graphed(fn, side)
+    except Exception as e:  # torch's RuntimeError, cutune.CutuneError, ...
+        why = "%s: %s" % (type(e).__name__, e)
+        if e.__context__ is not None:  # the capture's end failing after the first error
+            why += "\n  after %s: %s" % (type(e.__context__).__name__, e.__context__)
+        raise SystemExit("torch_transformer --graph: capturing %s failed: %s" % (what, why))
+
+
+def graph_steps(step, h, side):
+    """The step captured alone and inside use() (db: the open handle h, whose kernels the
+    graph launches), each timed by replays: (torch ms, cutune ms, cutune's output, torch's,
+    GEMMs routed a step). Exits 1 where the routed capture routes otherwise than eagerly."""
+    g0, ref = captured(step, side, "the step (torch alone)")
+    with cutune.use(db=h) as region:
+        step()  # eagerly first: use() decides each shape, outside any capture
+        eager = region.routed
+        g1, y = captured(step, side, "the step inside cutune.use()")
+        in_graph = region.routed - eager * (1 + WARMUP)
+    if in_graph != eager:
+        raise SystemExit("torch_transformer --graph: the captured step sent %d GEMMs to cutune, "
+                         "the eager step %d: the graph is not the step that use() runs"
+                         % (in_graph, eager))
+    before, after = cuda_time(g0.replay, reps=5), cuda_time(g1.replay, reps=5)
+    torch.cuda.synchronize()
+    return before, after, y, ref, eager
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--db", default="torch_transformer.db")
@@ -85,6 +142,9 @@ def main():
     p.add_argument("--time", default="120", help="cutune run's --time per run (seconds)")
     p.add_argument("--no-tune", action="store_true", help="skip recording and tuning")
     p.add_argument("--train", action="store_true", help="time forward and backward")
+    p.add_argument("--graph", action="store_true",
+                   help="time CUDA graph replays (each GEMM, and the step, captured once) "
+                        "instead of eager calls: the kernels' time without the host's")
     p.add_argument("--no-bias", action="store_true",
                    help="Linear layers without bias (cutune's kernels have no bias epilogue: "
                         "with one, use() adds it in a kernel of its own)")
@@ -112,10 +172,16 @@ def main():
         cutune.tune(db=a.db, device=0, args=["--time", a.time])
         print("tuned in %.0f s" % (time.time() - t0))
 
-    print("\nper shape (ms; torch = its cuBLAS/cuBLASLt; routed: whether use() calls cutune's "
+    side = torch.cuda.Stream() if a.graph else None  # where the warm-ups before a capture run
+
+    def timed(fn, what):
+        return cuda_time(captured(fn, side, what)[0].replay) if a.graph else cuda_time(fn)
+
+    print("\nper shape (ms%s; torch = its cuBLAS/cuBLASLt; routed: whether use() calls cutune's "
           "kernel, tuned and %.0f%% faster than the cuBLAS/cuBLASLt time the run recorded, "
           "where that time is at least %.2f ms):"
-          % (100 * cutune.ROUTE_MARGIN, cutune.ROUTE_MIN_MS))
+          % (", CUDA graph replays" if a.graph else "", 100 * cutune.ROUTE_MARGIN,
+             cutune.ROUTE_MIN_MS))
     print("  %-22s %9s %9s %8s %6s" % ("size", "torch", "cutune", "speed-up", "routed"))
     with cutune.record(db=a.db):  # the shapes again, to time each alone
         with torch.no_grad():
@@ -128,27 +194,35 @@ def main():
         xa = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
         w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
         b = w.t() if r["layout"] == "nt" else w.t().contiguous()
-        t_torch = cuda_time(lambda: xa @ b)
+        t_torch = timed(lambda: xa @ b, "torch's " + r["size"])
         if not h.lookup("matmul", r["size"], device=0):
             print("  %-22s %9.4f %9s %8s %6s" % (r["size"], t_torch, "untuned", "", "no"))
             continue
-        t_cut = cuda_time(lambda: h.matmul(xa, b, dtype="bf16"))
+        t_cut = timed(lambda: h.matmul(xa, b, dtype="bf16"), "cutune's " + r["size"])
         routed = "yes" if h.prefers_tuned("matmul", r["size"], device=0) else "no"
         print("  %-22s %9.4f %9.4f %7.3fx %6s" % (r["size"], t_torch, t_cut, t_torch / t_cut,
                                                  routed))
-    h.close()
 
     with torch.no_grad() if not a.train else torch.enable_grad():
-        before = cuda_time(step, reps=5)
-        with cutune.use(db=a.db):
-            after = cuda_time(step, reps=5)
-            y = step()
-        ref = step()
+        if a.graph:
+            before, after, y, ref, per_step = graph_steps(step, h, side)
+        else:
+            before = cuda_time(step, reps=5)
+            with cutune.use(db=a.db):
+                after = cuda_time(step, reps=5)
+                y = step()
+            ref = step()
     err = ((y.float() - ref.float()).abs().max() / ref.float().abs().max()).item()
-    print("\nstep (%s, BF16, %d x %d tokens, d=%d, %d blocks):" % (
-        "forward + backward" if a.train else "inference", a.batch, a.seq, a.dim, a.layers))
+    print("\nstep (%s, BF16, %d x %d tokens, d=%d, %d blocks%s):" % (
+        "forward + backward" if a.train else "inference", a.batch, a.seq, a.dim, a.layers,
+        "; CUDA graph replays" if a.graph else ""))
     print("  torch alone %.3f ms, with cutune.use() %.3f ms: %.3fx; max relative difference "
           "%.2g" % (before, after, before / after, err))
+    if a.graph:
+        print("  GEMMs sent to cutune a step: %d%s" % (
+            per_step, "" if per_step else " (none is tuned and faster than its yardstick by "
+                                          "the margin: both graphs are torch's)"))
+    h.close()  # after the graphs that launch its kernels (gone with graph_steps and timed)
 
 
 if __name__ == "__main__":

@@ -47,7 +47,8 @@
 #          against torch's (bench/torch_overhead.py, 64^3 bf16 nt), then the small
 #          transformer recorded, tuned (TT_TIME seconds a run, default 120) and timed per
 #          GEMM shape and per step against torch's cuBLAS/cuBLASLt
-#          (examples/torch_transformer.py; TT_ARGS adds options, e.g. --train)
+#          (examples/torch_transformer.py; TT_ARGS adds options, e.g. --train), then the
+#          same again as CUDA graph replays (--graph --no-tune: kernel time, no host time)
 #   throughput  the guided search's configs/s against exhaustive search over the whole space
 #          of matmul_reg2d at 2048^3 (THROUGHPUT_VARIANT, THROUGHPUT_SIZE, THROUGHPUT_BUDGET), each from a fresh
 #          database and a cold kernel cache, cutune's and the driver's (bench/throughput.py;
@@ -374,6 +375,12 @@ PY
             python3 "$root/examples/torch_transformer.py" --db "$out/torch_transformer.db" \
             --time "${TT_TIME:-120}" ${TT_ARGS:-}
         tail -20 "$out/torch_transformer.log" | tee -a "$summary"
+        # the same step as CUDA graphs, torch's against cutune's: the kernels' time without
+        # the host's (the shapes are tuned by the run above)
+        timed "the small transformer, CUDA graphs" "$out/torch_transformer_graph.log" \
+            "${pyenv[@]}" python3 "$root/examples/torch_transformer.py" \
+            --db "$out/torch_transformer.db" --no-tune --graph ${TT_ARGS:-}
+        tail -12 "$out/torch_transformer_graph.log" | tee -a "$summary"
         ;;
     throughput)
         throughput_runs=exhaustive,random:200,portfolio:200,random:400,portfolio:400,default

@@ -4,7 +4,9 @@
  * check passed: only a correct config is timed) or skipped as an index past the heuristic's
  * list, never wrong or failed; the best is no slower than 1.05x the yardstick measured in
  * the same run (its ALGO=0 at 32 MiB is the yardstick's algorithm, so about equal at worst);
- * then cutune_gemm launches the stored algorithm for each size, and its result is right at
+ * then cutune_gemm launches the stored algorithm for each size, and a CUDA graph captured on
+ * a new stream launches it again (where one is, a config whose algorithm has a workspace,
+ * allocated on that first use, inside the capture), and the graph's result is right at
  * sampled elements against a double-precision sum of the same inputs. A best whose variant
  * version names another cuBLASLt is refused by cutune_gemm with a message, never run. */
 #include "check.h"
@@ -87,11 +89,67 @@ static double bound(int dtype, int K, double ref, double sum_abs)
     }
 }
 
-/* cutune_gemm of problem p from the database, checked at sampled elements. */
-static void gemm_checked(CutuneLookup *h, const CutuneProblem *p, const char *best_config)
+/* A CUDA graph captured as PyTorch captures one (cudaStreamCaptureModeGlobal) on a new
+ * stream, of cutune_launch of r at `size`, then launched and waited for: the config's first
+ * use on that stream, so cuBLASLt's plan (and its workspace, cudaMalloc'd) is made during
+ * the capture. */
+static void captured_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size,
+                            void **args)
+{
+    cudaStream_t s = NULL;
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t ge = NULL;
+    CutuneError err = {0};
+    CHECK(cudaStreamCreate(&s) == cudaSuccess &&
+          cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    int rc = cutune_launch(h, r, size, args, s, &err);
+    CHECK(cudaStreamEndCapture(s, &g) == cudaSuccess);
+    CHECK_MSG(rc == 0, "cutune_launch of %s %s under capture: %s", size, r->config, err.msg);
+    CHECK(g && cudaGraphInstantiate(&ge, g, 0) == cudaSuccess &&
+          cudaGraphLaunch(ge, s) == cudaSuccess && cudaStreamSynchronize(s) == cudaSuccess);
+    if (ge)
+        cudaGraphExecDestroy(ge);
+    if (g)
+        cudaGraphDestroy(g);
+    if (s)
+        cudaStreamDestroy(s);
+}
+
+/* How many of C's (dc, on the device) sampled elements are off their bound from the
+ * double-precision sum of the inputs fa, fb of problem p; *worst gets the largest
+ * error / bound. hc holds C's bytes. */
+static size_t wrong_samples(const CutuneProblem *p, const float *fa, const float *fb,
+                            const void *dc, unsigned char *hc, double *worst)
 {
     int M = (int)p->dim[0], N = (int)p->dim[1], K = (int)p->dim[2], dt = p->dtype;
     int bt = p->layout == CUTUNE_LAYOUT_NT;
+    size_t es = dt == CUTUNE_DTYPE_BF16 || dt == CUTUNE_DTYPE_FP16 ? 2 : 4, bad = 0;
+    *worst = 0;
+    if (cudaMemcpy(hc, dc, (size_t)M * N * es, cudaMemcpyDeviceToHost) != cudaSuccess)
+        return SAMPLES;
+    for (int s = 0; s < SAMPLES; s++) {
+        size_t i = (size_t)(s * 7919) % (size_t)M, j = (size_t)(s * 104729) % (size_t)N;
+        double ref = 0, sum_abs = 0;
+        for (int k = 0; k < K; k++) {
+            double v = (double)fa[i * K + k] * fb[bt ? j * K + k : (size_t)k * N + j];
+            ref += v;
+            sum_abs += fabs(v);
+        }
+        double got = es == 2 ? from16(((uint16_t *)hc)[i * N + j], dt) : ((float *)hc)[i * N + j];
+        double d = fabs(got - ref), b = bound(dt, K, ref, sum_abs);
+        *worst = fmax(*worst, d / b);
+        bad += !(d <= b);
+    }
+    return bad;
+}
+
+/* cutune_gemm of problem p from the database, then the same in a CUDA graph (of ws_config
+ * instead of the best, where given: a config whose algorithm has a workspace), each result
+ * checked at sampled elements. */
+static void gemm_checked(CutuneLookup *h, const CutuneProblem *p, const char *best_config,
+                         const char *ws_config)
+{
+    int M = (int)p->dim[0], N = (int)p->dim[1], K = (int)p->dim[2], dt = p->dtype;
     size_t es = dt == CUTUNE_DTYPE_BF16 || dt == CUTUNE_DTYPE_FP16 ? 2 : 4;
     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
     float *fa = malloc(na * sizeof *fa), *fb = malloc(nb * sizeof *fb);
@@ -116,27 +174,27 @@ static void gemm_checked(CutuneLookup *h, const CutuneProblem *p, const char *be
               (int)used.match, best_config);
     /* a second call reuses the prepared algorithm */
     CHECK_EQ_INT(cutune_gemm(h, dt, p->layout, da, db, dc, M, N, K, NULL, NULL, &err), 0);
-    CHECK(cudaDeviceSynchronize() == cudaSuccess &&
-          cudaMemcpy(hc, dc, nc * es, cudaMemcpyDeviceToHost) == cudaSuccess);
-    size_t bad = 0;
-    double worst = 0;
-    for (int s = 0; rc == 0 && fa && fb && hc && s < SAMPLES; s++) {
-        size_t i = (size_t)(s * 7919) % (size_t)M, j = (size_t)(s * 104729) % (size_t)N;
-        double ref = 0, sum_abs = 0;
-        for (int k = 0; k < K; k++) {
-            double v = (double)fa[i * K + k] * fb[bt ? j * K + k : (size_t)k * N + j];
-            ref += v;
-            sum_abs += fabs(v);
-        }
-        double got = es == 2 ? from16(((uint16_t *)hc)[i * N + j], dt) : ((float *)hc)[i * N + j];
-        double d = fabs(got - ref), b = bound(dt, K, ref, sum_abs);
-        worst = fmax(worst, d / b);
-        bad += !(d <= b);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    if (rc || !fa || !fb || !hc) {
+        printf("  cutune_gemm %dx%dx%d: not run\n", M, N, K);
+    } else {
+        double worst = 0, worst_graph = 0;
+        size_t bad = wrong_samples(p, fa, fb, dc, hc, &worst);
+        CHECK_MSG(bad == 0, "%zu of %d sampled elements of cutune_gemm's result are wrong", bad,
+                  SAMPLES);
+        CutuneLookupResult r = used;
+        if (ws_config[0])
+            snprintf(r.config, sizeof r.config, "%s", ws_config);
+        void *args[] = {&da, &db, &dc, &M, &N, &K};
+        CHECK(cudaMemset(dc, 0xFF, nc * es) == cudaSuccess);
+        captured_launch(h, &r, used.size, args);
+        bad = wrong_samples(p, fa, fb, dc, hc, &worst_graph);
+        CHECK_MSG(bad == 0, "%zu of %d sampled elements of the CUDA graph's result (%s) are wrong",
+                  bad, SAMPLES, r.config);
+        printf("  cutune_gemm %s: %s, %d sampled elements within %.3g of their bound; in a CUDA "
+               "graph, %s: within %.3g\n",
+               used.size, used.config, SAMPLES, worst, r.config, worst_graph);
     }
-    CHECK_MSG(bad == 0, "%zu of %d sampled elements of cutune_gemm's result are wrong", bad,
-              SAMPLES);
-    printf("  cutune_gemm %s: %s, %d sampled elements within %.3g of their bound\n", used.size,
-           used.config, SAMPLES, worst);
     cudaFree(da);
     cudaFree(db);
     cudaFree(dc);
@@ -199,11 +257,27 @@ int main(void)
     CutuneError err = {0};
     CutuneLookup *h = NULL;
     CHECK_MSG(cutune_open(&h, &ls, &err) == 0, "%s", err.msg);
+    int with_workspace = 0;
     for (size_t i = 0; h && i < sum.nsizes; i++) {
         CutuneProblem p;
         CHECK(cutune_problem_parse(sum.sizes[i].size, &p, NULL) == 0);
-        gemm_checked(h, &p, sum.sizes[i].config);
+        char ws[512], sql[640];
+        /* a config whose algorithm has a workspace: its trial's message gives its bytes */
+        snprintf(sql, sizeof sql,
+                 "SELECT t.config FROM trials t JOIN problems p ON p.id = t.problem_id WHERE "
+                 "p.size = '%s' AND t.status = 'ok' AND t.message LIKE '%%workspace %%bytes%%' "
+                 "AND t.message NOT LIKE '%%workspace 0 bytes%%' ORDER BY t.id LIMIT 1",
+                 sum.sizes[i].size);
+        raw_text(db, sql, ws, sizeof ws);
+        if (!strcmp(ws, "(error)"))
+            ws[0] = '\0';
+        with_workspace += ws[0] != '\0';
+        gemm_checked(h, &p, sum.sizes[i].config, ws);
     }
+    /* of the sizes' 16 algorithms at a 32 MiB limit some take a workspace (split-K's partial
+     * sums, say); with none, the allocation during a capture would go untested */
+    CHECK_MSG(with_workspace > 0, "no ok config of matmul_cublaslt at these sizes has a workspace "
+                                  "(trial messages): the allocation under capture went untested");
     cutune_close(&h);
 
     /* a best of another cuBLASLt's index is refused, not run */

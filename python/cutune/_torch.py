@@ -238,6 +238,7 @@ class _Mode(TorchFunctionMode):
         self.route, self.recorder = route, recorder
         self.db, self.device, self.margin = db, device, margin
         self.decided = {}  # (M, N, K, kind, layout, device) -> True: cutune's kernel is faster
+        self.routed = 0  # the GEMMs sent to cutune
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -262,6 +263,7 @@ class _Mode(TorchFunctionMode):
         if not self._tuned(M, N, K, kind, layout, a.device):
             return func(*args, **kwargs)
         out = matmul_fast(a, b, kind, self.db).reshape(shape)
+        self.routed += 1
         if bias is None:
             return out
         # cutune's kernels have no bias epilogue (torch's cuBLASLt fuses it): one more
@@ -358,6 +360,11 @@ class _Region:
     def recorded(self):
         return list(getattr(self, "rows", []))
 
+    @property
+    def routed(self):
+        """How many GEMMs the region has sent to cutune's kernels so far."""
+        return self.mode.routed if self.mode else 0
+
 
 def use(db=None, margin=ROUTE_MARGIN):
     """A region in which F.linear (nn.Linear), torch.matmul, torch.mm and @ run cutune's tuned
@@ -371,7 +378,10 @@ def use(db=None, margin=ROUTE_MARGIN):
     (an older database) is routed. db: a path or a cutune Handle (default: the default
     database). The choice is made once per shape. Under torch.compile and CUDA graph
     capture, shapes first met there keep torch's kernel; run the model eagerly once inside
-    use() first."""
+    use() first (for a graph, the warm-up before its capture, in the same region: a graph's
+    routing is fixed when it is captured). A graph replays the kernels of the region's
+    handle: pass an open Handle as db and keep it open while the graph is replayed. `with
+    use() as r:` r.routed counts the GEMMs the region sent to cutune."""
     return _Region(True, False, db, None, margin)
 
 

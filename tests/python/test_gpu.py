@@ -1,8 +1,9 @@
 """The cutune Python module on a GPU: matmul on PyTorch (and CuPy) tensors against
-torch.matmul, launch() with the op's arguments, the caller's stream, and the bad input a
-launch refuses. Skipped without PyTorch and a CUDA device. A fixture tunes two matmul sizes
-with `cutune run` into a database of its own first (CUTUNE_EXE, else the command the wheel
-carries)."""
+torch.matmul, launch() with the op's arguments, the caller's stream, the bad input a
+launch refuses, and a bf16 matmul captured in a CUDA graph (after a warm-up call, and as a
+handle's first call) and replayed on new inputs. Skipped without PyTorch and a CUDA
+device. A fixture tunes two matmul sizes with `cutune run` into a database of its own first
+(CUTUNE_EXE, else the command the wheel carries)."""
 import os
 import subprocess
 import sys
@@ -155,21 +156,78 @@ def tuned_bf16(tmp_path_factory):
 
 def test_linear_in_bf16_reads_the_weight_in_place(tuned_bf16):
     M, N, K = BF16_SIZE
-    g = torch.Generator(device="cuda").manual_seed(7)
-    x = (torch.rand((M, K), device="cuda", generator=g) * 2 - 1).bfloat16()
-    w = (torch.rand((N, K), device="cuda", generator=g) * 2 - 1).bfloat16()
+    x, w = bf16_operands(7)
     with cutune.open(tuned_bf16) as h:
         r = h.lookup("matmul", "%dx%dx%d-bf16-nt" % BF16_SIZE, device=0)
         assert r.match == "exact" and r.variant == "matmul_mma"
         c = h.matmul(x, w.t())  # w.t() is a view: the kernel reads w, layout nt
         torch.cuda.synchronize()
     assert c.dtype == torch.bfloat16 and c.shape == (M, N)
+    bf16_close(c, x, w)
+    torch.testing.assert_close(c, torch.nn.functional.linear(x, w), rtol=2 ** -7, atol=0.05)
+
+
+def bf16_operands(seed):
+    M, N, K = BF16_SIZE
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    x = (torch.rand((M, K), device="cuda", generator=g) * 2 - 1).bfloat16()
+    w = (torch.rand((N, K), device="cuda", generator=g) * 2 - 1).bfloat16()
+    return x, w
+
+
+def bf16_close(c, x, w):
+    """c (bf16) is x @ w.t() as torch.matmul computes it in float64, within one bf16
+    rounding of a float32 sum (2^-8 relative) plus the sum's own error."""
     ref = x.double() @ w.double().t()
-    # one bf16 rounding of a float32 sum: 2^-8 relative, plus the sum's own error
     err = (c.double() - ref).abs()
     assert torch.isfinite(c.float()).all()
-    assert (err <= 2.0 ** -8 * ref.abs() + 1e-3 * K ** 0.5).all(), float(err.max())
-    torch.testing.assert_close(c, torch.nn.functional.linear(x, w), rtol=2 ** -7, atol=0.05)
+    assert (err <= 2.0 ** -8 * ref.abs() + 1e-3 * x.shape[1] ** 0.5).all(), float(err.max())
+
+
+def replayed_on_new_inputs(graph, x, w, c):
+    """The graph replayed twice on new inputs copied into its captured x and w (c emptied
+    first): each replay computes the product of what they hold then."""
+    for seed in (21, 22):
+        x2, w2 = bf16_operands(seed)
+        x.copy_(x2)
+        w.copy_(w2)
+        c.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        bf16_close(c, x2, w2)
+
+
+def test_bf16_matmul_in_a_cuda_graph(tuned_bf16, default_db_at):
+    """cutune.matmul captured in a CUDA graph after a warm-up call on a side stream, as
+    torch.cuda.graph asks; the graph launches cutune's kernel on the inputs of each replay."""
+    default_db_at(tuned_bf16)
+    x, w = bf16_operands(7)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        cutune.matmul(x, w.t())  # the warm-up: the kernel is loaded here
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        c = cutune.matmul(x, w.t())
+    replayed_on_new_inputs(graph, x, w, c)
+    del graph  # before the default handle, which holds its kernel, closes
+
+
+def test_a_first_call_inside_a_capture(tuned_bf16):
+    """No warm-up: a handle's first call, inside the capture (torch's default mode, which
+    forbids loading a module on the capturing thread), loads the kernel outside the graph
+    (libcutune relaxes the thread's capture mode for it) and captures the launch."""
+    x, w = bf16_operands(7)
+    with cutune.open(tuned_bf16) as other:
+        other.matmul(x, w.t())  # CUDA's runtime started, this kernel loaded in another handle
+        torch.cuda.synchronize()
+    with cutune.open(tuned_bf16) as h:
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            c = h.matmul(x, w.t())
+        replayed_on_new_inputs(graph, x, w, c)
+        del graph
 
 
 def test_a_dtype_or_layout_not_tuned_is_not_answered(tuned_bf16):

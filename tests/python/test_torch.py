@@ -1,8 +1,11 @@
 """cutune's PyTorch side without a GPU (python/cutune/_torch.py): the cutune::matmul custom op
 traced by torch.compile(fullgraph=True) through its fake implementation (on meta tensors),
 the bad input it refuses before launching anything, use() leaving what it cannot take to
-torch, and record() writing a model's GEMMs (shape, dtype, layout) as pending requests.
-Skipped without PyTorch."""
+torch, record() writing a model's GEMMs (shape, dtype, layout) as pending requests, and
+examples/torch_transformer.py --graph ending with the reason where a capture fails or routes
+otherwise than the eager step. Skipped without PyTorch."""
+import importlib.util
+import os
 
 import pytest
 
@@ -106,6 +109,14 @@ def test_use_leaves_the_cpu_to_torch(fixture_path):
     assert got3.shape == (15, 16)
 
 
+def test_use_counts_the_gemms_it_routes(fixture_path):
+    lin = torch.nn.Linear(32, 16)
+    with cutune.use(db=fixture_path) as region:
+        assert region.routed == 0
+        lin(torch.randn(4, 32))  # on the CPU: torch's
+    assert region.routed == 0
+
+
 def test_fullgraph_compile_inside_use(fixture_path):
     """The mode that use() enters is traced by Dynamo with no graph break: a shape not
     decided eagerly keeps torch's kernel inside the compiled region."""
@@ -191,3 +202,69 @@ def test_tune_runs_cutune_run_pending(tmp_path, monkeypatch):
     import subprocess
     with pytest.raises(subprocess.CalledProcessError):
         cutune.tune()
+
+
+# ---- examples/torch_transformer.py --graph, its checks without a GPU ----------------------
+
+def example():
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                        "torch_transformer.py")
+    spec = importlib.util.spec_from_file_location("torch_transformer", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_example_exits_with_the_reason_a_capture_failed(monkeypatch):
+    ex = example()
+
+    def fails(fn, side):
+        try:
+            raise cutune.CutuneError("cudaMalloc: operation not permitted when stream is capturing")
+        except cutune.CutuneError:  # as torch's capture ends after a failed call in it
+            raise RuntimeError("operation failed due to a previous error during capture")
+
+    monkeypatch.setattr(ex, "graphed", fails)
+    with pytest.raises(SystemExit) as e:
+        ex.captured(lambda: None, None, "the step inside cutune.use()")
+    msg = e.value.code  # a message: exit status 1
+    assert isinstance(msg, str) and "capturing the step inside cutune.use() failed" in msg
+    assert "RuntimeError: operation failed due to a previous error" in msg
+    assert "after CutuneError: cudaMalloc: operation not permitted" in msg
+
+
+class _Region:
+    def __init__(self, calls):
+        self.routed, self.calls = 0, calls
+
+    def __enter__(self):
+        self.calls.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        self.calls.pop()
+
+
+def test_example_exits_where_the_captured_step_routes_otherwise(monkeypatch):
+    """A shape first met under capture stays torch's (use()): the graph would be another step
+    than the one timed eagerly, and the example stops rather than time it."""
+    ex = example()
+    regions, capturing = [], []
+    monkeypatch.setattr(ex.cutune, "use", lambda db: _Region(regions))
+
+    def step():  # two GEMMs routed a step, none while capturing
+        if regions and not capturing:
+            regions[-1].routed += 2
+
+    def graphed(fn, side):
+        for _ in range(ex.WARMUP):
+            fn()
+        capturing.append(1)
+        out = fn()
+        capturing.pop()
+        return None, out
+
+    monkeypatch.setattr(ex, "graphed", graphed)
+    with pytest.raises(SystemExit, match="the captured step sent 0 GEMMs to cutune, the eager "
+                                         "step 2"):
+        ex.graph_steps(step, None, None)

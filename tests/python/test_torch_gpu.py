@@ -43,19 +43,9 @@ def tuned(tmp_path_factory):
 
 
 @pytest.fixture
-def default_db(tuned, monkeypatch):
+def default_db(tuned, default_db_at):
     """The package's default handle on the tuned database."""
-    monkeypatch.setenv("CUTUNE_DB", tuned)
-    import cutune as c
-    if c._default is not None:
-        c._default.close()
-    c._default = None
-    c._torch._tls.__dict__.clear()
-    yield tuned
-    if c._default is not None:
-        c._default.close()
-    c._default = None
-    c._torch._tls.__dict__.clear()
+    return default_db_at(tuned)
 
 
 def operands(dtype, layout):

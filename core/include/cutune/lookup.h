@@ -193,6 +193,10 @@ CUTUNE_API int cutune_lookup_yardstick(CutuneLookup *h, const CutuneDeviceInfo *
  * (cutune/plugin.h; matmul_cublaslt, one of cuBLASLt's algorithms) is a call into that
  * library instead: prepared on its first launch at that size on that device and stream
  * (the library's algorithm and workspace, kept in the handle), called on every launch.
+ * CUDA graphs: a launch on a capturing stream is captured (the kernel, or the library's
+ * call); a first use there compiles, loads or prepares outside the graph, which then refers
+ * to what the handle holds: keep the handle open while the graph may be launched. Beyond a
+ * first use, a launch makes no allocation, copy or synchronisation.
  * Errors: CUTUNE_ERR_NOT_FOUND (no installed plugin has the result's variant and version:
  * re-tune or install it; for matmul_cublaslt also a cuBLASLt other than the one it was
  * tuned with, or none), CUTUNE_ERR_RESOURCES (the config does not fit this device, e.g. a

@@ -63,7 +63,17 @@
     X(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e)) \
     X(cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s)) \
     X(cudaError_t, cudaEventSynchronize, (cudaEvent_t e), (e)) \
-    X(cudaError_t, cudaEventElapsedTime, (float *ms, cudaEvent_t a, cudaEvent_t b), (ms, a, b))
+    X(cudaError_t, cudaEventElapsedTime, (float *ms, cudaEvent_t a, cudaEvent_t b), (ms, a, b)) \
+    X(cudaError_t, cudaThreadExchangeStreamCaptureMode, (enum cudaStreamCaptureMode * mode), \
+      (mode)) \
+    X(cudaError_t, cudaStreamBeginCapture, (cudaStream_t s, enum cudaStreamCaptureMode mode), \
+      (s, mode)) \
+    X(cudaError_t, cudaStreamEndCapture, (cudaStream_t s, cudaGraph_t * g), (s, g)) \
+    X(cudaError_t, cudaGraphInstantiate, \
+      (cudaGraphExec_t * e, cudaGraph_t g, unsigned long long flags), (e, g, flags)) \
+    X(cudaError_t, cudaGraphLaunch, (cudaGraphExec_t e, cudaStream_t s), (e, s)) \
+    X(cudaError_t, cudaGraphExecDestroy, (cudaGraphExec_t e), (e)) \
+    X(cudaError_t, cudaGraphDestroy, (cudaGraph_t g), (g))
 
 static struct {
 #define FIELD(ret, name, params, args) ret(*name) params;

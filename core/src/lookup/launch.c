@@ -126,7 +126,11 @@ static int tuned_kernel(CutuneLookup *h, const CutuneLookupResult *r, const Cutu
                             pl->name, pl->target, pl->target / 10, pl->target % 10, arch / 10,
                             arch % 10);
     }
-    if ((rc = build_kernel(pl, r->config, kind, cutune_variant_arch(pl, arch), &k, err))) {
+    /* the first call may come inside a CUDA graph capture (device.h) */
+    int mode = cutune_capture_relax();
+    rc = build_kernel(pl, r->config, kind, cutune_variant_arch(pl, arch), &k, err);
+    cutune_capture_restore(mode);
+    if (rc) {
         cutune_tuned_kernel_free(&k);
         return rc;
     }

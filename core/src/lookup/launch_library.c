@@ -2,6 +2,7 @@
  * library_prepare once per config, problem, device and stream (the handle holds the
  * library's choice and its workspace, which calls on two streams at once must not share),
  * kept in the lookup handle until cutune_close; then library_run per call. */
+#include "device.h"
 #include "lookup_int.h"
 #include "util.h"
 
@@ -79,7 +80,11 @@ int cutune_launch_library(CutuneLookup *h, const CutuneVariantDef *v, const Cutu
             return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
         }
         c->v = cutune_variant_library(v);
+        /* a stream's first call: inside a CUDA graph capture, too, on the capture's stream
+         * (its workspace is cudaMalloc'd: device.h) */
+        int mode = cutune_capture_relax();
         int rc = prepare(v, r, p, args, device, arch, c, err);
+        cutune_capture_restore(mode);
         if (rc) {
             call_free(c);
             return rc;

@@ -28,6 +28,19 @@ int cutune_cuda_check(int status, const char *what, CutuneError *err)
                         cudaGetErrorString(e));
 }
 
+int cutune_capture_relax(void)
+{
+    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    return cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess ? (int)mode : -1;
+}
+
+void cutune_capture_restore(int saved)
+{
+    enum cudaStreamCaptureMode mode = (enum cudaStreamCaptureMode)saved;
+    if (saved >= 0)
+        (void)cudaThreadExchangeStreamCaptureMode(&mode);
+}
+
 int cutune_device_count(int *count, CutuneError *err)
 {
     *count = 0;

@@ -19,4 +19,14 @@ void cutune_device_clocks(int index, int *sm_khz, int *mem_khz);
 /* Check a CUDA runtime return code; on failure record "<what>: <cuda error name>: <text>". */
 int cutune_cuda_check(int cuda_status, const char *what, CutuneError *err);
 
+/* Around work done once and kept that a call may first need inside a CUDA graph capture
+ * (loading a tuned kernel; a library's plan and its workspace, cudaMalloc'd): the calling
+ * thread's capture mode relaxed (cudaThreadExchangeStreamCaptureMode), since under the
+ * default mode (PyTorch's too) such a call on a capturing thread fails and invalidates the
+ * capture. None of it is stream work: the graph only refers to what it made, which lives
+ * until cutune_close. cutune_capture_relax returns the mode to hand back to
+ * cutune_capture_restore (-1: none; nothing was changed). */
+int cutune_capture_relax(void);
+void cutune_capture_restore(int saved);
+
 #endif
