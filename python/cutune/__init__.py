@@ -294,15 +294,15 @@ class Handle:
             _raise(rc, err)
         return name.value.decode("utf-8", "replace"), ms.value
 
-    def prefers_tuned(self, op, size, device=0, margin=ROUTE_MARGIN):
+    def prefers_tuned(self, op, size, device=0, margin=ROUTE_MARGIN, min_ms=ROUTE_MIN_MS):
         """Whether cutune.use() calls cutune's kernel for `op` at `size` on `device`: the
         lookup answers at this very size and its best beats the recorded yardstick by the
-        margin (see cutune.prefer_tuned)."""
+        margin, and the yardstick takes min_ms or more (see cutune.prefer_tuned)."""
         r = self.lookup(op, size, device)
         if r.match not in ("exact", "same_model"):
             return False
         y = self.yardstick(op, size, device)
-        return prefer_tuned(r.match, r.median_ms, y[1] if y else None, margin)
+        return prefer_tuned(r.match, r.median_ms, y[1] if y else None, margin, min_ms)
 
     def best(self, op=None, device=None, as_frame=None):
         """Every best config (the fastest verified per device, op and size), of one op and

@@ -24,7 +24,7 @@ import threading
 import torch
 from torch.overrides import TorchFunctionMode
 
-from . import ROUTE_MARGIN, _lib
+from . import ROUTE_MARGIN, ROUTE_MIN_MS, _lib
 
 _KINDS = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}
 _tls = threading.local()
@@ -180,14 +180,34 @@ def _backward(ctx, grad):
 matmul_op.register_autograd(_backward, setup_context=_save)
 
 
+class _HandleMatmul(torch.autograd.Function):
+    """a @ b from a given handle's database, with the op's gradients (_backward): where
+    autograd must see a GEMM that cutune.use(db=...) routed, eagerly."""
+
+    @staticmethod
+    def forward(ctx, a, b, dtype, handle):
+        ctx.save_for_backward(a, b)
+        kind, layout, M, N, K = _check(a, b, dtype)
+        return _launch(a, b, kind, layout, M, N, K, handle)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _backward(ctx, grad) + (None,)
+
+
 def matmul_fast(a, b, dtype="", handle=None):
     """torch.ops.cutune.matmul(a, b, dtype) without PyTorch's dispatcher where it is not
     needed: in eager mode with no gradient to record the op's own function is called
     directly, which saves the dispatcher's cost of a Python custom op on every call; under
-    torch.compile, or where autograd must see the op, the op itself (which launches from
-    the default database). handle: a cutune Handle (None: the default database's)."""
-    if (_is_compiling() or (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad))):
+    torch.compile the op itself (which launches from the default database); where autograd
+    must see it, the op, or with a handle an autograd Function that launches from it.
+    handle: a cutune Handle (None: the default database's)."""
+    if _is_compiling():
         return torch.ops.cutune.matmul(a, b, dtype)
+    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+        if handle is None:
+            return torch.ops.cutune.matmul(a, b, dtype)
+        return _HandleMatmul.apply(a, b, dtype, handle)
     kind, layout, M, N, K = _check(a, b, dtype)
     return _launch(a, b, kind, layout, M, N, K, handle)
 
@@ -233,10 +253,10 @@ class _Mode(TorchFunctionMode):
     """Sees every torch function of the region: GEMMs go to cutune (use) and are written down
     (record)."""
 
-    def __init__(self, route, recorder, db, device, margin):
+    def __init__(self, route, recorder, db, device, margin, min_ms=ROUTE_MIN_MS):
         super().__init__()
         self.route, self.recorder = route, recorder
-        self.db, self.device, self.margin = db, device, margin
+        self.db, self.device, self.margin, self.min_ms = db, device, margin, min_ms
         self.decided = {}  # (M, N, K, kind, layout, device) -> True: cutune's kernel is faster
         self.routed = 0  # the GEMMs sent to cutune
 
@@ -282,7 +302,7 @@ class _Mode(TorchFunctionMode):
             h = _handle() if self.db is None else self.db
             # tuned for this shape (on this GPU or its model) and faster than the cuBLAS(Lt)
             # time recorded beside it by the margin (cutune.prefer_tuned); else torch's
-            hit = h.prefers_tuned("matmul", size, device.index or 0, self.margin)
+            hit = h.prefers_tuned("matmul", size, device.index or 0, self.margin, self.min_ms)
             self.decided[key] = hit
         return hit
 
@@ -330,9 +350,9 @@ _recorded = []
 
 
 class _Region:
-    def __init__(self, route, record, db, device, margin=ROUTE_MARGIN):
+    def __init__(self, route, record, db, device, margin=ROUTE_MARGIN, min_ms=ROUTE_MIN_MS):
         self.route, self.record, self.db, self.device = route, record, db, device
-        self.margin = margin
+        self.margin, self.min_ms = margin, min_ms
         self.mode = None
 
     def __enter__(self):
@@ -344,7 +364,7 @@ class _Region:
         if self.db is not None:
             h = self.db if isinstance(self.db, Handle) else Handle(self.db)
         rec = _Recorder(h or _handle(), self.device) if self.record else None
-        self.mode = _Mode(self.route, rec, h, self.device, self.margin)
+        self.mode = _Mode(self.route, rec, h, self.device, self.margin, self.min_ms)
         self.mode.__enter__()
         return self
 
@@ -366,7 +386,7 @@ class _Region:
         return self.mode.routed if self.mode else 0
 
 
-def use(db=None, margin=ROUTE_MARGIN):
+def use(db=None, margin=ROUTE_MARGIN, min_ms=ROUTE_MIN_MS):
     """A region in which F.linear (nn.Linear), torch.matmul, torch.mm and @ run cutune's tuned
     kernel where the database has one for that shape, element type and layout on the tensors'
     GPU that beats the vendor yardstick recorded for it (cuBLASLt or cuBLAS, what torch
@@ -374,7 +394,10 @@ def use(db=None, margin=ROUTE_MARGIN):
     torch's own otherwise (or where the tensors are on the CPU, of another dtype, not
     contiguous, batched on both sides). The margin, 3% by default, pays for what a call
     through cutune costs more than torch's: some microseconds on the host per call, and with
-    a bias a kernel of its own (cuBLASLt fuses it). A size tuned without a yardstick recorded
+    a bias a kernel of its own (cuBLASLt fuses it); and a GEMM whose yardstick takes under
+    `min_ms` stays torch's, as there the host sets the pace (cutune.ROUTE_MIN_MS; 0 for a
+    region captured in a CUDA graph, whose replays have no host cost a call). A size tuned
+    without a yardstick recorded
     (an older database) is routed. db: a path or a cutune Handle (default: the default
     database). The choice is made once per shape. Under torch.compile and CUDA graph
     capture, shapes first met there keep torch's kernel; run the model eagerly once inside
@@ -382,7 +405,7 @@ def use(db=None, margin=ROUTE_MARGIN):
     routing is fixed when it is captured). A graph replays the kernels of the region's
     handle: pass an open Handle as db and keep it open while the graph is replayed. `with
     use() as r:` r.routed counts the GEMMs the region sent to cutune."""
-    return _Region(True, False, db, None, margin)
+    return _Region(True, False, db, None, margin, min_ms)
 
 
 def record(db=None, device=None, route=False):

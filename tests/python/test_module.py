@@ -153,6 +153,9 @@ def test_prefers_tuned_on_the_database(fixture_path):
         assert h.prefers_tuned("matmul", 1024, device=H100[0])      # 0.25 vs 0.3 ms
         assert not h.prefers_tuned("matmul", 4096, device=H100[0])  # 5.5 vs 5.0 ms
         assert h.prefers_tuned("matmul", 4096, device=H100[0], margin=-0.5)  # 5.5 <= 10
+        # a floor above the yardstick's 0.3 ms keeps 1024 torch's; a graph's (0) does not
+        assert not h.prefers_tuned("matmul", 1024, device=H100[0], min_ms=0.5)
+        assert h.prefers_tuned("matmul", 1024, device=H100[0], min_ms=0)
         assert h.prefers_tuned("matmul", 2048, device=H200[0])      # none recorded
         assert not h.prefers_tuned("matmul", 2048, device=H100[0])  # nearest: torch's
         assert not h.prefers_tuned("matmul", 64, device=H100[0])

@@ -250,7 +250,7 @@ def test_example_exits_where_the_captured_step_routes_otherwise(monkeypatch):
     than the one timed eagerly, and the example stops rather than time it."""
     ex = example()
     regions, capturing = [], []
-    monkeypatch.setattr(ex.cutune, "use", lambda db: _Region(regions))
+    monkeypatch.setattr(ex.cutune, "use", lambda db, min_ms: _Region(regions))
 
     def step():  # two GEMMs routed a step, none while capturing
         if regions and not capturing:
