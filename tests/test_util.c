@@ -98,6 +98,31 @@ static void hashing(void)
     CHECK(strcmp(ha, hb) == 0);
 }
 
+/* A fill split over threads draws exactly the values of one thread drawing them in order,
+ * element i being the stream's (i+1)-th splitmix64 output (parts of 2^22 elements: four
+ * threads here, the last part short). */
+static void random_inputs_threaded(void)
+{
+    const size_t n = 3 * ((size_t)1 << 22) + 12345;
+    float *one = malloc(n * sizeof *one), *four = malloc(n * sizeof *four);
+    CHECK(one && four);
+    if (one && four) {
+        cutune_random_uniform_threads(7, 3, one, n, -2.0f, 0.5f, 1);
+        cutune_random_uniform_threads(7, 3, four, n, -2.0f, 0.5f, 4);
+        CHECK(memcmp(one, four, n * sizeof *one) == 0);
+        uint64_t x = 7 ^ (0xd1b54a32d192ed03ULL * 4); /* the stream's state, drawn in order */
+        size_t same = 0;
+        for (size_t i = 0; i < n; i++) {
+            double u = (double)(cutune_splitmix64(&x) >> 11) * 0x1.0p-53;
+            float v = (float)(-2.0f + 2.5f * u);
+            same += four[i] == (v < 0.5f ? v : -2.0f);
+        }
+        CHECK_MSG(same == n, "%zu of %zu elements as drawn in order", same, n);
+    }
+    free(one);
+    free(four);
+}
+
 static void random_inputs(void)
 {
     enum { N = 100000 };
@@ -535,6 +560,7 @@ int main(void)
     problem_sizes();
     hashing();
     random_inputs();
+    random_inputs_threaded();
     strategies();
     pool();
     pool_wait_any();

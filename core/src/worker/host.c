@@ -1,5 +1,6 @@
 /* Host services for plugins: device memory, copies, seeded random inputs, reference kernels. */
 #include "host.h"
+#include "random.h"
 #include "compile.h"
 #include "device.h"
 #include "sdk.h"
@@ -106,17 +107,6 @@ static int h_memcpy_yardstick(void *ctx, double bytes, CutuneYardstick *out)
 static int h_dev_memset(void *ctx, void *dptr, int byte, size_t bytes)
 {
     return cutune_cuda_check(cudaMemset(dptr, byte, bytes), "cudaMemset", ctx_of(ctx)->err);
-}
-
-void cutune_random_uniform(uint64_t seed, uint64_t stream, float *dst, size_t n, float lo, float hi)
-{
-    /* the one generator of the project (util.h), from a state hashed from (seed, stream) */
-    uint64_t x = seed ^ (0xd1b54a32d192ed03ULL * (stream + 1));
-    for (size_t i = 0; i < n; i++) {
-        double u = (double)(cutune_splitmix64(&x) >> 11) * 0x1.0p-53; /* [0, 1) */
-        float v = (float)(lo + (hi - lo) * u);
-        dst[i] = v < hi ? v : lo; /* rounding to float must not reach hi */
-    }
 }
 
 int cutune_cuda_error_is_sticky(int status)

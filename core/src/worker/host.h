@@ -6,6 +6,7 @@
 
 #include "cutune/cutune.h"
 #include "cutune/op.h"
+#include "random.h" /* host->random_uniform */
 
 typedef struct CutuneHostCtx {
     CutuneHost host;       /* host.ctx points back here */
@@ -26,9 +27,6 @@ int cutune_host_reserve(CutuneHostCtx *c);
 int cutune_host_forget(CutuneHostCtx *c, void *dptr);
 void cutune_host_forget_all(CutuneHostCtx *c, void (*release)(void *dptr));
 
-/* The seeded generator behind host->random_uniform, exposed for tests. */
-void cutune_random_uniform(uint64_t seed, uint64_t stream, float *dst, size_t n, float lo,
-                           float hi);
 
 /* Load a cubin and get its kernel; launch it; free it. Used by run_kernel and measure. */
 typedef struct CutuneLoadedKernel {
