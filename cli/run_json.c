@@ -140,6 +140,7 @@ void run_json_summary(RunJson *rj, const CutuneTuneSummary *s)
         num(&j, "measure_s", g->measure_s, 0);
         num(&j, "retime_s", g->retime_s, 0);
         num(&j, "compile_wait_s", g->compile_wait_s, 0);
+        num(&j, "setup_s", g->setup_s, 0);
         num(&j, "other_s", g->other_s, 0);
         num(&j, "idle_s", g->idle_s, 0);
         num(&j, "compile_cpu_s", g->compile_s, 0);

@@ -84,27 +84,29 @@ static void print_rows(FILE *f, const CutuneTuneSummary *s)
 }
 
 /* Where each GPU's wall time went, for a run on several: busy is measuring, re-timing,
- * waiting for its compiles and the rest of its work; idle, starting up and waiting at the
- * end for the sizes other GPUs were still tuning. */
+ * waiting for its compiles, setting problems up and the rest of its work; idle, starting up
+ * and waiting at the end for the sizes other GPUs were still tuning. */
 static void print_gpus(FILE *f, const CutuneTuneSummary *s)
 {
-    fprintf(f, "\n%-4s %-24s %6s %7s %7s %8s %7s %7s %6s %9s %6s %7s\n", "GPU", "name", "sizes",
-            "measure", "re-time", "compile", "other", "idle", "busy", "NVRTC cpu", "trials",
-            "crashed");
+    fprintf(f, "\n%-4s %-24s %6s %7s %7s %8s %7s %7s %7s %6s %9s %6s %7s\n", "GPU", "name", "sizes",
+            "measure", "re-time", "compile", "setup", "other", "idle", "busy", "NVRTC cpu",
+            "trials", "crashed");
     for (size_t i = 0; i < s->ngpus_rows; i++) {
         const CutuneTuneGpu *g = &s->gpus[i];
-        double busy = g->measure_s + g->retime_s + g->compile_wait_s + g->other_s;
+        double busy = g->measure_s + g->retime_s + g->compile_wait_s + g->setup_s + g->other_s;
         double all = busy + g->idle_s;
-        fprintf(
-            f, "%-4d %-24.24s %6zu %6.1fs %6.1fs %7.1fs %6.1fs %6.1fs %5.0f%% %8.1fs %6zu %7zu%s\n",
-            g->device, g->name, g->sizes, g->measure_s, g->retime_s, g->compile_wait_s, g->other_s,
-            g->idle_s, all > 0 ? 100 * busy / all : 0, g->compile_s, g->trials, g->crashed,
-            g->lost ? "  (stopped before the end)" : "");
+        fprintf(f,
+                "%-4d %-24.24s %6zu %6.1fs %6.1fs %7.1fs %6.1fs %6.1fs %6.1fs %5.0f%% %8.1fs %6zu "
+                "%7zu%s\n",
+                g->device, g->name, g->sizes, g->measure_s, g->retime_s, g->compile_wait_s,
+                g->setup_s, g->other_s, g->idle_s, all > 0 ? 100 * busy / all : 0, g->compile_s,
+                g->trials, g->crashed, g->lost ? "  (stopped before the end)" : "");
     }
     fprintf(f,
             "(seconds of the run's wall time: measure, in the worker; compile, waiting for the "
-            "compiles of its configs; busy: all but idle; NVRTC cpu: compile seconds of its "
-            "configs summed over the %d compile threads that the GPUs share)\n",
+            "compiles of its configs; setup, making a size's inputs and reference, its ragged "
+            "check's too; busy: all but idle; NVRTC cpu: compile seconds of its configs summed "
+            "over the %d compile threads that the GPUs share)\n",
             s->compile_threads);
 }
 

@@ -110,12 +110,13 @@ for name in names:
     if not s.get("gpus"):
         continue
     print("\nwhere the time went, run %s (wall %.1f s; busy: all but idle)" % (name, s["wall_s"]))
-    print("%-4s %5s %8s %8s %8s %8s %8s %6s %9s %6s %7s" % ("GPU", "sizes", "measure", "re-time", "compile",
-          "other", "idle", "busy", "NVRTC cpu", "trials", "crashed"))
+    print("%-4s %5s %8s %8s %8s %8s %8s %8s %6s %9s %6s %7s" % ("GPU", "sizes", "measure", "re-time",
+          "compile", "setup", "other", "idle", "busy", "NVRTC cpu", "trials", "crashed"))
     for g in s["gpus"]:
-        busy = g["measure_s"] + g["retime_s"] + g["compile_wait_s"] + g["other_s"]
-        print("%-4d %5d %8.1f %8.1f %8.1f %8.1f %8.1f %5.0f%% %9.1f %6d %7d%s" % (
-            g["device"], g["sizes"], g["measure_s"], g["retime_s"], g["compile_wait_s"], g["other_s"],
+        setup = g.get("setup_s", 0)
+        busy = g["measure_s"] + g["retime_s"] + g["compile_wait_s"] + setup + g["other_s"]
+        print("%-4d %5d %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %5.0f%% %9.1f %6d %7d%s" % (
+            g["device"], g["sizes"], g["measure_s"], g["retime_s"], g["compile_wait_s"], setup, g["other_s"],
             g["idle_s"], 100 * busy / (busy + g["idle_s"]) if busy + g["idle_s"] > 0 else 0,
             g["compile_cpu_s"], g["trials"], g["crashed"], "  lost" if g["lost"] else ""))
 print("\nquality per size: best ms, and the yardstick's time over it (> 1: faster than it)")

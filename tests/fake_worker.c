@@ -17,6 +17,7 @@
  *       wrongodd answer wrong_result when a dimension of the problem set up is odd (a
  *                config right only at multiples of its tiles)
  *   CUTUNE_FAKE_DELAY_MS  sleep this long in every evaluation (default 0)
+ *   CUTUNE_FAKE_SETUP_MS  sleep this long in every problem setup (default 0)
  *   CUTUNE_FAKE_LOG       append "<pid> <config> <size>" for every evaluation begun (the
  *                         size of the last setup)
  *   CUTUNE_FAKE_NO_DEVICE answer hello (and count) with "no CUDA driver or device"
@@ -387,6 +388,9 @@ int main(int argc, char **argv)
         case CUTUNE_MSG_HELLO: on_hello(); break;
         case CUTUNE_MSG_COUNT: on_count(); break;
         case CUTUNE_MSG_SETUP: {
+            const char *setup_delay = getenv("CUTUNE_FAKE_SETUP_MS");
+            if (setup_delay && *setup_delay)
+                sleep_ms(atof(setup_delay));
             (void)cutune_buf_get_str(&in); /* the contract */
             CutuneProblem p;
             cutune_buf_get_struct(&in, &p, sizeof p);

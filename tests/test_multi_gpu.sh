@@ -29,7 +29,7 @@ grep -q "^device: cutune fake GPU   run" "$tmp/out" || { bad "'all' on one GPU: 
 
 # --- 3. the same run on 1 and on 4 GPUs, each evaluation 60 ms: 4 end in well under half
 # the time (the sizes are shared out whole), with the same search trials and bests
-export CUTUNE_FAKE_DELAY_MS=60 CUTUNE_FAKE_DEVICES=4
+export CUTUNE_FAKE_DELAY_MS=60 CUTUNE_FAKE_SETUP_MS=40 CUTUNE_FAKE_DEVICES=4
 timed() { # NAME DEVICE: the run as --json in $tmp/NAME.json, its wall time in $tmp/NAME.wall
     local t0
     t0=$(date +%s.%N)
@@ -67,11 +67,14 @@ best1 = {z["size"]: (z["config"], z["best_ms"]) for z in s1["sizes"]}
 best4 = {z["size"]: (z["config"], z["best_ms"]) for z in s4["sizes"]}
 need(best1 == best4, "the bests differ: %s / %s" % (best1, best4))
 for g in s4["gpus"]:
-    busy = g["measure_s"] + g["retime_s"] + g["compile_wait_s"] + g["other_s"]
+    busy = g["measure_s"] + g["retime_s"] + g["compile_wait_s"] + g["setup_s"] + g["other_s"]
     need(abs(busy + g["idle_s"] - s4["wall_s"]) < 0.05 * s4["wall_s"] + 0.1,
          "GPU %d: busy %.2f + idle %.2f is not the wall %.2f" % (g["device"], busy, g["idle_s"], s4["wall_s"]))
     need(g["sizes"] >= 1 and g["trials"] > 0 and g["measure_s"] > 0 and g["retime_s"] > 0,
          "GPU %d did no share of the work: %s" % (g["device"], g))
+    # 40 ms a setup: each size it tuned was set up at least once
+    need(g["setup_s"] >= 0.8 * 0.04 * g["sizes"],
+         "GPU %d: %.2f s of setup for %d sizes" % (g["device"], g["setup_s"], g["sizes"]))
     # 60 ms a trial: its time in the worker is about its trials' delays
     need(0.8 * 0.06 * g["trials"] < g["measure_s"] + g["retime_s"] < 0.06 * g["trials"] + 1,
          "GPU %d: %.2f s in the worker for %d trials" % (g["device"], g["measure_s"] + g["retime_s"], g["trials"]))

@@ -56,6 +56,7 @@ static int check_there(TuneLane *l, TuneJob *j, const int64_t *values, const Cut
         return 0;
     }
     int rc = 0, fatal = 0;
+    double t0 = cutune_now();
     if (l->setup_path[0])
         cutune_worker_teardown(l->worker);
     l->setup_path[0] = l->setup_size[0] = '\0'; /* the next job sets its own size up again */
@@ -80,6 +81,7 @@ static int check_there(TuneLane *l, TuneJob *j, const int64_t *values, const Cut
         snprintf(msg, len, "setting up %s failed: %.600s", rec->ragged_size, werr.msg);
     }
     cutune_compile_job_clear(&c);
+    l->t_setup += cutune_now() - t0;
     /* a worker lost on the way has been replaced (worker_client.h): a crash is a verdict;
      * no worker to be had again, or a second Ctrl-C, ends the run as it does for a trial */
     return fatal ? cutune_error(err, rc, "%s", werr.msg) : 0;

@@ -123,7 +123,7 @@ typedef struct CutuneTuneSize {
     int tuned_before;    /* every variant of it was tuned by an earlier run */
 } CutuneTuneSize;
 
-/* Where one GPU's wall time went. measure_s + retime_s + compile_wait_s + other_s is the
+/* Where one GPU's wall time went. measure_s + retime_s + compile_wait_s + setup_s + other_s is the
  * time its lane worked (busy), idle_s the rest of the run's wall time: starting up, and
  * waiting at the end for sizes other GPUs were still tuning. compile_s is CPU time, not a
  * part of the wall time: the NVRTC seconds of its configs, summed over the compile
@@ -135,7 +135,9 @@ typedef struct CutuneTuneGpu {
                               yardsticks */
     double retime_s;       /* in its worker: re-timing winners and bests */
     double compile_wait_s; /* waiting for compiles of its configs */
-    double other_s;        /* the rest of its work: problem setup, the database */
+    double setup_s;        /* setting problems up in its worker (inputs and reference: a
+                              size's own, and its best's ragged check) */
+    double other_s;        /* the rest of its work: the database, the scheduler */
     double idle_s;
     double compile_s;
     size_t sizes, trials, crashed; /* sizes it tuned, trials it recorded, of them crashed */

@@ -109,11 +109,13 @@ struct TuneLane {
     char doing[120];  /* what it measures now, for the progress line (under mu) */
     uint8_t *retimed; /* per size: its winner was re-timed here (several lanes only) */
     /* where its time went (written by its own thread; see CutuneTuneGpu) */
-    double t_active;                /* taking sizes and re-timing winners */
-    double t_measure;               /* in the worker: trials of the search, yardsticks */
-    double t_retime;                /* in the worker: re-timing winners and bests */
-    double t_compile_wait;          /* waiting for its configs' compiles */
-    double t_compile_cpu;           /* NVRTC seconds of those compiles, summed over threads */
+    double t_active;       /* taking sizes and re-timing winners */
+    double t_measure;      /* in the worker: trials of the search, yardsticks */
+    double t_retime;       /* in the worker: re-timing winners and bests */
+    double t_compile_wait; /* waiting for its configs' compiles */
+    double t_setup;        /* setting problems up in its worker (inputs, reference), the ragged
+                       checks' included */
+    double t_compile_cpu;  /* NVRTC seconds of those compiles, summed over threads */
     _Atomic long long abandoned_us; /* NVRTC microseconds of its compiles that a search
                                        gave up in flight (pipeline.h), added by the pool */
     size_t nsizes, trials, crashed;

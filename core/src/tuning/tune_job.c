@@ -157,11 +157,13 @@ int tune_lane_setup(TuneLane *l, const TuneJob *j, CutuneError *err)
     const char *contract = p->op->path;
     if (strcmp(l->setup_path, contract) == 0 && strcmp(l->setup_size, j->ts->size) == 0)
         return 0;
+    double t0 = cutune_now();
     if (l->setup_path[0])
         cutune_worker_teardown(l->worker);
     l->setup_path[0] = l->setup_size[0] = '\0';
     int rc = cutune_worker_setup(l->worker, contract, &j->ts->prob, l->run->o->seed, l->arch,
                                  l->run->cache_dir, err);
+    l->t_setup += cutune_now() - t0;
     if (rc)
         return cutune_error(err, rc, "%s: setting up problem %s failed: %s", p->name, j->ts->size,
                             err ? err->msg : "");

@@ -264,7 +264,8 @@ void tune_lanes_report(TuneRun *r)
         g->retime_s = l->t_retime;
         g->compile_wait_s = l->t_compile_wait;
         g->compile_s = l->t_compile_cpu + (double)atomic_load(&l->abandoned_us) / 1e6;
-        double other = l->t_active - l->t_measure - l->t_retime - l->t_compile_wait;
+        g->setup_s = l->t_setup;
+        double other = l->t_active - l->t_measure - l->t_retime - l->t_compile_wait - l->t_setup;
         g->other_s = other > 0 ? other : 0;
         double idle = sum->wall_s - l->t_active;
         g->idle_s = idle > 0 ? idle : 0;
