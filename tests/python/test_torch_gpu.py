@@ -60,19 +60,26 @@ def ref(a, b):
     return (a.double() @ b.double())
 
 
-@pytest.mark.parametrize("dtype,kind,layout,variant", CASES)
-def test_op_in_every_precision(default_db, dtype, kind, layout, variant):
+def check_product(call, allow_tf32, dtype, kind, layout):
+    """c = call(a, b) on fresh operands with torch's allow_tf32 set as given: its shape, type
+    and error against the float64 product within kind's tolerance."""
     a, b = operands(dtype, layout)
     old = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = kind == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = allow_tf32
     try:
-        c = torch.ops.cutune.matmul(a, b, "")
+        c = call(a, b)
     finally:
         torch.backends.cuda.matmul.allow_tf32 = old
     torch.cuda.synchronize()
     assert c.shape == (M, N) and c.dtype == dtype
     err = ((c.double() - ref(a, b)).abs().max() / ref(a, b).abs().max()).item()
     assert err < TOL[kind], (kind, layout, err)
+
+
+@pytest.mark.parametrize("dtype,kind,layout,variant", CASES)
+def test_op_in_every_precision(default_db, dtype, kind, layout, variant):
+    check_product(lambda a, b: torch.ops.cutune.matmul(a, b, ""), kind == "tf32", dtype, kind,
+                  layout)
 
 
 @pytest.mark.parametrize("dtype,kind,layout,variant", [CASES[0], CASES[3]])
@@ -80,17 +87,7 @@ def test_short_path_takes_the_tensors_own_type(default_db, dtype, kind, layout, 
     """cutune.matmul(a, b) on CUDA tensors (the short path): float32 is fp32 even where
     allow_tf32 is set, as Handle.matmul takes it (only fp32 nn is tuned at this shape, so a
     tf32 lookup would raise NotFoundError); bf16 is bf16."""
-    a, b = operands(dtype, layout)
-    old = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = True
-    try:
-        c = cutune.matmul(a, b)
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = old
-    torch.cuda.synchronize()
-    assert c.shape == (M, N) and c.dtype == dtype
-    err = ((c.double() - ref(a, b)).abs().max() / ref(a, b).abs().max()).item()
-    assert err < TOL[kind], (kind, layout, err)
+    check_product(cutune.matmul, True, dtype, kind, layout)
 
 
 @pytest.mark.parametrize("yardstick_ms, routed", [(None, True), (1e3, True), (1e-6, False)])
