@@ -505,8 +505,8 @@ _torch_matmul = None  # cutune._torch.matmul_tensors, bound at the first torch c
 def matmul(a, b, out=None, stream=None, dtype=None):
     """a @ b with the best tuned kernel from the default database (see Handle.matmul). Two
     CUDA PyTorch tensors with no out= or stream= take the shorter path of cutune.matmul_fast
-    (the same checks and the same launch, fewer Python steps a call: this path's cost over
-    torch's own call is issue 32's target, bench/torch_overhead.py)."""
+    (the same checks and the same launch, fewer Python steps a call; bench/torch_overhead.py
+    times this path against torch's own call)."""
     global _torch_matmul
     if out is None and stream is None and type(a).__module__ == "torch" and \
             type(b).__module__ == "torch" and getattr(a, "is_cuda", False):
