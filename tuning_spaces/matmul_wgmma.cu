@@ -48,6 +48,9 @@
 //                 accumulators; 4 or 8: through shared memory, 8 or 16-byte stores; floats:
 //                 2 or 4)
 //   MINB          blocks per SM the registers must allow (__launch_bounds__)
+//   TMA           loads: 0 cp.async by the producer's 128 threads, 1 TMA boxes by one of them
+//                 (16-bit types; where it is defined at all, the kernel takes the two tensor
+//                 maps after its six arguments, as the INI's [tensor_map.*] sections give them)
 //
 // It is compiled by NVRTC with no include path, so it needs no header: the 16-bit type is
 // plain unsigned short storage, and conversions, copies, barriers and tensor-core work are
@@ -66,16 +69,21 @@
 // block's tiles, so that the producer loads the next tile while the consumers store the last
 // one; in ping-pong a third pair of mbarriers passes the turn between the two consumers.
 //
-// Loads. The producer's 128 threads copy with cp.async (16 bytes a copy, zero-filled outside
-// the matrix) straight into the layouts wgmma's shared-memory descriptors describe, and
-// cp.async.mbarrier.arrive.noinc makes each thread's copies of a step one arrival on full[s]
-// when they land. TMA (cp.async.bulk.tensor) would need a CUtensorMap made on the host for A
-// and B, which cutune's kernel arguments cannot carry yet; the non-tensor bulk copy
-// (cp.async.bulk) writes contiguous bytes, and no wgmma layout keeps a row's 16-byte chunks
-// contiguous and in order (the swizzled ones permute them, the interleaved one puts the 8
-// rows of a core matrix 16 bytes apart), so it would take one bulk copy per 16 bytes. Without
-// TMA there is no multicast either: a cluster here only places adjacent tiles on one GPC at
-// the same time.
+// Loads: cp.async, or TMA (TMA = 1). With cp.async the producer's 128 threads copy 16 bytes
+// each (zero-filled outside the matrix) straight into the layouts wgmma's shared-memory
+// descriptors describe, and cp.async.mbarrier.arrive.noinc makes each thread's copies of a
+// step one arrival on full[s] when they land. With TMA one producer thread moves each step in
+// a few boxes (cp.async.bulk.tensor.2d), through the tensor maps tmA and tmB that the core
+// encodes on the host from A and B (the INI's [tensor_map.*] sections: dims, box, swizzle),
+// and full[s] completes when the boxes' bytes have landed (mbarrier.arrive.expect_tx, then
+// complete_tx): the copy engine writes the same swizzled layouts, fills what lies outside the
+// matrix with zeros, and takes the address arithmetic off 127 threads. A K-major tile (A,
+// nt's B) is BK * ES / RB boxes of RB bytes by its rows, swizzled by RB; nn's B is BN / 64
+// boxes of 64 columns (128 bytes) by BK k-rows, swizzled by 128 bytes. TMA needs rows of a
+// multiple of 16 bytes and 16-byte aligned A and B: the core encodes the maps only where
+// K % 8 == 0 and N % 8 == 0 (`when`) and the pointers are aligned, which is exactly when this
+// kernel uses them (else it copies with cp.async, or takes the guarded path below). There is
+// no multicast: a cluster here only places adjacent tiles on one GPC at the same time.
 //
 // Shared-memory layouts (PTX ISA, "Shared Memory Matrix Layout" of wgmma; CUTLASS calls them
 // GMMA::Layout_K_SW128_Atom and friends). A and nt's B are K-major: a tile of R rows is
@@ -139,6 +147,23 @@ typedef half_t elem_t;
 #define SPLIT3 1 // 3xTF32: the producer splits each stage into hi and lo parts
 #else
 #define SPLIT3 0
+#endif
+#ifdef TMA
+#define TMA_ARGS 1 // the kernel takes the tensor maps (whatever TMA is)
+#else
+#define TMA 0
+#define TMA_ARGS 0
+#endif
+#if TMA && SPLIT3
+#error "matmul_wgmma: 3xTF32 splits what the producer's threads copied: TMA = 0 only"
+#endif
+// A CUtensorMap as the kernel receives it: 128 opaque bytes on 64 (the driver's layout; the
+// kernel only passes its address to cp.async.bulk.tensor). kemu brings its own.
+#ifndef CUTUNE_TENSOR_MAP
+struct alignas(64) cutune_tensor_map {
+    unsigned long long opaque[16];
+};
+#define CUTUNE_TENSOR_MAP cutune_tensor_map
 #endif
 #define CE (16 / ES) // elements of a 16-byte chunk
 #define WK (32 / ES) // K of one wgmma: 16 (16-bit types) or 8 (TF32), 32 bytes of a K-major row
@@ -281,6 +306,26 @@ __device__ __forceinline__ void fence_proxy_async()
 {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
+#if TMA
+// one arrival on the mbarrier that also expects `bytes` more of copies (complete_tx) before
+// its phase completes
+__device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+                 "r"(bytes)
+                 : "memory");
+}
+// the box at coordinates (x, y) (innermost first, in elements) of the tensor map into shared
+// memory at dst, its bytes counted on the mbarrier bar when they land
+__device__ __forceinline__ void tma_load(unsigned dst, const CUTUNE_TENSOR_MAP *map, unsigned bar,
+                                         int x, int y)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
+                 "l"((unsigned long long)map), "r"(bar), "r"(x), "r"(y)
+                 : "memory");
+}
+#endif
 template <int R> __device__ __forceinline__ void setmaxnreg_dec()
 {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
@@ -679,6 +724,42 @@ __device__ __forceinline__ void produce(char *smem, unsigned base, unsigned bars
 #endif
 }
 
+#if TMA
+// The producer with TMA (one thread): each K step of each tile in boxes, waiting for a
+// stage's release (empty) before it is filled again; full[s] expects the step's bytes (the
+// boxes' whole size: TMA counts the zeros it fills outside the matrix too).
+__device__ __forceinline__ void produce_tma(unsigned base, unsigned bars,
+                                            const CUTUNE_TENSOR_MAP *ma,
+                                            const CUTUNE_TENSOR_MAP *mb, int M, int N, int nsteps)
+{
+    Ring ring(0);
+    int row0, col0;
+    for (int i = 0, r; (r = tile_of(i, M, N, row0, col0)) != END; i++) {
+        if (r == SKIP)
+            continue;
+        for (int t = 0; t < nsteps; t++, ring.next()) {
+            if (ring.use > 0)
+                mbar_wait(EMPTY(ring.s), (ring.use - 1) & 1);
+            const unsigned st = base + ring.s * STAGE_BYTES, full = FULL(ring.s);
+            const int k0 = t * BK;
+            mbar_expect_tx(full, A_BYTES + B_BYTES);
+#pragma unroll
+            for (int j = 0; j < BK * ES / RB; j++)
+                tma_load(st + j * BM * RB, ma, full, k0 + j * (RB / ES), row0);
+#ifdef CUTUNE_LAYOUT_NT
+#pragma unroll
+            for (int j = 0; j < BK * ES / RB; j++)
+                tma_load(st + A_BYTES + j * BN * RB, mb, full, k0 + j * (RB / ES), col0);
+#else
+#pragma unroll
+            for (int j = 0; j < BN / 64; j++)
+                tma_load(st + A_BYTES + j * BK * 128, mb, full, col0 + j * 64, k0);
+#endif
+        }
+    }
+}
+#endif
+
 // ---- the consumers --------------------------------------------------------------------------
 
 // Consumer warpgroup wg: acc = its WG_M rows (from row r0 of the tile) over the K steps of a
@@ -939,7 +1020,13 @@ __device__ __forceinline__ void consumer(char *smem, unsigned base, unsigned bar
 #endif
 extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
     matmul_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B, elem_t *__restrict__ C,
-                 int M, int N, int K)
+                 int M, int N, int K
+#if TMA_ARGS
+                 ,
+                 const __grid_constant__ CUTUNE_TENSOR_MAP tmA,
+                 const __grid_constant__ CUTUNE_TENSOR_MAP tmB
+#endif
+    )
 {
     DYNAMIC_SHARED(char, smem_raw);
     // the stages start on 1024 bytes, where the 128-byte swizzle's 8-row pattern starts
@@ -951,9 +1038,19 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
     int row0, col0;
     if (SCHEDULE == 0 && tile_of(0, M, N, row0, col0) != TILE) // a block of a partial cluster
         return;
+    const int nsteps = (K + BK - 1) / BK;
+    // 16-byte copies need every row of A and B to start on 16 bytes
+    const bool aligned = K % CE == 0 && (((unsigned long long)A | (unsigned long long)B) & 15) == 0
+#ifdef CUTUNE_LAYOUT_NN
+                         && (N & 7) == 0
+#endif
+        ;
+    // where the core encodes the tensor maps (the INI's `when`, and aligned pointers)
+    const bool use_tma = TMA && aligned && (N & 7) == 0;
     if (tid == 0) {
         for (int s = 0; s < STAGES; s++) {
-            mbar_init(FULL(s), 128);               // one arrival a producer thread
+            // one arrival a producer thread, or TMA's one with the bytes it expects
+            mbar_init(FULL(s), use_tma ? 1 : 128);
             mbar_init(EMPTY(s), EPI_THREADS / 32); // one a consumer warp (of the tile's)
         }
         mbar_init(TURN(0), 4); // one a warp of the other consumer (ping-pong)
@@ -962,16 +1059,18 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
     }
     __syncthreads(); // the barriers are made before anyone uses them
 
-    const int nsteps = (K + BK - 1) / BK;
-    // 16-byte copies need every row of A and B to start on 16 bytes
-    const bool aligned = K % CE == 0 && (((unsigned long long)A | (unsigned long long)B) & 15) == 0
-#ifdef CUTUNE_LAYOUT_NN
-                         && (N & 7) == 0
-#endif
-        ;
     if (tid < 128) {
 #if REALLOC
         setmaxnreg_dec<PRODUCER_REGS>();
+#endif
+#if TMA
+        if (use_tma) {
+            if (tid == 0)
+                produce_tma(base, bars, &tmA, &tmB, M, N, nsteps);
+            return;
+        }
+#elif TMA_ARGS
+        (void)tmA, (void)tmB; // TMA = 0: the maps are zeros, and unused
 #endif
         produce(smem, base, bars, A, B, M, N, K, nsteps, aligned, tid);
     } else {

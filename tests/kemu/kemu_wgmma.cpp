@@ -32,6 +32,8 @@
 // kernel checks at compile time that the registers add up), timing.
 #include "kemu_tc.hpp"
 
+#include <map>
+
 // the element's bytes and the K of one wgmma, from the precision the build defines (the
 // kernel's ES and WK, worked out here on their own)
 #if defined(CUTUNE_DTYPE_TF32) || defined(CUTUNE_DTYPE_FP32)
@@ -49,6 +51,9 @@ struct Mbar {
     unsigned short mark, expected, pending, phase;
 };
 enum : unsigned short { MBAR_MARK = 0x3b17 };
+// per mbarrier: the bytes of TMA copies it expects (mbarrier.arrive.expect_tx) that have not
+// landed (complete_tx); a phase completes when its arrivals and these bytes are all in
+inline std::map<unsigned, long> tx_due;
 inline Mbar &mbar(unsigned addr)
 {
     if (addr % 8)
@@ -64,8 +69,51 @@ inline void arrive(unsigned addr)
     if (b.pending == 0)
         fail("mbarrier: an arrival past the count", addr);
     kemu::events++; // progress, for kemu's deadlock check
-    if (--b.pending == 0)
+    if (--b.pending == 0 && tx_due[addr] == 0)
         b.pending = b.expected, b.phase++;
+}
+// TMA's bytes landing on the mbarrier (complete_tx)
+inline void complete_tx(unsigned addr, long bytes)
+{
+    Mbar &b = mbar(addr);
+    if ((tx_due[addr] -= bytes) < 0)
+        fail("mbarrier: more bytes landed than expect_tx announced", addr);
+    kemu::events++;
+    if (b.pending == 0 && tx_due[addr] == 0)
+        b.pending = b.expected, b.phase++;
+}
+
+// TMA (cp.async.bulk.tensor.2d): a tensor map as the core encodes one from the INI's
+// [tensor_map.*] section (base NULL: the core gives the kernel a map of zeros, which it must
+// not use), and the copies of a box that have not landed (mode 1: at a wait on their barrier)
+struct TensorMap {
+    const unsigned char *base;
+    long long dims[2]; // elements, innermost first; rows are dense
+    unsigned box[2];
+    unsigned swizzle; // bytes: 0, 32, 64 or 128
+};
+struct Bulk {
+    unsigned bar;
+    long bytes;
+    std::vector<Copy> units;
+};
+inline std::vector<Bulk> bulks;
+inline long tma_boxes; // boxes copied in a launch
+inline void land(const Bulk &b)
+{
+    for (const Copy &c : b.units)
+        std::memcpy(c.dst, c.data, 16);
+    complete_tx(b.bar, b.bytes);
+}
+inline void land_bulks(unsigned bar)
+{
+    for (size_t i = 0; i < bulks.size();)
+        if (bulks[i].bar == bar) {
+            Bulk b = std::move(bulks[i]);
+            bulks.erase(bulks.begin() + (long)i);
+            land(b);
+        } else
+            i++;
 }
 
 // cp.async.mbarrier.arrive.noinc in mode 1: a thread's copies and the barrier they arrive on,
@@ -182,6 +230,48 @@ inline void wgmma_run(const Wgmma &op)
 inline kemu::Barrier named_barriers[2];
 } // namespace emu
 
+// The box at (x, y) of tensor map m to shared memory at dst, by the PTX ISA's definition: box
+// row r (box[0] elements, dense) at dst + r * its bytes, each 16-byte unit of it at the
+// address XOR the swizzle's row ((a >> 7) % (swizzle / 16), in bits 4..6), which needs dst
+// aligned to the swizzle's pattern (8 rows of it); elements outside the tensor read as zeros.
+#define __grid_constant__
+#define CUTUNE_TENSOR_MAP emu::TensorMap
+inline void tma_load(unsigned dst, const emu::TensorMap *m, unsigned bar, int x, int y)
+{
+    if (!m->base)
+        emu::fail("cp.async.bulk.tensor through a map the core left empty", dst);
+    const unsigned row = m->box[0] * EMU_ES, w = m->swizzle ? m->swizzle / 16 : 1;
+    if (row % 16 || (m->swizzle && row > m->swizzle) || m->box[1] < 1 || m->box[1] > 256)
+        emu::fail("cp.async.bulk.tensor: a box the driver would refuse", row);
+    if (dst % (m->swizzle ? 8 * m->swizzle : 128))
+        emu::fail("cp.async.bulk.tensor: a destination off the swizzle pattern's alignment", dst);
+    emu::tma_boxes++;
+    emu::Bulk b{bar, (long)row * m->box[1], {}};
+    for (unsigned r = 0; r < m->box[1]; r++)
+        for (unsigned u = 0; u < row / 16; u++) {
+            unsigned a = dst + r * row + u * 16;
+            a ^= ((a >> 7) & (w - 1)) << 4;
+            emu::Copy c{emu::smem_at(a), {}};
+            for (unsigned e = 0; e < 16 / EMU_ES; e++) {
+                const long long gx = x + (long long)(u * 16 / EMU_ES + e), gy = y + (long long)r;
+                if (gx >= 0 && gx < m->dims[0] && gy >= 0 && gy < m->dims[1])
+                    std::memcpy(c.data + e * EMU_ES, m->base + (gy * m->dims[0] + gx) * EMU_ES,
+                                EMU_ES);
+            }
+            b.units.push_back(c);
+        }
+    if (emu::deferred)
+        emu::bulks.push_back(std::move(b));
+    else
+        emu::land(b);
+}
+inline void mbar_expect_tx(unsigned bar, unsigned bytes)
+{
+    emu::tx_due[bar] += bytes;
+    emu::arrive(bar);
+    kemu::switch_out(false);
+}
+
 inline void cp_async_arrive(unsigned bar)
 {
     auto &open = emu::open_group[kemu::current];
@@ -228,6 +318,7 @@ inline void mbar_init(unsigned bar, unsigned count)
         emu::fail("mbarrier.init: a bad count", count);
     *reinterpret_cast<emu::Mbar *>(emu::smem_at(bar)) = {emu::MBAR_MARK, (unsigned short)count,
                                                          (unsigned short)count, 0};
+    emu::tx_due[bar] = 0;
 }
 // An arrival lets the others run before this thread goes on, as a warp may be held up on the
 // GPU: a consumer that releases a stage before its wgmma are done reading it then finds the
@@ -246,6 +337,7 @@ inline void mbar_wait(unsigned bar, unsigned parity)
         if ((emu::mbar(bar).phase & 1u) != parity) // the phase of this parity has completed
             return;
         emu::land_arrivals([bar](const emu::Arrival &a) { return a.bar != bar; });
+        emu::land_bulks(bar);
         if ((emu::mbar(bar).phase & 1u) != parity)
             return;
         kemu::switch_out(false); // the others run; kemu reports a wait that never ends
@@ -321,7 +413,7 @@ int main()
                      int N, int K) {
         emu::deferred = mode == 1;
         emu::wg_deferred = mode >= 1;
-        emu::copies.conflicts = emu::wgmma_count = 0;
+        emu::copies.conflicts = emu::wgmma_count = emu::tma_boxes = 0;
         emu::shared_limit = SHARED_BYTES;
         const unsigned tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
         const unsigned clusters = (tiles_m + CLUSTER_M - 1) / CLUSTER_M *
@@ -329,10 +421,32 @@ int main()
         // persistent: a few blocks, so that each walks several tiles (the INI: the SMs' worth)
         const unsigned grid = (SCHEDULE == 0 ? clusters : std::min(clusters, 3u)) * CLUSTER_M *
                               CLUSTER_N;
+#if TMA_ARGS
+        // the maps as the INI's [tensor_map.*] sections have the core encode them (16-bit
+        // types): empty where their `when` is false or a pointer is not 16-byte aligned
+        const bool when = TMA && K % 8 == 0 && N % 8 == 0 &&
+                          ((reinterpret_cast<uintptr_t>(A) | reinterpret_cast<uintptr_t>(B)) &
+                           15) == 0;
+        const unsigned kbox = BK < 64 ? BK : 64;
+        const auto *a8 = when ? reinterpret_cast<const unsigned char *>(A) : nullptr;
+        const auto *b8 = when ? reinterpret_cast<const unsigned char *>(B) : nullptr;
+        const emu::TensorMap ma{a8, {K, M}, {kbox, BM}, 2 * kbox};
+#ifdef CUTUNE_LAYOUT_NT
+        const emu::TensorMap mb{b8, {K, N}, {kbox, BN}, 2 * kbox};
+#else
+        const emu::TensorMap mb{b8, {N, K}, {64, BK}, 128};
+#endif
+        kemu::launch(dim3{grid, 1, 1}, dim3{NT, 1, 1}, matmul_wgmma, (const elem_t *)A,
+                     (const elem_t *)B, C, M, N, K, ma, mb);
+        const bool tma_wrong = when != (emu::tma_boxes > 0); // TMA wherever the maps are given
+#else
+        const bool tma_wrong = false;
         kemu::launch(dim3{grid, 1, 1}, dim3{NT, 1, 1}, matmul_wgmma, (const elem_t *)A,
                      (const elem_t *)B, C, M, N, K);
+#endif
         emu::count_conflicts(emu::copies, NT);
-        long left = (long)emu::arrivals.size();
+        long left = (long)(emu::arrivals.size() + emu::bulks.size());
+        emu::bulks.clear();
         for (int t = 0; t < kemu::MAX_THREADS; t++)
             left += (long)(emu::open_group[t].size() + emu::wg_open[t].size() +
                            emu::wg_groups[t].size() + emu::groups[t].size());
@@ -341,14 +455,16 @@ int main()
         // threads each
         const long want = (long)tiles_m * tiles_n * ((K + BK - 1) / BK) * (BK / WK) * (BM / 64) *
                           (SPLIT3 ? 3 : 1) * 128;
-        char note[160];
+        char note[200];
         snprintf(note, sizeof note,
-                 "%s, %ld wgmma (want %ld), %ld left in flight, %ld cp.async bank conflicts",
+                 "%s, %ld wgmma (want %ld), %ld left in flight, %ld cp.async bank conflicts, %ld "
+                 "TMA boxes",
                  mode == 0   ? "copies and wgmma at once"
                  : mode == 1 ? "copies and wgmma at the wait"
                              : "copies at once, wgmma at the wait",
-                 emu::wgmma_count, want, left, emu::copies.conflicts);
-        return emu::Verdict{left || emu::copies.conflicts || emu::wgmma_count != want, note};
+                 emu::wgmma_count, want, left, emu::copies.conflicts, emu::tma_boxes);
+        return emu::Verdict{left || emu::copies.conflicts || emu::wgmma_count != want || tma_wrong,
+                            note};
     };
     return emu::gemm_runs(sizes, sizeof sizes / sizeof sizes[0], 3, launch) != 0;
 }
