@@ -49,7 +49,7 @@
 //                 2 or 4)
 //   MINB          blocks per SM the registers must allow (__launch_bounds__)
 //   TMA           loads: 0 cp.async by the producer's 128 threads, 1 TMA boxes by one of them
-//                 (16-bit types; where it is defined at all, the kernel takes the two tensor
+//                 (not 3xTF32; where it is defined at all, the kernel takes the two tensor
 //                 maps after its six arguments, as the INI's [tensor_map.*] sections give them)
 //
 // It is compiled by NVRTC with no include path, so it needs no header: the 16-bit type is
@@ -81,7 +81,7 @@
 // nt's B) is BK * ES / RB boxes of RB bytes by its rows, swizzled by RB; nn's B is BN / 64
 // boxes of 64 columns (128 bytes) by BK k-rows, swizzled by 128 bytes. TMA needs rows of a
 // multiple of 16 bytes and 16-byte aligned A and B: the core encodes the maps only where
-// K % 8 == 0 and N % 8 == 0 (`when`) and the pointers are aligned, which is exactly when this
+// K % CE == 0 and N % 8 == 0 (`when`) and the pointers are aligned, which is exactly when this
 // kernel uses them (else it copies with cp.async, or takes the guarded path below). There is
 // no multicast: a cluster here only places adjacent tiles on one GPC at the same time.
 //

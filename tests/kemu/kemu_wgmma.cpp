@@ -422,17 +422,16 @@ int main()
         const unsigned grid = (SCHEDULE == 0 ? clusters : std::min(clusters, 3u)) * CLUSTER_M *
                               CLUSTER_N;
 #if TMA_ARGS
-        // the maps as the INI's [tensor_map.*] sections have the core encode them (16-bit
-        // types): empty where their `when` is false or a pointer is not 16-byte aligned
-        const bool when = TMA && K % 8 == 0 && N % 8 == 0 &&
+        // the maps as the INI's [tensor_map.*] sections have the core encode them: empty where their `when` is false or a pointer is not 16-byte aligned
+        const bool when = TMA && K % (16 / EMU_ES) == 0 && N % 8 == 0 &&
                           ((reinterpret_cast<uintptr_t>(A) | reinterpret_cast<uintptr_t>(B)) &
                            15) == 0;
-        const unsigned kbox = BK < 64 ? BK : 64;
+        const unsigned kbox = BK < 128 / EMU_ES ? BK : 128 / EMU_ES; // a box row: <= 128 bytes
         const auto *a8 = when ? reinterpret_cast<const unsigned char *>(A) : nullptr;
         const auto *b8 = when ? reinterpret_cast<const unsigned char *>(B) : nullptr;
-        const emu::TensorMap ma{a8, {K, M}, {kbox, BM}, 2 * kbox};
+        const emu::TensorMap ma{a8, {K, M}, {kbox, BM}, EMU_ES * kbox};
 #ifdef CUTUNE_LAYOUT_NT
-        const emu::TensorMap mb{b8, {K, N}, {kbox, BN}, 2 * kbox};
+        const emu::TensorMap mb{b8, {K, N}, {kbox, BN}, EMU_ES * kbox};
 #else
         const emu::TensorMap mb{b8, {N, K}, {64, BK}, 128};
 #endif
