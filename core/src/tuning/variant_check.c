@@ -129,8 +129,8 @@ static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
         for (size_t i = 0; i < cl.nconfigs; i++) {
             CutuneLaunch l;
             char why[512];
-            int grc = cutune_geometry_eval(cg.g, cl.values + i * cl.nparams, &p, &cg.lim, &l, why,
-                                           sizeof why);
+            int grc = cutune_geometry_eval(cg.g, cl.values + i * cl.nparams, &p, &cg.lim, &l, NULL,
+                                           why, sizeof why);
             if (grc == 0) {
                 ran++;
                 continue;

@@ -249,12 +249,24 @@ int cutune_variant_run(const CutuneVariantDef *v, const CutuneSpace *sp,
             char config[512], why[512];
             cutune_config_format(sp, values, config, sizeof config);
             RunCase c = {.v = v, .sp = sp, .names = cg.names, .values = values, .p = &p, .o = o};
-            int grc = cutune_geometry_eval(cg.g, values, &p, &cg.lim, &c.launch, why, sizeof why);
+            CutuneTensorMaps maps;
+            int grc = cutune_geometry_eval(cg.g, values, &p, &cg.lim, &c.launch, &maps, why,
+                                           sizeof why);
             if (grc == CUTUNE_ERR_RESOURCES)
                 continue; /* it would be skipped_resources: there is nothing to run */
             if (grc) {
                 rc = cutune_error(err, grc, "%s", why);
                 break;
+            }
+            int tma = 0;
+            for (int m = 0; m < maps.n; m++)
+                tma |= maps.map[m].enabled;
+            if (tma) { /* kemu.hpp has no CUtensorMap nor the copies that read one */
+                cutune_check_say(o,
+                                 "  note: config %s at %s copies through TMA tensor maps, which "
+                                 "the CPU emulation has not: not run\n",
+                                 config, sizes[k]);
+                continue;
             }
             unsigned long long threads = (unsigned long long)c.launch.grid[0] * c.launch.grid[1] *
                                          c.launch.grid[2] * c.launch.block[0] * c.launch.block[1] *
