@@ -66,6 +66,21 @@ void cutune_tensor_maps_free(CutuneTensorMapSpecs **sp)
     *sp = NULL;
 }
 
+int cutune_tensor_maps_count(const CutuneSpace *sp)
+{
+    int n = 0;
+    for (size_t i = 0; i < sp->ntensor_maps; i++) {
+        const char *name = sp->tensor_maps[i].name;
+        size_t len = strcspn(name, ".");
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strncmp(sp->tensor_maps[j].name, name, len) == 0 &&
+                   strcspn(sp->tensor_maps[j].name, ".") == len;
+        n += !seen;
+    }
+    return n;
+}
+
 /* The index of pointer parameter `name` in the op's signature ("const T *A, const T *B, T *C,
  * int M, ..."): split at commas, the last identifier is the name, a '*' makes it a
  * pointer. -1 when it is not one; *pointers lists the pointer parameters for a message. */

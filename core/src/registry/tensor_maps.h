@@ -44,6 +44,9 @@ typedef struct CutuneTensorMapSpecs CutuneTensorMapSpecs;
 int cutune_tensor_maps_open(const CutuneSpace *sp, const CutuneOp *op, CutuneTensorMapSpecs **out,
                             CutuneError *err);
 void cutune_tensor_maps_free(CutuneTensorMapSpecs **specs);
+/* How many maps the sections of sp make (distinct NAMEs): the kernel's parameters after the
+ * op's. */
+int cutune_tensor_maps_count(const CutuneSpace *sp);
 
 /* Evaluate the maps for a problem: `vals` are the space's symbol values
  * (cutune_space_symbol_values). specs NULL gives n = 0. Returns 0, or CUTUNE_ERR_RESOURCES

@@ -238,3 +238,21 @@ int cutune_param_mismatch(const CutuneParamTypes *kernel, const CutuneParamTypes
     }
     return -1;
 }
+
+int cutune_param_not_tensor_map(const CutuneParamTypes *kernel, int first, int n, char *why,
+                                size_t len)
+{
+    for (int i = first; i < first + n && i < kernel->n; i++) {
+        uint64_t k = kernel->code[i];
+        if (KIND(k) == KIND_OTHER && SIZE(k) == 128)
+            continue;
+        char kt[96];
+        describe(k, kt, sizeof kt);
+        snprintf(why, len,
+                 "parameter %d is %s (%u bytes), but TMA tensor map %d of the variant goes "
+                 "there: declare it `const __grid_constant__ CUtensorMap` (128 bytes)",
+                 i + 1, kt, SIZE(k), i - first + 1);
+        return i;
+    }
+    return -1;
+}
