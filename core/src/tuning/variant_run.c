@@ -37,6 +37,7 @@ typedef struct RunCase {
     const CutuneProblem *p;
     CutuneLaunch launch;
     const char *so; /* the kernel, built for the emulation */
+    int nmaps;      /* its TMA tensor maps, every one off for the config: zero bytes each */
     const CutuneCheckOptions *o;
 } RunCase;
 
@@ -63,6 +64,10 @@ static void run_steps(const RunCase *c, RunResult *res)
         cutune_error(&err, CUTUNE_ERR_PLUGIN, "the op's kernel_args returned %d", n);
         goto out;
     }
+    /* after the op's arguments, the maps, as a GPU launch gets those that are off */
+    static _Alignas(128) unsigned char off_maps[CUTUNE_MAX_TENSOR_MAPS][128];
+    for (int i = 0; i < c->nmaps && n < CUTUNE_MAX_KERNEL_ARGS; i++)
+        args[n++] = off_maps[i];
     stage = "poison";
     if (op->poison_output(&h.host, state) != 0)
         goto out;
@@ -279,6 +284,7 @@ int cutune_variant_run(const CutuneVariantDef *v, const CutuneSpace *sp,
                     config, sizes[k], threads, RUN_THREADS_MAX);
                 continue;
             }
+            c.nmaps = maps.n;
             rc = run_config(&c, config, sizes[k], r, err);
             fflush(o->out);
         }
