@@ -200,9 +200,10 @@ static int map_of(CutuneTensorMapSpecs *t, const CutuneSpace *sp, const CutuneOp
     if (t->n >= room)
         return cutune_error(err, CUTUNE_ERR_PARSE,
                             "%s:%d: [tensor_map.%s] is map %d, but a kernel of op %s has room for "
-                            "%d (%d parameters at most, the op's %d first); use fewer maps",
-                            sp->path, line, name, t->n + 1, op->name, room, CUTUNE_MAX_KERNEL_ARGS,
-                            op->nargs);
+                            "%d (at most %d maps, after the op's %d of a kernel's %d parameters); "
+                            "use fewer maps",
+                            sp->path, line, name, t->n + 1, op->name, room, CUTUNE_MAX_TENSOR_MAPS,
+                            op->nargs, CUTUNE_MAX_KERNEL_ARGS);
     snprintf(t->map[t->n].name, sizeof t->map[t->n].name, "%s", name);
     t->map[t->n].arg = arg;
     return t->n++;
