@@ -3,12 +3,17 @@
  * section of the problem's layout, dims, box, swizzle, `when`); a config whose map TMA
  * cannot take is refused as one that cannot run (CUTUNE_ERR_RESOURCES, which a run records
  * skipped_resources) with the file, line and section; a variant file that gets a map wrong is
- * refused with its line. The fixtures are tests/data/tensor_maps/. Encoding the maps needs a
- * GPU driver: nothing here encodes. Needs no GPU. */
+ * refused with its line; what encoding refuses before it asks the driver (an unaligned
+ * buffer) is said with the argument's name, and maps that are off are zero bytes after the
+ * op's arguments. The fixtures are tests/data/tensor_maps/. Needs no GPU; the encoding part
+ * runs where the CUDA runtime may not load (CUTUNE_CUDADL_FORBID): a map that is on needs the
+ * driver. */
 #include "check.h"
 #include "registry.h"
+#include "tensor_map.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,6 +318,46 @@ static void too_many(void)
     rmdir(tmp);
 }
 
+/* Encoding, up to the driver: the maps go after the op's arguments, those off as zero bytes;
+ * a buffer not 16-byte aligned, an argument past the op's or too many parameters are refused
+ * before the driver is asked. */
+static void encode_before_the_driver(void)
+{
+    CutuneTensorMaps maps;
+    memset(&maps, 0, sizeof maps);
+    maps.n = 2;
+    maps.map[0] = (CutuneTensorMap){.name = "B", .arg = 1, .rank = 1, .dims = {64}, .box = {16}};
+    maps.map[1] = (CutuneTensorMap){.name = "A", .arg = 0};
+    float *a = (float *)(uintptr_t)0x10000, *b = (float *)(uintptr_t)0x10008;
+    int m = 64;
+    void *args[CUTUNE_MAX_KERNEL_ARGS] = {&a, &b, &m};
+    CUtensorMap out[CUTUNE_MAX_TENSOR_MAPS];
+    memset(out, 0xff, sizeof out);
+    char why[256] = "";
+    /* both off: zero bytes, pointed at by args[3] and args[4] */
+    CHECK_MSG(cutune_tensor_maps_encode(&maps, args, 3, out, why, sizeof why) == 0, "%s", why);
+    CHECK(args[3] == (void *)&out[0] && args[4] == (void *)&out[1]);
+    int zero = 1;
+    for (size_t i = 0; i < 2 * sizeof out[0]; i++)
+        zero &= ((unsigned char *)out)[i] == 0;
+    CHECK_MSG(zero, "a map that is off is not 128 zero bytes");
+    /* B on, at 0x10008: refused by name and address */
+    maps.map[0].enabled = 1;
+    CHECK(cutune_tensor_maps_encode(&maps, args, 3, out, why, sizeof why) == CUTUNE_ERR_INVALID);
+    CHECK_STR_CONTAINS(why, "argument B (0x10008) is not 16-byte aligned");
+    /* an argument the op does not pass */
+    maps.map[0].arg = 3;
+    CHECK(cutune_tensor_maps_encode(&maps, args, 3, out, why, sizeof why) == CUTUNE_ERR_INVALID);
+    CHECK_STR_CONTAINS(why, "the map of argument B names argument 3 of 3");
+    /* 15 arguments and 2 maps: past a kernel's 16 parameters */
+    CHECK(cutune_tensor_maps_encode(&maps, args, 15, out, why, sizeof why) == CUTUNE_ERR_INVALID);
+    CHECK_STR_CONTAINS(why, "2 tensor maps after 15 arguments");
+    /* no maps: args untouched */
+    maps.n = 0;
+    args[3] = NULL;
+    CHECK(cutune_tensor_maps_encode(&maps, args, 3, out, why, sizeof why) == 0 && !args[3]);
+}
+
 int main(void)
 {
     const char *data = getenv("CUTUNE_TEST_DATA");
@@ -336,5 +381,7 @@ int main(void)
     load_errors();
     plugin_space();
     too_many();
+    setenv("CUTUNE_CUDADL_FORBID", "cudart", 1); /* encoding up to the driver loads no CUDA */
+    encode_before_the_driver();
     return check_result("tensor_maps");
 }
