@@ -1,5 +1,6 @@
 /* Encoding TMA tensor maps (tensor_map.h). */
 #include "tensor_map.h"
+#include "device.h"
 
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
@@ -16,9 +17,11 @@ static char encode_missing[320];
 static pthread_once_t encode_once = PTHREAD_ONCE_INIT;
 
 /* Once per process: the driver's function as of CUDA 12.0, the version whose signature
- * PFN_cuTensorMapEncodeTiled_v12000 gives. */
+ * PFN_cuTensorMapEncodeTiled_v12000 gives. An application's first launch may come inside a
+ * graph capture, where the query would fail under the default capture mode. */
 static void find_encode(void)
 {
+    int mode = cutune_capture_relax();
     void *fn = NULL;
     enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
 #if CUDART_VERSION >= 12050
@@ -28,6 +31,7 @@ static void find_encode(void)
     cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault,
                                             &found);
 #endif
+    cutune_capture_restore(mode);
     if (e == cudaSuccess && found == cudaDriverEntryPointSuccess && fn) {
         memcpy(&encode_tiled, &fn, sizeof fn); /* an object pointer into a function pointer */
         return;
