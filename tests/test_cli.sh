@@ -132,6 +132,9 @@ cp "$maps/tma_fixture.ini" "$tmp/tma/"
 sed 's/const __grid_constant__ TensorMap mapA/float mapA/' "$maps/tma_fixture.cu" >"$tmp/tma/tma_fixture.cu"
 CUTUNE_SPACE_PATH=$tmp/tma expect 1 "parameter 8 is float (4 bytes), but TMA tensor map 2 of the variant goes there" -- \
     "$exe" check tma_fixture --sample 1 --size 256x512x1024
+sed 's/struct alignas(64) TensorMap/struct TensorMap/' "$maps/tma_fixture.cu" >"$tmp/tma/tma_fixture.cu"
+CUTUNE_SPACE_PATH=$tmp/tma expect 1 "parameter 7 is a 128-byte struct (aligned to 8), but TMA tensor map 1 of the variant goes there" -- \
+    "$exe" check tma_fixture --sample 1 --size 256x512x1024
 sed 's/, const __grid_constant__ TensorMap mapC//' "$maps/tma_fixture.cu" >"$tmp/tma/tma_fixture.cu"
 CUTUNE_SPACE_PATH=$tmp/tma expect 1 "kernel tma_fixture takes 8 parameters, but op matmul passes 6, then 3 TMA tensor maps" -- \
     "$exe" check tma_fixture --sample 1 --size 256x512x1024
