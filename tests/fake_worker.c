@@ -20,6 +20,7 @@
  *   CUTUNE_FAKE_SETUP_MS  sleep this long in every problem setup (default 0)
  *   CUTUNE_FAKE_LOG       append "<pid> <config> <size>" for every evaluation begun (the
  *                         size of the last setup)
+ * A correct result's message lists the TMA tensor maps the evaluation carried (say_maps).
  *   CUTUNE_FAKE_NO_DEVICE answer hello (and count) with "no CUDA driver or device"
  *   CUTUNE_FAKE_DEVICES   the GPUs of the fake machine: count answers it, and hello refuses
  *                         an ordinal past it as the real worker does; unset, count answers 1
@@ -238,6 +239,32 @@ static int library_refuses(const char *path, const CutuneConfig *cfg, CutuneEval
     return answered;
 }
 
+/* The tensor maps an evaluation received, as the message of its result: "maps A:0 on 2
+ * 4096x4096 64x128 sw128; B:1 off" (name:argument, then for one enabled its rank, dims, box
+ * and swizzle), so that a test sees them cross the protocol. Nothing without maps. */
+static void say_maps(const CutuneTensorMaps *m, char *buf, size_t len)
+{
+    size_t used = 0;
+    for (int i = 0; i < m->n && used < len; i++) {
+        const CutuneTensorMap *t = &m->map[i];
+        int k = snprintf(buf + used, len - used, "%s%s:%d %s", i ? "; " : "maps ", t->name, t->arg,
+                         t->enabled ? "on" : "off");
+        for (int d = 0; t->enabled && k > 0 && d < 2 * t->rank && used + (size_t)k < len; d++) {
+            int e = snprintf(buf + used + k, len - used - (size_t)k, "%s%lld",
+                             d == 0         ? " "
+                             : d == t->rank ? " "
+                                            : "x",
+                             d < t->rank ? (long long)t->dims[d] : (long long)t->box[d - t->rank]);
+            k = e > 0 ? k + e : k;
+        }
+        if (t->enabled && k > 0 && used + (size_t)k < len)
+            k += snprintf(buf + used + k, len - used - (size_t)k, " sw%d", t->swizzle);
+        if (k < 0 || used + (size_t)k >= len)
+            return;
+        used += (size_t)k;
+    }
+}
+
 static void on_eval(void)
 {
     char config[512] = "";
@@ -258,12 +285,15 @@ static void on_eval(void)
     const char *library = cutune_buf_get_str(&in);
     CutuneLaunch launch;
     cutune_buf_get_struct(&in, &launch, sizeof launch);
+    CutuneTensorMaps maps;
+    cutune_buf_get_struct(&in, &maps, sizeof maps);
     double best_ms = cutune_buf_get_f64(&in);
     CutuneMeasureSettings s;
     cutune_buf_get_struct(&in, &s, sizeof s);
     int kernel_ok = cubin && cubin_size > 0 && *kernel && !*library;
     int library_ok = cubin && cubin_size == 0 && !*kernel && *library;
-    if (in.bad || !(kernel_ok || library_ok) || launch.block[0] == 0) {
+    if (in.bad || !(kernel_ok || library_ok) || launch.block[0] == 0 || maps.n < 0 ||
+        maps.n > CUTUNE_MAX_TENSOR_MAPS) {
         fprintf(stderr, "fake worker: malformed eval request\n");
         exit(2);
     }
@@ -334,6 +364,7 @@ static void on_eval(void)
         r.median_ms = r.min_ms = r.mean_ms = ms;
         r.samples = 5;
         r.launches_per_sample = 1;
+        say_maps(&maps, r.message, sizeof r.message);
     }
     cutune_buf_reset(&out);
     cutune_buf_put_bytes(&out, &r, sizeof r);

@@ -49,5 +49,42 @@ says softmax_planted "FAIL config BUG=1 at 3x32768 on the CPU: wrong_result: y[0
     "a kernel must subtract the row's maximum before exp" \
     "FAIL config BUG=2 at 3x32768 on the CPU: wrong_result: y[0][0] = " \
     "ran 3 (config, size) pairs on the CPU emulation: 1 ok, 2 failed"
-[ $fail = 0 ] && echo "check --run: the template, planted bugs and softmax's check: ok"
+
+# a variant with a TMA tensor map: a config whose maps are all off runs on the CPU, given zero
+# bytes for each after the op's arguments as a GPU launch is (the kernel writes nothing
+# unless they are zero); a config with a map on is not run (no TMA on the CPU)
+mkdir -p "$tmp/tma"
+cat >"$tmp/tma/tma_axpy.ini" <<'INI'
+[variant]
+name = tma_axpy
+op = axpy
+version = 1
+[param.BLOCK]
+values = 64
+[param.ITEMS]
+values = 2
+[param.TMA]
+values = 0, 1
+[launch]
+grid = ceil_div(n, BLOCK * ITEMS)
+block = BLOCK
+[tensor_map.x]
+dims = n
+box = 64
+swizzle = 0
+when = TMA == 1
+INI
+{
+    echo 'struct alignas(64) TensorMap { unsigned long long opaque[16]; };'
+    sed -e 's/^axpy_template(/tma_axpy(/' \
+        -e 's/float a, long long n)/float a, long long n, const __grid_constant__ TensorMap mapx)/' \
+        -e 's/            if (j < n)$/            if (j < n \&\& !mapx.opaque[0] \&\& !mapx.opaque[15])/' \
+        "$CUTUNE_SOURCE_ROOT/tuning_spaces/axpy_template.cu"
+} >"$tmp/tma/tma_axpy.cu"
+grep -q "mapx.opaque\[15\]" "$tmp/tma/tma_axpy.cu" || bad "tma_axpy.cu was not edited"
+CUTUNE_SPACE_PATH=$tmp/tma expect 0 "ran BLOCK=64,ITEMS=2,TMA=0 at 1000 on the CPU: ok" -- \
+    "$exe" check tma_axpy --run --size 1000 --run-configs 0
+says tma_axpy "config BLOCK=64,ITEMS=2,TMA=1 at 1000 copies through TMA tensor maps" \
+    "ran 1 (config, size) pair on the CPU emulation: 1 ok, 0 failed"
+[ $fail = 0 ] && echo "check --run: the template, planted bugs, softmax's check and TMA maps: ok"
 exit $fail

@@ -320,9 +320,9 @@ static void geometry(void)
         CutuneGeometry *g = NULL;
         CHECK_MSG(cutune_geometry_open(v, names, 4, &g, &err) == 0, "%s", err.msg);
         CutuneLaunch a, b;
-        CHECK(g && cutune_geometry_eval(g, values, &p, &lim, &a, why, sizeof why) == 0);
+        CHECK(g && cutune_geometry_eval(g, values, &p, &lim, &a, NULL, why, sizeof why) == 0);
         lim.sm_count = 100;
-        CHECK(g && cutune_geometry_eval(g, values, &p, &lim, &b, why, sizeof why) == 0);
+        CHECK(g && cutune_geometry_eval(g, values, &p, &lim, &b, NULL, why, sizeof why) == 0);
         CHECK_EQ_INT(a.grid[0], 264);
         CHECK_EQ_INT(b.grid[0], 200);
         CHECK_EQ_INT(a.block[0], 256);
@@ -344,9 +344,9 @@ static void geometry(void)
         CutuneLaunch l;
         const CutuneProblem ok = {.ndims = 3, .dim = {1000, 1000, 1000}},
                             tall = {.ndims = 3, .dim = {600000, 64, 64}};
-        CHECK(g && cutune_geometry_eval(g, values, &ok, &lim, &l, why, sizeof why) == 0);
+        CHECK(g && cutune_geometry_eval(g, values, &ok, &lim, &l, NULL, why, sizeof why) == 0);
         CHECK(l.grid[0] == 125 && l.grid[1] == 125 && l.block[0] == 8 && l.block[1] == 8);
-        CHECK(g && cutune_geometry_eval(g, values, &tall, &lim, &l, why, sizeof why) ==
+        CHECK(g && cutune_geometry_eval(g, values, &tall, &lim, &l, NULL, why, sizeof why) ==
                        CUTUNE_ERR_RESOURCES);
         CHECK_STR_CONTAINS(why,
                            "matmul_tiled.ini [launch]: grid y = 75000, outside CUDA's 1..65535");
@@ -361,7 +361,7 @@ static void geometry(void)
         CHECK_MSG(cutune_geometry_open(v, names, 2, &g, &err) == 0, "%s", err.msg);
         CutuneLaunch l;
         const CutuneProblem p = {.ndims = 1, .dim = {1 << 20}};
-        CHECK(g && cutune_geometry_eval(g, values, &p, &lim, &l, why, sizeof why) == 0);
+        CHECK(g && cutune_geometry_eval(g, values, &p, &lim, &l, NULL, why, sizeof why) == 0);
         CHECK_EQ_INT(l.grid[0], 16384);
         cutune_geometry_free(&g);
     }
@@ -428,10 +428,10 @@ static void geometry_division_by_zero(void)
         CutuneLaunch l;
         char why[512];
         CHECK_MSG(cutune_geometry_open(v, names, 2, &g, &err) == 0, "%s", err.msg);
-        CHECK(g &&
-              cutune_geometry_eval(g, zero, &p, &lim, &l, why, sizeof why) == CUTUNE_ERR_RESOURCES);
+        CHECK(g && cutune_geometry_eval(g, zero, &p, &lim, &l, NULL, why, sizeof why) ==
+                       CUTUNE_ERR_RESOURCES);
         CHECK_STR_CONTAINS(why, "axpy_div.ini:12: [launch] grid x: division by zero");
-        CHECK(g && cutune_geometry_eval(g, one, &p, &lim, &l, why, sizeof why) == 0);
+        CHECK(g && cutune_geometry_eval(g, one, &p, &lim, &l, NULL, why, sizeof why) == 0);
         CHECK_EQ_INT(l.grid[0], 16);
         cutune_geometry_free(&g);
     }

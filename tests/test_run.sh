@@ -3,7 +3,8 @@
 # for every size, `--json` lines, a second run that measures nothing the database holds and
 # re-times the bests, --retune, an exhaustive search that cannot keep --time refused up
 # front, Ctrl-C in the warm start losing nothing, a closed --json pipe stopping the run as
-# Ctrl-C does, and a replay of the run's database with its compile times.
+# Ctrl-C does, a replay of the run's database with its compile times, and a variant's TMA
+# tensor maps reaching the worker with each trial.
 # Usage: test_run.sh PATH_TO_CUTUNE PATH_TO_FAKE_WORKER
 set -u
 exe=$1
@@ -303,6 +304,20 @@ grep -q "matmul_tf32: left out of a run of the whole op" "$tmp/mj1.out" ||
 grep -q "left out" "$tmp/mj2.out" && bad "--dtype tf32 left a variant out"
 grep -Eq "of the run's [1-9][0-9]* \(variant, size\) jobs" "$tmp/mj2.out" ||
     { bad "--dtype tf32 planned no job"; cat "$tmp/mj2.out"; }
+
+# --- 13. a variant's TMA tensor maps (tests/data/tensor_maps/tma_fixture.ini) reach the worker
+# with each trial, evaluated for its config and its size's layout (the fake worker's message
+# lists them), and a config whose map TMA cannot take there is skipped_resources
+CUTUNE_SPACE_PATH=$CUTUNE_TEST_DATA/tensor_maps "$exe" run matmul --variant tma_fixture \
+    --size 256x512x1024-bf16-nt --size 256x512x1001 --db "$tmp/tma.db" --no-progress \
+    >"$tmp/tma.out" 2>&1 || { bad "the run of tma_fixture failed"; cat "$tmp/tma.out"; }
+msg() { q "$tmp/tma.db" "select t.message from trials t join problems p on p.id = t.problem_id where t.config = '$1' and p.size = '$2'"; }
+[ "$(msg BM=64,BK=32,TMA=1 256x512x1024-bf16-nt)" = "maps B:1 on 1024x512 32x128 sw128; A:0 on 1024x256 32x64 sw128; C:2 off" ] ||
+    bad "nt trial's maps: $(msg BM=64,BK=32,TMA=1 256x512x1024-bf16-nt)"
+[ "$(msg BM=128,BK=64,TMA=0 256x512x1001)" = "maps B:1 on 512x1001 64x64 sw0; A:0 off; C:2 on 512x256 8x8 sw32" ] ||
+    bad "nn trial's maps: $(msg BM=128,BK=64,TMA=0 256x512x1001)"
+[ "$(q "$tmp/tma.db" "select count(*) from trials where status = 'skipped_resources' and message like '%tma_fixture.ini:24: [tensor_map.A] the byte stride of dims[1] is 4004%'")" = 4 ] ||
+    bad "the TMA=1 configs at K = 1001 were not skipped for A's stride"
 
 [ $fail = 0 ] && echo "run: ok (first run $n1 trials)"
 exit $fail

@@ -218,7 +218,7 @@ static void oversized_config(void)
     CutuneMeasureSettings ms;
     memset(&ms, 0, sizeof ms);
     CutuneError err = {0};
-    CHECK(cutune_worker_eval(NULL, &cfg, "", 0, "k", NULL, 0, &ms, &res, &err) ==
+    CHECK(cutune_worker_eval(NULL, &cfg, "", 0, "k", NULL, NULL, 0, &ms, &res, &err) ==
           CUTUNE_ERR_INVALID);
     CHECK_STR_CONTAINS(err.msg, "at most 48");
     CHECK(res.status == CUTUNE_STATUS_LAUNCH_ERROR);
@@ -295,6 +295,51 @@ static void yardstick(void)
     unsetenv("CUTUNE_WORKER");
 }
 
+/* A config's TMA tensor maps cross the protocol whole (the fake worker's result message
+ * lists what it read): names, argument indices, the enabled flag, dims, box and swizzle; and
+ * without maps nothing is said. */
+static void tensor_maps(void)
+{
+    const char *fake = getenv("CUTUNE_TEST_FAKE_WORKER");
+    CHECK(fake != NULL);
+    if (!fake)
+        return;
+    setenv("CUTUNE_WORKER", fake, 1);
+    CutuneWorker *w = fake_with_problem(NULL);
+    CutuneTensorMaps maps;
+    memset(&maps, 0, sizeof maps);
+    maps.n = 2;
+    maps.map[0] = (CutuneTensorMap){.name = "A",
+                                    .arg = 0,
+                                    .enabled = 1,
+                                    .rank = 2,
+                                    .dtype = CUTUNE_DTYPE_BF16,
+                                    .swizzle = 128,
+                                    .dims = {4096, 1000},
+                                    .box = {64, 128}};
+    maps.map[1] = (CutuneTensorMap){.name = "B", .arg = 1};
+    const char *names[] = {"TILE"};
+    const int64_t values[] = {16};
+    CutuneConfig cfg = {1, names, values};
+    CutuneLaunch launch = {{1, 1, 1}, {32, 1, 1}, 0};
+    CutuneMeasureSettings ms;
+    cutune_measure_defaults(&ms);
+    CutuneEvalResult res;
+    CutuneError err = {0};
+    CHECK_MSG(w && cutune_worker_eval(w, &cfg, "cubin", 5, "k", &launch, &maps, 0, &ms, &res,
+                                      &err) == 0,
+              "%s", err.msg);
+    CHECK_MSG(res.status == CUTUNE_STATUS_OK &&
+                  !strcmp(res.message, "maps A:0 on 4096x1000 64x128 sw128; B:1 off"),
+              "status %d, message '%s'", res.status, res.message);
+    CHECK_MSG(w && cutune_worker_eval(w, &cfg, "cubin", 5, "k", &launch, NULL, 0, &ms, &res,
+                                      &err) == 0,
+              "%s", err.msg);
+    CHECK(res.status == CUTUNE_STATUS_OK && res.message[0] == '\0');
+    cutune_worker_stop(&w);
+    unsetenv("CUTUNE_WORKER");
+}
+
 int main(void)
 {
     fields();
@@ -305,5 +350,6 @@ int main(void)
     real_worker();
     oversized_config();
     yardstick();
+    tensor_maps();
     return check_result("worker");
 }

@@ -18,6 +18,22 @@
 #define SYM_(x) #x
 #define SYM(x) SYM_(x)
 
+/* The driver's functions that the runtime hands out (cuTensorMapEncodeTiled): by version
+ * from CUDA 12.5, which deprecates the call without one. */
+#if CUDART_VERSION >= 12050
+#define CUDART_ENTRY_POINT(X) \
+    X(cudaError_t, cudaGetDriverEntryPointByVersion, \
+      (const char *symbol, void **fn, unsigned int version, unsigned long long flags, \
+       enum cudaDriverEntryPointQueryResult *status), \
+      (symbol, fn, version, flags, status))
+#else
+#define CUDART_ENTRY_POINT(X) \
+    X(cudaError_t, cudaGetDriverEntryPoint, \
+      (const char *symbol, void **fn, unsigned long long flags, \
+       enum cudaDriverEntryPointQueryResult *status), \
+      (symbol, fn, flags, status))
+#endif
+
 /* X(return type, name, parameters, arguments) */
 #define CUDART_FNS(X) \
     X(cudaError_t, cudaGetLastError, (void), ()) \
@@ -73,7 +89,8 @@
       (cudaGraphExec_t * e, cudaGraph_t g, unsigned long long flags), (e, g, flags)) \
     X(cudaError_t, cudaGraphLaunch, (cudaGraphExec_t e, cudaStream_t s), (e, s)) \
     X(cudaError_t, cudaGraphExecDestroy, (cudaGraphExec_t e), (e)) \
-    X(cudaError_t, cudaGraphDestroy, (cudaGraph_t g), (g))
+    X(cudaError_t, cudaGraphDestroy, (cudaGraph_t g), (g)) \
+    CUDART_ENTRY_POINT(X)
 
 static struct {
 #define FIELD(ret, name, params, args) ret(*name) params;

@@ -421,6 +421,7 @@ inline int __float_as_int(float f)
 #define __align__(n) __attribute__((aligned(n)))
 #define __forceinline__ inline
 #define __launch_bounds__(...)
+#define __grid_constant__ /* a TMA tensor map parameter: the CPU run passes zero bytes */
 #define __restrict__ __restrict
 #define __shared__ static
 #define DYNAMIC_SHARED(type, name) type *name = reinterpret_cast<type *>(kemu::shared_of(kemu::block_rank()))

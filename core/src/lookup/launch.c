@@ -5,6 +5,7 @@
 #include "compile.h"
 #include "device.h"
 #include "lookup_int.h"
+#include "tensor_map.h"
 #include "util.h"
 
 #include <cuda_runtime.h>
@@ -141,6 +142,35 @@ static int tuned_kernel(CutuneLookup *h, const CutuneLookupResult *r, const Cutu
 
 static int current_device(CutuneLookup *h, CutuneDeviceInfo *info, CutuneError *err);
 
+/* The application's arguments, then the config's TMA tensor maps encoded on its buffers
+ * (none: args itself). */
+static int with_tensor_maps(const CutuneVariantDef *v, const CutuneLookupResult *r,
+                            const CutuneTensorMaps *maps, void **args, void **all,
+                            CUtensorMap *encoded, void ***out, CutuneError *err)
+{
+    *out = args;
+    if (maps->n == 0)
+        return 0;
+    int nargs = v->op->op->nargs;
+    for (int i = 0; i < nargs && i < CUTUNE_MAX_KERNEL_ARGS; i++)
+        all[i] = args[i];
+    char why[400];
+    int rc = cutune_tensor_maps_encode(maps, all, nargs, encoded, why, sizeof why);
+    if (rc)
+        return cutune_error(err, rc,
+                            "cutune_launch: %s, which config %s of variant %s needs (its TMA "
+                            "tensor map); %s",
+                            why, r->config, v->name,
+                            rc == CUTUNE_ERR_INVALID
+                                ? "pass buffers aligned to 16 bytes (cudaMalloc's are), or tune "
+                                  "without the variant"
+                            : rc == CUTUNE_ERR_NOT_FOUND
+                                ? "update the driver, or tune without the variant"
+                                : "see the variant's [tensor_map] sections");
+    *out = all;
+    return 0;
+}
+
 int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size, void **args,
                   void *stream, CutuneError *err)
 {
@@ -188,8 +218,10 @@ int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size
     lim.cc = 10 * major + minor;
     lim.max_shared_per_block = max_shared;
     CutuneLaunch l = {{1, 1, 1}, {1, 1, 1}, 0};
+    CutuneTensorMaps maps;
     char why[512] = "";
-    if ((rc = cutune_geometry_eval(k->geo, k->values, &prob, &lim, &l, why, sizeof why)) != 0) {
+    if ((rc = cutune_geometry_eval(k->geo, k->values, &prob, &lim, &l, &maps, why, sizeof why)) !=
+        0) {
         rc = cutune_error(err, rc == CUTUNE_ERR_RESOURCES ? CUTUNE_ERR_RESOURCES : rc,
                           "%s config %s has no launch for size %s on this device (%s); "
                           "tune this size: cutune run %s --size %s",
@@ -213,7 +245,11 @@ int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size
                                                      (int)l.shared_bytes),
                                 "cudaFuncSetAttribute", err)))
         goto out;
-    rc = cutune_kernel_launch(&k->k, &l, args, stream, err);
+    void *all[CUTUNE_MAX_KERNEL_ARGS], **kernel_args = args;
+    CUtensorMap encoded[CUTUNE_MAX_TENSOR_MAPS];
+    if ((rc = with_tensor_maps(v, r, &maps, args, all, encoded, &kernel_args, err)))
+        goto out;
+    rc = cutune_kernel_launch(&k->k, &l, kernel_args, stream, err);
 out:
     pthread_mutex_unlock(&h->mu);
     return rc;

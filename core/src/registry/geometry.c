@@ -1,9 +1,11 @@
 /* Launch geometry: a data variant's [launch] expressions, or a C plugin's callback, then
  * the limits every launch must keep (CUDA's grid and block limits, the device's threads
- * and shared memory, the op's own buffers). A config that breaks one cannot run: the
+ * and shared memory, the op's own buffers), and a data variant's TMA tensor maps
+ * (tensor_maps.c). A config that breaks one cannot run: the
  * caller records it as skipped_resources, with `why`. A library variant has none (its
  * library launches its own kernels): every config gets the one-thread placeholder. */
 #include "geometry.h"
+#include "tensor_maps.h"
 #include "variant_plugin.h"
 
 #include <stdio.h>
@@ -20,7 +22,8 @@ struct CutuneGeometry {
     const char **names;         /* C plugins: the config's parameter names */
     CutuneExpr *expr[NKEYS][3]; /* data variants; NULL: the axis is 1 (shared: 0) */
     int line[NKEYS];
-    int count[NKEYS]; /* expressions given for the key */
+    int count[NKEYS];           /* expressions given for the key */
+    CutuneTensorMapSpecs *maps; /* data variants' [tensor_map.*]; NULL: none */
 };
 
 void cutune_geometry_free(CutuneGeometry **gp)
@@ -31,36 +34,10 @@ void cutune_geometry_free(CutuneGeometry **gp)
     for (int k = 0; k < NKEYS; k++)
         for (int a = 0; a < 3; a++)
             cutune_expr_free(g->expr[k][a]);
+    cutune_tensor_maps_free(&g->maps);
     free(g->names);
     free(g);
     *gp = NULL;
-}
-
-/* Split at the commas outside parentheses: "ceil_div(N, T), M" is two expressions. */
-static int split_top(const char *text, char parts[3][512], int *count)
-{
-    int depth = 0, n = 0;
-    size_t k = 0;
-    for (const char *p = text;; p++) {
-        if (*p == '\0' || (*p == ',' && depth == 0)) {
-            if (n == 3 || k >= sizeof parts[0])
-                return -1;
-            parts[n][k] = '\0';
-            n++;
-            k = 0;
-            if (*p == '\0')
-                break;
-            continue;
-        }
-        depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
-        if (k + 1 >= sizeof parts[0])
-            return -1;
-        if (k == 0 && (*p == ' ' || *p == '\t'))
-            continue; /* columns in messages count from the expression's first character */
-        parts[n < 3 ? n : 2][k++] = *p;
-    }
-    *count = n;
-    return 0;
 }
 
 static int compile_data(CutuneGeometry *g, CutuneError *err)
@@ -72,7 +49,7 @@ static int compile_data(CutuneGeometry *g, CutuneError *err)
             continue; /* check_launch_keys: grid and block are there */
         char parts[3][512];
         int n = 0;
-        if (split_top(text, parts, &n) != 0 || (k == SHARED && n != 1))
+        if (cutune_space_split(text, parts, 3, &n) != 0 || (k == SHARED && n != 1))
             return cutune_error(err, CUTUNE_ERR_PARSE,
                                 "%s:%d: [launch] %s takes %s separated by commas; write e.g. "
                                 "%s",
@@ -91,7 +68,7 @@ static int compile_data(CutuneGeometry *g, CutuneError *err)
                 return rc;
         }
     }
-    return 0;
+    return g->v->op ? cutune_tensor_maps_open(sp, g->v->op->op, &g->maps, err) : 0;
 }
 
 int cutune_geometry_open(const CutuneVariantDef *v, const char *const *names, size_t nparams,
@@ -132,7 +109,8 @@ int cutune_geometry_open(const CutuneVariantDef *v, const char *const *names, si
 }
 
 static int eval_data(const CutuneGeometry *g, const int64_t *values, const CutuneProblem *p,
-                     const CutuneLimits *lim, int64_t r[NKEYS][3], char *why, size_t len)
+                     const CutuneLimits *lim, int64_t r[NKEYS][3], CutuneTensorMaps *maps,
+                     char *why, size_t len)
 {
     const CutuneSpace *sp = g->v->space;
     if ((size_t)p->ndims != sp->ndims) {
@@ -159,6 +137,8 @@ static int eval_data(const CutuneGeometry *g, const int64_t *values, const Cutun
                 rc = CUTUNE_ERR_RESOURCES;
             }
         }
+    if (rc == 0)
+        rc = cutune_tensor_maps_eval(g->maps, vals, p, maps, why, len);
     free(vals);
     return rc;
 }
@@ -198,11 +178,16 @@ static int within_limits(const int64_t r[NKEYS][3], const CutuneLimits *lim, con
 }
 
 int cutune_geometry_eval(const CutuneGeometry *g, const int64_t *values, const CutuneProblem *p,
-                         const CutuneLimits *lim, CutuneLaunch *out, char *why, size_t len)
+                         const CutuneLimits *lim, CutuneLaunch *out, CutuneTensorMaps *maps,
+                         char *why, size_t len)
 {
     int64_t r[NKEYS][3] = {{1, 1, 1}, {1, 1, 1}, {0, 0, 0}};
     char from[600];
     int rc;
+    CutuneTensorMaps none;
+    if (!maps) /* still evaluated: a map TMA would refuse makes the config unable to run */
+        maps = &none;
+    maps->n = 0;
     why[0] = '\0';
     if (cutune_variant_library(g->v)) { /* no kernel: the library launches its own */
         *out = (CutuneLaunch){{1, 1, 1}, {1, 1, 1}, 0};
@@ -223,7 +208,7 @@ int cutune_geometry_eval(const CutuneGeometry *g, const int64_t *values, const C
         r[SHARED][0] = (int64_t)l.shared_bytes;
         snprintf(from, sizeof from, "%s's launch_geometry", g->v->path);
     } else {
-        if ((rc = eval_data(g, values, p, lim, r, why, len)))
+        if ((rc = eval_data(g, values, p, lim, r, maps, why, len)))
             return rc;
         snprintf(from, sizeof from, "%s [launch]", g->v->path);
     }

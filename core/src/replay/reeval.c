@@ -24,6 +24,7 @@ int cutune_reevaluate(const CutuneVariantDef *v, const CutuneDeviceInfo *dev,
     CutuneGeometry *geo = NULL;
     CutuneKernelBinary bin = {0};
     CutuneLaunch launch;
+    CutuneTensorMaps maps;
     CutuneLimits lim;
     int rc;
     if ((rc = cutune_variant_load_space(v, &sp, err)) ||
@@ -47,7 +48,7 @@ int cutune_reevaluate(const CutuneVariantDef *v, const CutuneDeviceInfo *dev,
     cutune_limits_from_device(dev, &lim);
     if ((rc = cutune_geometry_open(v, names, sp->nparams, &geo, err)))
         goto out;
-    if ((rc = cutune_geometry_eval(geo, values, prob, &lim, &launch, why, sizeof why))) {
+    if ((rc = cutune_geometry_eval(geo, values, prob, &lim, &launch, &maps, why, sizeof why))) {
         rc = cutune_error(err, rc, "%s %s: no launch on this device: %s", v->name, config_text,
                           why);
         goto out;
@@ -75,6 +76,7 @@ int cutune_reevaluate(const CutuneVariantDef *v, const CutuneDeviceInfo *dev,
                 .cubin = bin.cubin,
                 .kernel_name = v->kernel_name,
                 .launch = &launch,
+                .maps = &maps,
                 .device = dev,
                 .best_ms = 0,
                 .library = library,

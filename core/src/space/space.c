@@ -57,6 +57,7 @@ void cutune_space_free(CutuneSpace *s)
     for (size_t i = 0; i < s->nkeys; i++)
         free(s->keys[i].value);
     free(s->keys);
+    free(s->tensor_maps);
     for (size_t i = 0; i < s->nparams; i++)
         free(s->params[i].values);
     free(s->params);

@@ -53,14 +53,26 @@ typedef struct CutuneConstraint {
     int uses_problem; /* reads a problem dimension: only checked when a problem is given */
 } CutuneConstraint;
 
-/* A key of the [variant] or [launch] section as written (continuation lines joined with
- * a space): the keys that make a space file a variant as data (spacekeys.c). */
+/* The longest section name kept with its keys: "tensor_map." NAME "." LAYOUT. */
+#define CUTUNE_SECTION_MAX (CUTUNE_NAME_MAX + 48)
+
+/* A key of the [variant], [launch] or [tensor_map.*] sections as written (continuation
+ * lines joined with a space): the keys that make a space file a variant as data
+ * (spacekeys.c). */
 typedef struct CutuneSpaceKey {
-    char section[16]; /* "variant" or "launch" */
+    char section[CUTUNE_SECTION_MAX]; /* "variant", "launch" or "tensor_map.A[.nt]" */
     char name[CUTUNE_NAME_MAX];
     char *value;
     int line;
 } CutuneSpaceKey;
+
+/* A [tensor_map.NAME] or [tensor_map.NAME.LAYOUT] section header (registry/tensor_maps.c
+ * says what its keys mean): the name after the brackets' "tensor_map." prefix, and its
+ * line. */
+typedef struct CutuneSpaceSection {
+    char name[CUTUNE_SECTION_MAX]; /* "A" or "A.nt" */
+    int line;
+} CutuneSpaceSection;
 
 typedef struct CutuneSpace {
     char *path;    /* the file it was read from */
@@ -75,8 +87,11 @@ typedef struct CutuneSpace {
     char **problems;    /* default problem size strings, as written */
     int *problem_lines; /* the line each is on */
     size_t nproblems;
-    CutuneSpaceKey *keys; /* [variant] keys other than name and description, [launch] keys */
+    CutuneSpaceKey *keys; /* [variant] keys other than name and description, [launch] and
+                             [tensor_map.*] keys */
     size_t nkeys;
+    CutuneSpaceSection *tensor_maps; /* the [tensor_map.*] sections, in the file's order */
+    size_t ntensor_maps;
 } CutuneSpace;
 
 /* Read a space file. dim_names: comma-separated problem dimension names ("M,N,K"),
@@ -88,8 +103,8 @@ void cutune_space_free(CutuneSpace *s);
  * not known yet: enough to learn which op a variant file belongs to. */
 int cutune_space_peek(const char *path, CutuneSpace **out, CutuneError *err);
 
-/* The value of a [variant] or [launch] key (section "variant" or "launch"), or NULL; *line
- * (may be NULL) gets its line. */
+/* The value of a [variant], [launch] or [tensor_map.*] key (section "variant", "launch" or
+ * e.g. "tensor_map.A.nt"), or NULL; *line (may be NULL) gets its line. */
 const char *cutune_space_key(const CutuneSpace *s, const char *section, const char *name,
                              int *line);
 /* Record a key while reading (spaceini.c). cont: an indented line that continues it.
@@ -105,6 +120,11 @@ const char **cutune_space_symbol_names(const CutuneSpace *s);
 /* The values in that order into vals (cutune_space_nsymbols of them). */
 void cutune_space_symbol_values(const CutuneSpace *s, const int64_t *params, const int64_t *dims,
                                 const CutuneLimits *lim, int64_t *vals);
+/* Split `text` at the commas outside parentheses ("ceil_div(N, T), M" is two) into at most
+ * max parts of up to 511 characters, leading blanks dropped (so that a column in a message
+ * counts from the expression's first character). 0, or -1 when there are more parts or one
+ * is too long. */
+int cutune_space_split(const char *text, char (*parts)[512], int max, int *count);
 /* Compile `text` (from `line` of the file; `what` names it, e.g. "[launch] grid") over the
  * space's symbols. The error names the file, the line, the column and the token. */
 int cutune_space_compile(const CutuneSpace *s, const char *what, const char *text, int line,

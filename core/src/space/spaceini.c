@@ -16,6 +16,10 @@
  *   [launch]                     ; grid, block, shared: expressions (spacekeys.c)
  *   grid = ceil_div(N, TILE), ceil_div(M, TILE)
  *
+ *   [tensor_map.A]               ; a TMA descriptor of the kernel's argument A, and
+ *   [tensor_map.B.nt]            ; one for layout nt only: dims, box, swizzle, when
+ *                                ; (spacekeys.c); in variants as data only
+ *
  *   [problems]
  *   default = 1024x1024x1024, 2048x2048x2048           ; repeating the key appends
  *
@@ -37,7 +41,8 @@
 #include "util.h"
 
 #define SECTIONS_FIX \
-    "the sections are [variant], [param.NAME], [constraints], [launch] and [problems]"
+    "the sections are [variant], [param.NAME], [constraints], [launch], [tensor_map.NAME] " \
+    "and [problems]"
 
 static int is_word(const char *s)
 {
@@ -61,6 +66,37 @@ static char *dupn(const char *s, size_t n)
 
 /* ------------------------------------------------------------------------------------ */
 /* Sections */
+
+/* [tensor_map.NAME] or [tensor_map.NAME.LAYOUT]: kept with its line, in the file's order;
+ * what NAME and LAYOUT must be is the registry's to say (tensor_maps.c), which knows the op. */
+static int tensor_map_start(Ctx *c, const char *name)
+{
+    const char *rest = name + strlen("tensor_map.");
+    const char *dot = strchr(rest, '.');
+    size_t n1 = dot ? (size_t)(dot - rest) : strlen(rest);
+    if (!space_is_identifier(rest, n1) || (dot && !space_is_identifier(dot + 1, strlen(dot + 1))) ||
+        strlen(name) >= CUTUNE_SECTION_MAX || n1 >= CUTUNE_NAME_MAX)
+        return space_fail(c, c->lineno, CUTUNE_ERR_PARSE,
+                          "section [%s] does not name an argument; write [tensor_map.NAME] or "
+                          "[tensor_map.NAME.LAYOUT], NAME a pointer argument of the op's "
+                          "signature, e.g. [tensor_map.A] or [tensor_map.B.nt]",
+                          name);
+    CutuneSpace *s = c->s;
+    for (size_t i = 0; i < s->ntensor_maps; i++)
+        if (strcmp(s->tensor_maps[i].name, rest) == 0)
+            return space_fail(c, c->lineno, CUTUNE_ERR_PARSE,
+                              "section [%s] appears twice (first at line %d); merge the two", name,
+                              s->tensor_maps[i].line);
+    CutuneSpaceSection *grown = realloc(s->tensor_maps, (s->ntensor_maps + 1) * sizeof *grown);
+    if (!grown)
+        return space_fail(c, c->lineno, CUTUNE_ERR_NOMEM, "out of memory");
+    s->tensor_maps = grown;
+    snprintf(grown[s->ntensor_maps].name, sizeof grown->name, "%s", rest);
+    grown[s->ntensor_maps++].line = c->lineno;
+    snprintf(c->tmap, sizeof c->tmap, "%s", name);
+    c->sec = SEC_TENSOR_MAP;
+    return 1;
+}
 
 static int section_start(Ctx *c, const char *name)
 {
@@ -89,6 +125,12 @@ static int section_start(Ctx *c, const char *name)
     }
     if (strncmp(name, "param.", 6) == 0)
         return space_param_start(c, name + 6, strlen(name + 6));
+    if (strncmp(name, "tensor_map.", 11) == 0)
+        return tensor_map_start(c, name);
+    if (strcmp(name, "tensor_map") == 0)
+        return space_fail(c, c->lineno, CUTUNE_ERR_PARSE,
+                          "section [tensor_map] names no argument; write [tensor_map.NAME], "
+                          "e.g. [tensor_map.A]");
     if (strcmp(name, "param") == 0)
         return space_fail(c, c->lineno, CUTUNE_ERR_PARSE,
                           "section [param] has no parameter "
@@ -173,7 +215,8 @@ static int constraint_key(Ctx *c, const char *key, const char *value, int cont)
 static int handle_key(Ctx *c, const char *key, const char *value, int cont)
 {
     int line = c->lineno;
-    if (cont && c->sec != SEC_CONSTRAINTS && c->sec != SEC_LAUNCH && looks_like_key(value))
+    if (cont && c->sec != SEC_CONSTRAINTS && c->sec != SEC_LAUNCH && c->sec != SEC_TENSOR_MAP &&
+        looks_like_key(value))
         return space_fail(c, line, CUTUNE_ERR_PARSE,
                           "this indented line continues '%s' but looks "
                           "like a new key; start keys at the beginning of the line (indented lines "
@@ -219,9 +262,11 @@ static int handle_key(Ctx *c, const char *key, const char *value, int cont)
                 return space_fail(c, line, CUTUNE_ERR_PARSE, "%s", why);
         }
         break;
-    case SEC_LAUNCH: {
-        char why[320];
-        if (cutune_space_key_set(c->s, "launch", key, value, line, cont, why, sizeof why))
+    case SEC_LAUNCH:
+    case SEC_TENSOR_MAP: {
+        char why[480];
+        if (cutune_space_key_set(c->s, c->sec == SEC_LAUNCH ? "launch" : c->tmap, key, value, line,
+                                 cont, why, sizeof why))
             return space_fail(c, line, CUTUNE_ERR_PARSE, "%s", why);
         break;
     }
@@ -289,6 +334,11 @@ static int finish(Ctx *c)
                           "name = matmul_tiled");
     if (!space_size_check(c))
         return 0;
+    if (c->s->ntensor_maps && !cutune_space_key(c->s, "variant", "op", NULL))
+        return space_fail(c, c->s->tensor_maps[0].line, CUTUNE_ERR_PARSE,
+                          "[tensor_map.%s] is for variants as data (op = in [variant]); a C "
+                          "variant plugin passes its kernel's arguments itself: drop the section",
+                          c->s->tensor_maps[0].name);
     if (c->peek)
         return 1; /* the problem dimensions are not known yet: constraints wait */
     return compile_constraints(c);

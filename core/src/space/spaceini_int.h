@@ -17,7 +17,8 @@ typedef enum {
     SEC_PARAM,
     SEC_CONSTRAINTS,
     SEC_PROBLEMS,
-    SEC_LAUNCH
+    SEC_LAUNCH,
+    SEC_TENSOR_MAP
 } Section;
 
 /* What a parameter's keys said, before its values are generated. */
@@ -35,7 +36,8 @@ typedef struct {
     size_t pcap, ccap, prcap;
     int lineno;
     Section sec;
-    size_t cur; /* current parameter */
+    size_t cur;                    /* current parameter */
+    char tmap[CUTUNE_SECTION_MAX]; /* current [tensor_map.*] section's name */
     int variant_line, constraints_line, problems_line, launch_line;
     int name_line, description_line;
     int failed;

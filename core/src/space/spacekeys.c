@@ -22,6 +22,13 @@
  *   block = TILE, TILE / WPT
  *   shared = 0                    ; dynamic shared memory in bytes (default 0)
  *
+ *   [tensor_map.A]                ; a TMA descriptor of pointer argument A (tensor_maps.c)
+ *   dims = K, M                   ; extents, innermost first (1 to 5 expressions)
+ *   box = 64, BM                  ; the box one copy moves, as many as dims
+ *   swizzle = 128                 ; 0, 32, 64 or 128 bytes
+ *   when = TMA == 1               ; optional: 0 passes a map of zero bytes
+ *   [tensor_map.B.nt]             ; the same for problems of layout nt only
+ *
  * Reading the file is spaceini.c's; what the keys mean is the registry's (variant_data.c,
  * geometry.c). This file keeps them as written, with their lines. */
 #include "space.h"
@@ -34,6 +41,7 @@ static const char *const variant_keys[] = {"op",      "kernel",   "source", "hea
                                            "version", "summary",  "dtypes", "layouts",
                                            "target",  "main_job", NULL};
 static const char *const launch_keys[] = {"grid", "block", "shared", NULL};
+static const char *const tensor_map_keys[] = {"dims", "box", "swizzle", "when", NULL};
 
 static int known(const char *const *keys, const char *name)
 {
@@ -63,9 +71,11 @@ int cutune_space_key_set(CutuneSpace *s, const char *section, const char *name, 
                          int line, int cont, char *why, size_t len)
 {
     int is_launch = strcmp(section, "launch") == 0;
-    if (!known(is_launch ? launch_keys : variant_keys, name)) {
+    int is_map = strncmp(section, "tensor_map.", 11) == 0;
+    if (!known(is_launch ? launch_keys : is_map ? tensor_map_keys : variant_keys, name)) {
         snprintf(why, len, "unknown key '%s' in [%s]; the keys are %s", name, section,
                  is_launch ? "grid, block and shared (expressions)"
+                 : is_map  ? "dims, box, swizzle and when (expressions)"
                            : "name, description, op, kernel, source, headers, version, "
                              "summary, dtypes, layouts, target and main_job");
         return -1;
@@ -137,6 +147,34 @@ void cutune_space_symbol_values(const CutuneSpace *s, const int64_t *params, con
 #define CUTUNE_X_LIMIT_VALUE(NAME, field) vals[k++] = lim->field;
     CUTUNE_LIMIT_TABLE(CUTUNE_X_LIMIT_VALUE)
 #undef CUTUNE_X_LIMIT_VALUE
+}
+
+int cutune_space_split(const char *text, char (*parts)[512], int max, int *count)
+{
+    int depth = 0, n = 0;
+    size_t k = 0;
+    for (const char *p = text;; p++) {
+        if (*p == '\0' || (*p == ',' && depth == 0)) {
+            if (n == max)
+                return -1;
+            parts[n][k] = '\0';
+            n++;
+            k = 0;
+            if (*p == '\0')
+                break;
+            continue;
+        }
+        depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+        if (k + 1 >= sizeof parts[0])
+            return -1;
+        if (k == 0 && (*p == ' ' || *p == '\t'))
+            continue;
+        if (n == max)
+            return -1;
+        parts[n][k++] = *p;
+    }
+    *count = n;
+    return 0;
 }
 
 int cutune_space_compile(const CutuneSpace *s, const char *what, const char *text, int line,

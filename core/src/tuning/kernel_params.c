@@ -238,3 +238,24 @@ int cutune_param_mismatch(const CutuneParamTypes *kernel, const CutuneParamTypes
     }
     return -1;
 }
+
+int cutune_param_not_tensor_map(const CutuneParamTypes *kernel, int first, int n, char *why,
+                                size_t len)
+{
+    for (int i = first; i < first + n && i < kernel->n; i++) {
+        uint64_t k = kernel->code[i];
+        if (KIND(k) == KIND_OTHER && SIZE(k) == 128 && ALIGN(k) >= 64)
+            continue;               /* TMA reads a map at a 64-byte aligned address */
+        char kt[96], size[32] = ""; /* a struct's description has its size */
+        describe(k, kt, sizeof kt);
+        if (KIND(k) != KIND_OTHER)
+            snprintf(size, sizeof size, " (%u bytes)", SIZE(k));
+        snprintf(why, len,
+                 "parameter %d is %s%s, but TMA tensor map %d of the variant goes there: declare "
+                 "it a `const __grid_constant__` struct of 128 bytes aligned to 64, e.g. struct "
+                 "alignas(64) TensorMap { unsigned long long opaque[16]; }",
+                 i + 1, kt, size, i - first + 1);
+        return i;
+    }
+    return -1;
+}

@@ -32,5 +32,10 @@ int cutune_signature_param_types(const char *signature, int arch, CutuneParamTyp
  * in const or volatile is no difference: the argument is passed the same way. */
 int cutune_param_mismatch(const CutuneParamTypes *kernel, const CutuneParamTypes *op,
                           const char *signature, char *why, size_t len);
+/* The first of the kernel's parameters first..first+n-1 (where a variant's TMA tensor maps go,
+ * after the op's arguments) that is not a struct of 128 bytes aligned to 64 (a CUtensorMap):
+ * its index, with a sentence in why; -1 when each is one. */
+int cutune_param_not_tensor_map(const CutuneParamTypes *kernel, int first, int n, char *why,
+                                size_t len);
 
 #endif

@@ -39,7 +39,8 @@ static int check_there(TuneLane *l, TuneJob *j, const int64_t *values, const Cut
     if (!allowed)
         return 0; /* not a config of this space there: it answers its own size alone */
     CutuneLaunch launch;
-    int grc = cutune_geometry_eval(j->tv->geo, values, q, &l->limits, &launch, msg, len);
+    CutuneTensorMaps maps;
+    int grc = cutune_geometry_eval(j->tv->geo, values, q, &l->limits, &launch, &maps, msg, len);
     if (grc == CUTUNE_ERR_RESOURCES)
         return 0;
     if (grc)
@@ -69,7 +70,7 @@ static int check_there(TuneLane *l, TuneJob *j, const int64_t *values, const Cut
         CutuneConfig cfg = {sp->nparams, j->tv->names, values};
         CutuneEvalResult res;
         memset(&res, 0, sizeof res);
-        rc = tune_eval(l, v, &cfg, &c, &launch, 0, &once, &res, &werr);
+        rc = tune_eval(l, v, &cfg, &c, &launch, &maps, 0, &once, &res, &werr);
         fatal = rc != 0; /* no working worker could be had again: as for a trial */
         rec->passed = rc == 0 && res.status == CUTUNE_STATUS_OK;
         rec->error = res.error;

@@ -184,11 +184,12 @@ int tune_lane_setup(TuneLane *l, const TuneJob *j, CutuneError *err);
 int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const CutuneStrategyArgs *a,
                  const TuneLimits *lim, TuneEnd *end, CutuneError *err);
 /* Evaluate config cfg of variant v in the lane's worker: the kernel that c compiled,
- * launched with `launch`, or for a library variant (which compiled nothing) its plugin's
- * call. As cutune_worker_eval. */
+ * launched with `launch` and given the tensor maps `maps` (cutune_geometry_eval's), or for a
+ * library variant (which compiled nothing) its plugin's call. As cutune_worker_eval. */
 int tune_eval(TuneLane *l, const CutuneVariantDef *v, const CutuneConfig *cfg,
-              const CutuneCompileJob *c, const CutuneLaunch *launch, double best_ms,
-              const CutuneMeasureSettings *s, CutuneEvalResult *res, CutuneError *err);
+              const CutuneCompileJob *c, const CutuneLaunch *launch, const CutuneTensorMaps *maps,
+              double best_ms, const CutuneMeasureSettings *s, CutuneEvalResult *res,
+              CutuneError *err);
 /* A strategy that proposes the indices it is given (a->start), in order, then is done. */
 extern const CutuneStrategyOps tune_list_strategy;
 

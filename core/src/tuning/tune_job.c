@@ -205,13 +205,14 @@ static void compile_job_start(TuneLane *l, const TuneJob *j, CutuneCompileJob *c
 }
 
 int tune_eval(TuneLane *l, const CutuneVariantDef *v, const CutuneConfig *cfg,
-              const CutuneCompileJob *c, const CutuneLaunch *launch, double best_ms,
-              const CutuneMeasureSettings *s, CutuneEvalResult *res, CutuneError *err)
+              const CutuneCompileJob *c, const CutuneLaunch *launch, const CutuneTensorMaps *maps,
+              double best_ms, const CutuneMeasureSettings *s, CutuneEvalResult *res,
+              CutuneError *err)
 {
     if (cutune_variant_library(v))
         return cutune_worker_eval_library(l->worker, cfg, v->path, best_ms, s, res, err);
     return cutune_worker_eval(l->worker, cfg, c->bin.cubin, c->bin.size, v->kernel_name, launch,
-                              best_ms, s, res, err);
+                              maps, best_ms, s, res, err);
 }
 
 /* The size's best time so far (any variant), for early stops and deadlines. */
@@ -256,9 +257,10 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CutuneCompileJob *c, cons
         row->compiled++;
     row->compile_s += c->bin.compile_ms / 1e3;
     CutuneLaunch launch;
+    CutuneTensorMaps maps;
     char why[512] = "";
     int grc = c->rc == 0 ? cutune_geometry_eval(j->tv->geo, values, &j->ts->prob, &l->limits,
-                                                &launch, why, sizeof why)
+                                                &launch, &maps, why, sizeof why)
                          : 0;
     if (c->rc != 0) {
         rec.status = CUTUNE_STATUS_COMPILE_ERROR;
@@ -271,7 +273,7 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CutuneCompileJob *c, cons
                             why[0] ? why : cutune_strerror(grc));
     } else {
         double best = size_best(r, j->ts), t0 = cutune_now();
-        wrc = tune_eval(l, v, &cfg, c, &launch, best, &o->measure, &res, &werr);
+        wrc = tune_eval(l, v, &cfg, c, &launch, &maps, best, &o->measure, &res, &werr);
         if (strcmp(phase, "re-time") == 0)
             l->t_retime += cutune_now() - t0;
         else

@@ -129,8 +129,8 @@ static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
         for (size_t i = 0; i < cl.nconfigs; i++) {
             CutuneLaunch l;
             char why[512];
-            int grc = cutune_geometry_eval(cg.g, cl.values + i * cl.nparams, &p, &cg.lim, &l, why,
-                                           sizeof why);
+            int grc = cutune_geometry_eval(cg.g, cl.values + i * cl.nparams, &p, &cg.lim, &l, NULL,
+                                           why, sizeof why);
             if (grc == 0) {
                 ran++;
                 continue;
@@ -216,7 +216,8 @@ out:
 }
 
 /* The kernel's parameters against the op's arguments: as many as it passes, each of the
- * type the op's signature declares (kernel_params.c). */
+ * type the op's signature declares (kernel_params.c), then one CUtensorMap for each of the
+ * variant's TMA tensor maps. */
 static void check_params(const CutuneVariantDef *v, const CutuneSpace *sp,
                          const CutuneConfigList *cl, const CutuneCheckOptions *o,
                          CutuneCheckReport *r)
@@ -236,9 +237,15 @@ static void check_params(const CutuneVariantDef *v, const CutuneSpace *sp,
         }
         return;
     }
-    if (op->nargs > 0 && r->kernel_params != op->nargs) {
-        cutune_check_say(o, "  FAIL kernel %s takes %d parameters, but op %s passes %d: (%s)\n",
-                         v->kernel_name, r->kernel_params, op->name, op->nargs, op->signature);
+    int maps = cutune_tensor_maps_count(sp);
+    if (op->nargs > 0 && r->kernel_params != op->nargs + maps) {
+        char and_maps[96] = "";
+        if (maps)
+            snprintf(and_maps, sizeof and_maps, ", then %d TMA tensor map%s", maps,
+                     maps == 1 ? "" : "s");
+        cutune_check_say(o, "  FAIL kernel %s takes %d parameters, but op %s passes %d%s: (%s)\n",
+                         v->kernel_name, r->kernel_params, op->name, op->nargs, and_maps,
+                         op->signature);
         r->failures++;
         return;
     }
@@ -259,14 +266,18 @@ static void check_params(const CutuneVariantDef *v, const CutuneSpace *sp,
             "  note: the types of kernel %s's parameters are unknown (%s): only their number "
             "was checked\n",
             v->kernel_name, e.msg);
-    } else if ((bad = cutune_param_mismatch(&kt, &ot, sig, why, sizeof why)) >= 0) {
+    } else if ((bad = cutune_param_mismatch(&kt, &ot, sig, why, sizeof why)) >= 0 ||
+               (bad = cutune_param_not_tensor_map(&kt, ot.n, maps, why, sizeof why)) >= 0) {
         cutune_check_say(o, "  FAIL kernel %s: %s (%s)\n", v->kernel_name, why, sig);
         r->failures++;
         return;
     }
-    cutune_check_say(o, "  kernel %s takes %d parameters, as op %s passes them%s\n", v->kernel_name,
-                     r->kernel_params, op->name,
-                     bad < 0 && !e.msg[0] ? ", each of the op's type" : "");
+    char then[64] = "";
+    if (maps)
+        snprintf(then, sizeof then, ", then %d TMA tensor map%s", maps, maps == 1 ? "" : "s");
+    cutune_check_say(o, "  kernel %s takes %d parameters, as op %s passes them%s%s\n",
+                     v->kernel_name, r->kernel_params, op->name,
+                     bad < 0 && !e.msg[0] ? ", each of the op's type" : "", then);
 }
 
 int cutune_variant_check(const CutuneVariantDef *v, const CutuneCheckOptions *o,

@@ -37,6 +37,7 @@ typedef struct RunCase {
     const CutuneProblem *p;
     CutuneLaunch launch;
     const char *so; /* the kernel, built for the emulation */
+    int nmaps;      /* its TMA tensor maps, every one off for the config: zero bytes each */
     const CutuneCheckOptions *o;
 } RunCase;
 
@@ -63,6 +64,10 @@ static void run_steps(const RunCase *c, RunResult *res)
         cutune_error(&err, CUTUNE_ERR_PLUGIN, "the op's kernel_args returned %d", n);
         goto out;
     }
+    /* after the op's arguments, the maps, as a GPU launch gets those that are off */
+    static _Alignas(128) unsigned char off_maps[CUTUNE_MAX_TENSOR_MAPS][128];
+    for (int i = 0; i < c->nmaps && n < CUTUNE_MAX_KERNEL_ARGS; i++)
+        args[n++] = off_maps[i];
     stage = "poison";
     if (op->poison_output(&h.host, state) != 0)
         goto out;
@@ -249,12 +254,24 @@ int cutune_variant_run(const CutuneVariantDef *v, const CutuneSpace *sp,
             char config[512], why[512];
             cutune_config_format(sp, values, config, sizeof config);
             RunCase c = {.v = v, .sp = sp, .names = cg.names, .values = values, .p = &p, .o = o};
-            int grc = cutune_geometry_eval(cg.g, values, &p, &cg.lim, &c.launch, why, sizeof why);
+            CutuneTensorMaps maps;
+            int grc = cutune_geometry_eval(cg.g, values, &p, &cg.lim, &c.launch, &maps, why,
+                                           sizeof why);
             if (grc == CUTUNE_ERR_RESOURCES)
                 continue; /* it would be skipped_resources: there is nothing to run */
             if (grc) {
                 rc = cutune_error(err, grc, "%s", why);
                 break;
+            }
+            int tma = 0;
+            for (int m = 0; m < maps.n; m++)
+                tma |= maps.map[m].enabled;
+            if (tma) { /* kemu.hpp has no CUtensorMap nor the copies that read one */
+                cutune_check_say(o,
+                                 "  note: config %s at %s copies through TMA tensor maps, which "
+                                 "the CPU emulation has not: not run\n",
+                                 config, sizes[k]);
+                continue;
             }
             unsigned long long threads = (unsigned long long)c.launch.grid[0] * c.launch.grid[1] *
                                          c.launch.grid[2] * c.launch.block[0] * c.launch.block[1] *
@@ -267,6 +284,7 @@ int cutune_variant_run(const CutuneVariantDef *v, const CutuneSpace *sp,
                     config, sizes[k], threads, RUN_THREADS_MAX);
                 continue;
             }
+            c.nmaps = maps.n;
             rc = run_config(&c, config, sizes[k], r, err);
             fflush(o->out);
         }

@@ -2,6 +2,7 @@
 #include "measure.h"
 #include "device.h"
 #include "host.h"
+#include "tensor_map.h"
 #include "util.h"
 
 #include <cuda_runtime.h>
@@ -103,19 +104,33 @@ static int enqueue_kernel(void *user, int reps)
     return (int)e;
 }
 
-/* The kernel's arguments from the op. 1 when they are ready, 0 when the config failed. */
-static int build_args(const CutuneEvalInput *in, void **args, CutuneEvalResult *out)
+/* The kernel's arguments from the op (*nargs of them). 1 when they are ready, 0 when the
+ * config failed. */
+static int build_args(const CutuneEvalInput *in, void **args, int *nargs, CutuneEvalResult *out)
 {
     const CutuneOp *v = in->op;
-    int nargs = v->kernel_args(in->state, in->config, args, CUTUNE_MAX_KERNEL_ARGS);
-    if (nargs < 0)
+    *nargs = v->kernel_args(in->state, in->config, args, CUTUNE_MAX_KERNEL_ARGS);
+    if (*nargs < 0)
         return refuse(out, CUTUNE_STATUS_LAUNCH_ERROR,
                       "op %s could not build the kernel's arguments", v->name);
-    if (v->nargs > 0 && nargs != v->nargs)
+    if (v->nargs > 0 && *nargs != v->nargs)
         return refuse(out, CUTUNE_STATUS_LAUNCH_ERROR,
                       "op %s declares %d kernel arguments but passed %d; fix the op", v->name,
-                      v->nargs, nargs);
+                      v->nargs, *nargs);
     return 1;
+}
+
+/* The config's TMA tensor maps after the op's arguments, encoded on the op's buffers. 1 when
+ * they are ready (or there are none), 0 when the config failed (a launch error that says
+ * why: a buffer not aligned as TMA needs, the driver refusing a map). */
+static int add_tensor_maps(const CutuneEvalInput *in, void **args, int nargs, CUtensorMap *maps,
+                           CutuneEvalResult *out)
+{
+    char why[400];
+    if (!in->maps || in->maps->n == 0 ||
+        cutune_tensor_maps_encode(in->maps, args, nargs, maps, why, sizeof why) == 0)
+        return 1;
+    return refuse(out, CUTUNE_STATUS_LAUNCH_ERROR, "the config's TMA tensor maps: %s", why);
 }
 
 /* A library variant's call, `reps` times back to back on the default stream: a cudaError_t,
@@ -197,11 +212,13 @@ static int evaluate_kernel(const CutuneEvalInput *in, const CutuneMeasureSetting
     CutuneLoadedKernel k = {0};
     CutuneError err = {0};
     void *args[CUTUNE_MAX_KERNEL_ARGS];
+    CUtensorMap maps[CUTUNE_MAX_TENSOR_MAPS];
     KernelCalls calls = {&k, &l, args};
-    int rc = 0;
+    int rc = 0, nargs = 0;
     if (cutune_kernel_load(in->cubin, in->kernel_name, &k, &err) != 0)
         refuse(out, CUTUNE_STATUS_LAUNCH_ERROR, "%.500s", err.msg);
-    else if (!check_resources(in, &k, &l, out) && build_args(in, args, out))
+    else if (!check_resources(in, &k, &l, out) && build_args(in, args, &nargs, out) &&
+             add_tensor_maps(in, args, nargs, maps, out))
         rc = check_and_time(in, s, enqueue_kernel, &calls, out);
     if (!out->context_lost)
         cutune_kernel_unload(&k);
@@ -216,7 +233,8 @@ static int evaluate_library(const CutuneEvalInput *in, const CutuneMeasureSettin
                             CutuneEvalResult *out)
 {
     void *args[CUTUNE_MAX_KERNEL_ARGS];
-    if (!build_args(in, args, out))
+    int nargs = 0;
+    if (!build_args(in, args, &nargs, out))
         return 0;
     char why[sizeof out->message] = "";
     void *handle = NULL;

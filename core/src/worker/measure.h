@@ -7,6 +7,7 @@
 #include "cutune/cutune.h"
 #include "cutune/op.h"
 #include "cutune/plugin.h"
+#include "tensor_maps.h"
 
 typedef struct CutuneMeasureSettings {
     int warmup;           /* launches after the check, before timing */
@@ -30,9 +31,11 @@ typedef struct CutuneEvalInput {
     void *state; /* the op's problem state (from setup) */
     const CutuneProblem *problem;
     const CutuneConfig *config;
-    const void *cubin;          /* compiled kernel for this config */
-    const char *kernel_name;    /* the kernel in it */
-    const CutuneLaunch *launch; /* its geometry (registry.h: cutune_geometry_eval) */
+    const void *cubin;            /* compiled kernel for this config */
+    const char *kernel_name;      /* the kernel in it */
+    const CutuneLaunch *launch;   /* its geometry (registry.h: cutune_geometry_eval) */
+    const CutuneTensorMaps *maps; /* its TMA tensor maps, from the same evaluation, encoded
+                                     after the op's arguments (NULL or n 0: none) */
     const CutuneDeviceInfo *device;
     double best_ms; /* best median so far for this problem (0: none) */
     /* A library variant (cutune/plugin.h, ABI 1.5): its library_prepare, then library_run

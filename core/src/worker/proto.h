@@ -23,12 +23,16 @@
  *   EVAL     u32 n, n x (str name, i64 value), RESULT  CutuneEvalResult
  *            bytes cubin, str kernel name,
  *            str library, CutuneLaunch,
+ *            CutuneTensorMaps,
  *            f64 best_ms, CutuneMeasureSettings
  * The tuner works out the launch geometry (it has the space and the [launch] expressions);
  * the worker holds only the op's contract, the inputs and the CUDA context. `library` is ""
  * for a kernel; for a library variant (cutune/plugin.h, ABI 1.5) it is the path of its C
  * plugin, which the worker loads to call its library_prepare and library_run (the cubin is
- * then empty, the kernel name "" and the launch unused).
+ * then empty, the kernel name "" and the launch unused). CutuneTensorMaps (registry/
+ * tensor_maps.h) are the kernel's TMA descriptors as the tuner evaluated them for the config
+ * and problem (n 0: none); the worker encodes each enabled one on the address of its argument
+ * and passes them after the op's arguments.
  *   YARDSTICK CutuneMeasureSettings           YARDSTICK_RESULT str name, CutuneEvalResult
  *                                             | ERROR (CUTUNE_ERR_NOT_FOUND: none, or its
  *                                               library is missing)
@@ -47,9 +51,10 @@
 #include "cutune/cutune.h"
 
 #define CUTUNE_PROTO_VERSION \
-    7 /* 5: CutuneProblem carries an element type and a layout;
+    8 /* 5: CutuneProblem carries an element type and a layout;
                                   6: EVAL names a library variant's plugin;
-                                  7: DEVICE carries the peak clocks; COUNT */
+                                  7: DEVICE carries the peak clocks; COUNT;
+                                  8: EVAL carries the config's TMA tensor maps */
 #define CUTUNE_PROTO_MAX_PAYLOAD (256u << 20) /* far above any cubin */
 
 enum CutuneMsgType {

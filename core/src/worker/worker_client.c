@@ -439,9 +439,11 @@ int cutune_worker_setup(CutuneWorker *w, const char *contract_path, const Cutune
 /* An evaluation of a kernel (library "") or of a library variant's call (cubin empty). */
 static int eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cubin, size_t cubin_size,
                 const char *kernel_name, const char *library, const CutuneLaunch *launch,
-                double best_ms, const CutuneMeasureSettings *s, CutuneEvalResult *out,
-                CutuneError *err)
+                const CutuneTensorMaps *maps, double best_ms, const CutuneMeasureSettings *s,
+                CutuneEvalResult *out, CutuneError *err)
 {
+    CutuneTensorMaps none;
+    memset(&none, 0, sizeof none);
     memset(out, 0, sizeof *out);
     if (!cfg || cfg->count > CUTUNE_MAX_PARAMS || (cfg->count && (!cfg->names || !cfg->values))) {
         out->status = CUTUNE_STATUS_LAUNCH_ERROR;
@@ -466,6 +468,7 @@ static int eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cubin, siz
     cutune_buf_put_str(&w->buf, kernel_name);
     cutune_buf_put_str(&w->buf, library);
     cutune_buf_put_bytes(&w->buf, launch, sizeof *launch);
+    cutune_buf_put_bytes(&w->buf, maps ? maps : &none, sizeof none);
     cutune_buf_put_f64(&w->buf, best_ms);
     cutune_buf_put_bytes(&w->buf, s, sizeof *s);
     double limit = cutune_worker_eval_limit(&w->lim, s, best_ms);
@@ -523,10 +526,10 @@ static int eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cubin, siz
 
 int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cubin,
                        size_t cubin_size, const char *kernel_name, const CutuneLaunch *launch,
-                       double best_ms, const CutuneMeasureSettings *s, CutuneEvalResult *out,
-                       CutuneError *err)
+                       const CutuneTensorMaps *maps, double best_ms, const CutuneMeasureSettings *s,
+                       CutuneEvalResult *out, CutuneError *err)
 {
-    return eval(w, cfg, cubin, cubin_size, kernel_name, "", launch, best_ms, s, out, err);
+    return eval(w, cfg, cubin, cubin_size, kernel_name, "", launch, maps, best_ms, s, out, err);
 }
 
 int cutune_worker_eval_library(CutuneWorker *w, const CutuneConfig *cfg, const char *plugin_path,
@@ -541,7 +544,7 @@ int cutune_worker_eval_library(CutuneWorker *w, const CutuneConfig *cfg, const c
         return cutune_error(err, CUTUNE_ERR_INVALID, "cutune_worker_eval_library: %s",
                             out->message);
     }
-    return eval(w, cfg, "", 0, "", plugin_path, &none, best_ms, s, out, err);
+    return eval(w, cfg, "", 0, "", plugin_path, &none, NULL, best_ms, s, out, err);
 }
 
 int cutune_worker_yardstick(CutuneWorker *w, char *name, size_t name_len, double *median_ms,

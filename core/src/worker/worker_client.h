@@ -72,7 +72,8 @@ int cutune_worker_device_count(const CutuneWorkerLimits *lim, int *count, Cutune
 int cutune_worker_setup(CutuneWorker *w, const char *contract_path, const CutuneProblem *p,
                         uint64_t seed, int arch, const char *cache_dir, CutuneError *err);
 
-/* Evaluate one config: the kernel `kernel_name` of the cubin, launched with `launch`.
+/* Evaluate one config: the kernel `kernel_name` of the cubin, launched with `launch`, given
+ * the TMA tensor maps `maps` after the op's arguments (NULL or n 0: none).
  * Returns 0 with *out filled; out->status is `crashed` when the worker
  * died or lost its CUDA context (the message says how: the signal, or the CUDA error) and
  * `timeout` when it passed the deadline and was killed. In both cases a fresh worker has
@@ -80,8 +81,8 @@ int cutune_worker_setup(CutuneWorker *w, const char *contract_path, const Cutune
  * working worker could be had again: the run cannot go on. */
 int cutune_worker_eval(CutuneWorker *w, const CutuneConfig *cfg, const void *cubin,
                        size_t cubin_size, const char *kernel_name, const CutuneLaunch *launch,
-                       double best_ms, const CutuneMeasureSettings *s, CutuneEvalResult *out,
-                       CutuneError *err);
+                       const CutuneTensorMaps *maps, double best_ms, const CutuneMeasureSettings *s,
+                       CutuneEvalResult *out, CutuneError *err);
 
 /* Evaluate one config of a library variant (cutune/plugin.h, ABI 1.5): the worker loads the
  * C plugin at plugin_path, calls its library_prepare with the op's kernel arguments of the

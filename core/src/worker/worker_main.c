@@ -250,6 +250,10 @@ static int on_eval(Worker *w, int *lost)
     const char *library = cutune_buf_get_str(&w->in);
     CutuneLaunch launch;
     cutune_buf_get_struct(&w->in, &launch, sizeof launch);
+    CutuneTensorMaps maps;
+    cutune_buf_get_struct(&w->in, &maps, sizeof maps);
+    if (maps.n < 0 || maps.n > CUTUNE_MAX_TENSOR_MAPS)
+        w->in.bad = 1;
     double best_ms = cutune_buf_get_f64(&w->in);
     CutuneMeasureSettings s;
     cutune_buf_get_struct(&w->in, &s, sizeof s);
@@ -280,6 +284,7 @@ static int on_eval(Worker *w, int *lost)
         .cubin = image,
         .kernel_name = kernel_name,
         .launch = &launch,
+        .maps = &maps,
         .device = &w->dev,
         .best_ms = best_ms,
         .library = lib,
