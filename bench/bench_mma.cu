@@ -518,6 +518,16 @@ int main(int argc, char **argv)
         Config c;
         if (!parse_config(var, t, &c))
             return usage("a bad config (above)");
+        // TMA = 1 reads the tensor maps that cutune encodes on the host; tc_launch gives the
+        // kernel zeros (TMA = 0's), so such a config is compiled here, and measured by cutune
+        for (size_t i = 0; i < var.sp->nparams; i++)
+            if (!o.compile_mode && !strcmp(var.sp->params[i].name, "TMA") && c.v[i] != 0) {
+                fprintf(stderr,
+                        "bench_mma: config '%s': TMA=1 needs the tensor maps cutune makes; "
+                        "measure it with `cutune run matmul --variant %s --where '%s'`\n",
+                        t.c_str(), var.sp->variant, t.c_str());
+                return usage("a config bench_mma cannot launch (above)");
+            }
         cfgs.push_back(c);
     }
     // the variant's target (sm_90a) or sm_90 for --compile-only; the device's when running

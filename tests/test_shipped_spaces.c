@@ -9,6 +9,7 @@
 #include "compile.h"
 #include "registry.h"
 #include "space.h"
+#include "tensor_maps.h"
 #include "tmpdir.h"
 #include "variant_check.h"
 
@@ -94,11 +95,11 @@ static const struct {
      4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2 * 2, brute_async},
     {"matmul_mma", "1", "95c4cb0ceb5fcbcae6e9080bebeed5a5", 0,
      4 * 3 * 2 * 2 * 2 * 4 * 4 * 2 * 3 * 2, brute_mma},
-    {"matmul_wgmma", "2", "e1d73b265aa5a817fc6a8394e0bb4846", 4038,
-     3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2, brute_wgmma},
-    {"matmul_wgmma_tf32", "1", "e1d73b265aa5a817fc6a8394e0bb4846", 0,
-     3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2, brute_wgmma_tf32},
-    {"matmul_wgmma_3xtf32", "1", "e1d73b265aa5a817fc6a8394e0bb4846", 0,
+    {"matmul_wgmma", "3", "3810cfe16b94488196c56b2ebc9df533", 8076,
+     3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2 * 2, brute_wgmma},
+    {"matmul_wgmma_tf32", "2", "3810cfe16b94488196c56b2ebc9df533", 0,
+     3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2 * 2, brute_wgmma_tf32},
+    {"matmul_wgmma_3xtf32", "2", "3810cfe16b94488196c56b2ebc9df533", 0,
      3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2, brute_wgmma_3xtf32},
     {"matmul_tf32", "1", "f00dd578e676d89f2d9ec5dea2a3bbfc", 0,
      4 * 4 * 2 * 2 * 2 * 4 * 4 * 2 * 2 * 2, brute_tf32},
@@ -254,7 +255,9 @@ static size_t brute_async(void)
  * consumer in ping-pong) in shared memory; two blocks an SM only for a block a tile, and
  * then by shared memory too; clusters of two at most. matmul_wgmma_tf32.ini and
  * matmul_wgmma_3xtf32.ini are the same rules for 4-byte elements (BK from 16, VEC 2 or 4),
- * 3xTF32 (split) with twice the data a stage and twice the accumulators. */
+ * 3xTF32 (split) with twice the data a stage and twice the accumulators. The first two have
+ * TMA {0, 1} besides, which no rule names (a TMA config falls back to cp.async where the maps
+ * cannot be made): twice the configs. */
 static size_t brute_wgmma_of(int bytes, int split)
 {
     size_t n = 0;
@@ -292,11 +295,11 @@ static size_t brute_wgmma_of(int bytes, int split)
 }
 static size_t brute_wgmma(void)
 {
-    return brute_wgmma_of(2, 0);
+    return 2 * brute_wgmma_of(2, 0);
 }
 static size_t brute_wgmma_tf32(void)
 {
-    return brute_wgmma_of(4, 0);
+    return 2 * brute_wgmma_of(4, 0);
 }
 static size_t brute_wgmma_3xtf32(void)
 {
@@ -405,8 +408,8 @@ static void check_variant(const CutuneVariantDef *p, const CutuneCheckOptions *o
         CHECK(r.kernel_params == -1 && r.compiled == 0 &&
               r.launches == cl.nconfigs * sp->nproblems);
     else
-        CHECK_MSG(r.kernel_params == p->op->op->nargs, "%s: the kernel takes %d parameters",
-                  p->name, r.kernel_params);
+        CHECK_MSG(r.kernel_params == p->op->op->nargs + cutune_tensor_maps_count(sp),
+                  "%s: the kernel takes %d parameters", p->name, r.kernel_params);
     CHECK(r.library || (r.compiled > 0 && r.compile_failed == 0));
     CHECK_MSG(r.launches > 0, "%s: no config launches at its default sizes", p->name);
     cutune_config_list_free(&cl);

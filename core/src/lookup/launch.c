@@ -161,10 +161,7 @@ static int with_tensor_maps(const CutuneVariantDef *v, const CutuneLookupResult 
                             "cutune_launch: %s, which config %s of variant %s needs (its TMA "
                             "tensor map); %s",
                             why, r->config, v->name,
-                            rc == CUTUNE_ERR_INVALID
-                                ? "pass buffers aligned to 16 bytes (cudaMalloc's are), or tune "
-                                  "without the variant"
-                            : rc == CUTUNE_ERR_NOT_FOUND
+                            rc == CUTUNE_ERR_NOT_FOUND
                                 ? "update the driver, or tune without the variant"
                                 : "see the variant's [tensor_map] sections");
     *out = all;

@@ -122,7 +122,7 @@ static int build_args(const CutuneEvalInput *in, void **args, int *nargs, Cutune
 
 /* The config's TMA tensor maps after the op's arguments, encoded on the op's buffers. 1 when
  * they are ready (or there are none), 0 when the config failed (a launch error that says
- * why: a buffer not aligned as TMA needs, the driver refusing a map). */
+ * why: the driver refusing a map). */
 static int add_tensor_maps(const CutuneEvalInput *in, void **args, int nargs, CUtensorMap *maps,
                            CutuneEvalResult *out)
 {

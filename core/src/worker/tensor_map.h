@@ -13,9 +13,11 @@
 
 /* Encode map i of `maps` on the address its argument holds (*(void **)args[map.arg], one
  * of the op's nargs arguments) into out[i], 128 zero bytes for a map not enabled, and point
- * args[nargs + i] at out[i]; args holds CUTUNE_MAX_KERNEL_ARGS pointers. Returns 0, or with
- * `why` filled: CUTUNE_ERR_INVALID when an address is not 16-byte aligned ("argument A
- * (0x...) is not 16-byte aligned") or the maps do not fit the arguments,
+ * args[nargs + i] at out[i]; args holds CUTUNE_MAX_KERNEL_ARGS pointers. A map on an address
+ * not 16-byte aligned cannot be made: it is 128 zero bytes too, and a kernel that takes maps
+ * checks its pointers' alignment before it uses one (an application's buffer may be a view at
+ * any offset; the kernel then copies without TMA). Returns 0, or with `why` filled:
+ * CUTUNE_ERR_INVALID when the maps do not fit the arguments,
  * CUTUNE_ERR_NOT_FOUND when the driver has no cuTensorMapEncodeTiled, CUTUNE_ERR_CUDA when
  * it refuses a map (its CUresult). */
 int cutune_tensor_maps_encode(const CutuneTensorMaps *maps, void **args, int nargs,
