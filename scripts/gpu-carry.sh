@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Make ./build small enough to carry to the GPU machine (its transfer holds 64 MiB), and
-# whole again afterwards. The object files and the test kernel cache are what the GPU
-# machine does not need; `pack` moves them into one archive outside the tree, after making
+# whole again afterwards. The object files, the test kernel cache and the kernels emulated
+# on the CPU (tests/kemu_*) are what the GPU machine does not need; `pack` moves them into one archive outside the tree, after making
 # the installed example tree that the `example_gpu` test runs against; `unpack` puts them
 # back with their times, so that ninja rebuilds nothing.
 #
@@ -17,7 +17,9 @@ pack)
     meson test -C "$b" --no-rebuild example_build >/dev/null ||
         { echo "gpu-carry: the example_build test failed (see $b/meson-logs/testlog.txt)" >&2; exit 1; }
     list=$(mktemp)
-    (cd "$b" && find . -name '*.o' > "$list" && { [ -d tests/kcache ] && echo tests/kcache >> "$list"; true; })
+    # the objects, the test kernel cache, and the kernels emulated on the CPU (tests/kemu_*)
+    (cd "$b" && find . -name '*.o' > "$list" && find tests -maxdepth 1 -type f -name 'kemu_*' >> "$list" &&
+        { [ -d tests/kcache ] && echo tests/kcache >> "$list"; true; })
     tar -C "$b" --format=posix -cf "$stash" -T "$list" # posix: times to the nanosecond, as ninja records them
     (cd "$b" && grep -v '^tests/kcache$' "$list" | xargs -r rm -f && rm -rf tests/kcache)
     rm -f "$list"
