@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Make ./build small enough to carry to the GPU machine (its transfer holds 64 MiB), and
 # whole again afterwards. The object files, the test kernel cache and the kernels emulated
-# on the CPU (tests/kemu_*) are what the GPU machine does not need; `pack` moves them into one archive outside the tree, after making
-# the installed example tree that the `example_gpu` test runs against; `unpack` puts them
-# back with their times, so that ninja rebuilds nothing.
+# on the CPU (tests/kemu_*) are what the GPU machine does not need; `pack` moves them into one
+# archive outside the tree, after making the installed example tree that the `example_gpu`
+# test runs against; `unpack` puts them back with their times, so that ninja rebuilds
+# nothing.
 #
 #   scripts/gpu-carry.sh pack [ARCHIVE]     (default /tmp/cutune-build-stash.tar)
 #   scripts/gpu-carry.sh unpack [ARCHIVE]
