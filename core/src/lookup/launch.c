@@ -236,12 +236,17 @@ int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size
                           max_shared, v->op_name, dev, size);
         goto out;
     }
-    if (l.shared_bytes > 48 * 1024 &&
-        (rc = cutune_cuda_check(cudaFuncSetAttribute((const void *)k->k.kernel,
-                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                     (int)l.shared_bytes),
-                                "cudaFuncSetAttribute", err)))
-        goto out;
+    size_t *allowed = dev >= 0 && dev < CUTUNE_LOOKUP_MAX_DEVICES ? &k->shared_allowed[dev] : NULL;
+    if (l.shared_bytes > 48 * 1024 && (!allowed || l.shared_bytes > *allowed)) {
+        if ((rc =
+                 cutune_cuda_check(cudaFuncSetAttribute((const void *)k->k.kernel,
+                                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                        (int)l.shared_bytes),
+                                   "cudaFuncSetAttribute", err)))
+            goto out;
+        if (allowed)
+            *allowed = l.shared_bytes;
+    }
     void *all[CUTUNE_MAX_KERNEL_ARGS], **kernel_args = args;
     CUtensorMap encoded[CUTUNE_MAX_TENSOR_MAPS];
     if ((rc = with_tensor_maps(v, r, &maps, args, all, encoded, &kernel_args, err)))

@@ -28,6 +28,9 @@ typedef struct CutuneTunedKernel {
     size_t nparams;
     int max_threads; /* from the compiled kernel (registers decide it) */
     size_t static_shared;
+    /* per device ordinal, the dynamic shared memory the kernel was allowed there
+     * (cudaFuncSetAttribute): set once, not on every launch */
+    size_t shared_allowed[CUTUNE_LOOKUP_MAX_DEVICES];
 } CutuneTunedKernel;
 
 /* A library variant's config (cutune/plugin.h, ABI 1.5) prepared for one problem, device
