@@ -241,3 +241,58 @@ def test_a_dtype_or_layout_not_tuned_is_not_answered(tuned_bf16):
             h.matmul(x.half(), w.t().contiguous().half().t())  # fp16: never tuned
         with pytest.raises(TypeError, match="one type"):
             h.matmul(x, w.t().contiguous().half().t())
+
+
+# ---- TMA: a matmul_wgmma config that loads through tensor maps cutune encodes per launch ----
+
+TMA_CONFIG = ("BM=128,BN=128,BK=64,CONSUMERS=1,SCHEDULE=0,STAGES=3,CLUSTER_M=1,CLUSTER_N=1,"
+              "GROUP_M=1,VEC=8,MINB=1,TMA=1")
+
+
+@pytest.fixture(scope="module")
+def tuned_tma(tmp_path_factory):
+    if torch.cuda.get_device_capability(0) != (9, 0):
+        pytest.skip("matmul_wgmma runs on compute capability 9.0 only")
+    db = str(tmp_path_factory.mktemp("gpu_tma") / "tuned.db")
+    exe = os.environ.get("CUTUNE_EXE")
+    cmd = [exe] if exe else [sys.executable, "-m", "cutune"]
+    subprocess.run(cmd + ["run", "matmul", "--device", "0", "--variant", "matmul_wgmma",
+                          "--where", TMA_CONFIG, "--size", "%dx%dx%d-bf16-nt" % BF16_SIZE,
+                          "--size", "%dx%dx%d-bf16-nn" % BF16_SIZE, "--db", db],
+                   check=True, timeout=600)
+    return db
+
+
+def test_tma_config_first_call_inside_a_capture(tuned_tma):
+    """A TMA config's first launch in the process, inside a CUDA graph capture (this test runs
+    before the module's other TMA test): the driver's encoder is fetched and the kernel loaded
+    with the capture mode relaxed, the launch is captured with its maps, and each replay reads
+    the captured buffers' new contents."""
+    x, w = bf16_operands(7)
+    with cutune.open(tuned_tma) as h:
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            c = h.matmul(x, w.t())
+        replayed_on_new_inputs(graph, x, w, c)
+        del graph
+
+
+@pytest.mark.parametrize("layout", ["nt", "nn"])
+def test_tma_config_from_an_application(tuned_tma, layout):
+    """The TMA config answers, and its launches are right on aligned operands and on an A one
+    element off 16 bytes (cutune then gives the kernel zero maps, and it copies with
+    cp.async): both against float64."""
+    M, N, K = BF16_SIZE
+    x, w = bf16_operands(9)
+    b = w.t() if layout == "nt" else w.t().contiguous()
+    flat = torch.empty(M * K + 1, device="cuda", dtype=torch.bfloat16)
+    shifted = flat[1:].view(M, K)
+    shifted.copy_(x)
+    assert shifted.data_ptr() % 16 != 0
+    with cutune.open(tuned_tma) as h:
+        r = h.lookup("matmul", "%dx%dx%d-bf16-%s" % (M, N, K, layout), device=0)
+        assert r.match == "exact" and r.variant == "matmul_wgmma" and r.config["TMA"] == 1
+        for a in (x, shifted):
+            c = h.matmul(a, b)
+            torch.cuda.synchronize()
+            bf16_close(c, x, w)
