@@ -2,8 +2,9 @@
 // test could reach through the GPU: the producer's copies into the swizzled shared-memory
 // layouts, the descriptors wgmma reads them through, the mbarrier pipeline between the
 // producer and the consumer warpgroups, the accumulators' fragment layout, the zero fill of
-// ragged tiles, the guarded path for rows not 16-byte aligned, both epilogues and the
-// rasterisation over clusters.
+// ragged tiles, the guarded path for rows not 16-byte aligned, both epilogues, the
+// rasterisation over clusters, and the TMA producer (TMA = 1) through the tensor maps the core
+// would encode.
 //
 // The instructions are emulated from the PTX ISA's definitions, independently of the kernel's
 // code:
@@ -28,8 +29,9 @@
 //   that arrives lets the others run before it goes on.
 // - bar.sync 1 and 2, the consumers' barriers.
 // The persistent schedules run on 3 blocks (whole clusters), so that each block walks several
-// tiles and the ring of stages wraps across them. Not modelled: the memory proxies (fence.proxy.async does nothing here), setmaxnreg (the
-// kernel checks at compile time that the registers add up), timing.
+// tiles and the ring of stages wraps across them. Not modelled: the memory proxies
+// (fence.proxy.async does nothing here), setmaxnreg (the kernel checks at compile time that
+// the registers add up), timing.
 #include "kemu_tc.hpp"
 
 #include <map>
@@ -422,7 +424,8 @@ int main()
         const unsigned grid = (SCHEDULE == 0 ? clusters : std::min(clusters, 3u)) * CLUSTER_M *
                               CLUSTER_N;
 #if TMA_ARGS
-        // the maps as the INI's [tensor_map.*] sections have the core encode them: empty where their `when` is false or a pointer is not 16-byte aligned
+        // the maps as the INI's [tensor_map.*] sections have the core encode them: empty
+        // where their `when` is false or a pointer is not 16-byte aligned
         const bool when = TMA && K % (16 / EMU_ES) == 0 && N % 8 == 0 &&
                           ((reinterpret_cast<uintptr_t>(A) | reinterpret_cast<uintptr_t>(B)) &
                            15) == 0;
