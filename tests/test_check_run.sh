@@ -29,6 +29,11 @@ expect 0 "ran BLOCK=64,ITEMS=1 at 1000 on the CPU: ok" -- \
     "$exe" check axpy_template --run --size 1000 --sample 1 --run-configs 2
 says axpy_template "ran 2 (config, size) pairs on the CPU emulation: 2 ok, 0 failed"
 
+# a matmul variant: the op's reference kernels (matmul_ref.cu: bf16's rounding in software,
+# fp16's in inline PTX, which the emulation leaves out) build and run on the CPU
+expect 0 "ran 2 (config, size) pairs on the CPU emulation: 2 ok, 0 failed" -- \
+    "$exe" check matmul_tiled --run --size 24x40x16 --sample 1 --run-configs 2
+
 CUTUNE_SPACE_PATH=$planted expect 1 "ran BUG=0 at 1000 on the CPU: ok" -- \
     "$exe" check axpy_planted --run --size 1000 --run-configs 0
 says axpy_planted "FAIL config BUG=1 at 1000 on the CPU: wrong_result: out[0] = " \
@@ -86,5 +91,5 @@ CUTUNE_SPACE_PATH=$tmp/tma expect 0 "ran BLOCK=64,ITEMS=2,TMA=0 at 1000 on the C
     "$exe" check tma_axpy --run --size 1000 --run-configs 0
 says tma_axpy "config BLOCK=64,ITEMS=2,TMA=1 at 1000 copies through TMA tensor maps" \
     "ran 1 (config, size) pair on the CPU emulation: 1 ok, 0 failed"
-[ $fail = 0 ] && echo "check --run: the template, planted bugs, softmax's check and TMA maps: ok"
+[ $fail = 0 ] && echo "check --run: the template, matmul, planted bugs, softmax's check and TMA maps: ok"
 exit $fail

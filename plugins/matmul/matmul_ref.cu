@@ -38,18 +38,29 @@ __device__ unsigned short cutune_to16(float x, int dtype)
             return 0x7fc0; // NaN stays NaN
         return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
     }
+#ifdef CUTUNE_EMU_KERNEL
+    // the CPU emulation (cutune check --run) has no inline PTX; no variant it runs is fp16
+    fprintf(stderr, "cutune_matmul_ref: fp16 is not emulated on the CPU\n");
+    abort();
+#else
     unsigned short h;
     asm("{ .reg .f16 t; cvt.rn.f16.f32 t, %1; mov.b16 %0, t; }" : "=h"(h) : "f"(x));
     return h;
+#endif
 }
 
 __device__ float cutune_from16(unsigned short h, int dtype)
 {
     if (dtype == 3)
         return __uint_as_float((unsigned)h << 16);
+#ifdef CUTUNE_EMU_KERNEL
+    fprintf(stderr, "cutune_matmul_ref: fp16 is not emulated on the CPU\n");
+    abort();
+#else
     float f;
     asm("{ .reg .f16 t; mov.b16 t, %1; cvt.f32.f16 %0, t; }" : "=f"(f) : "h"(h));
     return f;
+#endif
 }
 
 // The 16-bit inputs: x rounded into x16, and x replaced by the exact value of x16, so that

@@ -30,19 +30,6 @@
 
 #include <random>
 
-inline float __uint_as_float(unsigned u)
-{
-    float f;
-    std::memcpy(&f, &u, sizeof f);
-    return f;
-}
-inline unsigned __float_as_uint(float f)
-{
-    unsigned u;
-    std::memcpy(&u, &f, sizeof u);
-    return u;
-}
-
 // cvt.rna.tf32.f32: to nearest at bit 13, ties away from zero (the magnitude's bits round up
 // at half); infinities and NaN pass through
 inline unsigned to_tf32(float x)

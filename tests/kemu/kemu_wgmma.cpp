@@ -293,18 +293,6 @@ inline float to_tf32(float x) // cvt.rna.tf32.f32: to nearest at bit 13, ties aw
     std::memcpy(&x, &u, 4);
     return x;
 }
-inline float __uint_as_float(unsigned u)
-{
-    float f;
-    std::memcpy(&f, &u, 4);
-    return f;
-}
-inline unsigned __float_as_uint(float f)
-{
-    unsigned u;
-    std::memcpy(&u, &f, 4);
-    return u;
-}
 inline void cp_async_wait_all()
 {
     emu::wait_groups(emu::groups[kemu::current], 0,

@@ -413,6 +413,18 @@ inline int __float_as_int(float f)
     std::memcpy(&i, &f, sizeof i);
     return i;
 }
+inline float __uint_as_float(unsigned u)
+{
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+}
+inline unsigned __float_as_uint(float f)
+{
+    unsigned u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+}
 
 #define __global__
 #define __device__
