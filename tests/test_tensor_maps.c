@@ -11,6 +11,7 @@
 #include "check.h"
 #include "registry.h"
 #include "tensor_map.h"
+#include "tmpdir.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -212,20 +213,10 @@ static void load_errors(void)
     };
 #undef HEAD
     snprintf(path, sizeof path, "%s/k.cu", tmp);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs("extern \"C\" __global__ void k(const float *A) {}\n", f);
-        fclose(f);
-    }
+    CHECK(write_text(path, "%s", "extern \"C\" __global__ void k(const float *A) {}\n") == 0);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         snprintf(path, sizeof path, "%s/%s.ini", tmp, cases[i].name);
-        f = fopen(path, "w");
-        CHECK(f != NULL);
-        if (f) {
-            fputs(cases[i].ini, f);
-            fclose(f);
-        }
+        CHECK(write_text(path, "%s", cases[i].ini) == 0);
     }
     setenv("CUTUNE_SPACE_PATH", tmp, 1);
     CutuneRegistry reg;
@@ -255,14 +246,10 @@ static void plugin_space(void)
     char tmp[] = "/tmp/cutune-tmaps-XXXXXX", path[PATH_MAX];
     CHECK(mkdtemp(tmp) != NULL);
     snprintf(path, sizeof path, "%s/p.ini", tmp);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs("[variant]\nname = p\n[param.T]\nvalues = 1\n[tensor_map.A]\ndims = 8\nbox = 8\n"
-              "swizzle = 0\n",
-              f);
-        fclose(f);
-    }
+    CHECK(
+        write_text(path, "%s",
+                   "[variant]\nname = p\n[param.T]\nvalues = 1\n[tensor_map.A]\ndims = 8\nbox = 8\n"
+                   "swizzle = 0\n") == 0);
     CutuneSpace *sp = NULL;
     CutuneError err = {0};
     CHECK(cutune_space_load(path, "M,N,K", &sp, &err) == CUTUNE_ERR_PARSE && !sp);
@@ -278,16 +265,11 @@ static void too_many(void)
     char tmp[] = "/tmp/cutune-tmaps-XXXXXX", path[PATH_MAX];
     CHECK(mkdtemp(tmp) != NULL);
     snprintf(path, sizeof path, "%s/many.ini", tmp);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs("[variant]\nname = many\nop = wide\n[param.T]\nvalues = 1\n"
-              "[tensor_map.a]\ndims = n\nbox = 8\nswizzle = 0\n"
-              "[tensor_map.b]\ndims = n\nbox = 8\nswizzle = 0\n"
-              "[tensor_map.c]\ndims = n\nbox = 8\nswizzle = 0\n",
-              f);
-        fclose(f);
-    }
+    CHECK(write_text(path, "%s",
+                     "[variant]\nname = many\nop = wide\n[param.T]\nvalues = 1\n"
+                     "[tensor_map.a]\ndims = n\nbox = 8\nswizzle = 0\n"
+                     "[tensor_map.b]\ndims = n\nbox = 8\nswizzle = 0\n"
+                     "[tensor_map.c]\ndims = n\nbox = 8\nswizzle = 0\n") == 0);
     CutuneOp op;
     memset(&op, 0, sizeof op);
     op.name = "wide";
