@@ -296,3 +296,26 @@ def test_tma_config_from_an_application(tuned_tma, layout):
             c = h.matmul(a, b)
             torch.cuda.synchronize()
             bf16_close(c, x, w)
+
+
+def test_tma_maps_follow_the_buffers(tuned_tma):
+    """A shape called again keeps its prepared launch and the maps it encoded while the
+    buffers' addresses are the same: launched on other buffers, then on the first ones with
+    new contents, then with only B changed, each product is of the buffers given to that
+    call (against float64), in nt and nn from one handle."""
+    x1, w1 = bf16_operands(31)
+    x2, w2 = bf16_operands(32)
+    with cutune.open(tuned_tma) as h:
+        for layout in ("nt", "nn"):
+            def b_of(w):
+                return w.t() if layout == "nt" else w.t().contiguous()
+            b1, b2 = b_of(w1), b_of(w2)
+            for x, w, b in ((x1, w1, b1), (x2, w2, b2), (x1, w1, b1), (x1, w2, b2)):
+                c = h.matmul(x, b)
+                torch.cuda.synchronize()
+                bf16_close(c, x, w)
+            x1.copy_(x2)  # the same address, new contents
+            c = h.matmul(x1, b1)
+            torch.cuda.synchronize()
+            bf16_close(c, x2, w1)
+            x1, _ = bf16_operands(31)

@@ -220,8 +220,11 @@ CUTUNE_API int cutune_matmul(CutuneLookup *h, const float *A, const float *B, fl
  * what PyTorch's F.linear computes), C is MxN, row-major, float (fp32, tf32) or 16-bit
  * (fp16, bf16) elements, device pointers on the calling thread's current device: looks up
  * "matmul" at "MxNxK-bf16-nt" (say) and launches the answer on `stream`. A lookup never
- * answers with a config of another element type or layout. Errors: those of
- * cutune_matmul, and CUTUNE_ERR_INVALID for a dtype or layout out of range. */
+ * answers with a config of another element type or layout. The handle keeps the launch it
+ * prepares for a shape (64 shapes, the oldest dropped beyond), so that a shape called again
+ * costs the launch alone: the lookup's answer holds for the handle's life, as its cache
+ * does (open a new handle to see configs tuned since). Errors: those of cutune_matmul, and
+ * CUTUNE_ERR_INVALID for a dtype or layout out of range. */
 CUTUNE_API int cutune_gemm(CutuneLookup *h, int dtype, int layout, const void *A, const void *B,
                            void *C, int M, int N, int K, void *stream, CutuneLookupResult *used,
                            CutuneError *err);

@@ -140,20 +140,39 @@ static int tuned_kernel(CutuneLookup *h, const CutuneLookupResult *r, const Cutu
     return 0;
 }
 
-static int current_device(CutuneLookup *h, CutuneDeviceInfo *info, CutuneError *err);
-
 /* The application's arguments, then the config's TMA tensor maps encoded on its buffers
- * (none: args itself). */
+ * (none: args itself). The maps last encoded for this launch are used again while the
+ * buffers' addresses are the same (a map holds only the address and the layout, which the
+ * prepared launch fixes): cuTensorMapEncodeTiled is a host call on every launch otherwise. */
 static int with_tensor_maps(const CutuneVariantDef *v, const CutuneLookupResult *r,
-                            const CutuneTensorMaps *maps, void **args, void **all,
-                            CUtensorMap *encoded, void ***out, CutuneError *err)
+                            CutunePrepared *p, void **args, void **all, CUtensorMap *encoded,
+                            void ***out, CutuneError *err)
 {
     *out = args;
+    const CutuneTensorMaps *maps = &p->maps;
     if (maps->n == 0)
         return 0;
     int nargs = v->op->op->nargs;
     for (int i = 0; i < nargs && i < CUTUNE_MAX_KERNEL_ARGS; i++)
         all[i] = args[i];
+    _Static_assert(sizeof(CUtensorMap) == sizeof p->map_bytes[0], "a CUtensorMap is 128 bytes");
+    void *addr[CUTUNE_MAX_TENSOR_MAPS] = {0};
+    int same = p->maps_encoded && maps->n <= CUTUNE_MAX_TENSOR_MAPS &&
+               nargs + maps->n <= CUTUNE_MAX_KERNEL_ARGS;
+    for (int i = 0; i < maps->n && i < CUTUNE_MAX_TENSOR_MAPS; i++) {
+        const CutuneTensorMap *m = &maps->map[i];
+        if (m->enabled && m->arg >= 0 && m->arg < nargs && args[m->arg])
+            addr[i] = *(void **)args[m->arg];
+        same = same && addr[i] == p->map_addr[i];
+    }
+    if (same) {
+        for (int i = 0; i < maps->n; i++) {
+            memcpy(&encoded[i], p->map_bytes[i], sizeof encoded[i]);
+            all[nargs + i] = &encoded[i];
+        }
+        *out = all;
+        return 0;
+    }
     char why[400];
     int rc = cutune_tensor_maps_encode(maps, all, nargs, encoded, why, sizeof why);
     if (rc)
@@ -164,8 +183,90 @@ static int with_tensor_maps(const CutuneVariantDef *v, const CutuneLookupResult 
                             rc == CUTUNE_ERR_NOT_FOUND
                                 ? "update the driver, or tune without the variant"
                                 : "see the variant's [tensor_map] sections");
+    for (int i = 0; i < maps->n; i++) {
+        memcpy(p->map_bytes[i], &encoded[i], sizeof p->map_bytes[i]);
+        p->map_addr[i] = addr[i];
+    }
+    p->maps_encoded = 1;
     *out = all;
     return 0;
+}
+
+int cutune_launch_prepare(CutuneLookup *h, const CutuneLookupResult *r, const char *size,
+                          const CutuneDeviceInfo *info, CutunePrepared *p, CutuneError *err)
+{
+    memset(p, 0, sizeof *p);
+    CutuneProblem tuned;
+    int rc = cutune_problem_parse(size, &p->prob, err);
+    if (rc)
+        return rc;
+    /* a kernel is compiled for one element type and layout: the lookup's */
+    if (cutune_problem_parse(r->tuned_size, &tuned, NULL) == 0 &&
+        (tuned.dtype != p->prob.dtype || tuned.layout != p->prob.layout))
+        return cutune_error(err, CUTUNE_ERR_INVALID,
+                            "cutune_launch: size %s is of another element type or layout than "
+                            "the config tuned at %s; look up %s itself",
+                            size, r->tuned_size, size);
+    int dev = info->index, max_shared = info->max_shared_per_block;
+    p->device = dev;
+    p->arch = 10 * info->cc_major + info->cc_minor;
+    CutuneTunedKernel *k = NULL;
+    if ((rc = tuned_kernel(h, r, &p->prob, p->arch, &k, &p->library, err)))
+        return rc;
+    if (p->library) /* its library launches: no kernel, no geometry */
+        return cutune_variant_problem(p->library, size, &p->prob, err);
+    p->kernel = (size_t)(k - h->kernels);
+    const CutuneVariantDef *v = k->variant;
+    if ((rc = cutune_variant_problem(v, size, &p->prob, err)))
+        return rc;
+    CutuneLimits lim;
+    cutune_limits_sm90(&lim); /* the device's own where they matter to a launch */
+    lim.sm_count = info->sm_count;
+    lim.cc = p->arch;
+    lim.max_shared_per_block = max_shared;
+    CutuneLaunch *l = &p->l;
+    *l = (CutuneLaunch){{1, 1, 1}, {1, 1, 1}, 0};
+    char why[512] = "";
+    if ((rc = cutune_geometry_eval(k->geo, k->values, &p->prob, &lim, l, &p->maps, why,
+                                   sizeof why)) != 0)
+        return cutune_error(err, rc == CUTUNE_ERR_RESOURCES ? CUTUNE_ERR_RESOURCES : rc,
+                            "%s config %s has no launch for size %s on this device (%s); "
+                            "tune this size: cutune run %s --size %s",
+                            v->name, r->config, size, why, v->op_name, size);
+    long long threads = (long long)l->block[0] * l->block[1] * l->block[2];
+    long long shared = (long long)k->static_shared + (long long)l->shared_bytes;
+    if (threads > k->max_threads || shared > max_shared)
+        return cutune_error(err, CUTUNE_ERR_RESOURCES,
+                            "%s config %s (tuned on %s) does not fit device %d: %lld threads "
+                            "(at most %d) and %lld bytes of shared memory (at most %d); tune it "
+                            "on this device: cutune run %s --device %d --size %s",
+                            v->name, r->config, r->device_name, dev, threads, k->max_threads,
+                            shared, max_shared, v->op_name, dev, size);
+    size_t *allowed = dev >= 0 && dev < CUTUNE_LOOKUP_MAX_DEVICES ? &k->shared_allowed[dev] : NULL;
+    if (l->shared_bytes > 48 * 1024 && (!allowed || l->shared_bytes > *allowed)) {
+        if ((rc =
+                 cutune_cuda_check(cudaFuncSetAttribute((const void *)k->k.kernel,
+                                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                        (int)l->shared_bytes),
+                                   "cudaFuncSetAttribute", err)))
+            return rc;
+        if (allowed)
+            *allowed = l->shared_bytes;
+    }
+    return 0;
+}
+
+int cutune_launch_prepared(CutuneLookup *h, const CutuneLookupResult *r, CutunePrepared *p,
+                           void **args, void *stream, CutuneError *err)
+{
+    if (p->library)
+        return cutune_launch_library(h, p->library, r, &p->prob, args, stream, p->device, p->arch,
+                                     err);
+    CutuneTunedKernel *k = &h->kernels[p->kernel];
+    void *all[CUTUNE_MAX_KERNEL_ARGS], **kernel_args = args;
+    CUtensorMap encoded[CUTUNE_MAX_TENSOR_MAPS];
+    int rc = with_tensor_maps(k->variant, r, p, args, all, encoded, &kernel_args, err);
+    return rc ? rc : cutune_kernel_launch(&k->k, &p->l, kernel_args, stream, err);
 }
 
 int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size, void **args,
@@ -176,89 +277,22 @@ int cutune_launch(CutuneLookup *h, const CutuneLookupResult *r, const char *size
     if (r->match == CUTUNE_MATCH_NONE || !r->variant[0])
         return cutune_error(err, CUTUNE_ERR_INVALID,
                             "cutune_launch: the lookup result holds no config (match none)");
-    CutuneProblem prob, tuned;
-    int rc = cutune_problem_parse(size, &prob, err);
-    if (rc)
-        return rc;
-    /* a kernel is compiled for one element type and layout: the lookup's */
-    if (cutune_problem_parse(r->tuned_size, &tuned, NULL) == 0 &&
-        (tuned.dtype != prob.dtype || tuned.layout != prob.layout))
-        return cutune_error(err, CUTUNE_ERR_INVALID,
-                            "cutune_launch: size %s is of another element type or layout than "
-                            "the config tuned at %s; look up %s itself",
-                            size, r->tuned_size, size);
     /* the device's description, read once per ordinal and handle: four attribute queries a
      * launch were a measurable part of a small GEMM's call (bench/torch_overhead.py) */
     CutuneDeviceInfo info;
-    if ((rc = current_device(h, &info, err)))
+    int rc = cutune_lookup_current_device(h, &info, err);
+    if (rc)
         return rc;
-    int dev = info.index, major = info.cc_major, minor = info.cc_minor;
-    int max_shared = info.max_shared_per_block, sms = info.sm_count;
-
+    CutunePrepared p;
     pthread_mutex_lock(&h->mu);
-    CutuneTunedKernel *k = NULL;
-    const CutuneVariantDef *lib = NULL;
-    if ((rc = tuned_kernel(h, r, &prob, 10 * major + minor, &k, &lib, err)))
-        goto out;
-    if (lib) { /* its library launches: no kernel, no geometry */
-        if ((rc = cutune_variant_problem(lib, size, &prob, err)) == 0)
-            rc = cutune_launch_library(h, lib, r, &prob, args, stream, dev, 10 * major + minor,
-                                       err);
-        goto out;
-    }
-    const CutuneVariantDef *v = k->variant;
-    if ((rc = cutune_variant_problem(v, size, &prob, err)))
-        goto out;
-    CutuneLimits lim;
-    cutune_limits_sm90(&lim); /* the device's own where they matter to a launch */
-    lim.sm_count = sms;
-    lim.cc = 10 * major + minor;
-    lim.max_shared_per_block = max_shared;
-    CutuneLaunch l = {{1, 1, 1}, {1, 1, 1}, 0};
-    CutuneTensorMaps maps;
-    char why[512] = "";
-    if ((rc = cutune_geometry_eval(k->geo, k->values, &prob, &lim, &l, &maps, why, sizeof why)) !=
-        0) {
-        rc = cutune_error(err, rc == CUTUNE_ERR_RESOURCES ? CUTUNE_ERR_RESOURCES : rc,
-                          "%s config %s has no launch for size %s on this device (%s); "
-                          "tune this size: cutune run %s --size %s",
-                          v->name, r->config, size, why, v->op_name, size);
-        goto out;
-    }
-    long long threads = (long long)l.block[0] * l.block[1] * l.block[2];
-    long long shared = (long long)k->static_shared + (long long)l.shared_bytes;
-    if (threads > k->max_threads || shared > max_shared) {
-        rc = cutune_error(err, CUTUNE_ERR_RESOURCES,
-                          "%s config %s (tuned on %s) does not fit device %d: %lld threads "
-                          "(at most %d) and %lld bytes of shared memory (at most %d); tune it "
-                          "on this device: cutune run %s --device %d --size %s",
-                          v->name, r->config, r->device_name, dev, threads, k->max_threads, shared,
-                          max_shared, v->op_name, dev, size);
-        goto out;
-    }
-    size_t *allowed = dev >= 0 && dev < CUTUNE_LOOKUP_MAX_DEVICES ? &k->shared_allowed[dev] : NULL;
-    if (l.shared_bytes > 48 * 1024 && (!allowed || l.shared_bytes > *allowed)) {
-        if ((rc =
-                 cutune_cuda_check(cudaFuncSetAttribute((const void *)k->k.kernel,
-                                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                        (int)l.shared_bytes),
-                                   "cudaFuncSetAttribute", err)))
-            goto out;
-        if (allowed)
-            *allowed = l.shared_bytes;
-    }
-    void *all[CUTUNE_MAX_KERNEL_ARGS], **kernel_args = args;
-    CUtensorMap encoded[CUTUNE_MAX_TENSOR_MAPS];
-    if ((rc = with_tensor_maps(v, r, &maps, args, all, encoded, &kernel_args, err)))
-        goto out;
-    rc = cutune_kernel_launch(&k->k, &l, kernel_args, stream, err);
-out:
+    if ((rc = cutune_launch_prepare(h, r, size, &info, &p, err)) == 0)
+        rc = cutune_launch_prepared(h, r, &p, args, stream, err);
     pthread_mutex_unlock(&h->mu);
     return rc;
 }
 
 /* The description of the current device, read once per ordinal. */
-static int current_device(CutuneLookup *h, CutuneDeviceInfo *info, CutuneError *err)
+int cutune_lookup_current_device(CutuneLookup *h, CutuneDeviceInfo *info, CutuneError *err)
 {
     int dev = 0;
     int rc = cutune_cuda_check(cudaGetDevice(&dev), "cudaGetDevice", err);
@@ -272,92 +306,5 @@ static int current_device(CutuneLookup *h, CutuneDeviceInfo *info, CutuneError *
     if (rc == 0)
         *info = h->devs[dev];
     pthread_mutex_unlock(&h->mu);
-    return rc;
-}
-
-int cutune_matmul(CutuneLookup *h, const float *A, const float *B, float *C, int M, int N, int K,
-                  void *stream, CutuneLookupResult *used, CutuneError *err)
-{
-    return cutune_gemm(h, CUTUNE_DTYPE_FP32, CUTUNE_LAYOUT_NN, A, B, C, M, N, K, stream, used, err);
-}
-
-int cutune_gemm(CutuneLookup *h, int dtype, int layout, const void *A, const void *B, void *C,
-                int M, int N, int K, void *stream, CutuneLookupResult *used, CutuneError *err)
-{
-    CutuneLookupResult local;
-    CutuneLookupResult *r = used ? used : &local;
-    memset(r, 0, sizeof *r);
-    if (!h || !A || !B || !C || M <= 0 || N <= 0 || K <= 0)
-        return cutune_error(err, CUTUNE_ERR_INVALID,
-                            "cutune_gemm: needs a handle, three device pointers and positive "
-                            "M, N, K (got %d, %d, %d)",
-                            M, N, K);
-    if (!cutune_dtype_name(dtype) || !cutune_layout_name(layout))
-        return cutune_error(err, CUTUNE_ERR_INVALID,
-                            "cutune_gemm: element type %d or layout %d is none of cutune/op.h's",
-                            dtype, layout);
-    CutuneDeviceInfo dev;
-    char size[64];
-    CutuneProblem p = {.ndims = 3, .dim = {M, N, K}, .dtype = dtype, .layout = layout};
-    cutune_problem_format(&p, size, sizeof size);
-    int rc = current_device(h, &dev, err);
-    if (rc || (rc = cutune_lookup(h, &dev, "matmul", size, r, err)))
-        return rc;
-    void *args[] = {(void *)&A, (void *)&B, (void *)&C, &M, &N, &K};
-    return cutune_launch(h, r, size, args, stream, err);
-}
-
-/* Make `device` current; *prev gets the device that was. */
-static int enter_device(int device, int *prev, CutuneError *err)
-{
-    int count = 0;
-    int rc = cutune_cuda_check(cudaGetDevice(prev), "cudaGetDevice", err);
-    if (rc || *prev == device)
-        return rc;
-    if ((rc = cutune_device_count(&count, err)))
-        return rc;
-    if (device < 0 || device >= count)
-        return cutune_error(err, CUTUNE_ERR_NOT_FOUND,
-                            "no CUDA device %d: this machine has %d (0 to %d); see `cutune "
-                            "devices`",
-                            device, count, count - 1);
-    return cutune_cuda_check(cudaSetDevice(device), "cudaSetDevice", err);
-}
-
-static void leave_device(int device, int prev)
-{
-    if (prev != device)
-        (void)cudaSetDevice(prev);
-}
-
-int cutune_launch_on(CutuneLookup *h, int device, const CutuneLookupResult *r, const char *size,
-                     void **args, void *stream, CutuneError *err)
-{
-    int prev = device;
-    int rc = enter_device(device, &prev, err);
-    if (rc)
-        return rc;
-    rc = cutune_launch(h, r, size, args, stream, err);
-    leave_device(device, prev);
-    return rc;
-}
-
-int cutune_matmul_on(CutuneLookup *h, int device, const float *A, const float *B, float *C, int M,
-                     int N, int K, void *stream, CutuneLookupResult *used, CutuneError *err)
-{
-    return cutune_gemm_on(h, device, CUTUNE_DTYPE_FP32, CUTUNE_LAYOUT_NN, A, B, C, M, N, K, stream,
-                          used, err);
-}
-
-int cutune_gemm_on(CutuneLookup *h, int device, int dtype, int layout, const void *A, const void *B,
-                   void *C, int M, int N, int K, void *stream, CutuneLookupResult *used,
-                   CutuneError *err)
-{
-    int prev = device;
-    int rc = enter_device(device, &prev, err);
-    if (rc)
-        return rc;
-    rc = cutune_gemm(h, dtype, layout, A, B, C, M, N, K, stream, used, err);
-    leave_device(device, prev);
     return rc;
 }

@@ -13,6 +13,7 @@
 #include "host.h"
 #include "lookup_cache.h"
 #include "registry.h"
+#include "tensor_maps.h"
 
 #define CUTUNE_LOOKUP_MAX_DEVICES 64
 
@@ -32,6 +33,30 @@ typedef struct CutuneTunedKernel {
      * (cudaFuncSetAttribute): set once, not on every launch */
     size_t shared_allowed[CUTUNE_LOOKUP_MAX_DEVICES];
 } CutuneTunedKernel;
+
+/* A launch made ready (launch.c): what cutune_launch decides from a lookup result, the size
+ * and the device before it launches, kept by cutune_gemm for the next call of the shape. */
+typedef struct CutunePrepared {
+    size_t kernel;                   /* index in the handle's kernels (they move as it grows) */
+    const CutuneVariantDef *library; /* a library variant's: its call launches, no kernel */
+    CutuneProblem prob;
+    CutuneLaunch l;
+    CutuneTensorMaps maps; /* evaluated for the problem; encoded on each call's buffers */
+    int device, arch;
+    /* the maps last encoded, and the addresses they were encoded on */
+    int maps_encoded;
+    void *map_addr[CUTUNE_MAX_TENSOR_MAPS];
+    unsigned char map_bytes[CUTUNE_MAX_TENSOR_MAPS][128];
+} CutunePrepared;
+
+/* gemm.c: a cutune_gemm call's key, its lookup's answer and its prepared launch. */
+typedef struct CutuneGemmMemo {
+    int device, dtype, layout, M, N, K;
+    CutuneLookupResult r;
+    CutunePrepared p;
+} CutuneGemmMemo;
+
+#define CUTUNE_GEMM_MEMO_SIZE 64 /* shapes kept; beyond, the oldest entry goes */
 
 /* A library variant's config (cutune/plugin.h, ABI 1.5) prepared for one problem, device
  * and stream: its plugin's handle and the host table it allocates through. Allocated one by
@@ -61,6 +86,8 @@ struct CutuneLookup {
     size_t nlibcalls;
     CutuneDeviceInfo devs[CUTUNE_LOOKUP_MAX_DEVICES];
     unsigned char dev_known[CUTUNE_LOOKUP_MAX_DEVICES];
+    CutuneGemmMemo *memo; /* gemm.c; CUTUNE_GEMM_MEMO_SIZE entries once the first is made */
+    size_t nmemo, memo_next;
 };
 
 /* Copy a database text into a result's field dst[len]. A text that does not fit is never
@@ -120,5 +147,18 @@ int cutune_launch_library(CutuneLookup *h, const CutuneVariantDef *v, const Cutu
                           const CutuneProblem *p, void **args, void *stream, int device, int arch,
                           CutuneError *err);
 void cutune_lookup_libraries_free(CutuneLookup *h);
+
+/* launch.c: the current device's description, read once per ordinal and handle (takes the
+ * mutex). */
+int cutune_lookup_current_device(CutuneLookup *h, CutuneDeviceInfo *info, CutuneError *err);
+/* launch.c: prepare the launch of result r at `size` on device `info` (the mutex held): the
+ * kernel built or found, its geometry, the limits checked, its shared memory allowed. The
+ * errors of cutune_launch. */
+int cutune_launch_prepare(CutuneLookup *h, const CutuneLookupResult *r, const char *size,
+                          const CutuneDeviceInfo *info, CutunePrepared *p, CutuneError *err);
+/* launch.c: launch what p prepared on the application's args and stream (the mutex held);
+ * p keeps the TMA maps it encodes, for the next call on the same buffers. */
+int cutune_launch_prepared(CutuneLookup *h, const CutuneLookupResult *r, CutunePrepared *p,
+                           void **args, void *stream, CutuneError *err);
 
 #endif

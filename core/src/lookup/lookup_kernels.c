@@ -21,4 +21,7 @@ void cutune_lookup_kernels_free(CutuneLookup *h)
     free(h->kernels);
     h->kernels = NULL;
     h->nkernels = 0;
+    free(h->memo); /* its entries name kernels by index */
+    h->memo = NULL;
+    h->nmemo = h->memo_next = 0;
 }
