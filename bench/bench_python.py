@@ -6,7 +6,7 @@
 Times, in microseconds of host time per call, in batches of 100 calls with the stream
 synchronised between batches (outside the timed part, so the launch queue never fills and
 the figures are the caller's, not the GPU's):
-  - C:      cutune_matmul from C (bench_launch, built beside this script);
+  - C:      cutune_gemm from C (bench_launch, built beside this script);
   - Python: cutune's Handle.matmul(a, b, out=c) on PyTorch tensors, and Handle.matmul(a, b)
             (allocating c), and the module's cutune.matmul(a, b, out=c);
   - torch.matmul(a, b, out=c) for scale.
@@ -60,7 +60,8 @@ def main():
     rows = []
     c_line = subprocess.run([o.bench_launch, "--db", o.db, "--size", o.size, "--calls",
                              str(o.calls)], check=True, capture_output=True, text=True).stdout
-    c_us = float(c_line.split(": ", 1)[1].split(" us")[0])
+    # the line of cutune_gemm, the path cutune_matmul takes
+    c_us = float(c_line.split("cutune_gemm", 1)[1].split()[0])
     print(c_line.strip())
     with cutune.open(o.db, record_requests=False) as h:
         r = h.lookup("matmul", (M, N, K), device=0)
