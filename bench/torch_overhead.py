@@ -75,8 +75,30 @@ def main():
                                                          a.dtype, a.calls))
     for name, us in results.items():
         print("  %-28s %7.2f us a call (%+.2f us against torch)" % (name, us, us - base))
+    print("the parts of cutune.matmul's call, each alone:")
+    for name, us in parts(cutune, torch, x, wt, n, a.dtype, a.calls).items():
+        print("  %-28s %7.2f us a call" % (name, us))
     h.close()
     return 0
+
+
+def parts(cutune, torch, x, wt, n, dtype, calls):
+    """What cutune.matmul's short path is made of, timed alone: its checks of the tensors, the
+    output's allocation, and the ctypes call into cutune_gemm_on (lookup and launch, on
+    arguments made beforehand), against the whole call."""
+    from cutune import _lib, _torch
+    c = _torch._call(None)
+    out = x.new_empty((n, n))
+    dev = x.get_device()
+    stream = c.stream(dev)
+    args = (c.h, dev, _lib.DTYPES[dtype], _lib.LAYOUTS["nt"], x.data_ptr(), wt.data_ptr(),
+            out.data_ptr(), n, n, n, stream, None, c.err_ref)
+    fn = c.fn
+    return {"the checks (_check)": per_call(lambda: _torch._check(x, wt, dtype), calls, torch),
+            "the output (new_empty)": per_call(lambda: x.new_empty((n, n)), calls, torch),
+            "the C call alone (ctypes)": per_call(lambda: fn(*args), calls, torch),
+            "the whole cutune.matmul": per_call(lambda: cutune.matmul(x, wt, dtype=dtype), calls,
+                                                torch)}
 
 
 if __name__ == "__main__":
