@@ -214,14 +214,14 @@ struct alignas(64) cutune_tensor_map {
 // (setmaxnreg.dec to PRODUCER_REGS) and the consumers take them (setmaxnreg.inc to
 // CONSUMER_REGS). The two add up to exactly what the block holds: setmaxnreg.inc waits until
 // the registers it asks for are free, and waits forever if they never are. The consumers
-// leave the producer 40 a thread, 48 where it transposes nn's B (TRANSPOSE_B: the places and
-// the rotation of its floats; with 40 ptxas spills a few): the INIs' `registers` constraint
-// counts 40, which admits the same configs (a consumer needs 72, 104, 168 or 296, and gets
-// 96 to 232).
+// leave the producer 40 a thread, 56 where it transposes nn's B (TRANSPOSE_B: the places and
+// the rotation of its floats; with 40 or 48 ptxas spills a few): the INIs' `registers`
+// constraint counts 40, which admits the same configs (a consumer needs 72, 104, 168 or 296,
+// and gets 96, 216 or 232 with 40, 88, 200 or 224 with 56).
 #define LAUNCH_REGS_ (65536 / (NT * MINB) / 8 * 8)
 #define LAUNCH_REGS (LAUNCH_REGS_ > 255 ? 255 : LAUNCH_REGS_)
 #define REALLOC (NT * MINB > 256)
-#define PRODUCER_MIN (TRANSPOSE_B ? 48 : 40)
+#define PRODUCER_MIN (TRANSPOSE_B ? 56 : 40)
 #define CONSUMER_REGS ((LAUNCH_REGS * (CONSUMERS + 1) - PRODUCER_MIN) / CONSUMERS / 8 * 8)
 #define PRODUCER_REGS (LAUNCH_REGS * (CONSUMERS + 1) - CONSUMERS * CONSUMER_REGS)
 
