@@ -12,7 +12,8 @@
 //              --config ... | --configs FILE  (no GPU)
 //   bench_tf32 --wgmma ...   the Hopper kernel instead (tuning_spaces/matmul_wgmma.cu, no
 //              headers, compiled for sm_90a: the variants matmul_wgmma_tf32 and
-//              matmul_wgmma_3xtf32, layout nt only), its launch as their INIs give it
+//              matmul_wgmma_3xtf32, nn or nt), its launch as their INIs give it (TMA = 0
+//              configs: it passes the kernel tensor maps of zeros)
 //
 // A config is any list of NAME=VALUE (every one becomes -DNAME=VALUE, so a macro the INI does
 // not tune, such as ACC_DIRECT=1, can be tried too); the launch needs BM, BN, BK, WM, WN,
@@ -519,8 +520,6 @@ int main(int argc, char **argv)
     if (cfgs.empty())
         return usage("give at least one --config (or --configs FILE)");
     Build b;
-    if (wgmma && !nt)
-        return usage("--wgmma takes --layout nt only (wgmma reads 32-bit operands K-major)");
     if (wgmma && !strcmp(kernel_path, "tuning_spaces/matmul_tf32.cu"))
         kernel_path = "tuning_spaces/matmul_wgmma.cu", kernel_name = "matmul_wgmma", headers = "";
     for (const Config &c : cfgs)

@@ -3,14 +3,14 @@
 // output to the 16-bit type (round to nearest even). Row-major everywhere: A is M x K, B is
 // K x N (nn) or N x K (nt, what PyTorch's F.linear(x, W) computes), C is M x N.
 //
-// Float32 in and out, layout nt only, in two more variants on this file:
+// Float32 in and out, layouts nn and nt, in two more variants on this file:
 //   CUTUNE_DTYPE_TF32  matmul_wgmma_tf32.ini: wgmma .tf32 (k8) on the floats as they are.
 //   CUTUNE_DTYPE_FP32  matmul_wgmma_3xtf32.ini: FP32 through 3xTF32 (SPLIT3 below).
 // wgmma reads 32-bit operands K-major only (the PTX ISA gives .tf32 no transpose), and nn's B
-// (K x N, N contiguous) is MN-major: it would have to be transposed on its way to shared
-// memory, through registers, which the cp.async producer does not do; matmul_tf32 (mma.sync)
-// serves nn. Everything below is in bytes where it can be: a K-major row of a swizzle block
-// is 64 or 128 bytes (16 or 32 floats), a wgmma K step 32 bytes (8 floats, 16 halves).
+// (K x N, N contiguous) is MN-major: in floats the producer transposes it in shared memory
+// (TRANSPOSE_B below). Everything below is in bytes where it can be: a K-major row of a
+// swizzle block is 64 or 128 bytes (16 or 32 floats), a wgmma K step 32 bytes (8 floats, 16
+// halves).
 //
 // 3xTF32 (SPLIT3). Each stage holds, after the data, a second buffer of the same layout. Once a
 // stage's copies have landed, the producer thread that copied each 16-byte chunk splits it:
@@ -29,6 +29,18 @@
 // shared memory's bandwidth), and a wgmma.wait for each step sum before its FADDs, which a
 // second consumer warpgroup (or block) covers. Below K = 64 the op's FP32 bound is tighter
 // than 3xTF32's error: the variant's space starts at K = 64.
+//
+// nn in floats (TRANSPOSE_B). The producer copies B's K step as it is, 16 bytes (4 floats
+// along N at one k) a thread, 8 threads across 128 contiguous bytes of a row of B, but parks
+// each chunk in the K-major tile, in a chunk that the same warp's floats will fill; once its
+// copies have landed (LAG steps behind, as 3xTF32's split, with which it is one pass) each
+// thread reads its chunks back, its warp syncs, and it writes its 4 floats to their K-major
+// places, 4 bytes each (3xTF32: split into hi and lo there). The warp's reads and writes
+// cover the same 512 bytes, so no staging area is needed, and a rotation of each thread's 4
+// floats keeps the 4-byte writes free of bank conflicts (TCopies says how). Then B is K-major
+// as in nt, and the consumers are nt's. The cost is shared memory's bandwidth: B's bytes are
+// read and written once more in each stage. With TMA = 1 one producer thread moves A's boxes
+// (its expect_tx one more arrival on full[s]) and the threads copy and transpose B.
 //
 // The core defines exactly one of CUTUNE_DTYPE_FP16 / _BF16 / _TF32 / _FP32 and one of
 // CUTUNE_LAYOUT_NN / CUTUNE_LAYOUT_NT, and every tunable parameter as a -D macro:
@@ -49,8 +61,9 @@
 //                 2 or 4)
 //   MINB          blocks per SM the registers must allow (__launch_bounds__)
 //   TMA           loads: 0 cp.async by the producer's 128 threads, 1 TMA boxes by one of them
-//                 (not 3xTF32; where it is defined at all, the kernel takes the two tensor
-//                 maps after its six arguments, as the INI's [tensor_map.*] sections give them)
+//                 (not 3xTF32; TF32 nn: A's only; where it is defined at all, the kernel
+//                 takes the two tensor maps after its six arguments, as the INI's
+//                 [tensor_map.*] sections give them)
 //
 // It is compiled by NVRTC with no include path, so it needs no header: the 16-bit type is
 // plain unsigned short storage, and conversions, copies, barriers and tensor-core work are
@@ -82,31 +95,34 @@
 // boxes of 64 columns (128 bytes) by BK k-rows, swizzled by 128 bytes. TMA needs rows of a
 // multiple of 16 bytes and 16-byte aligned A and B: the core encodes the maps only where
 // K % CE == 0 and N % 8 == 0 (`when`) and the pointers are aligned, which is exactly when this
-// kernel uses them (else it copies with cp.async, or takes the guarded path below). There is
-// no multicast: a cluster here only places adjacent tiles on one GPC at the same time.
+// kernel uses them (else it copies with cp.async, or takes the guarded path below). TF32's nn
+// has no map of B (its producer's threads copy and transpose B). There is no multicast: a
+// cluster here only places adjacent tiles on one GPC at the same time.
 //
 // Shared-memory layouts (PTX ISA, "Shared Memory Matrix Layout" of wgmma; CUTLASS calls them
 // GMMA::Layout_K_SW128_Atom and friends). A and nt's B are K-major: a tile of R rows is
 // blocks of R rows of RB bytes (RB = 128, or 64 when a K step is 64 bytes), and the 16-byte
 // chunk c of row r sits at chunk c ^ ((r * RB / 128) % (RB / 16)) of its row:
 // the 128-byte (64-byte) swizzle, whose pattern repeats every 8 rows, so 8-row groups are
-// 1024 (512) bytes apart (the descriptor's stride byte offset). nn's B (K x N in global
-// memory, N contiguous) is MN-major: BN / 64 blocks of BK rows (one a k) of 64 elements,
-// chunk c of row k at c ^ (k % 8); the leading byte offset is the distance between the
-// 64-column blocks (BK * 128) and the stride byte offset that between 8-k groups (1024), and
-// wgmma reads B transposed (imm-trans-b = 1). Stage buffers start on 1024 bytes, where the
-// swizzle pattern starts. One wgmma K step (16 halves, 8 floats) is a descriptor whose start
-// address moves 32 bytes within a K-major row (4 steps a 128-byte block), or 2048 bytes (16
-// rows) in nn's B. The same bytes hold for floats (CUTLASS's SW128 K-major atom for tf32 is
-// 8 rows of 32).
+// 1024 (512) bytes apart (the descriptor's stride byte offset). nn's B in 16-bit types (K x
+// N in global memory, N contiguous) is MN-major: BN / 64 blocks of BK rows (one a k) of 64
+// elements, chunk c of row k at c ^ (k % 8); the leading byte offset is the distance between
+// the 64-column blocks (BK * 128) and the stride byte offset that between 8-k groups (1024),
+// and wgmma reads B transposed (imm-trans-b = 1); in floats nn's B is K-major as nt's (the
+// producer transposes it). Stage buffers start on 1024 bytes, where the swizzle pattern
+// starts. One wgmma K step (16 halves, 8 floats) is a descriptor whose start address moves 32
+// bytes within a K-major row (4 steps a 128-byte block), or 2048 bytes (16 rows) in 16-bit
+// nn's B. The same bytes hold for floats (CUTLASS's SW128 K-major atom for tf32 is 8 rows of
+// 32).
 //
 // Ragged sizes (every M, N, K >= 1 is valid). Copies of rows or chunks outside the matrix
 // read nothing and zero-fill (cp.async's src-size 0), so edge tiles run the same wgmma. The
-// 16-byte copies need rows that start on 16 bytes: K % 8 == 0 (floats: K % 4 == 0; and N %
-// 8 == 0 for nn's B) and 16-byte aligned A and B. When that does not hold, the producer takes
+// 16-byte copies need rows that start on 16 bytes: K % 8 == 0 (floats: K % 4 == 0; and N the
+// same for nn's B) and 16-byte aligned A and B. When that does not hold, the producer takes
 // the guarded path: element loads with bounds, a 16-byte shared store (3xTF32: split at
-// once), fence.proxy.async (the stores are the
-// generic proxy's, wgmma reads through the async proxy) and a plain arrival on full[s].
+// once; nn in floats: 4 k of a column of B, as the K-major tile holds them),
+// fence.proxy.async (the stores are the generic proxy's, wgmma reads through the async
+// proxy) and a plain arrival on full[s].
 // Stores of C are guarded per element and are 4, 8 or 16 bytes wide only where the row and
 // the pointer allow.
 //
@@ -134,9 +150,6 @@
 #endif
 typedef CUTUNE_HALF_T half_t; // fp16 or bf16 bits
 #if defined(CUTUNE_DTYPE_TF32) || defined(CUTUNE_DTYPE_FP32)
-#ifdef CUTUNE_LAYOUT_NN
-#error "matmul_wgmma: TF32 and FP32 take the layout nt only (wgmma reads 32-bit operands K-major)"
-#endif
 #define ES 4 // bytes of an element
 typedef float elem_t;
 #else
@@ -148,6 +161,13 @@ typedef half_t elem_t;
 #else
 #define SPLIT3 0
 #endif
+#if ES == 4 && defined(CUTUNE_LAYOUT_NN)
+#define TRANSPOSE_B 1 // nn's B in floats: the producer transposes it to K-major in place
+#else
+#define TRANSPOSE_B 0
+#endif
+// the producer post-processes each landed stage (split, transpose) before it signals it full
+#define POST (SPLIT3 || TRANSPOSE_B)
 #ifdef TMA
 #define TMA_ARGS 1 // the kernel takes the tensor maps (whatever TMA is)
 #else
@@ -193,11 +213,16 @@ struct alignas(64) cutune_tensor_map {
 // too few for the consumers' accumulators, so the producer gives registers back
 // (setmaxnreg.dec to PRODUCER_REGS) and the consumers take them (setmaxnreg.inc to
 // CONSUMER_REGS). The two add up to exactly what the block holds: setmaxnreg.inc waits until
-// the registers it asks for are free, and waits forever if they never are.
+// the registers it asks for are free, and waits forever if they never are. The consumers
+// leave the producer 40 a thread, 56 where it transposes nn's B (TRANSPOSE_B: the places and
+// the rotation of its floats; with 40 or 48 ptxas spills a few): the INIs' `registers`
+// constraint counts 40, which admits the same configs (a consumer needs 72, 104, 168 or 296,
+// and gets 96, 216 or 232 with 40, 88, 200 or 224 with 56).
 #define LAUNCH_REGS_ (65536 / (NT * MINB) / 8 * 8)
 #define LAUNCH_REGS (LAUNCH_REGS_ > 255 ? 255 : LAUNCH_REGS_)
 #define REALLOC (NT * MINB > 256)
-#define CONSUMER_REGS ((LAUNCH_REGS * (CONSUMERS + 1) - 40) / CONSUMERS / 8 * 8)
+#define PRODUCER_MIN (TRANSPOSE_B ? 56 : 40)
+#define CONSUMER_REGS ((LAUNCH_REGS * (CONSUMERS + 1) - PRODUCER_MIN) / CONSUMERS / 8 * 8)
 #define PRODUCER_REGS (LAUNCH_REGS * (CONSUMERS + 1) - CONSUMERS * CONSUMER_REGS)
 
 static_assert(CONSUMERS == 1 || CONSUMERS == 2, "one or two consumer warpgroups");
@@ -272,6 +297,19 @@ __device__ __forceinline__ float to_tf32(float x)
     unsigned r;
     asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
     return __uint_as_float(r);
+}
+// 16 bytes of shared memory at a, and 4 to it (TRANSPOSE_B's transposition). Volatile and
+// "memory": the order with __syncwarp, and with the other threads' accesses, is the point.
+__device__ __forceinline__ void lds128(unsigned (&r)[4], unsigned a)
+{
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(a)
+                 : "memory");
+}
+__device__ __forceinline__ void sts32(unsigned a, float v)
+{
+    asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(a), "f"(v) : "memory");
 }
 __device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
 {
@@ -439,7 +477,7 @@ template <int R> __device__ __forceinline__ unsigned long long desc_k(unsigned t
     return desc_make(t + (ks / (RB / 32)) * R * RB + r0 * RB + (ks % (RB / 32)) * 32, 16, 8 * RB,
                      K_MODE);
 }
-#ifdef CUTUNE_LAYOUT_NN
+#if defined(CUTUNE_LAYOUT_NN) && !TRANSPOSE_B
 __device__ __forceinline__ unsigned long long desc_b(unsigned t, int ks)
 {
     return desc_make(t + ks * 2048, BK * 128, 1024, 1u); // MN-major, 128-byte swizzle
@@ -530,7 +568,7 @@ template <int R> struct KCopies {
 #endif
 };
 
-#ifdef CUTUNE_LAYOUT_NN
+#if defined(CUTUNE_LAYOUT_NN) && !TRANSPOSE_B
 // nn's B: chunk c (8 columns) of k-row r of the tile, then every RSTEP k-rows below. With
 // RSTEP = 4 (BN = 256) every other copy is 4 rows off the swizzle period: two shared
 // addresses, by the parity of the copy.
@@ -557,10 +595,117 @@ struct MNCopies {
 };
 #endif
 
-// CE elements of row r of X (leading dimension ld) from column c, zeros where r >= rows or a
-// column >= cols, read one by one (the guarded path: rows not 16-byte aligned).
+#if TRANSPOSE_B
+// A float of nn's B at shared address a of its K-major tile (3xTF32: split, as split_chunk
+// does, the lo part LO_OFF on)
+__device__ __forceinline__ void put_word(unsigned a, float x)
+{
+#if SPLIT3
+    const float hi = to_tf32(x);
+    sts32(a, hi);
+    sts32(a + LO_OFF, to_tf32(x - hi));
+#else
+    sts32(a, x);
+#endif
+}
+
+// nn's B in floats, which wgmma reads K-major only (B is K x N, N contiguous): copied as it
+// is, then transposed in place by the threads that copied it. A unit is 4 k-rows by 32
+// columns of a K step (32 chunks of 4 floats), one cp.async of a warp: lane l copies chunk
+// l % 8 of k-row l / 8 (8 lanes read 128 contiguous bytes of a row of B). The unit's floats
+// belong in 32 chunks of the K-major tile too: k-chunk kg (its 4 k) of the rows n = 32 ng ..
+// 32 ng + 31 (its columns); lane l parks its copy in the one of row 32 ng + l. Once its copies
+// have landed (the producer's LAG), each lane reads its parked chunk, the warp syncs (the
+// unit's chunks are all read before any is overwritten), and each lane writes its floats (k,
+// n0 + e), n0 = 32 ng + 4 (l % 8), e < 4, to element k % 4 of k-chunk kg of row n0 + e: the
+// same bytes, so no staging area. Warp w copies the units (kg, ng) = (w + 4 m, ng), m < BK /
+// 16, ng < BN / 32.
+//
+// Bank conflicts (32 banks of 4 bytes; 8 lanes' 16-byte accesses take one pass when their
+// 16-byte groups of banks differ; the K-major swizzle is k_chunk's):
+// - the copies, and the reads of the parked chunks (16 bytes): a quarter-warp parks in 8
+//   consecutive rows, a swizzle period (RB 128) or two of 4 groups (RB 64): 8 groups.
+// - the transposed stores (4 bytes): float (k, n) lands in bank 4 (kg % 8 ^ n % 8) + k % 4
+//   (RB 128) or 16 (n % 2) + 4 (kg ^ n / 2 % 4) + k % 4 (RB 64). The 8 lanes of one k-row (k %
+//   4 = l / 8) store to rows n0 + e, in different banks when the (n0 + e) % 8 differ, i.e.
+//   when lanes of the same column parity (n0 % 8 = 4 (l % 2)) store different floats e: at
+//   store j a lane stores its float e = (j + rot) % 4, rot = (l % 8) / 2 (its 4 registers
+//   rotated by 8 selects), and a warp's 32 stores hit 32 banks.
+// So each float of B is read and written once more (3xTF32: hi and lo, as the split does
+// anyway) at shared memory's full bandwidth: 2 x BN x BK x 4 bytes a K step.
+struct TCopies {
+    static constexpr int MS = BK / 16, COPIES = (BK / 16) * (BN / 32); // m < MS, copy i: ng, m
+    static_assert(MS == 1 || RB == 128,
+                  "kg = w + 4 m: chunk w + 4 (m % 2) of 128-byte block m / 2");
+    const float *src; // the thread's chunk of unit (w, 0): k-row 4 w + l / 8, column 4 (l % 8)
+    int park, kr, cl; // where it parks in unit (w, 0); its k-row; columns left from its own
+    __device__ __forceinline__ TCopies(const float *B, int col0, int N, int p)
+    {
+        const int w = p / 32, l = p % 32;
+        kr = 4 * w + l / 8;
+        src = B + (size_t)kr * N + col0 + 4 * (l % 8);
+        cl = N - col0 - 4 * (l % 8);
+        park = k_chunk<BN>(l, w);
+    }
+    // Copy i is of unit (w + 4 m, ng), m = i % MS, ng = i / MS: ng * 32 rows and m / 2 swizzle
+    // blocks from unit (w, 0), and for odd m in chunk w + 4 of a 128-byte row, not w: each
+    // byte's place in unit (w, 0) with bit 6 flipped (w < 4). The tiles and the units start
+    // on 1024 bytes, so the flip may be applied to a shared address too.
+    static __device__ constexpr int unit_off(int i)
+    {
+        return (i % MS / 2) * BN * RB + (i / MS) * 32 * RB;
+    }
+    static __device__ constexpr int unit_flip(int i)
+    {
+        return (i % MS % 2) * 64;
+    }
+    __device__ __forceinline__ void issue(unsigned t, int N, int K, int k0) const
+    {
+        const float *s = src + (size_t)k0 * N;
+        const int krows = K - k0 - kr; // k-rows of B from the thread's first
+#pragma unroll
+        for (int m = 0; m < MS; m++, s += (size_t)16 * N)
+#pragma unroll
+            for (int ng = 0; ng < BN / 32; ng++)
+                cp_async16(t + unit_off(ng * MS + m) + (park ^ unit_flip(ng * MS + m)), s + 32 * ng,
+                           16 * m < krows && 32 * ng < cl ? 16 : 0); // N % 4 == 0
+    }
+    // the units producer thread p copied into the tile at t (of any tile), transposed
+    static __device__ __forceinline__ void transpose(unsigned t, int p)
+    {
+        const int w = p % 128 / 32, l = p % 32, rot = l % 8 / 2;
+        const int parked = k_chunk<BN>(l, w); // in unit (w, 0)
+        int to[4];                            // float j's place after the rotation, unit (w, 0)
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            to[j] = k_chunk<BN>(4 * (l % 8) + ((j + rot) & 3), w) + 4 * (l / 8);
+#pragma unroll
+        for (int i = 0; i < COPIES; i++) {
+            const unsigned u = t + unit_off(i);
+            unsigned v[4];
+            lds128(v, (u + parked) ^ unit_flip(i));
+            __syncwarp(); // the unit's chunks are all read before any is overwritten
+            // x[j] = v[(j + rot) % 4]: rotated by 1, then by 2
+            unsigned y[4], x[4];
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                y[j] = rot & 1 ? v[(j + 1) & 3] : v[j];
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                x[j] = rot & 2 ? y[(j + 2) & 3] : y[j];
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                put_word((u + to[j]) ^ unit_flip(i), __uint_as_float(x[j]));
+        }
+    }
+};
+#endif
+
+// CE elements of row r of X (leading dimension ld) from column c (the next every cs
+// elements), zeros where r >= rows or a column >= cols, read one by one (the guarded path:
+// rows not 16-byte aligned; TRANSPOSE_B reads B's columns as rows, with cs = N).
 __device__ __forceinline__ uint4 chunk_guarded(const elem_t *__restrict__ X, int r, int c, int rows,
-                                               int cols, int ld)
+                                               int cols, int ld, int cs = 1)
 {
     union {
         elem_t e[CE];
@@ -568,11 +713,11 @@ __device__ __forceinline__ uint4 chunk_guarded(const elem_t *__restrict__ X, int
     } w;
     w.v = make_uint4(0u, 0u, 0u, 0u);
     if (r < rows) {
-        const elem_t *q = X + (size_t)r * ld + c;
+        const elem_t *q = X + (size_t)r * ld + (long long)c * cs;
 #pragma unroll
         for (int j = 0; j < CE; j++)
             if (c + j < cols)
-                w.e[j] = q[j];
+                w.e[j] = q[(long long)j * cs];
     }
     return w.v;
 }
@@ -592,6 +737,12 @@ __device__ __forceinline__ void stage_guarded(char *st, const elem_t *__restrict
         const int r = e / (BK / CE), c = e % (BK / CE);
         put_chunk(st + A_BYTES + k_chunk<BN>(r, c),
                   chunk_guarded(B, col0 + r, k0 + c * CE, N, K, K));
+#elif TRANSPOSE_B
+        // column r of B as row r of the K-major tile: consecutive threads read consecutive
+        // columns (coalesced), and a quarter-warp's 16-byte stores go to 8 consecutive rows
+        const int r = e % BN, c = e / BN;
+        put_chunk(st + A_BYTES + k_chunk<BN>(r, c),
+                  chunk_guarded(B, col0 + r, k0 + c * CE, N, K, 1, N));
 #else
         const int r = e / (BN / 8), c = e % (BN / 8);
         uint4 *dst = reinterpret_cast<uint4 *>(st + A_BYTES + mn_chunk(r, c));
@@ -650,30 +801,54 @@ struct Ring {
 // (empty) before it is filled again; each thread's copies of a step are one arrival on the
 // stage's full barrier.
 //
-// 3xTF32 (SPLIT3) splits each stage once its copies have landed, before it arrives on full:
-// each thread the chunks it copied itself (no barrier among the producer's threads), LAG
+// 3xTF32 (SPLIT3) splits, and nn in floats (TRANSPOSE_B) transposes, each stage once its
+// copies have landed, before it arrives on full (POST): each thread the chunks it copied
+// itself (no barrier among the producer's threads; the transposition syncs each warp), LAG
 // steps behind its copies (a cp.async group a step), so that the copies of LAG + 1 steps are
-// in flight while the consumers have the stage before the one it splits to work on.
+// in flight while the consumers have the stage before the one it works on.
 #define LAG (STAGES - 2)
-#if SPLIT3
-__device__ __forceinline__ void split_stage(char *smem, unsigned bars, Ring &lag, int p)
+#if POST
+// The stage of step `lag`, whose copies of this thread have landed: 3xTF32 splits A's chunks
+// and B's, TRANSPOSE_B transposes B's units (split in 3xTF32), each thread what it copied
+__device__ __forceinline__ void post_stage(char *smem, unsigned base, unsigned bars, Ring &lag,
+                                           int p)
 {
-    char *st = smem + lag.s * STAGE_BYTES;
-    KCopies<BM>::split(st, p);
-    KCopies<BN>::split(st + A_BYTES, p);
+    (void)smem, (void)base; // the transposition takes shared addresses, the split pointers
+#if SPLIT3
+    KCopies<BM>::split(smem + lag.s * STAGE_BYTES, p);
+#endif
+#if TRANSPOSE_B
+    TCopies::transpose(base + lag.s * STAGE_BYTES + A_BYTES, p);
+#else
+    KCopies<BN>::split(smem + lag.s * STAGE_BYTES + A_BYTES, p);
+#endif
     fence_proxy_async(); // the stores, before wgmma reads them
     mbar_arrive(FULL(lag.s));
     lag.next();
 }
 #endif
+#if TMA
+// A's boxes of the step from k0 of the tile from row0 into the stage at st, counted on full
+__device__ __forceinline__ void tma_a(unsigned st, const CUTUNE_TENSOR_MAP *ma, unsigned full,
+                                      int k0, int row0)
+{
+#pragma unroll
+    for (int j = 0; j < BK * ES / RB; j++)
+        tma_load(st + j * BM * RB, ma, full, k0 + j * (RB / ES), row0);
+}
+#endif
+// TRANSPOSE_B with TMA (tma: the maps are there): thread 0 moves A's boxes through the map
+// ma, expecting their bytes on full[s] as one more arrival; B is the threads' as without.
 __device__ __forceinline__ void produce(char *smem, unsigned base, unsigned bars,
                                         const elem_t *__restrict__ A, const elem_t *__restrict__ B,
-                                        int M, int N, int K, int nsteps, bool aligned, int p)
+                                        int M, int N, int K, int nsteps, bool aligned, bool tma,
+                                        const CUTUNE_TENSOR_MAP *ma, int p)
 {
+    (void)tma, (void)ma;
     Ring ring(0);
-#if SPLIT3
-    Ring lag(0);               // the next step to split
-    int issued = 0, split = 0; // steps copied, and split (the aligned path's)
+#if POST
+    Ring lag(0);              // the next step to post-process
+    int issued = 0, done = 0; // steps copied, and post-processed (the aligned path's)
 #endif
     int row0, col0;
     for (int i = 0, r; (r = tile_of(i, M, N, row0, col0)) != END; i++) {
@@ -683,6 +858,8 @@ __device__ __forceinline__ void produce(char *smem, unsigned base, unsigned bars
             const KCopies<BM> ca(A, row0, M, K, p);
 #ifdef CUTUNE_LAYOUT_NT
             const KCopies<BN> cb(B, col0, N, K, p);
+#elif TRANSPOSE_B
+            const TCopies cb(B, col0, N, p);
 #else
             const MNCopies cb(B, col0, N, p);
 #endif
@@ -690,18 +867,25 @@ __device__ __forceinline__ void produce(char *smem, unsigned base, unsigned bars
                 if (ring.use > 0) // the consumers' release of the step STAGES before
                     mbar_wait(EMPTY(ring.s), (ring.use - 1) & 1);
                 const unsigned st = base + ring.s * STAGE_BYTES;
-                ca.issue(st, K, t * BK);
+                if (!(TMA && TRANSPOSE_B) || !tma)
+                    ca.issue(st, K, t * BK);
+#if TMA && TRANSPOSE_B
+                else if (p == 0) {
+                    mbar_expect_tx(FULL(ring.s), A_BYTES);
+                    tma_a(st, ma, FULL(ring.s), t * BK, row0);
+                }
+#endif
 #ifdef CUTUNE_LAYOUT_NT
                 cb.issue(st + A_BYTES, K, t * BK);
 #else
                 cb.issue(st + A_BYTES, N, K, t * BK);
 #endif
-#if SPLIT3
+#if POST
                 cp_async_commit();
-                if (++issued - split > LAG) {
+                if (++issued - done > LAG) {
                     cp_async_wait<LAG>(); // this thread's copies of the step LAG before
-                    split_stage(smem, bars, lag, p);
-                    split++;
+                    post_stage(smem, base, bars, lag, p);
+                    done++;
                 }
 #else
                 cp_async_arrive(FULL(ring.s));
@@ -718,13 +902,13 @@ __device__ __forceinline__ void produce(char *smem, unsigned base, unsigned bars
         }
     }
     cp_async_wait_all(); // none in flight when the thread leaves
-#if SPLIT3
-    for (; split < issued; split++) // the last LAG steps
-        split_stage(smem, bars, lag, p);
+#if POST
+    for (; done < issued; done++) // the last LAG steps
+        post_stage(smem, base, bars, lag, p);
 #endif
 }
 
-#if TMA
+#if TMA && !TRANSPOSE_B
 // The producer with TMA (one thread): each K step of each tile in boxes, waiting for a
 // stage's release (empty) before it is filled again; full[s] expects the step's bytes (the
 // boxes' whole size: TMA counts the zeros it fills outside the matrix too).
@@ -743,9 +927,7 @@ __device__ __forceinline__ void produce_tma(unsigned base, unsigned bars,
             const unsigned st = base + ring.s * STAGE_BYTES, full = FULL(ring.s);
             const int k0 = t * BK;
             mbar_expect_tx(full, A_BYTES + B_BYTES);
-#pragma unroll
-            for (int j = 0; j < BK * ES / RB; j++)
-                tma_load(st + j * BM * RB, ma, full, k0 + j * (RB / ES), row0);
+            tma_a(st, ma, full, k0, row0);
 #ifdef CUTUNE_LAYOUT_NT
 #pragma unroll
             for (int j = 0; j < BK * ES / RB; j++)
@@ -1042,7 +1224,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
     // 16-byte copies need every row of A and B to start on 16 bytes
     const bool aligned = K % CE == 0 && (((unsigned long long)A | (unsigned long long)B) & 15) == 0
 #ifdef CUTUNE_LAYOUT_NN
-                         && (N & 7) == 0
+                         && N % CE == 0
 #endif
         ;
     // where the core encodes the tensor maps (the INI's `when`, and aligned pointers)
@@ -1050,7 +1232,8 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
     if (tid == 0) {
         for (int s = 0; s < STAGES; s++) {
             // one arrival a producer thread, or TMA's one with the bytes it expects
-            mbar_init(FULL(s), use_tma ? 1 : 128);
+            // (TRANSPOSE_B: TMA's for A and one a producer thread for B)
+            mbar_init(FULL(s), use_tma ? 1 + 128 * TRANSPOSE_B : 128);
             mbar_init(EMPTY(s), EPI_THREADS / 32); // one a consumer warp (of the tile's)
         }
         mbar_init(TURN(0), 4); // one a warp of the other consumer (ping-pong)
@@ -1063,16 +1246,20 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
 #if REALLOC
         setmaxnreg_dec<PRODUCER_REGS>();
 #endif
-#if TMA
+        const CUTUNE_TENSOR_MAP *ma = nullptr; // TRANSPOSE_B's map of A
+#if TMA && !TRANSPOSE_B
         if (use_tma) {
             if (tid == 0)
                 produce_tma(base, bars, &tmA, &tmB, M, N, nsteps);
             return;
         }
+#elif TMA
+        ma = &tmA;
+        (void)tmB; // TRANSPOSE_B: zeros (nn has no map of B)
 #elif TMA_ARGS
         (void)tmA, (void)tmB; // TMA = 0: the maps are zeros, and unused
 #endif
-        produce(smem, base, bars, A, B, M, N, K, nsteps, aligned, tid);
+        produce(smem, base, bars, A, B, M, N, K, nsteps, aligned, use_tma, ma, tid);
     } else {
 #if REALLOC
         setmaxnreg_inc<CONSUMER_REGS>();

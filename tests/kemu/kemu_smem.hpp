@@ -69,6 +69,7 @@ struct Accesses {
 };
 inline long ldmatrix_conflicts;
 inline Accesses copies, loads; // cp.async destinations; ld.shared.v4 addresses
+inline Accesses words;         // st.shared of 4 bytes (a warp's i-th ones are one instruction)
 inline int extra_wavefronts(const unsigned *addr, int n) // n addresses of 16-byte accesses
 {
     int per_group[8] = {0}, most = 0;
@@ -91,6 +92,34 @@ inline void count_conflicts(Accesses &x, int nthreads)
                     a[l] = x.addr[32 * w + 8 * q + l][k];
                 x.conflicts += extra_wavefronts(a, 8);
             }
+    for (int t = 0; t < kemu::MAX_THREADS; t++)
+        x.addr[t].clear();
+}
+// The same for 4-byte accesses: a warp's 32 lanes take one wavefront when no two of them
+// reach different words of one bank ((addr / 4) % 32), else as many as the most words a bank
+// gets (the same word twice is one access).
+inline void count_word_conflicts(Accesses &x, int nthreads)
+{
+    for (int w = 0; w < nthreads / 32; w++)
+        for (size_t k = 0; k < x.addr[32 * w + 31].size(); k++) {
+            int most = 0;
+            for (int bank = 0; bank < 32; bank++) {
+                unsigned seen[32];
+                int n = 0;
+                for (int l = 0; l < 32; l++) {
+                    const unsigned a = x.addr[32 * w + l][k] / 4;
+                    if (a % 32 != (unsigned)bank)
+                        continue;
+                    bool again = false;
+                    for (int j = 0; j < n; j++)
+                        again |= seen[j] == a;
+                    if (!again)
+                        seen[n++] = a;
+                }
+                most = std::max(most, n);
+            }
+            x.conflicts += most - 1;
+        }
     for (int t = 0; t < kemu::MAX_THREADS; t++)
         x.addr[t].clear();
 }
@@ -204,6 +233,16 @@ inline void lds128(unsigned (&r)[4], unsigned addr)
         emu::fail("ld.shared.v4: an address not 16-byte aligned", addr);
     emu::loads.addr[kemu::current].push_back(addr);
     std::memcpy(r, emu::smem_at(addr), 16);
+}
+
+// st.shared.f32: 4 bytes to shared memory (the bank conflicts of a warp's are counted after
+// the launch)
+inline void sts32(unsigned addr, float v)
+{
+    if (addr % 4)
+        emu::fail("st.shared.f32: an address not 4-byte aligned", addr);
+    emu::words.addr[kemu::current].push_back(addr);
+    std::memcpy(emu::smem_at(addr), &v, 4);
 }
 
 inline unsigned cluster_rank()

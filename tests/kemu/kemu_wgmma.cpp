@@ -3,8 +3,9 @@
 // layouts, the descriptors wgmma reads them through, the mbarrier pipeline between the
 // producer and the consumer warpgroups, the accumulators' fragment layout, the zero fill of
 // ragged tiles, the guarded path for rows not 16-byte aligned, both epilogues, the
-// rasterisation over clusters, and the TMA producer (TMA = 1) through the tensor maps the core
-// would encode.
+// rasterisation over clusters, the TMA producer (TMA = 1) through the tensor maps the core
+// would encode, and in floats the producer's split (3xTF32) and its transposition of nn's B,
+// with the bank conflicts of its shared-memory accesses.
 //
 // The instructions are emulated from the PTX ISA's definitions, independently of the kernel's
 // code:
@@ -14,7 +15,8 @@
 //   ((8,m),(T,2)):((W T,SBO),(1,T)) and MN-major ((T,W,m),(8,k)):((1,T,LBO),(W T,SBO)) for a
 //   swizzle W 16-byte units wide, Swizzle<log2 W,4,3> on the byte address (the interleaved
 //   layouts use LBO and SBO the other way round). A is K-major; B is K-major, or MN-major
-//   when the kernel says imm-trans-b (nn). Thread t of the warpgroup holds D's rows
+//   when the kernel says imm-trans-b (nn in 16-bit types; .tf32 has no transpose: a .tf32
+//   operand read MN-major aborts). Thread t of the warpgroup holds D's rows
 //   16 (t / 32) + (t % 32) / 4 and + 8, columns 8 j + 2 (t % 4) and + 1.
 // - wgmma is asynchronous: mode 0 computes a wgmma when it is issued, modes 1 and 2 at the
 //   wgmma.wait_group that must cover it, reading shared memory and writing the accumulators
@@ -28,6 +30,8 @@
 //   without waiting for it gives wrong sums). Every copy must read inside A or B. A thread
 //   that arrives lets the others run before it goes on.
 // - bar.sync 1 and 2, the consumers' barriers.
+// - the bank conflicts of cp.async's destinations and of 16-byte shared loads (per quarter
+//   warp) and of 4-byte shared stores (per warp): any fails the run.
 // The persistent schedules run on 3 blocks (whole clusters), so that each block walks several
 // tiles and the ring of stages wraps across them. Not modelled: the memory proxies
 // (fence.proxy.async does nothing here), setmaxnreg (the kernel checks at compile time that
@@ -198,7 +202,8 @@ inline double operand(unsigned long long desc, bool mn_major, unsigned mn, unsig
 
 inline void wgmma_run(const Wgmma &op)
 {
-#ifdef CUTUNE_LAYOUT_NN
+    // imm-trans-b: the 16-bit types' nn (32-bit types have no transpose: B is K-major)
+#if defined(CUTUNE_LAYOUT_NN) && EMU_ES == 2
     const bool b_mn = true;
 #else
     const bool b_mn = false;
@@ -403,7 +408,8 @@ int main()
                      int N, int K) {
         emu::deferred = mode == 1;
         emu::wg_deferred = mode >= 1;
-        emu::copies.conflicts = emu::wgmma_count = emu::tma_boxes = 0;
+        emu::copies.conflicts = emu::loads.conflicts = emu::words.conflicts = 0;
+        emu::wgmma_count = emu::tma_boxes = 0;
         emu::shared_limit = SHARED_BYTES;
         const unsigned tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
         const unsigned clusters = (tiles_m + CLUSTER_M - 1) / CLUSTER_M *
@@ -423,6 +429,10 @@ int main()
         const emu::TensorMap ma{a8, {K, M}, {kbox, BM}, EMU_ES * kbox};
 #ifdef CUTUNE_LAYOUT_NT
         const emu::TensorMap mb{b8, {K, N}, {kbox, BN}, EMU_ES * kbox};
+#elif EMU_ES == 4
+        // nn in floats: the INIs have no map of B (the producer's threads copy and transpose it)
+        const emu::TensorMap mb{nullptr, {N, K}, {64, BK}, 128};
+        (void)b8;
 #else
         const emu::TensorMap mb{b8, {N, K}, {64, BK}, 128};
 #endif
@@ -435,6 +445,9 @@ int main()
                      (const elem_t *)B, C, M, N, K);
 #endif
         emu::count_conflicts(emu::copies, NT);
+        emu::count_conflicts(emu::loads, NT);
+        emu::count_word_conflicts(emu::words, NT);
+        const long conflicts = emu::copies.conflicts + emu::loads.conflicts + emu::words.conflicts;
         long left = (long)(emu::arrivals.size() + emu::bulks.size());
         emu::bulks.clear();
         for (int t = 0; t < kemu::MAX_THREADS; t++)
@@ -445,16 +458,15 @@ int main()
         // threads each
         const long want = (long)tiles_m * tiles_n * ((K + BK - 1) / BK) * (BK / WK) * (BM / 64) *
                           (SPLIT3 ? 3 : 1) * 128;
-        char note[200];
+        char note[240];
         snprintf(note, sizeof note,
-                 "%s, %ld wgmma (want %ld), %ld left in flight, %ld cp.async bank conflicts, %ld "
-                 "TMA boxes",
+                 "%s, %ld wgmma (want %ld), %ld left in flight, %ld bank conflicts (cp.async, "
+                 "16- and 4-byte shared accesses), %ld TMA boxes",
                  mode == 0   ? "copies and wgmma at once"
                  : mode == 1 ? "copies and wgmma at the wait"
                              : "copies at once, wgmma at the wait",
-                 emu::wgmma_count, want, left, emu::copies.conflicts, emu::tma_boxes);
-        return emu::Verdict{left || emu::copies.conflicts || emu::wgmma_count != want || tma_wrong,
-                            note};
+                 emu::wgmma_count, want, left, conflicts, emu::tma_boxes);
+        return emu::Verdict{left || conflicts || emu::wgmma_count != want || tma_wrong, note};
     };
     return emu::gemm_runs(sizes, sizeof sizes / sizeof sizes[0], 3, launch) != 0;
 }
