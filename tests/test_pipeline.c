@@ -52,7 +52,7 @@ static void take_is(TunePipeline *pl, CutunePool *pool, const CutuneCompileJob *
     CHECK_MSG(t == want && t->index == index && pl->inflight == inflight,
               "took job %zu with %zu left in flight, want job %zu and %zu", t->index, pl->inflight,
               index, inflight);
-    pipeline_release(pl, t);
+    pipeline_release(t);
 }
 
 /* Eight lanes ask for one kernel at once on eight threads, with an empty cache. */

@@ -47,9 +47,8 @@ CutuneCompileJob *pipeline_take(TunePipeline *pl, CutunePool *pool)
     return c;
 }
 
-void pipeline_release(TunePipeline *pl, CutuneCompileJob *c)
+void pipeline_release(CutuneCompileJob *c)
 {
-    (void)pl;
     cutune_compile_job_clear(c);
     free((Abandoned *)(void *)c);
 }
@@ -70,7 +69,7 @@ void pipeline_abandon(TunePipeline *pl, CutunePool *pool)
         CutuneCompileJob *c = pl->queue[k];
         pl->queue[k] = NULL;
         if (cutune_pool_cancel(pool, &c->job)) {
-            pipeline_release(pl, c);
+            pipeline_release(c);
             continue;
         }
         /* compiling, or done: the pool frees it */

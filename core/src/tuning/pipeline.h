@@ -37,7 +37,7 @@ CutuneCompileJob *pipeline_slot(TunePipeline *pl);
  * caller has checked inflight > 0). */
 CutuneCompileJob *pipeline_take(TunePipeline *pl, CutunePool *pool);
 /* Free a job that pipeline_take gave (cutune_compile_job_clear). */
-void pipeline_release(TunePipeline *pl, CutuneCompileJob *c);
+void pipeline_release(CutuneCompileJob *c);
 /* Give up every job in flight at once: those still queued are taken back and freed, those
  * compiling are freed by the pool once done (their NVRTC time added to *abandoned_us). */
 void pipeline_abandon(TunePipeline *pl, CutunePool *pool);

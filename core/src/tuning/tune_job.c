@@ -449,7 +449,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
         double ms;
         size_t idx = c->index;
         rc = measure_and_record(l, j, c, lim->phase, &s, &ms, err);
-        pipeline_release(&pl, c);
+        pipeline_release(c);
         if (rc)
             goto out;
         ops->feedback(st, idx, s, ms);
