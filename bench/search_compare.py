@@ -6,6 +6,7 @@ statistic of bench/search_eval.py and of the project's rule) over the blocks.
 
     bench/search_compare.py --base OLD_CUTUNE [--new build/cli/cutune] [--blocks 10]
                             [--seed 1001] [--strategy portfolio] [--jobs 2] [--data DIR]
+                            [--spaces NAME,...]
 
 A 30-seed score is the median over the seeds at each budget, and on a plateau the median
 seed can sit on the edge between two configs (on sch22-pnpoly-titan_rtx, about half the
@@ -13,7 +14,8 @@ seeds hold one of the two fastest configs at 180 to 220 evaluations): one block'
 moves by 0.1 with the seeds. So a change is judged on several blocks: per space the mean of
 the differences (new - base, the same seeds for both), and twice its standard error (the
 spread of the differences over the blocks / sqrt(blocks)). A space is "lower" or "higher"
-where the mean difference is beyond that, else "within noise". The first seed is 1001 by
+where the mean difference is beyond that, else "within noise" (with one block there is no
+spread, and no verdict: "-"). The first seed is 1001 by
 default, away from the ranges bench/RESULTS.md reports (1, 101, 201), so that a change
 chosen on those is judged on seeds it was not chosen on. Prints Markdown; CPU only.
 """
@@ -41,7 +43,9 @@ def paired(base, new):
     return statistics.fmean(d), 2 * se
 
 
-def verdict(diff, two_se):
+def verdict(diff, two_se, blocks):
+    if blocks < 2:
+        return "-"
     return "lower" if diff < -two_se else "higher" if diff > two_se else "within noise"
 
 
@@ -54,10 +58,16 @@ def main():
     ap.add_argument("--strategy", default="portfolio")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--data", default=DATA)
+    ap.add_argument("--spaces", help="only these recordings (names without .csv, comma-separated)")
     a = ap.parse_args()
     if a.blocks < 1:
         sys.exit("search_compare: --blocks must be at least 1")
     names = spaces(a.data)
+    if a.spaces:
+        unknown = set(a.spaces.split(",")) - set(names)
+        if unknown:
+            sys.exit(f"search_compare: no recording {', '.join(sorted(unknown))} in {a.data}")
+        names = [n for n in names if n in a.spaces.split(",")]
     jobs = [(b, n, k) for b in (a.base, a.new) for n in names for k in range(a.blocks)]
     with ThreadPoolExecutor(max_workers=a.jobs) as ex:
         got = ex.map(lambda j: score(j[0], os.path.join(a.data, j[1] + ".csv"), a.strategy,
@@ -74,12 +84,12 @@ def main():
         b, w = blk(a.base, n), blk(a.new, n)
         diff, two_se = paired(b, w)
         print(f"| {n} | {statistics.fmean(b):.3f} | {statistics.fmean(w):.3f} | {diff:+.3f} | "
-              f"{two_se:.3f} | {verdict(diff, two_se)} |")
+              f"{two_se:.3f} | {verdict(diff, two_se, a.blocks)} |")
     mb = [statistics.fmean(res[(a.base, n, k)] for n in names) for k in range(a.blocks)]
     mw = [statistics.fmean(res[(a.new, n, k)] for n in names) for k in range(a.blocks)]
     diff, two_se = paired(mb, mw)
     print(f"| mean over the spaces | {statistics.fmean(mb):.3f} | {statistics.fmean(mw):.3f} | "
-          f"{diff:+.4f} | {two_se:.4f} | {verdict(diff, two_se)} |")
+          f"{diff:+.4f} | {two_se:.4f} | {verdict(diff, two_se, a.blocks)} |")
     up = sum(w > b for b, w in zip(mb, mw))
     print(f"\nThe mean over the spaces rose in {up} of {a.blocks} blocks: "
           + ", ".join(f"{w - b:+.3f}" for b, w in zip(mb, mw)) + ".")
