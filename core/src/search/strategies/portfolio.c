@@ -57,9 +57,12 @@
  * (0.47 to 0.55); pairs with a floor of 0.05 or 0.25, and pairs in the first design too,
  * made 0.771 to 0.776. The global pick's good configs as the fastest 2, where the fastest 15%
  * (at least 3) were, took it from 0.785 to 0.787 (seeds 1-30) and from 0.762 to 0.793 (seeds
- * 101-130), sch22-pnpoly-a100 most (0.33 to 0.43, 0.09 to 0.39), at a cost on
- * sch22-pnpoly-titan_rtx (0.60 to 0.51 on seeds 1-30); the fastest 1, the fastest
- * 5, and the fastest 2% (at least 3) made 0.785 / 0.775, 0.785 / 0.759 and 0.786 / 0.788. */
+ * 101-130), sch22-pnpoly-a100 most (0.33 to 0.43, 0.09 to 0.39); over 10 other blocks of 30
+ * seeds (bench/search_compare.py, seeds 1001-1300) from 0.773 to 0.795, higher in each block,
+ * sch22-pnpoly-titan_rtx too (0.559 to 0.605: its fall on seeds 1-30, 0.60 to 0.51, is the
+ * seeds'), at a cost of about 0.01 on sch22-gemm-titan_rtx. The fastest 1, the fastest 5, and
+ * the fastest 2% (at least 3) made 0.785 / 0.775, 0.785 / 0.759 and 0.786 / 0.788; a second
+ * global arm or half the global picks with the fastest 15% gave back most of the gain. */
 #include "bandit.h"
 #include "density.h"
 #include "design.h"
