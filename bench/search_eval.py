@@ -31,6 +31,7 @@ BUDGETS = [25, 50, 100, 200, 400]
 PUBLISHED_BUDGETS = [25, 100, 200, 400]  # where the issue compares with the paper
 KERNELS = {"gemm": "GEMM", "convolution": "convolution", "pnpoly": "pnpoly"}
 GPUS = {"a100": "A100", "titan_rtx": "TITAN_RTX"}
+DATA = os.environ.get("CUTUNE_SEARCH_EVAL_DATA", os.path.join(ROOT, "..", "shared", "search-eval-data"))
 
 
 def replay(cutune, path, strategies, seeds, seed):
@@ -40,6 +41,14 @@ def replay(cutune, path, strategies, seeds, seed):
     if out.returncode != 0:
         sys.exit(f"search_eval: {' '.join(cmd)}: exit {out.returncode}: {out.stderr.strip()}")
     return json.loads(out.stdout)
+
+
+def spaces(data):
+    """The recordings scored: every CSV of the folder but the -cartesian ones, by name."""
+    if not os.path.isdir(data):
+        sys.exit(f"search_eval: no folder {data} (set CUTUNE_SEARCH_EVAL_DATA or --data)")
+    return sorted(f[:-4] for f in os.listdir(data)
+                  if f.endswith(".csv") and "-cartesian" not in f and not f.startswith("published"))
 
 
 def published(data):
@@ -75,19 +84,14 @@ def git(*args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cutune", default=os.path.join(ROOT, "build", "cli", "cutune"))
-    ap.add_argument("--data", default=os.environ.get("CUTUNE_SEARCH_EVAL_DATA",
-                                                     os.path.join(ROOT, "..", "shared",
-                                                                  "search-eval-data")))
+    ap.add_argument("--data", default=DATA)
     ap.add_argument("--seeds", type=int, default=30)
     ap.add_argument("--seed", type=int, default=1, help="the first seed (another range checks "
                     "that a change is no fit to seeds 1-30)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--strategies", default="portfolio,annealing")
     a = ap.parse_args()
-    if not os.path.isdir(a.data):
-        sys.exit(f"search_eval: no folder {a.data} (set CUTUNE_SEARCH_EVAL_DATA or --data)")
-    names = sorted(f[:-4] for f in os.listdir(a.data)
-                   if f.endswith(".csv") and "-cartesian" not in f and not f.startswith("published"))
+    names = spaces(a.data)
     with ThreadPoolExecutor(max_workers=a.jobs) as ex:
         runs = list(ex.map(lambda n: replay(a.cutune, os.path.join(a.data, n + ".csv"),
                                             a.strategies, a.seeds, a.seed), names))

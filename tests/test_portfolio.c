@@ -4,6 +4,7 @@
 #include "check.h"
 #include "replay.h"
 #include "strategies/bandit.h"
+#include "strategies/density.h"
 #include "strategies/design.h"
 #include "strategies/search.h"
 #include "strategy.h"
@@ -179,6 +180,43 @@ static void design_pairs(void)
     search_grid_free(&t.g);
 }
 
+/* The global pick's good configs are the fastest SEARCH_GLOBAL_GOOD measured. On a plateau
+ * (an 8 x 8 grid: the two fastest configs at level 0 of the first parameter, the next seven
+ * within 1% of them at level 2, six slow ones at level 0 too), the TPE score then ranks level
+ * 0, the level of the very best, above level 2; with the fastest 15% as good (at least 3,
+ * the setting before), level 2 outranks it, and the pick leaves the best configs' levels. */
+static void global_good(void)
+{
+    Design t;
+    design_fixture(&t, 2, 8, 1);
+    double cost[64];
+    size_t measured[64], m = 0;
+    for (size_t i = 0; i < 64; i++) {
+        size_t a = i / 8, c = i % 8; /* the levels: the first parameter's is the major one */
+        cost[i] = 2 + 0.01 * (double)i;
+        if (a == 0 && c < 2)
+            cost[i] = 1 + 0.001 * (double)c;
+        else if (a == 2 && c < 7)
+            cost[i] = 1.002 + 0.001 * (double)c;
+        search_sorted_insert(measured, &m, cost, i);
+    }
+    SearchDensity d;
+    CHECK_EQ_INT(search_density_init(&d, &t.g), 0);
+    /* configs (0, 7) and (2, 7): only the first parameter's level differs */
+    search_density_fit(&d, measured, m, cost, 0, SEARCH_GLOBAL_GOOD);
+    double best = search_density_score(&d, 7), near = search_density_score(&d, 2 * 8 + 7);
+    CHECK_MSG(best > near, "the good ones the fastest %d: level 0 scores %g, level 2 %g",
+              SEARCH_GLOBAL_GOOD, best, near);
+    search_density_fit(&d, measured, m, cost, 0.15, 3);
+    best = search_density_score(&d, 7), near = search_density_score(&d, 2 * 8 + 7);
+    CHECK_MSG(best < near, "the good ones the fastest 15%%: level 0 scores %g, level 2 %g", best,
+              near);
+    search_density_free(&d);
+    search_design_free(&t.d);
+    search_book_free(&t.b);
+    search_grid_free(&t.g);
+}
+
 /* The proposals a strategy makes before any result (at most max of them), into out. */
 static size_t before_results(const CutuneStrategyOps *ops, const CutuneRecording *r, uint64_t seed,
                              size_t budget, size_t parallel, size_t *out, size_t max)
@@ -247,6 +285,7 @@ int main(void)
     bandit();
     design_square();
     design_pairs();
+    global_good();
     CutuneRecording r;
     CHECK_EQ_INT(cutune_landscape_generate(3, &r), 0);
     SearchGrid g;

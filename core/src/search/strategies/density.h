@@ -28,4 +28,11 @@ void search_density_fit(SearchDensity *d, const size_t *measured, size_t m, cons
 /* The score of config i: the sum of log(l/g) over its parameters. */
 double search_density_score(const SearchDensity *d, size_t i);
 
+/* The default search's global picks (portfolio.c) count as good only the fastest
+ * SEARCH_GLOBAL_GOOD configs measured (gamma 0), not a fraction of them: on a plateau,
+ * where hundreds of configs lie within 2% of the optimum, the fastest 15% hold every level
+ * of the parameters that decide the last percent, and only the very best few show which
+ * levels those are (bench/RESULTS.md, "Search on foreign spaces (replay)"). */
+enum { SEARCH_GLOBAL_GOOD = 2 };
+
 #endif

@@ -19,7 +19,8 @@
  *   local search needs one round of feedback per parameter.
  * - A global pick: the new config of highest TPE score (density.h), where the levels of the
  *   fastest configs so far come together, wherever that is in the space: a restart into the
- *   region the results point to, away from the incumbent's basin.
+ *   region the results point to, away from the incumbent's basin. The good configs are the
+ *   fastest two (SEARCH_GLOBAL_GOOD), so the pick follows the levels the very best share.
  * - Exploration that no model steers: of PF_EXPLORE_POOL random new configs, the one that
  *   brings the most pairs of parameter levels never proposed together (design.h). Where
  *   two levels pay off only together (pnpoly's tile_size = 1 with use_precomputed_slopes =
@@ -54,7 +55,14 @@
  * levels with a floor of 0.15, where random configs had 0.05, took the mean from 0.776 to
  * 0.785 (seeds 1-30) and from 0.748 to 0.762 (seeds 101-130), sch22-convolution-a100 most
  * (0.47 to 0.55); pairs with a floor of 0.05 or 0.25, and pairs in the first design too,
- * made 0.771 to 0.776. */
+ * made 0.771 to 0.776. The global pick's good configs as the fastest 2, where the fastest 15%
+ * (at least 3) were, took it from 0.785 to 0.787 (seeds 1-30) and from 0.762 to 0.793 (seeds
+ * 101-130), sch22-pnpoly-a100 most (0.33 to 0.43, 0.09 to 0.39); over 10 other blocks of 30
+ * seeds (bench/search_compare.py, seeds 1001-1300) from 0.773 to 0.795, higher in each block,
+ * sch22-pnpoly-titan_rtx too (0.559 to 0.605: its fall on seeds 1-30, 0.60 to 0.51, is the
+ * seeds'), at a cost of about 0.01 on sch22-gemm-titan_rtx. The fastest 1, the fastest 5, and
+ * the fastest 2% (at least 3) made 0.785 / 0.775, 0.785 / 0.759 and 0.786 / 0.788; a second
+ * global arm or half the global picks with the fastest 15% gave back most of the gain. */
 #include "bandit.h"
 #include "density.h"
 #include "design.h"
@@ -74,13 +82,12 @@ enum {
     PF_DESIGN_POOL = 32,   /* the design picks from this many random new configs */
     PF_EXPLORE_POOL = 64,  /* exploration picks from this many */
     PF_REWARD_TOP = 1,     /* an arm pays off with a config that is the best measured */
-    PF_MIN_GOOD = 3,       /* the global pick's good configs: at least 3 */
+    PF_MIN_GOOD = 3,       /* the global pick: not before 3 results */
     PF_BANDIT_WINDOW = 24, /* an arm's rate of payoff: over its last 24 outcomes */
     PF_MIN_INFLIGHT = 4,
     PF_INFLIGHT_DIV = 8,
 };
 #define PF_ELITE_DECAY 0.35 /* the next basin's parent is proposed from this much less often */
-#define PF_GAMMA 0.15       /* the global pick's good configs: the fastest 15% */
 /* The arms' floors: local search, model, global, exploration. */
 static const double pf_floors[NARMS] = {0.2, 0.1, 0.1, 0.15};
 
@@ -186,7 +193,7 @@ static long global_pick(Portfolio *s)
     if (s->nmeasured <= PF_MIN_GOOD)
         return -1;
     if (s->density_at != s->nmeasured) {
-        search_density_fit(&s->density, s->measured, s->nmeasured, b->cost, PF_GAMMA, PF_MIN_GOOD);
+        search_density_fit(&s->density, s->measured, s->nmeasured, b->cost, 0, SEARCH_GLOBAL_GOOD);
         s->density_at = s->nmeasured;
     }
     long pick = -1;
