@@ -121,22 +121,34 @@ def by_threads(t):
 
 
 def proc_main(q, out):
-    ts = []
-    while True:
-        c = q.get()
-        if c is None:
-            break
-        ts.append(compile_one(c))
-    out.put(ts)
+    # NVRTC loaded before the clock starts, as a pool's processes would have it; an error
+    # goes back to the parent (which would otherwise wait for this process's times forever)
+    try:
+        nvrtc()
+        out.put("ready")
+        ts = []
+        while True:
+            c = q.get()
+            if c is None:
+                break
+            ts.append(compile_one(c))
+        out.put(ts)
+    except BaseException as e:  # SystemExit from compile_one included
+        out.put("error: %s" % e)
 
 
 def by_procs(p):
-    ctx = mp.get_context("fork")
+    # spawned, not forked: a fork of a process whose threads have run NVRTC (the --threads
+    # runs before) can inherit a lock that one of those threads held, and hang
+    ctx = mp.get_context("spawn")
     q, out = ctx.Queue(), ctx.Queue()
     ps = [ctx.Process(target=proc_main, args=(q, out)) for _ in range(p)]
     for pr in ps:
         pr.start()
-    time.sleep(0.5)  # the processes up before the clock starts, as a pool would be
+    for _ in ps:  # every process up, NVRTC loaded, before the clock starts
+        got = out.get()
+        if got != "ready":
+            raise SystemExit("compile_scaling: a process failed: %s" % got)
     t0 = time.perf_counter()
     for c in CONFIGS:
         q.put(c)
@@ -144,7 +156,10 @@ def by_procs(p):
         q.put(None)
     times = []
     for _ in ps:
-        times += out.get()
+        got = out.get()
+        if isinstance(got, str):
+            raise SystemExit("compile_scaling: a process failed: %s" % got)
+        times += got
     wall = time.perf_counter() - t0
     for pr in ps:
         pr.join()
