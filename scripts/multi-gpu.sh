@@ -13,10 +13,12 @@
 #   DTYPE       --dtype of every run (default: as the sizes say, fp32)
 #   LAYOUT      --layout of every run (default: as the sizes say, nn)
 #   RUNS        which of the runs (default "one two all"; "all" runs only on more than 2 GPUs)
+#   BUILD       the build tree whose cli/cutune runs (default ./build): another commit's, to
+#               compare two on one machine
 # Output in $OUT (default ./gpu-out): walls.txt, per run NAME.jsonl (run --json) and NAME.err.
 set -u
 root=$(pwd)
-b=$root/build
+b=${BUILD:-$root/build}
 out=${OUT:-$root/gpu-out}
 op=${1:-matmul}
 dir=$(mktemp -d)
