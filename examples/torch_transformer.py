@@ -15,7 +15,9 @@ a block, each F.linear(x, W): layout nt.
    with CUDA events, best of several repetitions, and whether use() routes it;
 4. the model's step (inference, or --train: forward and backward) without and then inside
    `with cutune.use()`, which routes an F.linear to cutune where its tuned config beats the
-   cuBLAS/cuBLASLt time `cutune run` recorded for that shape by 3% (cutune.prefer_tuned).
+   cuBLAS/cuBLASLt time `cutune run` recorded for that shape by 3% (cutune.prefer_tuned);
+   eagerly also with `cutune.swap(model)`: the same rule for the model's nn.Linear layers
+   alone, without use()'s hook on every other torch call.
 
 --graph times CUDA graphs in 3 and 4 instead of eager calls: each GEMM alone, and the step
 without and then inside use(), is captured once (torch.cuda.graph, after warm-up calls on a
@@ -214,12 +216,23 @@ def main():
                 after = cuda_time(step, reps=5)
                 y = step()
             ref = step()
+            with cutune.swap(model, db=a.db) as sw:  # the Linear layers alone, no mode
+                swapped = cuda_time(step, reps=5)
+                n0 = sw.routed
+                y_swap = step()
+                swap_per_step = sw.routed - n0
+            err_swap = ((y_swap.float() - ref.float()).abs().max()
+                        / ref.float().abs().max()).item()
     err = ((y.float() - ref.float()).abs().max() / ref.float().abs().max()).item()
     print("\nstep (%s, BF16, %d x %d tokens, d=%d, %d blocks%s):" % (
         "forward + backward" if a.train else "inference", a.batch, a.seq, a.dim, a.layers,
         "; CUDA graph replays" if a.graph else ""))
     print("  torch alone %.3f ms, with cutune.use() %.3f ms: %.3fx; max relative difference "
           "%.2g" % (before, after, before / after, err))
+    if not a.graph:
+        print("  torch alone %.3f ms, with cutune.swap(model) %.3f ms: %.3fx; max relative "
+              "difference %.2g; GEMMs sent to cutune a step: %d"
+              % (before, swapped, before / swapped, err_swap, swap_per_step))
     if a.graph:
         print("  GEMMs sent to cutune a step: %d%s" % (
             per_step, "" if per_step else " (none is tuned and faster than its yardstick by "

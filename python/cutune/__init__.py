@@ -23,14 +23,17 @@ from ._lib import Error as _Error, Result as _Result, DeviceInfo as _DeviceInfo
 __version__ = "0.1.0"
 __all__ = ["open", "create_db", "matmul", "Handle", "Lookup", "CutuneError", "NotFoundError",
            "NoDeviceError", "MATCHES", "prefer_tuned", "matmul_op", "matmul_fast", "use",
-           "record", "recorded", "tune"]
+           "record", "recorded", "tune", "swap"]
 
 # PyTorch's side (cutune/_torch.py): imported on first use, so that `import cutune` needs no
 # torch
-_TORCH_NAMES = ("matmul_op", "matmul_fast", "use", "record", "recorded", "tune")
+_TORCH_NAMES = ("matmul_op", "matmul_fast", "use", "record", "recorded", "tune", "swap")
 
 
 def __getattr__(name):
+    if name == "swap":
+        from . import _swap
+        return _swap.swap
     if name in _TORCH_NAMES:
         from . import _torch
         return getattr(_torch, name)

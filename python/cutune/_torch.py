@@ -249,6 +249,31 @@ def _gemm_of(func, args, kwargs):
     return x.reshape(-1, x.shape[-1]), b, bias, tuple(x.shape[:-1]) + (b.shape[1],)
 
 
+class _Router:
+    """Whether a GEMM goes to cutune's kernel, decided once per shape, element type, layout
+    and device (use() and swap())."""
+
+    def __init__(self, db, margin, min_ms):
+        self.db, self.margin, self.min_ms = db, margin, min_ms
+        self.decided = {}  # (M, N, K, kind, layout, device) -> True: cutune's kernel is faster
+
+    def tuned(self, M, N, K, kind, layout, device):
+        key = (M, N, K, kind, layout, device.index)
+        hit = self.decided.get(key)
+        if hit is None:
+            if torch.compiler.is_compiling():
+                return False  # decided in eager runs only; a compiled region keeps torch's
+            if torch.cuda.is_current_stream_capturing():
+                return False  # the first launch may compile and load a kernel: not in a graph
+            size = "%dx%dx%d-%s-%s" % (M, N, K, kind, layout)
+            h = _handle() if self.db is None else self.db
+            # tuned for this shape (on this GPU or its model) and faster than the cuBLAS(Lt)
+            # time recorded beside it by the margin (cutune.prefer_tuned); else torch's
+            hit = h.prefers_tuned("matmul", size, device.index or 0, self.margin, self.min_ms)
+            self.decided[key] = hit
+        return hit
+
+
 class _Mode(TorchFunctionMode):
     """Sees every torch function of the region: GEMMs go to cutune (use) and are written down
     (record)."""
@@ -256,8 +281,8 @@ class _Mode(TorchFunctionMode):
     def __init__(self, route, recorder, db, device, margin, min_ms=ROUTE_MIN_MS):
         super().__init__()
         self.route, self.recorder = route, recorder
-        self.db, self.device, self.margin, self.min_ms = db, device, margin, min_ms
-        self.decided = {}  # (M, N, K, kind, layout, device) -> True: cutune's kernel is faster
+        self.db, self.device = db, device
+        self.router = _Router(db, margin, min_ms)
         self.routed = 0  # the GEMMs sent to cutune
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
@@ -280,7 +305,7 @@ class _Mode(TorchFunctionMode):
             self.recorder.add(M, N, K, kind, layout, a.device)
         if not self.route or a.device.type != "cuda" or b.device != a.device or 0 in (M, N, K):
             return func(*args, **kwargs)
-        if not self._tuned(M, N, K, kind, layout, a.device):
+        if not self.router.tuned(M, N, K, kind, layout, a.device):
             return func(*args, **kwargs)
         out = matmul_fast(a, b, kind, self.db).reshape(shape)
         self.routed += 1
@@ -289,22 +314,6 @@ class _Mode(TorchFunctionMode):
         # cutune's kernels have no bias epilogue (torch's cuBLASLt fuses it): one more
         # kernel, in place where autograd does not need the product
         return out + bias if out.requires_grad else out.add_(bias)
-
-    def _tuned(self, M, N, K, kind, layout, device):
-        key = (M, N, K, kind, layout, device.index)
-        hit = self.decided.get(key)
-        if hit is None:
-            if torch.compiler.is_compiling():
-                return False  # decided in eager runs only; a compiled region keeps torch's
-            if torch.cuda.is_current_stream_capturing():
-                return False  # the first launch may compile and load a kernel: not in a graph
-            size = "%dx%dx%d-%s-%s" % (M, N, K, kind, layout)
-            h = _handle() if self.db is None else self.db
-            # tuned for this shape (on this GPU or its model) and faster than the cuBLAS(Lt)
-            # time recorded beside it by the margin (cutune.prefer_tuned); else torch's
-            hit = h.prefers_tuned("matmul", size, device.index or 0, self.margin, self.min_ms)
-            self.decided[key] = hit
-        return hit
 
 
 class _Recorder:

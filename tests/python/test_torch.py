@@ -109,6 +109,36 @@ def test_use_leaves_the_cpu_to_torch(fixture_path):
     assert got3.shape == (15, 16)
 
 
+def test_swap_leaves_the_cpu_to_torch_and_restores(fixture_path):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 16), torch.nn.ReLU(),
+                                torch.nn.Linear(16, 8, bias=False))
+    x = torch.randn(3, 5, 32)
+    want = model(x)
+    sw = cutune.swap(model, db=fixture_path)
+    assert len(sw.layers) == 2 and all("forward" in m.__dict__ for m in sw.layers)
+    assert torch.equal(model(x), want)  # on the CPU: F.linear, as before
+    assert sw.routed == 0
+    sw.restore()
+    assert not any("forward" in m.__dict__ for m in model.modules())
+    assert torch.equal(model(x), want)
+    with cutune.swap(model, db=fixture_path) as again:  # a restored model swaps again
+        assert torch.equal(model(x), want)
+    assert again.layers == [] and "forward" not in model[0].__dict__
+
+
+def test_swap_refuses_what_it_cannot_route(fixture_path):
+    with pytest.raises(TypeError, match="torch.nn.Module"):
+        cutune.swap(lambda x: x)
+    with pytest.raises(ValueError, match="no nn.Linear"):
+        cutune.swap(torch.nn.ReLU())
+    lin = torch.nn.Linear(4, 4)
+    with cutune.swap(lin, db=fixture_path):
+        with pytest.raises(ValueError, match="already swapped"):
+            cutune.swap(torch.nn.Sequential(lin))
+    cutune.swap(lin, db=fixture_path).restore()  # the first swap's end freed it
+
+
 def test_use_counts_the_gemms_it_routes(fixture_path):
     lin = torch.nn.Linear(32, 16)
     with cutune.use(db=fixture_path) as region:

@@ -90,12 +90,8 @@ def test_short_path_takes_the_tensors_own_type(default_db, dtype, kind, layout, 
     check_product(cutune.matmul, True, dtype, kind, layout)
 
 
-@pytest.mark.parametrize("yardstick_ms, routed", [(None, True), (1e3, True), (1e-6, False)])
-def test_linear_routes_through_cutune_only_where_tuned_and_faster(tuned, tmp_path, monkeypatch,
-                                                                  yardstick_ms, routed):
-    """A tuned shape goes to cutune when no yardstick was recorded for it (deleted here) or
-    its best beats the recorded one (one of 1 s planted), and stays torch's when the
-    yardstick was faster (1 ns); an untuned shape is always torch's."""
+def planted_copy(tuned, tmp_path, yardstick_ms):
+    """A copy of the tuned database whose yardsticks are gone, or all yardstick_ms."""
     import sqlite3
     db = str(tmp_path / "copy.db")
     src, dst = sqlite3.connect(tuned), sqlite3.connect(db)
@@ -107,6 +103,16 @@ def test_linear_routes_through_cutune_only_where_tuned_and_faster(tuned, tmp_pat
     dst.commit()
     src.close()
     dst.close()
+    return db
+
+
+@pytest.mark.parametrize("yardstick_ms, routed", [(None, True), (1e3, True), (1e-6, False)])
+def test_linear_routes_through_cutune_only_where_tuned_and_faster(tuned, tmp_path, monkeypatch,
+                                                                  yardstick_ms, routed):
+    """A tuned shape goes to cutune when no yardstick was recorded for it (deleted here) or
+    its best beats the recorded one (one of 1 s planted), and stays torch's when the
+    yardstick was faster (1 ns); an untuned shape is always torch's."""
+    db = planted_copy(tuned, tmp_path, yardstick_ms)
     from cutune import _torch
     launched = []
     real = _torch._launch
@@ -121,6 +127,39 @@ def test_linear_routes_through_cutune_only_where_tuned_and_faster(tuned, tmp_pat
     assert launched == ([("bf16", "nt", M, N, K)] if routed else [])
     torch.testing.assert_close(got, want, rtol=2e-2, atol=2e-2)
     torch.testing.assert_close(other, lin(x[:, :3].contiguous()))
+
+
+@pytest.mark.parametrize("yardstick_ms, routed", [(None, True), (1e-6, False)])
+def test_swap_routes_linear_layers_as_use_does(tuned, tmp_path, monkeypatch, yardstick_ms,
+                                               routed):
+    """cutune.swap(model): a layer of the tuned shape goes to cutune (no yardstick recorded)
+    or stays torch's (a 1 ns yardstick planted), another shape is torch's; the bias is added
+    and the output matches the layer's own; restore() gives the layer torch's path back."""
+    db = planted_copy(tuned, tmp_path, yardstick_ms)
+    from cutune import _torch
+    launched = []
+    real = _torch._launch
+    monkeypatch.setattr(_torch, "_launch", lambda *a: launched.append(a[2:7]) or real(*a))
+    lin = torch.nn.Linear(K, N, device="cuda", dtype=torch.bfloat16)
+    with torch.no_grad():
+        lin.bias.uniform_(-1, 1)  # a bias that shows when it is missing
+    x = torch.randn(2, M // 2, K, device="cuda", dtype=torch.bfloat16)
+    small = x[:, :3].contiguous()
+    with torch.no_grad():
+        want, want_small = lin(x), lin(small)
+        with cutune.swap(lin, db=db) as sw:
+            got = lin(x)          # M x N x K bf16 nt: tuned
+            got_small = lin(small)  # 6 x N x K: not tuned, torch's
+        torch.cuda.synchronize()
+        assert launched == ([("bf16", "nt", M, N, K)] if routed else [])
+        assert sw.routed == (1 if routed else 0)
+        ref = (x.double() @ lin.weight.double().t() + lin.bias.double()).float()
+        torch.testing.assert_close(got.float(), ref, rtol=2e-2, atol=2e-2)
+        torch.testing.assert_close(got, want, rtol=2e-2, atol=2e-2)
+        torch.testing.assert_close(got_small, want_small)
+        launched.clear()
+        lin(x)  # restored: torch's
+        assert launched == []
 
 
 def test_fullgraph_compile_runs_the_op(default_db):
