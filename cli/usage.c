@@ -42,6 +42,8 @@ const char cli_usage[] =
     "  CUTUNE_CACHE_DIR    compiled-kernel cache (default ~/.cache/cutune)\n"
     "  CUTUNE_NVRTC_CACHE  1: let NVRTC (12.9+) also keep its own cache of cutune's compiles\n"
     "                      in the driver's compute cache (~/.nv/ComputeCache); off otherwise\n"
+    "  CUTUNE_COMPILE_PROCS  0: compile in threads of the cutune process itself, not in a\n"
+    "                      cutune-worker process per compile thread (the default)\n"
     "\n"
     "exit codes: 0 success, 1 failure, 2 bad usage, 3 no CUDA driver or device,\n"
     "            4 not found, 130 interrupted\n";

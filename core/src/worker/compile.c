@@ -1,5 +1,6 @@
 /* NVRTC compilation of kernel sources into cubins, through the kernel cache. */
 #include "compile.h"
+#include "compile_proc.h"
 #include "kernel_cache.h"
 #include "space_limits.h"
 #include "util.h"
@@ -235,9 +236,60 @@ static void inflight_release(const char *key)
     pthread_mutex_unlock(&inflight_mu);
 }
 
-int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char *const *defines,
-                         size_t ndefines, int arch, const char *cache_dir, CutuneKernelBinary *out,
-                         CutuneError *err)
+int cutune_nvrtc_run(const char *source, const char *kernel_name, const char *const *opts,
+                     size_t nopts, CutuneKernelBinary *out, CutuneError *err)
+{
+    memset(out, 0, sizeof *out);
+    double t0 = cutune_now();
+    nvrtcProgram prog;
+    int rc = program_create(&prog, source, kernel_name, err);
+    if (rc)
+        return rc;
+    nvrtcResult r = nvrtcCompileProgram(prog, (int)nopts, opts);
+    out->log = program_log(prog);
+    if (r != NVRTC_SUCCESS) {
+        nvrtcDestroyProgram(&prog);
+        return cutune_error(err, CUTUNE_ERR_COMPILE, "NVRTC could not compile %s: %s%s%s",
+                            kernel_name, nvrtcGetErrorString(r), out->log ? "\n" : "",
+                            out->log ? out->log : "");
+    }
+    size_t size = 0;
+    r = nvrtcGetCUBINSize(prog, &size);
+    if (r == NVRTC_SUCCESS && size > 0 && (out->cubin = malloc(size)))
+        r = nvrtcGetCUBIN(prog, out->cubin);
+    nvrtcDestroyProgram(&prog);
+    if (r != NVRTC_SUCCESS || !out->cubin) {
+        free(out->cubin);
+        out->cubin = NULL;
+        return cutune_error(err, CUTUNE_ERR_COMPILE, "NVRTC produced no cubin for %s: %s",
+                            kernel_name, nvrtcGetErrorString(r));
+    }
+    out->size = size;
+    out->compile_ms = 1e3 * (cutune_now() - t0);
+    return 0;
+}
+
+/* The compile itself, here or (out_of_process) in this thread's compile process; where
+ * none can be started (cutune_compile_proc returns 1), here */
+static int compile_now(const char *source, const char *kernel_name, const char *const *opts,
+                       size_t nopts, int out_of_process, CutuneKernelBinary *out, CutuneError *err)
+{
+    if (out_of_process) {
+        double t0 = cutune_now();
+        int rc = cutune_compile_proc(source, kernel_name, opts, nopts, &out->cubin, &out->size,
+                                     &out->log, err);
+        if (rc != 1) {
+            if (rc == 0)
+                out->compile_ms = 1e3 * (cutune_now() - t0);
+            return rc;
+        }
+    }
+    return cutune_nvrtc_run(source, kernel_name, opts, nopts, out, err);
+}
+
+static int compile_cached(const char *source, const char *kernel_name, const char *const *defines,
+                          size_t ndefines, int arch, const char *cache_dir, int out_of_process,
+                          CutuneKernelBinary *out, CutuneError *err)
 {
     memset(out, 0, sizeof *out);
     Options opt;
@@ -265,42 +317,21 @@ int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char
         if ((claimed = inflight_claim(key)))
             break;
     }
-
-    double t0 = cutune_now();
-    nvrtcProgram prog;
-    if ((rc = program_create(&prog, source, kernel_name, err)))
-        goto done;
-    nvrtcResult r = nvrtcCompileProgram(prog, (int)nopts, opts);
-    out->log = program_log(prog);
-    if (r != NVRTC_SUCCESS) {
-        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "NVRTC could not compile %s: %s%s%s",
-                          kernel_name, nvrtcGetErrorString(r), out->log ? "\n" : "",
-                          out->log ? out->log : "");
-        nvrtcDestroyProgram(&prog);
-        goto done;
-    }
-    size_t size = 0;
-    r = nvrtcGetCUBINSize(prog, &size);
-    if (r == NVRTC_SUCCESS && size > 0 && (out->cubin = malloc(size)))
-        r = nvrtcGetCUBIN(prog, out->cubin);
-    if (r != NVRTC_SUCCESS || !out->cubin) {
-        rc = cutune_error(err, CUTUNE_ERR_COMPILE, "NVRTC produced no cubin for %s: %s",
-                          kernel_name, nvrtcGetErrorString(r));
-        free(out->cubin);
-        out->cubin = NULL;
-        nvrtcDestroyProgram(&prog);
-        goto done;
-    }
-    out->size = size;
-    nvrtcDestroyProgram(&prog);
-    out->compile_ms = 1e3 * (cutune_now() - t0);
-    if (cache_dir)
+    rc = compile_now(source, kernel_name, opts, nopts, out_of_process, out, err);
+    if (rc == 0 && cache_dir)
         cutune_kernel_cache_put(cache_dir, key, out->cubin, out->size);
 done:
     if (claimed)
         inflight_release(key);
     options_free(&opt);
     return rc;
+}
+
+int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char *const *defines,
+                         size_t ndefines, int arch, const char *cache_dir, CutuneKernelBinary *out,
+                         CutuneError *err)
+{
+    return compile_cached(source, kernel_name, defines, ndefines, arch, cache_dir, 0, out, err);
 }
 
 void cutune_defines_of(const CutuneSpace *sp, const int64_t *values, CutuneDefines *d)
@@ -333,8 +364,11 @@ static void compile_job_run(CutuneJob *job)
     CutuneCompileJob *c = (CutuneCompileJob *)job;
     if (!c->source)
         return; /* a library variant: nothing to compile, rc 0 and no cubin */
-    c->rc = cutune_nvrtc_compile(c->source, c->kernel_name, c->d.ptr, c->d.n, c->arch, c->cache_dir,
-                                 &c->bin, &c->err);
+    /* a tuning run's compiles, each pool thread's in a process of its own: NVRTC in one
+     * process stops scaling at about 32 threads (its own contention), where processes go on
+     * (bench/RESULTS.md, "Compile processes") */
+    c->rc = compile_cached(c->source, c->kernel_name, c->d.ptr, c->d.n, c->arch, c->cache_dir,
+                           cutune_compile_procs_enabled(), &c->bin, &c->err);
 }
 
 void cutune_compile_job_init(CutuneCompileJob *c, const char *source, const char *kernel_name,

@@ -32,6 +32,11 @@ int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char
                          size_t ndefines, int arch, const char *cache_dir, CutuneKernelBinary *out,
                          CutuneError *err);
 void cutune_kernel_binary_free(CutuneKernelBinary *b);
+/* NVRTC on the source with these options, in this process, no cache: 0 with out->cubin
+ * set, or CUTUNE_ERR_COMPILE with out->log (and err) holding the compiler's messages. What
+ * a compile process runs for its caller (compile_proc.h). */
+int cutune_nvrtc_run(const char *source, const char *kernel_name, const char *const *opts,
+                     size_t nopts, CutuneKernelBinary *out, CutuneError *err);
 
 /* The PTX NVRTC makes of `source` (a program named `name`) for compute_<arch> with
  * `defines` (no GPU needed, no cache): 0 with *ptx malloc'd, or CUTUNE_ERR_COMPILE with the

@@ -40,6 +40,10 @@
  *   COUNT                                     OK  u32 the CUDA devices the worker sees |
  *                                             ERROR (sent before HELLO, by itself: it
  *                                             opens no device)
+ *   COMPILE  str source, str kernel name,     COMPILED i32 rc, str message, str log,
+ *            u32 n, n x str NVRTC option               bytes cubin (rc 0: the cubin;
+ *            (no HELLO first: a compile                else NVRTC's failure)
+ *            process opens no device)
  *   (closing the socket ends the worker)
  *   ERROR is i32 code, str message. After a RESULT with context_lost set the worker exits. */
 #ifndef CUTUNE_PROTO_H
@@ -51,10 +55,11 @@
 #include "cutune/cutune.h"
 
 #define CUTUNE_PROTO_VERSION \
-    8 /* 5: CutuneProblem carries an element type and a layout;
+    9 /* 5: CutuneProblem carries an element type and a layout;
                                   6: EVAL names a library variant's plugin;
                                   7: DEVICE carries the peak clocks; COUNT;
-                                  8: EVAL carries the config's TMA tensor maps */
+                                  8: EVAL carries the config's TMA tensor maps;
+                                  9: COMPILE */
 #define CUTUNE_PROTO_MAX_PAYLOAD (256u << 20) /* far above any cubin */
 
 enum CutuneMsgType {
@@ -64,11 +69,13 @@ enum CutuneMsgType {
     CUTUNE_MSG_TEARDOWN = 4,
     CUTUNE_MSG_YARDSTICK = 5,
     CUTUNE_MSG_COUNT = 6,
+    CUTUNE_MSG_COMPILE = 7,
     CUTUNE_MSG_OK = 16,
     CUTUNE_MSG_ERROR = 17,
     CUTUNE_MSG_DEVICE = 18,
     CUTUNE_MSG_RESULT = 19,
     CUTUNE_MSG_YARDSTICK_RESULT = 20,
+    CUTUNE_MSG_COMPILED = 21,
 };
 
 /* A growable payload being written, or a received payload being read. Reading past the end

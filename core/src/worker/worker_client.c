@@ -651,3 +651,27 @@ void cutune_worker_stop(CutuneWorker **wp)
     free(w);
     *wp = NULL;
 }
+
+int cutune_worker_spawn_idle(CutuneWorker **out, CutuneError *err)
+{
+    *out = worker_new(-1, NULL);
+    if (!*out)
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    int rc = spawn(*out, err);
+    if (rc)
+        cutune_worker_stop(out);
+    return rc;
+}
+
+CutuneBuf *cutune_worker_buffer(CutuneWorker *w)
+{
+    return &w->buf;
+}
+
+int cutune_worker_request(CutuneWorker *w, uint32_t type, uint32_t want, double limit,
+                          const char *what, CutuneError *err)
+{
+    if (w->fd < 0)
+        return cutune_error(err, CUTUNE_ERR_IO, "%s: the worker process is gone", what);
+    return request(w, type, want, limit, what, err);
+}

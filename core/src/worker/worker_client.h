@@ -15,6 +15,7 @@
 #include "cutune/cutune.h"
 #include "cutune/op.h"
 #include "measure.h"
+#include "proto.h"
 
 /* How long an evaluation may take before the worker is killed and the config recorded as
  * `timeout`. One launch may take max(factor x best_ms, floor_s); an evaluation makes the
@@ -116,5 +117,17 @@ void cutune_worker_clocks(const CutuneWorker *w, int *sm_khz, int *mem_khz);
 /* End the worker (it exits when its socket closes; killed if it does not within a
  * second) and free *w. NULL-safe. */
 void cutune_worker_stop(CutuneWorker **w);
+
+/* A worker that opens no device (nothing is opened before HELLO), for requests that need
+ * none: a compile process (compile_proc.h). Free with cutune_worker_stop. */
+int cutune_worker_spawn_idle(CutuneWorker **out, CutuneError *err);
+/* The worker's message buffer: fill it with a request's payload; after
+ * cutune_worker_request it holds the answer's, to read. */
+CutuneBuf *cutune_worker_buffer(CutuneWorker *w);
+/* Send the buffer as a `type` request and receive the answer, which must be `want`, within
+ * `limit` seconds. On failure (an ERROR answer: its code and message; no answer; a dead
+ * worker) the worker process is reaped and err says why, naming `what`. */
+int cutune_worker_request(CutuneWorker *w, uint32_t type, uint32_t want, double limit,
+                          const char *what, CutuneError *err);
 
 #endif

@@ -5,6 +5,7 @@
  * fresh one.
  *
  * usage: cutune-worker FD   (FD: the socket to the tuner; started by libcutune only) */
+#include "compile.h"
 #include "device.h"
 #include "host.h"
 #include "measure.h"
@@ -96,6 +97,33 @@ static int on_count(Worker *w)
     cutune_buf_reset(&w->out);
     cutune_buf_put_u32(&w->out, (uint32_t)count);
     return cutune_msg_send(w->fd, CUTUNE_MSG_OK, &w->out);
+}
+
+/* A compile process's request (compile_proc.h): NVRTC on the source here, the cubin or the
+ * failure back; a source that does not compile is an answer, not an error of the worker. */
+static int on_compile(Worker *w)
+{
+    const char *source = cutune_buf_get_str(&w->in);
+    const char *name = cutune_buf_get_str(&w->in);
+    uint32_t n = cutune_buf_get_u32(&w->in);
+    const char **opts = n <= 4096 ? calloc(n ? n : 1, sizeof *opts) : NULL;
+    for (uint32_t i = 0; opts && i < n; i++)
+        opts[i] = cutune_buf_get_str(&w->in);
+    if (!opts || w->in.bad) {
+        free(opts);
+        return send_error(w, CUTUNE_ERR_INVALID, "a malformed compile request");
+    }
+    CutuneKernelBinary bin;
+    cutune_error_clear(&w->err);
+    int rc = cutune_nvrtc_run(source, name, opts, n, &bin, &w->err);
+    free(opts);
+    cutune_buf_reset(&w->out);
+    cutune_buf_put_u32(&w->out, (uint32_t)rc);
+    cutune_buf_put_str(&w->out, rc ? w->err.msg : "");
+    cutune_buf_put_str(&w->out, bin.log);
+    cutune_buf_put_bytes(&w->out, bin.cubin, rc ? 0 : bin.size);
+    cutune_kernel_binary_free(&bin);
+    return cutune_msg_send(w->fd, CUTUNE_MSG_COMPILED, &w->out);
 }
 
 static int on_setup(Worker *w)
@@ -325,6 +353,7 @@ int main(int argc, char **argv)
         switch (type) {
         case CUTUNE_MSG_HELLO: rc = on_hello(&w); break;
         case CUTUNE_MSG_COUNT: rc = on_count(&w); break;
+        case CUTUNE_MSG_COMPILE: rc = on_compile(&w); break;
         case CUTUNE_MSG_SETUP: rc = on_setup(&w); break;
         case CUTUNE_MSG_EVAL: rc = on_eval(&w, &lost); break;
         case CUTUNE_MSG_YARDSTICK: rc = on_yardstick(&w, &lost); break;
