@@ -207,7 +207,7 @@ struct alignas(64) cutune_tensor_map {
 #define NI MI
 #define WN BN
 #endif
-#define RB (BK * ES < 128 ? BK * ES : 128)         // bytes of a K-major row of a swizzle block
+#define RB (BK * ES < 128 ? BK * ES : 128) // bytes of a K-major row of a swizzle block
 #define A_BYTES (BM * BK * ES)
 #define B_BYTES (BN * BK * ES)
 // 3xTF32: the lo parts (A's, then B's; SWAP: A's alone) after the stage's data, which becomes
@@ -376,8 +376,7 @@ __device__ __forceinline__ void fence_proxy_async()
 // its phase completes
 __device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes)
 {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
-                 "r"(bytes)
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
                  : "memory");
 }
 // the box at coordinates (x, y) (innermost first, in elements) of the tensor map into shared
