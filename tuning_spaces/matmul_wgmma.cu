@@ -8,9 +8,10 @@
 //   CUTUNE_DTYPE_FP32  matmul_wgmma_3xtf32.ini: FP32 through 3xTF32 (SPLIT3 below).
 // wgmma reads 32-bit operands K-major only (the PTX ISA gives .tf32 no transpose), and nn's B
 // (K x N, N contiguous) is MN-major: in floats the producer transposes it in shared memory
-// (TRANSPOSE_B below). Everything below is in bytes where it can be: a K-major row of a
-// swizzle block is 64 or 128 bytes (16 or 32 floats), a wgmma K step 32 bytes (8 floats, 16
-// halves).
+// (TRANSPOSE_B below), or with SWAP = 1 (matmul_wgmma_tf32_nn.ini, matmul_wgmma_3xtf32_nn.ini)
+// the consumers take B into registers and compute C^T = B^T A^T (SWAP below). Everything
+// below is in bytes where it can be: a K-major row of a swizzle block is 64 or 128 bytes (16
+// or 32 floats), a wgmma K step 32 bytes (8 floats, 16 halves).
 //
 // 3xTF32 (SPLIT3). Each stage holds, after the data, a second buffer of the same layout. Once a
 // stage's copies have landed, the producer thread that copied each 16-byte chunk splits it:
@@ -42,6 +43,23 @@
 // read and written once more in each stage. With TMA = 1 one producer thread moves A's boxes
 // (its expect_tx one more arrival on full[s]) and the threads copy and transpose B.
 //
+// nn in floats with the operands swapped (SWAP = 1). A register operand of wgmma has no
+// K-major rule: the consumers compute C^T = B^T A^T, wgmma's A (64 x 8, in registers) a piece
+// of B^T that each thread loads from B's MN-major tile with two 8-byte loads, wgmma's B A's
+// K-major tile through the descriptor that is A's without SWAP. B stays in shared memory as
+// 16-bit nn keeps it (bytes are bytes: BN / 32 blocks of 32 floats by BK k-rows, 128-byte
+// swizzle), copied by cp.async or TMA (boxes of 32 floats by BK), and nothing is transposed. A
+// consumer issues BN / 64 m64nWk8 wgmma a K step of 8, W = WG_M (its rows of C: wgmma's N);
+// the accumulators hold C^T, as many as without SWAP. The rows of wgmma's A are permuted (a
+// row of C^T is a column of C, wherever the epilogue stores it) so that fragment rows r and
+// r + 8 are adjacent columns (one 8-byte load) and a half-warp's loads hit every bank once
+// (consume_swap says how). A wgmma reads its register operand until it completes: the
+// fragments are double-buffered across K steps, a commit group each. 3xTF32: the producer
+// splits A's tile alone (a stage holds A's lo parts after B's tile, not B's), the consumers
+// split B's fragments in registers, and the three products and their step sums are as below
+// (lo_b hi_a, hi_b lo_a, hi_b hi_a); it copies with cp.async only (as 3xTF32 does). The
+// epilogue stores C from the accumulators, 8 bytes (two columns) at a time: VEC 2 only.
+//
 // The core defines exactly one of CUTUNE_DTYPE_FP16 / _BF16 / _TF32 / _FP32 and one of
 // CUTUNE_LAYOUT_NN / CUTUNE_LAYOUT_NT, and every tunable parameter as a -D macro:
 //   BM, BN, BK    the block tile: BM in {64, 128, 256}, BN in {64, 128, 256}, BK in {32, 64, 128}
@@ -60,10 +78,11 @@
 //                 accumulators; 4 or 8: through shared memory, 8 or 16-byte stores; floats:
 //                 2 or 4)
 //   MINB          blocks per SM the registers must allow (__launch_bounds__)
+//   SWAP          1: nn in floats as C^T = B^T A^T (above); 0 or undefined: not
 //   TMA           loads: 0 cp.async by the producer's 128 threads, 1 TMA boxes by one of them
-//                 (not 3xTF32; TF32 nn: A's only; where it is defined at all, the kernel
-//                 takes the two tensor maps after its six arguments, as the INI's
-//                 [tensor_map.*] sections give them)
+//                 (not 3xTF32; TF32 nn: A's only, with SWAP both; where it is defined at
+//                 all, the kernel takes the two tensor maps after its six arguments, as the
+//                 INI's [tensor_map.*] sections give them)
 //
 // It is compiled by NVRTC with no include path, so it needs no header: the 16-bit type is
 // plain unsigned short storage, and conversions, copies, barriers and tensor-core work are
@@ -96,7 +115,8 @@
 // multiple of 16 bytes and 16-byte aligned A and B: the core encodes the maps only where
 // K % CE == 0 and N % 8 == 0 (`when`) and the pointers are aligned, which is exactly when this
 // kernel uses them (else it copies with cp.async, or takes the guarded path below). TF32's nn
-// has no map of B (its producer's threads copy and transpose B). There is no multicast: a
+// has no map of B (its producer's threads copy and transpose B) but with SWAP, where B's boxes
+// are 32 floats (128 bytes) wide. There is no multicast: a
 // cluster here only places adjacent tiles on one GPC at the same time.
 //
 // Shared-memory layouts (PTX ISA, "Shared Memory Matrix Layout" of wgmma; CUTLASS calls them
@@ -109,10 +129,11 @@
 // elements, chunk c of row k at c ^ (k % 8); the leading byte offset is the distance between
 // the 64-column blocks (BK * 128) and the stride byte offset that between 8-k groups (1024),
 // and wgmma reads B transposed (imm-trans-b = 1); in floats nn's B is K-major as nt's (the
-// producer transposes it). Stage buffers start on 1024 bytes, where the swizzle pattern
-// starts. One wgmma K step (16 halves, 8 floats) is a descriptor whose start address moves 32
-// bytes within a K-major row (4 steps a 128-byte block), or 2048 bytes (16 rows) in 16-bit
-// nn's B. The same bytes hold for floats (CUTLASS's SW128 K-major atom for tf32 is 8 rows of
+// producer transposes it), or with SWAP MN-major as in 16-bit types, 32 floats a block,
+// which only the consumers' loads read. Stage buffers start on 1024 bytes, where the swizzle
+// pattern starts. One wgmma K step (16 halves, 8 floats) is a descriptor whose start address
+// moves 32 bytes within a K-major row (4 steps a 128-byte block), or 2048 bytes (16 rows) in
+// 16-bit nn's B. The same bytes hold for floats (CUTLASS's SW128 K-major atom for tf32 is 8 rows of
 // 32).
 //
 // Ragged sizes (every M, N, K >= 1 is valid). Copies of rows or chunks outside the matrix
