@@ -1,6 +1,6 @@
 // kemu_smem.hpp: shared memory as the tensor-core kernels use it, on the CPU (kemu.hpp):
-// byte addresses, cp.async with its commit groups, ldmatrix, the 16-byte shared loads, the
-// bank conflicts of the 16-byte accesses, and thread block cluster ranks, barriers and
+// byte addresses, cp.async with its commit groups, ldmatrix, the 16-byte and 8-byte shared
+// loads, their bank conflicts, and thread block cluster ranks, barriers and
 // distributed shared memory. kemu_tf32.cpp uses it as it is; kemu_tc.hpp (the 16-bit
 // kernels' tests) builds on it. Each instruction is emulated from the PTX ISA's definition,
 // independently of the kernels' code (an 8 x 8 matrix of ldmatrix: lane l receives row l / 4,

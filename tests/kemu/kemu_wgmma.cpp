@@ -5,7 +5,9 @@
 // ragged tiles, the guarded path for rows not 16-byte aligned, both epilogues, the
 // rasterisation over clusters, the TMA producer (TMA = 1) through the tensor maps the core
 // would encode, and in floats the producer's split (3xTF32) and its transposition of nn's B,
-// with the bank conflicts of its shared-memory accesses.
+// with the bank conflicts of its shared-memory accesses, or nn with the operands swapped
+// (SWAP: B's fragments loaded into registers, split there in 3xTF32, and C^T's accumulators
+// stored as columns of C).
 //
 // The instructions are emulated from the PTX ISA's definitions, independently of the kernel's
 // code:
@@ -18,6 +20,10 @@
 //   when the kernel says imm-trans-b (nn in 16-bit types; .tf32 has no transpose: a .tf32
 //   operand read MN-major aborts). Thread t of the warpgroup holds D's rows
 //   16 (t / 32) + (t % 32) / 4 and + 8, columns 8 j + 2 (t % 4) and + 1.
+// - wgmma.mma_async.m64nNk8 .tf32 with A in registers: the PTX ISA's fragment (lane 4 g + c of
+//   warp w holds A's (16 w + g, c), (16 w + g + 8, c), (16 w + g, c + 4), (16 w + g + 8, c + 4)),
+//   gathered from the warp's lanes when the wgmma is issued; a thread that writes those
+//   registers before the wait that covers the wgmma aborts the run.
 // - wgmma is asynchronous: mode 0 computes a wgmma when it is issued, modes 1 and 2 at the
 //   wgmma.wait_group that must cover it, reading shared memory and writing the accumulators
 //   then (a stage released or refilled too early, or an accumulator read before the wait,
@@ -31,7 +37,8 @@
 //   that arrives lets the others run before it goes on.
 // - bar.sync 1 and 2, the consumers' barriers.
 // - the bank conflicts of cp.async's destinations and of 16-byte shared loads (per quarter
-//   warp) and of 4-byte shared stores (per warp): any fails the run.
+//   warp), of 8-byte shared loads (per half-warp) and of 4-byte shared stores (per warp): any
+//   fails the run.
 // The persistent schedules run on 3 blocks (whole clusters), so that each block walks several
 // tiles and the ring of stages wraps across them. Not modelled: the memory proxies
 // (fence.proxy.async does nothing here), setmaxnreg (the kernel checks at compile time that
