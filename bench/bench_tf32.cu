@@ -12,8 +12,9 @@
 //              --config ... | --configs FILE  (no GPU)
 //   bench_tf32 --wgmma ...   the Hopper kernel instead (tuning_spaces/matmul_wgmma.cu, no
 //              headers, compiled for sm_90a: the variants matmul_wgmma_tf32 and
-//              matmul_wgmma_3xtf32, nn or nt), its launch as their INIs give it (TMA = 0
-//              configs: it passes the kernel tensor maps of zeros)
+//              matmul_wgmma_3xtf32, nn or nt; with SWAP=1 in the config, nn only, the
+//              variants matmul_wgmma_tf32_nn and matmul_wgmma_3xtf32_nn), its launch as
+//              their INIs give it (TMA = 0 configs: it passes the kernel tensor maps of zeros)
 //
 // A config is any list of NAME=VALUE (every one becomes -DNAME=VALUE, so a macro the INI does
 // not tune, such as ACC_DIRECT=1, can be tried too); the launch needs BM, BN, BK, WM, WN,
@@ -137,8 +138,9 @@ static bool launchable(const Config &c, bool wgmma)
 }
 
 // The launch as matmul_wgmma_tf32.ini's and matmul_wgmma_3xtf32.ini's [launch] give it (keep
-// them the same): a block a tile, or (SCHEDULE > 0) persistent, as many whole clusters as the
-// SMs hold; the stages (3xTF32: twice the data, the lo parts) and the staged output tile.
+// them the same; and their _nn twins', SWAP = 1): a block a tile, or (SCHEDULE > 0)
+// persistent, as many whole clusters as the SMs hold; the stages (3xTF32: twice the data, the
+// lo parts; with SWAP A's lo parts alone) and the staged output tile.
 static void geometry_wgmma(const Config &c, const Size &s, bool split3, int sm_count, dim3 *grid,
                            dim3 *block, size_t *shared)
 {
@@ -148,7 +150,9 @@ static void geometry_wgmma(const Config &c, const Size &s, bool split3, int sm_c
     const long sup = ((s.M + BM - 1) / BM + CM - 1) / CM * (((s.N + BN - 1) / BN + CN - 1) / CN);
     *grid = dim3((unsigned)((SCHED == 0 ? sup : std::min(sup, sm_count / (CM * CN))) * CM * CN));
     *block = dim3((unsigned)((CONS + 1) * 128));
-    const long pipe = ST * (BM + BN) * BK * (split3 ? 8 : 4), out = (VEC > 2) * BM * BN * 4;
+    const long swap = c.get("SWAP") > 0;
+    const long pipe = ST * (BM + BN + (split3 ? (swap ? BM : BM + BN) : 0)) * BK * 4,
+               out = (VEC > 2) * BM * BN * 4;
     *shared = (size_t)(1024 +
                        (SCHED == 0 ? std::max(pipe, out) : pipe + (SCHED == 2 ? 2 : 1) * out) +
                        16 * ST + 16);

@@ -76,6 +76,8 @@ static size_t brute_mma(void);
 static size_t brute_wgmma(void);
 static size_t brute_wgmma_tf32(void);
 static size_t brute_wgmma_3xtf32(void);
+static size_t brute_wgmma_tf32_nn(void);
+static size_t brute_wgmma_3xtf32_nn(void);
 static size_t brute_tf32(void);
 static size_t brute_3xtf32(void);
 
@@ -95,12 +97,17 @@ static const struct {
      4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2 * 2, brute_async},
     {"matmul_mma", "1", "95c4cb0ceb5fcbcae6e9080bebeed5a5", 0,
      4 * 3 * 2 * 2 * 2 * 4 * 4 * 2 * 3 * 2, brute_mma},
-    {"matmul_wgmma", "4", "0ae54208fd7316189f88f71c0fc53175", 8076,
+    {"matmul_wgmma", "5", "fd1a294ca30ef85db424efc84b4d13fc", 8076,
      3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2 * 2, brute_wgmma},
-    {"matmul_wgmma_tf32", "3", "0ae54208fd7316189f88f71c0fc53175", 0,
+    {"matmul_wgmma_tf32", "4", "fd1a294ca30ef85db424efc84b4d13fc", 0,
      3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2 * 2, brute_wgmma_tf32},
-    {"matmul_wgmma_3xtf32", "3", "0ae54208fd7316189f88f71c0fc53175", 0,
+    {"matmul_wgmma_3xtf32", "4", "fd1a294ca30ef85db424efc84b4d13fc", 0,
      3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2, brute_wgmma_3xtf32},
+    /* SWAP = 1: VEC 2 alone (and SWAP's one value); 3xTF32 without TMA */
+    {"matmul_wgmma_tf32_nn", "1", "fd1a294ca30ef85db424efc84b4d13fc", 0,
+     3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2, brute_wgmma_tf32_nn},
+    {"matmul_wgmma_3xtf32_nn", "1", "fd1a294ca30ef85db424efc84b4d13fc", 0,
+     3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2, brute_wgmma_3xtf32_nn},
     {"matmul_tf32", "1", "f00dd578e676d89f2d9ec5dea2a3bbfc", 0,
      4 * 4 * 2 * 2 * 2 * 4 * 4 * 2 * 2 * 2, brute_tf32},
     {"matmul_3xtf32", "1", "f00dd578e676d89f2d9ec5dea2a3bbfc", 0,
@@ -304,6 +311,49 @@ static size_t brute_wgmma_tf32(void)
 static size_t brute_wgmma_3xtf32(void)
 {
     return brute_wgmma_of(4, 1);
+}
+/* matmul_wgmma_tf32_nn.ini and matmul_wgmma_3xtf32_nn.ini (SWAP = 1, C^T = B^T A^T): the same
+ * rules with VEC 2 alone (no staged output tile), B's fragments of two K steps in a
+ * consumer's registers besides (8 a 64 columns, 16 with 3xTF32's hi and lo), no rule for
+ * m64n256 (a consumer's wgmma are m64n64 or m64n128), and 3xTF32's stage holding A twice and
+ * B once. TF32 has TMA {0, 1} besides: twice the configs. */
+static size_t brute_wgmma_swap(int split)
+{
+    size_t n = 0;
+    for (int bm = 64; bm <= 256; bm *= 2)
+        for (int bn = 64; bn <= 256; bn *= 2)
+            for (int bk = 16; bk <= 64; bk *= 2)
+                for (int cons = 1; cons <= 2; cons++)
+                    for (int sched = 0; sched <= 2; sched++)
+                        for (int minb = 1; minb <= 2; minb++) {
+                            int rows = sched == 2 ? bm : bm / cons, threads = (cons + 1) * 128;
+                            int launch = 65536 / (threads * minb) / 8 * 8;
+                            int regs = threads * minb == 256
+                                           ? 255
+                                           : (launch * (cons + 1) - 40) / cons / 8 * 8;
+                            int need = rows / 64 * bn / 2 * (split ? 2 : 1) +
+                                       (split ? 16 : 8) * bn / 64 + 40;
+                            if ((sched == 2 && cons != 2) || (rows != 64 && rows != 128) ||
+                                need > regs || (minb == 2 && sched != 0))
+                                continue;
+                            for (int stages = 2; stages <= 6; stages++) {
+                                int data = stages * ((split ? 2 : 1) * bm + bn) * bk * 4;
+                                int extra = 16 * stages + 16;
+                                /* clusters (1,1), (1,2), (2,1) x GROUP_M {1, 8} */
+                                n += 3 * 2 *
+                                     (1024 + data + extra <= 232448 &&
+                                      (minb == 1 || 2 * (2048 + data + extra) <= 233472));
+                            }
+                        }
+    return n;
+}
+static size_t brute_wgmma_tf32_nn(void)
+{
+    return 2 * brute_wgmma_swap(0);
+}
+static size_t brute_wgmma_3xtf32_nn(void)
+{
+    return brute_wgmma_swap(1);
 }
 
 /* The tensor-core spaces (matmul_mma.ini, matmul_tf32.ini, matmul_3xtf32.ini), problem-free:

@@ -8,9 +8,10 @@
 //   CUTUNE_DTYPE_FP32  matmul_wgmma_3xtf32.ini: FP32 through 3xTF32 (SPLIT3 below).
 // wgmma reads 32-bit operands K-major only (the PTX ISA gives .tf32 no transpose), and nn's B
 // (K x N, N contiguous) is MN-major: in floats the producer transposes it in shared memory
-// (TRANSPOSE_B below). Everything below is in bytes where it can be: a K-major row of a
-// swizzle block is 64 or 128 bytes (16 or 32 floats), a wgmma K step 32 bytes (8 floats, 16
-// halves).
+// (TRANSPOSE_B below), or with SWAP = 1 (matmul_wgmma_tf32_nn.ini, matmul_wgmma_3xtf32_nn.ini)
+// the consumers take B into registers and compute C^T = B^T A^T (SWAP below). Everything
+// below is in bytes where it can be: a K-major row of a swizzle block is 64 or 128 bytes (16
+// or 32 floats), a wgmma K step 32 bytes (8 floats, 16 halves).
 //
 // 3xTF32 (SPLIT3). Each stage holds, after the data, a second buffer of the same layout. Once a
 // stage's copies have landed, the producer thread that copied each 16-byte chunk splits it:
@@ -42,6 +43,23 @@
 // read and written once more in each stage. With TMA = 1 one producer thread moves A's boxes
 // (its expect_tx one more arrival on full[s]) and the threads copy and transpose B.
 //
+// nn in floats with the operands swapped (SWAP = 1). A register operand of wgmma has no
+// K-major rule: the consumers compute C^T = B^T A^T, wgmma's A (64 x 8, in registers) a piece
+// of B^T that each thread loads from B's MN-major tile with two 8-byte loads, wgmma's B A's
+// K-major tile through the descriptor that is A's without SWAP. B stays in shared memory as
+// 16-bit nn keeps it (bytes are bytes: BN / 32 blocks of 32 floats by BK k-rows, 128-byte
+// swizzle), copied by cp.async or TMA (boxes of 32 floats by BK), and nothing is transposed. A
+// consumer issues BN / 64 m64nWk8 wgmma a K step of 8, W = WG_M (its rows of C: wgmma's N);
+// the accumulators hold C^T, as many as without SWAP. The rows of wgmma's A are permuted (a
+// row of C^T is a column of C, wherever the epilogue stores it) so that fragment rows r and
+// r + 8 are adjacent columns (one 8-byte load) and a half-warp's loads hit every bank once
+// (consume_swap says how). A wgmma reads its register operand until it completes: the
+// fragments are double-buffered across K steps, a commit group each. 3xTF32: the producer
+// splits A's tile alone (a stage holds A's lo parts after B's tile, not B's), the consumers
+// split B's fragments in registers, and the three products and their step sums are as below
+// (lo_b hi_a, hi_b lo_a, hi_b hi_a); it copies with cp.async only (as 3xTF32 does). The
+// epilogue stores C from the accumulators, 8 bytes (two columns) at a time: VEC 2 only.
+//
 // The core defines exactly one of CUTUNE_DTYPE_FP16 / _BF16 / _TF32 / _FP32 and one of
 // CUTUNE_LAYOUT_NN / CUTUNE_LAYOUT_NT, and every tunable parameter as a -D macro:
 //   BM, BN, BK    the block tile: BM in {64, 128, 256}, BN in {64, 128, 256}, BK in {32, 64, 128}
@@ -60,10 +78,11 @@
 //                 accumulators; 4 or 8: through shared memory, 8 or 16-byte stores; floats:
 //                 2 or 4)
 //   MINB          blocks per SM the registers must allow (__launch_bounds__)
+//   SWAP          1: nn in floats as C^T = B^T A^T (above); 0 or undefined: not
 //   TMA           loads: 0 cp.async by the producer's 128 threads, 1 TMA boxes by one of them
-//                 (not 3xTF32; TF32 nn: A's only; where it is defined at all, the kernel
-//                 takes the two tensor maps after its six arguments, as the INI's
-//                 [tensor_map.*] sections give them)
+//                 (not 3xTF32; TF32 nn: A's only, with SWAP both; where it is defined at
+//                 all, the kernel takes the two tensor maps after its six arguments, as the
+//                 INI's [tensor_map.*] sections give them)
 //
 // It is compiled by NVRTC with no include path, so it needs no header: the 16-bit type is
 // plain unsigned short storage, and conversions, copies, barriers and tensor-core work are
@@ -96,7 +115,8 @@
 // multiple of 16 bytes and 16-byte aligned A and B: the core encodes the maps only where
 // K % CE == 0 and N % 8 == 0 (`when`) and the pointers are aligned, which is exactly when this
 // kernel uses them (else it copies with cp.async, or takes the guarded path below). TF32's nn
-// has no map of B (its producer's threads copy and transpose B). There is no multicast: a
+// has no map of B (its producer's threads copy and transpose B) but with SWAP, where B's boxes
+// are 32 floats (128 bytes) wide. There is no multicast: a
 // cluster here only places adjacent tiles on one GPC at the same time.
 //
 // Shared-memory layouts (PTX ISA, "Shared Memory Matrix Layout" of wgmma; CUTLASS calls them
@@ -109,10 +129,11 @@
 // elements, chunk c of row k at c ^ (k % 8); the leading byte offset is the distance between
 // the 64-column blocks (BK * 128) and the stride byte offset that between 8-k groups (1024),
 // and wgmma reads B transposed (imm-trans-b = 1); in floats nn's B is K-major as nt's (the
-// producer transposes it). Stage buffers start on 1024 bytes, where the swizzle pattern
-// starts. One wgmma K step (16 halves, 8 floats) is a descriptor whose start address moves 32
-// bytes within a K-major row (4 steps a 128-byte block), or 2048 bytes (16 rows) in 16-bit
-// nn's B. The same bytes hold for floats (CUTLASS's SW128 K-major atom for tf32 is 8 rows of
+// producer transposes it), or with SWAP MN-major as in 16-bit types, 32 floats a block,
+// which only the consumers' loads read. Stage buffers start on 1024 bytes, where the swizzle
+// pattern starts. One wgmma K step (16 halves, 8 floats) is a descriptor whose start address
+// moves 32 bytes within a K-major row (4 steps a 128-byte block), or 2048 bytes (16 rows) in
+// 16-bit nn's B. The same bytes hold for floats (CUTLASS's SW128 K-major atom for tf32 is 8 rows of
 // 32).
 //
 // Ragged sizes (every M, N, K >= 1 is valid). Copies of rows or chunks outside the matrix
@@ -161,7 +182,13 @@ typedef half_t elem_t;
 #else
 #define SPLIT3 0
 #endif
-#if ES == 4 && defined(CUTUNE_LAYOUT_NN)
+#ifndef SWAP
+#define SWAP 0 // nn in floats with the operands swapped (see above)
+#endif
+#if SWAP && !(ES == 4 && defined(CUTUNE_LAYOUT_NN))
+#error "matmul_wgmma: SWAP = 1 is nn in floats (TF32, 3xTF32) only"
+#endif
+#if ES == 4 && defined(CUTUNE_LAYOUT_NN) && !SWAP
 #define TRANSPOSE_B 1 // nn's B in floats: the producer transposes it to K-major in place
 #else
 #define TRANSPOSE_B 0
@@ -191,12 +218,27 @@ struct alignas(64) cutune_tensor_map {
 #define NT ((CONSUMERS + 1) * 128) // threads: the producer warpgroup and the consumers
 #define WG_M (SCHEDULE == 2 ? BM : BM / CONSUMERS) // rows of a consumer warpgroup's tile
 #define MI (WG_M / 64)                             // m64 wgmma a consumer issues per K step of 16
-#define RB (BK * ES < 128 ? BK * ES : 128)         // bytes of a K-major row of a swizzle block
+// A consumer's wgmma of a K step: NI of them, m64nWNk8 (the accumulators: NI x WN / 2 a
+// thread); without SWAP one for each 64 of its rows, N the tile's BN; with SWAP (C^T = B^T
+// A^T) one for each 64 of the tile's columns, N its WG_M rows.
+#if SWAP
+#define NI (BN / 64)
+#define WN WG_M
+#else
+#define NI MI
+#define WN BN
+#endif
+#define RB (BK * ES < 128 ? BK * ES : 128) // bytes of a K-major row of a swizzle block
 #define A_BYTES (BM * BK * ES)
 #define B_BYTES (BN * BK * ES)
-// 3xTF32: the lo parts (A's, then B's) after the stage's data, which becomes the hi parts
+// 3xTF32: the lo parts (A's, then B's; SWAP: A's alone) after the stage's data, which becomes
+// the hi parts
 #define LO_OFF (A_BYTES + B_BYTES)
+#if SWAP
+#define STAGE_BYTES (A_BYTES * (SPLIT3 ? 2 : 1) + B_BYTES)
+#else
 #define STAGE_BYTES ((A_BYTES + B_BYTES) * (SPLIT3 ? 2 : 1))
+#endif
 #define PIPE_BYTES (STAGES * STAGE_BYTES)
 #define EPI_BYTES (VEC > 2 ? BM * BN * ES : 0) // the rounded tile (VEC > 2)
 // with one tile a block, the rounded tile goes over the stages; the persistent schedules
@@ -236,6 +278,7 @@ static_assert(
 static_assert(STAGES >= 2, "a pipeline of two stages at least");
 static_assert((VEC == 2 || VEC == 4 || VEC == 8) && VEC * ES <= 16,
               "VEC is 2, 4 or 8, at most 16 bytes");
+static_assert(!SWAP || VEC == 2, "SWAP stores C straight from the accumulators: VEC 2");
 static_assert(!REALLOC ||
                   (PRODUCER_REGS >= 24 && CONSUMER_REGS <= 256 &&
                    PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS == LAUNCH_REGS * NT),
@@ -311,6 +354,11 @@ __device__ __forceinline__ void sts32(unsigned a, float v)
 {
     asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(a), "f"(v) : "memory");
 }
+// 8 bytes of shared memory at a (SWAP's fragments of B), after the wait for the stage
+__device__ __forceinline__ void lds64(unsigned &x, unsigned &y, unsigned a)
+{
+    asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n" : "=r"(x), "=r"(y) : "r"(a) : "memory");
+}
 __device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
 {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
@@ -349,8 +397,7 @@ __device__ __forceinline__ void fence_proxy_async()
 // its phase completes
 __device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes)
 {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
-                 "r"(bytes)
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
                  : "memory");
 }
 // the box at coordinates (x, y) (innermost first, in elements) of the tensor map into shared
@@ -386,10 +433,10 @@ template <int N_> __device__ __forceinline__ void wgmma_wait()
 }
 // The compiler may not move reads or writes of the accumulators across this point: wgmma
 // writes them asynchronously, behind the compiler's back, until wgmma_wait says it is done.
-__device__ __forceinline__ void acc_fence(float (&d)[BN / 2])
+__device__ __forceinline__ void acc_fence(float (&d)[WN / 2])
 {
 #pragma unroll
-    for (int i = 0; i < BN / 2; i++)
+    for (int i = 0; i < WN / 2; i++)
         asm volatile("" : "+f"(d[i])::"memory");
 }
 // (the operand lists are laid out by hand, by decades as the register names are)
@@ -417,14 +464,14 @@ __device__ __forceinline__ void acc_fence(float (&d)[BN / 2])
     "wgmma.mma_async.sync.aligned.m64n" #n "k" WG_K ".f32." WG_TYPE "." WG_TYPE " {" regs \
     "}, " da ", " db ", p, 1, 1" WG_TRANS ";\n}\n"
 template <int SCALE_D>
-__device__ __forceinline__ void wgmma_step(float (&d)[BN / 2], unsigned long long da,
+__device__ __forceinline__ void wgmma_step(float (&d)[WN / 2], unsigned long long da,
                                            unsigned long long db)
 {
-#if BN == 64
+#if WN == 64
     asm volatile(WG_ASM(64, WG_R10() ", " WG_R10(1) ", " WG_R10(2) ", %30, %31", "%32", "%33", "%34")
                  : WG_F10(), WG_F10(1), WG_F10(2), "+f"(d[30]), "+f"(d[31])
                  : "l"(da), "l"(db), "n"(SCALE_D));
-#elif BN == 128
+#elif WN == 128
     asm volatile(WG_ASM(128,
                         WG_R10() ", " WG_R10(1) ", " WG_R10(2) ", " WG_R10(3) ", " WG_R10(4) ", "
                             WG_R10(5) ", %60, %61, %62, %63",
@@ -446,6 +493,34 @@ __device__ __forceinline__ void wgmma_step(float (&d)[BN / 2], unsigned long lon
                  : "l"(da), "l"(db), "n"(SCALE_D));
 #endif
 }
+#if SWAP
+// d (64 x WN) += A (64 x 8, in registers: a, the .tf32 fragment, PTX ISA "Register Fragments
+// and Shared Memory Matrix Layouts" of wgmma) * B (8 x WN in shared memory, the descriptor db,
+// K-major). A register operand has no transpose immediate.
+#define WG_ASM_R(n, regs, a, db, sd) \
+    "{\n.reg .pred p;\nsetp.ne.b32 p, " sd ", 0;\n" \
+    "wgmma.mma_async.sync.aligned.m64n" #n "k8.f32.tf32.tf32 {" regs "}, {" a "}, " db \
+    ", p, 1, 1;\n}\n"
+template <int SCALE_D>
+__device__ __forceinline__ void wgmma_step_r(float (&d)[WN / 2], const unsigned (&a)[4],
+                                             unsigned long long db)
+{
+#if WN == 64
+    asm volatile(WG_ASM_R(64, WG_R10() ", " WG_R10(1) ", " WG_R10(2) ", %30, %31",
+                          "%32, %33, %34, %35", "%36", "%37")
+                 : WG_F10(), WG_F10(1), WG_F10(2), "+f"(d[30]), "+f"(d[31])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "n"(SCALE_D));
+#else
+    asm volatile(WG_ASM_R(128,
+                          WG_R10() ", " WG_R10(1) ", " WG_R10(2) ", " WG_R10(3) ", " WG_R10(4) ", "
+                              WG_R10(5) ", %60, %61, %62, %63",
+                          "%64, %65, %66, %67", "%68", "%69")
+                 : WG_F10(), WG_F10(1), WG_F10(2), WG_F10(3), WG_F10(4), WG_F10(5), "+f"(d[60]),
+                   "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "n"(SCALE_D));
+#endif
+}
+#endif
 // clang-format on
 #if ES == 2
 // lo and hi rounded to the 16-bit type (to nearest, ties to even), lo in the low half
@@ -495,7 +570,8 @@ template <int R> __device__ __forceinline__ int k_chunk(int r, int c)
     return (c / (RB / 16)) * R * RB + r * RB +
            (((c % (RB / 16)) ^ ((r * RB / 128) % (RB / 16))) * 16);
 }
-// The byte of chunk c (8 elements along N) of k-row r in nn's MN-major B tile.
+// The byte of chunk c (16 bytes: 8 elements along N, or 4 floats) of k-row r in nn's MN-major B
+// tile (16-bit types, and floats with SWAP): blocks of 128 bytes of N by BK k-rows.
 __device__ __forceinline__ int mn_chunk(int r, int c)
 {
     return (c / 8) * BK * 128 + r * 128 + (((c % 8) ^ (r % 8)) * 16);
@@ -569,27 +645,32 @@ template <int R> struct KCopies {
 };
 
 #if defined(CUTUNE_LAYOUT_NN) && !TRANSPOSE_B
-// nn's B: chunk c (8 columns) of k-row r of the tile, then every RSTEP k-rows below. With
-// RSTEP = 4 (BN = 256) every other copy is 4 rows off the swizzle period: two shared
-// addresses, by the parity of the copy.
+// nn's B: chunk c (CE columns) of k-row r of the tile, then every RSTEP k-rows below. With
+// RSTEP = 4 (16-bit BN = 256, float BN = 128) every other copy is 4 rows off the swizzle
+// period: two shared addresses, by the parity of the copy; with RSTEP = 2 (float BN = 256),
+// four, by the copy modulo 4 (PH: the phases, two where one would do).
 struct MNCopies {
-    static constexpr int CPR = BN / 8, RSTEP = 128 / CPR, COPIES = BK * CPR / 128;
-    const half_t *src; // chunk c of row r of B, from column col0
-    int dst[2], r, cin;
-    __device__ __forceinline__ MNCopies(const half_t *B, int col0, int N, int p)
+    static constexpr int CPR = BN / CE, RSTEP = 128 / CPR, COPIES = BK * CPR / 128,
+                         PH = RSTEP >= 4 ? 2 : 8 / RSTEP;
+    const elem_t *src; // chunk c of row r of B, from column col0
+    int dst[PH], r, cin;
+    __device__ __forceinline__ MNCopies(const elem_t *B, int col0, int N, int p)
     {
         r = p / CPR;
         const int c = p % CPR;
-        src = B + (size_t)r * N + col0 + c * 8;
+        src = B + (size_t)r * N + col0 + c * CE;
         dst[0] = mn_chunk(r, c);
         dst[1] = mn_chunk(r + RSTEP, c) - RSTEP * 128;
-        cin = col0 + c * 8 < N; // N % 8 == 0: all inside or all outside
+#pragma unroll
+        for (int j = 2; j < PH; j++)
+            dst[j] = mn_chunk(r + j * RSTEP, c) - j * RSTEP * 128;
+        cin = col0 + c * CE < N; // N % CE == 0: all inside or all outside
     }
     __device__ __forceinline__ void issue(unsigned t, int N, int K, int k0) const
     {
 #pragma unroll
         for (int i = 0; i < COPIES; i++)
-            cp_async16(t + dst[i % 2] + i * RSTEP * 128, src + (size_t)(k0 + i * RSTEP) * N,
+            cp_async16(t + dst[i % PH] + i * RSTEP * 128, src + (size_t)(k0 + i * RSTEP) * N,
                        cin && k0 + r + i * RSTEP < K ? 16 : 0);
     }
 };
@@ -744,9 +825,9 @@ __device__ __forceinline__ void stage_guarded(char *st, const elem_t *__restrict
         put_chunk(st + A_BYTES + k_chunk<BN>(r, c),
                   chunk_guarded(B, col0 + r, k0 + c * CE, N, K, 1, N));
 #else
-        const int r = e / (BN / 8), c = e % (BN / 8);
+        const int r = e / (BN / CE), c = e % (BN / CE); // SWAP: not split (B's are in registers)
         uint4 *dst = reinterpret_cast<uint4 *>(st + A_BYTES + mn_chunk(r, c));
-        *dst = chunk_guarded(B, k0 + r, col0 + c * 8, K, N, N);
+        *dst = chunk_guarded(B, k0 + r, col0 + c * CE, K, N, N);
 #endif
     }
 }
@@ -819,7 +900,7 @@ __device__ __forceinline__ void post_stage(char *smem, unsigned base, unsigned b
 #endif
 #if TRANSPOSE_B
     TCopies::transpose(base + lag.s * STAGE_BYTES + A_BYTES, p);
-#else
+#elif !SWAP // SWAP: B is split in the consumers' registers
     KCopies<BN>::split(smem + lag.s * STAGE_BYTES + A_BYTES, p);
 #endif
     fence_proxy_async(); // the stores, before wgmma reads them
@@ -934,8 +1015,8 @@ __device__ __forceinline__ void produce_tma(unsigned base, unsigned bars,
                 tma_load(st + A_BYTES + j * BN * RB, mb, full, k0 + j * (RB / ES), col0);
 #else
 #pragma unroll
-            for (int j = 0; j < BN / 64; j++)
-                tma_load(st + A_BYTES + j * BK * 128, mb, full, col0 + j * 64, k0);
+            for (int j = 0; j < BN * ES / 128; j++) // boxes of 128 bytes of N
+                tma_load(st + A_BYTES + j * BK * 128, mb, full, col0 + j * (128 / ES), k0);
 #endif
         }
     }
@@ -944,6 +1025,144 @@ __device__ __forceinline__ void produce_tma(unsigned base, unsigned bars,
 
 // ---- the consumers --------------------------------------------------------------------------
 
+#if SWAP
+// SWAP: the consumers compute C^T = B^T A^T, B^T's 64 x 8 pieces in registers (wgmma's A, read
+// from nn's MN-major B tile with plain loads) and A's K-major tile as wgmma's B (its
+// descriptor as A's without SWAP). The rows of the register operand may be any 64 columns of
+// the tile's 64-column slab, in any order: a row of C^T is a column of C, and the epilogue
+// stores each accumulator where its row says. So fragment rows r and r + 8 of warp w (lane
+// 4 r + c holds a0 = (r, k c), a1 = (r + 8, k c), a2 = (r, k c + 4), a3 = (r + 8, k c + 4))
+// are the adjacent columns p and p + 1: {a0, a1} is one 8-byte load of k-row c, {a2, a3} one
+// of k-row c + 4. p = 32 (w / 2) + 4 ch + 2 (r % 2), ch = 2 (w % 2) + r / 4 + 4 ((r / 2) % 2):
+// warps 0, 1 take the slab's first 32 columns (a 128-byte block of the tile), 2, 3 the
+// others, and a half-warp's 16 loads of k-row c (c = 0..3) hit 16 different 8-byte slots of
+// the 128 bytes, as chunk ch sits at ch ^ c (ch ^ (c + 4) for k-row c + 4): no bank
+// conflicts (kemu checks them).
+__device__ __forceinline__ int swap_col(int t) // t: the thread in its warpgroup; column p
+{
+    const int w = t / 32, r = t % 32 / 4;
+    return 32 * (w / 2) + 4 * (2 * (w % 2) + r / 4 + 4 * (r / 2 % 2)) + 2 * (r % 2);
+}
+// The thread's fragment of wgmma K step ks, slab i (columns 64 i..) of the B tile at sb; off:
+// the byte of its load of k-row c of slab 0, k step 0 (the swizzle's XOR is the same for every
+// k step: k % 8 is c or c + 4)
+__device__ __forceinline__ int swap_off(int t)
+{
+    const int c = t % 4, p = swap_col(t);
+    return mn_chunk(c, p / 4) + (p % 4) * 4;
+}
+__device__ __forceinline__ void swap_frag(unsigned (&a)[4], unsigned sb, int off, int i, int ks)
+{
+    const unsigned at = sb + i * 2 * BK * 128 + ks * 8 * 128 + off;
+    lds64(a[0], a[1], at);
+    lds64(a[2], a[3], (at + 4 * 128) ^ 64); // k-row c + 4: the 16-byte chunk's bit 2 flipped
+}
+#if SPLIT3
+// B's fragment x split into TF32 hi and lo parts in registers, as split_chunk does in shared
+// memory
+__device__ __forceinline__ void swap_split(unsigned (&hi)[4], unsigned (&lo)[4])
+{
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const float x = __uint_as_float(hi[j]), h = to_tf32(x);
+        hi[j] = __float_as_uint(h), lo[j] = __float_as_uint(to_tf32(x - h));
+    }
+}
+#endif
+__device__ __forceinline__ void consume_swap(unsigned base, unsigned bars, int r0, int lane,
+                                             Ring &ring, int nsteps, unsigned turn,
+                                             float (&acc)[NI][WN / 2])
+{
+    const int off = swap_off(threadIdx.x % 128);
+#if SPLIT3
+    // 3xTF32 as without SWAP (see consume): for every 16 of K, lo_b hi_a, hi_b lo_a and
+    // hi_b hi_a (register operand first) summed from zero into d, then d added to acc by FADDs
+    float d[NI][WN / 2];
+    for (int t = 0; t < nsteps; t++, ring.next()) {
+        mbar_wait(FULL(ring.s), ring.use & 1);
+        fence_proxy_async(); // what the producer wrote, to wgmma's (async) proxy
+        const unsigned sa = base + ring.s * STAGE_BYTES, sb = sa + A_BYTES;
+#pragma unroll
+        for (int kp = 0; kp < BK / 16; kp++) {
+            unsigned hi[2][NI][4], lo[2][NI][4];
+#pragma unroll
+            for (int kk = 0; kk < 2; kk++)
+#pragma unroll
+                for (int i = 0; i < NI; i++) {
+                    swap_frag(hi[kk][i], sb, off, i, 2 * kp + kk);
+                    swap_split(hi[kk][i], lo[kk][i]);
+                }
+            wgmma_fence(); // the fragments written, before the wgmma read them
+#pragma unroll
+            for (int i = 0; i < NI; i++)
+#pragma unroll
+                for (int kk = 0; kk < 2; kk++) {
+                    const int ks = 2 * kp + kk;
+                    const unsigned long long da = desc_k<BM>(sa, r0, ks),
+                                             da_lo = desc_k<BM>(sa + LO_OFF, r0, ks);
+                    if (kk == 0)
+                        wgmma_step_r<0>(d[i], lo[kk][i], da);
+                    else
+                        wgmma_step_r<1>(d[i], lo[kk][i], da);
+                    wgmma_step_r<1>(d[i], hi[kk][i], da_lo);
+                    wgmma_step_r<1>(d[i], hi[kk][i], da);
+                }
+            wgmma_commit();
+            wgmma_wait<0>();
+#pragma unroll
+            for (int i = 0; i < NI; i++) {
+                acc_fence(d[i]);
+#pragma unroll
+                for (int j = 0; j < WN / 2; j++)
+                    acc[i][j] += d[i][j];
+            }
+        }
+        if (lane == 0)
+            mbar_arrive(EMPTY(ring.s));
+    }
+    if (SCHEDULE == 2 && lane == 0)
+        mbar_arrive(turn);
+#else
+    // Each wgmma K step (8 of K) is a commit group. A wgmma reads its register operand until
+    // it completes, so the fragments are double-buffered: step ks loads fr[ks % 2] once the
+    // wait after step ks - 1 has left that step's group alone in flight (the one before, the
+    // last reader of fr[ks % 2], done), and that wait at a stage's first step also means the
+    // stage before is done with: its release.
+    unsigned fr[2][NI][4];
+    int prev = 0;
+    for (int t = 0; t < nsteps; t++, ring.next()) {
+        mbar_wait(FULL(ring.s), ring.use & 1);
+        fence_proxy_async(); // what the producer's copies wrote, to wgmma's (async) proxy
+        const unsigned sa = base + ring.s * STAGE_BYTES, sb = sa + A_BYTES;
+#pragma unroll
+        for (int ks = 0; ks < BK / WK; ks++) {
+#pragma unroll
+            for (int i = 0; i < NI; i++)
+                swap_frag(fr[ks % 2][i], sb, off, i, ks);
+            wgmma_fence(); // the fragments written, before the wgmma read them
+            const unsigned long long da = desc_k<BM>(sa, r0, ks);
+#pragma unroll
+            for (int i = 0; i < NI; i++)
+                wgmma_step_r<1>(acc[i], fr[ks % 2][i], da);
+            wgmma_commit();
+            wgmma_wait<1>();
+            if (ks == 0 && t > 0 && lane == 0)
+                mbar_arrive(EMPTY(prev));
+        }
+        prev = ring.s;
+    }
+    if (SCHEDULE == 2 && lane == 0)
+        mbar_arrive(turn);
+    wgmma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < NI; i++)
+        acc_fence(acc[i]);
+    if (lane == 0)
+        mbar_arrive(EMPTY(prev));
+#endif
+}
+#endif
+
 // Consumer warpgroup wg: acc = its WG_M rows (from row r0 of the tile) over the K steps of a
 // tile, from ring step `step`. Each K step's wgmma are one commit group; waiting until one
 // group is left in flight means the step before is done reading its stage, which each warp's
@@ -951,17 +1170,19 @@ __device__ __forceinline__ void produce_tma(unsigned base, unsigned bars,
 // The last stage is released once all are done. turn (ping-pong): the other consumer's turn
 // barrier, on which each warp arrives once it has waited for its last stage.
 __device__ __forceinline__ void consume(unsigned base, unsigned bars, int r0, int lane, int step,
-                                        int nsteps, unsigned turn, float (&acc)[MI][BN / 2])
+                                        int nsteps, unsigned turn, float (&acc)[NI][WN / 2])
 {
 #pragma unroll
-    for (int i = 0; i < MI; i++) {
+    for (int i = 0; i < NI; i++) {
 #pragma unroll
-        for (int j = 0; j < BN / 2; j++)
+        for (int j = 0; j < WN / 2; j++)
             acc[i][j] = 0.0f;
         acc_fence(acc[i]);
     }
     Ring ring(step);
-#if SPLIT3
+#if SWAP
+    consume_swap(base, bars, r0, lane, ring, nsteps, turn, acc);
+#elif SPLIT3
     // 3xTF32: each 16 of K (two wgmma K steps of 8) summed from zero into d, the corrections
     // lo_a hi_b and hi_a lo_b of each K step of 8 before its main term hi_a hi_b, then d added
     // to acc by FADDs (rounded to nearest); matmul_tf32.cu says why this order. It waits for
@@ -1100,14 +1321,30 @@ __device__ __forceinline__ void epilogue_sync(int wg)
 // warpgroup holds rows 16 w .. 16 w + 15; lane 4 g + q holds, of columns 8 j .. 8 j + 7,
 // columns 2 q and 2 q + 1 of rows g (acc[4 j], acc[4 j + 1]) and g + 8 (acc[4 j + 2], + 3).
 // r0: the tile's row of the warpgroup's first; et: the thread among the EPI_THREADS.
-__device__ __forceinline__ void epilogue(char *stage_out, const float (&acc)[MI][BN / 2],
+__device__ __forceinline__ void epilogue(char *stage_out, const float (&acc)[NI][WN / 2],
                                          elem_t *__restrict__ C, int M, int N, int row0, int col0,
                                          int r0, int wg, int et)
 {
     const int w = (et % 128) / 32, g = (et % 32) / 4, q = et % 4;
     // VEC-wide stores need rows and the pointer aligned to VEC elements
     const bool vec_ok = (N % VEC) == 0 && ((unsigned long long)C % (ES * VEC)) == 0;
-#if VEC == 2
+#if SWAP
+    // C^T's accumulators: row r (r + 8) of warp w's 16 is column p (p + 1) of C (swap_col), a
+    // column of C^T a row of C. For each 8 columns j of C^T: rows 8 j + 2 q and + 1 of C, each
+    // the pair of columns p, p + 1 (one 8-byte store)
+    (void)stage_out, (void)wg, (void)w, (void)g;
+    const int p = col0 + swap_col(et % 128);
+#pragma unroll
+    for (int i = 0; i < NI; i++)
+#pragma unroll
+        for (int j = 0; j < WN / 8; j++)
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                unsigned pair[WPE];
+                out2(acc[i][4 * j + e], acc[i][4 * j + 2 + e], pair);
+                store_c<2>(C, M, N, row0 + r0 + 8 * j + 2 * q + e, p + 64 * i, pair, vec_ok);
+            }
+#elif VEC == 2
     (void)stage_out, (void)wg;
 #pragma unroll
     for (int i = 0; i < MI; i++)
@@ -1177,7 +1414,7 @@ __device__ __forceinline__ void consumer(char *smem, unsigned base, unsigned bar
                                          elem_t *__restrict__ C, int M, int N, int nsteps, int ct)
 {
     const int wg = ct / 128;
-    float acc[MI][BN / 2];
+    float acc[NI][WN / 2];
     int row0, col0, n = 0, k = 0; // n: the block's tiles so far; k: this warpgroup's
     for (int i = 0, r; (r = tile_of(i, M, N, row0, col0)) != END; i++) {
         if (r == SKIP)

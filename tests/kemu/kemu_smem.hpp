@@ -1,6 +1,6 @@
 // kemu_smem.hpp: shared memory as the tensor-core kernels use it, on the CPU (kemu.hpp):
-// byte addresses, cp.async with its commit groups, ldmatrix, the 16-byte shared loads, the
-// bank conflicts of the 16-byte accesses, and thread block cluster ranks, barriers and
+// byte addresses, cp.async with its commit groups, ldmatrix, the 16-byte and 8-byte shared
+// loads, their bank conflicts, and thread block cluster ranks, barriers and
 // distributed shared memory. kemu_tf32.cpp uses it as it is; kemu_tc.hpp (the 16-bit
 // kernels' tests) builds on it. Each instruction is emulated from the PTX ISA's definition,
 // independently of the kernels' code (an 8 x 8 matrix of ldmatrix: lane l receives row l / 4,
@@ -70,6 +70,7 @@ struct Accesses {
 inline long ldmatrix_conflicts;
 inline Accesses copies, loads; // cp.async destinations; ld.shared.v4 addresses
 inline Accesses words;         // st.shared of 4 bytes (a warp's i-th ones are one instruction)
+inline Accesses dwords;        // ld.shared of 8 bytes (the same)
 inline int extra_wavefronts(const unsigned *addr, int n) // n addresses of 16-byte accesses
 {
     int per_group[8] = {0}, most = 0;
@@ -118,6 +119,30 @@ inline void count_word_conflicts(Accesses &x, int nthreads)
                 }
                 most = std::max(most, n);
             }
+            x.conflicts += most - 1;
+        }
+    for (int t = 0; t < kemu::MAX_THREADS; t++)
+        x.addr[t].clear();
+}
+// The same for 8-byte accesses: a warp's are served a half-warp at a time (16 lanes, 128
+// bytes), each half taking one wavefront when no two of its lanes reach different words of one
+// bank, else as many as the most words a bank gets.
+inline void count_dword_conflicts(Accesses &x, int nthreads)
+{
+    for (int h = 0; h < nthreads / 16; h++)
+        for (size_t k = 0; k < x.addr[16 * h + 15].size(); k++) {
+            unsigned seen[32][32];
+            int n[32] = {0}, most = 0;
+            for (int l = 0; l < 16; l++)
+                for (unsigned e = 0; e < 2; e++) {
+                    const unsigned a = x.addr[16 * h + l][k] / 4 + e, bank = a % 32;
+                    bool again = false;
+                    for (int j = 0; j < n[bank]; j++)
+                        again |= seen[bank][j] == a;
+                    if (!again)
+                        seen[bank][n[bank]++] = a;
+                    most = std::max(most, n[bank]);
+                }
             x.conflicts += most - 1;
         }
     for (int t = 0; t < kemu::MAX_THREADS; t++)
@@ -233,6 +258,17 @@ inline void lds128(unsigned (&r)[4], unsigned addr)
         emu::fail("ld.shared.v4: an address not 16-byte aligned", addr);
     emu::loads.addr[kemu::current].push_back(addr);
     std::memcpy(r, emu::smem_at(addr), 16);
+}
+
+// ld.shared.v2.u32: 8 bytes of shared memory (the bank conflicts of a warp's are counted after
+// the launch)
+inline void lds64(unsigned &x, unsigned &y, unsigned addr)
+{
+    if (addr % 8)
+        emu::fail("ld.shared.v2: an address not 8-byte aligned", addr);
+    emu::dwords.addr[kemu::current].push_back(addr);
+    std::memcpy(&x, emu::smem_at(addr), 4);
+    std::memcpy(&y, emu::smem_at(addr + 4), 4);
 }
 
 // st.shared.f32: 4 bytes to shared memory (the bank conflicts of a warp's are counted after

@@ -5,7 +5,9 @@
 // ragged tiles, the guarded path for rows not 16-byte aligned, both epilogues, the
 // rasterisation over clusters, the TMA producer (TMA = 1) through the tensor maps the core
 // would encode, and in floats the producer's split (3xTF32) and its transposition of nn's B,
-// with the bank conflicts of its shared-memory accesses.
+// with the bank conflicts of its shared-memory accesses, or nn with the operands swapped
+// (SWAP: B's fragments loaded into registers, split there in 3xTF32, and C^T's accumulators
+// stored as columns of C).
 //
 // The instructions are emulated from the PTX ISA's definitions, independently of the kernel's
 // code:
@@ -18,6 +20,10 @@
 //   when the kernel says imm-trans-b (nn in 16-bit types; .tf32 has no transpose: a .tf32
 //   operand read MN-major aborts). Thread t of the warpgroup holds D's rows
 //   16 (t / 32) + (t % 32) / 4 and + 8, columns 8 j + 2 (t % 4) and + 1.
+// - wgmma.mma_async.m64nNk8 .tf32 with A in registers: the PTX ISA's fragment (lane 4 g + c of
+//   warp w holds A's (16 w + g, c), (16 w + g + 8, c), (16 w + g, c + 4), (16 w + g + 8, c + 4)),
+//   gathered from the warp's lanes when the wgmma is issued; a thread that writes those
+//   registers before the wait that covers the wgmma aborts the run.
 // - wgmma is asynchronous: mode 0 computes a wgmma when it is issued, modes 1 and 2 at the
 //   wgmma.wait_group that must cover it, reading shared memory and writing the accumulators
 //   then (a stage released or refilled too early, or an accumulator read before the wait,
@@ -31,7 +37,8 @@
 //   that arrives lets the others run before it goes on.
 // - bar.sync 1 and 2, the consumers' barriers.
 // - the bank conflicts of cp.async's destinations and of 16-byte shared loads (per quarter
-//   warp) and of 4-byte shared stores (per warp): any fails the run.
+//   warp), of 8-byte shared loads (per half-warp) and of 4-byte shared stores (per warp): any
+//   fails the run.
 // The persistent schedules run on 3 blocks (whole clusters), so that each block walks several
 // tiles and the ring of stages wraps across them. Not modelled: the memory proxies
 // (fence.proxy.async does nothing here), setmaxnreg (the kernel checks at compile time that
@@ -149,9 +156,17 @@ template <class F> void land_arrivals(F keep)
 // wgmma: each thread's issued operations, open or in commit groups, in mode 1
 struct Wgmma {
     float *d;
+    unsigned n; // N: the columns of D (d holds n / 2 floats)
     unsigned long long da, db;
     int t;      // the thread in its warpgroup
     bool scale; // scale-d: D = A * B + D (else A * B)
+    // A in registers (.tf32): the thread's rows of A (g, g + 8) as the warp's fragments held
+    // them at the issue, and the thread's own 4 registers, which must still hold `held` when
+    // the wgmma completes (the PTX ISA: not written until then)
+    bool reg_a;
+    double a_rows[2][EMU_WK];
+    const unsigned *regs;
+    unsigned held[4];
 };
 inline std::vector<Wgmma> wg_open[kemu::MAX_THREADS];
 inline std::vector<std::vector<Wgmma>> wg_groups[kemu::MAX_THREADS];
@@ -210,10 +225,13 @@ inline void wgmma_run(const Wgmma &op)
 #endif
     const unsigned warp = op.t / 32, g = (op.t % 32) / 4, q = op.t % 4;
     double a[2][EMU_WK], b[2][EMU_WK]; // this thread's rows of A (g, g + 8); a pair of columns of B
+    if (op.reg_a && std::memcmp(op.regs, op.held, sizeof op.held))
+        fail("wgmma: a register operand written before the wgmma completed (wgmma.wait_group)",
+             (unsigned long long)op.t);
     for (unsigned h = 0; h < 2; h++)
         for (unsigned k = 0; k < EMU_WK; k++)
-            a[h][k] = operand(op.da, false, 16 * warp + g + 8 * h, k);
-    for (unsigned j = 0; j < BN / 8; j++) { // columns 8 j + 2 q and + 1
+            a[h][k] = op.reg_a ? op.a_rows[h][k] : operand(op.da, false, 16 * warp + g + 8 * h, k);
+    for (unsigned j = 0; j < op.n / 8; j++) { // columns 8 j + 2 q and + 1
         for (unsigned e = 0; e < 2; e++)
             for (unsigned k = 0; k < EMU_WK; k++)
                 b[e][k] = operand(op.db, b_mn, 8 * j + 2 * q + e, k);
@@ -372,21 +390,50 @@ template <int N_> void wgmma_wait()
     emu::wait_groups(emu::wg_groups[kemu::current], N_, emu::wgmma_run);
     emu::wg_fenced[kemu::current] = false;
 }
-inline void acc_fence(float (&)[BN / 2])
+template <int N2> void acc_fence(float (&)[N2])
 {
 }
-template <int SCALE_D>
-void wgmma_step(float (&d)[BN / 2], unsigned long long da, unsigned long long db)
+inline void wgmma_issue(const emu::Wgmma &op)
 {
     if (!emu::wg_fenced[kemu::current])
         emu::fail("wgmma.mma_async without wgmma.fence since the last wait",
                   (unsigned long long)kemu::current);
-    const emu::Wgmma op{d, da, db, kemu::linear_id() % 128, SCALE_D != 0};
     if (emu::wg_deferred)
         emu::wg_open[kemu::current].push_back(op);
     else
         emu::wgmma_run(op);
 }
+template <int SCALE_D, int N2>
+void wgmma_step(float (&d)[N2], unsigned long long da, unsigned long long db)
+{
+    emu::Wgmma op{d, 2 * N2, da, db, kemu::linear_id() % 128, SCALE_D != 0, false, {}, nullptr, {}};
+    wgmma_issue(op);
+}
+// A in registers (.tf32, m64nNk8): lane 4 g + c of warp w holds A's (16 w + g, c), (16 w + g +
+// 8, c), (16 w + g, c + 4), (16 w + g + 8, c + 4) in a[0..3] (the PTX ISA's fragment, as
+// mma.m16n8k8's .tf32 A), read as TF32 (the low 13 bits ignored). The warp's lanes hand each
+// other their registers, as the tensor core gathers them.
+#if EMU_ES == 4 // (.f16 and .bf16 fragments hold two elements a register: not modelled)
+template <int SCALE_D, int N2>
+void wgmma_step_r(float (&d)[N2], const unsigned (&a)[4], unsigned long long db)
+{
+    const int w = kemu::warp_id(), l = kemu::linear_id() % 32;
+    emu::Wgmma op{d, 2 * N2, 0, db, kemu::linear_id() % 128, SCALE_D != 0, true, {}, a, {}};
+    for (int j = 0; j < 4; j++)
+        emu::exchange[w][l][j] = op.held[j] = a[j];
+    emu::warp_sync();
+    const int g = l / 4;
+    for (int h = 0; h < 2; h++)
+        for (int k = 0; k < EMU_WK; k++) {
+            unsigned bits = emu::exchange[w][4 * g + k % 4][h + 2 * (k / 4)] & 0xffffe000u;
+            float f;
+            std::memcpy(&f, &bits, 4);
+            op.a_rows[h][k] = f;
+        }
+    emu::warp_sync(); // everyone has read before the next collective
+    wgmma_issue(op);
+}
+#endif
 
 #include KERNEL_SOURCE
 
@@ -408,7 +455,8 @@ int main()
                      int N, int K) {
         emu::deferred = mode == 1;
         emu::wg_deferred = mode >= 1;
-        emu::copies.conflicts = emu::loads.conflicts = emu::words.conflicts = 0;
+        emu::copies.conflicts = emu::loads.conflicts = emu::words.conflicts = emu::dwords
+                                                                                  .conflicts = 0;
         emu::wgmma_count = emu::tma_boxes = 0;
         emu::shared_limit = SHARED_BYTES;
         const unsigned tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
@@ -429,6 +477,9 @@ int main()
         const emu::TensorMap ma{a8, {K, M}, {kbox, BM}, EMU_ES * kbox};
 #ifdef CUTUNE_LAYOUT_NT
         const emu::TensorMap mb{b8, {K, N}, {kbox, BN}, EMU_ES * kbox};
+#elif EMU_ES == 4 && SWAP
+        // nn in floats with SWAP: B MN-major, boxes of 32 floats (128 bytes) by BK k-rows
+        const emu::TensorMap mb{b8, {N, K}, {32, BK}, 128};
 #elif EMU_ES == 4
         // nn in floats: the INIs have no map of B (the producer's threads copy and transpose it)
         const emu::TensorMap mb{nullptr, {N, K}, {64, BK}, 128};
@@ -447,7 +498,9 @@ int main()
         emu::count_conflicts(emu::copies, NT);
         emu::count_conflicts(emu::loads, NT);
         emu::count_word_conflicts(emu::words, NT);
-        const long conflicts = emu::copies.conflicts + emu::loads.conflicts + emu::words.conflicts;
+        emu::count_dword_conflicts(emu::dwords, NT);
+        const long conflicts = emu::copies.conflicts + emu::loads.conflicts + emu::words.conflicts +
+                               emu::dwords.conflicts;
         long left = (long)(emu::arrivals.size() + emu::bulks.size());
         emu::bulks.clear();
         for (int t = 0; t < kemu::MAX_THREADS; t++)
@@ -455,13 +508,15 @@ int main()
                            emu::wg_groups[t].size() + emu::groups[t].size());
         emu::arrivals.clear();
         // every tile's wgmma: K steps x BK / WK x m64 pieces (3xTF32: three products), by 128
-        // threads each
-        const long want = (long)tiles_m * tiles_n * ((K + BK - 1) / BK) * (BK / WK) * (BM / 64) *
+        // threads each; the pieces are the tile's 64-row ones, or with SWAP (C^T) its 64-column
+        // ones for each warpgroup that shares the tile
+        const long pieces = SWAP ? BN / 64 * (SCHEDULE == 2 ? 1 : CONSUMERS) : BM / 64;
+        const long want = (long)tiles_m * tiles_n * ((K + BK - 1) / BK) * (BK / WK) * pieces *
                           (SPLIT3 ? 3 : 1) * 128;
         char note[240];
         snprintf(note, sizeof note,
                  "%s, %ld wgmma (want %ld), %ld left in flight, %ld bank conflicts (cp.async, "
-                 "16- and 4-byte shared accesses), %ld TMA boxes",
+                 "16-, 8- and 4-byte shared accesses), %ld TMA boxes",
                  mode == 0   ? "copies and wgmma at once"
                  : mode == 1 ? "copies and wgmma at the wait"
                              : "copies at once, wgmma at the wait",
