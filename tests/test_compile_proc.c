@@ -6,7 +6,10 @@
 #include "check.h"
 #include "compile.h"
 #include "compile_proc.h"
+#include "pool.h"
+#include "space.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -27,10 +30,9 @@ static int build(int proc, const char *src, int f, void **cubin, size_t *size, c
     char def[32];
     snprintf(def, sizeof def, "-DF=%d.0f", f);
     const char *opts[] = {def, "--gpu-architecture=sm_90", "-std=c++17", "-default-device"};
-    if (proc)
-        return cutune_compile_proc(src, "k", opts, 4, cubin, size, log, err);
     CutuneKernelBinary b;
-    int rc = cutune_nvrtc_run(src, "k", opts, 4, &b, err);
+    int rc = proc ? cutune_compile_proc(src, "k", opts, 4, &b, err)
+                  : cutune_nvrtc_run(src, "k", opts, 4, &b, err);
     *cubin = b.cubin;
     *size = b.size;
     *log = b.log;
@@ -97,6 +99,62 @@ static void threads(void)
     }
 }
 
+/* this process's children now, over all its threads (/proc/self/task/<tid>/children) */
+static int children(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[300];
+        snprintf(path, sizeof path, "/proc/self/task/%s/children", e->d_name);
+        FILE *f = e->d_name[0] != '.' ? fopen(path, "r") : NULL;
+        int pid;
+        while (f && fscanf(f, "%d", &pid) == 1)
+            n++;
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* compile jobs with the runner a tuning run gives them, on a pool: each config's cubin as
+ * here, timed, and the pool's threads leave no process behind when the pool ends */
+static void pool_jobs(void)
+{
+    enum { JOBS = 6 };
+    int before = children();
+    CutunePool *pool = NULL;
+    CHECK(cutune_pool_create(3, &pool) == 0);
+    if (!pool)
+        return;
+    CutuneSpace sp;
+    memset(&sp, 0, sizeof sp);
+    static CutuneCompileJob c[JOBS];
+    char src[JOBS][160];
+    for (int i = 0; i < JOBS; i++) {
+        snprintf(src[i], sizeof src[i],
+                 "extern \"C\" __global__ void k(float *x) { x[threadIdx.x] *= %d.0f; }", i + 2);
+        cutune_compile_job_init(&c[i], src[i], "k", &sp, NULL, NULL, 90, NULL, (size_t)i);
+        c[i].runner = cutune_compile_runner();
+        cutune_pool_submit(pool, &c[i].job);
+    }
+    for (int i = 0; i < JOBS; i++) {
+        cutune_pool_wait(pool, &c[i].job);
+        CHECK_MSG(c[i].rc == 0 && c[i].bin.size > 4 && !memcmp(c[i].bin.cubin, "\177ELF", 4) &&
+                      c[i].bin.compile_ms > 0,
+                  "job %d: rc %d: %s", i, c[i].rc, c[i].err.msg);
+        cutune_compile_job_clear(&c[i]);
+    }
+    int during = children();
+    CHECK_MSG(during > before, "no compile process under the pool (%d children, %d before)", during,
+              before);
+    cutune_pool_destroy(&pool);
+    CHECK_MSG(children() == before, "%d children after the pool, %d before", children(), before);
+}
+
 static void *try_once(void *arg)
 {
     (void)arg;
@@ -129,9 +187,9 @@ static void fallbacks(void)
     CHECK_MSG(fake != NULL, "CUTUNE_TEST_FAKE_WORKER is not set (meson test sets it)");
     if (fake) /* a worker that does not know COMPILE */
         CHECK_EQ_INT(first_compile_with(fake), 1);
-    CHECK(cutune_compile_procs_enabled());
+    CHECK(cutune_compile_runner() == cutune_compile_proc);
     setenv("CUTUNE_COMPILE_PROCS", "0", 1);
-    CHECK(!cutune_compile_procs_enabled());
+    CHECK(cutune_compile_runner() == NULL);
     unsetenv("CUTUNE_COMPILE_PROCS");
 }
 
@@ -140,6 +198,7 @@ int main(void)
     cubins_match();
     compile_error();
     threads();
+    pool_jobs();
     fallbacks();
     /* every thread above has ended: none of their compile processes is left (the main
      * thread's own is still serving, so wait for no particular one: none may be a zombie) */

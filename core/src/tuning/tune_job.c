@@ -1,6 +1,7 @@
 /* One (variant, size) job: its configs and what is known of them, and the pipeline that
  * compiles proposals on the CPU while the worker measures on the GPU (see tune_int.h). */
 #include "compile.h"
+#include "compile_proc.h"
 #include "pipeline.h"
 #include "strategies/search.h"
 #include "tune_int.h"
@@ -196,6 +197,9 @@ static void compile_job_start(TuneLane *l, const TuneJob *j, CutuneCompileJob *c
     cutune_compile_job_init(c, j->tv->p->source, j->tv->p->kernel_name, j->tv->sp,
                             j->cl.values + index * j->cl.nparams, &j->ts->prob,
                             cutune_variant_arch(j->tv->p, l->arch), l->run->cache_dir, index);
+    /* each pool thread's NVRTC in a process of its own: in one process NVRTC stops scaling at
+     * about 32 threads (compile_proc.h) */
+    c->runner = cutune_compile_runner();
     if (!c->source) { /* a library variant's config compiles nothing: it is ready at once, and
                          measured in the order proposed (the warm start's first, first) */
         c->job.done = 1;

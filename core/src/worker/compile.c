@@ -1,6 +1,5 @@
 /* NVRTC compilation of kernel sources into cubins, through the kernel cache. */
 #include "compile.h"
-#include "compile_proc.h"
 #include "kernel_cache.h"
 #include "space_limits.h"
 #include "util.h"
@@ -269,27 +268,24 @@ int cutune_nvrtc_run(const char *source, const char *kernel_name, const char *co
     return 0;
 }
 
-/* The compile itself, here or (out_of_process) in this thread's compile process; where
- * none can be started (cutune_compile_proc returns 1), here */
+/* The compile itself: through the runner where there is one (a compile process), here
+ * where there is none or it cannot (it returns 1) */
 static int compile_now(const char *source, const char *kernel_name, const char *const *opts,
-                       size_t nopts, int out_of_process, CutuneKernelBinary *out, CutuneError *err)
+                       size_t nopts, CutuneNvrtcRunner runner, CutuneKernelBinary *out,
+                       CutuneError *err)
 {
-    if (out_of_process) {
-        double t0 = cutune_now();
-        int rc = cutune_compile_proc(source, kernel_name, opts, nopts, &out->cubin, &out->size,
-                                     &out->log, err);
-        if (rc != 1) {
-            if (rc == 0)
-                out->compile_ms = 1e3 * (cutune_now() - t0);
+    if (runner) {
+        int rc = runner(source, kernel_name, opts, nopts, out, err);
+        if (rc != 1)
             return rc;
-        }
+        memset(out, 0, sizeof *out);
     }
     return cutune_nvrtc_run(source, kernel_name, opts, nopts, out, err);
 }
 
 static int compile_cached(const char *source, const char *kernel_name, const char *const *defines,
-                          size_t ndefines, int arch, const char *cache_dir, int out_of_process,
-                          CutuneKernelBinary *out, CutuneError *err)
+                          size_t ndefines, int arch, const char *cache_dir,
+                          CutuneNvrtcRunner runner, CutuneKernelBinary *out, CutuneError *err)
 {
     memset(out, 0, sizeof *out);
     Options opt;
@@ -317,7 +313,7 @@ static int compile_cached(const char *source, const char *kernel_name, const cha
         if ((claimed = inflight_claim(key)))
             break;
     }
-    rc = compile_now(source, kernel_name, opts, nopts, out_of_process, out, err);
+    rc = compile_now(source, kernel_name, opts, nopts, runner, out, err);
     if (rc == 0 && cache_dir)
         cutune_kernel_cache_put(cache_dir, key, out->cubin, out->size);
 done:
@@ -331,7 +327,7 @@ int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char
                          size_t ndefines, int arch, const char *cache_dir, CutuneKernelBinary *out,
                          CutuneError *err)
 {
-    return compile_cached(source, kernel_name, defines, ndefines, arch, cache_dir, 0, out, err);
+    return compile_cached(source, kernel_name, defines, ndefines, arch, cache_dir, NULL, out, err);
 }
 
 void cutune_defines_of(const CutuneSpace *sp, const int64_t *values, CutuneDefines *d)
@@ -364,11 +360,8 @@ static void compile_job_run(CutuneJob *job)
     CutuneCompileJob *c = (CutuneCompileJob *)job;
     if (!c->source)
         return; /* a library variant: nothing to compile, rc 0 and no cubin */
-    /* a tuning run's compiles, each pool thread's in a process of its own: NVRTC in one
-     * process stops scaling at about 32 threads (its own contention), where processes go on
-     * (bench/RESULTS.md, "Compile processes") */
     c->rc = compile_cached(c->source, c->kernel_name, c->d.ptr, c->d.n, c->arch, c->cache_dir,
-                           cutune_compile_procs_enabled(), &c->bin, &c->err);
+                           c->runner, &c->bin, &c->err);
 }
 
 void cutune_compile_job_init(CutuneCompileJob *c, const char *source, const char *kernel_name,

@@ -38,6 +38,12 @@ void cutune_kernel_binary_free(CutuneKernelBinary *b);
 int cutune_nvrtc_run(const char *source, const char *kernel_name, const char *const *opts,
                      size_t nopts, CutuneKernelBinary *out, CutuneError *err);
 
+/* Where a compile job's NVRTC runs, if not in this process (cutune_nvrtc_run): as
+ * cutune_nvrtc_run, or 1 when it cannot, and the job then compiles here after all. */
+typedef int (*CutuneNvrtcRunner)(const char *source, const char *kernel_name,
+                                 const char *const *opts, size_t nopts, CutuneKernelBinary *out,
+                                 CutuneError *err);
+
 /* The PTX NVRTC makes of `source` (a program named `name`) for compute_<arch> with
  * `defines` (no GPU needed, no cache): 0 with *ptx malloc'd, or CUTUNE_ERR_COMPILE with the
  * compiler's messages in err. */
@@ -76,7 +82,8 @@ typedef struct CutuneCompileJob {
     const char *source, *kernel_name, *cache_dir;
     int arch;
     CutuneDefines d;
-    size_t index; /* the caller's: which config */
+    size_t index;             /* the caller's: which config */
+    CutuneNvrtcRunner runner; /* NULL (cutune_compile_job_init's): NVRTC in this process */
     CutuneKernelBinary bin;
     int rc;
     CutuneError err;

@@ -1,6 +1,7 @@
 /* A compile process per compiling thread (compile_proc.h). */
 #include "compile_proc.h"
 #include "proto.h"
+#include "util.h"
 #include "worker_client.h"
 
 #include <pthread.h>
@@ -33,10 +34,10 @@ static void proc_key_make(void)
     proc_key_ok = pthread_key_create(&proc_key, proc_free) == 0;
 }
 
-int cutune_compile_procs_enabled(void)
+CutuneNvrtcRunner cutune_compile_runner(void)
 {
     const char *env = getenv("CUTUNE_COMPILE_PROCS");
-    return !(env && strcmp(env, "0") == 0);
+    return env && strcmp(env, "0") == 0 ? NULL : cutune_compile_proc;
 }
 
 static Proc *this_thread(void)
@@ -53,8 +54,8 @@ static Proc *this_thread(void)
 }
 
 /* The answer in the worker's buffer into the caller's outputs. */
-static int take_answer(CutuneBuf *b, const char *kernel_name, void **cubin, size_t *size,
-                       char **log, CutuneError *err)
+static int take_answer(CutuneBuf *b, const char *kernel_name, CutuneKernelBinary *out,
+                       CutuneError *err)
 {
     int rc = (int)(int32_t)cutune_buf_get_u32(b);
     const char *msg = cutune_buf_get_str(b);
@@ -66,25 +67,24 @@ static int take_answer(CutuneBuf *b, const char *kernel_name, void **cubin, size
                             "the compile process answered %s in a form this cutune does not "
                             "read; rebuild cutune and cutune-worker together (ninja -C build)",
                             kernel_name);
-    if (*text && !(*log = strdup(text)))
+    if (*text && !(out->log = strdup(text)))
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     if (rc)
         return cutune_error(err, rc, "%s", msg);
-    if (n == 0 || !(*cubin = malloc(n)))
+    if (n == 0 || !(out->cubin = malloc(n)))
         return cutune_error(err, n ? CUTUNE_ERR_NOMEM : CUTUNE_ERR_COMPILE,
                             n ? "out of memory" : "the compile process sent no cubin for %s",
                             kernel_name);
-    memcpy(*cubin, bin, n);
-    *size = n;
+    memcpy(out->cubin, bin, n);
+    out->size = n;
     return 0;
 }
 
 int cutune_compile_proc(const char *source, const char *kernel_name, const char *const *opts,
-                        size_t nopts, void **cubin, size_t *size, char **log, CutuneError *err)
+                        size_t nopts, CutuneKernelBinary *out, CutuneError *err)
 {
-    *cubin = NULL;
-    *size = 0;
-    *log = NULL;
+    memset(out, 0, sizeof *out);
+    double t0 = cutune_now();
     Proc *pr = this_thread();
     if (!pr || pr->none)
         return 1;
@@ -115,5 +115,7 @@ int cutune_compile_proc(const char *source, const char *kernel_name, const char 
                             kernel_name, e.msg);
     }
     pr->answers++;
-    return take_answer(b, kernel_name, cubin, size, log, err);
+    if ((rc = take_answer(b, kernel_name, out, err)) == 0)
+        out->compile_ms = 1e3 * (cutune_now() - t0); /* what the thread waited for it */
+    return rc;
 }

@@ -10,17 +10,19 @@
 
 #include <stddef.h>
 
+#include "compile.h"
 #include "cutune/cutune.h"
 
-/* Whether compile pools compile in processes: yes, unless CUTUNE_COMPILE_PROCS is "0". */
-int cutune_compile_procs_enabled(void);
+/* The runner (compile.h) of a tuning run's compile jobs: cutune_compile_proc, unless
+ * CUTUNE_COMPILE_PROCS is "0" (NULL: NVRTC in the pool's threads themselves). */
+CutuneNvrtcRunner cutune_compile_runner(void);
 
-/* NVRTC on source with these options in this thread's compile process: 0 with *cubin
- * (malloc'd) and *size; CUTUNE_ERR_COMPILE with err (and *log, malloc'd, where NVRTC wrote
- * one) when the source does not compile or the process died compiling it (a fresh one
- * takes the next compile); 1 when this thread has no compile process and can have none
- * (no worker executable, or one that does not know COMPILE): the caller compiles itself. */
+/* NVRTC on source with these options in this thread's compile process (a CutuneNvrtcRunner):
+ * 0 with out->cubin set; CUTUNE_ERR_COMPILE with err (and out->log where NVRTC wrote one)
+ * when the source does not compile or the process died compiling it (a fresh one takes the
+ * next compile); 1 when this thread has no compile process and can have none (no worker
+ * executable, or one that does not know COMPILE): the caller compiles itself. */
 int cutune_compile_proc(const char *source, const char *kernel_name, const char *const *opts,
-                        size_t nopts, void **cubin, size_t *size, char **log, CutuneError *err);
+                        size_t nopts, CutuneKernelBinary *out, CutuneError *err);
 
 #endif
