@@ -29,6 +29,9 @@ class Swapped:
                 if getattr(m, _MARK, None) is not None:
                     raise ValueError("cutune.swap: %r is already swapped; restore() the other "
                                      "swap first" % m)
+                if "forward" in m.__dict__:  # its own, which the swap would bypass and lose
+                    raise ValueError("cutune.swap: %r has a forward of its own (set on the "
+                                     "instance); route it with `with cutune.use():`" % m)
                 self.layers.append(m)
         if not self.layers:
             raise ValueError("cutune.swap: %s has no nn.Linear layer: nothing to route (for "
@@ -86,8 +89,8 @@ def swap(model, db=None, margin=ROUTE_MARGIN, min_ms=ROUTE_MIN_MS):
     torch call pays a Python hook, so an eager step keeps the kernels' gain. db: a path or a
     cutune Handle (default: the default database). Returns a Swapped: `.routed` counts the
     GEMMs sent to cutune, `.restore()` undoes the swap, and `with cutune.swap(model):` undoes
-    it at the end of the block. Raises ValueError for a model without nn.Linear layers or
-    with layers another swap holds."""
+    it at the end of the block. Raises ValueError for a model without nn.Linear layers, with
+    layers another swap holds, or with a layer whose forward was replaced on the instance."""
     if not isinstance(model, torch.nn.Module):
         raise TypeError("cutune.swap: needs a torch.nn.Module; got %s" % type(model).__name__)
     return Swapped(model, db, margin, min_ms)

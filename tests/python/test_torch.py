@@ -137,6 +137,9 @@ def test_swap_refuses_what_it_cannot_route(fixture_path):
         with pytest.raises(ValueError, match="already swapped"):
             cutune.swap(torch.nn.Sequential(lin))
     cutune.swap(lin, db=fixture_path).restore()  # the first swap's end freed it
+    lin.forward = lambda x: x  # a forward of its own: the swap would lose it
+    with pytest.raises(ValueError, match="forward of its own"):
+        cutune.swap(lin)
 
 
 def test_use_counts_the_gemms_it_routes(fixture_path):
