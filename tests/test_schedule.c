@@ -119,16 +119,22 @@ static void splits(void)
     CHECK(share[0] == 0 && share[1] == 0);
 }
 
-/* Only a leader's space is measured whole, and only where it fits its share. */
+/* Only a leader's space (or one tied with it within 1%) is measured whole, and only where it
+ * fits its share. */
 static void whole(void)
 {
-    CHECK(cutune_schedule_whole(10, 20, 1));
-    CHECK(!cutune_schedule_whole(30, 20, 1));
-    /* a trailing variant (within 30%) is searched even where its space fits */
-    CHECK(!cutune_schedule_whole(10, 20, 0.25));
-    CHECK(!cutune_schedule_whole(10, 20, cutune_schedule_promise(1.13, 1.0, 1000)));
-    CHECK(cutune_schedule_whole(10, 20, cutune_schedule_promise(1.04, 1.0, 1000)));
-    CHECK(!cutune_schedule_whole(10, 20, 0));
+    CHECK(cutune_schedule_whole(10, 20, 1.0, 1.0));
+    CHECK(cutune_schedule_whole(10, 20, 1.0, 0)); /* the size has no best yet */
+    CHECK(cutune_schedule_whole(10, 20, 1.009, 1.0));
+    CHECK(!cutune_schedule_whole(30, 20, 1.0, 1.0));
+    /* a trailing variant is searched even where its space fits: 1.13x and 1.035x behind
+     * (schedule.h), though 1.035x still has the full search patience (promise 1) */
+    CHECK(!cutune_schedule_whole(10, 20, 1.13, 1.0));
+    CHECK(!cutune_schedule_whole(10, 20, 1.035, 1.0));
+    CHECK(cutune_schedule_promise(1.035, 1.0, 1000) >= 1);
+    /* a variant with nothing measured yet has no claim */
+    CHECK(!cutune_schedule_whole(10, 20, 0, 1.0));
+    CHECK(!cutune_schedule_whole(10, 20, 0, 0));
 }
 
 /* A whole space ends after a quarter of it, at least a search's patience, without a gain. */

@@ -9,6 +9,8 @@ enum { PATIENCE_MIN = 100, PATIENCE_WINDOWS = 3, PATIENCE_TRAILING = 4 };
 /* A whole search is late when the rest would take over twice its time left: one a little
  * slower than estimated runs to its deadline, and the next round gives it more time. */
 #define LATE_FACTOR 2.0
+/* A variant within this factor of the size's best ties it: timing noise (schedule.h). */
+#define WHOLE_TIE 1.01
 
 void cutune_cost_init(CutuneCostModel *m, int threads)
 {
@@ -87,9 +89,11 @@ double cutune_schedule_promise(double variant_best_ms, double size_best_ms, size
     return variant_best_ms <= 1.3 * size_best_ms ? 0.25 : 0;
 }
 
-int cutune_schedule_whole(double need, double share, double promise)
+int cutune_schedule_whole(double need, double share, double variant_best_ms, double size_best_ms)
 {
-    return promise >= 1 && need <= share;
+    if (!(need <= share) || !(variant_best_ms > 0))
+        return 0;
+    return !(size_best_ms > 0) || variant_best_ms <= WHOLE_TIE * size_best_ms;
 }
 
 size_t cutune_schedule_whole_patience(size_t patience, size_t nconfigs)

@@ -66,12 +66,17 @@ int cutune_schedule_late(size_t measured, double elapsed_s, size_t rest, double 
 int cutune_schedule_takes_late(size_t patience, size_t late_patience);
 
 /* Whether the scheduler measures a variant's space whole rather than searching it: only when
- * the rest of it fits the variant's share (need <= share) and the variant leads the size or
- * is within 5% of it (promise 1). A trailing variant gets a search with the trailing
- * patience even where its space fits: on 4 H200s (bench/RESULTS.md, multi-GPU, 2026-11-27)
- * the main job measured matmul_wgmma at 4096x11008x4096-bf16-nt whole, 1,036 configs and
- * 1,693 s of NVRTC, and ended 1.13x behind cuBLASLt as it began; one GPU searched 66. */
-int cutune_schedule_whole(double need, double share, double promise);
+ * the rest of it fits the variant's share (need <= share) and the variant's best so far leads
+ * the size's or ties it within timing noise (1%). Every other variant is searched, with the
+ * patience its promise gives, even where its space fits:
+ * - on 4 H200s (bench/RESULTS.md, multi-GPU, 2026-11-27) the main job measured matmul_wgmma
+ *   at 4096x11008x4096-bf16-nt whole, 1,036 configs and 1,693 s of NVRTC, and ended 1.13x
+ *   behind cuBLASLt as it began; one GPU searched 66;
+ * - on 2 H200s (multi-GPU, 2026-11-28) matmul_wgmma at 8192x8192x8192-bf16-nt began 1.035x
+ *   behind cuBLASLt, within the 5% that once counted as leading: measured whole, 1,017
+ *   configs took a GPU's first 45 s and about 800 s of NVRTC, and it ended 1.035x behind; the
+ *   one-GPU run of the same call began 1.051x behind and searched 46. */
+int cutune_schedule_whole(double need, double share, double variant_best_ms, double size_best_ms);
 
 /* The patience of a space measured whole (`patience` that of a search): it too ends once a
  * quarter of the space, and at least `patience` measurements, have brought no better config,

@@ -342,7 +342,8 @@ static int search_round(TuneLane *l, TuneJob *jobs, size_t n, double size_deadli
          * order for whatever the search left; a larger one, or a trailing variant's, is
          * searched */
         int whole = !o->strategy &&
-                    (size_deadline <= 0 || cutune_schedule_whole(need, share[order[k]], promise));
+                    (size_deadline <= 0 ||
+                     cutune_schedule_whole(need, share[order[k]], j->best_ms, size_best));
         const char *sname = o->strategy ? o->strategy : cutune_strategy_default_search;
         const CutuneStrategyOps *ops = cutune_strategy_find(sname);
         snprintf(j->row->strategy, sizeof j->row->strategy, "%s%s", sname, whole ? ", all" : "");
