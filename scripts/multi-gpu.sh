@@ -57,9 +57,17 @@ timed_run() { # NAME DEVICE [KILL_AT]: a fresh database and kernel cache
     pid=$!
     if [ -n "${3:-}" ]; then
         sleep "$3"
-        victim=$(pgrep -n -P "$pid") # its children are its workers
+        # the newest child that holds a GPU open: a GPU worker, not one of the compile
+        # processes (cutune-worker too, opening no device), whose loss costs no trial
+        victim=
+        for c in $(pgrep -P "$pid" | sort -rn); do
+            if ls -l /proc/"$c"/fd 2>/dev/null | grep -q '/dev/nvidia[0-9]'; then
+                victim=$c
+                break
+            fi
+        done
         [ -n "$victim" ] && kill -9 "$victim" &&
-            echo "$1: killed worker $victim at $3 s" | tee -a "$out/walls.txt"
+            echo "$1: killed GPU worker $victim at $3 s" | tee -a "$out/walls.txt"
     fi
     wait "$pid"
     echo "$1: exit $? wall $(awk "BEGIN{print $(date +%s.%N) - $t0}") s" | tee -a "$out/walls.txt"
