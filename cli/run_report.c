@@ -122,6 +122,11 @@ void run_report_print(FILE *f, const CutuneTuneSummary *s)
     print_rows(f, s);
     if (s->ngpus_rows > 1)
         print_gpus(f, s);
+    if (s->ahead_compiled)
+        fprintf(f,
+                "compiled ahead on idle compile threads: %zu configs of the warm starts of the "
+                "sizes next in line (%.1f s of NVRTC cpu)\n",
+                s->ahead_compiled, s->ahead_s);
     size_t tuned = 0;
     for (size_t i = 0; i < s->nsizes; i++)
         tuned += s->sizes[i].tuned_before;

@@ -129,6 +129,9 @@ for name in names:
             g["device"], g["sizes"], g["measure_s"], g["retime_s"], g["compile_wait_s"], setup, g["other_s"],
             g["idle_s"], 100 * busy / (busy + g["idle_s"]) if busy + g["idle_s"] > 0 else 0,
             g["compile_cpu_s"], g["trials"], g["crashed"], "  lost" if g["lost"] else ""))
+    if s.get("compiled_ahead"):
+        print("compiled ahead on idle compile threads: %d configs, %.1f s of NVRTC cpu" % (
+            s["compiled_ahead"], s.get("compile_ahead_cpu_s", 0)))
 print("\nquality per size: best ms, and the yardstick's time over it (> 1: faster than it)")
 print("%-22s" % "size" + "".join("%12s %7s" % (n + " ms", "vs yard") for n in names))
 base = runs[names[0]][0].get("sizes", [])

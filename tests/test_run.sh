@@ -319,5 +319,34 @@ msg() { q "$tmp/tma.db" "select t.message from trials t join problems p on p.id 
 [ "$(q "$tmp/tma.db" "select count(*) from trials where status = 'skipped_resources' and message like '%tma_fixture.ini:24: [tensor_map.A] the byte stride of dims[1] is 4004%'")" = 4 ] ||
     bad "the TMA=1 configs at K = 1001 were not skipped for A's stride"
 
+# --- 14. compiles ahead (core/src/tuning/compile_ahead.c): while the first size is set up
+# (2 s in the fake worker), idle compile threads compile what its warm phase will measure,
+# so that some of its trials find their cubin in a fresh kernel cache; with
+# CUTUNE_COMPILE_AHEAD=0 none does, and the summary says no config was compiled ahead
+for ahead in 1 0; do
+    rm -rf "$tmp/kc-ahead"
+    CUTUNE_COMPILE_AHEAD=$ahead CUTUNE_CACHE_DIR=$tmp/kc-ahead CUTUNE_FAKE_SETUP_MS=2000 \
+        "$exe" run histogram --size 1048576x4x1 --jobs 2 --db "$tmp/ahead$ahead.db" --json \
+        >"$tmp/ahead$ahead.json" 2>"$tmp/ahead$ahead.err" ||
+        { bad "the run with CUTUNE_COMPILE_AHEAD=$ahead failed"; cat "$tmp/ahead$ahead.err"; }
+done
+python3 - "$tmp/ahead1.json" "$tmp/ahead0.json" <<'EOF' || fail=1
+import json, sys
+def read(path):
+    events = [json.loads(line) for line in open(path)]
+    warm = [e for e in events if e["event"] == "trial" and e["phase"] == "warm start"]
+    return events[-1], sum(e["compile_ms"] == 0 for e in warm), len(warm)
+on, cached_on, n_on = read(sys.argv[1])
+off, cached_off, n_off = read(sys.argv[2])
+ok = True
+if not (on["compiled_ahead"] >= 1 and cached_on >= 1):
+    print("FAIL: compiled ahead %d, warm-start trials from the cache %d of %d" % (
+        on["compiled_ahead"], cached_on, n_on)); ok = False
+if off["compiled_ahead"] != 0 or cached_off != 0:
+    print("FAIL: CUTUNE_COMPILE_AHEAD=0 compiled %d ahead, %d of %d warm-start trials from a fresh cache" % (
+        off["compiled_ahead"], cached_off, n_off)); ok = False
+sys.exit(0 if ok else 1)
+EOF
+
 [ $fail = 0 ] && echo "run: ok (first run $n1 trials)"
 exit $fail

@@ -315,6 +315,88 @@ static void pool_cancel_release(void)
     CHECK(a.out == -1); /* taken back: never ran */
 }
 
+typedef struct {
+    CutuneJob job;
+    int order; /* when it ran: 1 + how many ran before it */
+} Ordered;
+
+static atomic_int ran, idle_released, idle_unrun;
+
+static void note_order(CutuneJob *j)
+{
+    ((Ordered *)j)->order = 1 + atomic_fetch_add(&ran, 1);
+}
+
+static void idle_release(CutuneJob *j)
+{
+    atomic_fetch_add(&idle_released, 1);
+    atomic_fetch_add(&idle_unrun, !j->done);
+}
+
+/* An idle job runs only when no other job is queued, in the order queued, and is released
+ * once run; one dropped (or left at the pool's end) is released unrun. Idle jobs are not
+ * pending. */
+static void pool_idle(void)
+{
+    CutunePool *p = NULL;
+    CHECK(cutune_pool_create(1, &p) == 0);
+    atomic_store(&gate_open, 0);
+    atomic_store(&started, 0);
+    CutuneJob g = {.run = start_then_wait_for_gate};
+    Ordered i1 = {{.run = note_order}, 0}, i2 = {{.run = note_order}, 0};
+    Ordered a = {{.run = note_order}, 0}, b = {{.run = note_order}, 0};
+    cutune_pool_submit(p, &g);
+    while (!atomic_load(&started))
+        usleep(200);
+    cutune_pool_submit_idle(p, &i1.job, idle_release); /* queued first, runs last */
+    cutune_pool_submit_idle(p, &i2.job, idle_release);
+    cutune_pool_submit(p, &a.job);
+    cutune_pool_submit(p, &b.job);
+    CHECK(cutune_pool_pending(p) == 3);
+    atomic_store(&gate_open, 1);
+    while (atomic_load(&idle_released) < 2)
+        usleep(200);
+    CHECK_MSG(a.order == 1 && b.order == 2 && i1.order == 3 && i2.order == 4,
+              "order a %d b %d i1 %d i2 %d", a.order, b.order, i1.order, i2.order);
+    CHECK(atomic_load(&idle_unrun) == 0 && cutune_pool_pending(p) == 0);
+    /* dropped before a thread is free: released unrun */
+    atomic_store(&gate_open, 0);
+    atomic_store(&started, 0);
+    Ordered i3 = {{.run = note_order}, 0}, i4 = {{.run = note_order}, 0};
+    cutune_pool_submit(p, &g);
+    while (!atomic_load(&started))
+        usleep(200);
+    cutune_pool_submit_idle(p, &i3.job, idle_release);
+    CHECK(cutune_pool_drop_idle(p) == 1);
+    CHECK(atomic_load(&idle_released) == 3 && atomic_load(&idle_unrun) == 1 && i3.order == 0);
+    cutune_pool_submit_idle(p, &i4.job, idle_release); /* left to the pool's end */
+    atomic_store(&gate_open, 1);
+    cutune_pool_wait(p, &g);
+    cutune_pool_destroy(&p);
+    CHECK(atomic_load(&idle_released) == 4);
+
+    /* idle jobs take half the threads at most: of 2, one; the other stays free */
+    CHECK(cutune_pool_create(2, &p) == 0);
+    atomic_store(&gate_open, 0);
+    atomic_store(&started, 0);
+    CutuneJob ig = {.run = start_then_wait_for_gate};
+    Ordered i5 = {{.run = note_order}, 0}, c = {{.run = note_order}, 0};
+    cutune_pool_submit_idle(p, &ig, idle_release);
+    cutune_pool_submit_idle(p, &i5.job, idle_release);
+    while (!atomic_load(&started))
+        usleep(200);
+    usleep(20000);
+    CHECK_MSG(i5.order == 0, "a second idle job ran beside the first on 2 threads");
+    cutune_pool_submit(p, &c.job);
+    cutune_pool_wait(p, &c.job); /* runs while the idle gate holds its thread */
+    CHECK(c.order > 0 && i5.order == 0);
+    atomic_store(&gate_open, 1);
+    while (atomic_load(&idle_released) < 6)
+        usleep(200);
+    CHECK(i5.order > c.order && atomic_load(&idle_unrun) == 1);
+    cutune_pool_destroy(&p);
+}
+
 static void kernel_cache(void)
 {
     char dir[] = "/tmp/cutune-kcache-XXXXXX";
@@ -565,6 +647,7 @@ int main(void)
     pool();
     pool_wait_any();
     pool_cancel_release();
+    pool_idle();
     kernel_cache();
     xdg_paths();
     integers();

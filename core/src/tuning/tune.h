@@ -158,6 +158,9 @@ typedef struct CutuneTuneSummary {
     CutuneTuneGpu *gpus; /* one per GPU the run used, ngpus_rows of them */
     size_t ngpus_rows;
     int compile_threads;     /* the compile pool that every GPU of the run shares */
+    size_t ahead_compiled;   /* configs compiled ahead of need, on compile threads no GPU
+                                needed then: the warm phases of the sizes next in line */
+    double ahead_s;          /* their NVRTC seconds (CPU time, in no GPU's compile_s) */
     size_t lanes_failed;     /* GPUs lost during the run (the others went on) */
     size_t variants_refused; /* variant files of the op that were refused and left out (the
                                 run went on with the others) */

@@ -50,6 +50,7 @@ struct TuneSize {
     size_t nvariants;
     double flops, bytes; /* work of one launch (from the first variant's op) */
     int state;           /* TUNE_SIZE_WAITING, _RUNNING, _DONE */
+    int planned;         /* its warm phases' compiles are queued ahead (compile_ahead.c) */
     double est_eval_s;   /* the cost model's time of one evaluation here */
     TuneLane *lane;      /* the lane that tunes it (set when it is taken) */
     double judged_s;     /* several GPUs: its share as one GPU would have judged it, in
@@ -87,6 +88,7 @@ typedef struct TuneRun {
     int searching; /* lanes inside tune_job_run now */
     int progress_drawn;
     double last_draw;
+    _Atomic long long ahead_compiled, ahead_us; /* compiles ahead that ran: configs, NVRTC us */
     char **pending_op; /* --pending: the device's requests, as parallel lists */
     char **pending_size;
     size_t npending;
@@ -175,6 +177,9 @@ void tune_plan_free(TuneRun *r);
 
 /* tune_job.c */
 int tune_job_open(TuneLane *l, TuneSize *ts, TuneVariant *tv, TuneJob *j, CutuneError *err);
+/* As tune_job_open, without a row of the summary (j->row NULL) or a note: a look at the job
+ * ahead of its size (prefetch.c). A variant this device cannot run gets no configs. */
+int tune_job_peek(TuneLane *l, TuneSize *ts, TuneVariant *tv, TuneJob *j, CutuneError *err);
 void tune_job_close(TuneJob *j);
 /* Make the lane's worker hold this job's problem (a new setup only when it changes). */
 int tune_lane_setup(TuneLane *l, const TuneJob *j, CutuneError *err);
@@ -195,6 +200,11 @@ extern const CutuneStrategyOps tune_list_strategy;
 
 /* warmstart.c: fill j->warm with up to max configs (database, then the known-good list). */
 int tune_warm_start(TuneLane *l, TuneJob *j, size_t max, CutuneError *err);
+/* What a job's warm phase measures: its warm start (tune_warm_start), then random probes
+ * (configs not known, seeded by the run's seed and the variant) up to a few fresh ones, so
+ * that the variant shows its level. *list is malloc'd. The same for a job opened ahead of
+ * its size (prefetch.c) as for the job itself, where the database has not changed. */
+int tune_warm_list(TuneLane *l, TuneJob *j, size_t **list, size_t *nlist, CutuneError *err);
 
 /* tune_lanes.c: the lanes' workers, one per GPU, started at once (tune_lanes_open: r->lanes
  * holds those that started, r->nlanes of them; an error when the first did not), a lane's
@@ -205,6 +215,12 @@ int tune_lanes_open(TuneRun *r, const int *devices, size_t n, CutuneError *err);
 int tune_lane_connect(TuneRun *r, TuneLane *l, CutuneError *err);
 void tune_lane_close(TuneLane *l);
 int tune_lanes_run(TuneRun *r, CutuneError *err);
+/* The size a lane takes next (r->mu held), NULL when none is left; unplanned: the next of
+ * those not yet planned ahead (compile_ahead.c). */
+TuneSize *tune_next_size(TuneRun *r, int unplanned);
+/* Wait (r->mu held) until a size's state changes or a lane ends, or 200 ms pass (for the
+ * caller to look at the stop flags). */
+void tune_wait_changed(TuneRun *r);
 void tune_lanes_report(TuneRun *r);
 
 /* tune_size.c: everything one lane does for one size. */

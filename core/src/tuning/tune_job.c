@@ -78,7 +78,8 @@ static int known_add(const char *config, const char *status, double median_ms, v
     return 0;
 }
 
-int tune_job_open(TuneLane *l, TuneSize *ts, TuneVariant *tv, TuneJob *j, CutuneError *err)
+static int job_load(TuneLane *l, TuneSize *ts, TuneVariant *tv, TuneJob *j, int row,
+                    CutuneError *err)
 {
     TuneRun *r = l->run;
     const CutuneTuneOptions *o = r->o;
@@ -97,17 +98,19 @@ int tune_job_open(TuneLane *l, TuneSize *ts, TuneVariant *tv, TuneJob *j, Cutune
         (rc = cutune_space_enumerate(tv->sp, &l->limits, dims, &j->cl, err)) ||
         (rc = cutune_config_list_where(tv->sp, &j->cl, o->where, o->nwhere, err)))
         return rc;
-    if (!(j->row = add_row(r, v->name, ts->size)))
+    if (row && !(j->row = add_row(r, v->name, ts->size)))
         return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     if (cutune_variant_arch(v, l->arch) < 0) { /* an arch-specific target of another device */
-        tune_note(r,
-                  "%s: compiled for sm_%da, it runs only on devices of compute capability "
-                  "%d.%d; %s has %d.%d: skipped",
-                  v->name, v->target, v->target / 10, v->target % 10, l->dev.name, l->arch / 10,
-                  l->arch % 10);
+        if (row)
+            tune_note(r,
+                      "%s: compiled for sm_%da, it runs only on devices of compute capability "
+                      "%d.%d; %s has %d.%d: skipped",
+                      v->name, v->target, v->target / 10, v->target % 10, l->dev.name, l->arch / 10,
+                      l->arch % 10);
         j->cl.nconfigs = 0;
     }
-    j->row->nvalid = j->cl.nconfigs;
+    if (j->row)
+        j->row->nvalid = j->cl.nconfigs;
     size_t n = j->cl.nconfigs ? j->cl.nconfigs : 1;
     j->kstatus = calloc(n, sizeof *j->kstatus);
     j->kms = calloc(n, sizeof *j->kms);
@@ -131,6 +134,8 @@ int tune_job_open(TuneLane *l, TuneSize *ts, TuneVariant *tv, TuneJob *j, Cutune
         rc = cutune_db_configs_unchecked(l->db, l->device_id, j->variant_id, j->problem_id,
                                          imported_add, &k, err);
     free(k.values);
+    if (!j->row)
+        return rc;
     j->row->known = j->nknown;
     if (j->best_ms > 0) {
         j->row->best_ms = j->best_ms;
@@ -138,6 +143,16 @@ int tune_job_open(TuneLane *l, TuneSize *ts, TuneVariant *tv, TuneJob *j, Cutune
                              j->row->best_config, sizeof j->row->best_config);
     }
     return rc;
+}
+
+int tune_job_open(TuneLane *l, TuneSize *ts, TuneVariant *tv, TuneJob *j, CutuneError *err)
+{
+    return job_load(l, ts, tv, j, 1, err);
+}
+
+int tune_job_peek(TuneLane *l, TuneSize *ts, TuneVariant *tv, TuneJob *j, CutuneError *err)
+{
+    return job_load(l, ts, tv, j, 0, err);
 }
 
 void tune_job_close(TuneJob *j)

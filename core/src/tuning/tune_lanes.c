@@ -5,6 +5,7 @@
  * left to take re-times the winner of each size another lane tuned, so that each GPU has
  * the winner recorded as measured on itself. Each lane keeps where its time went (the
  * summary's per-GPU table). */
+#include "compile_ahead.h"
 #include "tune_int.h"
 #include "util.h"
 
@@ -72,13 +73,13 @@ void tune_lane_close(TuneLane *l)
  * longest sizes do not start last and keep one GPU busy while the others wait (compiles
  * are left out: a config's cubin, and so its compile, is the same at every size). NULL when
  * none is left. */
-static TuneSize *pick_size(TuneRun *r)
+TuneSize *tune_next_size(TuneRun *r, int unplanned)
 {
     TuneSize *ts = NULL;
     double cost = -1;
     for (size_t i = 0; i < r->nsizes; i++) {
         TuneSize *s = &r->sizes[i];
-        if (s->state != TUNE_SIZE_WAITING)
+        if (s->state != TUNE_SIZE_WAITING || (unplanned && s->planned))
             continue;
         if (r->nlanes == 1)
             return s;
@@ -104,6 +105,16 @@ static TuneSize *pick_retime(TuneRun *r, TuneLane *l)
     return NULL;
 }
 
+void tune_wait_changed(TuneRun *r)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 200 * 1000000L; /* and look at the stop flags */
+    until.tv_sec += until.tv_nsec / 1000000000L;
+    until.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(&r->changed, &r->mu, &until);
+}
+
 static int sizes_open(const TuneRun *r)
 {
     for (size_t i = 0; i < r->nsizes; i++)
@@ -124,19 +135,14 @@ static void *lane_main(void *arg)
     TuneRun *r = l->run;
     pthread_mutex_lock(&r->mu);
     while (!(r->o->stop && *r->o->stop)) {
-        TuneSize *ts = pick_size(r);
+        TuneSize *ts = tune_next_size(r, 0);
         int retime = 0;
         if (!ts && (ts = pick_retime(r, l)))
             retime = 1;
         if (!ts) {
             if (!sizes_open(r))
                 break;
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_nsec += 200 * 1000000L; /* and look at the stop flag */
-            until.tv_sec += until.tv_nsec / 1000000000L;
-            until.tv_nsec %= 1000000000L;
-            pthread_cond_timedwait(&r->changed, &r->mu, &until);
+            tune_wait_changed(r);
             continue;
         }
         if (!retime) {
@@ -234,7 +240,9 @@ int tune_lanes_run(TuneRun *r, CutuneError *err)
         if (r->nlanes > 1 && !(r->lanes[i].retimed = calloc(r->nsizes ? r->nsizes : 1, 1)))
             return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     r->lanes_started = cutune_now();
+    TuneAhead *ahead = tune_ahead_start(r);
     each_lane(r, lane_main);
+    tune_ahead_stop(&ahead);
     int ok = 0, rc = 0;
     for (int i = 0; i < r->nlanes; i++) {
         TuneLane *l = &r->lanes[i];
@@ -275,4 +283,6 @@ void tune_lanes_report(TuneRun *r)
         g->lost = l->rc != 0 && l->rc != CUTUNE_ERR_INTERRUPTED;
     }
     sum->ngpus_rows = (size_t)r->nlanes;
+    sum->ahead_compiled = (size_t)atomic_load(&r->ahead_compiled);
+    sum->ahead_s = (double)atomic_load(&r->ahead_us) / 1e6;
 }

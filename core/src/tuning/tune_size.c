@@ -8,10 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-    WARM_MAX = 32, /* warm-start configs a variant measures first */
-    PROBES = 8,    /* what a variant with no warm start measures to show its level */
-};
 /* The warm start may use this part of a size's share; the search gets the rest. */
 #define WARM_PART 0.5
 
@@ -117,29 +113,10 @@ static int run_phase(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, size
 /* The warm start, and random probes for a variant with little of it. */
 static int warm_phase(TuneLane *l, TuneJob *j, double deadline, CutuneError *err)
 {
-    int rc = tune_warm_start(l, j, WARM_MAX, err);
+    size_t *list, nlist;
+    int rc = tune_warm_list(l, j, &list, &nlist, err);
     if (rc)
         return rc;
-    size_t n = j->cl.nconfigs, fresh = 0;
-    for (size_t i = 0; i < j->nwarm; i++)
-        fresh += j->kstatus[j->warm[i]] == 0;
-    /* probes: random configs not known, so that the variant shows its level */
-    size_t *list = malloc((j->nwarm + PROBES) * sizeof *list);
-    if (!list)
-        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
-    memcpy(list, j->warm, j->nwarm * sizeof *list);
-    size_t nlist = j->nwarm;
-    uint64_t x = l->run->o->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)j->variant_id;
-    for (size_t tries = 0;
-         fresh + (nlist - j->nwarm) < PROBES && j->nknown + nlist < n && tries < 64 * PROBES;
-         tries++) {
-        size_t idx = (size_t)cutune_splitmix64_below(&x, n);
-        int dup = j->kstatus[idx] != 0;
-        for (size_t k = 0; k < nlist && !dup; k++)
-            dup = list[k] == idx;
-        if (!dup)
-            list[nlist++] = idx;
-    }
     CutuneStrategyArgs a = job_args(l->run, j, nlist);
     a.start = list;
     a.nstart = nlist;

@@ -16,7 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OWN_BEST = 4, DB_PER_PROBLEM = 3, KNOWN_PER_LINE = 4, DB_ROWS_MAX = 4096 };
+enum {
+    OWN_BEST = 4,
+    DB_PER_PROBLEM = 3,
+    KNOWN_PER_LINE = 4,
+    DB_ROWS_MAX = 4096,
+    WARM_MAX = 32, /* warm-start configs a variant measures first */
+    PROBES = 8,    /* what a variant with no warm start measures to show its level */
+};
 
 typedef struct WarmCand {
     char *config;
@@ -182,4 +189,36 @@ out:
         free(w.out);
     }
     return rc;
+}
+
+int tune_warm_list(TuneLane *l, TuneJob *j, size_t **out, size_t *nout, CutuneError *err)
+{
+    *out = NULL;
+    *nout = 0;
+    int rc = tune_warm_start(l, j, WARM_MAX, err);
+    if (rc)
+        return rc;
+    size_t n = j->cl.nconfigs, fresh = 0;
+    for (size_t i = 0; i < j->nwarm; i++)
+        fresh += j->kstatus[j->warm[i]] == 0;
+    /* probes: random configs not known, so that the variant shows its level */
+    size_t *list = malloc((j->nwarm + PROBES) * sizeof *list);
+    if (!list)
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    memcpy(list, j->warm, j->nwarm * sizeof *list);
+    size_t nlist = j->nwarm;
+    uint64_t x = l->run->o->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)j->variant_id;
+    for (size_t tries = 0;
+         fresh + (nlist - j->nwarm) < PROBES && j->nknown + nlist < n && tries < 64 * PROBES;
+         tries++) {
+        size_t idx = (size_t)cutune_splitmix64_below(&x, n);
+        int dup = j->kstatus[idx] != 0;
+        for (size_t k = 0; k < nlist && !dup; k++)
+            dup = list[k] == idx;
+        if (!dup)
+            list[nlist++] = idx;
+    }
+    *out = list;
+    *nout = nlist;
+    return 0;
 }

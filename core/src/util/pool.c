@@ -1,4 +1,5 @@
-/* Fixed thread pool with a FIFO queue. */
+/* Fixed thread pool with a FIFO queue, and a second FIFO queue of idle-time jobs that a
+ * thread takes only when the first is empty. */
 #include "pool.h"
 
 #include "cutune/cutune.h"
@@ -13,7 +14,10 @@ struct CutunePool {
     pthread_cond_t work; /* a job was queued, or stop */
     pthread_cond_t done; /* a job finished */
     CutuneJob *head, *tail;
-    int pending; /* submitted, not yet run to their end */
+    CutuneJob *idle_head, *idle_tail; /* cutune_pool_submit_idle's */
+    int pending;                      /* submitted, not yet run to their end */
+    int idle_running; /* idle jobs running now: at most half the threads (at least one), so
+                         that a job of the first queue finds a thread at once */
     int stop;
     int nthreads;
     pthread_t threads[];
@@ -24,20 +28,32 @@ static void *worker(void *arg)
     CutunePool *p = arg;
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        while (!p->head && !p->stop)
+        while (!p->head && !(p->idle_head && 2 * p->idle_running < p->nthreads) && !p->stop)
             pthread_cond_wait(&p->work, &p->lock);
-        if (!p->head)
-            break; /* stop, and the queue is drained */
         CutuneJob *job = p->head;
-        p->head = job->next;
-        if (!p->head)
-            p->tail = NULL;
+        if (job) {
+            p->head = job->next;
+            if (!p->head)
+                p->tail = NULL;
+        } else if (!p->stop && (job = p->idle_head)) { /* within its share (the wait above) */
+            p->idle_head = job->next;
+            if (!p->idle_head)
+                p->idle_tail = NULL;
+            p->idle_running++;
+        } else {
+            break; /* stop, and the queue is drained (the idle queue is dropped) */
+        }
         pthread_mutex_unlock(&p->lock);
         job->run(job);
         pthread_mutex_lock(&p->lock);
         void (*release)(CutuneJob *) = job->release;
         job->done = 1;
-        p->pending--;
+        p->pending -= !job->idle;
+        if (job->idle) {
+            p->idle_running--;
+            if (p->idle_head)
+                pthread_cond_signal(&p->work); /* its share of the threads is free again */
+        }
         pthread_cond_broadcast(&p->done);
         if (release) { /* given up by its owner: nobody waits on it */
             pthread_mutex_unlock(&p->lock);
@@ -79,20 +95,49 @@ int cutune_pool_create(int nthreads, CutunePool **out)
     return 0;
 }
 
-void cutune_pool_submit(CutunePool *p, CutuneJob *job)
+/* Queue job at the end of the list head..tail (the idle one when idle), and wake a thread. */
+static void enqueue(CutunePool *p, CutuneJob *job, int idle, void (*release)(CutuneJob *job))
 {
     job->next = NULL;
     job->done = 0;
-    job->release = NULL;
+    job->idle = idle;
+    job->release = release;
     pthread_mutex_lock(&p->lock);
-    if (p->tail)
-        p->tail->next = job;
+    CutuneJob **head = idle ? &p->idle_head : &p->head, **tail = idle ? &p->idle_tail : &p->tail;
+    if (*tail)
+        (*tail)->next = job;
     else
-        p->head = job;
-    p->tail = job;
-    p->pending++;
+        *head = job;
+    *tail = job;
+    p->pending += !idle;
     pthread_cond_signal(&p->work);
     pthread_mutex_unlock(&p->lock);
+}
+
+void cutune_pool_submit(CutunePool *p, CutuneJob *job)
+{
+    enqueue(p, job, 0, NULL);
+}
+
+void cutune_pool_submit_idle(CutunePool *p, CutuneJob *job, void (*release)(CutuneJob *job))
+{
+    enqueue(p, job, 1, release);
+}
+
+int cutune_pool_drop_idle(CutunePool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    CutuneJob *q = p->idle_head;
+    p->idle_head = p->idle_tail = NULL;
+    pthread_mutex_unlock(&p->lock);
+    int n = 0;
+    while (q) {
+        CutuneJob *next = q->next;
+        q->release(q); /* never ran: done stays 0 */
+        q = next;
+        n++;
+    }
+    return n;
 }
 
 void cutune_pool_wait(CutunePool *p, CutuneJob *job)
@@ -160,6 +205,7 @@ void cutune_pool_destroy(CutunePool **pp)
     pthread_mutex_unlock(&p->lock);
     for (int i = 0; i < p->nthreads; i++)
         pthread_join(p->threads[i], NULL);
+    cutune_pool_drop_idle(p);
     pthread_cond_destroy(&p->done);
     pthread_cond_destroy(&p->work);
     pthread_mutex_destroy(&p->lock);

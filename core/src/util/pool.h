@@ -9,6 +9,7 @@ typedef struct CutuneJob {
     void (*run)(struct CutuneJob *job);
     struct CutuneJob *next;                 /* queue link, owned by the pool */
     int done;                               /* read through cutune_pool_wait */
+    int idle;                               /* queued by cutune_pool_submit_idle */
     void (*release)(struct CutuneJob *job); /* set by cutune_pool_release */
 } CutuneJob;
 
@@ -18,6 +19,16 @@ typedef struct CutunePool CutunePool;
 int cutune_pool_create(int nthreads, CutunePool **out);
 /* Queue a job (job->run set by the caller). */
 void cutune_pool_submit(CutunePool *pool, CutuneJob *job);
+/* Queue a job for idle time: a thread takes it only when no job of cutune_pool_submit is
+ * queued, and idle jobs run on half the threads at most (at least one), so that a job
+ * submitted later finds a thread at once (idle jobs run in the order queued, and do not
+ * count as pending). release(job) is
+ * called once it has run (on the pool's thread), or with job->done 0 when it is dropped
+ * unrun (cutune_pool_drop_idle, cutune_pool_destroy); the caller touches it no more. The
+ * tuner compiles the configs of the sizes ahead this way (core/src/tuning/prefetch.c). */
+void cutune_pool_submit_idle(CutunePool *pool, CutuneJob *job, void (*release)(CutuneJob *job));
+/* Drop every idle job not yet started (each released unrun); returns how many. */
+int cutune_pool_drop_idle(CutunePool *pool);
 /* Block until job has run. */
 void cutune_pool_wait(CutunePool *pool, CutuneJob *job);
 /* Block until one of the n jobs (n > 0, NULL entries skipped, at least one not NULL) has
@@ -31,7 +42,8 @@ int cutune_pool_cancel(CutunePool *pool, CutuneJob *job);
  * up this way holds no thread back from the caller: a search that ends leaves its compiles
  * still running to finish on their own (core/src/tuning/pipeline.h). */
 void cutune_pool_release(CutunePool *pool, CutuneJob *job, void (*release)(CutuneJob *job));
-/* Finish queued jobs (released ones included), join the threads, free; *pool becomes NULL. */
+/* Finish queued jobs (released ones included) but drop the idle ones, join the threads, free;
+ * *pool becomes NULL. */
 void cutune_pool_destroy(CutunePool **pool);
 int cutune_pool_threads(const CutunePool *pool);
 /* Jobs submitted and not yet run to their end (queued or running). */

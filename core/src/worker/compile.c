@@ -223,6 +223,30 @@ static int inflight_claim(const char *key)
     return !waited;
 }
 
+/* 1: the caller compiles key (claimed); 0: another thread is compiling it now, or no memory
+ * to note it (a compile ahead then leaves it). */
+static int inflight_try_claim(const char *key)
+{
+    pthread_mutex_lock(&inflight_mu);
+    int claimed = 0;
+    if (inflight_find(key) < 0) {
+        if (ninflight == inflight_cap) {
+            size_t cap = inflight_cap ? 2 * inflight_cap : 64;
+            char(*grown)[33] = realloc(inflight, cap * sizeof *inflight);
+            if (grown) {
+                inflight = grown;
+                inflight_cap = cap;
+            }
+        }
+        if (ninflight < inflight_cap) {
+            snprintf(inflight[ninflight++], sizeof inflight[0], "%s", key);
+            claimed = 1;
+        }
+    }
+    pthread_mutex_unlock(&inflight_mu);
+    return claimed;
+}
+
 static void inflight_release(const char *key)
 {
     pthread_mutex_lock(&inflight_mu);
@@ -283,9 +307,12 @@ static int compile_now(const char *source, const char *kernel_name, const char *
     return cutune_nvrtc_run(source, kernel_name, opts, nopts, out, err);
 }
 
+/* ahead: a compile ahead of need (CutuneCompileJob.ahead), into the cache only: none when
+ * the cache has the key or another thread is compiling it (rc 0, no cubin) */
 static int compile_cached(const char *source, const char *kernel_name, const char *const *defines,
                           size_t ndefines, int arch, const char *cache_dir,
-                          CutuneNvrtcRunner runner, CutuneKernelBinary *out, CutuneError *err)
+                          CutuneNvrtcRunner runner, int ahead, CutuneKernelBinary *out,
+                          CutuneError *err)
 {
     memset(out, 0, sizeof *out);
     Options opt;
@@ -306,11 +333,15 @@ static int compile_cached(const char *source, const char *kernel_name, const cha
 
     int claimed = 0;
     while (cache_dir) {
-        if (cutune_kernel_cache_get(cache_dir, key, &out->cubin, &out->size) == 0) {
+        if (ahead ? cutune_kernel_cache_has(cache_dir, key)
+                  : cutune_kernel_cache_get(cache_dir, key, &out->cubin, &out->size) == 0) {
             out->from_cache = 1;
             goto done;
         }
-        if ((claimed = inflight_claim(key)))
+        if (ahead &&
+            (!(claimed = inflight_try_claim(key)) || cutune_kernel_cache_has(cache_dir, key)))
+            goto done; /* compiling on another thread, or it finished as this one looked */
+        if (claimed || (claimed = inflight_claim(key)))
             break;
     }
     rc = compile_now(source, kernel_name, opts, nopts, runner, out, err);
@@ -327,7 +358,8 @@ int cutune_nvrtc_compile(const char *source, const char *kernel_name, const char
                          size_t ndefines, int arch, const char *cache_dir, CutuneKernelBinary *out,
                          CutuneError *err)
 {
-    return compile_cached(source, kernel_name, defines, ndefines, arch, cache_dir, NULL, out, err);
+    return compile_cached(source, kernel_name, defines, ndefines, arch, cache_dir, NULL, 0, out,
+                          err);
 }
 
 void cutune_defines_of(const CutuneSpace *sp, const int64_t *values, CutuneDefines *d)
@@ -361,7 +393,7 @@ static void compile_job_run(CutuneJob *job)
     if (!c->source)
         return; /* a library variant: nothing to compile, rc 0 and no cubin */
     c->rc = compile_cached(c->source, c->kernel_name, c->d.ptr, c->d.n, c->arch, c->cache_dir,
-                           c->runner, &c->bin, &c->err);
+                           c->runner, c->ahead && c->cache_dir, &c->bin, &c->err);
 }
 
 void cutune_compile_job_init(CutuneCompileJob *c, const char *source, const char *kernel_name,

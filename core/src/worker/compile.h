@@ -84,6 +84,9 @@ typedef struct CutuneCompileJob {
     CutuneDefines d;
     size_t index;             /* the caller's: which config */
     CutuneNvrtcRunner runner; /* NULL (cutune_compile_job_init's): NVRTC in this process */
+    int ahead; /* a compile ahead of need, into cache_dir only: it makes nothing when the
+                  cache has the config or another thread is compiling it now (rc 0, no
+                  cubin; bin.from_cache 1 for the first) */
     CutuneKernelBinary bin;
     int rc;
     CutuneError err;

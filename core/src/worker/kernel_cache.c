@@ -30,6 +30,14 @@ int cutune_kernel_cache_get(const char *cache_dir, const char *key, void **data,
     return -1;
 }
 
+int cutune_kernel_cache_has(const char *cache_dir, const char *key)
+{
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/kernels/%s.cubin", cache_dir, key) >= sizeof path)
+        return 0;
+    return access(path, R_OK) == 0;
+}
+
 int cutune_kernel_cache_put(const char *cache_dir, const char *key, const void *data, size_t size)
 {
     char dir[PATH_MAX], tmp[PATH_MAX + 64], path[PATH_MAX + 64];
