@@ -1,5 +1,6 @@
 /* A tuning run from start to end: the plugins, the worker, the database, the plan, the lanes
  * that work through the sizes, and the summary (see tune_int.h for how the budget is spent). */
+#include "compile_ahead.h"
 #include "tune_int.h"
 #include "util.h"
 
@@ -342,7 +343,9 @@ int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError 
     sum->compile_threads = cutune_pool_threads(r.pool);
     cutune_cost_init(&r.cost, cutune_pool_threads(r.pool));
 
+    TuneAhead *ahead = tune_ahead_start(&r);
     int lrc = tune_lanes_run(&r, err);
+    tune_ahead_stop(&ahead);
     tune_progress_clear(&r);
     if (lrc && lrc != CUTUNE_ERR_INTERRUPTED)
         rc = lrc;

@@ -5,7 +5,6 @@
  * left to take re-times the winner of each size another lane tuned, so that each GPU has
  * the winner recorded as measured on itself. Each lane keeps where its time went (the
  * summary's per-GPU table). */
-#include "compile_ahead.h"
 #include "tune_int.h"
 #include "util.h"
 
@@ -240,9 +239,7 @@ int tune_lanes_run(TuneRun *r, CutuneError *err)
         if (r->nlanes > 1 && !(r->lanes[i].retimed = calloc(r->nsizes ? r->nsizes : 1, 1)))
             return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     r->lanes_started = cutune_now();
-    TuneAhead *ahead = tune_ahead_start(r);
     each_lane(r, lane_main);
-    tune_ahead_stop(&ahead);
     int ok = 0, rc = 0;
     for (int i = 0; i < r->nlanes; i++) {
         TuneLane *l = &r->lanes[i];
