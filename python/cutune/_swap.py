@@ -9,7 +9,7 @@ its own forward, so an eager step keeps the kernels' gain. The routing rule is u
 import torch
 
 from . import ROUTE_MARGIN, ROUTE_MIN_MS
-from ._torch import _KINDS, _Router, matmul_fast
+from ._torch import _KINDS, _Router, _add_bias, _route_kind, matmul_fast
 
 _MARK = "_cutune_swap"
 
@@ -46,21 +46,14 @@ class Swapped:
             kind = _KINDS.get(x.dtype)
             if (kind and x.is_cuda and x.dtype == w.dtype and x.device == w.device
                     and x.dim() >= 2 and x.is_contiguous() and w.is_contiguous()):
-                if kind == "fp32" and torch.backends.cuda.matmul.allow_tf32:
-                    kind = "tf32"
+                kind = _route_kind(kind)
                 K = x.shape[-1]
                 N = w.shape[0]
                 M = x.numel() // K if K else 0
                 if M and N and self.router.tuned(M, N, K, kind, "nt", x.device):
                     out = matmul_fast(x.reshape(M, K), w.t(), kind, self.db)
                     self.routed += 1
-                    out = out.reshape(x.shape[:-1] + (N,))
-                    b = m.bias
-                    if b is None:
-                        return out
-                    # no bias epilogue in cutune's kernels: one more kernel, in place where
-                    # autograd does not need the product
-                    return out + b if out.requires_grad else out.add_(b)
+                    return _add_bias(out.reshape(x.shape[:-1] + (N,)), m.bias)
             return torch.nn.functional.linear(x, w, m.bias)
 
         return forward

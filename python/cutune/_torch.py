@@ -44,9 +44,7 @@ def _kind_of(a, dtype):
         raise TypeError("cutune.matmul: no tuned kernel takes %s tensors: cutune's matmul takes "
                         "float32 (fp32, tf32), float16 or bfloat16" % a.dtype)
     if not dtype:
-        if kind == "fp32" and torch.backends.cuda.matmul.allow_tf32:
-            return "tf32"
-        return kind
+        return _route_kind(kind)
     if dtype != kind and not (dtype == "tf32" and kind == "fp32"):
         raise ValueError("cutune.matmul: dtype=%r does not fit %s tensors (float32 takes 'fp32' "
                          "or 'tf32')" % (dtype, a.dtype))
@@ -227,6 +225,22 @@ _MATMUL = {torch.matmul, torch.mm, torch.Tensor.__matmul__, torch.Tensor.matmul,
            torch.Tensor.mm}
 
 
+def _route_kind(kind):
+    """The precision a GEMM on tensors of `kind` is tuned in: fp32 is "tf32" where torch lets
+    its own matmuls use TF32 (torch.backends.cuda.matmul.allow_tf32)."""
+    if kind == "fp32" and torch.backends.cuda.matmul.allow_tf32:
+        return "tf32"
+    return kind
+
+
+def _add_bias(out, bias):
+    """out + bias (out when bias is None). cutune's kernels have no bias epilogue (torch's
+    cuBLASLt fuses it): one more kernel, in place where autograd does not need the product."""
+    if bias is None:
+        return out
+    return out + bias if out.requires_grad else out.add_(bias)
+
+
 def _gemm_of(func, args, kwargs):
     """(a2d, b, bias, out_shape) for a call cutune can take, else None: F.linear(x, W, bias)
     with x of any rank (..., K) and W (N, K); matmul/mm/@ of (..., K) by a 2-D (K, N)."""
@@ -297,8 +311,7 @@ class _Mode(TorchFunctionMode):
         layout = _layout_of(b) if kind and a.dtype == b.dtype else None
         if layout is None:
             return func(*args, **kwargs)
-        if kind == "fp32" and torch.backends.cuda.matmul.allow_tf32:
-            kind = "tf32"
+        kind = _route_kind(kind)
         M, K = a.shape
         N = b.shape[1]
         if self.recorder is not None:
@@ -309,11 +322,7 @@ class _Mode(TorchFunctionMode):
             return func(*args, **kwargs)
         out = matmul_fast(a, b, kind, self.db).reshape(shape)
         self.routed += 1
-        if bias is None:
-            return out
-        # cutune's kernels have no bias epilogue (torch's cuBLASLt fuses it): one more
-        # kernel, in place where autograd does not need the product
-        return out + bias if out.requires_grad else out.add_(bias)
+        return _add_bias(out, bias)
 
 
 class _Recorder:
