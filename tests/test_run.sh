@@ -320,13 +320,14 @@ msg() { q "$tmp/tma.db" "select t.message from trials t join problems p on p.id 
     bad "the TMA=1 configs at K = 1001 were not skipped for A's stride"
 
 # --- 14. compiles ahead (core/src/tuning/compile_ahead.c): while the first size is set up
-# (2 s in the fake worker), idle compile threads compile what its warm phase will measure,
+# (2 s in the fake worker), an idle compile thread compiles what its warm phase will measure,
 # so that some of its trials find their cubin in a fresh kernel cache; with
 # CUTUNE_COMPILE_AHEAD=0 none does, and the summary says no config was compiled ahead
 for ahead in 1 0; do
     rm -rf "$tmp/kc-ahead"
     CUTUNE_COMPILE_AHEAD=$ahead CUTUNE_CACHE_DIR=$tmp/kc-ahead CUTUNE_FAKE_SETUP_MS=2000 \
-        "$exe" run histogram --size 1048576x4x1 --jobs 2 --db "$tmp/ahead$ahead.db" --json \
+        "$exe" run histogram --variant histogram_global --size 1048576x4x1 --jobs 2 \
+        --db "$tmp/ahead$ahead.db" --json \
         >"$tmp/ahead$ahead.json" 2>"$tmp/ahead$ahead.err" ||
         { bad "the run with CUTUNE_COMPILE_AHEAD=$ahead failed"; cat "$tmp/ahead$ahead.err"; }
 done
