@@ -13,7 +13,6 @@
 #include "db.h"
 #include "replay.h"
 #include "space.h"
-#include "strategies/model.h"
 #include "strategies/search.h"
 #include "strategy.h"
 #include "util.h"
@@ -49,39 +48,6 @@ static void grid_neighbours(void)
     CHECK_EQ_INT(seen, (1 << 0) | (1 << 4) | (1 << 3));
     CHECK_EQ_INT(search_grid_neighbours(&g, 4, nb), 1); /* (4,0): only (2,0) */
     CHECK(nb[0] == 2);
-    search_grid_free(&g);
-}
-
-/* A model reset and refitted to other configs predicts as a fresh one fitted to those (local
- * search refits one model to each parent's neighbourhood). */
-static void model_reset(void)
-{
-    int64_t values[] = {1, 0, 1, 1, 2, 0, 2, 1, 4, 0};
-    CutuneConfigList cl = {2, 5, values, NULL};
-    SearchGrid g;
-    CHECK_EQ_INT(search_grid_build(&cl, &g), 0);
-    SearchModel fresh, used;
-    CHECK_EQ_INT(search_model_init(&fresh, &g), 0);
-    CHECK_EQ_INT(search_model_init(&used, &g), 0);
-    double cost[5] = {8, 1, 4, 2, 16};
-    for (size_t i = 0; i < 5; i++) /* everything, then only configs 1 to 3 */
-        search_model_add(&used, i, cost[i]);
-    CHECK_EQ_INT(search_model_fit(&used), 0);
-    search_model_reset(&used);
-    CHECK(!used.fitted);
-    for (size_t i = 1; i < 4; i++) {
-        search_model_add(&fresh, i, cost[i]);
-        search_model_add(&used, i, cost[i]);
-    }
-    CHECK_EQ_INT(search_model_fit(&fresh), 0);
-    CHECK_EQ_INT(search_model_fit(&used), 0);
-    for (size_t i = 0; i < 5; i++)
-        CHECK(fabs(search_model_predict(&fresh, i) - search_model_predict(&used, i)) < 1e-12);
-    search_model_reset(&used); /* too little to fit */
-    search_model_add(&used, 1, cost[1]);
-    CHECK(search_model_fit(&used) != 0);
-    search_model_free(&fresh);
-    search_model_free(&used);
     search_grid_free(&g);
 }
 
@@ -817,7 +783,6 @@ int main(void)
     choosing();
     setvbuf(stdout, NULL, _IOLBF, 0);
     grid_neighbours();
-    model_reset();
     replay_catches_repeats();
     huge_sizes();
     pipeline();

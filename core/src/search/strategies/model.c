@@ -52,13 +52,6 @@ void search_model_free(SearchModel *m)
     memset(m, 0, sizeof *m);
 }
 
-void search_model_reset(SearchModel *m)
-{
-    memset(m->ata, 0, (m->d ? m->d * m->d : 1) * sizeof *m->ata);
-    m->nobs = m->nok = 0;
-    m->fitted = 0;
-}
-
 void search_model_add(SearchModel *m, size_t i, double cost)
 {
     const SearchGrid *g = m->g;

@@ -30,8 +30,6 @@ typedef struct SearchModel {
 
 int search_model_init(SearchModel *m, const SearchGrid *g);
 void search_model_free(SearchModel *m);
-/* Forget every config added (the fit too), keeping the room: to refit to another subset. */
-void search_model_reset(SearchModel *m);
 /* Add a measured config: cost in ms, +inf for a failure. Each config at most once. */
 void search_model_add(SearchModel *m, size_t i, double cost);
 /* Refit to what was added; returns 0, or -1 when there is too little to fit (fewer than

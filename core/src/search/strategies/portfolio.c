@@ -12,11 +12,6 @@
  *   within PF_NICHE - 1 parameters of a better parent is in its basin), the best one most
  *   often; one whose neighbours were all proposed is done. So the search polishes the
  *   incumbent, and once its basin is exhausted it goes on from the best of another one.
- *   Half the neighbours are drawn at random, the other half picked by a local model: an
- *   additive fit to the parent and its measured neighbours only, whose pick changes the
- *   parameter whose measured moves from the parent came out fastest (on a plateau the
- *   global model is steered by the slow configs far away; near the parent the moves that
- *   pay are the ones to go on with).
  * - A model: an additive fit of log-time over the parameter levels (model.h), refitted at
  *   each of its proposals; it proposes the config it predicts fastest among those at most
  *   PF_TRUST_RADIUS parameters away from the best so far (a trust region: the model is
@@ -80,17 +75,15 @@
 
 enum { ARM_ELITE, ARM_MODEL, ARM_GLOBAL, ARM_EXPLORE, NARMS, ARM_START = NARMS, ARM_DESIGN };
 enum {
-    PF_MIN_KNOWN = 8,        /* ok results before anything but the design */
-    PF_TRUST_RADIUS = 3,     /* the model's picks: at most this many parameters from the best */
-    PF_ELITES = 3,           /* local search: parents from this many basins */
-    PF_NICHE = 2,            /* a config within NICHE - 1 parameters of a parent is its basin's */
-    PF_DESIGN_POOL = 32,     /* the design picks from this many random new configs */
-    PF_EXPLORE_POOL = 64,    /* exploration picks from this many */
-    PF_REWARD_TOP = 1,       /* an arm pays off with a config that is the best measured */
-    PF_MIN_GOOD = 3,         /* the global pick: not before 3 results */
-    PF_BANDIT_WINDOW = 24,   /* an arm's rate of payoff: over its last 24 outcomes */
-    PF_LOCAL_MODEL_PCT = 50, /* local search: % of picks by the parent's local model */
-    PF_LOCAL_MIN_FIT = 4,    /* ... which needs this many measured configs to fit */
+    PF_MIN_KNOWN = 8,      /* ok results before anything but the design */
+    PF_TRUST_RADIUS = 3,   /* the model's picks: at most this many parameters from the best */
+    PF_ELITES = 3,         /* local search: parents from this many basins */
+    PF_NICHE = 2,          /* a config within NICHE - 1 parameters of a parent is its basin's */
+    PF_DESIGN_POOL = 32,   /* the design picks from this many random new configs */
+    PF_EXPLORE_POOL = 64,  /* exploration picks from this many */
+    PF_REWARD_TOP = 1,     /* an arm pays off with a config that is the best measured */
+    PF_MIN_GOOD = 3,       /* the global pick: not before 3 results */
+    PF_BANDIT_WINDOW = 24, /* an arm's rate of payoff: over its last 24 outcomes */
     PF_MIN_INFLIGHT = 4,
     PF_INFLIGHT_DIV = 8,
 };
@@ -101,7 +94,6 @@ static const double pf_floors[NARMS] = {0.2, 0.1, 0.1, 0.15};
 typedef struct {
     SearchBase base; /* first: see search_base_create */
     SearchModel model;
-    SearchModel local; /* local search's: refitted to a parent and its measured moves */
     SearchDensity density;
     SearchDesign design;
     SearchBandit bandit;
@@ -120,7 +112,6 @@ static void pf_destroy(void *state)
     if (!s)
         return;
     search_model_free(&s->model);
-    search_model_free(&s->local);
     search_design_free(&s->design);
     search_density_free(&s->density);
     free(s->measured);
@@ -141,7 +132,6 @@ static int pf_create(const CutuneStrategyArgs *a, void **state)
     size_t n = a->configs->nconfigs;
     if ((rc = search_design_init(&s->design, &s->base.g)) == 0 &&
         (rc = search_model_init(&s->model, &s->base.g)) == 0 &&
-        (rc = search_model_init(&s->local, &s->base.g)) == 0 &&
         (rc = search_density_init(&s->density, &s->base.g)) == 0) {
         s->measured = malloc((n + 1) * sizeof *s->measured);
         s->nnew = calloc(n + 1, sizeof *s->nnew);
@@ -229,38 +219,7 @@ static size_t distance(const SearchGrid *g, size_t a, size_t c)
     return d;
 }
 
-/* Of the unproposed moves nb[0..c) of parent, the one an additive model fitted to parent
- * and its measured moves predicts fastest (the first of equals); -1 when there are too few
- * of those to fit. A move to a level never measured there is predicted by how the parent's
- * level of that parameter compares with the other levels measured: so the parameter whose
- * measured moves came closest to (or beat) the parent is changed first. */
-static long local_model_pick(Portfolio *s, size_t parent, const size_t *nb, size_t c)
-{
-    SearchModel *lm = &s->local;
-    const double *cost = s->base.b.cost;
-    size_t near = 0;
-    search_model_reset(lm);
-    for (size_t r = 0; r < s->nmeasured; r++)
-        if (distance(&s->base.g, s->measured[r], parent) <= 1) {
-            search_model_add(lm, s->measured[r], cost[s->measured[r]]);
-            near++;
-        }
-    if (near < PF_LOCAL_MIN_FIT || search_model_fit(lm) != 0)
-        return -1;
-    long pick = -1;
-    double pv = INFINITY;
-    for (size_t k = 0; k < c; k++) {
-        double v = search_model_predict(lm, nb[k]);
-        if (v < pv) {
-            pv = v;
-            pick = (long)nb[k];
-        }
-    }
-    return pick;
-}
-
-/* Local search's pick: an unproposed neighbour of a parent (half the time the one
- * local_model_pick chooses, else one at random): the best measured
+/* Local search's pick: an unproposed neighbour, at random, of a parent: the best measured
  * config of one of the PF_ELITES best basins that still has unproposed neighbours, the
  * r-th of them with weight PF_ELITE_DECAY^r. */
 static long local_pick(Portfolio *s)
@@ -291,14 +250,7 @@ static long local_pick(Portfolio *s)
     for (size_t k = 0; k < m; k++)
         if (b->state[nb[k]] == SEARCH_NEW)
             nb[c++] = nb[k];
-    if (!c)
-        return -1;
-    if (search_rng_below(&s->base.rng, 100) < PF_LOCAL_MODEL_PCT) {
-        long x = local_model_pick(s, parent[at], nb, c);
-        if (x >= 0)
-            return x;
-    }
-    return (long)nb[search_rng_below(&s->base.rng, c)];
+    return c ? (long)nb[search_rng_below(&s->base.rng, c)] : -1;
 }
 
 /* An informed proposal: the arm the bandit draws, falling back on the others in turn when
