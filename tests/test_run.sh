@@ -349,5 +349,16 @@ if off["compiled_ahead"] != 0 or cached_off != 0:
 sys.exit(0 if ok else 1)
 EOF
 
+# a size tuned before (here: a run cut at 4 of 13 configs) only has its best re-timed:
+# nothing to compile ahead, not even the probes that a warm phase would add
+"$exe" run histogram --variant histogram_global --size 1048576x4x1 --budget 4 \
+    --db "$tmp/ahead3.db" >/dev/null 2>&1 || bad "the run of --budget 4 failed"
+rm -rf "$tmp/kc-ahead"
+CUTUNE_CACHE_DIR=$tmp/kc-ahead CUTUNE_FAKE_SETUP_MS=1000 "$exe" run histogram \
+    --variant histogram_global --size 1048576x4x1 --jobs 2 --db "$tmp/ahead3.db" --json \
+    >"$tmp/ahead3.json" 2>"$tmp/ahead3.err" || bad "the second run of the compile-ahead check failed"
+[ "$(tail -1 "$tmp/ahead3.json" | python3 -c 'import json, sys; print(json.load(sys.stdin)["compiled_ahead"])')" = 0 ] ||
+    bad "a run that only re-times compiled configs ahead: $(tail -1 "$tmp/ahead3.json" | head -c 300)"
+
 [ $fail = 0 ] && echo "run: ok (first run $n1 trials)"
 exit $fail

@@ -52,13 +52,17 @@ static void ahead_done(CutuneJob *job)
     free(a);
 }
 
-/* Queue the compiles of what job j's warm phase will measure. */
+/* Queue the compiles of what job j's warm phase will measure: none for a job tuned before
+ * (its size re-times its best, or its warm phase is left out: tune_size.c), a library
+ * variant, or a run measuring every config in the space file's order. */
 static void plan_job(TuneAhead *pf, TuneJob *j)
 {
     TuneRun *r = pf->run;
+    const char *strategy = r->o->strategy;
     size_t *list = NULL, n = 0;
     CutuneError err = {0};
-    if (!j->tv->p->source || tune_warm_list(&pf->lane, j, &list, &n, &err) != 0)
+    if (!j->tv->p->source || j->tuned_before || (strategy && !strcmp(strategy, "exhaustive")) ||
+        tune_warm_list(&pf->lane, j, &list, &n, &err) != 0)
         return;
     int arch = cutune_variant_arch(j->tv->p, pf->lane.arch);
     for (size_t i = 0; i < n; i++) {

@@ -199,6 +199,21 @@ static long inflight_find(const char *key)
     return -1;
 }
 
+/* Note key as in flight (inflight_mu held): 0, or -1 when there is no memory to note it. */
+static int inflight_add(const char *key)
+{
+    if (ninflight == inflight_cap) {
+        size_t cap = inflight_cap ? 2 * inflight_cap : 64;
+        char(*grown)[33] = realloc(inflight, cap * sizeof *inflight);
+        if (!grown)
+            return -1;
+        inflight = grown;
+        inflight_cap = cap;
+    }
+    snprintf(inflight[ninflight++], sizeof inflight[0], "%s", key);
+    return 0;
+}
+
 /* 1: the caller compiles key (claimed, or no memory to note it); 0: another thread was
  * compiling it and has finished (look in the cache again). */
 static int inflight_claim(const char *key)
@@ -209,16 +224,8 @@ static int inflight_claim(const char *key)
         pthread_cond_wait(&inflight_done, &inflight_mu);
         waited = 1;
     }
-    if (!waited && ninflight == inflight_cap) {
-        size_t cap = inflight_cap ? 2 * inflight_cap : 64;
-        char(*grown)[33] = realloc(inflight, cap * sizeof *inflight);
-        if (grown) {
-            inflight = grown;
-            inflight_cap = cap;
-        }
-    }
-    if (!waited && ninflight < inflight_cap)
-        snprintf(inflight[ninflight++], sizeof inflight[0], "%s", key);
+    if (!waited)
+        (void)inflight_add(key);
     pthread_mutex_unlock(&inflight_mu);
     return !waited;
 }
@@ -228,21 +235,7 @@ static int inflight_claim(const char *key)
 static int inflight_try_claim(const char *key)
 {
     pthread_mutex_lock(&inflight_mu);
-    int claimed = 0;
-    if (inflight_find(key) < 0) {
-        if (ninflight == inflight_cap) {
-            size_t cap = inflight_cap ? 2 * inflight_cap : 64;
-            char(*grown)[33] = realloc(inflight, cap * sizeof *inflight);
-            if (grown) {
-                inflight = grown;
-                inflight_cap = cap;
-            }
-        }
-        if (ninflight < inflight_cap) {
-            snprintf(inflight[ninflight++], sizeof inflight[0], "%s", key);
-            claimed = 1;
-        }
-    }
+    int claimed = inflight_find(key) < 0 && inflight_add(key) == 0;
     pthread_mutex_unlock(&inflight_mu);
     return claimed;
 }
