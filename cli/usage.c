@@ -44,6 +44,8 @@ const char cli_usage[] =
     "                      in the driver's compute cache (~/.nv/ComputeCache); off otherwise\n"
     "  CUTUNE_COMPILE_PROCS  0: compile in threads of the cutune process itself, not in a\n"
     "                      cutune-worker process per compile thread (the default)\n"
+    "  CUTUNE_COMPILE_AHEAD  0: idle compile threads do not compile the warm starts of\n"
+    "                      the sizes next in line ahead of need (they do by default)\n"
     "\n"
     "exit codes: 0 success, 1 failure, 2 bad usage, 3 no CUDA driver or device,\n"
     "            4 not found, 130 interrupted\n";
