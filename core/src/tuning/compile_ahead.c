@@ -1,9 +1,10 @@
 /* Compiles ahead of need. A size's warm phase measures its warm start and probes first
  * (tune_warm_list), and before its first fresh config can be measured the GPU waits for its
- * compile: on one H200, 38 s of the main job's 126 s went waiting for compiles in warm
- * phases (bench/RESULTS.md, the main job on H200, 2026-11-28). Meanwhile the compile
- * threads sit idle whenever a size is bound by the GPU (8192x8192x8192 in FP32 measures for
- * 23 s and compiles 19 configs).
+ * compile: on one H200 the main job's trials had 25 s of gaps in warm phases, of a 126 s run.
+ * Meanwhile the compile threads sit idle whenever a size is bound by the GPU (8192x8192x8192
+ * in FP32 measures for over 20 s and compiles about 20 configs). With compiles ahead the GPU
+ * waited on compiles 56.0 s of the main job's 122.7 s, against 75.3 s of 139.1 s without, one
+ * run after the other on one H200 (bench/RESULTS.md, main job on H200, 2026-11-28).
  *
  * So a planner thread, with a database connection of its own, opens the jobs of the sizes
  * next in line (tune_job_peek), takes the configs that their warm phases will measure, and
