@@ -8,10 +8,16 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* The entry's file: 0, or -1 when its path does not fit. */
+static int entry_path(char *path, size_t len, const char *cache_dir, const char *key)
+{
+    return (size_t)snprintf(path, len, "%s/kernels/%s.cubin", cache_dir, key) < len ? 0 : -1;
+}
+
 int cutune_kernel_cache_get(const char *cache_dir, const char *key, void **data, size_t *size)
 {
     char path[PATH_MAX];
-    if ((size_t)snprintf(path, sizeof path, "%s/kernels/%s.cubin", cache_dir, key) >= sizeof path)
+    if (entry_path(path, sizeof path, cache_dir, key) != 0)
         return -1;
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -33,9 +39,7 @@ int cutune_kernel_cache_get(const char *cache_dir, const char *key, void **data,
 int cutune_kernel_cache_has(const char *cache_dir, const char *key)
 {
     char path[PATH_MAX];
-    if ((size_t)snprintf(path, sizeof path, "%s/kernels/%s.cubin", cache_dir, key) >= sizeof path)
-        return 0;
-    return access(path, R_OK) == 0;
+    return entry_path(path, sizeof path, cache_dir, key) == 0 && access(path, R_OK) == 0;
 }
 
 int cutune_kernel_cache_put(const char *cache_dir, const char *key, const void *data, size_t size)
