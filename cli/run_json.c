@@ -87,6 +87,7 @@ void run_json_event(const CutuneTuneEvent *e, void *user)
         num(&j, "gbps", e->gbps, 1);
         str(&j, "yardstick", e->yardstick && *e->yardstick ? e->yardstick : NULL);
         num(&j, "yardstick_ms", e->yardstick_ms, 1);
+        num(&j, "vs_yardstick", e->vs_yardstick, 1);
         num(&j, "est_eval_s", e->est_eval_s, 1);
         num(&j, "est_compile_s", e->est_compile_s, 1);
         break;
@@ -126,6 +127,7 @@ void run_json_summary(RunJson *rj, const CutuneTuneSummary *s)
         num(&j, "retimed_ms", z->retimed_ms, 1);
         str(&j, "yardstick", z->yardstick[0] ? z->yardstick : NULL);
         num(&j, "yardstick_ms", z->yardstick_ms, 1);
+        num(&j, "vs_yardstick", cutune_tune_size_ratio(z), 1);
         num(&j, "done_s", z->done_s, 1);
         boolean(&j, "tuned_before", z->tuned_before);
         cutune_json_end_object(&j);

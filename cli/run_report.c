@@ -27,14 +27,14 @@ static void print_sizes(FILE *f, const CutuneTuneSummary *s)
         if (z->yardstick_ms > 0) {
             snprintf(ys, sizeof ys, "%.4f", z->yardstick_ms);
             if (z->best_ms > 0)
-                snprintf(ratio, sizeof ratio, "%.3fx", z->yardstick_ms / z->best_ms);
+                snprintf(ratio, sizeof ratio, "%.3fx", cutune_tune_size_ratio(z));
         }
         if (z->done_s > 0)
             clock_text(z->done_s, at, sizeof at);
         fprintf(f, "%-23s %-18s %10s %12s %12s %9s %8s  %s\n", z->size,
                 z->variant[0] ? z->variant : "-", ms, rate, ys, ratio, at,
                 z->config[0] ? z->config : "-");
-        if (z->retimed_ms > 0)
+        if (z->retimed_ms > 0 && z->tuned_before)
             fprintf(f, "%-23s   re-timed now: %.4f ms (recorded %.4f ms)\n", "", z->retimed_ms,
                     z->best_ms);
     }
@@ -53,8 +53,9 @@ static void print_sizes(FILE *f, const CutuneTuneSummary *s)
     }
     if (*names)
         fprintf(f,
-                "(yardstick: %s on the same inputs in the same worker; 'vs it' > 1 means "
-                "faster than it; 'at': when the size was done)\n",
+                "(yardstick: %s on the same inputs in the same worker; 'vs it': its time "
+                "over the best's, both timed again back to back at the size's end, > 1 "
+                "meaning faster than it; 'at': when the size was done)\n",
                 names);
     else
         fprintf(f, "(no vendor yardstick was measured for this op here; 'at': when the size "

@@ -124,9 +124,9 @@ s = [e for e in ev if e["event"] == "summary"]
 n = sum(1 for e in ev if e["event"] == "trial")
 print("%s: exit %s, wall %.1f s, %d measurements" % (sys.argv[2], sys.argv[3], float(sys.argv[4]), n))
 for z in (s[-1]["sizes"] if s else []):
-    y = z.get("yardstick_ms")
+    y = z.get("vs_yardstick")
     print("  %-22s %-20s %9.4f ms  %-14s %s  %s" % (z["size"], z["variant"], z["best_ms"] or 0,
-          z.get("yardstick") or "-", ("%.3fx" % (y / z["best_ms"])) if y and z["best_ms"] else "-", z["config"]))
+          z.get("yardstick") or "-", ("%.3fx" % y) if y else "-", z["config"]))
 PY
     done 2>&1 | tee "$dir/memory.txt"
     cp "$dir/memory.txt" "$out/"

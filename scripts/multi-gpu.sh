@@ -132,14 +132,14 @@ for name in names:
     if s.get("compiled_ahead"):
         print("compiled ahead on idle compile threads: %d configs, %.1f s of NVRTC cpu" % (
             s["compiled_ahead"], s.get("compile_ahead_cpu_s", 0)))
-print("\nquality per size: best ms, and the yardstick's time over it (> 1: faster than it)")
+print("\nquality per size: best ms, and the yardstick's time over the best's, both re-timed back to back at the size's end (> 1: faster than it)")
 print("%-22s" % "size" + "".join("%12s %7s" % (n + " ms", "vs yard") for n in names))
 base = runs[names[0]][0].get("sizes", [])
 for z in base:
     row = "%-22s" % z["size"]
     for name in names:
         a = {x["size"]: x for x in runs[name][0].get("sizes", [])}.get(z["size"], {})
-        ratio = "%.3f" % (a["yardstick_ms"] / a["best_ms"]) if a.get("yardstick_ms") and a.get("best_ms") else "-"
+        ratio = "%.3f" % a["vs_yardstick"] if a.get("vs_yardstick") else "-"
         row += "%12.4f %7s" % (a.get("best_ms") or 0, ratio)
     print(row)
 PY

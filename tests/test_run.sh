@@ -36,7 +36,18 @@ need(summary["event"] == "summary" and kinds.count("summary") == 1, "the summary
 need(len(sizes) == 4 and len(summary["sizes"]) == 4, "want 4 size lines, got %d" % len(sizes))
 need(len(trials) > 13, "only %d trials" % len(trials))
 need(all(t["status"] == "ok" and t["median_ms"] > 0 for t in trials), "a trial is not ok")
-need(all(t["phase"] in ("warm start", "search") for t in trials), "a trial of no phase")
+need(all(t["phase"] in ("warm start", "search", "re-time") for t in trials), "a trial of no phase")
+# once the search is over, each size's best is timed again just before the yardstick, and
+# the size reports that pair's ratio
+for s in summary["sizes"]:
+    again = [t for t in trials if t["size"] == s["size"] and t["phase"] == "re-time"]
+    need(len(again) == 1 and again[0]["config"] == s["config"] and trials.index(again[0]) > max(
+        i for i, t in enumerate(trials) if t["size"] == s["size"] and t["phase"] != "re-time"),
+        "size %s: want its best re-timed once after its search: %s" % (s["size"], again))
+    need(s["retimed_ms"] and s["yardstick_ms"] and
+         abs(s["vs_yardstick"] - s["yardstick_ms"] / s["retimed_ms"]) < 1e-6 and
+         [z["vs_yardstick"] for z in sizes if z["size"] == s["size"]] == [s["vs_yardstick"]],
+         "size %s: the ratio is not the re-timed pair's: %s" % (s["size"], s))
 # what the cost model learns from: compile time (0 from the kernel cache, as here where the
 # tests share one) and time in the worker (the fake worker reports none)
 need(all(t["compile_ms"] >= 0 and t["measure_ms"] >= 0 for t in trials), "a trial without its costs")
@@ -106,7 +117,8 @@ k1=$(q "$db5" "SELECT count(*) FROM trials")
 [ "$(q "$db5" "SELECT status FROM runs WHERE id = 1")" = interrupted ] || bad "the run is not marked interrupted"
 [ "$(q "$db5" "SELECT count(*) FROM searches WHERE status = 'interrupted'")" -ge 1 ] || bad "no search marked interrupted"
 "$exe" run histogram --db "$db5" --no-progress --size 268435456x1x2 >"$tmp/int2.out" 2>&1 || bad "the run after Ctrl-C failed"
-dup=$(q "$db5" "SELECT count(*) FROM (SELECT config, variant_id FROM trials GROUP BY config, variant_id HAVING count(*) > 1)")
+# (but the best, timed again beside the yardstick once the second run's search is over)
+dup=$(q "$db5" "SELECT count(*) FROM (SELECT config, variant_id, count(*) AS n FROM trials GROUP BY config, variant_id HAVING n > 1) WHERE n > 2 OR config NOT IN (SELECT t.config FROM best b JOIN trials t ON t.id = b.trial_id)")
 [ "$dup" = 0 ] || bad "$dup configs measured twice after Ctrl-C"
 
 # --- 5b. a reader of --json that goes away (`| head`) stops the run as Ctrl-C does: the
@@ -258,14 +270,17 @@ CUTUNE_CACHE_DIR=$tmp/lt-cache CUTUNE_FAKE_LOG=$tmp/lt.log "$exe" run matmul \
 python3 - "$tmp/lt.json" <<'EOF2' || bad "the cuBLASLt variant's trials"
 import json, sys
 trials = [e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "trial"]
-ok = len(trials) == 32 and all(t["status"] == "ok" and t["compile_ms"] == 0 for t in trials) \
-    and trials[0]["config"] == "ALGO=0,WORKSPACE_MIB=32" and trials[0]["phase"] == "warm start"
+again = [t for t in trials if t["phase"] == "re-time"]  # the best, beside the yardstick
+ok = len(trials) == 33 and all(t["status"] == "ok" and t["compile_ms"] == 0 for t in trials) \
+    and trials[0]["config"] == "ALGO=0,WORKSPACE_MIB=32" and trials[0]["phase"] == "warm start" \
+    and len(again) == 1 and again[0] is trials[-1] and \
+    len({t["config"] for t in trials}) == 32
 print("cuBLASLt variant: %d trials, first %s" % (len(trials), trials[0]["config"] if trials else None))
 sys.exit(0 if ok else 1)
 EOF2
 [ -z "$(ls -A "$tmp/lt-cache/kernels" 2>/dev/null)" ] || bad "a library variant's run compiled kernels"
 n=$(grep -c ' 256x256x256-bf16-nt library$' "$tmp/lt.log")
-[ "$n" = 32 ] || bad "the worker was sent the library plugin $n times for 32 configs"
+[ "$n" = 33 ] || bad "the worker was sent the library plugin $n times for 32 configs and a re-time"
 grep -q ' 255x255x255-bf16-nt library$' "$tmp/lt.log" || bad "the best's ragged check did not call the library"
 case "$(q "$lt_db" "SELECT version FROM variants WHERE name = 'matmul_cublaslt'")" in
     1+*) ;; *) bad "the cuBLASLt variant's version does not begin 1+" ;; esac

@@ -43,6 +43,7 @@ typedef struct CutuneTuneEvent {
     const char *strategy;     /* search */
     double yardstick_ms;      /* size: the vendor library's time (0: none) */
     const char *yardstick;
+    double vs_yardstick; /* size: cutune_tune_size_ratio of it (0: no yardstick) */
     /* size: the scheduler's cost model when the size began: its estimate of one evaluation
      * here (what a whole space's need is counted in) and the compile time it had learned */
     double est_eval_s, est_compile_s;
@@ -116,9 +117,10 @@ typedef struct CutuneTuneSize {
     char variant[64];
     char config[512];
     double best_ms, gflops, gbps; /* 0: nothing verified */
-    double retimed_ms;            /* the best measured again in this run (0: not re-timed) */
+    double retimed_ms;            /* the best measured again in this run, just before the
+                                     yardstick (0: not re-timed) */
     char yardstick[64];
-    double yardstick_ms; /* 0: none */
+    double yardstick_ms; /* its latest time in this run, just after the re-time (0: none) */
     double done_s;       /* seconds from the run's start to this size's end */
     int tuned_before;    /* every variant of it was tuned by an earlier run */
 } CutuneTuneSize;
@@ -175,6 +177,10 @@ int cutune_tune_check_options(const CutuneTuneOptions *o, CutuneError *err);
 /* Run. Returns 0 when the run completed (some trials may have failed: that is data), or a
  * negative code with err set. The summary is filled as far as the run went either way. */
 int cutune_tune(const CutuneTuneOptions *o, CutuneTuneSummary *sum, CutuneError *err);
+/* A size's yardstick time over its best's (> 1: faster than the vendor): over the best
+ * re-timed just before it where the run re-timed it, both then timed back to back on a
+ * warm GPU, else over the best recorded; 0 without both. */
+double cutune_tune_size_ratio(const CutuneTuneSize *z);
 void cutune_tune_summary_free(CutuneTuneSummary *sum);
 
 #endif

@@ -34,7 +34,7 @@ static void size_brief(const TuneSize *ts, char *buf, size_t len)
     if (!(o->best_ms > 0))
         snprintf(buf, len, "%s -", ts->size);
     else if (o->yardstick_ms > 0)
-        snprintf(buf, len, "%s %.2fx", ts->size, o->yardstick_ms / o->best_ms);
+        snprintf(buf, len, "%s %.2fx", ts->size, cutune_tune_size_ratio(o));
     else
         snprintf(buf, len, "%s %.4gms", ts->size, o->best_ms);
 }
@@ -131,8 +131,8 @@ void tune_emit(TuneRun *r, const CutuneTuneEvent *e)
         char t[48];
         clock_text(cutune_now() - r->started, t, sizeof t);
         char vs[96] = "";
-        if (e->yardstick_ms > 0)
-            snprintf(vs, sizeof vs, ", %.3fx %s", e->yardstick_ms / e->median_ms, e->yardstick);
+        if (e->vs_yardstick > 0)
+            snprintf(vs, sizeof vs, ", %.3fx %s", e->vs_yardstick, e->yardstick);
         tune_note(r, "[%s] %s %s: best %s %.4g ms%s", t, e->op, e->size, e->variant, e->median_ms,
                   vs);
     }
