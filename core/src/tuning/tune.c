@@ -29,12 +29,6 @@ void cutune_tune_summary_free(CutuneTuneSummary *sum)
     memset(sum, 0, sizeof *sum);
 }
 
-double cutune_tune_size_ratio(const CutuneTuneSize *z)
-{
-    double best = z->retimed_ms > 0 ? z->retimed_ms : z->best_ms;
-    return z->yardstick_ms > 0 && best > 0 ? z->yardstick_ms / best : 0;
-}
-
 /* Which op or variant was meant, when the registry has none: what is known, and the plugin
  * files that were refused (one of them may be it). */
 static int not_found(const TuneRun *r, CutuneError *err)

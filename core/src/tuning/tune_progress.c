@@ -27,6 +27,12 @@ static size_t width_of(FILE *f)
     return 119;
 }
 
+double cutune_tune_size_ratio(const CutuneTuneSize *z)
+{
+    double best = z->retimed_ms > 0 ? z->retimed_ms : z->best_ms;
+    return z->yardstick_ms > 0 && best > 0 ? z->yardstick_ms / best : 0;
+}
+
 /* "1000x1000x1000 1.02x" against the yardstick, else the best time. */
 static void size_brief(const TuneSize *ts, char *buf, size_t len)
 {
