@@ -58,11 +58,12 @@ static void size_shares(void)
     CHECK(near(cutune_schedule_size_share(600, 1, 0.025, 1.6, 7), 0.5 * 600 / 7));
 }
 
-/* A search ends after 3 pipeline windows without a gain, at least 100 measurements; a
- * variant behind the leader (promise under 1) gets a quarter of that. */
+/* A search ends after 3 pipeline windows without a gain, at least 50 measurements; a
+ * variant behind the leader (promise under 1) after a quarter of 3 windows, at least 25. */
 static void patience(void)
 {
-    CHECK_EQ_INT(cutune_schedule_patience(18, 1), 100);
+    CHECK_EQ_INT(cutune_schedule_patience(18, 1), 54);
+    CHECK_EQ_INT(cutune_schedule_patience(10, 1), 50);
     CHECK_EQ_INT(cutune_schedule_patience(50, 1), 150);
     CHECK_EQ_INT(cutune_schedule_patience(18, 0.25), 25);
     CHECK_EQ_INT(cutune_schedule_patience(50, 0.25), 37);
@@ -137,12 +138,12 @@ static void whole(void)
     CHECK(!cutune_schedule_whole(10, 20, 0, 0));
 }
 
-/* A whole space ends after a quarter of it, at least a search's patience, without a gain. */
+/* A whole space ends after an eighth of it, at least a search's patience, without a gain. */
 static void whole_patience(void)
 {
-    CHECK(cutune_schedule_whole_patience(100, 820) == 205);
+    CHECK(cutune_schedule_whole_patience(54, 820) == 102);
     CHECK(cutune_schedule_whole_patience(250, 820) == 250);
-    CHECK(cutune_schedule_whole_patience(100, 2124) == 531);
+    CHECK(cutune_schedule_whole_patience(54, 2124) == 265);
     /* a space no larger than the patience is measured to its end */
     CHECK(cutune_schedule_whole_patience(100, 32) >= 32);
     CHECK(cutune_schedule_whole_patience(100, 400) >= 100);

@@ -5,7 +5,8 @@
 
 /* A size gets at least this part of an equal split of the time left. */
 #define SIZE_FLOOR 0.5
-enum { PATIENCE_MIN = 100, PATIENCE_WINDOWS = 3, PATIENCE_TRAILING = 4 };
+/* the patience of a leader and of a trailing variant (schedule.h) */
+enum { PATIENCE_MIN = 50, PATIENCE_WINDOWS = 3, PATIENCE_TRAILING = 25, WHOLE_PART = 8 };
 /* A whole search is late when the rest would take over twice its time left: one a little
  * slower than estimated runs to its deadline, and the next round gives it more time. */
 #define LATE_FACTOR 2.0
@@ -98,7 +99,7 @@ int cutune_schedule_whole(double need, double share, double variant_best_ms, dou
 
 size_t cutune_schedule_whole_patience(size_t patience, size_t nconfigs)
 {
-    return patience > nconfigs / 4 ? patience : nconfigs / 4;
+    return patience > nconfigs / WHOLE_PART ? patience : nconfigs / WHOLE_PART;
 }
 
 size_t cutune_schedule_lane_window(int window, int searching)
@@ -122,7 +123,10 @@ int cutune_schedule_takes_late(size_t patience, size_t late_patience)
 size_t cutune_schedule_patience(size_t window, double promise)
 {
     size_t p = PATIENCE_WINDOWS * window > PATIENCE_MIN ? PATIENCE_WINDOWS * window : PATIENCE_MIN;
-    return promise < 1 ? p / PATIENCE_TRAILING : p;
+    size_t trailing = PATIENCE_WINDOWS * window / 4 > PATIENCE_TRAILING
+                          ? PATIENCE_WINDOWS * window / 4
+                          : PATIENCE_TRAILING;
+    return promise < 1 ? trailing : p;
 }
 
 int cutune_schedule_late(size_t measured, double elapsed_s, size_t rest, double time_left_s,

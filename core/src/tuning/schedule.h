@@ -46,9 +46,12 @@ double cutune_schedule_size_share(double time_left, int lanes, double cost_this,
 double cutune_schedule_promise(double variant_best_ms, double size_best_ms, size_t left);
 
 /* How many measurements without a gain end a search that the scheduler chose: three
- * pipeline windows of `window` proposals, at least 100; a quarter of that for a variant
- * whose promise is under 1, which must beat the size's leader to matter, not only its own
- * best (on an H200 such searches of matmul_warptile gained nothing in 100). */
+ * pipeline windows of `window` proposals, at least 50; a quarter of three windows, at least
+ * 25, for a variant whose promise is under 1, which must beat the size's leader to matter,
+ * not only its own best (on an H200 such searches of matmul_warptile gained nothing in
+ * 100). The floor was 100: replayed on the trials of four main jobs on H200s (2026-11-28,
+ * bench/stall_replay.py: the searches cut where 50 would have ended them), every size kept
+ * 0.995-1.000 of its best, and the searches gave back 10-12 s of GPU time a one-GPU run. */
 size_t cutune_schedule_patience(size_t window, double promise);
 
 /* Whether a search over a whole space, chosen because the space seemed to fit its time, is
@@ -78,13 +81,15 @@ int cutune_schedule_takes_late(size_t patience, size_t late_patience);
  *   one-GPU run of the same call began 1.051x behind and searched 46. */
 int cutune_schedule_whole(double need, double share, double variant_best_ms, double size_best_ms);
 
-/* The patience of a space measured whole (`patience` that of a search): it too ends once a
- * quarter of the space, and at least `patience` measurements, have brought no better config,
+/* The patience of a space measured whole (`patience` that of a search): it too ends once an
+ * eighth of the space, and at least `patience` measurements, have brought no better config,
  * so that a space smaller than the patience is measured to its end. On an H100
  * (bench/RESULTS.md, tensor cores) matmul_mma at 4096x11008x4096-bf16-nt measured 1225 of
  * 2124 configs and its first, from the warm start, was the best; on an H200 (multi-GPU,
  * 2026-11-27) matmul_3xtf32 at 8192^3 found its best in its 3rd config and measured 460 more
- * of its 820 for 63 s, the longest stretch of the main job, until its share ran out. */
+ * of its 820 for 63 s, the longest stretch of the main job, until its share ran out. It was
+ * a quarter: replayed on four main jobs' trials (H200, 2026-11-28, bench/stall_replay.py),
+ * an eighth kept every size's best, and gave back 4-17 s of GPU time a run. */
 size_t cutune_schedule_whole_patience(size_t patience, size_t nconfigs);
 
 /* The compiles one lane (GPU) may have in flight, of a run whose window is `window` (its
