@@ -51,7 +51,7 @@ PY
 "$exe" query matmul --size 500 --device "$uuid" --db "$db" --fallback --json >"$tmp/q4" 2>&1
 grep -q '"BUG=1"\|"BUG=3"' "$tmp/q4" && bad "a fallback handed out the imported wrong config: $(cat "$tmp/q4")"
 run --size 512 --where BUG=0 --where BUG=1 --where BUG=3
-[ "$(q "$db" "SELECT group_concat(config || ':' || status, ' ') FROM (SELECT config, status FROM trials
+[ "$(q "$db" "SELECT group_concat(config || ':' || status, ' ') FROM (SELECT DISTINCT config, status FROM trials
       t JOIN problems p ON p.id = t.problem_id WHERE p.size = '512x512x512' AND t.checked = 1 ORDER BY config)")" = \
   "BUG=0:ok BUG=1:wrong_result BUG=3:wrong_result" ] || bad "the run did not check the imported configs"
 "$exe" query matmul --size 512 --device "$uuid" --db "$db" --json | grep -q '"BUG=0"' ||

@@ -44,6 +44,13 @@ for s in summary["sizes"]:
     need(len(again) == 1 and again[0]["config"] == s["config"] and trials.index(again[0]) > max(
         i for i, t in enumerate(trials) if t["size"] == s["size"] and t["phase"] != "re-time"),
         "size %s: want its best re-timed once after its search: %s" % (s["size"], again))
+    # the search's own count leaves the re-time out (the summary's row is the search's)
+    for e in events:
+        if e["event"] == "search" and e["size"] == s["size"]:
+            mine = [t for t in trials if t["size"] == s["size"] and t["variant"] == e["variant"]
+                    and t["phase"] != "re-time"]
+            need(e["measured"] == len(mine), "search %s %s: measured %s, want %d" % (
+                e["variant"], s["size"], e["measured"], len(mine)))
     need(s["retimed_ms"] and s["yardstick_ms"] and
          abs(s["vs_yardstick"] - s["yardstick_ms"] / s["retimed_ms"]) < 1e-6 and
          [z["vs_yardstick"] for z in sizes if z["size"] == s["size"]] == [s["vs_yardstick"]],

@@ -291,7 +291,9 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CutuneCompileJob *c, cons
         return cutune_error(err, grc, "%s %s config %s: %s", v->name, j->ts->size, text,
                             why[0] ? why : cutune_strerror(grc));
     } else {
-        double best = size_best(r, j->ts), t0 = cutune_now();
+        /* a re-time is timed whole: it is the best (or a winner elsewhere), and its first
+         * samples, slower on a GPU that waited, must not stop it as a hopeless config */
+        double best = strcmp(phase, "re-time") ? size_best(r, j->ts) : 0, t0 = cutune_now();
         wrc = tune_eval(l, v, &cfg, c, &launch, &maps, best, &o->measure, &res, &werr);
         if (strcmp(phase, "re-time") == 0)
             l->t_retime += cutune_now() - t0;

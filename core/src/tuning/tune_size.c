@@ -241,10 +241,18 @@ static int pair_best(TuneLane *l, TuneJob *jobs, size_t njobs, CutuneError *err)
     TuneJob *best = best_job(jobs, njobs);
     if (!best)
         return 0;
-    char strategy[sizeof best->row->strategy]; /* how it was searched, not "re-time" */
-    memcpy(strategy, best->row->strategy, sizeof strategy);
+    /* the summary's row stays the search's (its counts, how it was searched); the re-time
+     * is a trial of its own, and the size's line reports it */
+    CutuneTuneRow search = *best->row;
     int rc = retime_best(l, jobs, njobs, 0, err);
-    memcpy(best->row->strategy, strategy, sizeof strategy);
+    pthread_mutex_lock(&l->run->mu);
+    CutuneTuneRow *row = best->row;
+    search.best_ms = row->best_ms;
+    search.best_gflops = row->best_gflops;
+    search.best_gbps = row->best_gbps;
+    memcpy(search.best_config, row->best_config, sizeof search.best_config);
+    *row = search;
+    pthread_mutex_unlock(&l->run->mu);
     if (rc == 0 && jobs[0].ts->out->retimed_ms > 0)
         yardstick(l, &jobs[0]);
     return rc;
