@@ -97,16 +97,16 @@ static const struct {
      4 * 4 * 3 * 3 * 3 * 3 * 2 * 2 * 2 * 3 * 4 * 2 * 2, brute_async},
     {"matmul_mma", "1", "95c4cb0ceb5fcbcae6e9080bebeed5a5", 0,
      4 * 3 * 2 * 2 * 2 * 4 * 4 * 2 * 3 * 2, brute_mma},
-    {"matmul_wgmma", "5", "fd1a294ca30ef85db424efc84b4d13fc", 8076,
-     3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2 * 2, brute_wgmma},
-    {"matmul_wgmma_tf32", "4", "fd1a294ca30ef85db424efc84b4d13fc", 0,
+    {"matmul_wgmma", "6", "eb68fa8a99510476dd3feb1e6ff37ea1", 9372,
+     3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2 * 2 * 2, brute_wgmma},
+    {"matmul_wgmma_tf32", "5", "eb68fa8a99510476dd3feb1e6ff37ea1", 0,
      3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2 * 2, brute_wgmma_tf32},
-    {"matmul_wgmma_3xtf32", "4", "fd1a294ca30ef85db424efc84b4d13fc", 0,
+    {"matmul_wgmma_3xtf32", "5", "eb68fa8a99510476dd3feb1e6ff37ea1", 0,
      3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2, brute_wgmma_3xtf32},
     /* SWAP = 1: VEC 2 alone (and SWAP's one value); 3xTF32 without TMA */
-    {"matmul_wgmma_tf32_nn", "1", "fd1a294ca30ef85db424efc84b4d13fc", 0,
+    {"matmul_wgmma_tf32_nn", "2", "eb68fa8a99510476dd3feb1e6ff37ea1", 0,
      3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2, brute_wgmma_tf32_nn},
-    {"matmul_wgmma_3xtf32_nn", "1", "fd1a294ca30ef85db424efc84b4d13fc", 0,
+    {"matmul_wgmma_3xtf32_nn", "2", "eb68fa8a99510476dd3feb1e6ff37ea1", 0,
      3 * 3 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2, brute_wgmma_3xtf32_nn},
     {"matmul_tf32", "1", "f00dd578e676d89f2d9ec5dea2a3bbfc", 0,
      4 * 4 * 2 * 2 * 2 * 4 * 4 * 2 * 2 * 2, brute_tf32},
@@ -264,8 +264,9 @@ static size_t brute_async(void)
  * matmul_wgmma_3xtf32.ini are the same rules for 4-byte elements (BK from 16, VEC 2 or 4),
  * 3xTF32 (split) with twice the data a stage and twice the accumulators. The first two have
  * TMA {0, 1} besides, which no rule names (a TMA config falls back to cp.async where the maps
- * cannot be made): twice the configs. */
-static size_t brute_wgmma_of(int bytes, int split)
+ * cannot be made): twice the configs. matmul_wgmma has MCAST {0, 1} too: 1 with TMA 1, a
+ * cluster of two ((1, 2) or (2, 1)) and a block a tile (mcast). */
+static size_t brute_wgmma_of(int bytes, int split, int mcast)
 {
     size_t n = 0;
     const int bk0 = 64 / bytes, vec_wide = 16 / bytes; /* BK {16, 32, 64} or {32, 64, 128} */
@@ -273,7 +274,7 @@ static size_t brute_wgmma_of(int bytes, int split)
         for (int bn = 64; bn <= 256; bn *= 2)
             for (int bk = bk0; bk <= 4 * bk0; bk *= 2)
                 for (int cons = 1; cons <= 2; cons++)
-                    for (int sched = 0; sched <= 2; sched++)
+                    for (int sched = 0; sched <= (mcast ? 0 : 2); sched++)
                         for (int minb = 1; minb <= 2; minb++)
                             for (int vec = 2; vec <= vec_wide; vec += vec_wide - 2) {
                                 int rows = sched == 2 ? bm : bm / cons, threads = (cons + 1) * 128;
@@ -292,8 +293,9 @@ static size_t brute_wgmma_of(int bytes, int split)
                                     int one = pipe > out ? pipe : out;
                                     int data = sched == 0 ? one : pipe + (sched == 2 ? 2 : 1) * out;
                                     int extra = 16 * stages + 16; /* the mbarriers */
-                                    /* clusters (1,1), (1,2), (2,1) x GROUP_M {1, 8} */
-                                    n += 3 * 2 *
+                                    /* clusters (1,1), (1,2), (2,1) (mcast: the last
+                                     * two) x GROUP_M {1, 8} */
+                                    n += (mcast ? 2 : 3) * 2 *
                                          (1024 + data + extra <= 232448 &&
                                           (minb == 1 || 2 * (2048 + one + extra) <= 233472));
                                 }
@@ -302,15 +304,15 @@ static size_t brute_wgmma_of(int bytes, int split)
 }
 static size_t brute_wgmma(void)
 {
-    return 2 * brute_wgmma_of(2, 0);
+    return 2 * brute_wgmma_of(2, 0, 0) + brute_wgmma_of(2, 0, 1);
 }
 static size_t brute_wgmma_tf32(void)
 {
-    return 2 * brute_wgmma_of(4, 0);
+    return 2 * brute_wgmma_of(4, 0, 0);
 }
 static size_t brute_wgmma_3xtf32(void)
 {
-    return brute_wgmma_of(4, 1);
+    return brute_wgmma_of(4, 1, 0);
 }
 /* matmul_wgmma_tf32_nn.ini and matmul_wgmma_3xtf32_nn.ini (SWAP = 1, C^T = B^T A^T): the same
  * rules with VEC 2 alone (no staged output tile), B's fragments of two K steps in a

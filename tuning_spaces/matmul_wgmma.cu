@@ -72,7 +72,7 @@
 //                 schedules, "cooperative" and "ping-pong")
 //   STAGES        depth of the shared-memory pipeline (>= 2)
 //   CLUSTER_M/_N  thread block cluster shape (1 or 2): the blocks of a cluster take adjacent
-//                 tiles and run at the same time on one GPC (no multicast, see below)
+//                 tiles and run at the same time on one GPC (with MCAST = 1 they share loads)
 //   GROUP_M       block rasterisation: GROUP_M rows of clusters are walked column by column
 //   VEC           output elements a thread stores at once (2: straight from the
 //                 accumulators; 4 or 8: through shared memory, 8 or 16-byte stores; floats:
@@ -83,6 +83,8 @@
 //                 (not 3xTF32; TF32 nn: A's only, with SWAP both; where it is defined at
 //                 all, the kernel takes the two tensor maps after its six arguments, as the
 //                 INI's [tensor_map.*] sections give them)
+//   MCAST         1: TMA multicast within a cluster of two (16-bit types, TMA = 1, SCHEDULE 0,
+//                 whole clusters; "Multicast" below); 0 or undefined: none
 //
 // It is compiled by NVRTC with no include path, so it needs no header: the 16-bit type is
 // plain unsigned short storage, and conversions, copies, barriers and tensor-core work are
@@ -116,8 +118,37 @@
 // K % CE == 0 and N % 8 == 0 (`when`) and the pointers are aligned, which is exactly when this
 // kernel uses them (else it copies with cp.async, or takes the guarded path below). TF32's nn
 // has no map of B (its producer's threads copy and transpose B) but with SWAP, where B's boxes
-// are 32 floats (128 bytes) wide. There is no multicast: a
-// cluster here only places adjacent tiles on one GPC at the same time.
+// are 32 floats (128 bytes) wide. Without MCAST a cluster only places adjacent tiles on one
+// GPC at the same time; with it the two blocks of a cluster share the operand they have in
+// common (below).
+//
+// Multicast (MCAST = 1: 16-bit types, TMA, a block a tile, clusters of two). The two tiles of a
+// cluster adjacent along N (CLUSTER_N = 2) read the same rows of A, along M (CLUSTER_M = 2)
+// the same columns of B: each block's producer loads half of that operand's tile, in boxes of
+// half the rows (A, nt's B: BM / 2 or BN / 2 rows; nn's B: BK / 2 k-rows; the INI's boxes say
+// so), and multicasts it (cp.async.bulk.tensor ... .multicast::cluster, ctaMask 0b11) to the
+// same offset of both blocks' stage, where it completes the transaction bytes of full[s] at
+// the same offset too; the other operand it loads whole, for itself. A half is a multiple of
+// 8 rows (at least 16) and starts on a multiple of the swizzle pattern's 1024 (512) bytes,
+// so it lands swizzled as a whole box would. So:
+// - full[s]: still one arrival (the producer's expect_tx of the whole stage's bytes), and
+//   the peer's half counts towards those bytes (it may land before the expect_tx: the
+//   pending arrival keeps the phase open meanwhile).
+// - empty[s]: a stage is written by both producers, so either may refill it only once both
+//   blocks' consumers are done with it: each consumer warp arrives on empty[s] of its own block
+//   and of the peer (mapa, mbarrier.arrive.release.cluster), and empty[s] counts twice the
+//   warps. Neither side can run a phase ahead: a block's consumers release step t + STAGES
+//   only after the peer's half of it landed, which the peer's producer sent only after its own
+//   empty[s] had completed the phase of step t.
+// - after mbarrier.init a cluster barrier (barrier.cluster.arrive.release, wait.acquire)
+//   instead of __syncthreads, so that no multicast or remote arrival reaches a barrier not yet
+//   made; before exit another, so that no block leaves while the peer's consumers can still
+//   arrive on its barriers (every multicast into a block has landed once its consumers saw
+//   their last full[s]).
+// Where the maps are zeros (TMA's `when` is 0, or unaligned pointers: cp.async), or the tile
+// grid does not divide into clusters (a partial one would leave a half unsent), the kernel
+// does without multicast: each block loads both halves for itself, the barriers count one
+// block, and there is no cluster barrier.
 //
 // Shared-memory layouts (PTX ISA, "Shared Memory Matrix Layout" of wgmma; CUTLASS calls them
 // GMMA::Layout_K_SW128_Atom and friends). A and nt's B are K-major: a tile of R rows is
@@ -204,6 +235,16 @@ typedef half_t elem_t;
 #if TMA && SPLIT3
 #error "matmul_wgmma: 3xTF32 splits what the producer's threads copied: TMA = 0 only"
 #endif
+#ifndef MCAST
+#define MCAST 0 // no multicast (every variant but matmul_wgmma.ini's MCAST = 1)
+#endif
+#if MCAST && !(TMA && ES == 2 && CLUSTER_M * CLUSTER_N == 2 && SCHEDULE == 0)
+#error "matmul_wgmma: MCAST = 1 takes TMA = 1, 16-bit types, a cluster of two and SCHEDULE 0"
+#endif
+// Multicast: the boxes of each operand's rows, 2 for the one the cluster's blocks share (A
+// along N, B along M: a half a block), else 1
+#define A_SPLIT (MCAST && CLUSTER_N == 2 ? 2 : 1)
+#define B_SPLIT (MCAST && CLUSTER_M == 2 ? 2 : 1)
 // A CUtensorMap as the kernel receives it: 128 opaque bytes on 64 (the driver's layout; the
 // kernel only passes its address to cp.async.bulk.tensor). kemu brings its own.
 #ifndef CUTUNE_TENSOR_MAP
@@ -410,6 +451,33 @@ __device__ __forceinline__ void tma_load(unsigned dst, const CUTUNE_TENSOR_MAP *
                  "l"((unsigned long long)map), "r"(bar), "r"(x), "r"(y)
                  : "memory");
 }
+#if MCAST
+// tma_load's box into shared memory at dst's offset in every block of the cluster that mask
+// names (bit r: rank r), its bytes counted on the mbarrier at bar's offset in each
+__device__ __forceinline__ void tma_load_mcast(unsigned dst, const CUTUNE_TENSOR_MAP *map,
+                                               unsigned bar, int x, int y, unsigned short mask)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%4, %5}], [%2], %3;\n" ::"r"(dst),
+                 "l"((unsigned long long)map), "r"(bar), "h"(mask), "r"(x), "r"(y)
+                 : "memory");
+}
+// one arrival on the mbarrier at bar's offset in block `rank` of the cluster, this thread's
+// accesses before it released to the cluster (the peer's producer then overwrites the stage)
+__device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned rank)
+{
+    asm volatile("{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %0, %1;\n"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [r];\n}\n" ::"r"(bar),
+                 "r"(rank)
+                 : "memory");
+}
+// every thread of the cluster, those that have not exited (not .aligned: a warp may arrive
+// diverged)
+__device__ __forceinline__ void cluster_barrier()
+{
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+#endif
 #endif
 template <int R> __device__ __forceinline__ void setmaxnreg_dec()
 {
@@ -909,13 +977,35 @@ __device__ __forceinline__ void post_stage(char *smem, unsigned base, unsigned b
 }
 #endif
 #if TMA
+// Box h of the SPLIT boxes an operand's rows are in (SPLIT 2: the halves of the operand the
+// cluster's blocks share) at (x, y) into dst, counted on full; with multicast (mc) only the
+// block of rank h loads it, into both blocks of the cluster
+template <int SPLIT>
+__device__ __forceinline__ void tma_part(unsigned dst, const CUTUNE_TENSOR_MAP *m, unsigned full,
+                                         int x, int y, int h, bool mc)
+{
+#if MCAST
+    if (SPLIT == 2 && mc) {
+        if (h == (int)blockIdx.x % 2)
+            tma_load_mcast(dst, m, full, x, y, 0x3);
+        return;
+    }
+#else
+    (void)h, (void)mc;
+#endif
+    tma_load(dst, m, full, x, y);
+}
 // A's boxes of the step from k0 of the tile from row0 into the stage at st, counted on full
+// (A_SPLIT 2: each of BM / 2 rows, one of them this block's to multicast where mc)
 __device__ __forceinline__ void tma_a(unsigned st, const CUTUNE_TENSOR_MAP *ma, unsigned full,
-                                      int k0, int row0)
+                                      int k0, int row0, bool mc)
 {
 #pragma unroll
     for (int j = 0; j < BK * ES / RB; j++)
-        tma_load(st + j * BM * RB, ma, full, k0 + j * (RB / ES), row0);
+#pragma unroll
+        for (int h = 0; h < A_SPLIT; h++)
+            tma_part<A_SPLIT>(st + j * BM * RB + h * (BM / A_SPLIT) * RB, ma, full,
+                              k0 + j * (RB / ES), row0 + h * (BM / A_SPLIT), h, mc);
 }
 #endif
 // TRANSPOSE_B with TMA (tma: the maps are there): thread 0 moves A's boxes through the map
@@ -953,7 +1043,7 @@ __device__ __forceinline__ void produce(char *smem, unsigned base, unsigned bars
 #if TMA && TRANSPOSE_B
                 else if (p == 0) {
                     mbar_expect_tx(FULL(ring.s), A_BYTES);
-                    tma_a(st, ma, FULL(ring.s), t * BK, row0);
+                    tma_a(st, ma, FULL(ring.s), t * BK, row0, false);
                 }
 #endif
 #ifdef CUTUNE_LAYOUT_NT
@@ -992,10 +1082,12 @@ __device__ __forceinline__ void produce(char *smem, unsigned base, unsigned bars
 #if TMA && !TRANSPOSE_B
 // The producer with TMA (one thread): each K step of each tile in boxes, waiting for a
 // stage's release (empty) before it is filled again; full[s] expects the step's bytes (the
-// boxes' whole size: TMA counts the zeros it fills outside the matrix too).
+// boxes' whole size: TMA counts the zeros it fills outside the matrix too; with multicast, mc,
+// the peer's half of the shared operand among them, and this block's half lands in both).
 __device__ __forceinline__ void produce_tma(unsigned base, unsigned bars,
                                             const CUTUNE_TENSOR_MAP *ma,
-                                            const CUTUNE_TENSOR_MAP *mb, int M, int N, int nsteps)
+                                            const CUTUNE_TENSOR_MAP *mb, int M, int N, int nsteps,
+                                            bool mc)
 {
     Ring ring(0);
     int row0, col0;
@@ -1008,15 +1100,22 @@ __device__ __forceinline__ void produce_tma(unsigned base, unsigned bars,
             const unsigned st = base + ring.s * STAGE_BYTES, full = FULL(ring.s);
             const int k0 = t * BK;
             mbar_expect_tx(full, A_BYTES + B_BYTES);
-            tma_a(st, ma, full, k0, row0);
+            tma_a(st, ma, full, k0, row0, mc);
+            // B_SPLIT 2: BN / 2 rows (nt), BK / 2 k-rows (nn) a box
 #ifdef CUTUNE_LAYOUT_NT
 #pragma unroll
             for (int j = 0; j < BK * ES / RB; j++)
-                tma_load(st + A_BYTES + j * BN * RB, mb, full, k0 + j * (RB / ES), col0);
+#pragma unroll
+                for (int h = 0; h < B_SPLIT; h++)
+                    tma_part<B_SPLIT>(st + A_BYTES + j * BN * RB + h * (BN / B_SPLIT) * RB, mb,
+                                      full, k0 + j * (RB / ES), col0 + h * (BN / B_SPLIT), h, mc);
 #else
 #pragma unroll
             for (int j = 0; j < BN * ES / 128; j++) // boxes of 128 bytes of N
-                tma_load(st + A_BYTES + j * BK * 128, mb, full, col0 + j * (128 / ES), k0);
+#pragma unroll
+                for (int h = 0; h < B_SPLIT; h++)
+                    tma_part<B_SPLIT>(st + A_BYTES + j * BK * 128 + h * (BK / B_SPLIT) * 128, mb,
+                                      full, col0 + j * (128 / ES), k0 + h * (BK / B_SPLIT), h, mc);
 #endif
         }
     }
@@ -1024,6 +1123,20 @@ __device__ __forceinline__ void produce_tma(unsigned base, unsigned bars,
 #endif
 
 // ---- the consumers --------------------------------------------------------------------------
+
+// A consumer warp's release of stage s (its lane 0's): one arrival on empty[s], and with
+// multicast (mc) one on the peer block's empty[s] too, whose producer writes half of this
+// block's stage
+__device__ __forceinline__ void release(unsigned bars, int s, bool mc)
+{
+    mbar_arrive(EMPTY(s));
+#if MCAST
+    if (mc)
+        mbar_arrive_cluster(EMPTY(s), (unsigned)blockIdx.x % 2 ^ 1);
+#else
+    (void)mc;
+#endif
+}
 
 #if SWAP
 // SWAP: the consumers compute C^T = B^T A^T, B^T's 64 x 8 pieces in registers (wgmma's A, read
@@ -1168,9 +1281,11 @@ __device__ __forceinline__ void consume_swap(unsigned base, unsigned bars, int r
 // group is left in flight means the step before is done reading its stage, which each warp's
 // lane 0 then releases (empty: 4 arrivals a warpgroup), while this step's wgmma still run.
 // The last stage is released once all are done. turn (ping-pong): the other consumer's turn
-// barrier, on which each warp arrives once it has waited for its last stage.
+// barrier, on which each warp arrives once it has waited for its last stage. mc: multicast
+// (16-bit types only), the releases are the peer block's too.
 __device__ __forceinline__ void consume(unsigned base, unsigned bars, int r0, int lane, int step,
-                                        int nsteps, unsigned turn, float (&acc)[NI][WN / 2])
+                                        int nsteps, unsigned turn, bool mc,
+                                        float (&acc)[NI][WN / 2])
 {
 #pragma unroll
     for (int i = 0; i < NI; i++) {
@@ -1180,6 +1295,9 @@ __device__ __forceinline__ void consume(unsigned base, unsigned bars, int r0, in
         acc_fence(acc[i]);
     }
     Ring ring(step);
+#if SWAP || SPLIT3
+    (void)mc;
+#endif
 #if SWAP
     consume_swap(base, bars, r0, lane, ring, nsteps, turn, acc);
 #elif SPLIT3
@@ -1243,7 +1361,7 @@ __device__ __forceinline__ void consume(unsigned base, unsigned bars, int r0, in
         wgmma_commit();
         wgmma_wait<1>();
         if (t > 0 && lane == 0)
-            mbar_arrive(EMPTY(prev));
+            release(bars, prev, mc);
         prev = ring.s;
     }
     if (SCHEDULE == 2 && lane == 0)
@@ -1253,7 +1371,7 @@ __device__ __forceinline__ void consume(unsigned base, unsigned bars, int r0, in
     for (int i = 0; i < MI; i++)
         acc_fence(acc[i]);
     if (lane == 0)
-        mbar_arrive(EMPTY(prev));
+        release(bars, prev, mc);
 #endif
 }
 
@@ -1411,7 +1529,8 @@ __device__ __forceinline__ void epilogue(char *stage_out, const float (&acc)[NI]
 // this keeps the parity waits sound: a full barrier may be waited on for its next phase
 // only, never for one two phases ahead, which a consumer starting its tile early would do.
 __device__ __forceinline__ void consumer(char *smem, unsigned base, unsigned bars,
-                                         elem_t *__restrict__ C, int M, int N, int nsteps, int ct)
+                                         elem_t *__restrict__ C, int M, int N, int nsteps, int ct,
+                                         bool mc)
 {
     const int wg = ct / 128;
     float acc[NI][WN / 2];
@@ -1426,7 +1545,7 @@ __device__ __forceinline__ void consumer(char *smem, unsigned base, unsigned bar
         if (SCHEDULE == 2 && (wg == 1 || k > 0)) // the other's tile before this one
             mbar_wait(TURN(wg), (wg == 1 ? k : k - 1) & 1);
         k++;
-        consume(base, bars, r0, ct % 32, step, nsteps, TURN(1 - wg), acc);
+        consume(base, bars, r0, ct % 32, step, nsteps, TURN(1 - wg), mc, acc);
         char *out = SCHEDULE == 0 ? smem : smem + PIPE_BYTES + (SCHEDULE == 2 ? wg * EPI_BYTES : 0);
         epilogue(out, acc, C, M, N, row0, col0, r0, wg, SCHEDULE == 2 ? ct % 128 : ct);
     }
@@ -1466,18 +1585,28 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
         ;
     // where the core encodes the tensor maps (the INI's `when`, and aligned pointers)
     const bool use_tma = TMA && aligned && (N & 7) == 0;
+    // multicast where the maps are there and the tiles fill whole clusters (see "Multicast"):
+    // the same in both blocks of a cluster
+    const bool mc = MCAST && use_tma && ((M + BM - 1) / BM) % CLUSTER_M == 0 &&
+                    ((N + BN - 1) / BN) % CLUSTER_N == 0;
     if (tid == 0) {
         for (int s = 0; s < STAGES; s++) {
             // one arrival a producer thread, or TMA's one with the bytes it expects
             // (TRANSPOSE_B: TMA's for A and one a producer thread for B)
             mbar_init(FULL(s), use_tma ? 1 + 128 * TRANSPOSE_B : 128);
-            mbar_init(EMPTY(s), EPI_THREADS / 32); // one a consumer warp (of the tile's)
+            // one a consumer warp (of the tile's; multicast: of both blocks' tiles)
+            mbar_init(EMPTY(s), EPI_THREADS / 32 * (mc ? 2 : 1));
         }
         mbar_init(TURN(0), 4); // one a warp of the other consumer (ping-pong)
         mbar_init(TURN(1), 4);
         mbar_init_fence();
     }
-    __syncthreads(); // the barriers are made before anyone uses them
+#if MCAST
+    if (mc) // the peer's barriers too are made before its multicasts and arrivals reach them
+        cluster_barrier();
+    else
+#endif
+        __syncthreads(); // the barriers are made before anyone uses them
 
     if (tid < 128) {
 #if REALLOC
@@ -1487,7 +1616,11 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
 #if TMA && !TRANSPOSE_B
         if (use_tma) {
             if (tid == 0)
-                produce_tma(base, bars, &tmA, &tmB, M, N, nsteps);
+                produce_tma(base, bars, &tmA, &tmB, M, N, nsteps, mc);
+#if MCAST
+            if (mc) // the consumers' barrier before exit (below)
+                cluster_barrier();
+#endif
             return;
         }
 #elif TMA
@@ -1501,6 +1634,12 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
 #if REALLOC
         setmaxnreg_inc<CONSUMER_REGS>();
 #endif
-        consumer(smem, base, bars, C, M, N, nsteps, tid - 128);
+        consumer(smem, base, bars, C, M, N, nsteps, tid - 128, mc);
+#if MCAST
+        // no block leaves while the peer's consumers may still arrive on its empty barriers
+        // (its multicasts into this block have all landed: the last full[s] saw them)
+        if (mc)
+            cluster_barrier();
+#endif
     }
 }

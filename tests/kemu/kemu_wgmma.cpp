@@ -7,7 +7,7 @@
 // would encode, and in floats the producer's split (3xTF32) and its transposition of nn's B,
 // with the bank conflicts of its shared-memory accesses, or nn with the operands swapped
 // (SWAP: B's fragments loaded into registers, split there in 3xTF32, and C^T's accumulators
-// stored as columns of C).
+// stored as columns of C), and TMA multicast in a cluster of two (MCAST = 1).
 //
 // The instructions are emulated from the PTX ISA's definitions, independently of the kernel's
 // code:
@@ -39,6 +39,11 @@
 // - the bank conflicts of cp.async's destinations and of 16-byte shared loads (per quarter
 //   warp), of 8-byte shared loads (per half-warp) and of 4-byte shared stores (per warp): any
 //   fails the run.
+// - multicast (MCAST = 1): the cluster's two blocks run together (kemu's launch_cluster, each
+//   with its own slice of shared memory, which is 0xff bytes again once the block ends): a
+//   multicast box lands at the same offset of both slices and completes the transaction bytes
+//   of the mbarrier at the same offset of both (they may land before that block's expect_tx),
+//   mapa moves an address to the other slice, barrier.cluster is kemu's cluster barrier.
 // The persistent schedules run on 3 blocks (whole clusters), so that each block walks several
 // tiles and the ring of stages wraps across them. Not modelled: the memory proxies
 // (fence.proxy.async does nothing here), setmaxnreg (the kernel checks at compile time that
@@ -89,7 +94,14 @@ inline void arrive(unsigned addr)
 inline void complete_tx(unsigned addr, long bytes)
 {
     Mbar &b = mbar(addr);
-    if ((tx_due[addr] -= bytes) < 0)
+#if defined(MCAST) && MCAST
+    // the peer's multicast may land before this block's expect_tx: the PTX ISA's tx-count goes
+    // below zero, and the arrival still due keeps the phase open
+    const bool early_ok = true;
+#else
+    const bool early_ok = false;
+#endif
+    if ((tx_due[addr] -= bytes) < 0 && !early_ok)
         fail("mbarrier: more bytes landed than expect_tx announced", addr);
     kemu::events++;
     if (b.pending == 0 && tx_due[addr] == 0)
@@ -252,7 +264,7 @@ inline void wgmma_run(const Wgmma &op)
     wgmma_count++;
 }
 
-inline kemu::Barrier named_barriers[2];
+inline kemu::Barrier named_barriers[kemu::MAX_CLUSTER][2]; // a block's own (MCAST: two run at once)
 } // namespace emu
 
 // The box at (x, y) of tensor map m to shared memory at dst, by the PTX ISA's definition: box
@@ -362,7 +374,7 @@ inline void fence_proxy_async()
 // bar.sync 1 + id, count: the consumers' own barriers
 inline void epilogue_barrier(int id, int count)
 {
-    kemu::Barrier &b = emu::named_barriers[id];
+    kemu::Barrier &b = emu::named_barriers[kemu::block_rank()][id];
     if (b.arrived == 0)
         b.expected = count;
     else if (b.expected != count)
@@ -435,6 +447,43 @@ void wgmma_step_r(float (&d)[N2], const unsigned (&a)[4], unsigned long long db)
 }
 #endif
 
+#if defined(MCAST) && MCAST
+// A cluster runs as kemu's (its blocks along z): the kernel's blockIdx.x and gridDim.x are
+// kemu's z. Block r's shared addresses are offsets from the start of dynamic_shared into its
+// slice, shared_of(r): the same offset in block r (mapa) is the address moved by the slices'
+// distance.
+inline dim3 emu_cluster_block()
+{
+    return dim3{blockIdx.z, 1, 1};
+}
+inline dim3 emu_cluster_grid()
+{
+    return dim3{gridDim.z, 1, 1};
+}
+inline unsigned emu_mapa(unsigned a, int r)
+{
+    return a - smem_addr(kemu::shared_of(kemu::block_rank())) + smem_addr(kemu::shared_of(r));
+}
+inline void tma_load_mcast(unsigned dst, const emu::TensorMap *m, unsigned bar, int x, int y,
+                           unsigned short mask)
+{
+    for (int r = 0; r < kemu::cluster_size; r++)
+        if (mask >> r & 1)
+            tma_load(emu_mapa(dst, r), m, emu_mapa(bar, r), x, y);
+}
+inline void mbar_arrive_cluster(unsigned bar, unsigned rank)
+{
+    emu::arrive(emu_mapa(bar, (int)rank));
+    kemu::switch_out(false);
+}
+inline void cluster_barrier()
+{
+    kemu::cluster_sync();
+}
+#define blockIdx emu_cluster_block()
+#define gridDim emu_cluster_grid()
+#endif
+
 #include KERNEL_SOURCE
 
 int main()
@@ -447,6 +496,12 @@ int main()
     // sequential FFMA sum
     static const int sizes[][3] = {{64, 64, 64},   {130, 72, 96}, {45, 37, 75},   {200, 136, 200},
                                    {65, 520, 136}, {330, 66, 72}, {33, 200, 250}, {64, 128, 1024}};
+#elif MCAST
+    // multicast: the same, and tiles in whole clusters of both shapes with the maps, with a
+    // ring of stages that wraps
+    static const int sizes[][3] = {{1, 1, 1},      {17, 33, 9},     {64, 64, 64},
+                                   {130, 72, 96},  {200, 136, 200}, {257, 260, 40},
+                                   {65, 520, 136}, {330, 66, 72},   {192, 256, 320}};
 #else
     static const int sizes[][3] = {{1, 1, 1},       {17, 33, 9},    {64, 64, 64},   {130, 72, 96},
                                    {200, 136, 200}, {257, 260, 40}, {65, 520, 136}, {330, 66, 72}};
@@ -474,9 +529,13 @@ int main()
         const unsigned kbox = BK < 128 / EMU_ES ? BK : 128 / EMU_ES; // a box row: <= 128 bytes
         const auto *a8 = when ? reinterpret_cast<const unsigned char *>(A) : nullptr;
         const auto *b8 = when ? reinterpret_cast<const unsigned char *>(B) : nullptr;
-        const emu::TensorMap ma{a8, {K, M}, {kbox, BM}, EMU_ES * kbox};
+        // multicast: the operand the cluster shares (A along N, B along M) in boxes of half
+        // its rows (nn's B: half its k-rows)
+        const unsigned a_half = MCAST && CLUSTER_N == 2 ? 2 : 1,
+                       b_half = MCAST && CLUSTER_M == 2 ? 2 : 1;
+        const emu::TensorMap ma{a8, {K, M}, {kbox, BM / a_half}, EMU_ES * kbox};
 #ifdef CUTUNE_LAYOUT_NT
-        const emu::TensorMap mb{b8, {K, N}, {kbox, BN}, EMU_ES * kbox};
+        const emu::TensorMap mb{b8, {K, N}, {kbox, BN / b_half}, EMU_ES * kbox};
 #elif EMU_ES == 4 && SWAP
         // nn in floats with SWAP: B MN-major, boxes of 32 floats (128 bytes) by BK k-rows
         const emu::TensorMap mb{b8, {N, K}, {32, BK}, 128};
@@ -485,10 +544,19 @@ int main()
         const emu::TensorMap mb{nullptr, {N, K}, {64, BK}, 128};
         (void)b8;
 #else
-        const emu::TensorMap mb{b8, {N, K}, {64, BK}, 128};
+        const emu::TensorMap mb{b8, {N, K}, {64, BK / b_half}, 128};
 #endif
+        (void)b_half; // (nn in floats: no map of B, or its own boxes)
+#if MCAST
+        // the cluster's blocks together: block 1's slice of shared memory starts halfway
+        static_assert(SHARED_BYTES <= sizeof kemu::dynamic_shared / 2, "a block's slice holds it");
+        emu::shared_limit = sizeof kemu::dynamic_shared / 2 + SHARED_BYTES;
+        kemu::launch_cluster(dim3{1, 1, grid}, dim3{NT, 1, 1}, CS, matmul_wgmma, (const elem_t *)A,
+                             (const elem_t *)B, C, M, N, K, ma, mb);
+#else
         kemu::launch(dim3{grid, 1, 1}, dim3{NT, 1, 1}, matmul_wgmma, (const elem_t *)A,
                      (const elem_t *)B, C, M, N, K, ma, mb);
+#endif
         const bool tma_wrong = when != (emu::tma_boxes > 0); // TMA wherever the maps are given
 #else
         const bool tma_wrong = false;
