@@ -136,7 +136,9 @@
 //   pending arrival keeps the phase open meanwhile).
 // - empty[s]: a stage is written by both producers, so either may refill it only once both
 //   blocks' consumers are done with it: each consumer warp arrives on empty[s] of its own block
-//   and of the peer (mapa, mbarrier.arrive.release.cluster), and empty[s] counts twice the
+//   and of the peer (mapa, mbarrier.arrive at its default .release.cta, as CUTLASS's
+//   ClusterBarrier::arrive does: with .release.cluster every config ran 1.3-1.8x slower on an
+//   H200, bench/RESULTS.md, "TMA multicast"), and empty[s] counts twice the
 //   warps. Neither side can run a phase ahead: a block's consumers release step t + STAGES
 //   only after the peer's half of it landed, which the peer's producer sent only after its own
 //   empty[s] had completed the phase of step t.
@@ -462,12 +464,12 @@ __device__ __forceinline__ void tma_load_mcast(unsigned dst, const CUTUNE_TENSOR
                  "l"((unsigned long long)map), "r"(bar), "h"(mask), "r"(x), "r"(y)
                  : "memory");
 }
-// one arrival on the mbarrier at bar's offset in block `rank` of the cluster, this thread's
-// accesses before it released to the cluster (the peer's producer then overwrites the stage)
+// one arrival on the mbarrier at bar's offset in block `rank` of the cluster (the peer's
+// producer then overwrites the stage; the consumers' wgmma reads of it are done, waited for)
 __device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned rank)
 {
     asm volatile("{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %0, %1;\n"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [r];\n}\n" ::"r"(bar),
+                 "mbarrier.arrive.shared::cluster.b64 _, [r];\n}\n" ::"r"(bar),
                  "r"(rank)
                  : "memory");
 }
