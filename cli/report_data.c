@@ -285,14 +285,17 @@ static int yardstick_row(sqlite3_stmt *st, Report *r, CutuneError *err)
     return 0;
 }
 
-/* Per size, the yardstick measured in this run, else the newest on this device. */
+/* Per size, the fastest yardstick measured in this run (a run times it at the size's start,
+ * and twice beside the best at its end: `run` reports the faster of those two), else the
+ * newest on this device. */
 static int load_yardsticks(CutuneDb *db, Report *r, CutuneError *err)
 {
     return each_row(db, r,
                     "SELECT p.size, y.name, y.median_ms FROM yardsticks y"
                     " JOIN problems p ON p.id = y.problem_id JOIN runs r ON r.id = ?1"
                     " WHERE y.device_id = r.device_id AND p.op = r.op"
-                    " ORDER BY p.size, y.run_id = ?1 DESC, y.id DESC",
+                    " ORDER BY p.size, y.run_id = ?1 DESC,"
+                    " CASE WHEN y.run_id = ?1 THEN y.median_ms END, y.id DESC",
                     "reading the yardsticks", yardstick_row, err);
 }
 

@@ -61,6 +61,10 @@ ysize = "1048576"
 y_ms = best[ysize][4] * 1.25
 con.execute("INSERT INTO yardsticks (run_id, device_id, problem_id, name, median_ms) VALUES"
             " (1, ?, ?, 'cub::DeviceReduce::Sum', ?)", (best[ysize][7], best[ysize][6], y_ms))
+# and a slower timing after it in the same run (a run times it again at the size's end): the
+# report takes the run's fastest, as the run's own summary does
+con.execute("INSERT INTO yardsticks (run_id, device_id, problem_id, name, median_ms) VALUES"
+            " (1, ?, ?, 'cub::DeviceReduce::Sum', ?)", (best[ysize][7], best[ysize][6], y_ms * 1.5))
 searches = {}
 for name, size, strategy, nvalid, evaluated, seconds, status in con.execute(
         "SELECT variant, size, strategy, nvalid, evaluated, seconds, status FROM search_details"
