@@ -161,8 +161,10 @@ check(sorted(owners) == sorted(sizes) and all(len(v) == 1 for v in owners.values
 check(sorted(sum(1 for v in owners.values() if v == [i]) for i in range(4)) == [1, 1, 2, 2],
       "6 sizes over 4 shards: 2, 2, 1 and 1")
 m = rows(merged, TRIALS)
-check(sorted(m) == sorted(union) and len(set(m)) == len(m),
-      "merged: %d trials, the shards hold %d; each once" % (len(m), len(union)))
+# each trial as many times as the shards hold it: a size's best re-timed beside the
+# yardstick in the same second, at the fake worker's fixed time, is two equal rows
+check(sorted(m) == sorted(union),
+      "merged: %d trials, the shards hold %d; each as often" % (len(m), len(union)))
 check(rows(merged, "PRAGMA integrity_check") == [("ok",)], "merged database integrity")
 check(rows(merged, "SELECT count(*) FROM runs") == [(4,)], "merged: the 4 shards' runs")
 want = {}
