@@ -60,8 +60,8 @@ need(s4["ngpus"] == 4 and len(s4["gpus"]) == 4, "want 4 GPUs in the summary")
 search1 = sorted((t["size"], t["config"]) for t in t1 if t["phase"] != "re-time")
 search4 = sorted((t["size"], t["config"]) for t in t4 if t["phase"] != "re-time")
 need(search1 == search4, "the searches differ: %d trials on 1 GPU, %d on 4" % (len(search1), len(search4)))
-# each size's winner re-timed on each GPU that did not tune it, and on no other
-# (and twice on the GPU that tuned it, beside the yardstick at the end of its search)
+# each size's winner re-timed once on each GPU that did not tune it, and twice on the one
+# that did (beside the yardstick, at the end of its search)
 need(sum(t["phase"] == "re-time" for t in t4) == 5 * 8, "want 40 re-times on 4 GPUs")
 need(sum(t["phase"] == "re-time" for t in t1) == 2 * 8, "want 16 re-times on one GPU")
 best1 = {z["size"]: (z["config"], z["best_ms"]) for z in s1["sizes"]}

@@ -37,8 +37,8 @@ need(len(sizes) == 4 and len(summary["sizes"]) == 4, "want 4 size lines, got %d"
 need(len(trials) > 13, "only %d trials" % len(trials))
 need(all(t["status"] == "ok" and t["median_ms"] > 0 for t in trials), "a trial is not ok")
 need(all(t["phase"] in ("warm start", "search", "re-time") for t in trials), "a trial of no phase")
-# once the search is over, each size's best is timed again just before the yardstick, and
-# the size reports that pair's ratio
+# once the search is over, each size's best and the yardstick are timed again twice in turn,
+# and the size reports the ratio of each's faster timing
 for s in summary["sizes"]:
     again = [t for t in trials if t["size"] == s["size"] and t["phase"] == "re-time"]
     need(len(again) == 2 and {t["config"] for t in again} == {s["config"]} and trials.index(again[0]) > max(
