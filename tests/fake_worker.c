@@ -16,6 +16,8 @@
  *       wrong    answer wrong_result
  *       wrongodd answer wrong_result when a dimension of the problem set up is odd (a
  *                config right only at multiples of its tiles)
+ *   CUTUNE_FAKE_SLOW   a config whose text contains this takes 20x its time (a variant
+ *                      whose configs all name one parameter: "COPIES=")
  *   CUTUNE_FAKE_DELAY_MS  sleep this long in every evaluation (default 0)
  *   CUTUNE_FAKE_SETUP_MS  sleep this long in every problem setup (default 0)
  *   CUTUNE_FAKE_LOG       append "<pid> <config> <size>" for every evaluation begun (the
@@ -360,6 +362,9 @@ static void on_eval(void)
         cutune_hash_init(&h);
         cutune_hash_str(&h, config);
         double ms = 1 + (double)(h.a % 1000) / 100;
+        const char *slow = getenv("CUTUNE_FAKE_SLOW");
+        if (slow && *slow && strstr(config, slow))
+            ms *= 20;
         r.status = CUTUNE_STATUS_OK;
         r.median_ms = r.min_ms = r.mean_ms = ms;
         r.samples = 5;

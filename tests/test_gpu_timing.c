@@ -3,7 +3,8 @@
  * sampled until stable; with a best time they cannot come near, two warm-up launches in a row
  * end the timing (one after a checked launch that could not win either), or one alone when it
  * is over 20x that best or over 20 ms long, and the last is the only sample. Calls over 1.1x
- * the best, but under 3x, stop after two samples; calls near the best are sampled in full. */
+ * the best, but under 3x, stop after two samples; calls near the best are sampled in full,
+ * after one warm-up launch and from 3 samples where a launch takes 5 ms or more. */
 #include "check.h"
 #include "gpu_test.h"
 #include "measure.h"
@@ -36,8 +37,15 @@ static double sampled(Memsets *m, const CutuneMeasureSettings *s, double best_ms
     m->calls = m->launches = 0;
     CHECK_EQ_INT(cutune_time_calls(enqueue_memset, m, s, best_ms, 0, &r), 0);
     CHECK(r.status == CUTUNE_STATUS_OK && !r.stopped_early);
-    CHECK_MSG(r.samples >= s->min_samples, "%d samples", r.samples);
-    CHECK(m->launches >= s->warmup + r.samples);
+    /* a launch of long_ms or more: one warm-up launch, and long_min_samples at least */
+    int lng = s->long_ms > 0 && r.median_ms >= s->long_ms;
+    int least = lng && s->long_min_samples < s->min_samples ? s->long_min_samples : s->min_samples;
+    CHECK_MSG(r.samples >= least, "%d samples", r.samples);
+    if (lng)
+        CHECK_MSG(m->launches == 1 + r.samples, "%d launches for %d samples", m->launches,
+                  r.samples);
+    else
+        CHECK(m->launches >= s->warmup + r.samples);
     CHECK(r.median_ms > 0.01 && r.min_ms <= r.median_ms);
     return r.median_ms;
 }

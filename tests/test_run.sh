@@ -68,6 +68,11 @@ for s in summary["sizes"]:
 for v in ("histogram_shared",):
     ph = [t["phase"] for t in trials if t["variant"] == v and t["size"] == "268435456x1x1"]
     need(ph and ph[0] == "warm start", "%s did not start with its warm start" % v)
+# at the run's first size no variant's level is known yet: each measures its first config
+# before either measures a second (the likely winner's times then cut the other's short)
+first = [t for t in trials if t["size"] == trials[0]["size"]]
+need(len({t["variant"] for t in first[:2]}) == 2,
+     "at %s, want one config of each variant first: %s" % (trials[0]["size"], [t["variant"] for t in first[:4]]))
 print("first run: %d trials, %d sizes" % (len(trials), len(sizes)))
 sys.exit(0 if ok else 1)
 EOF
@@ -382,6 +387,21 @@ CUTUNE_CACHE_DIR=$tmp/kc-ahead CUTUNE_FAKE_SETUP_MS=1000 "$exe" run histogram \
     >"$tmp/ahead3.json" 2>"$tmp/ahead3.err" || bad "the second run of the compile-ahead check failed"
 [ "$(tail -1 "$tmp/ahead3.json" | python3 -c 'import json, sys; print(json.load(sys.stdin)["compiled_ahead"])')" = 0 ] ||
     bad "a run that only re-times compiled configs ahead: $(tail -1 "$tmp/ahead3.json" | head -c 300)"
+
+# a variant far behind the size's best after its first 8 warm configs ends its warm start
+# there: histogram_shared made 20x slower measures 8 of its warm list (16 at its own speed),
+# and histogram_global, faster, is searched
+for slow in "" "COPIES="; do
+    CUTUNE_FAKE_SLOW=$slow "$exe" run histogram --size 268435456x1x1 --db "$tmp/slow$slow.db" \
+        --json --time 60 >"$tmp/slow.json" 2>"$tmp/slow.err" || bad "the run with CUTUNE_FAKE_SLOW=$slow failed"
+    python3 - "$tmp/slow.json" "$slow" <<'EOF' || fail=1
+import json, sys
+t = [e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "trial"]
+warm = sum(e["variant"] == "histogram_shared" and e["phase"] == "warm start" for e in t)
+if (warm == 8) != bool(sys.argv[2]) or warm < 8:
+    sys.exit("FAIL: CUTUNE_FAKE_SLOW=%s: histogram_shared's warm start measured %d" % (sys.argv[2], warm))
+EOF
+done
 
 [ $fail = 0 ] && echo "run: ok (first run $n1 trials)"
 exit $fail

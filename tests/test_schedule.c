@@ -98,6 +98,18 @@ static void promises(void)
     CHECK(cutune_schedule_promise(0, 1.0, 10) == 0.25);
 }
 
+/* a warm start past its first configs: on within 1.5x of the size's best, or with nothing
+ * verified yet on either side */
+static void warm_on(void)
+{
+    CHECK(cutune_schedule_warm_on(1.0, 1.0));
+    CHECK(cutune_schedule_warm_on(1.45, 1.0));
+    CHECK(!cutune_schedule_warm_on(1.66, 1.0));
+    CHECK(!cutune_schedule_warm_on(5.0, 1.0));
+    CHECK(cutune_schedule_warm_on(0, 1.0));
+    CHECK(cutune_schedule_warm_on(3.0, 0));
+}
+
 static void splits(void)
 {
     double share[4];
@@ -302,6 +314,7 @@ int main(void)
     cost_model();
     size_shares();
     promises();
+    warm_on();
     patience();
     splits();
     whole();

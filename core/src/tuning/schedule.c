@@ -12,6 +12,8 @@ enum { PATIENCE_MIN = 50, PATIENCE_WINDOWS = 3, PATIENCE_TRAILING = 25, WHOLE_PA
 #define LATE_FACTOR 2.0
 /* A variant within this factor of the size's best ties it: timing noise (schedule.h). */
 #define WHOLE_TIE 1.01
+/* past its first configs, a variant's warm start goes on within this factor of the best */
+#define WARM_CUT 1.5
 
 void cutune_cost_init(CutuneCostModel *m, int threads)
 {
@@ -88,6 +90,11 @@ double cutune_schedule_promise(double variant_best_ms, double size_best_ms, size
     if (!(size_best_ms > 0) || variant_best_ms <= 1.05 * size_best_ms)
         return 1;
     return variant_best_ms <= 1.3 * size_best_ms ? 0.25 : 0;
+}
+
+int cutune_schedule_warm_on(double variant_best_ms, double size_best_ms)
+{
+    return !(variant_best_ms > 0 && size_best_ms > 0) || variant_best_ms <= WARM_CUT * size_best_ms;
 }
 
 int cutune_schedule_whole(double need, double share, double variant_best_ms, double size_best_ms)

@@ -45,6 +45,17 @@ double cutune_schedule_size_share(double time_left, int lanes, double cost_this,
  * while it has configs left. */
 double cutune_schedule_promise(double variant_best_ms, double size_best_ms, size_t left);
 
+/* A variant's warm start shows its level in its first CUTUNE_WARM_SHOWN configs; it goes on
+ * past them unless its best is then over 1.5x the size's best (a variant with no verified
+ * config goes on). Replayed on the trials of 16 main jobs on H100s and H200s (2026-11-27 and
+ * 2026-11-28: each variant's warm start cut where this rule would have cut it), no size would
+ * have lost its best, and a one-GPU run gives back 5 s, 4.4 s of it at 8192^3 fp32 where 24
+ * more configs of matmul_async at 1.65x the best took 180 ms each. At 1.3x one size would
+ * have lost it (matmul_async at 128x4096x4096 fp32, 1.9x behind after 8 configs and the
+ * best after 32). */
+#define CUTUNE_WARM_SHOWN 8
+int cutune_schedule_warm_on(double variant_best_ms, double size_best_ms);
+
 /* How many measurements without a gain end a search that the scheduler chose: three
  * pipeline windows of `window` proposals, at least 50; a quarter of three windows, at least
  * 25, for a variant whose promise is under 1, which must beat the size's leader to matter,

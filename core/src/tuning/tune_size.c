@@ -110,21 +110,29 @@ static int run_phase(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, size
     return tune_job_run(l, j, ops, &a, &lim, end, err);
 }
 
-/* The warm start, and random probes for a variant with little of it. */
-static int warm_phase(TuneLane *l, TuneJob *j, double deadline, CutuneError *err)
+/* The warm start, and random probes for a variant with little of it; only its first `max`
+ * configs where max > 0. */
+static int warm_phase(TuneLane *l, TuneJob *j, double deadline, size_t max, CutuneError *err)
 {
     size_t *list, nlist;
     int rc = tune_warm_list(l, j, &list, &nlist, err);
     if (rc)
         return rc;
+    if (max > 0 && nlist > max)
+        nlist = max;
     CutuneStrategyArgs a = job_args(l->run, j, nlist);
     a.start = list;
     a.nstart = nlist;
     snprintf(j->row->strategy, sizeof j->row->strategy, "warm start");
     TuneEnd end;
     TuneLimits lim = {.deadline = deadline, .phase = "warm start"};
-    if (l->run->o->budget)
-        lim.max_evals = l->run->o->budget;
+    size_t budget = l->run->o->budget; /* what the phases before left of it */
+    if (budget && j->row->evaluated >= budget) {
+        free(list);
+        return 0;
+    }
+    if (budget)
+        lim.max_evals = budget - j->row->evaluated;
     rc = begin_search(l, j, "warm start", err);
     if (rc == 0 && nlist > 0)
         rc = tune_job_run(l, j, &tune_list_strategy, &a, &lim, &end, err);
@@ -146,7 +154,8 @@ static int imported_phase(TuneLane *l, TuneJob *j, double deadline, CutuneError 
 
 /* The order in which variants show their level: the likely winner first (its times make
  * the others' hopeless configs stop early): by how close each came to the best at the
- * last size, then those with a known-good list, then the larger spaces. */
+ * last size, then by the best each has here (the first config of each, see warm_all), then
+ * those with a known-good list, then the larger spaces. */
 static int likely_first(const void *pa, const void *pb, void *jobs)
 {
     const TuneJob *a = (const TuneJob *)jobs + *(const size_t *)pa;
@@ -156,10 +165,72 @@ static int likely_first(const void *pa, const void *pb, void *jobs)
         return ra > 0 ? -1 : 1;
     if (ra > 0 && ra != rb)
         return ra < rb ? -1 : 1;
+    double ba = a->best_ms, bb = b->best_ms;
+    if ((ba > 0) != (bb > 0))
+        return ba > 0 ? -1 : 1;
+    if (ba > 0 && ba != bb)
+        return ba < bb ? -1 : 1;
     int ka = a->tv->known_path[0] != 0, kb = b->tv->known_path[0] != 0;
     if (ka != kb)
         return kb - ka;
     return (a->cl.nconfigs < b->cl.nconfigs) - (a->cl.nconfigs > b->cl.nconfigs);
+}
+
+/* Whether a job has a warm start to run: exhaustive, when asked for, is every config in the
+ * order of the space file. */
+static int warms(const CutuneTuneOptions *o, const TuneJob *j)
+{
+    return !j->tuned_before && j->cl.nconfigs > 0 &&
+           !(o->strategy && strcmp(o->strategy, "exhaustive") == 0);
+}
+
+/* The warm start of every variant, the likely winner first (likely_first), each past its
+ * first configs only while it may still win (cutune_schedule_warm_on). Where two or more
+ * have no level known from a size done before (a lane's first size: with several GPUs, each
+ * of the run's costliest sizes), each measures its first config before any measures more:
+ * at 8192^3 fp32 on 2 x H200 (2026-11-28), matmul_async's and matmul_warptile's warm starts,
+ * measured first, took 10.7 s at 22-100 ms a launch, none of it stopped early, before the
+ * 3xTF32 variants' 13.6 ms made such configs hopeless. */
+static int warm_all(TuneLane *l, TuneJob *jobs, size_t njobs, double deadline, CutuneError *err)
+{
+    TuneRun *r = l->run;
+    const CutuneTuneOptions *o = r->o;
+    size_t *order = calloc(njobs ? njobs : 1, sizeof *order), unknown = 0;
+    if (!order)
+        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    pthread_mutex_lock(&r->mu); /* last_rel is written under it by other lanes */
+    for (size_t i = 0; i < njobs; i++) {
+        order[i] = i;
+        unknown += warms(o, &jobs[i]) && !(jobs[i].tv->last_rel > 0);
+    }
+    pthread_mutex_unlock(&r->mu);
+    int rc = 0;
+    for (size_t i = 0; unknown > 1 && i < njobs && rc == 0 && !(o->stop && *o->stop); i++) {
+        pthread_mutex_lock(&r->mu);
+        int probe = warms(o, &jobs[i]) && !(jobs[i].tv->last_rel > 0);
+        pthread_mutex_unlock(&r->mu);
+        if (probe) {
+            set_doing(l, "%s %s: %s", jobs[i].tv->p->name, jobs[i].ts->size, "warm start");
+            rc = warm_phase(l, &jobs[i], deadline, 1, err);
+        }
+    }
+    pthread_mutex_lock(&r->mu);
+    qsort_r(order, njobs, sizeof *order, likely_first, jobs);
+    pthread_mutex_unlock(&r->mu);
+    for (size_t k = 0; k < njobs && rc == 0 && !(o->stop && *o->stop); k++) {
+        TuneJob *j = &jobs[order[k]];
+        if (!warms(o, j))
+            continue;
+        set_doing(l, "%s %s: %s", j->tv->p->name, j->ts->size, "warm start");
+        rc = warm_phase(l, j, deadline, CUTUNE_WARM_SHOWN, err);
+        pthread_mutex_lock(&r->mu);
+        int on = cutune_schedule_warm_on(j->best_ms, j->ts->out->best_ms);
+        pthread_mutex_unlock(&r->mu);
+        if (rc == 0 && on && !(o->stop && *o->stop))
+            rc = warm_phase(l, j, deadline, 0, err);
+    }
+    free(order);
+    return rc;
 }
 
 /* The job of the size's best config (NULL: nothing verified). */
@@ -537,24 +608,7 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
     } else if (rc == 0) {
         /* every variant shows its level first; the warm start may use part of the share */
         double warm_deadline = size_deadline > 0 ? start + WARM_PART * (size_deadline - start) : 0;
-        size_t *order = calloc(njobs ? njobs : 1, sizeof *order), nord = order ? njobs : 0;
-        if (!order)
-            rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
-        for (size_t i = 0; i < nord; i++)
-            order[i] = i;
-        pthread_mutex_lock(&r->mu); /* last_rel is written under it by other lanes */
-        qsort_r(order, nord, sizeof *order, likely_first, jobs);
-        pthread_mutex_unlock(&r->mu);
-        for (size_t k = 0; k < nord && rc == 0 && !(o->stop && *o->stop); k++) {
-            TuneJob *j = &jobs[order[k]];
-            /* exhaustive, when asked for, is every config in the order of the space file */
-            if (j->tuned_before || j->cl.nconfigs == 0 ||
-                (o->strategy && strcmp(o->strategy, "exhaustive") == 0))
-                continue;
-            set_doing(l, "%s %s: %s", j->tv->p->name, ts->size, "warm start");
-            rc = warm_phase(l, j, earlier(warm_deadline, size_deadline), err);
-        }
-        free(order);
+        rc = warm_all(l, jobs, njobs, earlier(warm_deadline, size_deadline), err);
         /* then the share goes where it pays, round after round while time is left */
         for (int round = 0; rc == 0 && round < 8 && !(o->stop && *o->stop); round++) {
             if (size_deadline > 0 && cutune_now() >= size_deadline)

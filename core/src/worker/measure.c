@@ -26,6 +26,8 @@ void cutune_measure_defaults(CutuneMeasureSettings *s)
         .early_stop = 3.0,
         .race = 1.1,
         .min_sample_ms = 0.5,
+        .long_ms = 5.0,
+        .long_min_samples = 3,
     };
 }
 

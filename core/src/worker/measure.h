@@ -21,6 +21,14 @@ typedef struct CutuneMeasureSettings {
                              is over this many times the best median so far: it cannot win,
                              and its time is known well enough (0 = never) */
     double min_sample_ms; /* launches are batched so that one sample lasts at least this */
+    double long_ms;       /* a warm-up launch at least this long (0: none is) is the last
+                             warm-up, and long_min_samples replaces min_samples: after the
+                             checked launch and one such launch the clocks are up (on an H100
+                             the first launch after 3 s idle took at most 1.8% over its steady
+                             time from 5 ms up: bench/clock_ramp.py), and one such launch
+                             varies little; at 8192^3 fp32 (13.6 ms) each config near the best
+                             took 8 launches where 5 tell as much */
+    int long_min_samples;
 } CutuneMeasureSettings;
 
 void cutune_measure_defaults(CutuneMeasureSettings *s);
@@ -77,7 +85,8 @@ int cutune_evaluate(const CutuneEvalInput *in, const CutuneMeasureSettings *s,
 
 /* Enqueue `reps` calls on the default stream; returns a cudaError_t (0: cudaSuccess). */
 typedef int (*CutuneEnqueueFn)(void *user, int reps);
-/* Time the calls: warm-up, a batch of calls long enough to time (min_sample_ms), samples
+/* Time the calls: warm-up (one launch where it takes long_ms), a batch of calls long enough
+ * to time (min_sample_ms), samples
  * until stable (target_rse), max_samples or max_seconds, or (best_ms > 0) until the
  * fastest is early_stop times slower than best_ms, or after two samples whose faster is race
  * times slower. A warm-up launch over early_stop times best_ms, after another (`hopeless` says

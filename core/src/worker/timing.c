@@ -128,7 +128,12 @@ int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSe
             cutune_single_sample(out, one, h == 2 ? 1 : 2, best_ms, s);
             goto done;
         }
+        if (!h && s->long_ms > 0 && one >= s->long_ms)
+            break; /* the clocks are up (long_ms); a hopeless one waits to be confirmed */
     }
+    int min_samples = s->min_samples;
+    if (s->long_ms > 0 && one >= s->long_ms && s->long_min_samples < min_samples)
+        min_samples = s->long_min_samples;
     int reps = one > 0 ? (int)ceil(s->min_sample_ms / one) : 1;
     reps = reps < 1 ? 1 : reps > 1000 ? 1000 : reps;
     out->launches_per_sample = reps;
@@ -159,7 +164,7 @@ int cutune_time_calls(CutuneEnqueueFn enqueue, void *user, const CutuneMeasureSe
         }
         if (cutune_now() - t_timing > s->max_seconds && n >= 2)
             break;
-        if (n >= s->min_samples) {
+        if (n >= min_samples) {
             double sum = 0, ss = 0;
             for (int i = 0; i < n; i++)
                 sum += samples[i];
