@@ -4,12 +4,13 @@
 A search's proposals do not depend on its patience, so a patience cut short ends the same
 sequence earlier. Per (size, variant) search, the patience the run applied is read off where
 the search ended (its measurements after the last gain of more than 0.3%, STALL_GAIN in
-tune_job.c); those that ended by the 100-measurement rule (90-130 after their last gain:
-`--rule min`) or by the whole-space rule (over 130: `--rule whole`) are cut at `--scale`
-times it. Prints each size's best within the cut sequences over its final best (1: kept),
+tune_job.c); those that ended by the search's patience (`--patience`, 100 in runs before
+558abd5 and 50 since: 0.9-1.3 times it after their last gain, `--rule min`) or by the
+whole-space rule (over 1.3 times it: `--rule whole`) are cut at `--scale` times it. Prints each size's best within the cut sequences over its final best (1: kept),
 and the GPU seconds the cut searches would have given back.
 
     bench/stall_replay.py --rule min --scale 0.5 bench/results/2026-11-28-h200-ahead/*.jsonl.gz
+    bench/stall_replay.py --patience 50 --rule whole --scale 0.5 RUN.jsonl.gz
 """
 import argparse, collections, gzip, json
 
@@ -20,7 +21,7 @@ def ok_ms(t):
     return t["median_ms"] if t["status"] == "ok" and t["median_ms"] else None
 
 
-def cut(vs, rule, scale):
+def cut(vs, rule, scale, patience):
     """The length of a search's sequence under the shorter patience."""
     gains, best = [], None
     for i, t in enumerate(vs):
@@ -31,7 +32,8 @@ def cut(vs, rule, scale):
             best = m
     n = len(vs)
     pat = n - 1 - (gains[-1] if gains else 0)
-    if not ((rule == "min" and 90 <= pat <= 130) or (rule == "whole" and pat > 130)):
+    lo, hi = 0.9 * patience, 1.3 * patience
+    if not ((rule == "min" and lo <= pat <= hi) or (rule == "whole" and pat > hi)):
         return n
     short = int(pat * scale)
     for k, g in enumerate(gains):
@@ -44,6 +46,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rule", choices=("min", "whole"), required=True)
     ap.add_argument("--scale", type=float, default=0.5)
+    ap.add_argument("--patience", type=int, default=100)
     ap.add_argument("runs", nargs="+")
     a = ap.parse_args()
     for path in a.runs:
@@ -57,7 +60,7 @@ def main():
             final = min(m for vs in byv.values() for m in map(ok_ms, vs) if m)
             kept, back = float("inf"), 0.0
             for vs in byv.values():
-                n = cut(vs, a.rule, a.scale)
+                n = cut(vs, a.rule, a.scale, a.patience)
                 kept = min([kept] + [m for m in map(ok_ms, vs[:n]) if m])
                 back += vs[-1]["elapsed_s"] - vs[n - 1]["elapsed_s"] if n < len(vs) else 0
             worst = min(worst, final / kept)

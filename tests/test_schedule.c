@@ -150,12 +150,13 @@ static void whole(void)
     CHECK(!cutune_schedule_whole(10, 20, 0, 0));
 }
 
-/* A whole space ends after an eighth of it, at least a search's patience, without a gain. */
+/* A whole space ends after a sixteenth of it, at least a search's patience, without a gain. */
 static void whole_patience(void)
 {
-    CHECK(cutune_schedule_whole_patience(54, 820) == 102);
+    CHECK(cutune_schedule_whole_patience(50, 820) == 51);
+    CHECK(cutune_schedule_whole_patience(54, 820) == 54);
     CHECK(cutune_schedule_whole_patience(250, 820) == 250);
-    CHECK(cutune_schedule_whole_patience(54, 2124) == 265);
+    CHECK(cutune_schedule_whole_patience(54, 2124) == 132);
     /* a space no larger than the patience is measured to its end */
     CHECK(cutune_schedule_whole_patience(100, 32) >= 32);
     CHECK(cutune_schedule_whole_patience(100, 400) >= 100);

@@ -6,7 +6,7 @@
 /* A size gets at least this part of an equal split of the time left. */
 #define SIZE_FLOOR 0.5
 /* the patience of a leader and of a trailing variant (schedule.h) */
-enum { PATIENCE_MIN = 50, PATIENCE_WINDOWS = 3, PATIENCE_TRAILING = 25, WHOLE_PART = 8 };
+enum { PATIENCE_MIN = 50, PATIENCE_WINDOWS = 3, PATIENCE_TRAILING = 25, WHOLE_PART = 16 };
 /* A whole search is late when the rest would take over twice its time left: one a little
  * slower than estimated runs to its deadline, and the next round gives it more time. */
 #define LATE_FACTOR 2.0

@@ -93,14 +93,19 @@ int cutune_schedule_takes_late(size_t patience, size_t late_patience);
 int cutune_schedule_whole(double need, double share, double variant_best_ms, double size_best_ms);
 
 /* The patience of a space measured whole (`patience` that of a search): it too ends once an
- * eighth of the space, and at least `patience` measurements, have brought no better config,
+ * sixteenth of the space, and at least `patience` measurements, have brought no better config,
  * so that a space smaller than the patience is measured to its end. On an H100
  * (bench/RESULTS.md, tensor cores) matmul_mma at 4096x11008x4096-bf16-nt measured 1225 of
  * 2124 configs and its first, from the warm start, was the best; on an H200 (multi-GPU,
  * 2026-11-27) matmul_3xtf32 at 8192^3 found its best in its 3rd config and measured 460 more
  * of its 820 for 63 s, the longest stretch of the main job, until its share ran out. It was
  * a quarter: replayed on four main jobs' trials (H200, 2026-11-28, bench/stall_replay.py),
- * an eighth kept every size's best, and gave back 4-17 s of GPU time a run. */
+ * an eighth kept every size's best, and gave back 4-17 s of GPU time a run. It was an
+ * eighth: at 8192^3 fp32 matmul_wgmma_3xtf32_nn's 1068 configs found the best in the warm
+ * start and measured 198 more (13 s at 97 ms) on the GPU that bounded a 4-GPU run (4 x H200,
+ * 233213d); replayed on six main jobs (2026-11-28, `--rule whole --scale 0.5`), a sixteenth
+ * kept every size's best within 0.9998 and gave back 12-38 s of GPU time a run (11.5 s of
+ * it at that size), where a thirty-second would have lost up to 11% of a size's best. */
 size_t cutune_schedule_whole_patience(size_t patience, size_t nconfigs);
 
 /* The compiles one lane (GPU) may have in flight, of a run whose window is `window` (its

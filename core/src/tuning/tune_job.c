@@ -434,11 +434,17 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
         timed_out = timed_out || (lim->deadline > 0 && cutune_now() > lim->deadline);
         int stopping = stopped || timed_out || stalled;
         size_t fair = r->nlanes > 1 ? lane_window(r) : pl.window;
+        /* never more in flight than the measurements the patience has left: a config past
+         * them would compile for a search that stalls before it is measured (at a window of
+         * 66 on 64 cores, a search's end left up to 66 compiles of about a second each; on
+         * 4 x H200, 233213d, the run's compiles that no trial took came to half of NVRTC's
+         * 2,191 CPU seconds on one GPU). A gain makes room again. */
         while (!stopping && !strategy_done &&
                cutune_schedule_may_propose(pl.inflight, fair, pl.window,
                                            fair < pl.window ? cutune_pool_pending(r->pool) : 0,
                                            r->window - 2) &&
-               (lim->max_evals == 0 || proposed < lim->max_evals)) {
+               (lim->max_evals == 0 || proposed < lim->max_evals) &&
+               (patience == 0 || since_gain + pl.inflight < patience)) {
             size_t idx;
             if (!cutune_strategy_next(ops, st, &idx, &strategy_done))
                 break;
