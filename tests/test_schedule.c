@@ -58,15 +58,16 @@ static void size_shares(void)
     CHECK(near(cutune_schedule_size_share(600, 1, 0.025, 1.6, 7), 0.5 * 600 / 7));
 }
 
-/* A search ends after 3 pipeline windows without a gain, at least 50 measurements; a
- * variant behind the leader (promise under 1) after a quarter of 3 windows, at least 25. */
+/* A search ends after 1.2 pipeline windows without a gain, at least 50 measurements; a
+ * variant behind the leader (promise under 1) after a quarter of that, at least 25. */
 static void patience(void)
 {
-    CHECK_EQ_INT(cutune_schedule_patience(18, 1), 54);
+    CHECK_EQ_INT(cutune_schedule_patience(18, 1), 50);
     CHECK_EQ_INT(cutune_schedule_patience(10, 1), 50);
-    CHECK_EQ_INT(cutune_schedule_patience(50, 1), 150);
+    CHECK_EQ_INT(cutune_schedule_patience(66, 1), 79);
+    CHECK_EQ_INT(cutune_schedule_patience(130, 1), 156);
     CHECK_EQ_INT(cutune_schedule_patience(18, 0.25), 25);
-    CHECK_EQ_INT(cutune_schedule_patience(50, 0.25), 37);
+    CHECK_EQ_INT(cutune_schedule_patience(130, 0.25), 39);
     CHECK_EQ_INT(cutune_schedule_patience(1, 0), 25);
     /* a whole search is late once its rest, at its rate, needs over twice its time left */
     CHECK(!cutune_schedule_late(35, 3.5, 1000, 1, 18));    /* under 2 windows: no rate yet */

@@ -120,8 +120,9 @@ static int setup_reference(const CutuneHost *host, MatmulState *s)
             (rc = round16(host, s->B, s->B16, kn, s->dtype)))
             return rc;
     }
-    CutuneLaunch l = {{(unsigned)cutune_ceil_div(s->N, 16), (unsigned)cutune_ceil_div(s->M, 16), 1},
-                      {16, 16, 1},
+    /* tiles of 64 x 64 outputs, 256 threads each (matmul_ref.cu) */
+    CutuneLaunch l = {{(unsigned)cutune_ceil_div(s->N, 64), (unsigned)cutune_ceil_div(s->M, 64), 1},
+                      {256, 1, 1},
                       0};
     void *args[] = {&s->A, &s->B, &s->ref, &s->mag, &s->scale, &s->M, &s->N, &s->K, &s->bt};
     rc = host->run_kernel(host->ctx, cutune_matmul_ref_cu, "cutune_matmul_ref", &l, args);

@@ -6,7 +6,7 @@
 /* A size gets at least this part of an equal split of the time left. */
 #define SIZE_FLOOR 0.5
 /* the patience of a leader and of a trailing variant (schedule.h) */
-enum { PATIENCE_MIN = 50, PATIENCE_WINDOWS = 3, PATIENCE_TRAILING = 25, WHOLE_PART = 16 };
+enum { PATIENCE_MIN = 50, PATIENCE_TENTHS = 12, PATIENCE_TRAILING = 25, WHOLE_PART = 16 };
 /* A whole search is late when the rest would take over twice its time left: one a little
  * slower than estimated runs to its deadline, and the next round gives it more time. */
 #define LATE_FACTOR 2.0
@@ -129,10 +129,9 @@ int cutune_schedule_takes_late(size_t patience, size_t late_patience)
 
 size_t cutune_schedule_patience(size_t window, double promise)
 {
-    size_t p = PATIENCE_WINDOWS * window > PATIENCE_MIN ? PATIENCE_WINDOWS * window : PATIENCE_MIN;
-    size_t trailing = PATIENCE_WINDOWS * window / 4 > PATIENCE_TRAILING
-                          ? PATIENCE_WINDOWS * window / 4
-                          : PATIENCE_TRAILING;
+    size_t w = PATIENCE_TENTHS * window / 10; /* 1.2 windows */
+    size_t p = w > PATIENCE_MIN ? w : PATIENCE_MIN;
+    size_t trailing = w / 4 > PATIENCE_TRAILING ? w / 4 : PATIENCE_TRAILING;
     return promise < 1 ? trailing : p;
 }
 

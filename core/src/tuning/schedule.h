@@ -56,13 +56,20 @@ double cutune_schedule_promise(double variant_best_ms, double size_best_ms, size
 #define CUTUNE_WARM_SHOWN 8
 int cutune_schedule_warm_on(double variant_best_ms, double size_best_ms);
 
-/* How many measurements without a gain end a search that the scheduler chose: three
- * pipeline windows of `window` proposals, at least 50; a quarter of three windows, at least
- * 25, for a variant whose promise is under 1, which must beat the size's leader to matter,
- * not only its own best (on an H200 such searches of matmul_warptile gained nothing in
- * 100). The floor was 100: replayed on the trials of four main jobs on H200s (2026-11-28,
+/* How many measurements without a gain end a search that the scheduler chose: 1.2
+ * pipeline windows of `window` proposals, at least 50; a quarter of that, at least 25, for
+ * a variant whose promise is under 1, which must beat the size's leader to matter, not only
+ * its own best (on an H200 such searches of matmul_warptile gained nothing in 100). The
+ * floor was 100: replayed on the trials of four main jobs on H200s (2026-11-28,
  * bench/stall_replay.py: the searches cut where 50 would have ended them), every size kept
- * 0.995-1.000 of its best, and the searches gave back 10-12 s of GPU time a one-GPU run. */
+ * 0.995-1.000 of its best, and the searches gave back 10-12 s of GPU time a one-GPU run. It
+ * was three windows, which on 64 cores (a window of 66) is 198: at 8192^3 fp32 on 4 x H200
+ * (b16aaa1) the leader measured 198 configs after its best, 19 s on the GPU that bounded the
+ * run. Replayed (`--patience 198 --rule min --scale 0.4`, 79) on seven runs of that host
+ * (233213d and b16aaa1: main jobs on 1, 2 and 4 GPUs, the 30-size job on 1 and 4), every
+ * size kept 0.9998 of its best and 21-42 s of GPU time came back a run; at 54 one size lost
+ * 11%. On 32 cores (102 before, 50 now) four main jobs kept every best (`--patience 102
+ * --scale 0.5`). */
 size_t cutune_schedule_patience(size_t window, double promise);
 
 /* Whether a search over a whole space, chosen because the space seemed to fit its time, is
