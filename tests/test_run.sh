@@ -389,11 +389,20 @@ CUTUNE_CACHE_DIR=$tmp/kc-ahead CUTUNE_FAKE_SETUP_MS=1000 "$exe" run histogram \
     bad "a run that only re-times compiled configs ahead: $(tail -1 "$tmp/ahead3.json" | head -c 300)"
 
 # a variant far behind the size's best after its first 8 warm configs ends its warm start
-# there: histogram_shared made 20x slower measures 8 of its warm list (16 at its own speed),
-# and histogram_global, faster, is searched
+# there: histogram_shared with 16 known-good configs measures 8 of them when it is made 20x
+# slower, more at its own speed
+sp=$tmp/slow-spaces
+mkdir -p "$sp"
+for f in histogram_shared.ini histogram_shared.cu last_block.cuh histogram_finish.cuh; do
+    cp "$CUTUNE_SOURCE_ROOT/tuning_spaces/$f" "$sp/"
+done
+for b in 128 256; do for s in 1 2; do for i in 1 2; do for c in 1 8; do
+    echo "BLOCK=$b,BLOCKS_PER_SM=$s,ITEMS=$i,COPIES=$c,RLE=0"
+done; done; done; done >"$sp/histogram_shared.known"
 for slow in "" "COPIES="; do
-    CUTUNE_FAKE_SLOW=$slow "$exe" run histogram --size 268435456x1x1 --db "$tmp/slow$slow.db" \
-        --json --time 60 >"$tmp/slow.json" 2>"$tmp/slow.err" || bad "the run with CUTUNE_FAKE_SLOW=$slow failed"
+    CUTUNE_SPACE_PATH=$sp CUTUNE_FAKE_SLOW=$slow "$exe" run histogram --size 268435456x1x1 \
+        --db "$tmp/slow$slow.db" --json --time 60 >"$tmp/slow.json" 2>"$tmp/slow.err" ||
+        bad "the run with CUTUNE_FAKE_SLOW=$slow failed"
     python3 - "$tmp/slow.json" "$slow" <<'EOF' || fail=1
 import json, sys
 t = [e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "trial"]

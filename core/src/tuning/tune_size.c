@@ -110,16 +110,12 @@ static int run_phase(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, size
     return tune_job_run(l, j, ops, &a, &lim, end, err);
 }
 
-/* The warm start, and random probes for a variant with little of it; only its first `max`
- * configs where max > 0. */
-static int warm_phase(TuneLane *l, TuneJob *j, double deadline, size_t max, CutuneError *err)
+/* The warm start, and random probes for a variant with little of it (tune_warm_list): the
+ * first nlist configs of the list; those measured already cost nothing. */
+static int warm_phase(TuneLane *l, TuneJob *j, size_t *list, size_t nlist, double deadline,
+                      CutuneError *err)
 {
-    size_t *list, nlist;
-    int rc = tune_warm_list(l, j, &list, &nlist, err);
-    if (rc)
-        return rc;
-    if (max > 0 && nlist > max)
-        nlist = max;
+    int rc;
     CutuneStrategyArgs a = job_args(l->run, j, nlist);
     a.start = list;
     a.nstart = nlist;
@@ -127,16 +123,13 @@ static int warm_phase(TuneLane *l, TuneJob *j, double deadline, size_t max, Cutu
     TuneEnd end;
     TuneLimits lim = {.deadline = deadline, .phase = "warm start"};
     size_t budget = l->run->o->budget; /* what the phases before left of it */
-    if (budget && j->row->evaluated >= budget) {
-        free(list);
+    if (budget && j->row->evaluated >= budget)
         return 0;
-    }
     if (budget)
         lim.max_evals = budget - j->row->evaluated;
     rc = begin_search(l, j, "warm start", err);
     if (rc == 0 && nlist > 0)
         rc = tune_job_run(l, j, &tune_list_strategy, &a, &lim, &end, err);
-    free(list);
     return rc;
 }
 
@@ -196,39 +189,52 @@ static int warm_all(TuneLane *l, TuneJob *jobs, size_t njobs, double deadline, C
     TuneRun *r = l->run;
     const CutuneTuneOptions *o = r->o;
     size_t *order = calloc(njobs ? njobs : 1, sizeof *order), unknown = 0;
-    if (!order)
-        return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    size_t **lists = calloc(njobs ? njobs : 1, sizeof *lists);
+    size_t *nlists = calloc(njobs ? njobs : 1, sizeof *nlists);
+    int rc = order && lists && nlists ? 0 : cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
+    /* each list made once: made again after some of it was measured, it would draw new
+     * random probes in place of those */
+    for (size_t i = 0; i < njobs && rc == 0; i++)
+        if (warms(o, &jobs[i]))
+            rc = tune_warm_list(l, &jobs[i], &lists[i], &nlists[i], err);
     pthread_mutex_lock(&r->mu); /* last_rel is written under it by other lanes */
-    for (size_t i = 0; i < njobs; i++) {
+    for (size_t i = 0; rc == 0 && i < njobs; i++) {
         order[i] = i;
         unknown += warms(o, &jobs[i]) && !(jobs[i].tv->last_rel > 0);
     }
     pthread_mutex_unlock(&r->mu);
-    int rc = 0;
     for (size_t i = 0; unknown > 1 && i < njobs && rc == 0 && !(o->stop && *o->stop); i++) {
         pthread_mutex_lock(&r->mu);
         int probe = warms(o, &jobs[i]) && !(jobs[i].tv->last_rel > 0);
         pthread_mutex_unlock(&r->mu);
-        if (probe) {
+        if (probe && nlists[i] > 0) {
             set_doing(l, "%s %s: %s", jobs[i].tv->p->name, jobs[i].ts->size, "warm start");
-            rc = warm_phase(l, &jobs[i], deadline, 1, err);
+            rc = warm_phase(l, &jobs[i], lists[i], 1, deadline, err);
         }
     }
-    pthread_mutex_lock(&r->mu);
-    qsort_r(order, njobs, sizeof *order, likely_first, jobs);
-    pthread_mutex_unlock(&r->mu);
-    for (size_t k = 0; k < njobs && rc == 0 && !(o->stop && *o->stop); k++) {
-        TuneJob *j = &jobs[order[k]];
+    if (rc == 0) {
+        pthread_mutex_lock(&r->mu);
+        qsort_r(order, njobs, sizeof *order, likely_first, jobs);
+        pthread_mutex_unlock(&r->mu);
+    }
+    for (size_t k = 0; rc == 0 && k < njobs && !(o->stop && *o->stop); k++) {
+        size_t i = order[k];
+        TuneJob *j = &jobs[i];
         if (!warms(o, j))
             continue;
         set_doing(l, "%s %s: %s", j->tv->p->name, j->ts->size, "warm start");
-        rc = warm_phase(l, j, deadline, CUTUNE_WARM_SHOWN, err);
+        size_t shown = nlists[i] < CUTUNE_WARM_SHOWN ? nlists[i] : CUTUNE_WARM_SHOWN;
+        rc = warm_phase(l, j, lists[i], shown, deadline, err);
         pthread_mutex_lock(&r->mu);
         int on = cutune_schedule_warm_on(j->best_ms, j->ts->out->best_ms);
         pthread_mutex_unlock(&r->mu);
-        if (rc == 0 && on && !(o->stop && *o->stop))
-            rc = warm_phase(l, j, deadline, 0, err);
+        if (rc == 0 && on && shown < nlists[i] && !(o->stop && *o->stop))
+            rc = warm_phase(l, j, lists[i], nlists[i], deadline, err);
     }
+    for (size_t i = 0; lists && i < njobs; i++)
+        free(lists[i]);
+    free(lists);
+    free(nlists);
     free(order);
     return rc;
 }
