@@ -197,22 +197,20 @@ static int warm_all(TuneLane *l, TuneJob *jobs, size_t njobs, double deadline, C
     for (size_t i = 0; i < njobs && rc == 0; i++)
         if (warms(o, &jobs[i]))
             rc = tune_warm_list(l, &jobs[i], &lists[i], &nlists[i], err);
+    /* the jobs whose level no size done before shows, first in order[] */
     pthread_mutex_lock(&r->mu); /* last_rel is written under it by other lanes */
-    for (size_t i = 0; rc == 0 && i < njobs; i++) {
-        order[i] = i;
-        unknown += warms(o, &jobs[i]) && !(jobs[i].tv->last_rel > 0);
-    }
+    for (size_t i = 0; rc == 0 && i < njobs; i++)
+        if (warms(o, &jobs[i]) && nlists[i] > 0 && !(jobs[i].tv->last_rel > 0))
+            order[unknown++] = i;
     pthread_mutex_unlock(&r->mu);
-    for (size_t i = 0; unknown > 1 && i < njobs && rc == 0 && !(o->stop && *o->stop); i++) {
-        pthread_mutex_lock(&r->mu);
-        int probe = warms(o, &jobs[i]) && !(jobs[i].tv->last_rel > 0);
-        pthread_mutex_unlock(&r->mu);
-        if (probe && nlists[i] > 0) {
-            set_doing(l, "%s %s: %s", jobs[i].tv->p->name, jobs[i].ts->size, "warm start");
-            rc = warm_phase(l, &jobs[i], lists[i], 1, deadline, err);
-        }
+    for (size_t k = 0; unknown > 1 && k < unknown && rc == 0 && !(o->stop && *o->stop); k++) {
+        TuneJob *j = &jobs[order[k]];
+        set_doing(l, "%s %s: %s", j->tv->p->name, j->ts->size, "warm start");
+        rc = warm_phase(l, j, lists[order[k]], 1, deadline, err);
     }
     if (rc == 0) {
+        for (size_t i = 0; i < njobs; i++)
+            order[i] = i;
         pthread_mutex_lock(&r->mu);
         qsort_r(order, njobs, sizeof *order, likely_first, jobs);
         pthread_mutex_unlock(&r->mu);
