@@ -71,6 +71,7 @@ void run_json_event(const CutuneTuneEvent *e, void *user)
         num(&j, "compile_ms", e->compile_ms, 0);
         num(&j, "measure_ms", e->measure_ms, 0);
         integer(&j, "trial_id", e->trial_id);
+        integer(&j, "device", e->device);
         str(&j, "message", e->message);
         break;
     case CUTUNE_EVENT_SEARCH:

@@ -19,6 +19,8 @@
  *   CUTUNE_FAKE_SLOW   a config whose text contains this takes 20x its time (a variant
  *                      whose configs all name one parameter: "COPIES=")
  *   CUTUNE_FAKE_DELAY_MS  sleep this long in every evaluation (default 0)
+ *   CUTUNE_FAKE_SLOW_SIZE an evaluation of this size (as a run names it) sleeps 5 times
+ *                         CUTUNE_FAKE_DELAY_MS: a size that keeps its GPU longer
  *   CUTUNE_FAKE_SETUP_MS  sleep this long in every problem setup (default 0)
  *   CUTUNE_FAKE_LOG       append "<pid> <config> <size>" for every evaluation begun (the
  *                         size of the last setup)
@@ -311,9 +313,9 @@ static void on_eval(void)
         if (lfd >= 0)
             close(lfd);
     }
-    const char *delay = getenv("CUTUNE_FAKE_DELAY_MS");
+    const char *delay = getenv("CUTUNE_FAKE_DELAY_MS"), *slow = getenv("CUTUNE_FAKE_SLOW_SIZE");
     if (delay && *delay)
-        sleep_ms(atof(delay));
+        sleep_ms(atof(delay) * (slow && strcmp(slow, setup_size) == 0 ? 5 : 1));
     if (device_gone(my_device))
         _exit(1);
     CutuneEvalResult r;

@@ -39,6 +39,7 @@ typedef struct CutuneTuneEvent {
                                       * and its time in the worker, as the scheduler's cost
                                       * model learns them */
     int64_t trial_id;
+    int device;               /* trial: the ordinal of the GPU that measured it */
     size_t evaluated, nvalid; /* search: measured in this run / valid configs */
     const char *strategy;     /* search */
     double yardstick_ms;      /* size: the vendor library's time (0: none) */

@@ -369,6 +369,7 @@ static int measure_and_record(TuneLane *l, TuneJob *j, CutuneCompileJob *c, cons
         .compile_ms = rec.compile_ms, /* 0 from the kernel cache (compile.h) */
         .measure_ms = rec.measure_ms,
         .trial_id = trial_id,
+        .device = l->device,
     };
     tune_emit(r, &e);
     tune_progress(r);
