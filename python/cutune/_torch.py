@@ -1,7 +1,7 @@
 """cutune inside PyTorch (imported on first use of these names from the cutune package):
 
-    cutune.matmul_op(a, b)            # torch.ops.cutune.matmul: a torch.library custom op
-                                      # with a fake implementation, so torch.compile
+    cutune.matmul_op(a, b)            # torch.ops.cutune.matmul: a torch.library op with a
+                                      # fake implementation and gradients, so torch.compile
                                       # (fullgraph=True) traces it without a graph break
     with cutune.use():                # F.linear, torch.matmul, torch.mm and @ go through
         y = model(x)                  # cutune's tuned kernel where one is tuned for that
@@ -146,8 +146,15 @@ def _launch(a, b, kind, layout, M, N, K, handle=None):
     return out
 
 
-@torch.library.custom_op("cutune::matmul", mutates_args=())
-def matmul_op(a: torch.Tensor, b: torch.Tensor, dtype: str = "") -> torch.Tensor:
+# torch.ops.cutune.matmul, defined with torch.library.Library rather than custom_op: the
+# autograd kernel below calls the launch itself where nothing needs the dispatcher's layers,
+# where custom_op's generated one redispatches every call below autograd through Python
+# (about 10 us of the op's cost on the host: bench/torch_overhead.py).
+_LIB = torch.library.Library("cutune", "DEF")
+_LIB.define("matmul(Tensor a, Tensor b, str dtype='') -> Tensor")
+
+
+def _matmul_impl(a, b, dtype=""):
     """a @ b with cutune's best tuned kernel for this shape, element type and layout on a's
     CUDA device, on the current stream. dtype: "" (from the tensors; float32 is "tf32" where
     torch.backends.cuda.matmul.allow_tf32 is set), "fp32", "tf32", "fp16" or "bf16". Raises
@@ -158,15 +165,18 @@ def matmul_op(a: torch.Tensor, b: torch.Tensor, dtype: str = "") -> torch.Tensor
     return _launch(a, b, kind, layout, M, N, K)
 
 
-@matmul_op.register_fake
+# every device's kernel (the CPU's refuses its tensors as the op's checks say), but meta's
+_LIB.impl("matmul", _matmul_impl, "CompositeExplicitAutograd")
+
+
 def _matmul_fake(a, b, dtype=""):
     _check(a, b, dtype)
     return a.new_empty((a.shape[0], b.shape[1]))
 
 
-def _save(ctx, inputs, output):
-    a, b, _ = inputs
-    ctx.save_for_backward(a, b)
+torch.library.register_fake("cutune::matmul", _matmul_fake, lib=_LIB)
+_OP = torch.ops.cutune.matmul.default
+matmul_op = torch.ops.cutune.matmul
 
 
 def _backward(ctx, grad):
@@ -175,7 +185,39 @@ def _backward(ctx, grad):
     return grad @ b.t(), a.t() @ grad, None
 
 
-matmul_op.register_autograd(_backward, setup_context=_save)
+class _OpMatmul(torch.autograd.Function):
+    """The op where autograd records it: the product below autograd, torch's gradients."""
+
+    @staticmethod
+    def forward(ctx, a, b, dtype):
+        ctx.save_for_backward(a, b)
+        with torch._C._AutoDispatchBelowAutograd():
+            return _OP(a, b, dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _backward(ctx, grad)
+
+
+_Tensor = torch.Tensor
+_modes = getattr(torch._C, "_len_torch_dispatch_stack", None)
+_transforms = getattr(getattr(torch._C, "_functorch", None), "peek_interpreter_stack", None)
+
+
+def _matmul_autograd(a, b, dtype=""):
+    """The op's autograd kernel: recorded for autograd where an input needs a gradient; else
+    launched at once for two plain CUDA tensors outside any dispatch mode or functorch
+    transform (tracing, FakeTensor, vmap), and redispatched below autograd otherwise."""
+    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+        return _OpMatmul.apply(a, b, dtype)
+    if (type(a) is _Tensor and type(b) is _Tensor and a.is_cuda and _modes is not None
+            and not _modes() and _transforms is not None and _transforms() is None):
+        return _matmul_impl(a, b, dtype)
+    with torch._C._AutoDispatchBelowAutograd():
+        return _OP(a, b, dtype)
+
+
+_LIB.impl("matmul", _matmul_autograd, "Autograd")
 
 
 class _HandleMatmul(torch.autograd.Function):

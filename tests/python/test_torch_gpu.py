@@ -1,8 +1,9 @@
 """cutune's PyTorch side on a GPU (python/cutune/_torch.py): torch.ops.cutune.matmul in every
 precision and both layouts against torch, F.linear and @ routed through cutune inside
 cutune.use() only where a config is tuned and beats the recorded yardstick,
-torch.compile(fullgraph=True) of a model calling the op, record() then the recorded shapes
-tuned, and the bad input refused before a launch.
+torch.compile(fullgraph=True) of a model calling the op, the op's gradients (eager and
+compiled), record() then the recorded shapes tuned, and the bad input refused before a
+launch.
 Skipped without PyTorch and a CUDA device (run.py gpu exits 77). A fixture tunes a few
 shapes with `cutune run` into a database of its own first (CUTUNE_EXE, else the command the
 wheel carries)."""
@@ -171,6 +172,34 @@ def test_fullgraph_compile_runs_the_op(default_db):
     x = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
     got = torch.compile(f, fullgraph=True)(x)
     torch.testing.assert_close(got, torch.relu(x @ w.t()) * 2, rtol=2e-2, atol=2e-2)
+
+
+def test_op_gradients_are_torchs(default_db):
+    """Where an input needs a gradient the op is recorded for autograd (its autograd
+    kernel); elsewhere it launches at once (no_grad, inference_mode, tensors that need none):
+    the same product each way, and torch's gradients, eagerly and through a compiled graph."""
+    a, b = operands(torch.bfloat16, "nt")
+    want = torch.ops.cutune.matmul(a, b, "bf16")
+    assert not want.requires_grad
+    with torch.no_grad():
+        torch.testing.assert_close(torch.ops.cutune.matmul(a, b, "bf16"), want, rtol=0, atol=0)
+    with torch.inference_mode():
+        torch.testing.assert_close(torch.ops.cutune.matmul(a, b, "bf16"), want, rtol=0, atol=0)
+    x = a.detach().clone().requires_grad_()
+    w = b.t().detach().clone().requires_grad_()  # (N, K): F.linear's weight
+    eager = lambda x, w: torch.ops.cutune.matmul(x, w.t(), "bf16")  # noqa: E731
+    compiled = torch.compile(lambda x, w: torch.ops.cutune.matmul(x, w.t(), "bf16") * 2,
+                             fullgraph=True)
+    for f, scale in ((eager, 1), (compiled, 2)):
+        y = f(x, w)
+        assert y.grad_fn is not None
+        g = torch.rand_like(y)
+        gx, gw = torch.autograd.grad(y, (x, w), g)
+        xr = x.detach().float().requires_grad_()
+        wr = w.detach().float().requires_grad_()
+        rx, rw = torch.autograd.grad((xr @ wr.t()) * scale, (xr, wr), g.float())
+        torch.testing.assert_close(gx.float(), rx, rtol=3e-2, atol=3e-2)
+        torch.testing.assert_close(gw.float(), rw, rtol=3e-2, atol=3e-2)
 
 
 def test_record_then_tune_then_use(tmp_path):
