@@ -36,7 +36,9 @@
  *                         answers a CUDA error (a GPU lost mid-run, for good)
  *   CUTUNE_FAKE_YARDSTICK the yardstick's answer: unset, "fake SGEMM" at 0.5 ms; "none", the
  *                         op has none (CUTUNE_ERR_NOT_FOUND); "wrong", it fails the check;
- *                         "exit", the worker dies
+ *                         "exit", the worker dies; "exitat:N:FILE", the worker dies at the
+ *                         run's N-th yardstick request, counted in FILE across workers (a
+ *                         worker killed during that yardstick), and answers the others
  *
  * An evaluation of a library variant (it names the variant's C plugin and carries no cubin)
  * loads that plugin, as the real worker does, and answers like a kernel's (the same rules and
@@ -392,6 +394,16 @@ static void on_yardstick(void)
     }
     if (how && !strcmp(how, "exit"))
         _exit(1);
+    const char *count = how && !strncmp(how, "exitat:", 7) ? strchr(how + 7, ':') : NULL;
+    if (count) { /* one byte a request: the file's size counts them */
+        int cfd = open(count + 1, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        off_t n = cfd >= 0 ? lseek(cfd, 0, SEEK_END) : -1;
+        if (cfd < 0 || n < 0 || write(cfd, "y", 1) != 1)
+            exit(2);
+        close(cfd);
+        if (n + 1 == atol(how + 7))
+            _exit(1);
+    }
     if (how && (!strcmp(how, "none") || !strcmp(how, "wrong"))) {
         int none = !strcmp(how, "none");
         cutune_buf_put_u32(&out, (uint32_t)(none ? CUTUNE_ERR_NOT_FOUND : CUTUNE_ERR_WRONG_RESULT));

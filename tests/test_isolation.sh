@@ -3,7 +3,8 @@
 # (tests/fake_worker.c, no GPU needed): configs that abort, segfault, exit, hang, break the
 # CUDA context or answer garbage are recorded as crashed/timeout and the run goes on in a
 # fresh worker; kill -9, SIGTERM and Ctrl-C in the middle of a run lose nothing and
-# --resume measures nothing twice; several cutune run processes share one database.
+# --resume measures nothing twice; several cutune run processes share one database; a worker
+# that ends during a yardstick is replaced and the yardstick asked again.
 # Usage: test_isolation.sh PATH_TO_CUTUNE PATH_TO_FAKE_WORKER
 set -u
 exe=$1
@@ -228,6 +229,28 @@ rc=$?
 CUTUNE_WORKER=$tmp/nowhere "$exe" run axpy --db "$tmp/nodev.db" >"$tmp/nowk.out" 2>&1
 rc=$?
 [ $rc = 4 ] && grep -q "CUTUNE_WORKER is '$tmp/nowhere'" "$tmp/nowk.out" || { bad "missing worker: exit $rc"; cat "$tmp/nowk.out"; }
+
+# --- 7. a worker that ends during a yardstick (a crash, or a kill) is replaced and the
+# yardstick asked once more: the size keeps its ratio and both end-of-size re-times, whether
+# it ended in the size's first yardstick (1) or in the first of the pairs at its end (2)
+for at in 1 2; do
+    rm -f "$tmp/ys.count"
+    CUTUNE_FAKE_YARDSTICK=exitat:$at:$tmp/ys.count "$exe" run axpy --size 1048576 \
+        --db "$tmp/ys$at.db" --json --no-progress >"$tmp/ys$at.json" 2>"$tmp/ys$at.err"
+    rc=$?
+    [ $rc = 0 ] || { bad "a worker ended in yardstick $at: exit $rc"; cat "$tmp/ys$at.err"; }
+    python3 - "$tmp/ys$at.json" "$tmp/ys.count" "$at" <<'EOF' || fail=1
+import json, os, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+retimes = sum(e["event"] == "trial" and e["phase"] == "re-time" for e in ev)
+sizes = [e for e in ev if e["event"] == "size"]
+asked = os.path.getsize(sys.argv[2])  # the size's first, its 2 pairs', and the one asked again
+if retimes != 2 or len(sizes) != 1 or not sizes[0]["vs_yardstick"] or asked != 4:
+    print("FAIL: the worker ended in yardstick %s: %d re-times, ratio %s, %d yardsticks asked"
+          % (sys.argv[3], retimes, sizes and sizes[0]["vs_yardstick"], asked))
+    sys.exit(1)
+EOF
+done
 
 [ $fail = 0 ] && echo "all isolation checks passed"
 exit $fail

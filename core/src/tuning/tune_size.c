@@ -285,25 +285,34 @@ static int retime_best(TuneLane *l, TuneJob *jobs, size_t njobs, int note, Cutun
     return rc;
 }
 
-static void yardstick(TuneLane *l, TuneJob *j)
+/* The op's yardstick at j's size, into the size's line: 0 when it was timed, else why not
+ * (CUTUNE_ERR_NOT_FOUND: no vendor library for this op here, which the summary says). A
+ * worker that ended during it (CUTUNE_ERR_IO: a crash, or killed) was replaced with the
+ * size set up again (cutune_worker_yardstick), and is asked once more: in a 4-GPU run with a
+ * worker killed 30 s in, a size lost its ratio and a re-time that way (bench/RESULTS.md,
+ * multi-GPU, 2026-11-28, c19a332). */
+static int yardstick(TuneLane *l, TuneJob *j)
 {
     TuneRun *r = l->run;
     CutuneError e = {0};
     char name[64];
     double ms = 0;
-    int samples = 0;
-    if (tune_lane_setup(l, j, &e) != 0)
-        return;
-    double t0 = cutune_now();
-    int rc = cutune_worker_yardstick(l->worker, name, sizeof name, &ms, &samples, &e);
-    l->t_measure += cutune_now() - t0;
+    int samples = 0, rc = CUTUNE_ERR_IO;
+    for (int tries = 0; tries < 2 && rc == CUTUNE_ERR_IO; tries++) {
+        if ((rc = tune_lane_setup(l, j, &e)) != 0)
+            return rc;
+        double t0 = cutune_now();
+        rc = cutune_worker_yardstick(l->worker, name, sizeof name, &ms, &samples, &e);
+        l->t_measure += cutune_now() - t0;
+    }
     if (rc != 0 || !(ms > 0))
-        return; /* no vendor library for this op here: the summary says so */
+        return rc ? rc : CUTUNE_ERR_NOT_FOUND;
     cutune_db_yardstick_add(l->db, r->run_id, l->device_id, j->problem_id, name, ms, samples, NULL);
     pthread_mutex_lock(&r->mu);
     snprintf(j->ts->out->yardstick, sizeof j->ts->out->yardstick, "%s", name);
     j->ts->out->yardstick_ms = ms;
     pthread_mutex_unlock(&r->mu);
+    return 0;
 }
 
 /* The best and the yardstick timed again back to back once the search is over, PAIRS times
@@ -349,12 +358,11 @@ static int pair_best(TuneLane *l, TuneJob *jobs, size_t njobs, CutuneError *err)
         pthread_mutex_lock(&r->mu);
         out->yardstick_ms = 0;
         pthread_mutex_unlock(&r->mu);
-        yardstick(l, &jobs[0]);
+        if (yardstick(l, &jobs[0]) != 0)
+            break;
         pthread_mutex_lock(&r->mu);
         ms = out->yardstick_ms;
         pthread_mutex_unlock(&r->mu);
-        if (!(ms > 0))
-            break;
         yard = yard > 0 && yard < ms ? yard : ms;
     }
     pthread_mutex_lock(&r->mu);
@@ -597,7 +605,7 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
             snprintf(j->row->strategy, sizeof j->row->strategy, "tuned before");
     }
     if (rc == 0 && njobs > 0 && jobs[0].cl.nconfigs > 0)
-        yardstick(l, &jobs[0]);
+        (void)yardstick(l, &jobs[0]); /* a size without one goes on: its line says so */
 
     if (rc == 0 && all_tuned) {
         ts->out->tuned_before = 1;
