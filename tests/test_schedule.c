@@ -99,16 +99,18 @@ static void promises(void)
     CHECK(cutune_schedule_promise(0, 1.0, 10) == 0.25);
 }
 
-/* a warm start past its first configs: on within 1.5x of the size's best, or with nothing
- * verified yet on either side */
+/* a warm start past its first configs: on within 1.6x of the size's best after 4 of them,
+ * within 1.5x after 8, or with nothing verified yet on either side */
 static void warm_on(void)
 {
-    CHECK(cutune_schedule_warm_on(1.0, 1.0));
-    CHECK(cutune_schedule_warm_on(1.45, 1.0));
-    CHECK(!cutune_schedule_warm_on(1.66, 1.0));
-    CHECK(!cutune_schedule_warm_on(5.0, 1.0));
-    CHECK(cutune_schedule_warm_on(0, 1.0));
-    CHECK(cutune_schedule_warm_on(3.0, 0));
+    CHECK(cutune_schedule_warm_on(1.0, 1.0, CUTUNE_WARM_SHOWN));
+    CHECK(cutune_schedule_warm_on(1.45, 1.0, CUTUNE_WARM_SHOWN));
+    CHECK(!cutune_schedule_warm_on(1.55, 1.0, CUTUNE_WARM_SHOWN));
+    CHECK(cutune_schedule_warm_on(1.55, 1.0, CUTUNE_WARM_EARLY));
+    CHECK(!cutune_schedule_warm_on(1.66, 1.0, CUTUNE_WARM_EARLY));
+    CHECK(!cutune_schedule_warm_on(5.0, 1.0, CUTUNE_WARM_SHOWN));
+    CHECK(cutune_schedule_warm_on(0, 1.0, CUTUNE_WARM_EARLY));
+    CHECK(cutune_schedule_warm_on(3.0, 0, CUTUNE_WARM_SHOWN));
 }
 
 static void splits(void)

@@ -12,8 +12,10 @@ enum { PATIENCE_MIN = 50, PATIENCE_TENTHS = 12, PATIENCE_TRAILING = 25, WHOLE_PA
 #define LATE_FACTOR 2.0
 /* A variant within this factor of the size's best ties it: timing noise (schedule.h). */
 #define WHOLE_TIE 1.01
-/* past its first configs, a variant's warm start goes on within this factor of the best */
+/* a variant's warm start goes on within this factor of the best past its first
+ * CUTUNE_WARM_SHOWN configs, and within the first past its first CUTUNE_WARM_EARLY */
 #define WARM_CUT 1.5
+#define WARM_CUT_EARLY 1.6
 
 void cutune_cost_init(CutuneCostModel *m, int threads)
 {
@@ -92,9 +94,10 @@ double cutune_schedule_promise(double variant_best_ms, double size_best_ms, size
     return variant_best_ms <= 1.3 * size_best_ms ? 0.25 : 0;
 }
 
-int cutune_schedule_warm_on(double variant_best_ms, double size_best_ms)
+int cutune_schedule_warm_on(double variant_best_ms, double size_best_ms, size_t shown)
 {
-    return !(variant_best_ms > 0 && size_best_ms > 0) || variant_best_ms <= WARM_CUT * size_best_ms;
+    double cut = shown < CUTUNE_WARM_SHOWN ? WARM_CUT_EARLY : WARM_CUT;
+    return !(variant_best_ms > 0 && size_best_ms > 0) || variant_best_ms <= cut * size_best_ms;
 }
 
 int cutune_schedule_whole(double need, double share, double variant_best_ms, double size_best_ms)

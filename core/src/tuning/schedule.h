@@ -45,16 +45,23 @@ double cutune_schedule_size_share(double time_left, int lanes, double cost_this,
  * while it has configs left. */
 double cutune_schedule_promise(double variant_best_ms, double size_best_ms, size_t left);
 
-/* A variant's warm start shows its level in its first CUTUNE_WARM_SHOWN configs; it goes on
- * past them unless its best is then over 1.5x the size's best (a variant with no verified
- * config goes on). Replayed on the trials of 16 main jobs on H100s and H200s (2026-11-27 and
- * 2026-11-28: each variant's warm start cut where this rule would have cut it), no size would
- * have lost its best, and a one-GPU run gives back 5 s, 4.4 s of it at 8192^3 fp32 where 24
- * more configs of matmul_async at 1.65x the best took 180 ms each. At 1.3x one size would
- * have lost it (matmul_async at 128x4096x4096 fp32, 1.9x behind after 8 configs and the
- * best after 32). */
+/* A variant's warm start shows its level in its first CUTUNE_WARM_EARLY configs (the best
+ * known elsewhere come first: tune_warm_list); it goes on past them unless its best is then
+ * over 1.6x the size's best, and past its first CUTUNE_WARM_SHOWN unless it is then over
+ * 1.5x (a variant with no verified config goes on); `shown`: the configs of its warm list
+ * measured so far. Replayed on the trials of 16 main jobs on H100s and H200s (2026-11-27 and
+ * 2026-11-28: each variant's warm start cut where the rule at 8 configs would have cut it),
+ * no size would have lost its best, and a one-GPU run gives back 5 s, 4.4 s of it at 8192^3
+ * fp32 where 24 more configs of matmul_async at 1.65x the best took 180 ms each. At 1.3x one
+ * size would have lost it (matmul_async at 128x4096x4096 fp32, 1.9x behind after 8 configs
+ * and the best after 32). The cut at 4 configs, replayed on the 46 runs kept under
+ * bench/results (bench/warm_cut_replay.py --rule 4:1.6,8:1.5), drops 134 more GPU seconds
+ * (about 3 s a run) and no size's best; of the variants that ended within 5% of their
+ * size's best, none was over 1.49x behind after 4 configs, where one was 1.79x behind after
+ * 3 (matmul_mma at 16x8192x28672 bf16). */
+#define CUTUNE_WARM_EARLY 4
 #define CUTUNE_WARM_SHOWN 8
-int cutune_schedule_warm_on(double variant_best_ms, double size_best_ms);
+int cutune_schedule_warm_on(double variant_best_ms, double size_best_ms, size_t shown);
 
 /* How many measurements without a gain end a search that the scheduler chose: 1.2
  * pipeline windows of `window` proposals, at least 50; a quarter of that, at least 25, for

@@ -221,13 +221,18 @@ static int warm_all(TuneLane *l, TuneJob *jobs, size_t njobs, double deadline, C
         if (!warms(o, j))
             continue;
         set_doing(l, "%s %s: %s", j->tv->p->name, j->ts->size, "warm start");
-        size_t shown = nlists[i] < CUTUNE_WARM_SHOWN ? nlists[i] : CUTUNE_WARM_SHOWN;
-        rc = warm_phase(l, j, lists[i], shown, deadline, err);
-        pthread_mutex_lock(&r->mu);
-        int on = cutune_schedule_warm_on(j->best_ms, j->ts->out->best_ms);
-        pthread_mutex_unlock(&r->mu);
-        if (rc == 0 && on && shown < nlists[i] && !(o->stop && *o->stop))
-            rc = warm_phase(l, j, lists[i], nlists[i], deadline, err);
+        /* its first configs, then more while it may still win (cutune_schedule_warm_on) */
+        const size_t upto[3] = {CUTUNE_WARM_EARLY, CUTUNE_WARM_SHOWN, nlists[i]};
+        size_t shown = 0;
+        for (int s = 0; s < 3 && rc == 0 && shown < nlists[i] && !(o->stop && *o->stop); s++) {
+            pthread_mutex_lock(&r->mu);
+            int on = shown == 0 || cutune_schedule_warm_on(j->best_ms, j->ts->out->best_ms, shown);
+            pthread_mutex_unlock(&r->mu);
+            if (!on)
+                break;
+            shown = upto[s] < nlists[i] ? upto[s] : nlists[i];
+            rc = warm_phase(l, j, lists[i], shown, deadline, err);
+        }
     }
     for (size_t i = 0; lists && i < njobs; i++)
         free(lists[i]);
