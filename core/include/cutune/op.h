@@ -45,11 +45,12 @@ extern "C" {
 
 #define CUTUNE_ABI_MAJOR 1
 #define CUTUNE_ABI_MINOR \
-    5 /* 1.1: problem_distance; 1.2: the device in launch geometry;
+    6 /* 1.1: problem_distance; 1.2: the device in launch geometry;
                               1.3: op plugins, the SDK host services, data variants;
                               1.4: ragged_problem, element types and layouts;
                               1.5: library variants (CutuneVariant.library_prepare, run,
-                              release: a config that is a call into a library) */
+                              release: a config that is a call into a library);
+                              1.6: random_uniform_device */
 #define CUTUNE_OP_SYMBOL "cutune_op"
 
 #define CUTUNE_MAX_DIMS 4
@@ -239,6 +240,13 @@ typedef struct CutuneHost {
     /* The yardstick of a memory-bound op: cudaMemcpy device-to-device of `bytes` / 2 bytes
      * (an op's bytes count reads and writes), between buffers the core owns. */
     int (*memcpy_yardstick)(void *ctx, double bytes, CutuneYardstick *out);
+
+    /* ---- 1.6 ---- */
+
+    /* random_uniform's numbers, bit for bit, made on the device into n floats at dptr
+     * (device memory): no host memory, no copy, and no CPU time taken from the compiles. */
+    int (*random_uniform_device)(void *ctx, uint64_t seed, uint64_t stream, float *dptr, size_t n,
+                                 float lo, float hi);
 } CutuneHost;
 
 /* 1 when the host table has service `field` (a service added after the op's ABI). */
@@ -349,6 +357,10 @@ static inline int cutune_op_random_floats(const CutuneHost *host, size_t n, uint
     *dev = NULL;
     if (host_copy)
         *host_copy = NULL;
+    if (!host_copy && CUTUNE_HOST_HAS(host, random_uniform_device)) { /* made where used */
+        int rc = host->dev_alloc(host->ctx, n * sizeof(float), (void **)dev);
+        return rc ? rc : host->random_uniform_device(host->ctx, seed, stream, *dev, n, lo, hi);
+    }
     float *h = (float *)malloc((n ? n : 1) * sizeof *h);
     if (!h)
         return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory for %zu inputs", n);

@@ -190,6 +190,18 @@ static int h_run_kernel(void *ctx, const char *source, const char *name, const C
     return rc;
 }
 
+static int h_random_uniform_device(void *ctx, uint64_t seed, uint64_t stream, float *dptr, size_t n,
+                                   float lo, float hi)
+{
+    if (n == 0)
+        return 0;
+    unsigned long long count = n, first = cutune_random_first_state(seed, stream);
+    size_t blocks = (n + 255) / 256;
+    CutuneLaunch l = {{(unsigned)(blocks < 65536 ? blocks : 65536), 1, 1}, {256, 1, 1}, 0};
+    void *args[] = {&dptr, &count, &first, &lo, &hi};
+    return h_run_kernel(ctx, cutune_random_uniform_cu, "cutune_random_uniform", &l, args);
+}
+
 static int h_fail(void *ctx, int code, const char *fmt, ...)
 {
     CutuneHostCtx *c = ctx_of(ctx);
@@ -224,6 +236,7 @@ void cutune_host_init(CutuneHostCtx *c, int arch, const char *cache_dir, CutuneE
         .compare_exact = h_compare_exact,
         .copy_on_device = h_copy_on_device,
         .memcpy_yardstick = h_memcpy_yardstick,
+        .random_uniform_device = h_random_uniform_device,
     };
 }
 

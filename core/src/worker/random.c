@@ -27,6 +27,33 @@ static void fill(const Part *p)
     }
 }
 
+/* fill's arithmetic on the device, an element a thread: (hi - lo) in float, then a double
+ * product and sum rounded apart (__dmul_rn, __dadd_rn: no fused multiply-add, which the
+ * host's does not make either), so that every value is the host's bit for bit
+ * (tests/test_gpu_random.c). */
+const char cutune_random_uniform_cu[] =
+    "extern \"C\" __global__ void cutune_random_uniform(float *dst, unsigned long long n,\n"
+    "    unsigned long long first_state, float lo, float hi)\n"
+    "{\n"
+    "    unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;\n"
+    "    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "         i < n; i += step) {\n"
+    "        unsigned long long z = first_state + (i + 1) * 0x9e3779b97f4a7c15ULL;\n"
+    "        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;\n"
+    "        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;\n"
+    "        z ^= z >> 31;\n"
+    "        double u = (double)(z >> 11) * 0x1.0p-53;\n"
+    "        float v = __double2float_rn(__dadd_rn((double)lo,\n"
+    "                                              __dmul_rn((double)__fsub_rn(hi, lo), u)));\n"
+    "        dst[i] = v < hi ? v : lo;\n"
+    "    }\n"
+    "}\n";
+
+uint64_t cutune_random_first_state(uint64_t seed, uint64_t stream)
+{
+    return seed ^ (0xd1b54a32d192ed03ULL * (stream + 1));
+}
+
 static void *fill_thread(void *arg)
 {
     fill(arg);
@@ -38,7 +65,7 @@ void cutune_random_uniform_threads(uint64_t seed, uint64_t stream, float *dst, s
 {
     /* a state hashed from (seed, stream); splitmix64 adds a constant a draw, so the state
      * before element i is the first state plus i of them: the parts start there */
-    uint64_t x = seed ^ (0xd1b54a32d192ed03ULL * (stream + 1));
+    uint64_t x = cutune_random_first_state(seed, stream);
     if (threads <= 0) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         threads = cpus > 0 ? (int)cpus : 1;

@@ -16,4 +16,12 @@ void cutune_random_uniform_threads(uint64_t seed, uint64_t stream, float *dst, s
 void cutune_random_uniform(uint64_t seed, uint64_t stream, float *dst, size_t n, float lo,
                            float hi);
 
+/* The stream's state before its first element (element i is splitmix64 of this plus i + 1
+ * steps). */
+uint64_t cutune_random_first_state(uint64_t seed, uint64_t stream);
+/* The same numbers made on the device (host->random_uniform_device): the CUDA source of
+ * extern "C" __global__ void cutune_random_uniform(float *dst, unsigned long long n,
+ * unsigned long long first_state, float lo, float hi), grid-stride over n. */
+extern const char cutune_random_uniform_cu[];
+
 #endif

@@ -1,0 +1,66 @@
+/* The seeded inputs made on the device (host->random_uniform_device) against the host's
+ * (cutune_random_uniform), bit for bit: lengths of one element, of a part block, and of more
+ * elements than the grid has threads; two seeds and streams, two ranges. And an op's inputs
+ * (cutune_op_random_floats) come from the device where no host copy is asked for, from the
+ * host where one is. Exits 77 without a GPU. */
+#include "check.h"
+#include "gpu_test.h"
+#include "host.h"
+#include "random.h"
+
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* n values of (seed, stream, lo, hi) both ways: how many differ (n + 1: it could not run). */
+static size_t differ(CutuneHost *h, uint64_t seed, uint64_t stream, size_t n, float lo, float hi)
+{
+    float *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got), *dev = NULL;
+    size_t bad = n + 1;
+    if (want && got && h->dev_alloc(h->ctx, n * sizeof *dev, (void **)&dev) == 0 &&
+        h->random_uniform_device(h->ctx, seed, stream, dev, n, lo, hi) == 0 &&
+        h->copy_to_host(h->ctx, got, dev, n * sizeof *got) == 0) {
+        cutune_random_uniform(seed, stream, want, n, lo, hi);
+        bad = 0;
+        for (size_t i = 0; i < n; i++)
+            bad += memcmp(&want[i], &got[i], sizeof want[i]) != 0 || !(got[i] >= lo && got[i] < hi);
+    }
+    h->dev_free(h->ctx, dev);
+    free(want);
+    free(got);
+    return bad;
+}
+
+int main(void)
+{
+    if (!gpu_present())
+        return CHECK_SKIP;
+    struct cudaDeviceProp p;
+    CHECK(cudaSetDevice(0) == cudaSuccess && cudaGetDeviceProperties(&p, 0) == cudaSuccess);
+    CutuneError err = {0};
+    CutuneHostCtx c;
+    cutune_host_init(&c, p.major * 10 + p.minor, NULL, &err);
+    CutuneHost *h = &c.host;
+    CHECK(CUTUNE_HOST_HAS(h, random_uniform_device));
+    /* 65536 blocks of 256 threads: the last length makes each thread draw twice */
+    const size_t lengths[] = {1, 1000, (size_t)1 << 22, ((size_t)65536 * 256) * 2 + 3};
+    for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++) {
+        size_t n = lengths[k];
+        CHECK_MSG(differ(h, 42, 0, n, -1.0f, 1.0f) == 0, "n %zu seed 42 stream 0: %s", n, err.msg);
+        CHECK_MSG(differ(h, 7, 3, n, -2.0f, 0.5f) == 0, "n %zu seed 7 stream 3: %s", n, err.msg);
+    }
+    /* an op's input: on the device without a host copy, from the host with one; the same */
+    float *dev = NULL, *dev2 = NULL, *copy = NULL;
+    size_t n = 4099;
+    float *back = malloc(n * sizeof *back);
+    CHECK(cutune_op_random_floats(h, n, 11, 2, -1.0f, 1.0f, &dev, NULL) == 0);
+    CHECK(cutune_op_random_floats(h, n, 11, 2, -1.0f, 1.0f, &dev2, &copy) == 0 && copy);
+    CHECK(back && dev && copy && h->copy_to_host(h->ctx, back, dev, n * sizeof *back) == 0 &&
+          memcmp(back, copy, n * sizeof *back) == 0);
+    h->dev_free(h->ctx, dev);
+    h->dev_free(h->ctx, dev2);
+    free(copy);
+    free(back);
+    cutune_host_release(&c);
+    return check_result("gpu_random");
+}
