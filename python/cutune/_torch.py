@@ -302,7 +302,8 @@ def _gemm_of(func, args, kwargs):
         return None
     if x.dim() < 2 or x.shape[-1] != b.shape[0] or not x.is_contiguous():
         return None
-    return x.reshape(-1, x.shape[-1]), b, bias, tuple(x.shape[:-1]) + (b.shape[1],)
+    a = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
+    return a, b, bias, tuple(x.shape[:-1]) + (b.shape[1],)
 
 
 class _Router:
@@ -362,7 +363,12 @@ class _Mode(TorchFunctionMode):
             return func(*args, **kwargs)
         if not self.router.tuned(M, N, K, kind, layout, a.device):
             return func(*args, **kwargs)
-        out = matmul_fast(a, b, kind, self.db).reshape(shape)
+        if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+            out = matmul_fast(a, b, kind, self.db)
+        else:  # what _check would ask of the tensors is known here: launch
+            out = _launch(a, b, kind, layout, M, N, K, self.db)
+        if len(shape) != 2:
+            out = out.reshape(shape)
         self.routed += 1
         return _add_bias(out, bias)
 
