@@ -238,9 +238,10 @@ class _HandleMatmul(torch.autograd.Function):
 def matmul_fast(a, b, dtype="", handle=None):
     """torch.ops.cutune.matmul(a, b, dtype) without PyTorch's dispatcher where it is not
     needed: in eager mode with no gradient to record the op's own function is called
-    directly, which saves the dispatcher's cost of a Python custom op on every call; under
-    torch.compile the op itself (which launches from the default database); where autograd
-    must see it, the op, or with a handle an autograd Function that launches from it.
+    directly, which saves the dispatcher's cost of an op implemented in Python on every
+    call; under torch.compile the op itself (which launches from the default database);
+    where autograd must see it, the op, or with a handle an autograd Function that launches
+    from it.
     handle: a cutune Handle (None: the default database's)."""
     if _is_compiling():
         return torch.ops.cutune.matmul(a, b, dtype)
