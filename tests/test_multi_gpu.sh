@@ -2,8 +2,9 @@
 # `cutune run --device all` on a fake machine of several GPUs (tests/fake_worker.c, whose
 # evaluations take CUTUNE_FAKE_DELAY_MS): --device checked before anything starts, 'all' on
 # one GPU, 4 GPUs ending the same run well before 1 GPU does with the same trials and the
-# same bests, the per-GPU table of where the time went, a worker killed mid-run costing only
-# its trial in flight, and a GPU lost for good whose size the others finish.
+# same bests, the per-GPU table of where the time went, each GPU re-timing the winners found
+# elsewhere before it takes its next size, a worker killed mid-run costing only its trial in
+# flight, and a GPU lost for good whose size the others finish.
 # Usage: test_multi_gpu.sh PATH_TO_CUTUNE PATH_TO_FAKE_WORKER
 set -u
 exe=$1
