@@ -57,6 +57,15 @@ static int h_run_kernel(void *ctx, const char *source, const char *name, const C
     return rc;
 }
 
+/* The seeded numbers where the "device" memory is: the host's generator, straight into it. */
+static int h_random_uniform_device(void *ctx, uint64_t seed, uint64_t stream, float *dptr, size_t n,
+                                   float lo, float hi)
+{
+    (void)ctx;
+    cutune_random_uniform(seed, stream, dptr, n, lo, hi);
+    return 0;
+}
+
 void cutune_cpu_host_init(CutuneHostCtx *c, const char *cache_dir, CutuneError *err)
 {
     cutune_host_init(c, 0, cache_dir, err);
@@ -67,6 +76,7 @@ void cutune_cpu_host_init(CutuneHostCtx *c, const char *cache_dir, CutuneError *
     c->host.copy_on_device = h_copy;
     c->host.dev_memset = h_dev_memset;
     c->host.run_kernel = h_run_kernel;
+    c->host.random_uniform_device = h_random_uniform_device;
     c->host.memcpy_yardstick = NULL; /* no yardstick on the CPU */
 }
 
