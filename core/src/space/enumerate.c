@@ -311,18 +311,10 @@ static int enumerate_tree(const CutuneSpace *s, const CutuneLimits *lim, const i
         goto out;
     }
     int empty = 0;
-    for (size_t i = 0; i < np; i++) {
+    for (size_t i = 0; i < np; i++)
         empty |= s->params[i].nvalues == 0; /* an empty parameter: no points at all */
-        w.sym[i] = empty ? 0 : s->params[i].values[0];
-    }
-    for (size_t i = 0; i < nd; i++)
-        w.sym[np + i] = dims ? dims[i] : 0;
-    {
-        size_t k = np + nd;
-#define CUTUNE_X_LIMIT_VALUE(NAME, field) w.sym[k++] = lim->field;
-        CUTUNE_LIMIT_TABLE(CUTUNE_X_LIMIT_VALUE)
-#undef CUTUNE_X_LIMIT_VALUE
-    }
+    /* the parameters' places stay 0 until the walk sets them: no constraint reads one before */
+    cutune_space_symbol_values(s, w.sym, dims, lim, w.sym);
     plan_levels(&w, dims);
     int sorted = 1;
     w.below[np] = 1;
