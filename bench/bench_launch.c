@@ -57,7 +57,8 @@ static int call_lookup_launch(const Call *c, CutuneError *err)
 {
     CutuneLookupResult r;
     int M = c->M, N = c->N, K = c->K;
-    void *args[] = {(void *)&c->A, (void *)&c->B, (void *)&c->C, &M, &N, &K};
+    const void *no_bias = NULL;
+    void *args[] = {(void *)&c->A, (void *)&c->B, (void *)&c->C, &M, &N, &K, &no_bias};
     int rc = cutune_lookup(c->h, c->dev, "matmul", c->size, &r, err);
     return rc ? rc : cutune_launch(c->h, &r, c->size, args, c->st, err);
 }

@@ -197,7 +197,7 @@ static std::vector<char> nvrtc_cubin(const std::string &source, const std::strin
 }
 
 // The options cutune's worker gives NVRTC besides the parameters (core/src/worker/compile.c):
-// the dtype and layout macros, the architecture (sm_<arch>), -std=c++17 -default-device, and
+// the dtype, layout and epilogue macros, the architecture (sm_<arch>), -std=c++17 -default-device, and
 // with verbose, ptxas's report.
 static void tc_nvrtc_options(std::vector<std::string> *opts, const std::string &dtype, bool nt,
                              const std::string &arch, bool verbose)
@@ -207,6 +207,7 @@ static void tc_nvrtc_options(std::vector<std::string> *opts, const std::string &
         ch = (char)toupper((unsigned char)ch);
     opts->push_back(macro);
     opts->push_back(nt ? "-DCUTUNE_LAYOUT_NT=1" : "-DCUTUNE_LAYOUT_NN=1");
+    opts->push_back("-DCUTUNE_EPILOGUE_NONE=1"); // no bias: tc_launch passes NULL
     opts->push_back("--gpu-architecture=sm_" + arch);
     opts->push_back("-std=c++17");
     opts->push_back("-default-device");

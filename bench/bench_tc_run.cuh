@@ -175,10 +175,10 @@ static void tc_load(const std::vector<char> &cubin, const char *name, size_t max
                             (int)max_shared));
 }
 
-// fn(A, B, C, M, N, K), every matmul kernel's signature, launched on grid, block and shared;
-// a kernel that takes TMA tensor maps after them (matmul_wgmma with a TMA parameter) gets two
-// of zero bytes, which its TMA = 0 configs do not read (the launch passes as many arguments as
-// the kernel has).
+// fn(A, B, C, M, N, K, bias), every matmul kernel's signature, with no bias (NULL), launched
+// on grid, block and shared; a kernel that takes TMA tensor maps after them (matmul_wgmma with
+// a TMA parameter) gets two of zero bytes, which its TMA = 0 configs do not read (the launch
+// passes as many arguments as the kernel has).
 template <class T>
 static cudaError_t tc_launch(cudaKernel_t fn, const Size &s, dim3 grid, dim3 block, size_t shared,
                              const T *A, const T *B, T *C)
@@ -187,7 +187,9 @@ static cudaError_t tc_launch(cudaKernel_t fn, const Size &s, dim3 grid, dim3 blo
     struct alignas(64) Map {
         unsigned long long opaque[16];
     } none[2] = {};
-    void *args[] = {(void *)&A, (void *)&B, (void *)&C, &M, &N, &K, &none[0], &none[1]};
+    const T *bias = nullptr;
+    void *args[] = {(void *)&A, (void *)&B, (void *)&C, &M, &N, &K, (void *)&bias, &none[0],
+                    &none[1]};
     return cudaLaunchKernel((const void *)fn, grid, block, args, shared, 0);
 }
 

@@ -177,6 +177,7 @@ int cli_append(const char *cmd, const char *opt, const char *value, void *list);
  * name of cutune/op.h into the int at out, or a usage error naming the choices. */
 int cli_dtype(const char *cmd, const char *opt, const char *value, void *out);
 int cli_layout(const char *cmd, const char *opt, const char *value, void *out);
+int cli_epilogue(const char *cmd, const char *opt, const char *value, void *out);
 
 /* The largest CUDA device ordinal an option accepts. */
 #define CLI_MAX_DEVICE 1023

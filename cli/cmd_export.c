@@ -24,8 +24,9 @@ static const char help[] =
     "\n"
     "Write the best verified config of every (device, op, size) in the database, on stdout\n"
     "or to FILE:\n"
-    "  json     {\"generator\": ..., \"configs\": [{device, op, size, dtype, layout, variant,\n"
-    "           config, ...}]} (dtype and layout: what the size names, fp32 and nn by default)\n"
+    "  json     {\"generator\": ..., \"configs\": [{device, op, size, dtype, layout, epilogue,\n"
+    "           variant, config, ...}]} (dtype, layout and epilogue: what the size names;\n"
+    "           fp32, nn and none by default)\n"
     "  csv      one header line, then one line per config (RFC 4180 quoting)\n"
     "  header   a C header with a static table of the configs per device and problem size,\n"
     "           and cutune_tuned_find(uuid, op, size) / cutune_tuned_param(): no SQLite or\n"
@@ -87,20 +88,23 @@ static int row_ok(const CutuneBestRow *r, Export *e, CutuneConfigPairs *pairs)
     return 0;
 }
 
-/* The element type and layout a size names ("fp32" and "nn" when it names none). */
-static void kind_of(const char *size, const char **dtype, const char **layout)
+/* The element type, layout and epilogue a size names ("fp32", "nn" and "none" when it names
+ * none). */
+static void kind_of(const char *size, const char **dtype, const char **layout,
+                    const char **epilogue)
 {
     CutuneProblem p;
     memset(&p, 0, sizeof p);
     (void)cutune_problem_parse(size, &p, NULL);
     *dtype = cutune_dtype_name(p.dtype);
     *layout = cutune_layout_name(p.layout);
+    *epilogue = cutune_epilogue_name(p.epilogue);
 }
 
 static void json_row(const CutuneBestRow *r, const CutuneConfigPairs *pairs, Export *e)
 {
-    const char *dtype, *layout;
-    kind_of(r->size, &dtype, &layout);
+    const char *dtype, *layout, *epilogue;
+    kind_of(r->size, &dtype, &layout, &epilogue);
     CutuneJson *j = &e->json;
     char cc[32];
     snprintf(cc, sizeof cc, "%d.%d", r->cc_major, r->cc_minor);
@@ -112,6 +116,7 @@ static void json_row(const CutuneBestRow *r, const CutuneConfigPairs *pairs, Exp
     cutune_json_member_string(j, "size", r->size);
     cutune_json_member_string(j, "dtype", dtype);
     cutune_json_member_string(j, "layout", layout);
+    cutune_json_member_string(j, "epilogue", epilogue);
     cutune_json_member_string(j, "variant", r->variant);
     cutune_json_member_string(j, "variant_version", r->variant_version);
     cutune_json_key(j, "config");
@@ -139,14 +144,12 @@ static void csv_row(const CutuneBestRow *r, Export *e)
     snprintf(num[3], sizeof num[3], "%.17g", r->gbps);
     snprintf(num[4], sizeof num[4], "%d", r->samples);
     snprintf(num[5], sizeof num[5], "%lld", (long long)r->trial_id);
-    const char *dtype, *layout;
-    kind_of(r->size, &dtype, &layout);
-    const char *fields[] = {r->device_uuid, r->device_name, cc,
-                            r->op,          r->size,        dtype,
-                            layout,         r->variant,     r->variant_version,
-                            r->config,      num[0],         num[1],
-                            num[2],         num[3],         num[4],
-                            num[5],         r->updated_at};
+    const char *dtype, *layout, *epilogue;
+    kind_of(r->size, &dtype, &layout, &epilogue);
+    const char *fields[] =
+        {r->device_uuid, r->device_name,     cc,        r->op,  r->size, dtype,  layout, epilogue,
+         r->variant,     r->variant_version, r->config, num[0], num[1],  num[2], num[3], num[4],
+         num[5],         r->updated_at};
     size_t n = sizeof fields / sizeof fields[0];
     for (size_t i = 0; i < n; i++)
         cutune_csv_field(f, fields[i], i + 1 == n);
@@ -187,9 +190,10 @@ static void header_entry(const CutuneBestRow *r, const CutuneConfigPairs *pairs,
     fputs("    {", f);
     c_strings(f, 2, (const char *const[]){r->device_uuid, r->device_name});
     fprintf(f, ", %d, %d, ", r->cc_major, r->cc_minor);
-    c_strings(f, 4,
+    c_strings(f, 5,
               (const char *const[]){r->op, r->size, cutune_dtype_name(p.dtype),
-                                    cutune_layout_name(p.layout)});
+                                    cutune_layout_name(p.layout),
+                                    cutune_epilogue_name(p.epilogue)});
     fprintf(f, ", %d, {", p.ndims);
     for (int i = 0; i < 4; i++) {
         fputs(i ? ", " : "", f);
@@ -241,6 +245,7 @@ static const char header_top[] =
     "    const char *size;        /* \"MxNxK\" for matmul, \"MxNxK-bf16-nt\" in bf16 with B as N x K */\n"
     "    const char *dtype;       /* \"fp32\", \"tf32\", \"fp16\" or \"bf16\" */\n"
     "    const char *layout;      /* \"nn\" or \"nt\" */\n"
+    "    const char *epilogue;    /* \"none\" or \"bias\" (C = A B + bias: \"MxNxK-bf16-nt-bias\") */\n"
     "    int ndims;\n"
     "    long long dims[4];\n"
     "    const char *variant, *variant_version;\n"
@@ -338,7 +343,7 @@ int cmd_export(int argc, char **argv)
         cutune_json_key(&e.json, "configs");
         cutune_json_begin_array(&e.json);
     } else if (e.format == 1) {
-        fputs("device_uuid,device,cc,op,size,dtype,layout,variant,variant_version,config,"
+        fputs("device_uuid,device,cc,op,size,dtype,layout,epilogue,variant,variant_version,config,"
               "median_ms,min_ms,gflops,gbps,samples,trial_id,updated_at\n",
               e.f);
     } else {

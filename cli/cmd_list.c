@@ -34,8 +34,8 @@ static int describe_space(const CutuneVariantDef *v)
     CutuneConfigList cl = {0};
     if (v->v)
         printf("      space: %s\n", sp->path);
-    printf("      computes: %s; layouts %s\n", v->dtypes ? v->dtypes : "fp32",
-           v->layouts ? v->layouts : "nn");
+    printf("      computes: %s; layouts %s; epilogues %s\n", v->dtypes ? v->dtypes : "fp32",
+           v->layouts ? v->layouts : "nn", v->epilogues ? v->epilogues : "none");
     printf("      parameters:");
     for (size_t i = 0; i < sp->nparams; i++) {
         printf(" %s{", sp->params[i].name);

@@ -14,8 +14,8 @@
 #include <string.h>
 
 static const char help[] =
-    "usage: cutune query <op> --size S [--dtype T] [--layout L] [--device D] [--db PATH]\n"
-    "                    [--fallback] [--json]\n"
+    "usage: cutune query <op> --size S [--dtype T] [--layout L] [--epilogue E] [--device D]\n"
+    "                    [--db PATH] [--fallback] [--json]\n"
     "\n"
     "Print the best verified config recorded for <op> at size S on device D: its variant,\n"
     "config, median time and rate. D is a CUDA ordinal (default 0; needs the device), or\n"
@@ -28,6 +28,7 @@ static const char help[] =
     "  --dtype T   the element type: fp32 (default), tf32, fp16 or bf16 (or in S:\n"
     "              4096x4096x4096-bf16-nt)\n"
     "  --layout L  nn (default) or nt (B stored N x K)\n"
+    "  --epilogue E  none (default) or bias (C = A B + bias: 4096x1024x1024-bf16-nt-bias)\n"
     "  --fallback  answer as an application's lookup does (cutune/lookup.h): the exact\n"
     "              size on D, else on a GPU of its model, else the nearest size tuned on\n"
     "              D or its model, else one tuned on another device of the same compute\n"
@@ -35,8 +36,8 @@ static const char help[] =
     "  --json      one JSON object on stdout\n";
 
 /* The canonical size text: what `cutune run` stored (ops may normalise, e.g. "N"). */
-static int canonical_size(const char *op, const char *text, int dtype, int layout, char *out,
-                          size_t len, CutuneError *err)
+static int canonical_size(const char *op, const char *text, int dtype, int layout, int epilogue,
+                          char *out, size_t len, CutuneError *err)
 {
     CutuneProblem p;
     int rc = cutune_problem_parse(text, &p, err);
@@ -46,6 +47,8 @@ static int canonical_size(const char *op, const char *text, int dtype, int layou
         p.dtype = dtype;
     if (layout >= 0)
         p.layout = layout;
+    if (epilogue >= 0)
+        p.epilogue = epilogue;
     CutuneRegistry reg;
     if (cutune_registry_load(&reg, NULL) == 0) {
         const CutuneOpDef *d = cutune_registry_op(&reg, op);
@@ -263,12 +266,13 @@ static void match_line(CutuneMatch match, const CutuneDbModel *m)
 int cmd_query(int argc, char **argv)
 {
     const char *device = "0", *size = NULL, *db_path = NULL;
-    int json = 0, fallback = 0, dtype = -1, layout = -1;
+    int json = 0, fallback = 0, dtype = -1, layout = -1, epilogue = -1;
     const CliOption opts[] = {
         CLI_TEXT("device", &device),
         CLI_TEXT("size", &size),
         CLI_CALL("dtype", cli_dtype, &dtype),
         CLI_CALL("layout", cli_layout, &layout),
+        CLI_CALL("epilogue", cli_epilogue, &epilogue),
         CLI_TEXT("db", &db_path),
         CLI_FLAG("json", &json),
         CLI_FLAG("fallback", &fallback),
@@ -288,7 +292,7 @@ int cmd_query(int argc, char **argv)
     char path[4096], canon[64], uuid[64];
     CutuneDb *db = NULL;
     int rc;
-    if ((rc = canonical_size(op, size, dtype, layout, canon, sizeof canon, &err)))
+    if ((rc = canonical_size(op, size, dtype, layout, epilogue, canon, sizeof canon, &err)))
         return cli_usage_error("query", "--size: %s", err.msg);
     if (!db_path) {
         if ((rc = cutune_db_default_path(path, sizeof path, &err)))

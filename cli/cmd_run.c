@@ -51,6 +51,9 @@ static const char help[] =
     "                    that compute T tune it\n"
     "  --layout L        every size in layout L: nn (default) or nt (B stored N x K, as\n"
     "                    PyTorch's F.linear(x, W) computes x W^T)\n"
+    "  --epilogue E      every size with epilogue E: none (default) or bias (C = A B + bias,\n"
+    "                    as F.linear(x, W, b); fp16 and bf16; a size may say it too:\n"
+    "                    4096x1024x1024-bf16-nt-bias)\n"
     "  --variant NAME    tune only this variant\n"
     "  --where CONFIG    only the configs of that variant matching CONFIG, a partial config\n"
     "                    such as BM=128,BK=8 (repeatable: configs matching any); a full\n"
@@ -324,6 +327,7 @@ int cmd_run(int argc, char **argv)
         CLI_CALL("size", cli_append, &size_list),
         CLI_CALL("dtype", cli_dtype, &o.dtype),
         CLI_CALL("layout", cli_layout, &o.layout),
+        CLI_CALL("epilogue", cli_epilogue, &o.epilogue),
         CLI_TEXT("variant", &o.variant),
         CLI_TEXT("strategy", &o.strategy),
         CLI_SIZE("budget", &o.budget, 1, SIZE_MAX),

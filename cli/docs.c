@@ -44,6 +44,8 @@ static const char *value_name(const CliOption *o)
         return "TYPE";
     if (o->fn == cli_layout)
         return "LAYOUT";
+    if (o->fn == cli_epilogue)
+        return "EPILOGUE";
     switch (o->kind) {
     case CLI_KIND_INT:
     case CLI_KIND_SIZE:
@@ -60,6 +62,8 @@ static const char *value_words(const CliOption *o)
         return "fp32 tf32 fp16 bf16";
     if (o->fn == cli_layout)
         return "nn nt";
+    if (o->fn == cli_epilogue)
+        return "none bias";
     return NULL;
 }
 

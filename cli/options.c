@@ -274,3 +274,16 @@ int cli_layout(const char *cmd, const char *opt, const char *value, void *out)
                            "transposed: B is N x K), not '%s'",
                            opt, value);
 }
+
+int cli_epilogue(const char *cmd, const char *opt, const char *value, void *out)
+{
+    for (int e = 0; e < CUTUNE_EPILOGUE_COUNT; e++)
+        if (!strcmp(value, cutune_epilogue_name(e))) {
+            *(int *)out = e;
+            return 0;
+        }
+    return cli_usage_error(cmd,
+                           "%s takes an epilogue: none, or bias (C = A B + bias, a row of N "
+                           "added to every row), not '%s'",
+                           opt, value);
+}

@@ -164,7 +164,8 @@ int main(int argc, char **argv)
     CutuneDeviceInfo info;
     CutuneLookupResult r;
     CK(cudaMemset(dC, 0xff, nc * sizeof *C));
-    void *args[] = {&dA, &dB, &dC, &M, &N, &K}; /* the op's kernel signature, in order */
+    const float *no_bias = NULL; /* the op's bias: NULL for a size without "-bias" */
+    void *args[] = {&dA, &dB, &dC, &M, &N, &K, &no_bias}; /* the op's kernel signature */
     if (cutune_device_describe(dev, &info, &err) != 0 ||
         cutune_lookup(h, &info, "matmul", size, &r, &err) != 0 ||
         cutune_launch(h, &r, size, args, stream, &err) != 0) {

@@ -2,7 +2,9 @@
 """Record, tune, then run a small transformer through cutune: TunableOp's workflow with
 cutune's kernels. The model is plain PyTorch (no downloads): pre-norm blocks of attention
 (QKV and output projections) and an MLP, in BF16. Its GEMMs are the four nn.Linear shapes of
-a block, each F.linear(x, W): layout nt.
+a block, each F.linear(x, W, b): layout nt with the bias epilogue ("MxNxK-bf16-nt-bias", the
+bias added by the kernel, as cuBLASLt's epilogue adds it for torch), or without it under
+--no-bias.
 
     python examples/torch_transformer.py --db model.db              # record, tune, time
     python examples/torch_transformer.py --db model.db --no-tune    # time what is tuned
@@ -149,8 +151,8 @@ def main():
                    help="time CUDA graph replays (each GEMM, and the step, captured once) "
                         "instead of eager calls: the kernels' time without the host's")
     p.add_argument("--no-bias", action="store_true",
-                   help="Linear layers without bias (cutune's kernels have no bias epilogue: "
-                        "with one, use() adds it in a kernel of its own)")
+                   help="Linear layers without bias (with one, each GEMM is tuned and run with "
+                        "the bias epilogue, against cuBLASLt's)")
     a = p.parse_args()
     if not torch.cuda.is_available():
         raise SystemExit("torch_transformer: needs a CUDA device")
@@ -170,7 +172,7 @@ def main():
             step()
         print("GEMMs of one step (recorded as pending requests in %s):" % a.db)
         for r in cutune.recorded():
-            print("  %-22s calls %-3d %s" % (r["size"], r["calls"], r["match"]))
+            print("  %-28s calls %-3d %s" % (r["size"], r["calls"], r["match"]))
         t0 = time.time()
         cutune.tune(db=a.db, device=0, args=["--time", a.time])
         print("tuned in %.0f s" % (time.time() - t0))
@@ -186,7 +188,7 @@ def main():
           "where that time is at least %.2f ms):"
           % (", CUDA graph replays" if a.graph else "", 100 * cutune.ROUTE_MARGIN,
              min_ms))
-    print("  %-22s %9s %9s %8s %6s" % ("size", "torch", "cutune", "speed-up", "routed"))
+    print("  %-28s %9s %9s %8s %6s" % ("size", "torch", "cutune", "speed-up", "routed"))
     with cutune.record(db=a.db):  # the shapes again, to time each alone
         with torch.no_grad():
             model(x.detach())
@@ -198,13 +200,17 @@ def main():
         xa = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
         w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
         b = w.t() if r["layout"] == "nt" else w.t().contiguous()
-        t_torch = timed(lambda: xa @ b, "torch's " + r["size"])
+        bias = torch.randn(n, device="cuda", dtype=torch.bfloat16) if r.get("bias") else None
+        if bias is not None:  # torch's F.linear: cuBLASLt with its bias epilogue
+            t_torch = timed(lambda: torch.nn.functional.linear(xa, w, bias), "torch's " + r["size"])
+        else:
+            t_torch = timed(lambda: xa @ b, "torch's " + r["size"])
         if not h.lookup("matmul", r["size"], device=0):
-            print("  %-22s %9.4f %9s %8s %6s" % (r["size"], t_torch, "untuned", "", "no"))
+            print("  %-28s %9.4f %9s %8s %6s" % (r["size"], t_torch, "untuned", "", "no"))
             continue
-        t_cut = timed(lambda: h.matmul(xa, b, dtype="bf16"), "cutune's " + r["size"])
+        t_cut = timed(lambda: h.matmul(xa, b, dtype="bf16", bias=bias), "cutune's " + r["size"])
         routed = "yes" if h.prefers_tuned("matmul", r["size"], device=0, min_ms=min_ms) else "no"
-        print("  %-22s %9.4f %9.4f %7.3fx %6s" % (r["size"], t_torch, t_cut, t_torch / t_cut,
+        print("  %-28s %9.4f %9.4f %7.3fx %6s" % (r["size"], t_torch, t_cut, t_torch / t_cut,
                                                  routed))
 
     with torch.no_grad() if not a.train else torch.enable_grad():

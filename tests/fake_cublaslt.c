@@ -27,6 +27,8 @@ static int dummy;
 static uint64_t ws_limit;
 static long long last_algo = -1, last_ws = -1;
 static int matmuls;
+static int epilogue, last_epilogue = -1;      /* CUBLASLT_MATMUL_DESC_EPILOGUE, 1 = default */
+static const void *bias, *last_bias = &dummy; /* CUBLASLT_MATMUL_DESC_BIAS_POINTER */
 
 static int make(void **p)
 {
@@ -50,6 +52,8 @@ EXPORT int cublasLtDestroy(void *h)
 EXPORT int cublasLtMatmulDescCreate(void **d, int compute, int scale)
 {
     (void)compute, (void)scale;
+    epilogue = 1; /* CUBLASLT_EPILOGUE_DEFAULT */
+    bias = NULL;
     return make(d);
 }
 EXPORT int cublasLtMatmulDescDestroy(void *d)
@@ -58,7 +62,10 @@ EXPORT int cublasLtMatmulDescDestroy(void *d)
 }
 EXPORT int cublasLtMatmulDescSetAttribute(void *d, int attr, const void *buf, size_t n)
 {
-    (void)attr, (void)buf, (void)n;
+    if (attr == 7 && n == sizeof epilogue) /* CUBLASLT_MATMUL_DESC_EPILOGUE */
+        memcpy(&epilogue, buf, n);
+    if (attr == 8 && n == sizeof bias) /* CUBLASLT_MATMUL_DESC_BIAS_POINTER */
+        memcpy(&bias, buf, n);
     return d != &dummy;
 }
 EXPORT int cublasLtMatrixLayoutCreate(void **l, int type, uint64_t rows, uint64_t cols, int64_t ld)
@@ -110,6 +117,8 @@ EXPORT int cublasLtMatmul(void *h, void *desc, const void *alpha, const void *A,
         return 7; /* CUBLAS_STATUS_INVALID_VALUE */
     last_algo = (long long)algo->data[0];
     last_ws = (long long)ws_size;
+    last_epilogue = epilogue;
+    last_bias = bias;
     matmuls++;
     return 0;
 }
@@ -131,6 +140,15 @@ EXPORT long long fake_lt_last_algo(void)
 EXPORT long long fake_lt_last_workspace(void)
 {
     return last_ws;
+}
+EXPORT long long fake_lt_last_epilogue(void)
+{
+    return last_epilogue;
+}
+/* 1 when the last matmul's bias pointer was `p` */
+EXPORT int fake_lt_last_bias_is(const void *p)
+{
+    return last_bias == p;
 }
 EXPORT int fake_lt_matmuls(void)
 {

@@ -110,8 +110,8 @@ grep -q "FAIL config BLOCK=256 does not compile: NVRTC_ERROR_COMPILATION" "$tmp/
 # `long long K` where matmul passes `int K` (the same count, and it would read K's neighbour
 # as its high half), and a `long long` where axpy passes a pointer (both 8 bytes in PTX)
 expect 0 "copied from matmul_naive" -- "$exe" new variant matmul ll_k --from matmul_naive --dir "$tmp/authoring"
-sed -i 's/int M, int N, int K)/int M, int N, long long K)/' "$tmp/authoring/ll_k.cu"
-grep -q "long long K)" "$tmp/authoring/ll_k.cu" || { echo "FAIL: ll_k.cu was not edited"; fail=1; }
+sed -i 's/int M, int N, int K,$/int M, int N, long long K,/' "$tmp/authoring/ll_k.cu"
+grep -q "long long K,$" "$tmp/authoring/ll_k.cu" || { echo "FAIL: ll_k.cu was not edited"; fail=1; }
 CUTUNE_SPACE_PATH=$tmp/authoring expect 1 "FAIL kernel ll_k: parameter 6 is long long (8 bytes), but the op passes \`int K\` (int, 4 bytes)" -- \
     "$exe" check ll_k --sample 1
 axpy_ini ptr_as_int
@@ -123,20 +123,20 @@ CUTUNE_SPACE_PATH=$tmp/authoring expect 1 "parameter 3 is long long (8 bytes), b
 # a variant's TMA tensor maps are the kernel's parameters after the op's (one 128-byte struct
 # each), and `check` lists the configs whose maps TMA cannot take (tests/data/tensor_maps)
 maps=$CUTUNE_TEST_DATA/tensor_maps
-CUTUNE_SPACE_PATH=$maps expect 0 "kernel tma_fixture takes 9 parameters, as op matmul passes them, each of the op's type, then 3 TMA tensor maps" -- \
+CUTUNE_SPACE_PATH=$maps expect 0 "kernel tma_fixture takes 10 parameters, as op matmul passes them, each of the op's type, then 3 TMA tensor maps" -- \
     "$exe" check tma_fixture --sample 1 --size 256x512x1024
 grep -q "BM=64,BK=64,TMA=1 at 256x512x1024 cannot launch on sm_90 (skipped when tuned): .*tma_fixture.ini:26: \[tensor_map.A\] box\[0\] of 64 elements is 256 bytes" "$tmp/out" ||
     { echo "FAIL: check did not list the config whose map TMA cannot take"; cat "$tmp/out"; fail=1; }
 mkdir -p "$tmp/tma"
 cp "$maps/tma_fixture.ini" "$tmp/tma/"
 sed 's/const __grid_constant__ TensorMap mapA/float mapA/' "$maps/tma_fixture.cu" >"$tmp/tma/tma_fixture.cu"
-CUTUNE_SPACE_PATH=$tmp/tma expect 1 "parameter 8 is float (4 bytes), but TMA tensor map 2 of the variant goes there" -- \
+CUTUNE_SPACE_PATH=$tmp/tma expect 1 "parameter 9 is float (4 bytes), but TMA tensor map 2 of the variant goes there" -- \
     "$exe" check tma_fixture --sample 1 --size 256x512x1024
 sed 's/struct alignas(64) TensorMap/struct TensorMap/' "$maps/tma_fixture.cu" >"$tmp/tma/tma_fixture.cu"
-CUTUNE_SPACE_PATH=$tmp/tma expect 1 "parameter 7 is a 128-byte struct (aligned to 8), but TMA tensor map 1 of the variant goes there" -- \
+CUTUNE_SPACE_PATH=$tmp/tma expect 1 "parameter 8 is a 128-byte struct (aligned to 8), but TMA tensor map 1 of the variant goes there" -- \
     "$exe" check tma_fixture --sample 1 --size 256x512x1024
 sed 's/, const __grid_constant__ TensorMap mapC//' "$maps/tma_fixture.cu" >"$tmp/tma/tma_fixture.cu"
-CUTUNE_SPACE_PATH=$tmp/tma expect 1 "kernel tma_fixture takes 8 parameters, but op matmul passes 6, then 3 TMA tensor maps" -- \
+CUTUNE_SPACE_PATH=$tmp/tma expect 1 "kernel tma_fixture takes 9 parameters, but op matmul passes 7, then 3 TMA tensor maps" -- \
     "$exe" check tma_fixture --sample 1 --size 256x512x1024
 
 # replay needs no GPU: a recorded H200 space, with the tuning space found through the plugin

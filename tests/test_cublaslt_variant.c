@@ -58,17 +58,18 @@ static const CutuneVariant *load(void)
     return cutune_variant_library(&def);
 }
 
-/* The op's arguments of one call: A, B, C, then M, N, K. */
+/* The op's arguments of one call: A, B, C, then M, N, K, then the bias (NULL: none). */
 typedef struct Args {
     void *pa, *pb, *pc;
     int m, n, k;
-    void *ptr[6];
+    void *pbias;
+    void *ptr[7];
 } Args;
 
 static void args_of(Args *x, int m, int n, int k)
 {
-    *x = (Args){a, b, c, m, n, k, {0}};
-    void *p[6] = {&x->pa, &x->pb, &x->pc, &x->m, &x->n, &x->k};
+    *x = (Args){a, b, c, m, n, k, NULL, {0}};
+    void *p[7] = {&x->pa, &x->pb, &x->pc, &x->m, &x->n, &x->k, &x->pbias};
     memcpy(x->ptr, p, sizeof p);
 }
 
@@ -84,6 +85,19 @@ static int prepare(const CutuneVariant *v, const char *size, int64_t algo, int64
     args_of(&x, (int)p.dim[0], (int)p.dim[1], (int)p.dim[2]);
     why[0] = '\0';
     return v->library_prepare(&host, (void *const *)x.ptr, &p, &cfg, handle, why, len);
+}
+
+/* 1 when the stand-in's last matmul had bias pointer p */
+static int fake_bias_is(const void *p)
+{
+    void *h = dlopen(getenv("CUTUNE_CUBLASLT"), RTLD_NOW | RTLD_NOLOAD);
+    int (*f)(const void *) = NULL;
+    if (h)
+        *(void **)&f = dlsym(h, "fake_lt_last_bias_is");
+    int r = f ? f(p) : -2;
+    if (h)
+        dlclose(h);
+    return r;
 }
 
 static long long fake(const char *fn)
@@ -146,17 +160,46 @@ static void with_fake(void)
     /* ALGO=0 at 32 MiB is the algorithm the op's yardstick times */
     CutuneYardstick ys;
     memset(&ys, 0, sizeof ys);
-    CHECK_EQ_INT(matmul_cublaslt_yardstick(&host, CUTUNE_DTYPE_BF16, 1, a, b, c, 64, 32, 16, &ys),
+    CHECK_EQ_INT(matmul_cublaslt_yardstick(&host, CUTUNE_DTYPE_BF16, 1, a, b, c, NULL, 64, 32, 16,
+                                           &ys),
                  0);
     CHECK(!strcmp(ys.name, "cuBLASLt bf16") && ys.checkable);
     if (ys.run) {
         CHECK_EQ_INT(ys.run(ys.user, NULL), 0);
         CHECK_EQ_INT(fake("fake_lt_last_algo"), 100);
+        CHECK_EQ_INT(fake("fake_lt_last_epilogue"), 1); /* cuBLASLt's default: none */
         ys.close(ys.user);
     }
     CHECK_EQ_INT(prepare(v, "64x32x16-bf16-nt", 0, 32, &h, why, sizeof why), 0);
     CHECK_EQ_INT(v->library_run(h, (void *const *)x.ptr, NULL), 0);
     CHECK_EQ_INT(fake("fake_lt_last_algo"), 100);
+    CHECK_EQ_INT(fake("fake_lt_last_epilogue"), 1);
+    v->library_release(h);
+
+    /* the bias epilogue: planned with cuBLASLt's (CUBLASLT_EPILOGUE_BIAS, 4), and each call's
+     * vector given to the descriptor before the call, in the variant and in the yardstick */
+    static float vec[32], vec2[32];
+    memset(&ys, 0, sizeof ys);
+    CHECK_EQ_INT(matmul_cublaslt_yardstick(&host, CUTUNE_DTYPE_BF16, 1, a, b, c, vec, 64, 32, 16,
+                                           &ys),
+                 0);
+    CHECK_MSG(!strcmp(ys.name, "cuBLASLt bf16 + bias"), "%s", ys.name);
+    if (ys.run) {
+        CHECK_EQ_INT(ys.run(ys.user, NULL), 0);
+        CHECK_EQ_INT(fake("fake_lt_last_epilogue"), 4);
+        CHECK_EQ_INT(fake_bias_is(vec), 1);
+        ys.close(ys.user);
+    }
+    CHECK_EQ_INT(prepare(v, "64x32x16-bf16-nt-bias", 2, 32, &h, why, sizeof why), 0);
+    args_of(&x, 64, 32, 16);
+    x.pbias = vec2;
+    CHECK_EQ_INT(v->library_run(h, (void *const *)x.ptr, NULL), 0);
+    CHECK_EQ_INT(fake("fake_lt_last_algo"), 102);
+    CHECK_EQ_INT(fake("fake_lt_last_epilogue"), 4);
+    CHECK_EQ_INT(fake_bias_is(vec2), 1);
+    x.pbias = vec;
+    CHECK_EQ_INT(v->library_run(h, (void *const *)x.ptr, NULL), 0);
+    CHECK_EQ_INT(fake_bias_is(vec), 1);
     v->library_release(h);
     CHECK_EQ_INT(nallocs, nfrees); /* every workspace went back */
 }
@@ -175,7 +218,8 @@ static void refused(const char *version, const char *phrase)
     CHECK_STR_CONTAINS(why, phrase);
     CutuneYardstick ys;
     memset(&ys, 0, sizeof ys);
-    CHECK_EQ_INT(matmul_cublaslt_yardstick(&host, CUTUNE_DTYPE_FP16, 0, a, b, c, 4, 4, 4, &ys),
+    CHECK_EQ_INT(matmul_cublaslt_yardstick(&host, CUTUNE_DTYPE_FP16, 0, a, b, c, NULL, 4, 4, 4,
+                                           &ys),
                  CUTUNE_ERR_NOT_FOUND);
     CHECK_STR_CONTAINS(fake_failure, phrase);
     CHECK(nallocs == 0 && ys.run == NULL);

@@ -123,7 +123,7 @@ if [ "$mode" = build ]; then
     expect 0 "copied from matmul_tiled" -- installed new variant matmul my_tiled --from matmul_tiled \
         --dir "$variants"
     expect 0 "my_tiled" -- mine list matmul
-    expect 0 "kernel my_tiled takes 6 parameters, as op matmul passes them" -- mine check my_tiled --sample 4
+    expect 0 "kernel my_tiled takes 7 parameters, as op matmul passes them" -- mine check my_tiled --sample 4
     grep -q "^  ok$" "$tmp/out" || { bad "the out-of-tree variant does not check"; cat "$tmp/out"; }
 
     # An op out of the tree: examples/softmax, built against the plugin headers only.

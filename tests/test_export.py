@@ -40,7 +40,7 @@ for i, (uuid, name, ma, mi) in enumerate(devices, 1):
 con.execute("INSERT INTO variants VALUES (1, 'matmul', 'matmul_tiled', '1', 'h')")
 con.execute("INSERT INTO variants VALUES (2, 'axpy', 'axpy_template', '2', 'h')")
 problems = [(1, "matmul", "1024x1024x1024"), (2, "matmul", "4096x1024x8192"), (3, "axpy", "1048576"),
-            (4, "matmul", "1024x1024x1024-bf16-nt")]
+            (4, "matmul", "1024x1024x1024-bf16-nt"), (5, "matmul", "1024x1024x1024-bf16-nt-bias")]
 con.executemany("INSERT INTO problems VALUES (?, ?, ?)", problems)
 trials = [  # id, device, variant, problem, config, median
     (1, 1, 1, 1, "TILE=32,PAD=1,WPT=4,UNROLL=8", 0.123456789012345),
@@ -49,17 +49,18 @@ trials = [  # id, device, variant, problem, config, median
     (4, 2, 1, 1, "TILE=16,PAD=1,WPT=2,UNROLL=16", 0.3),
     (5, 2, 2, 3, "BLOCK=256,ITEMS=-4", 0.01),
     (6, 1, 1, 4, "TILE=64,PAD=0,WPT=4,UNROLL=8", 0.02),  # bf16, B stored N x K
+    (7, 1, 1, 5, "TILE=32,PAD=0,WPT=4,UNROLL=8", 0.021),  # the same, plus a bias
 ]
 for t in trials:
     con.execute("INSERT INTO trials (id, device_id, variant_id, problem_id, config, status,"
                 " median_ms, min_ms, samples, gflops) VALUES (?, ?, ?, ?, ?, 'ok', ?, ?, 5, ?)",
                 t + (t[5] * 0.9, 1000.0 / t[5]))
 con.executemany("INSERT INTO best (device_id, problem_id, trial_id) VALUES (?, ?, ?)",
-                [(1, 1, 1), (1, 2, 3), (2, 1, 4), (2, 3, 5), (1, 4, 6)])
+                [(1, 1, 1), (1, 2, 3), (2, 1, 4), (2, 3, 5), (1, 4, 6), (1, 5, 7)])
 # each best passed its check at a ragged size near its own (the tuner records it), so it
 # may answer other sizes; trial 2 is no best and has none
 ragged = {1: "1023x1023x1023", 3: "4095x1023x8191", 4: "1023x1023x1023", 5: "1048575",
-          6: "1023x1023x1023-bf16-nt"}
+          6: "1023x1023x1023-bf16-nt", 7: "1023x1023x1023-bf16-nt-bias"}
 for t in trials:
     if t[0] in ragged:
         con.execute("INSERT INTO ragged_checks (device_id, variant_id, problem_id, config,"
@@ -69,10 +70,11 @@ con.commit()
 
 
 def kind(size):
-    """The element type and layout a size names (fp32 and nn by default)."""
+    """The element type, layout and epilogue a size names (fp32, nn and none by default)."""
     words = size.split("-")[1:]
     return (next((w for w in words if w in ("fp32", "tf32", "fp16", "bf16")), "fp32"),
-            next((w for w in words if w in ("nn", "nt")), "nn"))
+            next((w for w in words if w in ("nn", "nt")), "nn"),
+            next((w for w in words if w in ("none", "bias")), "none"))
 
 
 def expected(device=None, op=None):
@@ -98,14 +100,16 @@ def from_json(text):
         pairs = dict(kv.split("=") for kv in c["config_text"].split(","))
         check({k: int(v) for k, v in pairs.items()} == c["config"], "json config %s" % c)
         out.append((c["device_uuid"], c["device"], c["op"], c["size"], c["dtype"], c["layout"],
-                    c["variant"], c["variant_version"], c["config_text"], c["median_ms"]))
+                    c["epilogue"], c["variant"], c["variant_version"], c["config_text"],
+                    c["median_ms"]))
     return out
 
 
 def from_csv(text):
     rows = list(csv.DictReader(io.StringIO(text)))
     return [(r["device_uuid"], r["device"], r["op"], r["size"], r["dtype"], r["layout"],
-             r["variant"], r["variant_version"], r["config"], float(r["median_ms"])) for r in rows]
+             r["epilogue"], r["variant"], r["variant_version"], r["config"],
+             float(r["median_ms"])) for r in rows]
 
 
 def from_header(text, name):
@@ -118,8 +122,9 @@ def from_header(text, name):
         "  for (int i = 0; i < CUTUNE_TUNED_COUNT; i++) {\n"
         "    const CutuneTunedConfig *c = &cutune_tuned_configs[i];\n"
         "    if (cutune_tuned_find(c->device_uuid, c->op, c->size) != c) return 2;\n"
-        "    printf(\"%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%.17g\\t\",\n"
+        "    printf(\"%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%.17g\\t\",\n"
         "           c->device_uuid, c->device_name, c->op, c->size, c->dtype, c->layout,\n"
+        "           c->epilogue,\n"
         "           c->variant, c->variant_version, c->config, c->median_ms);\n"
         "    for (int p = 0; p < c->nparams; p++)\n"
         "      printf(\"%%s%%s=%%lld\", p ? \",\" : \"\", c->params[p].name,\n"
@@ -141,11 +146,11 @@ def from_header(text, name):
     out = []
     for line in p.stdout.decode().splitlines():
         f = line.split("\t")
-        check(f[10] == f[8], "header params %s != config %s" % (f[10], f[8]))
-        dims = [int(x) for x in f[11].split()[1:]]
+        check(f[11] == f[9], "header params %s != config %s" % (f[11], f[9]))
+        dims = [int(x) for x in f[12].split()[1:]]
         check(dims == [int(x) for x in f[3].split("-")[0].split("x")],
               "header dims %s for %s" % (dims, f[3]))
-        out.append(tuple(f[:9]) + (float(f[9]),))
+        out.append(tuple(f[:10]) + (float(f[10]),))
     return out
 
 
@@ -158,9 +163,11 @@ cases = [((), {}), (("--op", "matmul"), {"op": "matmul"}),
          (("--device", devices[0][0], "--op", "axpy"), {"device": devices[0][0], "op": "axpy"})]
 for n, (args, filt) in enumerate(cases):
     want = expected(**filt)
-    check(len(want) == {0: 5, 1: 4, 2: 2, 3: 0}[n], "case %d expects %d rows" % (n, len(want)))
-    check(n != 0 or ("fp32", "nn") in [w[4:6] for w in want] and ("bf16", "nt") in
-          [w[4:6] for w in want], "the fixture holds fp32 nn and bf16 nt rows")
+    check(len(want) == {0: 6, 1: 5, 2: 2, 3: 0}[n], "case %d expects %d rows" % (n, len(want)))
+    check(n != 0 or ("fp32", "nn", "none") in [w[4:7] for w in want] and
+          ("bf16", "nt", "none") in [w[4:7] for w in want] and
+          ("bf16", "nt", "bias") in [w[4:7] for w in want],
+          "the fixture holds fp32 nn, bf16 nt and bf16 nt bias rows")
     for fmt, parse in (("json", from_json), ("csv", from_csv),
                        ("header", lambda t: from_header(t, "tuned%d" % n))):
         got = parse(export(fmt, *args))

@@ -185,7 +185,8 @@ static void gemm_checked(CutuneLookup *h, const CutuneProblem *p, const char *be
         CutuneLookupResult r = used;
         if (ws_config[0])
             snprintf(r.config, sizeof r.config, "%s", ws_config);
-        void *args[] = {&da, &db, &dc, &M, &N, &K};
+        const void *no_bias = NULL;
+        void *args[] = {&da, &db, &dc, &M, &N, &K, &no_bias};
         CHECK(cudaMemset(dc, 0xFF, nc * es) == cudaSuccess);
         captured_launch(h, &r, used.size, args);
         bad = wrong_samples(p, fa, fb, dc, hc, &worst_graph);

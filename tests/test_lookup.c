@@ -91,6 +91,9 @@ static void build_db(void)
     add_trial(db, A, "matmul", "4096x4096x4096", "TILE=64,PAD=1,WPT=8,UNROLL=4", 50.0);
     add_trial(db, B, "matmul", "2048x2048x2048", "TILE=32,PAD=0,WPT=2,UNROLL=2", 9.0);
     add_trial(db, C, "matmul", "512x512x512", "TILE=16,PAD=1,WPT=2,UNROLL=16", 0.5);
+    /* bf16 nt on A: 4096^3 with the bias epilogue, 1024^3 without (its own key each) */
+    add_trial(db, A, "matmul", "4096x4096x4096-bf16-nt-bias", "TILE=64,PAD=0,WPT=8,UNROLL=2", 3.0);
+    add_trial(db, A, "matmul", "1024x1024x1024-bf16-nt", "TILE=16,PAD=0,WPT=4,UNROLL=2", 0.1);
     add_trial(db, A, "dist_op", "100", "X=1", 1.0);
     add_trial(db, A, "dist_op", "300", "X=3", 1.0);
     cutune_db_close(&db);
@@ -137,6 +140,17 @@ static void ladder_steps(void)
     /* the other device of the same architecture has 2048 exactly, but this device's own
      * sizes come first */
     CHECK(strcmp(r.device_uuid, A->uuid) == 0);
+
+    /* an epilogue is part of the key: the bias GEMM at 1024^3 is answered by the bias one at
+     * 4096^3, not by the same shape without it; the plain GEMM at 4096^3 the other way round */
+    CHECK(cutune_lookup(h, A, "matmul", "1024x1024x1024-bf16-nt-bias", &r, &err) == 0);
+    CHECK(r.match == CUTUNE_MATCH_NEAREST &&
+          strcmp(r.tuned_size, "4096x4096x4096-bf16-nt-bias") == 0);
+    CHECK(strcmp(r.config, "TILE=64,PAD=0,WPT=8,UNROLL=2") == 0);
+    CHECK(cutune_lookup(h, A, "matmul", "4096x4096x4096-bf16-nt", &r, &err) == 0);
+    CHECK(r.match == CUTUNE_MATCH_NEAREST && strcmp(r.tuned_size, "1024x1024x1024-bf16-nt") == 0);
+    CHECK(cutune_lookup(h, A, "matmul", "4096x4096x4096-nt-bias-bf16", &r, &err) == 0);
+    CHECK(r.match == CUTUNE_MATCH_EXACT && strcmp(r.size, "4096x4096x4096-bf16-nt-bias") == 0);
 
     /* 3. same architecture: a device never tuned, given with its compute capability */
     CutuneDeviceInfo fresh = dev_info("GPU-new-h100", "NVIDIA H100 (new)", 9, 0);

@@ -9,7 +9,8 @@
  * uses (compare_rule.h), with matmul_ref.cu and compare.cu emulated here. Part 2 takes the
  * op's tolerances (matmul_tolerances) and its seeded inputs at the large sizes, where a
  * whole product is too much for a test on the CPU, for a few elements of C each. The same
- * rules on a GPU, over every matmul space and several seeds: test_gpu_check.c. */
+ * rules on a GPU, over every matmul space and several seeds: test_gpu_check.c. Part 1 also
+ * checks bf16 with the bias epilogue (op_check_bias). */
 #include "check.h"
 #include "compare_rule.h"
 #include "fake_host.h"
@@ -20,6 +21,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +94,44 @@ static float dot(const float *a, const float *b, size_t bs, int K, int order)
 
 /* ---- part 1: the op's check through a host table on host memory ---- */
 
+/* ---- bf16, as matmul_ref.cu rounds and widens it ---- */
+
+static uint16_t to_bf16(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16); /* to nearest even */
+}
+
+static float from_bf16(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* cutune_matmul_bounds for bf16 (matmul.h, "The bias epilogue"; with bias NULL, "Other
+ * element types"), written out again from the derivation: ref, mag, scale in place. */
+static int bf16_bounds(void **args)
+{
+    double *ref = *(double **)args[0], *mag = *(double **)args[1], *sc = *(double **)args[2];
+    size_t n = *(size_t *)args[3];
+    int K = *(int *)args[4];
+    const float *bias = *(float **)args[6];
+    int N = *(int *)args[7];
+    const double u = 0x1p-24, uT = 0x1p-8, g = 2.0 * K * u / (1.0 - 2.0 * K * u);
+    for (size_t i = 0; i < n; i++) {
+        double walk = sc[i] / sqrt((double)K);
+        double R = ref[i] + (bias ? (double)bias[i % (size_t)N] : 0.0), aR = fabs(R);
+        double add = bias ? u : 0.0, grow = bias ? 1.0 + u : 1.0; /* the add's rounding */
+        ref[i] = R;
+        mag[i] = uT * aR + (1.0 + uT) * (grow * g * mag[i] + add * aR);
+        sc[i] = uT * aR + (1.0 + uT) * (grow * K * u * walk + add * aR);
+    }
+    return 0;
+}
+
 static int f_fail(void *ctx, int code, const char *fmt, ...)
 {
     (void)ctx, (void)fmt;
@@ -137,6 +177,26 @@ static int f_run_kernel(void *ctx, const char *source, const char *name, const C
         }
         return 0;
     }
+    if (!strcmp(name, "cutune_matmul_round")) { /* bf16 (dtype 3) alone here */
+        float *x = *(float **)args[0];
+        uint16_t *x16 = *(uint16_t **)args[1];
+        size_t n = *(size_t *)args[2];
+        for (size_t i = 0; i < n; i++) {
+            x16[i] = to_bf16(x[i]);
+            x[i] = from_bf16(x16[i]);
+        }
+        return 0;
+    }
+    if (!strcmp(name, "cutune_matmul_widen")) {
+        const uint16_t *c16 = *(uint16_t **)args[0];
+        float *c = *(float **)args[1];
+        size_t n = *(size_t *)args[2];
+        for (size_t i = 0; i < n; i++)
+            c[i] = from_bf16(c16[i]);
+        return 0;
+    }
+    if (!strcmp(name, "cutune_matmul_bounds")) /* matmul_ref.cu's, for bf16 */
+        return bf16_bounds(args);
     return CUTUNE_ERR_NOT_FOUND;
 }
 
@@ -148,7 +208,8 @@ static int f_compare_f32(void *ctx, const CutuneCompareF32 *spec, CutuneCheck *v
     return cutune_sdk_compare_f32(&fake, spec, verdict);
 }
 
-static void op_check_small(int M, int N, int K)
+/* The host table of part 1: host memory, and matmul_ref.cu and compare.cu emulated. */
+static void fake_init(void)
 {
     fake = (CutuneHost){
         FAKE_HOST_MEMORY,
@@ -156,13 +217,19 @@ static void op_check_small(int M, int N, int K)
         .fail = f_fail,
         .compare_f32 = f_compare_f32,
     };
+}
+
+static void op_check_small(int M, int N, int K)
+{
+    fake_init();
     const CutuneOp *op = cutune_op_matmul();
     CutuneProblem p = {.ndims = 3, .dim = {M, N, K}};
     void *st = NULL, *args[16];
     CHECK(op->setup(&fake, &p, 3, &st) == 0);
     if (!st)
         return;
-    CHECK_EQ_INT(op->kernel_args(st, NULL, args, 16), 6);
+    CHECK_EQ_INT(op->kernel_args(st, NULL, args, 16), 7);
+    CHECK(*(void **)args[6] == NULL); /* no bias without the epilogue */
     const float *A = *(float **)args[0], *B = *(float **)args[1];
     float *C = *(float **)args[2];
     CutuneCheck r;
@@ -205,6 +272,82 @@ static void op_check_small(int M, int N, int K)
     CHECK(op->check(&fake, st, &r) == 0 && !r.passed);
     CHECK_STR_CONTAINS(r.message, "the worst-case bound");
     op->teardown(&fake, st);
+}
+
+/* bf16 with the bias epilogue at a small size: C = round_bf16(fl32(s + b)) passes in every
+ * summation order; the bias left out, added twice, or one element two bf16 ulps off (the
+ * largest, where a 2-ulp error is past the bound) fails. */
+static void op_check_bias(int M, int N, int K)
+{
+    fake_init();
+    const CutuneOp *op = cutune_op_matmul();
+    CutuneProblem p = {.ndims = 3,
+                       .dim = {M, N, K},
+                       .dtype = CUTUNE_DTYPE_BF16,
+                       .epilogue = CUTUNE_EPILOGUE_BIAS};
+    char why[256] = "";
+    CHECK_MSG(op->check_problem(&p, why, sizeof why) == 0, "%s", why);
+    void *st = NULL, *args[16];
+    CHECK(op->setup(&fake, &p, 5, &st) == 0);
+    if (!st)
+        return;
+    CHECK_EQ_INT(op->kernel_args(st, NULL, args, 16), 7);
+    const uint16_t *A = *(uint16_t **)args[0], *B = *(uint16_t **)args[1];
+    uint16_t *C = *(uint16_t **)args[2];
+    const uint16_t *bias = *(uint16_t **)args[6];
+    CHECK(bias != NULL);
+    if (!bias)
+        return;
+    size_t mk = (size_t)M * K, kn = (size_t)K * N;
+    float *a = malloc(mk * sizeof *a), *b = malloc(kn * sizeof *b);
+    CHECK(a && b);
+    for (size_t i = 0; a && i < mk; i++)
+        a[i] = from_bf16(A[i]);
+    for (size_t i = 0; b && i < kn; i++)
+        b[i] = from_bf16(B[i]);
+    CutuneCheck r;
+    CHECK(op->poison_output(&fake, st) == 0 && op->check(&fake, st, &r) == 0 && !r.passed);
+    static const struct {
+        const char *what;
+        int times; /* the bias added this many times */
+        int pass;
+    } cases[] = {{"the bias added once", 1, 1}, {"no bias", 0, 0}, {"the bias twice", 2, 0}};
+    for (size_t c = 0; a && b && c < sizeof cases / sizeof cases[0]; c++)
+        for (int order = 0; order < NORDERS; order++) {
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < N; j++) {
+                    float v = dot(a + (size_t)i * K, b + j, (size_t)N, K, order);
+                    for (int t = 0; t < cases[c].times; t++)
+                        v += from_bf16(bias[j]);
+                    C[(size_t)i * N + j] = to_bf16(v);
+                }
+            CHECK_MSG(op->check(&fake, st, &r) == 0 && r.passed == cases[c].pass,
+                      "%dx%dx%d-bf16-bias, %s, %s: passed %d; %s", M, N, K, cases[c].what,
+                      order_names[order], r.passed, r.message);
+        }
+    /* right again, then the largest element two bf16 ulps off */
+    size_t big = 0;
+    for (int i = 0; a && b && i < M; i++)
+        for (int j = 0; j < N; j++) {
+            size_t at = (size_t)i * N + j;
+            C[at] = to_bf16(dot(a + (size_t)i * K, b + j, (size_t)N, K, SEQ_FMA) +
+                            from_bf16(bias[j]));
+            big = fabsf(from_bf16(C[at])) > fabsf(from_bf16(C[big])) ? at : big;
+        }
+    CHECK(op->check(&fake, st, &r) == 0 && r.passed);
+    C[big] = (uint16_t)(C[big] + 2);
+    CHECK_MSG(op->check(&fake, st, &r) == 0 && !r.passed, "2 ulps off C[%zu] (%g) pass", big,
+              (double)from_bf16(C[big]));
+    printf("%dx%dx%d-bf16-bias: %d summation orders pass, the bias left out or added twice "
+           "fails each, 2 ulps off the largest element fails\n",
+           M, N, K, NORDERS);
+    free(a);
+    free(b);
+    op->teardown(&fake, st);
+    /* the op takes the bias in fp16 and bf16 alone */
+    p.dtype = CUTUNE_DTYPE_FP32;
+    CHECK(op->check_problem(&p, why, sizeof why) != 0);
+    CHECK_STR_CONTAINS(why, "the bias epilogue is offered in fp16 and bf16");
 }
 
 /* ---- part 2: elements of the issue's sizes ---- */
@@ -283,6 +426,8 @@ int main(void)
 {
     op_check_small(37, 29, 61);
     op_check_small(23, 41, 1000);
+    op_check_bias(37, 29, 61);
+    op_check_bias(23, 41, 1000);
     static const int sizes[][3] = {{1000, 1000, 1000}, {4096, 4096, 4096}, {8192, 8192, 8192}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         Tally t = {0};

@@ -110,7 +110,7 @@ static void op_plugin_and_data_variant_load(void)
     CHECK_MSG(cutune_op_open(path, &d, &err) == 0, "%s", err.msg);
     if (d.op) {
         CHECK(strcmp(d.op->name, "matmul") == 0 && strcmp(d.op->dim_names, "M,N,K") == 0);
-        CHECK_EQ_INT(d.op->nargs, 6);
+        CHECK_EQ_INT(d.op->nargs, 7); /* A, B, C, M, N, K, bias */
         cutune_op_close(&d);
     }
     CutuneRegistry reg;
@@ -486,8 +486,10 @@ static void variant_plugin_kinds(void)
     setenv("CUTUNE_PLUGIN_PATH", env, 1);
     setenv("CUTUNE_SPACE_PATH", tmp, 1);
     static const char *const lists[] = {"dtypes = bf16, fp8\n",
-                                        "dtypes = fp16, bf16\nlayouts = nt\n"};
-    for (int k = 0; k < 2; k++) {
+                                        "dtypes = fp16, bf16\nlayouts = nt\n",
+                                        "dtypes = bf16\nepilogues = none, relu\n",
+                                        "dtypes = bf16\nlayouts = nt\nepilogues = bias\n"};
+    for (int k = 0; k < 4; k++) {
         FILE *f = fopen(ini, "w");
         CHECK(f != NULL);
         if (f) {
@@ -505,9 +507,26 @@ static void variant_plugin_kinds(void)
                 seen |= strstr(reg.rejected[i].text, "matmul_faulty.ini:3: dtypes 'fp8' is not an "
                                                      "element type") != NULL;
             CHECK_MSG(seen, "a C plugin's space with dtypes fp8 was not refused by its line");
+        } else if (k == 2) {
+            CHECK(v == NULL);
+            int seen = 0;
+            for (size_t i = 0; i < reg.nrejected; i++)
+                seen |= strstr(reg.rejected[i].text, "matmul_faulty.ini:4: epilogues 'relu' is not "
+                                                     "an epilogue (none, bias)") != NULL;
+            CHECK_MSG(seen, "a C plugin's space with epilogues relu was not refused by its line");
+        } else if (k == 3) { /* the bias alone: a problem without it is not the variant's */
+            CHECK(v && v->epilogues && !strcmp(v->epilogues, "bias"));
+            CutuneProblem bias = {.ndims = 3,
+                                  .dim = {8, 8, 8},
+                                  .dtype = CUTUNE_DTYPE_BF16,
+                                  .layout = CUTUNE_LAYOUT_NT,
+                                  .epilogue = CUTUNE_EPILOGUE_BIAS};
+            CutuneProblem none = bias;
+            none.epilogue = CUTUNE_EPILOGUE_NONE;
+            CHECK(v && cutune_variant_takes(v, &bias) && !cutune_variant_takes(v, &none));
         } else {
             CHECK(v && v->dtypes && !strcmp(v->dtypes, "fp16, bf16") && v->layouts &&
-                  !strcmp(v->layouts, "nt"));
+                  !strcmp(v->layouts, "nt") && v->epilogues == NULL);
             CutuneProblem nt = {.ndims = 3,
                                 .dim = {8, 8, 8},
                                 .dtype = CUTUNE_DTYPE_BF16,
@@ -518,7 +537,8 @@ static void variant_plugin_kinds(void)
         }
         const CutuneVariantDef *lt = cutune_registry_find(&reg, "matmul_cublaslt");
         CHECK(lt && cutune_variant_library(lt) && lt->source == NULL && lt->dtypes &&
-              !strcmp(lt->dtypes, "fp32, tf32, fp16, bf16") && !strcmp(lt->layouts, "nn, nt"));
+              !strcmp(lt->dtypes, "fp32, tf32, fp16, bf16") && !strcmp(lt->layouts, "nn, nt") &&
+              lt->epilogues && !strcmp(lt->epilogues, "none, bias"));
         cutune_registry_free(&reg);
     }
     unlink(ini);

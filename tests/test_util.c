@@ -32,6 +32,20 @@ static void problem_sizes(void)
           p.layout == CUTUNE_LAYOUT_NT);
     cutune_problem_format(&p, buf, sizeof buf);
     CHECK_MSG(strcmp(buf, "64x32x16-bf16-nt") == 0, "%s", buf);
+    /* an epilogue among them, in any place; written last, "none" left out */
+    CHECK(cutune_problem_parse("64x32x16-bias-nt-bf16", &p, &err) == 0 &&
+          p.dtype == CUTUNE_DTYPE_BF16 && p.layout == CUTUNE_LAYOUT_NT &&
+          p.epilogue == CUTUNE_EPILOGUE_BIAS);
+    cutune_problem_format(&p, buf, sizeof buf);
+    CHECK_MSG(strcmp(buf, "64x32x16-bf16-nt-bias") == 0, "%s", buf);
+    CHECK(cutune_problem_parse("8x8x8-bias", &p, &err) == 0 && p.dtype == CUTUNE_DTYPE_FP32 &&
+          p.layout == CUTUNE_LAYOUT_NN && p.epilogue == CUTUNE_EPILOGUE_BIAS);
+    cutune_problem_format(&p, buf, sizeof buf);
+    CHECK_MSG(strcmp(buf, "8x8x8-bias") == 0, "%s", buf);
+    CHECK(cutune_problem_parse("8x8x8-fp16-none", &p, &err) == 0 &&
+          p.epilogue == CUTUNE_EPILOGUE_NONE);
+    cutune_problem_format(&p, buf, sizeof buf);
+    CHECK_MSG(strcmp(buf, "8x8x8-fp16") == 0, "%s", buf);
     static const struct {
         const char *text, *phrase;
         int code;
@@ -53,7 +67,9 @@ static void problem_sizes(void)
         {"4096\xc3", "unexpected '\\xc3'", CUTUNE_ERR_PARSE},
         {"8x8x8-bf16-fp16", "names two element types", CUTUNE_ERR_PARSE},
         {"8x8x8-nt-bf16-nn", "names two layouts", CUTUNE_ERR_PARSE},
-        {"8x8x8-tn", "'tn' is neither an element type", CUTUNE_ERR_PARSE},
+        {"8x8x8-tn", "'tn' is not an element type", CUTUNE_ERR_PARSE},
+        {"8x8x8-bias-none", "names two epilogues", CUTUNE_ERR_PARSE},
+        {"8x8x8-relu", "or an epilogue (none, bias)", CUTUNE_ERR_PARSE},
         {"40\x1b[2J", "problem size '40\\x1b[2J': unexpected '\\x1b'", CUTUNE_ERR_PARSE},
         {"4x\xe2\x80\x8b"
          "4",

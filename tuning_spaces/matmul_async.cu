@@ -273,8 +273,10 @@ __device__ __forceinline__ void finish_slices(float *__restrict__ C,
 
 extern "C" __global__ void __launch_bounds__(NT, MINB)
 matmul_async(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,
-             int M, int N, int K)
+             int M, int N, int K,
+             const float *__restrict__ bias)
 {
+    (void)bias; // NULL: the bias epilogue is for fp16 and bf16 (plugins/matmul/matmul.h)
     DYNAMIC_SHARED(float, smem);
     const int tid = threadIdx.x;
     const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;

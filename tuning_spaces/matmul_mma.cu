@@ -3,8 +3,11 @@
 // output to the 16-bit type (round to nearest even). Row-major everywhere: A is M x K, B is
 // K x N (nn) or N x K (nt, what PyTorch's F.linear(x, W) computes), C is M x N.
 //
-// The core defines exactly one of CUTUNE_DTYPE_FP16 / CUTUNE_DTYPE_BF16 and one of
-// CUTUNE_LAYOUT_NN / CUTUNE_LAYOUT_NT, and every tunable parameter as a -D macro:
+// The core defines exactly one of CUTUNE_DTYPE_FP16 / CUTUNE_DTYPE_BF16, one of
+// CUTUNE_LAYOUT_NN / CUTUNE_LAYOUT_NT, CUTUNE_EPILOGUE_BIAS for the bias epilogue (C = A B +
+// bias: bias[c] is added to the FP32 sum of column c before the one rounding, once, after
+// split-K's reduction; the kernel's last argument, NULL otherwise), and every tunable
+// parameter as a -D macro:
 //   BM, BN, BK    the block tile (BK a multiple of 32: an even number of mma K steps of 16)
 //   WM, WN        a warp's piece of it (multiples of 16): (BM/WM) x (BN/WN) warps
 //   STAGES        depth of the cp.async pipeline (>= 2): STAGES - 1 K steps in flight
@@ -132,6 +135,19 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4],
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #endif
 }
+#ifdef CUTUNE_EPILOGUE_BIAS
+// a 16-bit value, exactly, as a float
+__device__ __forceinline__ float from16(half_t h)
+{
+#ifdef CUTUNE_DTYPE_BF16
+    return __uint_as_float((unsigned)h << 16);
+#else
+    float f;
+    asm("{ .reg .f16 t; mov.b16 t, %1; cvt.f32.f16 %0, t; }" : "=f"(f) : "h"(h));
+    return f;
+#endif
+}
+#endif
 // lo and hi rounded to the 16-bit type (to nearest, ties to even), lo in the low half
 __device__ __forceinline__ unsigned pack2(float lo, float hi)
 {
@@ -420,6 +436,14 @@ __device__ __forceinline__ void main_loop(char *smem, const half_t *__restrict__
     __syncthreads(); // the stages are free for the epilogue
 }
 
+#ifdef CUTUNE_EPILOGUE_BIAS
+// bias[c] as a float, 0 past the last column (whose sums are not stored)
+__device__ __forceinline__ float bias_at(const half_t *__restrict__ bias, int N, int c)
+{
+    return c < N ? from16(bias[c]) : 0.0f;
+}
+#endif
+
 // Store n (1..VEC) consecutive elements w (packed two a word) at row r, column c of C; one
 // vector store when all VEC are inside and aligned (vec_ok), else element by element.
 __device__ __forceinline__ void store_out(half_t *__restrict__ C, int M, int N, int r, int c,
@@ -455,9 +479,12 @@ __device__ __forceinline__ int fswz(int r, int c) // float index of column c of 
 }
 
 __device__ __forceinline__ void reduce_cluster(char *smem, const float (&acc)[MI][NI][4],
-                                               half_t *__restrict__ C, int M, int N, int row0,
-                                               int col0, int wm0, int wn0, int tid, bool vec_ok)
+                                               half_t *__restrict__ C,
+                                               const half_t *__restrict__ bias, int M, int N,
+                                               int row0, int col0, int wm0, int wn0, int tid,
+                                               bool vec_ok)
 {
+    (void)bias;
     float *part = reinterpret_cast<float *>(smem);
     const int lane = tid & 31, g = lane >> 2, tc = (lane & 3) * 2;
 #pragma unroll
@@ -489,6 +516,11 @@ __device__ __forceinline__ void reduce_cluster(char *smem, const float (&acc)[MI
                     s[j + x] += v[x];
             }
         }
+#ifdef CUTUNE_EPILOGUE_BIAS // once, to the whole sum: the slices carry none of it
+#pragma unroll
+        for (int j = 0; j < VEC; j++)
+            s[j] += bias_at(bias, N, col0 + c + j);
+#endif
         unsigned w[VEC / 2];
 #pragma unroll
         for (int j = 0; j < VEC / 2; j++)
@@ -544,7 +576,7 @@ __device__ __forceinline__ void store_staged(char *smem, const float (&acc)[MI][
 #endif
 extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
     matmul_mma(const half_t *__restrict__ A, const half_t *__restrict__ B, half_t *__restrict__ C,
-               int M, int N, int K)
+               int M, int N, int K, const half_t *__restrict__ bias)
 {
     DYNAMIC_SHARED(char, smem);
     const int tid = threadIdx.x, warp = tid >> 5;
@@ -582,6 +614,26 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
     else
         main_loop<false>(smem, A, B, M, N, K, row0, col0, kbeg, kend, nsteps, tid, wm0, wn0, acc);
 
+#if defined(CUTUNE_EPILOGUE_BIAS) && SPLITK == 1
+    // the bias, added to the FP32 sums before any epilogue rounds them (split-K adds it after
+    // its reduction): a thread's columns are col0 + wn0 + 8 j + tc (+ 1), the same in every
+    // row it holds
+    {
+        const int tc = (tid & 3) * 2;
+#pragma unroll
+        for (int j = 0; j < NI; j++) {
+            const int c = col0 + wn0 + j * 8 + tc;
+            const float b0 = bias_at(bias, N, c), b1 = bias_at(bias, N, c + 1);
+#pragma unroll
+            for (int i = 0; i < MI; i++)
+#pragma unroll
+                for (int h = 0; h < 2; h++)
+                    acc[i][j][2 * h] += b0, acc[i][j][2 * h + 1] += b1;
+        }
+    }
+#elif !defined(CUTUNE_EPILOGUE_BIAS)
+    (void)bias;
+#endif
 #if defined(PLANT) && PLANT > 0
     // Planted tensor-core bugs, for the tests only (tests/planted/matmul_mma_planted.ini):
     // the op's check must catch both. Lane 0 of the first warp of the first tile holds C[0][0]
@@ -601,7 +653,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
     // VEC-wide stores of C need rows and the pointer aligned to VEC elements
     const bool vec_ok = (N % VEC) == 0 && ((unsigned long long)C % (2 * VEC)) == 0;
 #if SPLITK > 1
-    reduce_cluster(smem, acc, C, M, N, row0, col0, wm0, wn0, tid, vec_ok);
+    reduce_cluster(smem, acc, C, bias, M, N, row0, col0, wm0, wn0, tid, vec_ok);
 #elif VEC > 2
     store_staged(smem, acc, C, M, N, row0, col0, wm0, wn0, tid, vec_ok);
 #else

@@ -12,8 +12,10 @@
 
 extern "C" __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
 matmul_naive(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,
-             int M, int N, int K)
+             int M, int N, int K,
+             const float *__restrict__ bias)
 {
+    (void)bias; // NULL: the bias epilogue is for fp16 and bf16 (plugins/matmul/matmul.h)
 #if INDEXING == 0
     int col = blockIdx.x * BLOCK_X + threadIdx.x;
     int row = blockIdx.y * BLOCK_Y + threadIdx.y;

@@ -11,8 +11,10 @@
 
 extern "C" __global__ void __launch_bounds__(NT)
 matmul_reg2d(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,
-             int M, int N, int K)
+             int M, int N, int K,
+             const float *__restrict__ bias)
 {
+    (void)bias; // NULL: the bias epilogue is for fp16 and bf16 (plugins/matmul/matmul.h)
     __shared__ __align__(16) float As[BK * LDA];
     __shared__ __align__(16) float Bs[BK * LDB];
     const int tid = threadIdx.x;

@@ -668,8 +668,10 @@ __device__ __forceinline__ void reduce_cluster(char *smem, const float (&acc)[MI
 #endif
 extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
     matmul_tf32(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,
-                int M, int N, int K)
+                int M, int N, int K,
+                const float *__restrict__ bias)
 {
+    (void)bias; // NULL: the bias epilogue is for fp16 and bf16 (plugins/matmul/matmul.h)
     DYNAMIC_SHARED(char, smem);
     static_assert(WN % 32 == 0 && WM % 16 == 0 && (BK == 16 || BK == 32), "see the top");
     const int tid = threadIdx.x, warp = tid >> 5;

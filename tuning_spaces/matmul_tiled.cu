@@ -13,8 +13,10 @@
 
 extern "C" __global__ void __launch_bounds__(TILE * ROWS)
 matmul_tiled(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,
-             int M, int N, int K)
+             int M, int N, int K,
+             const float *__restrict__ bias)
 {
+    (void)bias; // NULL: the bias epilogue is for fp16 and bf16 (plugins/matmul/matmul.h)
     __shared__ float As[TILE][TILE + PAD];
     __shared__ float Bs[TILE][TILE + PAD];
     const int tx = threadIdx.x, ty = threadIdx.y;

@@ -45,8 +45,10 @@ __device__ __forceinline__ void put(float *As, float *Bs, int tid, const float4 
 
 extern "C" __global__ void __launch_bounds__(NT)
 matmul_warptile(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,
-                int M, int N, int K)
+                int M, int N, int K,
+                const float *__restrict__ bias)
 {
+    (void)bias; // NULL: the bias epilogue is for fp16 and bf16 (plugins/matmul/matmul.h)
     extern __shared__ float4 smem4[];
     float *smem = reinterpret_cast<float *>(smem4);
     const int tid = threadIdx.x;

@@ -60,8 +60,11 @@
 // (lo_b hi_a, hi_b lo_a, hi_b hi_a); it copies with cp.async only (as 3xTF32 does). The
 // epilogue stores C from the accumulators, 8 bytes (two columns) at a time: VEC 2 only.
 //
-// The core defines exactly one of CUTUNE_DTYPE_FP16 / _BF16 / _TF32 / _FP32 and one of
-// CUTUNE_LAYOUT_NN / CUTUNE_LAYOUT_NT, and every tunable parameter as a -D macro:
+// The core defines exactly one of CUTUNE_DTYPE_FP16 / _BF16 / _TF32 / _FP32, one of
+// CUTUNE_LAYOUT_NN / CUTUNE_LAYOUT_NT, CUTUNE_EPILOGUE_BIAS for the bias epilogue (C = A B +
+// bias: bias[c], the kernel's seventh argument, NULL otherwise, is added to the FP32 sum of
+// column c before the one rounding, in every epilogue path), and every tunable parameter as
+// a -D macro:
 //   BM, BN, BK    the block tile: BM in {64, 128, 256}, BN in {64, 128, 256}, BK in {32, 64, 128}
 //                 (16-bit types) or {16, 32, 64} (floats): 64, 128 or 256 bytes of K
 //   CONSUMERS     consumer warpgroups (1 or 2)
@@ -600,6 +603,19 @@ __device__ __forceinline__ unsigned pack2(float lo, float hi)
     asm("cvt.rn." WG_TYPE "x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
     return r;
 }
+#ifdef CUTUNE_EPILOGUE_BIAS
+// a 16-bit value, exactly, as a float
+__device__ __forceinline__ float from16(half_t h)
+{
+#ifdef CUTUNE_DTYPE_BF16
+    return __uint_as_float((unsigned)h << 16);
+#else
+    float f;
+    asm("{ .reg .f16 t; mov.b16 t, %1; cvt.f32.f16 %0, t; }" : "=f"(f) : "h"(h));
+    return f;
+#endif
+}
+#endif
 #endif
 #endif
 
@@ -1388,6 +1404,21 @@ __device__ __forceinline__ void out2(float a, float b, unsigned (&w)[WPE])
     w[0] = __float_as_uint(a), w[WPE - 1] = __float_as_uint(b);
 #endif
 }
+// BIASED(x, c): the accumulator x of column c as it is stored, plus bias[c] with the bias
+// epilogue (0 past the last column, whose sums are not stored); x itself otherwise
+#ifdef CUTUNE_EPILOGUE_BIAS
+__device__ __forceinline__ float bias_at(const elem_t *__restrict__ bias, int N, int c)
+{
+#if ES == 2
+    return c < N ? from16(bias[c]) : 0.0f;
+#else
+    return c < N ? bias[c] : 0.0f;
+#endif
+}
+#define BIASED(x, c) ((x) + bias_at(bias, N, (c)))
+#else
+#define BIASED(x, c) (x)
+#endif
 // element j of the words w
 template <int NW> __device__ __forceinline__ elem_t elem_of(const unsigned (&w)[NW], int j)
 {
@@ -1442,9 +1473,10 @@ __device__ __forceinline__ void epilogue_sync(int wg)
 // columns 2 q and 2 q + 1 of rows g (acc[4 j], acc[4 j + 1]) and g + 8 (acc[4 j + 2], + 3).
 // r0: the tile's row of the warpgroup's first; et: the thread among the EPI_THREADS.
 __device__ __forceinline__ void epilogue(char *stage_out, const float (&acc)[NI][WN / 2],
-                                         elem_t *__restrict__ C, int M, int N, int row0, int col0,
-                                         int r0, int wg, int et)
+                                         elem_t *__restrict__ C, const elem_t *__restrict__ bias,
+                                         int M, int N, int row0, int col0, int r0, int wg, int et)
 {
+    (void)bias; // (read by BIASED with the bias epilogue)
     const int w = (et % 128) / 32, g = (et % 32) / 4, q = et % 4;
     // VEC-wide stores need rows and the pointer aligned to VEC elements
     const bool vec_ok = (N % VEC) == 0 && ((unsigned long long)C % (ES * VEC)) == 0;
@@ -1461,7 +1493,8 @@ __device__ __forceinline__ void epilogue(char *stage_out, const float (&acc)[NI]
 #pragma unroll
             for (int e = 0; e < 2; e++) {
                 unsigned pair[WPE];
-                out2(acc[i][4 * j + e], acc[i][4 * j + 2 + e], pair);
+                out2(BIASED(acc[i][4 * j + e], p + 64 * i),
+                     BIASED(acc[i][4 * j + 2 + e], p + 64 * i + 1), pair);
                 store_c<2>(C, M, N, row0 + r0 + 8 * j + 2 * q + e, p + 64 * i, pair, vec_ok);
             }
 #elif VEC == 2
@@ -1473,9 +1506,10 @@ __device__ __forceinline__ void epilogue(char *stage_out, const float (&acc)[NI]
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 unsigned pair[WPE];
-                out2(acc[i][4 * j + 2 * h], acc[i][4 * j + 2 * h + 1], pair);
-                store_c<2>(C, M, N, row0 + r0 + w * 16 + g + i * 64 + 8 * h, col0 + 8 * j + 2 * q,
-                           pair, vec_ok);
+                const int c = col0 + 8 * j + 2 * q;
+                out2(BIASED(acc[i][4 * j + 2 * h], c), BIASED(acc[i][4 * j + 2 * h + 1], c + 1),
+                     pair);
+                store_c<2>(C, M, N, row0 + r0 + w * 16 + g + i * 64 + 8 * h, c, pair, vec_ok);
             }
 #else
     // Through shared memory (stage_out: over the stages when the tile is the block's only one,
@@ -1500,7 +1534,8 @@ __device__ __forceinline__ void epilogue(char *stage_out, const float (&acc)[NI]
                 struct alignas(2 * ES) Pair {
                     unsigned u[WPE];
                 } pair;
-                out2(acc[i][4 * j + 2 * h], acc[i][4 * j + 2 * h + 1], pair.u);
+                out2(BIASED(acc[i][4 * j + 2 * h], col0 + 8 * j + 2 * q),
+                     BIASED(acc[i][4 * j + 2 * h + 1], col0 + 8 * j + 2 * q + 1), pair.u);
                 *reinterpret_cast<Pair *>(
                     at(r0 + w * 16 + g + i * 64 + 8 * h, 8 * j + 2 * q)) = pair;
             }
@@ -1531,8 +1566,8 @@ __device__ __forceinline__ void epilogue(char *stage_out, const float (&acc)[NI]
 // this keeps the parity waits sound: a full barrier may be waited on for its next phase
 // only, never for one two phases ahead, which a consumer starting its tile early would do.
 __device__ __forceinline__ void consumer(char *smem, unsigned base, unsigned bars,
-                                         elem_t *__restrict__ C, int M, int N, int nsteps, int ct,
-                                         bool mc)
+                                         elem_t *__restrict__ C, const elem_t *__restrict__ bias,
+                                         int M, int N, int nsteps, int ct, bool mc)
 {
     const int wg = ct / 128;
     float acc[NI][WN / 2];
@@ -1549,7 +1584,7 @@ __device__ __forceinline__ void consumer(char *smem, unsigned base, unsigned bar
         k++;
         consume(base, bars, r0, ct % 32, step, nsteps, TURN(1 - wg), mc, acc);
         char *out = SCHEDULE == 0 ? smem : smem + PIPE_BYTES + (SCHEDULE == 2 ? wg * EPI_BYTES : 0);
-        epilogue(out, acc, C, M, N, row0, col0, r0, wg, SCHEDULE == 2 ? ct % 128 : ct);
+        epilogue(out, acc, C, bias, M, N, row0, col0, r0, wg, SCHEDULE == 2 ? ct % 128 : ct);
     }
 }
 
@@ -1560,7 +1595,7 @@ __device__ __forceinline__ void consumer(char *smem, unsigned base, unsigned bar
 #endif
 extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
     matmul_wgmma(const elem_t *__restrict__ A, const elem_t *__restrict__ B, elem_t *__restrict__ C,
-                 int M, int N, int K
+                 int M, int N, int K, const elem_t *__restrict__ bias
 #if TMA_ARGS
                  ,
                  const __grid_constant__ CUTUNE_TENSOR_MAP tmA,
@@ -1636,7 +1671,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(NT, MINB)
 #if REALLOC
         setmaxnreg_inc<CONSUMER_REGS>();
 #endif
-        consumer(smem, base, bars, C, M, N, nsteps, tid - 128, mc);
+        consumer(smem, base, bars, C, bias, M, N, nsteps, tid - 128, mc);
 #if MCAST
         // no block leaves while the peer's consumers may still arrive on its empty barriers
         // (its multicasts into this block have all landed: the last full[s] saw them)

@@ -11,8 +11,10 @@ int matmul_cublas_yardstick(const CutuneHost *host, const float *A, const float 
                             int N, int K, int bt, CutuneYardstick *out);
 
 /* The same in tf32, fp16 or bf16 (dtype, CutuneDtype) with float32 accumulation, by
- * cublasLtMatmul with the first algorithm of its default heuristic (cublaslt.c). */
+ * cublasLtMatmul with the first algorithm of its default heuristic (cublaslt.c); with bias
+ * (not NULL: N elements of dtype) through cuBLASLt's bias epilogue, as PyTorch's addmm. */
 int matmul_cublaslt_yardstick(const CutuneHost *host, int dtype, int bt, const void *A,
-                              const void *B, void *C, int M, int N, int K, CutuneYardstick *out);
+                              const void *B, void *C, const void *bias, int M, int N, int K,
+                              CutuneYardstick *out);
 
 #endif

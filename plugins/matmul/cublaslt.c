@@ -11,13 +11,14 @@
 static int run(void *user, void *stream)
 {
     LtCall *c = user;
-    int st = lt_run(c->plan, c->A, c->B, c->C, stream);
+    int st = lt_run(c->plan, c->A, c->B, c->C, c->bias, stream);
     return st == 0 ? 0
                    : c->host->fail(c->host->ctx, CUTUNE_ERR_CUDA, "cublasLtMatmul: status %d", st);
 }
 
 int matmul_cublaslt_yardstick(const CutuneHost *host, int dtype, int bt, const void *A,
-                              const void *B, void *C, int M, int N, int K, CutuneYardstick *out)
+                              const void *B, void *C, const void *bias, int M, int N, int K,
+                              CutuneYardstick *out)
 {
     char why[1024];
     const LtApi *api = lt_api(why, sizeof why);
@@ -26,14 +27,16 @@ int matmul_cublaslt_yardstick(const CutuneHost *host, int dtype, int bt, const v
     LtCall *c = calloc(1, sizeof *c);
     if (!c)
         return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
-    *c = (LtCall){.host = host, .A = A, .B = B, .C = C};
+    *c = (LtCall){.host = host, .A = A, .B = B, .C = C, .bias = bias};
     /* one result asked for, as PyTorch asks */
-    int rc = lt_plan(api, host, dtype, bt, M, N, K, LT_WORKSPACE, 0, 1, &c->plan, why, sizeof why);
+    int rc = lt_plan(api, host, dtype, bt, bias != NULL, M, N, K, LT_WORKSPACE, 0, 1, &c->plan, why,
+                     sizeof why);
     if (rc) {
         lt_call_free(c);
         return host->fail(host->ctx, rc == CUTUNE_ERR_NOMEM ? rc : CUTUNE_ERR_CUDA, "%s", why);
     }
-    snprintf(out->name, sizeof out->name, "cuBLASLt %s", cutune_dtype_name(dtype));
+    snprintf(out->name, sizeof out->name, "cuBLASLt %s%s", cutune_dtype_name(dtype),
+             bias ? " + bias" : "");
     out->checkable = 1;
     out->user = c;
     out->run = run;

@@ -32,6 +32,9 @@ enum {
     OP_T = 1,
     DESC_TRANSA = 3,
     DESC_TRANSB = 4,
+    DESC_EPILOGUE = 7,
+    DESC_BIAS_POINTER = 8,
+    EPILOGUE_BIAS = 4, /* the bias (its type C's) added to each row of row-major C */
     PREF_MAX_WORKSPACE_BYTES = 1,
     /* cublasLtMatmulAlgoConfigAttributes_t */
     CONFIG_ID = 0,
@@ -74,7 +77,7 @@ struct LtPlan {
     LtLayout la, lb, lc;
     LtPref pref;
     LtAlgo algo;
-    int index, found;
+    int index, found, bias;
     size_t ws_limit, ws_size;
     void *workspace; /* ws_size bytes from host->dev_alloc; NULL when 0 */
 };
@@ -189,6 +192,7 @@ static int describe(LtPlan *c, int dtype, int bt, int M, int N, int K, LtHeurist
                     int requested, const char **what)
 {
     const LtApi *a = c->api;
+    int epilogue = EPILOGUE_BIAS;
     int type = dtype == CUTUNE_DTYPE_BF16 ? R_16BF : dtype == CUTUNE_DTYPE_FP16 ? R_16F : R_32F;
     int compute = dtype == CUTUNE_DTYPE_TF32 ? COMPUTE_32F_FAST_TF32 : COMPUTE_32F;
     int opa = bt ? OP_T : OP_N, opb = OP_N, st;
@@ -200,6 +204,8 @@ static int describe(LtPlan *c, int dtype, int bt, int M, int N, int K, LtHeurist
         (*what = "cublasLtMatmulDescSetAttribute",
          st = a->desc_set(c->desc, DESC_TRANSA, &opa, sizeof opa)) ||
         (st = a->desc_set(c->desc, DESC_TRANSB, &opb, sizeof opb)) ||
+        /* column-major C^T's rows are row-major C's columns: a bias of N, as C's rows get */
+        (c->bias && (st = a->desc_set(c->desc, DESC_EPILOGUE, &epilogue, sizeof epilogue))) ||
         (*what = "cublasLtMatrixLayoutCreate",
          st = a->layout_create(&c->lb, type, bt ? K : N, bt ? N : K, bt ? K : N)) ||
         (st = a->layout_create(&c->la, type, K, M, K)) ||
@@ -212,8 +218,8 @@ static int describe(LtPlan *c, int dtype, int bt, int M, int N, int K, LtHeurist
                         &c->found);
 }
 
-int lt_plan(const LtApi *a, const CutuneHost *host, int dtype, int bt, int M, int N, int K,
-            size_t ws_limit, int index, int requested, LtPlan **out, char *why, size_t len)
+int lt_plan(const LtApi *a, const CutuneHost *host, int dtype, int bt, int bias, int M, int N,
+            int K, size_t ws_limit, int index, int requested, LtPlan **out, char *why, size_t len)
 {
     *out = NULL;
     LtPlan *c = calloc(1, sizeof *c);
@@ -227,6 +233,7 @@ int lt_plan(const LtApi *a, const CutuneHost *host, int dtype, int bt, int M, in
     c->api = a;
     c->host = host;
     c->index = index;
+    c->bias = bias != 0;
     c->ws_limit = ws_limit;
     const char *what = "";
     const char *dt = cutune_dtype_name(dtype);
@@ -236,10 +243,10 @@ int lt_plan(const LtApi *a, const CutuneHost *host, int dtype, int bt, int M, in
         rc = CUTUNE_ERR_CUDA;
     } else if (index < 0 || index >= c->found || h[index].state != 0) {
         snprintf(why, len,
-                 "cuBLASLt's heuristic offers %d algorithm%s for %dx%dx%d-%s-%s within a %zu MiB "
-                 "workspace (%d asked for); algorithm %d is not one of them",
-                 c->found, c->found == 1 ? "" : "s", M, N, K, dt, bt ? "nt" : "nn", ws_limit >> 20,
-                 requested, index);
+                 "cuBLASLt's heuristic offers %d algorithm%s for %dx%dx%d-%s-%s%s within a %zu "
+                 "MiB workspace (%d asked for); algorithm %d is not one of them",
+                 c->found, c->found == 1 ? "" : "s", M, N, K, dt, bt ? "nt" : "nn",
+                 c->bias ? "-bias" : "", ws_limit >> 20, requested, index);
         rc = CUTUNE_ERR_RESOURCES;
     } else {
         c->algo = h[index].algo;
@@ -261,9 +268,14 @@ int lt_plan(const LtApi *a, const CutuneHost *host, int dtype, int bt, int M, in
     return rc;
 }
 
-int lt_run(const LtPlan *c, const void *A, const void *B, void *C, void *stream)
+int lt_run(const LtPlan *c, const void *A, const void *B, void *C, const void *bias, void *stream)
 {
     const float one = 1.0f, zero = 0.0f;
+    if (c->bias) { /* the pointer is the descriptor's: set for each call's vector */
+        int st = c->api->desc_set(c->desc, DESC_BIAS_POINTER, &bias, sizeof bias);
+        if (st)
+            return st;
+    }
     return c->api->matmul(c->h, c->desc, &one, B, c->lb, A, c->la, &zero, C, c->lc, C, c->lc,
                           &c->algo, c->workspace, c->ws_size, stream);
 }

@@ -35,16 +35,18 @@ size_t lt_found_version(void);
 void lt_version_text(size_t version, char *buf, size_t len);
 
 /* Row-major C = A B (bt: C = A B^T, B stored N x K) of M x N x K in dtype (CutuneDtype; fp16
- * and bf16 accumulate in float32, tf32 is float32 data on TF32 compute), with algorithm
+ * and bf16 accumulate in float32, tf32 is float32 data on TF32 compute), plus a row of N
+ * (bias: cuBLASLt's bias epilogue, the vector given to each lt_run), with algorithm
  * `index` of the (up to) `requested` that cublasLtMatmulAlgoGetHeuristic returns under a
  * workspace of at most ws_limit bytes; the workspace that algorithm needs is allocated
  * through host (dev_alloc) and freed by lt_plan_free. Returns 0 with *out set,
  * CUTUNE_ERR_RESOURCES when the heuristic offers fewer than index + 1 algorithms, or
  * CUTUNE_ERR_CUDA (a cuBLASLt call failed) or CUTUNE_ERR_NOMEM, with `why` filled. */
-int lt_plan(const LtApi *api, const CutuneHost *host, int dtype, int bt, int M, int N, int K,
-            size_t ws_limit, int index, int requested, LtPlan **out, char *why, size_t len);
-/* Enqueue C = A B on `stream` (NULL: the default stream): 0, or cuBLASLt's status. */
-int lt_run(const LtPlan *p, const void *A, const void *B, void *C, void *stream);
+int lt_plan(const LtApi *api, const CutuneHost *host, int dtype, int bt, int bias, int M, int N,
+            int K, size_t ws_limit, int index, int requested, LtPlan **out, char *why, size_t len);
+/* Enqueue C = A B (+ bias, N elements of the element type, for a plan made with bias) on
+ * `stream` (NULL: the default stream): 0, or cuBLASLt's status. */
+int lt_run(const LtPlan *p, const void *A, const void *B, void *C, const void *bias, void *stream);
 /* The algorithm as cuBLASLt describes it (its id, tile, stages, split-K, reduction scheme,
  * CTA swizzling, cluster shape) and its workspace, for trial messages. */
 void lt_describe(const LtPlan *p, char *buf, size_t len);
@@ -55,7 +57,7 @@ void lt_plan_free(LtPlan *p);
 typedef struct LtCall {
     const CutuneHost *host;
     LtPlan *plan;
-    const void *A, *B;
+    const void *A, *B, *bias;
     void *C;
     int M, N, K;
 } LtCall;

@@ -14,12 +14,16 @@ extern const char cutune_matmul_ref_cu[]; /* matmul_ref.cu, embedded at build ti
 
 typedef struct MatmulState {
     int M, N, K;
-    int dtype, bt;             /* CutuneDtype; bt: B is stored N x K (layout nt) */
-    float *A, *B, *C;          /* device: float32 inputs (for fp16 and bf16 the exact values
+    int dtype, bt, has_bias;    /* CutuneDtype; bt: B is stored N x K (layout nt); has_bias:
+                                  epilogue bias */
+    float *A, *B, *C;           /* device: float32 inputs (for fp16 and bf16 the exact values
                                   of the 16-bit ones) and output (the 16-bit one widened) */
-    uint16_t *A16, *B16, *C16; /* device: fp16 and bf16 operands */
-    void *kA, *kB, *kC;        /* what the kernel gets: A, B, C or A16, B16, C16 */
-    double *ref, *mag, *scale; /* device, MxN (matmul_ref.cu) */
+    float *bias;                /* device, N: the bias (its 16-bit values, exactly), or NULL */
+    uint16_t *A16, *B16, *C16;  /* device: fp16 and bf16 operands */
+    uint16_t *bias16;           /* device, N: the 16-bit bias, or NULL */
+    void *kA, *kB, *kC, *kbias; /* what the kernel gets: A, B, C or A16, B16, C16; bias16 or
+                                   NULL */
+    double *ref, *mag, *scale;  /* device, MxN (matmul_ref.cu) */
 } MatmulState;
 
 static int is16(int dtype)
@@ -41,8 +45,17 @@ static int check_problem(CutuneProblem *p, char *err, size_t errlen)
         snprintf(err, errlen, "K must be below 2^23 for a float32 sum to be checkable");
         return -1;
     }
-    if (p->dtype == CUTUNE_DTYPE_FP16 && K > 65504) { /* |C| <= K must not overflow */
-        snprintf(err, errlen, "fp16 takes K up to 65504 (the largest half; |C| <= K here)");
+    if (p->dtype == CUTUNE_DTYPE_FP16 && K > 65504 - (p->epilogue == CUTUNE_EPILOGUE_BIAS)) {
+        /* |C| <= K (+ 1 with a bias) must not overflow */
+        snprintf(err, errlen,
+                 "fp16 takes K up to 65504, 65503 with a bias (the largest half; |C| <= K + 1 "
+                 "here)");
+        return -1;
+    }
+    if (p->epilogue == CUTUNE_EPILOGUE_BIAS && !is16(p->dtype)) {
+        snprintf(err, errlen,
+                 "the bias epilogue is offered in fp16 and bf16 (what F.linear runs on the "
+                 "tensor cores); write e.g. 4096x1024x1024-bf16-nt-bias");
         return -1;
     }
     return 0;
@@ -56,21 +69,23 @@ static double flops(const CutuneProblem *p)
 static double bytes(const CutuneProblem *p)
 {
     double M = (double)p->dim[0], N = (double)p->dim[1], K = (double)p->dim[2];
-    return cutune_dtype_bytes(p->dtype) * (M * K + K * N + M * N);
+    double bias = p->epilogue == CUTUNE_EPILOGUE_BIAS ? N : 0.0;
+    return cutune_dtype_bytes(p->dtype) * (M * K + K * N + M * N + bias);
 }
 
 /* The kernel's arguments, in the order of its signature. */
 static const size_t kernel_arg_fields[] = {
-    offsetof(MatmulState, kA), offsetof(MatmulState, kB), offsetof(MatmulState, kC),
-    offsetof(MatmulState, M),  offsetof(MatmulState, N),  offsetof(MatmulState, K),
+    offsetof(MatmulState, kA),    offsetof(MatmulState, kB), offsetof(MatmulState, kC),
+    offsetof(MatmulState, M),     offsetof(MatmulState, N),  offsetof(MatmulState, K),
+    offsetof(MatmulState, kbias),
 };
 
 static CutuneOpBuffers buffers(void *state)
 {
     MatmulState *s = state;
     size_t mk = (size_t)s->M * s->K, kn = (size_t)s->K * s->N, mn = (size_t)s->M * s->N;
-    if (is16(s->dtype))
-        return (CutuneOpBuffers){{
+    if (is16(s->dtype)) {
+        CutuneOpBuffers b = {{
             CUTUNE_OP_INPUT(&s->A, mk, 0),
             CUTUNE_OP_INPUT(&s->B, kn, 1),
             CUTUNE_OP_RESULT(&s->C16, mn * sizeof(uint16_t)),
@@ -81,6 +96,12 @@ static CutuneOpBuffers buffers(void *state)
             CUTUNE_OP_BUFFER(&s->mag, mn * sizeof(double)),
             CUTUNE_OP_BUFFER(&s->scale, mn * sizeof(double)),
         }};
+        if (s->has_bias) { /* the bias: stream 2, and its 16-bit copy */
+            b.entry[9] = (CutuneOpBuffer)CUTUNE_OP_INPUT(&s->bias, (size_t)s->N, 2);
+            b.entry[10] = (CutuneOpBuffer)CUTUNE_OP_BUFFER(&s->bias16, s->N * sizeof(uint16_t));
+        }
+        return b;
+    }
     return (CutuneOpBuffers){{
         CUTUNE_OP_INPUT(&s->A, mk, 0),
         CUTUNE_OP_INPUT(&s->B, kn, 1),
@@ -98,6 +119,7 @@ static void setup_dims(MatmulState *s, const CutuneProblem *p)
     s->K = (int)p->dim[2];
     s->dtype = p->dtype;
     s->bt = p->layout == CUTUNE_LAYOUT_NT;
+    s->has_bias = p->epilogue == CUTUNE_EPILOGUE_BIAS;
 }
 
 /* For fp16 and bf16: x rounded into x16, and x set to the rounded values (matmul_ref.cu). */
@@ -113,12 +135,17 @@ static int setup_reference(const CutuneHost *host, MatmulState *s)
 {
     int rc = 0;
     size_t mk = (size_t)s->M * s->K, kn = (size_t)s->K * s->N, mn = (size_t)s->M * s->N;
-    s->kA = s->A, s->kB = s->B, s->kC = s->C;
+    s->kA = s->A, s->kB = s->B, s->kC = s->C, s->kbias = NULL;
     if (is16(s->dtype)) {
         s->kA = s->A16, s->kB = s->B16, s->kC = s->C16;
         if ((rc = round16(host, s->A, s->A16, mk, s->dtype)) ||
             (rc = round16(host, s->B, s->B16, kn, s->dtype)))
             return rc;
+        if (s->has_bias) {
+            s->kbias = s->bias16;
+            if ((rc = round16(host, s->bias, s->bias16, (size_t)s->N, s->dtype)))
+                return rc;
+        }
     }
     /* tiles of 64 x 64 outputs, 256 threads each (matmul_ref.cu) */
     CutuneLaunch l = {{(unsigned)cutune_ceil_div(s->N, 64), (unsigned)cutune_ceil_div(s->M, 64), 1},
@@ -128,7 +155,8 @@ static int setup_reference(const CutuneHost *host, MatmulState *s)
     rc = host->run_kernel(host->ctx, cutune_matmul_ref_cu, "cutune_matmul_ref", &l, args);
     if (rc || s->dtype == CUTUNE_DTYPE_FP32)
         return rc;
-    void *bargs[] = {&s->ref, &s->mag, &s->scale, &mn, &s->K, &s->dtype};
+    /* bias NULL: none; else ref becomes A B + bias, and the bounds take the bias's add */
+    void *bargs[] = {&s->ref, &s->mag, &s->scale, &mn, &s->K, &s->dtype, &s->bias, &s->N};
     return cutune_op_run_strided(host, cutune_matmul_ref_cu, "cutune_matmul_bounds", mn, bargs);
 }
 
@@ -189,14 +217,16 @@ static int yardstick(const CutuneHost *host, void *state, const CutuneProblem *p
     MatmulState *s = state;
     if (s->dtype == CUTUNE_DTYPE_FP32)
         return matmul_cublas_yardstick(host, s->A, s->B, s->C, s->M, s->N, s->K, s->bt, out);
-    return matmul_cublaslt_yardstick(host, s->dtype, s->bt, s->kA, s->kB, s->kC, s->M, s->N, s->K,
-                                     out);
+    return matmul_cublaslt_yardstick(host, s->dtype, s->bt, s->kA, s->kB, s->kC, s->kbias, s->M,
+                                     s->N, s->K, out);
 }
 
 CUTUNE_OP_DEFINE(matmul,
-                 .summary = "C = A * B, row-major; fp32, tf32, fp16, bf16; B as K x N or N x K",
+                 .summary = "C = A * B (+ bias), row-major; fp32, tf32, fp16, bf16; B as K x N or "
+                            "N x K",
                  .dim_names = "M,N,K",
                  .size_help = "MxNxK (C is MxN, K the inner dimension); N means NxNxN; then "
-                              "-tf32, -fp16 or -bf16 and -nt (B stored N x K) where they apply",
-                 .signature = "const T *A, const T *B, T *C, int M, int N, int K",
-                 .dtypes = "fp32, tf32, fp16, bf16", .layouts = "nn, nt")
+                              "-tf32, -fp16 or -bf16, -nt (B stored N x K) and -bias (fp16 and "
+                              "bf16: C = A B + bias, a row of N) where they apply",
+                 .signature = "const T *A, const T *B, T *C, int M, int N, int K, const T *bias",
+                 .dtypes = "fp32, tf32, fp16, bf16", .layouts = "nn, nt", .epilogues = "none, bias")

@@ -4,9 +4,13 @@
  *
  * Every matmul variant keeps this contract (matmul.c) and brings only its kernel, its
  * space and its launch. Kernel signature, for every variant:
- *   extern "C" __global__ void NAME(const T *A, const T *B, T *C, int M, int N, int K)
+ *   extern "C" __global__ void NAME(const T *A, const T *B, T *C, int M, int N, int K,
+ *                                   const T *bias)
  * with T float (fp32, tf32) or a 16-bit type (fp16, bf16); the kernel is compiled with
- * CUTUNE_DTYPE_<T> and CUTUNE_LAYOUT_<L> defined to 1.
+ * CUTUNE_DTYPE_<T>, CUTUNE_LAYOUT_<L> and CUTUNE_EPILOGUE_<E> defined to 1. bias is NULL
+ * but for a problem with the bias epilogue ("-bias", fp16 and bf16 only, for the variants
+ * whose INI lists `epilogues = none, bias`): C = A B + bias, bias a row of N values added to
+ * every row of C in float32, before the one rounding to T.
  *
  * Check (documented tolerance): inputs uniform in [-1, 1), fresh from the seed; the output is
  * poisoned with NaN before the checked launch; the reference is computed on the device in
@@ -55,7 +59,18 @@
  * 4 * 2^-10 (sqrt(sum p_k^2) + |ref|) (the cut errors are a random walk, their truncation
  * bias follows ref) plus the float32 bound above; Frobenius 2^-7. matmul_ref.cu's
  * cutune_matmul_bounds writes these into mag and scale, checked with gamma = tau = 1. FP32
- * computed through 3xTF32 is fp32: the float32 bounds above hold for it. */
+ * computed through 3xTF32 is fp32: the float32 bounds above hold for it.
+ *
+ * The bias epilogue (fp16, bf16). The bias b is drawn as the inputs are (stream 2) and
+ * rounded to T, so its values are exact in float and double. The reference is R = ref + b,
+ * in double. The kernel computes s' = fl32(s + b) = (s + b)(1 + d), |d| <= u, then rounds it
+ * once to T. With |s - ref| <= e: |s' - R| <= e + u |s + b| <= (1 + u) e + u |R|, so
+ *   d = |C - R| <= u_T |R| + (1 + u_T) ((1 + u) e + u |R|),
+ * with e the worst-case or the statistical bound above (both written by
+ * cutune_matmul_bounds). Against T's rounding (u_T >= 2^-11) the add costs at most 2^-13
+ * of |R| more. A bias added twice, or left out, moves an element by |b| (uniform in
+ * [-1, 1)), far past these bounds for most elements. fp16 then takes K <= 65503, so that
+ * |C| <= K + 1 stays finite. */
 #ifndef CUTUNE_OP_MATMUL_H
 #define CUTUNE_OP_MATMUL_H
 

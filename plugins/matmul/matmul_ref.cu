@@ -134,10 +134,12 @@ extern "C" __global__ void cutune_matmul_widen(const unsigned short *__restrict_
 
 // The absolute bounds of the tensor-core element types (matmul.h, "Other element types"):
 // mag becomes the worst-case bound and scale the statistical one, for gamma = tau = 1.
-extern "C" __global__ void cutune_matmul_bounds(const double *__restrict__ ref,
-                                                double *__restrict__ mag,
+// With a bias (not NULL: N values, exactly the kernel's 16-bit ones; fp16 and bf16 only),
+// ref becomes ref + bias[column] and the bounds take the float32 add of the bias to the
+// float32 sum s before the rounding to T (matmul.h, "The bias epilogue").
+extern "C" __global__ void cutune_matmul_bounds(double *__restrict__ ref, double *__restrict__ mag,
                                                 double *__restrict__ scale, size_t n, int K,
-                                                int dtype)
+                                                int dtype, const float *__restrict__ bias, int N)
 {
     const double u = 0x1p-24, u2k = 2.0 * K * u, gamma = u2k / (1.0 - u2k);
     const double uT = dtype == 3 ? 0x1p-8 : dtype == 2 ? 0x1p-11 : 0.0;
@@ -148,6 +150,12 @@ extern "C" __global__ void cutune_matmul_bounds(const double *__restrict__ ref,
         if (dtype == 1) { // tf32: inputs cut to 10 mantissa bits, float32 sums
             worst = (0x1p-9 + 0x1p-20 + gamma) * mag[i];
             stat = 4.0 * 0x1p-10 * walk + 8.0 * u * scale[i];
+        } else if (bias) { // as below, for R = ref + b: e grows by the add's u |s + b|
+            double R = ref[i] + (double)bias[i % (size_t)N], aR = fabs(R);
+            ref[i] = R;
+            double e_worst = gamma * mag[i], e_stat = K * u * walk;
+            worst = uT * aR + (1.0 + uT) * ((1.0 + u) * e_worst + u * aR);
+            stat = uT * aR + (1.0 + uT) * ((1.0 + u) * e_stat + u * aR);
         } else { // fp16, bf16: exact products, float32 sums, one rounding to T
             worst = uT * r + (1.0 + uT) * gamma * mag[i];
             stat = uT * r + (1.0 + uT) * K * u * walk;

@@ -24,7 +24,9 @@
  * cuBLASLt is opened at run time (plugins/matmul/lt.h; $CUTUNE_CUBLASLT names another):
  * where it is missing or older than 11.0, every config is recorded skipped_resources with a
  * message naming what was tried, and the other variants run. The op's contract (inputs,
- * check, the kernel arguments A, B, C, M, N, K of matmul.h) is the matmul op plugin's. */
+ * check, the kernel arguments A, B, C, M, N, K, bias of matmul.h) is the matmul op plugin's.
+ * A problem with the bias epilogue ("-bias") plans with cuBLASLt's bias epilogue, so that
+ * its algorithms are the heuristic's for that epilogue. */
 #include "cutune/plugin.h"
 #include "lt.h"
 
@@ -34,6 +36,7 @@
 #include <stdlib.h>
 
 #define VERSION "1" /* bump when the space or the use of the heuristic changes */
+/* (the bias epilogue is a problem of its own, with its own trials: no bump) */
 
 static int prepare(const CutuneHost *host, void *const *args, const CutuneProblem *p,
                    const CutuneConfig *cfg, void **handle, char *why, size_t len)
@@ -58,8 +61,9 @@ static int prepare(const CutuneHost *host, void *const *args, const CutuneProble
         return CUTUNE_ERR_NOMEM;
     }
     *c = (LtCall){.host = host, .M = (int)p->dim[0], .N = (int)p->dim[1], .K = (int)p->dim[2]};
-    int rc = lt_plan(api, host, p->dtype, p->layout == CUTUNE_LAYOUT_NT, c->M, c->N, c->K,
-                     (size_t)ws << 20, (int)algo, LT_ALGOS, &c->plan, why, len);
+    int rc = lt_plan(api, host, p->dtype, p->layout == CUTUNE_LAYOUT_NT,
+                     p->epilogue == CUTUNE_EPILOGUE_BIAS, c->M, c->N, c->K, (size_t)ws << 20,
+                     (int)algo, LT_ALGOS, &c->plan, why, len);
     if (rc) {
         free(c);
         return rc;
@@ -75,11 +79,12 @@ static int run(void *handle, void *const *args, void *stream)
     const void *A = *(void *const *)args[0], *B = *(void *const *)args[1];
     void *C = *(void *const *)args[2];
     int M = *(const int *)args[3], N = *(const int *)args[4], K = *(const int *)args[5];
+    const void *bias = *(void *const *)args[6]; /* NULL but for a problem with the bias */
     if (M != c->M || N != c->N || K != c->K)
         return c->host->fail(c->host->ctx, CUTUNE_ERR_INVALID,
                              "matmul_cublaslt: a call of %dx%dx%d on a plan made for %dx%dx%d", M,
                              N, K, c->M, c->N, c->K);
-    int st = lt_run(c->plan, A, B, C, stream);
+    int st = lt_run(c->plan, A, B, C, bias, stream);
     if (st == 0)
         return 0;
     int odd = (((uintptr_t)A | (uintptr_t)B | (uintptr_t)C) & 15) != 0;

@@ -6,7 +6,7 @@ PyTorch or CuPy tensors, on the caller's stream, with no copy through the host.
     with cutune.open("tuned.db") as h:
         r = h.lookup("matmul", "4096x4096x4096", device=0)
         print(r.match, r.variant, r.config, r.median_ms)
-        h.launch("matmul", (M, N, K), a, b, c, M, N, K)   # the op's kernel arguments
+        h.launch("matmul", (M, N, K), a, b, c, M, N, K, None)  # the op's kernel arguments
         h.best()                               # every best config (a DataFrame with pandas)
 
 A thin layer over libcutune's public C API (cutune/lookup.h) through ctypes; errors raise
@@ -344,11 +344,12 @@ class Handle:
     # ---- launches ---------------------------------------------------------------------
     def launch(self, op, size, *args, device=0, stream=None):
         """Look up `op` at `size` on CUDA device `device` and launch the tuned kernel with
-        `args`, the op's kernel arguments in its documented order (plugins/common/<op>_op.h;
-        matmul: A, B, C, M, N, K). A device array (PyTorch, CuPy, __cuda_array_interface__,
-        DLPack) passes its pointer and must be C-contiguous and on `device`; an int passes a
-        C int (one outside -2**31 .. 2**31-1 raises OverflowError before anything runs,
-        never wraps), a float a C float, and a ctypes value (ctypes.c_longlong(n)) itself. The
+        `args`, the op's kernel arguments in its documented order (`cutune list OP`;
+        matmul: A, B, C, M, N, K, bias, the bias None for a size without "-bias"). A device
+        array (PyTorch, CuPy, __cuda_array_interface__, DLPack) passes its pointer and must be
+        C-contiguous and on `device`; None passes a NULL pointer; an int passes a C int (one
+        outside -2**31 .. 2**31-1 raises OverflowError before anything runs, never wraps), a
+        float a C float, and a ctypes value (ctypes.c_longlong(n)) itself. The
         launch is asynchronous, on `stream` or else the stream the first array's framework
         calls current. Returns the Lookup it launched."""
         h = self._handle()
@@ -365,6 +366,8 @@ class Handle:
                 values.append(ctypes.c_float(a))
             elif isinstance(a, ctypes._SimpleCData):
                 values.append(a)
+            elif a is None:  # a NULL pointer (matmul's bias for a size without "-bias")
+                values.append(ctypes.c_void_p(None))
             else:
                 arr = _checked(a, device, "argument %d" % (i + 1), op)
                 first = first or (arr, a)
@@ -384,7 +387,7 @@ class Handle:
             _raise(rc, err)
         return r
 
-    def matmul(self, a, b, out=None, stream=None, dtype=None):
+    def matmul(self, a, b, out=None, stream=None, dtype=None, bias=None):
         """out = a @ b with the best tuned matmul kernel, on 2-D device arrays of one GPU:
         float32 (dtype "fp32", or "tf32" for float32 on the tensor cores), float16 ("fp16")
         or bfloat16 ("bf16"), row-major. a is C-contiguous; b is C-contiguous (K x N) or the
@@ -392,7 +395,10 @@ class Handle:
         the kernel reads W itself (layout nt), without a copy. out (C-contiguous, a's type)
         is allocated when not given. Launched on `stream`, else on the stream a's framework
         calls current; returns out. Only configs tuned for that element type and layout
-        answer ("cutune run matmul --dtype bf16 --layout nt")."""
+        answer ("cutune run matmul --dtype bf16 --layout nt"). bias (float16 or bfloat16: a
+        C-contiguous vector of N of a's type) is added to every row by the kernel, before
+        its rounding, as F.linear(x, W, bias) does: only configs tuned with a bias answer
+        ("cutune run matmul --size 4096x1024x1024-bf16-nt-bias")."""
         h = self._handle()
         A = _checked(a, None, "a", "matmul")
         B = _checked(b, A.device, "b", "matmul", transposed_ok=True)
@@ -421,10 +427,25 @@ class Handle:
         if M == 0 or N == 0 or K == 0:
             raise ValueError("cutune.matmul: empty matrices (%d x %d times %d x %d)"
                              % (M, K, K, N))
+        if bias is not None:
+            if kind not in ("fp16", "bf16"):
+                raise TypeError("cutune.matmul: a bias is added by the kernel in float16 and "
+                                "bfloat16 only; add it yourself for %s" % kind)
+            V = _checked(bias, A.device, "bias", "matmul")
+            if V.shape != (N,) or V.typestr != A.typestr:
+                raise ValueError("cutune.matmul: bias must be a vector of %d %s (one per "
+                                 "column of the product); got %s %s"
+                                 % (N, A.typestr, V.typestr, V.shape))
         s = _stream(stream, (A, a))
         err = _Error()
-        rc = self._lib.cutune_gemm_on(h, A.device, _lib.DTYPES[kind], _lib.LAYOUTS[layout], A.ptr,
-                                      B.ptr, C.ptr, M, N, K, s, None, ctypes.byref(err))
+        if bias is not None:
+            rc = self._lib.cutune_gemm_bias_on(h, A.device, _lib.DTYPES[kind],
+                                               _lib.LAYOUTS[layout], A.ptr, B.ptr, V.ptr, C.ptr,
+                                               M, N, K, s, None, ctypes.byref(err))
+        else:
+            rc = self._lib.cutune_gemm_on(h, A.device, _lib.DTYPES[kind], _lib.LAYOUTS[layout],
+                                          A.ptr, B.ptr, C.ptr, M, N, K, s, None,
+                                          ctypes.byref(err))
         if rc:
             _raise(rc, err)
         return out
@@ -505,19 +526,19 @@ def _default_handle():
 _torch_matmul = None  # cutune._torch.matmul_tensors, bound at the first torch call
 
 
-def matmul(a, b, out=None, stream=None, dtype=None):
-    """a @ b with the best tuned kernel from the default database (see Handle.matmul). Two
-    CUDA PyTorch tensors with no out= or stream= take the shorter path of cutune.matmul_fast
-    (the same checks and the same launch, fewer Python steps a call; bench/torch_overhead.py
-    times this path against torch's own call)."""
+def matmul(a, b, out=None, stream=None, dtype=None, bias=None):
+    """a @ b (+ bias) with the best tuned kernel from the default database (see
+    Handle.matmul). Two CUDA PyTorch tensors with no out=, stream= or bias= take the shorter
+    path of cutune.matmul_fast (the same checks and the same launch, fewer Python steps a
+    call; bench/torch_overhead.py times this path against torch's own call)."""
     global _torch_matmul
-    if out is None and stream is None and type(a).__module__ == "torch" and \
+    if out is None and stream is None and bias is None and type(a).__module__ == "torch" and \
             type(b).__module__ == "torch" and getattr(a, "is_cuda", False):
         if _torch_matmul is None:
             from . import _torch
             _torch_matmul = _torch.matmul_tensors
         return _torch_matmul(a, b, dtype)
-    return _default_handle().matmul(a, b, out, stream, dtype)
+    return _default_handle().matmul(a, b, out, stream, dtype, bias)
 
 
 def lookup(op, size, device=0, fallback=True):

@@ -9,7 +9,8 @@ its own forward, so an eager step keeps the kernels' gain. The routing rule is u
 import torch
 
 from . import ROUTE_MARGIN, ROUTE_MIN_MS
-from ._torch import _KINDS, _Router, _add_bias, _route_kind, matmul_fast
+from ._torch import (_BIAS_KINDS, _KINDS, _Router, _add_bias, _bias_ok, _launch, _route_kind,
+                     matmul_fast)
 
 _MARK = "_cutune_swap"
 
@@ -50,10 +51,19 @@ class Swapped:
                 K = x.shape[-1]
                 N = w.shape[0]
                 M = x.numel() // K if K else 0
-                if M and N and self.router.tuned(M, N, K, kind, "nt", x.device):
+                bias = m.bias
+                if M and N and bias is not None and kind in _BIAS_KINDS:
+                    # the kernel adds it ("-bias"), unless autograd records the add
+                    a = x.reshape(M, K)
+                    if (_bias_ok(bias, a, N, kind) and not w.requires_grad
+                            and self.router.tuned(M, N, K, kind, "nt", x.device, True)):
+                        out = _launch(a, w.t(), kind, "nt", M, N, K, self.db, bias)
+                        self.routed += 1
+                        return out.reshape(x.shape[:-1] + (N,))
+                elif M and N and self.router.tuned(M, N, K, kind, "nt", x.device):
                     out = matmul_fast(x.reshape(M, K), w.t(), kind, self.db)
                     self.routed += 1
-                    return _add_bias(out.reshape(x.shape[:-1] + (N,)), m.bias)
+                    return _add_bias(out.reshape(x.shape[:-1] + (N,)), bias)
             return torch.nn.functional.linear(x, w, m.bias)
 
         return forward

@@ -108,10 +108,11 @@ def _check(a, b, dtype):
 class _Call:
     """The per-thread state of the launch path, made once: the C function, an error record
     and its pointer, so that a call allocates nothing but its output."""
-    __slots__ = ("fn", "h", "err", "err_ref", "stream")
+    __slots__ = ("fn", "fn_bias", "h", "err", "err_ref", "stream")
 
     def __init__(self, h):
         self.fn = _lib.lib().cutune_gemm_on
+        self.fn_bias = _lib.lib().cutune_gemm_bias_on
         self.h = h._handle()
         self.err = _lib.Error()
         self.err_ref = ctypes.byref(self.err)
@@ -133,13 +134,20 @@ _DTYPE_CODES = _lib.DTYPES
 _LAYOUT_CODES = _lib.LAYOUTS
 
 
-def _launch(a, b, kind, layout, M, N, K, handle=None):
+def _launch(a, b, kind, layout, M, N, K, handle=None, bias=None):
+    """a @ b (+ bias: a tensor _bias_ok took, through the size's "-bias" config) into a new
+    tensor, launched on the current stream."""
     c = _call(handle)
     out = a.new_empty((M, N))
     dev = a.get_device()
     stream = c.stream(dev) if c.stream else torch.cuda.current_stream(dev).cuda_stream
-    rc = c.fn(c.h, dev, _DTYPE_CODES[kind], _LAYOUT_CODES[layout], a.data_ptr(), b.data_ptr(),
-              out.data_ptr(), M, N, K, stream, None, c.err_ref)
+    if bias is not None:
+        rc = c.fn_bias(c.h, dev, _DTYPE_CODES[kind], _LAYOUT_CODES[layout], a.data_ptr(),
+                       b.data_ptr(), bias.data_ptr(), out.data_ptr(), M, N, K, stream, None,
+                       c.err_ref)
+    else:
+        rc = c.fn(c.h, dev, _DTYPE_CODES[kind], _LAYOUT_CODES[layout], a.data_ptr(),
+                  b.data_ptr(), out.data_ptr(), M, N, K, stream, None, c.err_ref)
     if rc:
         from . import _raise
         _raise(rc, c.err)
@@ -277,11 +285,25 @@ def _route_kind(kind):
 
 
 def _add_bias(out, bias):
-    """out + bias (out when bias is None). cutune's kernels have no bias epilogue (torch's
-    cuBLASLt fuses it): one more kernel, in place where autograd does not need the product."""
+    """out + bias (out when bias is None): one more kernel, in place where autograd does not
+    need the product. For a bias the GEMM's kernel does not take (fp32 and tf32); fp16 and
+    bf16 take theirs in the kernel (_bias_ok)."""
     if bias is None:
         return out
     return out + bias if out.requires_grad else out.add_(bias)
+
+
+_BIAS_KINDS = ("fp16", "bf16")  # the matmul op's bias epilogue (plugins/matmul/matmul.h)
+
+
+def _bias_ok(bias, a, N, kind):
+    """Whether the GEMM's kernel can add `bias` itself (the size's "-bias" config): a
+    contiguous row of N of a's dtype on a's device, for fp16 or bf16, with no gradient to
+    record for a or the bias."""
+    return (kind in _BIAS_KINDS and isinstance(bias, torch.Tensor) and bias.dim() == 1
+            and bias.shape[0] == N and bias.dtype == a.dtype and bias.device == a.device
+            and bias.is_contiguous()
+            and not (torch.is_grad_enabled() and (a.requires_grad or bias.requires_grad)))
 
 
 def _gemm_of(func, args, kwargs):
@@ -313,17 +335,20 @@ class _Router:
 
     def __init__(self, db, margin, min_ms):
         self.db, self.margin, self.min_ms = db, margin, min_ms
-        self.decided = {}  # (M, N, K, kind, layout, device) -> True: cutune's kernel is faster
+        # (M, N, K, kind, layout, device, bias) -> True: cutune's kernel is faster
+        self.decided = {}
 
-    def tuned(self, M, N, K, kind, layout, device):
-        key = (M, N, K, kind, layout, device.index)
+    def tuned(self, M, N, K, kind, layout, device, bias=False):
+        """bias: the kernel adds the bias, the size's "-bias" config against cuBLASLt's bias
+        epilogue."""
+        key = (M, N, K, kind, layout, device.index, bias)
         hit = self.decided.get(key)
         if hit is None:
             if torch.compiler.is_compiling():
                 return False  # decided in eager runs only; a compiled region keeps torch's
             if torch.cuda.is_current_stream_capturing():
                 return False  # the first launch may compile and load a kernel: not in a graph
-            size = "%dx%dx%d-%s-%s" % (M, N, K, kind, layout)
+            size = "%dx%dx%d-%s-%s%s" % (M, N, K, kind, layout, "-bias" if bias else "")
             h = _handle() if self.db is None else self.db
             # tuned for this shape (on this GPU or its model) and faster than the cuBLAS(Lt)
             # time recorded beside it by the margin (cutune.prefer_tuned); else torch's
@@ -358,31 +383,37 @@ class _Mode(TorchFunctionMode):
         kind = _route_kind(kind)
         M, K = a.shape
         N = b.shape[1]
+        # a bias in fp16 or bf16 is the GEMM's own ("-bias"): recorded, tuned and routed so
+        fused = bias is not None and kind in _BIAS_KINDS
         if self.recorder is not None:
-            self.recorder.add(M, N, K, kind, layout, a.device)
+            self.recorder.add(M, N, K, kind, layout, a.device, fused)
         if not self.route or a.device.type != "cuda" or b.device != a.device or 0 in (M, N, K):
             return func(*args, **kwargs)
-        if not self.router.tuned(M, N, K, kind, layout, a.device):
+        if fused and not (_bias_ok(bias, a, N, kind) and not b.requires_grad):
+            return func(*args, **kwargs)  # autograd records the add: torch's fused GEMM
+        if not self.router.tuned(M, N, K, kind, layout, a.device, fused):
             return func(*args, **kwargs)
-        if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+        if fused:
+            out = _launch(a, b, kind, layout, M, N, K, self.db, bias)
+        elif torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
             out = matmul_fast(a, b, kind, self.db)
         else:  # what _check would ask of the tensors is known here: launch
             out = _launch(a, b, kind, layout, M, N, K, self.db)
         if len(shape) != 2:
             out = out.reshape(shape)
         self.routed += 1
-        return _add_bias(out, bias)
+        return out if fused else _add_bias(out, bias)
 
 
 class _Recorder:
-    """The GEMMs met: (M, N, K, kind, layout) -> calls, and the device each was on."""
+    """The GEMMs met: (M, N, K, kind, layout, device, bias) -> calls."""
 
     def __init__(self, handle, device):
         self.handle, self.device = handle, device
         self.seen = {}
         self.mu = threading.Lock()
 
-    def add(self, M, N, K, kind, layout, dev):
+    def add(self, M, N, K, kind, layout, dev, bias=False):
         if torch.compiler.is_compiling():
             raise RuntimeError(
                 "cutune.record(): cannot record inside torch.compile: a compiled region calls no "
@@ -396,7 +427,7 @@ class _Recorder:
                     "are for, or name it: cutune.record(device='H100') (a name or UUID in the "
                     "database)" % (M, N, K, dev))
             target = dev.index if dev.index is not None else torch.cuda.current_device()
-        key = (M, N, K, kind, layout, target)
+        key = (M, N, K, kind, layout, target, bias)
         with self.mu:
             self.seen[key] = self.seen.get(key, 0) + 1
 
@@ -404,11 +435,12 @@ class _Recorder:
         """Each shape once into the database's requests (a lookup records a miss as pending),
         returning the list of dicts that recorded() shows."""
         rows = []
-        for (M, N, K, kind, layout, target), calls in sorted(self.seen.items(), key=str):
-            size = "%dx%dx%d-%s-%s" % (M, N, K, kind, layout)
+        for (M, N, K, kind, layout, target, bias), calls in sorted(self.seen.items(), key=str):
+            size = "%dx%dx%d-%s-%s%s" % (M, N, K, kind, layout, "-bias" if bias else "")
             r = self.handle.lookup("matmul", size, device=target)
-            rows.append({"op": "matmul", "size": r.size or size, "M": M, "N": N, "K": K, "dtype": kind,
-                         "layout": layout, "device": target, "calls": calls, "match": r.match,
+            rows.append({"op": "matmul", "size": r.size or size, "M": M, "N": N, "K": K,
+                         "dtype": kind, "layout": layout, "bias": bias, "device": target,
+                         "calls": calls, "match": r.match,
                          "pending": r.match != "exact" and r.recorded})
         return rows
 
@@ -460,8 +492,8 @@ def use(db=None, margin=ROUTE_MARGIN, min_ms=ROUTE_MIN_MS):
     calls) by `margin` (tuned ms <= yardstick ms / (1 + margin); cutune.prefer_tuned), and
     torch's own otherwise (or where the tensors are on the CPU, of another dtype, not
     contiguous, batched on both sides). The margin, 3% by default, pays for what a call
-    through cutune costs more than torch's: some microseconds on the host per call, and with
-    a bias a kernel of its own (cuBLASLt fuses it); and a GEMM whose yardstick takes under
+    through cutune costs more than torch's: some microseconds on the host per call; and a
+    GEMM whose yardstick takes under
     `min_ms` stays torch's, as there the host sets the pace (cutune.ROUTE_MIN_MS; 0 for a
     region captured in a CUDA graph, whose replays have no host cost a call). A size tuned
     without a yardstick recorded
@@ -471,7 +503,10 @@ def use(db=None, margin=ROUTE_MARGIN, min_ms=ROUTE_MIN_MS):
     use() first (for a graph, the warm-up before its capture, in the same region: a graph's
     routing is fixed when it is captured). A graph replays the kernels of the region's
     handle: pass an open Handle as db and keep it open while the graph is replayed. `with
-    use() as r:` r.routed counts the GEMMs the region sent to cutune."""
+    use() as r:` r.routed counts the GEMMs the region sent to cutune. F.linear with a bias in
+    fp16 or bf16 is a GEMM of its own, "MxNxK-bf16-nt-bias": the kernel adds the bias, as
+    cuBLASLt's epilogue does for torch. It is routed where that size is tuned and beats
+    cuBLASLt's bias epilogue, and stays torch's where autograd records it."""
     return _Region(True, False, db, None, margin, min_ms)
 
 
@@ -487,8 +522,9 @@ def record(db=None, device=None, route=False):
 
 def recorded():
     """The GEMMs the last record() region met: dicts of op, size (as the database keeps it:
-    "MxNxK-bf16-nt"; the default layout nn is not written), M, N, K,
-    dtype, layout, device, calls, match (what the database answered) and pending."""
+    "MxNxK-bf16-nt", and "MxNxK-bf16-nt-bias" for F.linear with a bias in fp16 or bf16; the
+    default layout nn is not written), M, N, K, dtype, layout, bias, device, calls, match
+    (what the database answered) and pending."""
     return list(_recorded)
 
 

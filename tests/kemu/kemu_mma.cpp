@@ -57,7 +57,7 @@ int main()
         emu::ldmatrix_conflicts = emu::copies.conflicts = 0;
         const dim3 grid{(unsigned)(((M + BM - 1) / BM) * ((N + BN - 1) / BN)), 1, SPLITK};
         kemu::launch_cluster(grid, dim3{NT, 1, 1}, SPLITK, matmul_mma, (const half_t *)A,
-                             (const half_t *)B, C, M, N, K);
+                             (const half_t *)B, C, M, N, K, (const half_t *)emu::gemm_bias);
         emu::count_conflicts(emu::copies, NT * SPLITK);
         long pending = 0;
         for (int t = 0; t < kemu::MAX_THREADS; t++)

@@ -67,6 +67,11 @@ inline unsigned pack2(float lo, float hi)
 {
     return emu::round_half(lo) | (unsigned)emu::round_half(hi) << 16;
 }
+// a 16-bit value as a float (exact), as the kernels' bias epilogue reads it
+inline float from16(unsigned short h)
+{
+    return (float)emu::to_double(h);
+}
 
 namespace emu
 {
@@ -107,6 +112,10 @@ inline bool gemm_guard_intact(gemm_t x)
     return std::memcmp(&x, &GEMM_GUARD, sizeof x) == 0;
 }
 
+// The kernels' last argument: the bias row (CUTUNE_EPILOGUE_BIAS: N values that gemm_runs
+// draws for each size), else NULL; a launch passes it as it is.
+inline const gemm_t *gemm_bias = nullptr;
+
 // The bound on |C - ref| of one element, from ref, S = sum |p_k|, Q = sum p_k^2 (u = 2^-24,
 // W = sqrt(Q) + |ref|, gamma_n = n u / (1 - n u)), the op's (plugins/matmul/matmul.h):
 //   16-bit: FP32 accumulation, then one rounding to the type: (1 + u_T) gamma_K S + u_T |ref|
@@ -129,7 +138,12 @@ inline double gemm_bound(double ref, double mag, double sq, int K)
     const double uT = 0x1p-11;
 #endif
     const double gamma = K * u / (1 - K * u);
+#ifdef CUTUNE_EPILOGUE_BIAS // ref holds ref + bias; the float32 add of the bias errs by u |.|
+    return (1 + uT) * ((1 + u) * gamma * mag + u * std::fabs(ref)) + uT * std::fabs(ref) +
+           0x1p-25;
+#else
     return (1 + uT) * gamma * mag + uT * std::fabs(ref) + 0x1p-25;
+#endif
 #endif
 }
 
@@ -137,7 +151,8 @@ inline double gemm_bound(double ref, double mag, double sq, int K)
 // C from launch(mode, A, B, C, M, N, K) 2 x nmodes times: with A, B and C 16-byte aligned or
 // one element later (shift = run / nmodes), in each of the modes of the launch's emulation
 // (mode = run % nmodes: asynchronous work done at once, or as late as the kernel allows).
-// Every element of C must be within gemm_bound of the FP64 product of the (rounded) inputs,
+// Every element of C must be within gemm_bound of the FP64 product of the (rounded) inputs
+// (plus the bias row, with CUTUNE_EPILOGUE_BIAS),
 // nothing around C may change, and the launch's own verdict must be good. In fp32 (3xTF32),
 // at K >= 64, the largest error must also be no larger than that of a sequential FFMA sum of
 // the same inputs (cuBLAS SGEMM's arithmetic). Returns the number of failed runs.
@@ -150,6 +165,10 @@ int gemm_runs(const int (*sizes)[3], size_t nsizes, int nmodes, Launch launch)
         const int M = sizes[si][0], N = sizes[si][1], K = sizes[si][2];
         const std::vector<gemm_t> ha = random_inputs<gemm_t>(gen, (size_t)M * K, gemm_input);
         const std::vector<gemm_t> hb = random_inputs<gemm_t>(gen, (size_t)K * N, gemm_input);
+#ifdef CUTUNE_EPILOGUE_BIAS // a row of N added to every row of C, before the rounding
+        const std::vector<gemm_t> hbias = random_inputs<gemm_t>(gen, (size_t)N, gemm_input);
+        gemm_bias = hbias.data();
+#endif
         // the FP64 reference, sum |p|, sum p^2 and the sequential FFMA sum (B is K x N for
         // nn, N x K for nt)
         std::vector<double> ref((size_t)M * N), mag((size_t)M * N), sq((size_t)M * N);
@@ -169,6 +188,9 @@ int gemm_runs(const int (*sizes)[3], size_t nsizes, int nmodes, Launch launch)
                     r += p, m += std::fabs(p), q += p * p;
                     f = std::fmaf((float)a, (float)b, f);
                 }
+#ifdef CUTUNE_EPILOGUE_BIAS
+                r += gemm_value(hbias[(size_t)j]);
+#endif
                 ref[(size_t)i * N + j] = r, mag[(size_t)i * N + j] = m, sq[(size_t)i * N + j] = q;
                 seq_max = std::max(seq_max, std::fabs(f - r));
             }

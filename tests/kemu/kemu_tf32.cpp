@@ -133,7 +133,7 @@ int main()
             emu::buffers_make(&bf, ha, hb, mn, shift, -1234.5f, (float)NAN);
             emu::ldmatrix_conflicts = emu::copies.conflicts = emu::loads.conflicts = 0;
             kemu::launch_cluster(grid, dim3{NT, 1, 1}, SPLITK, matmul_tf32, (const float *)bf.A,
-                                 (const float *)bf.B, bf.C, M, N, K);
+                                 (const float *)bf.B, bf.C, M, N, K, (const float *)nullptr);
             emu::count_conflicts(emu::copies, NT * SPLITK);
             emu::count_conflicts(emu::loads, NT * SPLITK);
             long wrong = 0, outside = 0, first = -1;

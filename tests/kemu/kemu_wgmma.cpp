@@ -552,16 +552,17 @@ int main()
         static_assert(SHARED_BYTES <= sizeof kemu::dynamic_shared / 2, "a block's slice holds it");
         emu::shared_limit = sizeof kemu::dynamic_shared / 2 + SHARED_BYTES;
         kemu::launch_cluster(dim3{1, 1, grid}, dim3{NT, 1, 1}, CS, matmul_wgmma, (const elem_t *)A,
-                             (const elem_t *)B, C, M, N, K, ma, mb);
+                             (const elem_t *)B, C, M, N, K, (const elem_t *)emu::gemm_bias, ma,
+                             mb);
 #else
         kemu::launch(dim3{grid, 1, 1}, dim3{NT, 1, 1}, matmul_wgmma, (const elem_t *)A,
-                     (const elem_t *)B, C, M, N, K, ma, mb);
+                     (const elem_t *)B, C, M, N, K, (const elem_t *)emu::gemm_bias, ma, mb);
 #endif
         const bool tma_wrong = when != (emu::tma_boxes > 0); // TMA wherever the maps are given
 #else
         const bool tma_wrong = false;
         kemu::launch(dim3{grid, 1, 1}, dim3{NT, 1, 1}, matmul_wgmma, (const elem_t *)A,
-                     (const elem_t *)B, C, M, N, K);
+                     (const elem_t *)B, C, M, N, K, (const elem_t *)emu::gemm_bias);
 #endif
         emu::count_conflicts(emu::copies, NT);
         emu::count_conflicts(emu::loads, NT);

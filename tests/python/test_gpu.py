@@ -71,7 +71,7 @@ def test_launch_with_the_ops_arguments(tuned):
     a, b = inputs(M, N, K)
     c = torch.full((M, N), float("nan"), device="cuda")
     with cutune.open(tuned) as h:
-        r = h.launch("matmul", (M, N, K), a, b, c, M, N, K, device=0)
+        r = h.launch("matmul", (M, N, K), a, b, c, M, N, K, None, device=0)
         assert r.match == "exact" and r.variant == "matmul_tiled"
         torch.cuda.synchronize()
         close_to(c, a, b)
@@ -126,7 +126,7 @@ def test_bad_tensors_are_refused(tuned):
                 h.matmul(a, b.to("cuda:1"))
             c = torch.empty((256, 384), device="cuda:1")
             with pytest.raises(ValueError, match="device 1"):
-                h.launch("matmul", (256, 384, 512), a, b, c, 256, 384, 512, device=0)
+                h.launch("matmul", (256, 384, 512), a, b, c, 256, 384, 512, None, device=0)
     with pytest.raises(cutune.CutuneError, match="closed"):
         h.matmul(a, b)
 

@@ -183,12 +183,14 @@ def test_record_writes_the_models_gemms_as_pending_requests(fixture_path):
     assert rows == region.recorded()
     sizes = {r["size"]: r for r in rows}
     # F.linear(x, W) is x @ W^T: layout nt; M is the flattened batch, 2 x 8; the database
-    # writes the default layout, nn, as no suffix
-    assert set(sizes) == {"16x256x64-bf16-nt", "16x64x256-bf16-nt", "16x64x64-bf16"}
+    # writes the default layout, nn, as no suffix; F.linear(x, W, b) in bf16 is the GEMM with
+    # the bias epilogue, "-bias"
+    assert set(sizes) == {"16x256x64-bf16-nt", "16x64x256-bf16-nt-bias", "16x64x64-bf16"}
     assert sizes["16x64x64-bf16"]["layout"] == "nn"
+    assert sizes["16x64x256-bf16-nt-bias"]["bias"] and not sizes["16x256x64-bf16-nt"]["bias"]
     assert all(r["calls"] == 2 and r["match"] == "miss" and r["pending"] for r in rows)
     assert [(s, st) for s, st, _ in pending(fixture_path)] == [
-        ("16x256x64-bf16-nt", "pending"), ("16x64x256-bf16-nt", "pending"),
+        ("16x256x64-bf16-nt", "pending"), ("16x64x256-bf16-nt-bias", "pending"),
         ("16x64x64-bf16", "pending")]
 
 

@@ -40,6 +40,12 @@ def tuned(tmp_path_factory):
                                        "--size", "%dx%dx%d" % (M, N, K), "--dtype", kind,
                                        "--layout", layout, "--budget", "12", "--db", db],
                        check=True, timeout=600)
+    # the bf16 nt shape again with the bias epilogue: F.linear(x, W, b)'s own GEMM
+    subprocess.run(cutune_cmd() + ["run", "matmul", "--device", "0", "--variant", "matmul_mma",
+                                   "--size", "%dx%dx%d" % (M, N, K), "--dtype", "bf16",
+                                   "--layout", "nt", "--epilogue", "bias", "--budget", "12",
+                                   "--db", db],
+                   check=True, timeout=600)
     return db
 
 
@@ -118,7 +124,7 @@ def test_linear_routes_through_cutune_only_where_tuned_and_faster(tuned, tmp_pat
     launched = []
     real = _torch._launch
     monkeypatch.setattr(_torch, "_launch", lambda *a: launched.append(a[2:7]) or real(*a))
-    lin = torch.nn.Linear(K, N, device="cuda", dtype=torch.bfloat16)
+    lin = torch.nn.Linear(K, N, device="cuda", dtype=torch.bfloat16, bias=False)
     x = torch.randn(2, M // 2, K, device="cuda", dtype=torch.bfloat16)
     want = lin(x)
     with cutune.use(db=db):
@@ -130,12 +136,46 @@ def test_linear_routes_through_cutune_only_where_tuned_and_faster(tuned, tmp_pat
     torch.testing.assert_close(other, lin(x[:, :3].contiguous()))
 
 
+def test_linear_with_bias_routes_the_bias_epilogue(tuned, tmp_path, monkeypatch):
+    """F.linear(x, W, b) in bf16 is the "-bias" GEMM: inside use() and without a gradient to
+    record it goes to cutune's kernel, which adds the bias (one launch, with the bias, no add
+    after it), and matches the float64 x W^T + b; where autograd records it, and for a shape
+    tuned only without the bias, it stays torch's."""
+    db = planted_copy(tuned, tmp_path, None)
+    from cutune import _torch
+    launched = []
+    real = _torch._launch
+    monkeypatch.setattr(_torch, "_launch",
+                        lambda *a: launched.append(a[2:7] + (a[8] is not None,)) or real(*a))
+    lin = torch.nn.Linear(K, N, device="cuda", dtype=torch.bfloat16)
+    with torch.no_grad():
+        lin.bias.uniform_(-1, 1)  # a bias that shows when it is missing or added twice
+    x = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+    ref = (x.double() @ lin.weight.double().t() + lin.bias.double()).float()
+    with cutune.use(db=db) as region:
+        with torch.no_grad():
+            got = lin(x)
+        torch.cuda.synchronize()
+        assert launched == [("bf16", "nt", M, N, K, True)] and region.routed == 1
+        torch.testing.assert_close(got.float(), ref, rtol=2e-2, atol=2e-2)
+        launched.clear()
+        with_grad = lin(x)  # autograd records the add: torch's fused GEMM
+        assert launched == [] and with_grad.requires_grad
+    # cutune.matmul with bias= (Handle.matmul's path) launches the same config
+    got2 = cutune.open(db).matmul(x, lin.weight.detach().t(), bias=lin.bias.detach())
+    torch.cuda.synchronize()
+    torch.testing.assert_close(got2.float(), ref, rtol=2e-2, atol=2e-2)
+    with pytest.raises(ValueError, match="bias must be a vector of %d" % N):
+        cutune.open(db).matmul(x, lin.weight.detach().t(), bias=lin.bias.detach()[:-1])
+
+
 @pytest.mark.parametrize("yardstick_ms, routed", [(None, True), (1e-6, False)])
 def test_swap_routes_linear_layers_as_use_does(tuned, tmp_path, monkeypatch, yardstick_ms,
                                                routed):
     """cutune.swap(model): a layer of the tuned shape goes to cutune (no yardstick recorded)
     or stays torch's (a 1 ns yardstick planted), another shape is torch's; the bias is added
-    and the output matches the layer's own; restore() gives the layer torch's path back."""
+    by the kernel (the shape's "-bias" config) and the output matches the layer's own;
+    restore() gives the layer torch's path back."""
     db = planted_copy(tuned, tmp_path, yardstick_ms)
     from cutune import _torch
     launched = []
@@ -205,14 +245,18 @@ def test_op_gradients_are_torchs(default_db):
 def test_record_then_tune_then_use(tmp_path):
     db = str(tmp_path / "record.db")
     lin = torch.nn.Linear(256, 128, bias=False, device="cuda", dtype=torch.bfloat16)
+    lin_b = torch.nn.Linear(256, 96, device="cuda", dtype=torch.bfloat16)
     x = torch.randn(64, 256, device="cuda", dtype=torch.bfloat16)
     with cutune.record(db=db):
         lin(x)
-    assert [r["size"] for r in cutune.recorded()] == ["64x128x256-bf16-nt"]
-    assert cutune.recorded()[0]["pending"]
+        lin_b(x)
+    assert [r["size"] for r in cutune.recorded()] == ["64x128x256-bf16-nt",
+                                                      "64x96x256-bf16-nt-bias"]
+    assert all(r["pending"] for r in cutune.recorded())
     cutune.tune(db=db, device=0, args=["--variant", "matmul_mma", "--budget", "8"])
     with cutune.open(db) as h:
         assert h.lookup("matmul", "64x128x256-bf16-nt", device=0).match == "exact"
+        assert h.lookup("matmul", "64x96x256-bf16-nt-bias", device=0).match == "exact"
 
 
 def test_bad_input_raises_before_a_launch(default_db):

@@ -220,7 +220,7 @@ CUTUNE_API int cutune_matmul(CutuneLookup *h, const float *A, const float *B, fl
  * what PyTorch's F.linear computes), C is MxN, row-major, float (fp32, tf32) or 16-bit
  * (fp16, bf16) elements, device pointers on the calling thread's current device: looks up
  * "matmul" at "MxNxK-bf16-nt" (say) and launches the answer on `stream`. A lookup never
- * answers with a config of another element type or layout. The handle keeps the launch it
+ * answers with a config of another element type, layout or epilogue. The handle keeps the launch it
  * prepares for a shape (64 shapes, the oldest dropped beyond), so that a shape called again
  * costs the launch alone: the lookup's answer holds for the handle's life, as its cache
  * does (open a new handle to see configs tuned since). Errors: those of cutune_matmul, and
@@ -228,6 +228,15 @@ CUTUNE_API int cutune_matmul(CutuneLookup *h, const float *A, const float *B, fl
 CUTUNE_API int cutune_gemm(CutuneLookup *h, int dtype, int layout, const void *A, const void *B,
                            void *C, int M, int N, int K, void *stream, CutuneLookupResult *used,
                            CutuneError *err);
+
+/* C = A * B + bias, as cutune_gemm, with bias a device vector of N elements of `dtype`
+ * added to every row of C before the output's rounding (PyTorch's F.linear(x, W, b) in
+ * layout nt): looks up "MxNxK-bf16-nt-bias" (say), tuned and checked with its bias, and
+ * never answers with a config of another epilogue. fp16 and bf16 (the matmul op's bias
+ * epilogue); bias NULL is cutune_gemm. */
+CUTUNE_API int cutune_gemm_bias(CutuneLookup *h, int dtype, int layout, const void *A,
+                                const void *B, const void *bias, void *C, int M, int N, int K,
+                                void *stream, CutuneLookupResult *used, CutuneError *err);
 
 /* cutune_launch and cutune_matmul on CUDA device `device` (an ordinal) instead of the
  * calling thread's current one: `device` is made current for the call and the previous
@@ -243,6 +252,10 @@ CUTUNE_API int cutune_matmul_on(CutuneLookup *h, int device, const float *A, con
 CUTUNE_API int cutune_gemm_on(CutuneLookup *h, int device, int dtype, int layout, const void *A,
                               const void *B, void *C, int M, int N, int K, void *stream,
                               CutuneLookupResult *used, CutuneError *err);
+CUTUNE_API int cutune_gemm_bias_on(CutuneLookup *h, int device, int dtype, int layout,
+                                   const void *A, const void *B, const void *bias, void *C, int M,
+                                   int N, int K, void *stream, CutuneLookupResult *used,
+                                   CutuneError *err);
 
 /* A device recorded in the handle's database, found by its UUID (exact) or by a
  * case-insensitive part of its name ("H200"): fills out->uuid, name, cc_major, cc_minor,

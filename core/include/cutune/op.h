@@ -45,12 +45,13 @@ extern "C" {
 
 #define CUTUNE_ABI_MAJOR 1
 #define CUTUNE_ABI_MINOR \
-    6 /* 1.1: problem_distance; 1.2: the device in launch geometry;
+    7 /* 1.1: problem_distance; 1.2: the device in launch geometry;
                               1.3: op plugins, the SDK host services, data variants;
                               1.4: ragged_problem, element types and layouts;
                               1.5: library variants (CutuneVariant.library_prepare, run,
                               release: a config that is a call into a library);
-                              1.6: random_uniform_device */
+                              1.6: random_uniform_device;
+                              1.7: epilogues (CutuneProblem.epilogue, CutuneOp.epilogues) */
 #define CUTUNE_OP_SYMBOL "cutune_op"
 
 #define CUTUNE_MAX_DIMS 4
@@ -75,6 +76,14 @@ extern "C" {
 #define CUTUNE_LAYOUT_TABLE(X) \
     X(NN, "nn") \
     X(NT, "nt")
+/* What is done to the result before it is stored (1.7), written after the element type and
+ * layout ("4096x1024x1024-bf16-nt-bias"; "none" is left out):
+ *   none  the result as computed
+ *   bias  a vector of the element type is added to every row before the output's rounding:
+ *         for matmul, C[m][n] = A B + bias[n] (PyTorch's F.linear(x, W, b)) */
+#define CUTUNE_EPILOGUE_TABLE(X) \
+    X(NONE, "none") \
+    X(BIAS, "bias")
 typedef enum CutuneDtype {
 #define CUTUNE_X_DTYPE(E, name, bytes) CUTUNE_DTYPE_##E,
     CUTUNE_DTYPE_TABLE(CUTUNE_X_DTYPE)
@@ -87,6 +96,12 @@ typedef enum CutuneLayout {
 #undef CUTUNE_X_LAYOUT
         CUTUNE_LAYOUT_COUNT
 } CutuneLayout;
+typedef enum CutuneEpilogue {
+#define CUTUNE_X_EPILOGUE(E, name) CUTUNE_EPILOGUE_##E,
+    CUTUNE_EPILOGUE_TABLE(CUTUNE_X_EPILOGUE)
+#undef CUTUNE_X_EPILOGUE
+        CUTUNE_EPILOGUE_COUNT
+} CutuneEpilogue;
 
 /* "fp32", ...; NULL for a value out of range. */
 static inline const char *cutune_dtype_name(int d)
@@ -117,14 +132,24 @@ static inline const char *cutune_layout_name(int l)
     };
     return l >= 0 && l < CUTUNE_LAYOUT_COUNT ? names[l] : NULL;
 }
+static inline const char *cutune_epilogue_name(int e)
+{
+    static const char *const names[] = {
+#define CUTUNE_X_EPILOGUE(E, name) name,
+        CUTUNE_EPILOGUE_TABLE(CUTUNE_X_EPILOGUE)
+#undef CUTUNE_X_EPILOGUE
+    };
+    return e >= 0 && e < CUTUNE_EPILOGUE_COUNT ? names[e] : NULL;
+}
 
-/* A problem: the dimensions parsed from a size string such as "4096x4096x4096", and (1.4)
- * its element type and layout (0, 0: fp32, nn). */
+/* A problem: the dimensions parsed from a size string such as "4096x4096x4096", (1.4) its
+ * element type and layout (0, 0: fp32, nn) and (1.7) its epilogue (0: none). */
 typedef struct CutuneProblem {
     int ndims;
     int64_t dim[CUTUNE_MAX_DIMS];
-    int dtype;  /* CutuneDtype */
-    int layout; /* CutuneLayout */
+    int dtype;    /* CutuneDtype */
+    int layout;   /* CutuneLayout */
+    int epilogue; /* CutuneEpilogue */
 } CutuneProblem;
 
 /* A config: one value per tunable parameter, in the order of the space file. The
@@ -328,6 +353,13 @@ typedef struct CutuneOp {
      * refuses a problem of any other before check_problem sees it. */
     const char *dtypes;
     const char *layouts;
+
+    /* ---- 1.7, optional ---- */
+
+    /* The epilogues the op computes (names of CUTUNE_EPILOGUE_TABLE); NULL: "none" alone.
+     * The core refuses a problem with any other, and offers a problem only to the variants
+     * whose INI lists its epilogue. */
+    const char *epilogues;
 } CutuneOp;
 
 /* The symbol every op plugin exports. */

@@ -1,6 +1,7 @@
-/* The GEMM calls of cutune/lookup.h (cutune_gemm, cutune_matmul and their _on forms): a
- * lookup of the size, then its launch (launch.c). A call's prepared launch is kept in the
- * handle by (device, element type, layout, M, N, K), so that a shape called again skips the
+/* The GEMM calls of cutune/lookup.h (cutune_gemm, cutune_gemm_bias, cutune_matmul and their
+ * _on forms): a lookup of the size, then its launch (launch.c). A call's prepared launch is
+ * kept in the handle by (device, element type, layout, epilogue, M, N, K), so that a shape
+ * called again skips the
  * size's text, the cached lookup, the config's geometry and the TMA maps' encoding: what an
  * application's per-call cost is made of beside the launch itself (bench/torch_overhead.py). */
 #include "device.h"
@@ -18,13 +19,12 @@ int cutune_matmul(CutuneLookup *h, const float *A, const float *B, float *C, int
 }
 
 /* The memo's entry for this call, or NULL (the mutex held). */
-static CutuneGemmMemo *memo_find(CutuneLookup *h, int device, int dtype, int layout, int M, int N,
-                                 int K)
+static CutuneGemmMemo *memo_find(CutuneLookup *h, int device, const CutuneProblem *p)
 {
     for (size_t i = 0; i < h->nmemo; i++) {
         CutuneGemmMemo *m = &h->memo[i];
-        if (m->M == M && m->N == N && m->K == K && m->device == device && m->dtype == dtype &&
-            m->layout == layout)
+        if (m->M == p->dim[0] && m->N == p->dim[1] && m->K == p->dim[2] && m->device == device &&
+            m->dtype == p->dtype && m->layout == p->layout && m->epilogue == p->epilogue)
             return m;
     }
     return NULL;
@@ -32,8 +32,8 @@ static CutuneGemmMemo *memo_find(CutuneLookup *h, int device, int dtype, int lay
 
 /* Keep a prepared launch for this call's key (the mutex held): a free slot, else the oldest
  * entry's. NULL when there is no memory, which costs only the next call's speed. */
-static CutuneGemmMemo *memo_put(CutuneLookup *h, int device, int dtype, int layout, int M, int N,
-                                int K, const CutuneLookupResult *r, const CutunePrepared *p)
+static CutuneGemmMemo *memo_put(CutuneLookup *h, int device, const CutuneProblem *q,
+                                const CutuneLookupResult *r, const CutunePrepared *p)
 {
     if (!h->memo && !(h->memo = calloc(CUTUNE_GEMM_MEMO_SIZE, sizeof *h->memo)))
         return NULL;
@@ -43,11 +43,12 @@ static CutuneGemmMemo *memo_put(CutuneLookup *h, int device, int dtype, int layo
     else
         m = &h->memo[h->memo_next++ % CUTUNE_GEMM_MEMO_SIZE];
     *m = (CutuneGemmMemo){.device = device,
-                          .dtype = dtype,
-                          .layout = layout,
-                          .M = M,
-                          .N = N,
-                          .K = K,
+                          .dtype = q->dtype,
+                          .layout = q->layout,
+                          .epilogue = q->epilogue,
+                          .M = (int)q->dim[0],
+                          .N = (int)q->dim[1],
+                          .K = (int)q->dim[2],
                           .r = *r,
                           .p = *p};
     m->r.recorded = 0; /* recorded once, by the lookup that made the entry */
@@ -56,6 +57,13 @@ static CutuneGemmMemo *memo_put(CutuneLookup *h, int device, int dtype, int layo
 
 int cutune_gemm(CutuneLookup *h, int dtype, int layout, const void *A, const void *B, void *C,
                 int M, int N, int K, void *stream, CutuneLookupResult *used, CutuneError *err)
+{
+    return cutune_gemm_bias(h, dtype, layout, A, B, NULL, C, M, N, K, stream, used, err);
+}
+
+int cutune_gemm_bias(CutuneLookup *h, int dtype, int layout, const void *A, const void *B,
+                     const void *bias, void *C, int M, int N, int K, void *stream,
+                     CutuneLookupResult *used, CutuneError *err)
 {
     CutuneLookupResult local;
     CutuneLookupResult *r = used ? used : &local;
@@ -78,11 +86,16 @@ int cutune_gemm(CutuneLookup *h, int dtype, int layout, const void *A, const voi
         memset(r, 0, sizeof *r);
         return rc;
     }
-    void *args[] = {(void *)&A, (void *)&B, (void *)&C, &M, &N, &K};
+    void *args[] = {(void *)&A, (void *)&B, (void *)&C, &M, &N, &K, (void *)&bias};
+    CutuneProblem p = {.ndims = 3,
+                       .dim = {M, N, K},
+                       .dtype = dtype,
+                       .layout = layout,
+                       .epilogue = bias ? CUTUNE_EPILOGUE_BIAS : CUTUNE_EPILOGUE_NONE};
     /* a call seen before: its launch as prepared then (the lookup's answer is cached for the
      * handle's life, and so is what follows from it) */
     pthread_mutex_lock(&h->mu);
-    CutuneGemmMemo *m = memo_find(h, dev.index, dtype, layout, M, N, K);
+    CutuneGemmMemo *m = memo_find(h, dev.index, &p);
     if (m) {
         if (used)
             *used = m->r;
@@ -93,7 +106,6 @@ int cutune_gemm(CutuneLookup *h, int dtype, int layout, const void *A, const voi
     pthread_mutex_unlock(&h->mu);
     memset(r, 0, sizeof *r);
     char size[64];
-    CutuneProblem p = {.ndims = 3, .dim = {M, N, K}, .dtype = dtype, .layout = layout};
     cutune_problem_format(&p, size, sizeof size);
     if ((rc = cutune_lookup(h, &dev, "matmul", size, r, err)))
         return rc;
@@ -103,7 +115,7 @@ int cutune_gemm(CutuneLookup *h, int dtype, int layout, const void *A, const voi
     CutunePrepared prep;
     pthread_mutex_lock(&h->mu);
     if ((rc = cutune_launch_prepare(h, r, size, &dev, &prep, err)) == 0) {
-        m = memo_put(h, dev.index, dtype, layout, M, N, K, r, &prep);
+        m = memo_put(h, dev.index, &p, r, &prep);
         rc = cutune_launch_prepared(h, r, m ? &m->p : &prep, args, stream, err);
     }
     pthread_mutex_unlock(&h->mu);
@@ -156,11 +168,18 @@ int cutune_gemm_on(CutuneLookup *h, int device, int dtype, int layout, const voi
                    void *C, int M, int N, int K, void *stream, CutuneLookupResult *used,
                    CutuneError *err)
 {
+    return cutune_gemm_bias_on(h, device, dtype, layout, A, B, NULL, C, M, N, K, stream, used, err);
+}
+
+int cutune_gemm_bias_on(CutuneLookup *h, int device, int dtype, int layout, const void *A,
+                        const void *B, const void *bias, void *C, int M, int N, int K, void *stream,
+                        CutuneLookupResult *used, CutuneError *err)
+{
     int prev = device;
     int rc = enter_device(device, &prev, err);
     if (rc)
         return rc;
-    rc = cutune_gemm(h, dtype, layout, A, B, C, M, N, K, stream, used, err);
+    rc = cutune_gemm_bias(h, dtype, layout, A, B, bias, C, M, N, K, stream, used, err);
     leave_device(device, prev);
     return rc;
 }

@@ -96,8 +96,8 @@ static int tuned_kernel(CutuneLookup *h, const CutuneLookupResult *r, const Cutu
     *out = NULL;
     *library = NULL;
     char key[1024];
-    snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%d\x1f%d\x1f%d", r->variant, r->variant_version,
-             r->config, arch, kind->dtype, kind->layout);
+    snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%d\x1f%d\x1f%d\x1f%d", r->variant,
+             r->variant_version, r->config, arch, kind->dtype, kind->layout, kind->epilogue);
     for (size_t i = 0; i < h->nkernels; i++)
         if (strcmp(h->kernels[i].key, key) == 0) {
             *out = &h->kernels[i];
@@ -200,12 +200,13 @@ int cutune_launch_prepare(CutuneLookup *h, const CutuneLookupResult *r, const ch
     int rc = cutune_problem_parse(size, &p->prob, err);
     if (rc)
         return rc;
-    /* a kernel is compiled for one element type and layout: the lookup's */
+    /* a kernel is compiled for one element type, layout and epilogue: the lookup's */
     if (cutune_problem_parse(r->tuned_size, &tuned, NULL) == 0 &&
-        (tuned.dtype != p->prob.dtype || tuned.layout != p->prob.layout))
+        (tuned.dtype != p->prob.dtype || tuned.layout != p->prob.layout ||
+         tuned.epilogue != p->prob.epilogue))
         return cutune_error(err, CUTUNE_ERR_INVALID,
-                            "cutune_launch: size %s is of another element type or layout than "
-                            "the config tuned at %s; look up %s itself",
+                            "cutune_launch: size %s is of another element type, layout or "
+                            "epilogue than the config tuned at %s; look up %s itself",
                             size, r->tuned_size, size);
     int dev = info->index, max_shared = info->max_shared_per_block;
     p->device = dev;

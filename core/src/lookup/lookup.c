@@ -250,8 +250,8 @@ static int scan_nearest(CutuneLookup *h, sqlite3_stmt *st, const CutuneProblem *
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         CutuneProblem p;
         if (cutune_problem_parse(col(st, 3), &p, NULL) != 0 || p.ndims != want->ndims ||
-            p.dtype != want->dtype || p.layout != want->layout)
-            continue; /* another shape, element type or layout: not an answer */
+            p.dtype != want->dtype || p.layout != want->layout || p.epilogue != want->epilogue)
+            continue; /* another shape, element type, layout or epilogue: not an answer */
         if (strcmp(col(st, 3), size) != 0 && sqlite3_column_type(st, 9) == SQLITE_NULL) {
             c->unchecked++;
             continue;

@@ -51,7 +51,7 @@ typedef struct CutunePrepared {
 
 /* gemm.c: a cutune_gemm call's key, its lookup's answer and its prepared launch. */
 typedef struct CutuneGemmMemo {
-    int device, dtype, layout, M, N, K;
+    int device, dtype, layout, epilogue, M, N, K;
     CutuneLookupResult r;
     CutunePrepared p;
 } CutuneGemmMemo;

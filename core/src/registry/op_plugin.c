@@ -239,6 +239,13 @@ int cutune_op_takes_kind(const CutuneOp *op, const CutuneProblem *p, char *why, 
                  lay ? lay : "of that number", layouts ? layouts : "nn");
         return 0;
     }
+    const char *ep = cutune_epilogue_name(p->epilogue);
+    const char *epilogues = CUTUNE_OP_FIELD(op, epilogues);
+    if (!ep || !listed(epilogues, ep, "none")) {
+        snprintf(why, len, "op %s has no epilogue %s (its epilogues: %s)", op->name,
+                 ep ? ep : "of that number", epilogues ? epilogues : "none");
+        return 0;
+    }
     return 1;
 }
 

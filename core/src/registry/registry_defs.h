@@ -21,8 +21,9 @@ typedef struct CutuneOpDef {
 /* A variant: a kernel, its space, its launch, and the op it keeps the contract of. */
 typedef struct CutuneVariantDef {
     char *name, *op_name, *version, *summary, *kernel_name;
-    char *dtypes, *layouts; /* the element types and layouts it computes, comma-separated
-                               names; NULL: fp32 and nn alone */
+    char *dtypes, *layouts, *epilogues; /* the element types, layouts and epilogues it
+                                           computes, comma-separated names; NULL: fp32, nn
+                                           and none alone */
     int target;             /* [variant] target = sm_90a: 90 (compiled for sm_90a, runs only
                                on compute capability 9.0); 0: any device */
     int opt_in;             /* 1 ([variant] main_job = no): its default sizes are left out of

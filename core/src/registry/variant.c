@@ -12,6 +12,7 @@ int cutune_space_check_sizes(const CutuneSpace *sp, const CutuneOp *op, CutuneEr
 {
     const char *dtypes = cutune_space_key(sp, "variant", "dtypes", NULL);
     const char *layouts = cutune_space_key(sp, "variant", "layouts", NULL);
+    const char *epilogues = cutune_space_key(sp, "variant", "epilogues", NULL);
     for (size_t i = 0; i < sp->nproblems; i++) {
         CutuneProblem p;
         CutuneError perr = {0};
@@ -20,11 +21,13 @@ int cutune_space_check_sizes(const CutuneSpace *sp, const CutuneOp *op, CutuneEr
             memcpy(why, perr.msg, sizeof why);
         else if (cutune_op_problem_check(op, &p, why, sizeof why) == 0 &&
                  (!cutune_kind_listed(dtypes, cutune_dtype_name(p.dtype), "fp32") ||
-                  !cutune_kind_listed(layouts, cutune_layout_name(p.layout), "nn")))
+                  !cutune_kind_listed(layouts, cutune_layout_name(p.layout), "nn") ||
+                  !cutune_kind_listed(epilogues, cutune_epilogue_name(p.epilogue), "none")))
             snprintf(why, sizeof why,
-                     "this variant computes %s in %s (its [variant] dtypes and "
-                     "layouts)",
-                     dtypes ? dtypes : "fp32", layouts ? layouts : "nn");
+                     "this variant computes %s in %s with epilogue %s (its [variant] dtypes, "
+                     "layouts and epilogues)",
+                     dtypes ? dtypes : "fp32", layouts ? layouts : "nn",
+                     epilogues ? epilogues : "none");
         if (why[0])
             return cutune_error(err, CUTUNE_ERR_PARSE,
                                 "%s:%d: default size '%s' is not a size of op %s: %s (a size is "
@@ -78,7 +81,8 @@ int cutune_variant_problem(const CutuneVariantDef *v, const char *size, CutunePr
 int cutune_variant_takes(const CutuneVariantDef *v, const CutuneProblem *p)
 {
     return cutune_kind_listed(v->dtypes, cutune_dtype_name(p->dtype), "fp32") &&
-           cutune_kind_listed(v->layouts, cutune_layout_name(p->layout), "nn");
+           cutune_kind_listed(v->layouts, cutune_layout_name(p->layout), "nn") &&
+           cutune_kind_listed(v->epilogues, cutune_epilogue_name(p->epilogue), "none");
 }
 
 double cutune_variant_flops(const CutuneVariantDef *v, const CutuneProblem *p)
@@ -114,11 +118,17 @@ static const char *layout_name(int i)
     return cutune_layout_name(i);
 }
 
+static const char *epilogue_name(int i)
+{
+    return cutune_epilogue_name(i);
+}
+
 void cutune_variant_first_kind(const CutuneVariantDef *v, CutuneProblem *p)
 {
     memset(p, 0, sizeof *p);
     p->dtype = first_of(v->dtypes, dtype_name, CUTUNE_DTYPE_COUNT);
     p->layout = first_of(v->layouts, layout_name, CUTUNE_LAYOUT_COUNT);
+    p->epilogue = first_of(v->epilogues, epilogue_name, CUTUNE_EPILOGUE_COUNT);
 }
 
 int cutune_variant_arch(const CutuneVariantDef *v, int arch)

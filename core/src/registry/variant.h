@@ -13,7 +13,8 @@ int cutune_space_check_sizes(const CutuneSpace *sp, const CutuneOp *op, CutuneEr
  * valid: <why>" on failure. */
 int cutune_variant_problem(const CutuneVariantDef *v, const char *size, CutuneProblem *p,
                            CutuneError *err);
-/* 1 when the variant computes p's element type and layout ([variant] dtypes, layouts). */
+/* 1 when the variant computes p's element type, layout and epilogue ([variant] dtypes,
+ * layouts, epilogues). */
 int cutune_variant_takes(const CutuneVariantDef *v, const CutuneProblem *p);
 /* The architecture to compile the variant for on a device of compute capability `arch`
  * (e.g. 90): arch itself, or its arch-specific target (compile.h, CUTUNE_ARCH_SPECIFIC) for a

@@ -199,14 +199,35 @@ static int check_launch_keys(const CutuneSpace *sp, CutuneError *err)
     return 0;
 }
 
-/* [variant] dtypes and layouts: known names that the op computes too. */
+/* The kinds of a problem a [variant] key lists: dtypes, layouts, epilogues. */
+static const struct {
+    const char *key, *what;
+    const char *(*name)(int);
+    int count;
+} kinds[] = {
+    {"dtypes", "an element type (fp32, tf32, fp16, bf16)", cutune_dtype_name, CUTUNE_DTYPE_COUNT},
+    {"layouts", "a layout (nn, nt)", cutune_layout_name, CUTUNE_LAYOUT_COUNT},
+    {"epilogues", "an epilogue (none, bias)", cutune_epilogue_name, CUTUNE_EPILOGUE_COUNT},
+};
+
+static char **kind_field(CutuneVariantDef *v, int k)
+{
+    return k == 0 ? &v->dtypes : k == 1 ? &v->layouts : &v->epilogues;
+}
+
+static int *problem_field(CutuneProblem *p, int k)
+{
+    return k == 0 ? &p->dtype : k == 1 ? &p->layout : &p->epilogue;
+}
+
+/* [variant] dtypes, layouts and epilogues: known names that the op computes too. */
 static int take_kinds(const CutuneSpace *sp, const CutuneOp *op, CutuneVariantDef *out,
                       CutuneError *err)
 {
-    static const char *const keys[] = {"dtypes", "layouts"};
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < (int)(sizeof kinds / sizeof kinds[0]); k++) {
+        const char *key = kinds[k].key;
         int line = 0;
-        const char *list = cutune_space_key(sp, "variant", keys[k], &line);
+        const char *list = cutune_space_key(sp, "variant", key, &line);
         if (!list)
             continue;
         char name[32];
@@ -221,25 +242,24 @@ static int take_kinds(const CutuneSpace *sp, const CutuneOp *op, CutuneVariantDe
             s += len;
             CutuneProblem p = {.ndims = 1, .dim = {1}};
             int found = 0;
-            for (int i = 0; i < (k ? CUTUNE_LAYOUT_COUNT : CUTUNE_DTYPE_COUNT) && !found; i++)
-                if (!strcmp(name, k ? cutune_layout_name(i) : cutune_dtype_name(i))) {
+            for (int i = 0; i < kinds[k].count && !found; i++)
+                if (!strcmp(name, kinds[k].name(i))) {
                     found = 1;
-                    *(k ? &p.layout : &p.dtype) = i;
+                    *problem_field(&p, k) = i;
                 }
             char why[256] = "";
             if (!found)
-                snprintf(why, sizeof why, "'%s' is not %s", name,
-                         k ? "a layout (nn, nt)" : "an element type (fp32, tf32, fp16, bf16)");
+                snprintf(why, sizeof why, "'%s' is not %s", name, kinds[k].what);
             else
                 cutune_op_takes_kind(op, &p, why, sizeof why);
             if (why[0])
                 return cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: %s %s; list those of %s only",
-                                    sp->path, line, keys[k], why, op->name);
+                                    sp->path, line, key, why, op->name);
         }
         if (n == 0)
             return cutune_error(err, CUTUNE_ERR_PARSE, "%s:%d: %s is empty; name one or more",
-                                sp->path, line, keys[k]);
-        if (!(*(k ? &out->layouts : &out->dtypes) = strdup(list)))
+                                sp->path, line, key);
+        if (!(*kind_field(out, k) = strdup(list)))
             return cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
     }
     return 0;

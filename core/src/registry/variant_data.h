@@ -8,9 +8,10 @@
  * beside it, then in space_dirs. The message names the file, the line and a fix. */
 int cutune_variant_data_open(const char *path, const CutuneOpDef *op, char *const *space_dirs,
                              size_t nspace_dirs, CutuneVariantDef *out, CutuneError *err);
-/* A C variant plugin's element types and layouts ([variant] dtypes and layouts of its
- * <name>.ini, the first on space_dirs), checked against its op (v->op) as a data variant's
- * are; none given, or no such file: fp32 and nn. The message names the file and the line. */
+/* A C variant plugin's element types, layouts and epilogues ([variant] dtypes, layouts and
+ * epilogues of its <name>.ini, the first on space_dirs), checked against its op (v->op) as a
+ * data variant's are; none given, or no such file: fp32, nn and none. The message names the
+ * file and the line. */
 int cutune_variant_plugin_kinds(CutuneVariantDef *v, char *const *space_dirs, size_t nspace_dirs,
                                 CutuneError *err);
 /* The kernel file of a data variant (its `source`, without the headers), found as when it

@@ -158,6 +158,7 @@ void cutune_variant_close(CutuneVariantDef *v)
     free(v->kernel_name);
     free(v->dtypes);
     free(v->layouts);
+    free(v->epilogues);
     free(v->source);
     free(v->path);
     cutune_space_free(v->space);

@@ -12,6 +12,8 @@
  *   dtypes = bf16, fp16           ; the element types its kernel computes (default fp32): the
  *                                 ; core defines CUTUNE_DTYPE_<NAME> = 1 (e.g. _BF16) for one
  *   layouts = nn, nt              ; the layouts it takes (default nn): CUTUNE_LAYOUT_<NAME>
+ *   epilogues = none, bias        ; what it may do to the result before it stores it
+ *                                 ; (default none): CUTUNE_EPILOGUE_<NAME>
  *   target = sm_90a               ; compiled for that arch-specific target (wgmma...), and
  *                                 ; tuned only on devices of that compute capability
  *   main_job = no                 ; its default sizes are left out of a run of the whole op
@@ -37,9 +39,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const variant_keys[] = {"op",      "kernel",   "source", "headers",
-                                           "version", "summary",  "dtypes", "layouts",
-                                           "target",  "main_job", NULL};
+static const char *const variant_keys[] = {"op",        "kernel",  "source",   "headers",
+                                           "version",   "summary", "dtypes",   "layouts",
+                                           "epilogues", "target",  "main_job", NULL};
 static const char *const launch_keys[] = {"grid", "block", "shared", NULL};
 static const char *const tensor_map_keys[] = {"dims", "box", "swizzle", "when", NULL};
 
@@ -77,7 +79,7 @@ int cutune_space_key_set(CutuneSpace *s, const char *section, const char *name, 
                  is_launch ? "grid, block and shared (expressions)"
                  : is_map  ? "dims, box, swizzle and when (expressions)"
                            : "name, description, op, kernel, source, headers, version, "
-                             "summary, dtypes, layouts, target and main_job");
+                             "summary, dtypes, layouts, epilogues, target and main_job");
         return -1;
     }
     CutuneSpaceKey *k = find(s, section, name);

@@ -12,7 +12,7 @@ void cutune_tune_defaults(CutuneTuneOptions *o)
 {
     memset(o, 0, sizeof *o);
     o->seed = 1;
-    o->dtype = o->layout = -1;
+    o->dtype = o->layout = o->epilogue = -1;
     o->time_limit_s = CUTUNE_DEFAULT_TIME_S;
     o->warm_db = 1;
     o->warm_known = 1;

@@ -57,6 +57,8 @@ typedef struct CutuneTuneOptions {
     size_t nsizes;
     int dtype, layout;        /* >= 0: every size in this element type / layout (CutuneDtype,
                           CutuneLayout), whatever it says; -1: as each size is written */
+    int epilogue;             /* >= 0: every size with this epilogue (CutuneEpilogue); -1: as
+                                 each size is written */
     const char *strategy;     /* NULL: chosen per space and share of the budget */
     const char *const *where; /* partial configs ("BM=128,BK=8"): tune only the
                                      * configs matching one of them */

@@ -52,6 +52,8 @@ static int size_for(const TuneRun *r, const TuneVariant *tv, const char *text, C
         prob->dtype = r->o->dtype;
     if (r->o->layout >= 0)
         prob->layout = r->o->layout;
+    if (r->o->epilogue >= 0)
+        prob->epilogue = r->o->epilogue;
     if (!cutune_variant_takes(tv->p, prob))
         return 1;
     char why[256] = "";
@@ -206,23 +208,26 @@ static void keep_shard(TuneRun *r)
               r->o->shard.index, r->o->shard.count, jobs, k, kept, kept == 1 ? "" : "s");
 }
 
-/* No variant of the run computes the element type or layout asked for: say which do. */
+/* No variant of the run computes the element type, layout or epilogue asked for: say which
+ * do. */
 static int no_kind(const TuneRun *r, CutuneError *err)
 {
     char have[512] = "";
     size_t used = 0;
     for (size_t i = 0; i < r->nvariants && used < sizeof have; i++) {
         const CutuneVariantDef *v = r->variants[i].p;
-        int n = snprintf(have + used, sizeof have - used, "%s%s (%s; %s)", i ? ", " : "", v->name,
-                         v->dtypes ? v->dtypes : "fp32", v->layouts ? v->layouts : "nn");
+        int n = snprintf(have + used, sizeof have - used, "%s%s (%s; %s; %s)", i ? ", " : "",
+                         v->name, v->dtypes ? v->dtypes : "fp32", v->layouts ? v->layouts : "nn",
+                         v->epilogues ? v->epilogues : "none");
         used += n > 0 ? (size_t)n : 0;
     }
     const char *dt = r->o->dtype >= 0 ? cutune_dtype_name(r->o->dtype) : "the element type";
     const char *lay = r->o->layout >= 0 ? cutune_layout_name(r->o->layout) : "the layout";
+    const char *ep = r->o->epilogue >= 0 ? cutune_epilogue_name(r->o->epilogue) : "the epilogue";
     return cutune_error(err, CUTUNE_ERR_INVALID,
-                        "nothing to tune: no variant computes %s in %s of the sizes asked for; "
-                        "the variants: %s",
-                        dt, lay, have);
+                        "nothing to tune: no variant computes %s in %s with %s of the sizes "
+                        "asked for; the variants (element types; layouts; epilogues): %s",
+                        dt, lay, ep, have);
 }
 
 /* Is v one of the run's variants? Of its op (and the variant named), and not one that a

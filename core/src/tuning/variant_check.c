@@ -174,12 +174,23 @@ static int check_compiles(const CutuneVariantDef *v, const CutuneSpace *sp,
         rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
         goto out;
     }
+    /* the sample in the variant's first kind, and every other config with each further
+     * epilogue it lists (the kernel compiles its bias path under CUTUNE_EPILOGUE_BIAS) */
+    CutuneProblem kinds[CUTUNE_EPILOGUE_COUNT];
+    int nkinds = 0;
+    cutune_variant_first_kind(v, &kinds[nkinds++]);
+    for (int e = 0; e < CUTUNE_EPILOGUE_COUNT; e++) {
+        CutuneProblem k = kinds[0];
+        k.epilogue = e;
+        char why[256];
+        if (e != kinds[0].epilogue && cutune_variant_takes(v, &k) &&
+            cutune_op_takes_kind(v->op->op, &k, why, sizeof why))
+            kinds[nkinds++] = k;
+    }
     for (size_t j = 0; j < n; j++) {
-        CutuneProblem kind;
-        cutune_variant_first_kind(v, &kind);
         cutune_compile_job_init(&jobs[j], v->source, v->kernel_name, sp,
-                                cl->values + idx[j] * cl->nparams, &kind, check_arch(v, o->arch),
-                                o->cache_dir, idx[j]);
+                                cl->values + idx[j] * cl->nparams, &kinds[j % (size_t)nkinds],
+                                check_arch(v, o->arch), o->cache_dir, idx[j]);
         cutune_pool_submit(pool, &jobs[j].job);
     }
     size_t shown = 0;
@@ -194,6 +205,12 @@ static int check_compiles(const CutuneVariantDef *v, const CutuneSpace *sp,
             char text[512];
             const char *msg = jobs[j].err.msg, *nl = strchr(msg, '\n');
             cutune_config_format(sp, cl->values + jobs[j].index * cl->nparams, text, sizeof text);
+            const CutuneProblem *k = &kinds[j % (size_t)nkinds];
+            if (k->epilogue != CUTUNE_EPILOGUE_NONE) {
+                size_t used = strlen(text);
+                snprintf(text + used, sizeof text - used, " (epilogue %s)",
+                         cutune_epilogue_name(k->epilogue));
+            }
             say_compile_failure(o, text, msg, prev_log);
             free(prev_log);
             prev_log = strdup(nl ? nl + 1 : "");
@@ -201,12 +218,13 @@ static int check_compiles(const CutuneVariantDef *v, const CutuneSpace *sp,
         cutune_compile_job_clear(&jobs[j]); /* its cubin: the cache keeps it */
     }
     free(prev_log);
-    cutune_check_say(o, "  compiled %zu of %zu configs for sm_%d%s: %zu ok, %zu failed\n", n,
+    cutune_check_say(o, "  compiled %zu of %zu configs for sm_%d%s%s: %zu ok, %zu failed\n", n,
                      cl->nconfigs, o->arch,
                      n < cl->nconfigs ? " (a seeded sample with the first and the last; --sample 0 "
                                         "compiles every one)"
                                       : "",
-                     r->compiled, r->compile_failed);
+                     nkinds > 1 ? ", every other one with the bias epilogue" : "", r->compiled,
+                     r->compile_failed);
     r->failures += r->compile_failed;
 out:
     cutune_pool_destroy(&pool);

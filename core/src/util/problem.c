@@ -1,5 +1,5 @@
-/* Problem strings: "4096x4096x4096", and with an element type and a layout that are not the
- * defaults, "4096x4096x4096-bf16-nt" (cutune/op.h). */
+/* Problem strings: "4096x4096x4096", and with an element type, a layout and an epilogue
+ * that are not the defaults, "4096x4096x4096-bf16-nt-bias" (cutune/op.h). */
 #include "utf8.h"
 #include "util.h"
 
@@ -17,11 +17,11 @@ static int name_index(const char *tok, size_t n, const char *(*name)(int), int c
     return -1;
 }
 
-/* "-bf16-nt" after the dimensions: an element type and a layout, each at most once, in
- * either order (canonical: the type first, defaults left out). */
+/* "-bf16-nt-bias" after the dimensions: an element type, a layout and an epilogue, each at
+ * most once, in any order (canonical: type, layout, epilogue, defaults left out). */
 static int parse_kind(const char *text, const char *s, CutuneProblem *p, CutuneError *err)
 {
-    int have_dtype = 0, have_layout = 0;
+    int have_dtype = 0, have_layout = 0, have_epilogue = 0;
     while (*s == '-') {
         const char *tok = ++s;
         while (*s && *s != '-')
@@ -29,6 +29,9 @@ static int parse_kind(const char *text, const char *s, CutuneProblem *p, CutuneE
         size_t n = (size_t)(s - tok);
         const int d = name_index(tok, n, cutune_dtype_name, CUTUNE_DTYPE_COUNT);
         const int l = d < 0 ? name_index(tok, n, cutune_layout_name, CUTUNE_LAYOUT_COUNT) : -1;
+        const int e = d < 0 && l < 0
+                          ? name_index(tok, n, cutune_epilogue_name, CUTUNE_EPILOGUE_COUNT)
+                          : -1;
         if (d >= 0) {
             if (have_dtype++)
                 return cutune_error(err, CUTUNE_ERR_PARSE,
@@ -39,14 +42,19 @@ static int parse_kind(const char *text, const char *s, CutuneProblem *p, CutuneE
                 return cutune_error(err, CUTUNE_ERR_PARSE,
                                     "problem '%s' names two layouts; give one", text);
             p->layout = l;
+        } else if (e >= 0) {
+            if (have_epilogue++)
+                return cutune_error(err, CUTUNE_ERR_PARSE,
+                                    "problem '%s' names two epilogues; give one", text);
+            p->epilogue = e;
         } else {
             char word[40], shown[160];
             snprintf(word, sizeof word, "%.*s", (int)(n > 32 ? 32 : n), tok);
             cutune_text_format(shown, sizeof shown, word, 0);
             return cutune_error(err, CUTUNE_ERR_PARSE,
-                                "problem '%s': '%s' is neither an element type (fp32, tf32, "
-                                "fp16, bf16) nor a layout (nn, nt); write e.g. "
-                                "4096x4096x4096-bf16-nt",
+                                "problem '%s': '%s' is not an element type (fp32, tf32, fp16, "
+                                "bf16), a layout (nn, nt) or an epilogue (none, bias); write "
+                                "e.g. 4096x4096x4096-bf16-nt or 4096x1024x1024-bf16-nt-bias",
                                 text, shown);
         }
     }
@@ -142,5 +150,7 @@ void cutune_problem_format(const CutuneProblem *p, char *buf, size_t len)
     if (p->dtype != CUTUNE_DTYPE_FP32 && used < len && cutune_dtype_name(p->dtype))
         used += (size_t)snprintf(buf + used, len - used, "-%s", cutune_dtype_name(p->dtype));
     if (p->layout != CUTUNE_LAYOUT_NN && used < len && cutune_layout_name(p->layout))
-        snprintf(buf + used, len - used, "-%s", cutune_layout_name(p->layout));
+        used += (size_t)snprintf(buf + used, len - used, "-%s", cutune_layout_name(p->layout));
+    if (p->epilogue != CUTUNE_EPILOGUE_NONE && used < len && cutune_epilogue_name(p->epilogue))
+        snprintf(buf + used, len - used, "-%s", cutune_epilogue_name(p->epilogue));
 }

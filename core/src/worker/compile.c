@@ -367,10 +367,11 @@ void cutune_defines_of(const CutuneSpace *sp, const int64_t *values, CutuneDefin
 
 void cutune_defines_kind(CutuneDefines *d, const CutuneProblem *p)
 {
-    const char *names[2] = {cutune_dtype_name(p ? p->dtype : 0),
-                            cutune_layout_name(p ? p->layout : 0)};
-    static const char *const prefix[2] = {"CUTUNE_DTYPE_", "CUTUNE_LAYOUT_"};
-    for (int k = 0; k < 2 && d->n < sizeof d->ptr / sizeof *d->ptr; k++) {
+    const char *names[3] = {cutune_dtype_name(p ? p->dtype : 0),
+                            cutune_layout_name(p ? p->layout : 0),
+                            cutune_epilogue_name(p ? p->epilogue : 0)};
+    static const char *const prefix[3] = {"CUTUNE_DTYPE_", "CUTUNE_LAYOUT_", "CUTUNE_EPILOGUE_"};
+    for (int k = 0; k < 3 && d->n < sizeof d->ptr / sizeof *d->ptr; k++) {
         char *t = d->text[d->n];
         int n = snprintf(t, sizeof d->text[0], "%s%s", prefix[k], names[k] ? names[k] : "NONE");
         for (int i = (int)strlen(prefix[k]); i < n; i++)

@@ -60,15 +60,16 @@ int cutune_nvrtc_kernel_params(const char *source, const char *kernel_name,
 
 /* A config's defines for NVRTC: "NAME=value" for each parameter of its space. */
 typedef struct CutuneDefines {
-    char text[CUTUNE_MAX_PARAMS + 2][CUTUNE_NAME_MAX + 24];
-    const char *ptr[CUTUNE_MAX_PARAMS + 2];
+    char text[CUTUNE_MAX_PARAMS + 3][CUTUNE_NAME_MAX + 24];
+    const char *ptr[CUTUNE_MAX_PARAMS + 3];
     size_t n;
 } CutuneDefines;
 
 void cutune_defines_of(const CutuneSpace *sp, const int64_t *values, CutuneDefines *d);
-/* Append the problem's element type and layout: CUTUNE_DTYPE_<NAME>=1 and
- * CUTUNE_LAYOUT_<NAME>=1 (e.g. CUTUNE_DTYPE_BF16, CUTUNE_LAYOUT_NT), which every kernel is
- * compiled with; p NULL: fp32 and nn. */
+/* Append the problem's element type, layout and epilogue: CUTUNE_DTYPE_<NAME>=1,
+ * CUTUNE_LAYOUT_<NAME>=1 and CUTUNE_EPILOGUE_<NAME>=1 (e.g. CUTUNE_DTYPE_BF16,
+ * CUTUNE_LAYOUT_NT, CUTUNE_EPILOGUE_BIAS), which every kernel is compiled with; p NULL: fp32,
+ * nn and none. */
 void cutune_defines_kind(CutuneDefines *d, const CutuneProblem *p);
 
 /* One config's compile as a job for the thread pool (pool.h): cutune_compile_job_init

@@ -7,7 +7,7 @@ struct alignas(64) TensorMap {
 };
 
 extern "C" __global__ void tma_fixture(const float *A, const float *B, float *C, int M, int N,
-                                       int K, const __grid_constant__ TensorMap mapB,
+                                       int K, const float *bias, const __grid_constant__ TensorMap mapB,
                                        const __grid_constant__ TensorMap mapA, const __grid_constant__ TensorMap mapC)
 {
     if (M < 0) /* the maps are for cp.async.bulk.tensor, which this kernel does not use */
