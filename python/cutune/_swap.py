@@ -55,7 +55,7 @@ class Swapped:
                 if M and N and bias is not None and kind in _BIAS_KINDS:
                     # the kernel adds it ("-bias"), unless autograd records the add
                     a = x.reshape(M, K)
-                    if (_bias_ok(bias, a, N, kind) and not w.requires_grad
+                    if (_bias_ok(bias, a, w, N, kind)
                             and self.router.tuned(M, N, K, kind, "nt", x.device, True)):
                         out = _launch(a, w.t(), kind, "nt", M, N, K, self.db, bias)
                         self.routed += 1

@@ -296,14 +296,16 @@ def _add_bias(out, bias):
 _BIAS_KINDS = ("fp16", "bf16")  # the matmul op's bias epilogue (plugins/matmul/matmul.h)
 
 
-def _bias_ok(bias, a, N, kind):
-    """Whether the GEMM's kernel can add `bias` itself (the size's "-bias" config): a
+def _bias_ok(bias, a, b, N, kind):
+    """Whether the kernel of a @ b can add `bias` itself (the size's "-bias" config): a
     contiguous row of N of a's dtype on a's device, for fp16 or bf16, with no gradient to
-    record for a or the bias."""
+    record (grad mode off, or none of a, b and the bias needs one: a layer's parameters
+    need one even under no_grad, where none is recorded)."""
     return (kind in _BIAS_KINDS and isinstance(bias, torch.Tensor) and bias.dim() == 1
             and bias.shape[0] == N and bias.dtype == a.dtype and bias.device == a.device
             and bias.is_contiguous()
-            and not (torch.is_grad_enabled() and (a.requires_grad or bias.requires_grad)))
+            and not (torch.is_grad_enabled()
+                     and (a.requires_grad or b.requires_grad or bias.requires_grad)))
 
 
 def _gemm_of(func, args, kwargs):
@@ -389,7 +391,7 @@ class _Mode(TorchFunctionMode):
             self.recorder.add(M, N, K, kind, layout, a.device, fused)
         if not self.route or a.device.type != "cuda" or b.device != a.device or 0 in (M, N, K):
             return func(*args, **kwargs)
-        if fused and not (_bias_ok(bias, a, N, kind) and not b.requires_grad):
+        if fused and not _bias_ok(bias, a, b, N, kind):
             return func(*args, **kwargs)  # autograd records the add: torch's fused GEMM
         if not self.router.tuned(M, N, K, kind, layout, a.device, fused):
             return func(*args, **kwargs)
