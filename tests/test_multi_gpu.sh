@@ -89,8 +89,10 @@ EOF
 # --- 3a. a GPU re-times each winner found elsewhere before it begins its next size: that
 # work is its own, and left for the end it made a tail on every GPU. On 2 GPUs, the second
 # costliest of 8 sizes takes 5 times as long: GPU 1 tunes it while GPU 0 tunes the largest
-# and then the small ones, and GPU 0 re-times it before the next small size it takes.
-CUTUNE_FAKE_DELAY_MS=20 CUTUNE_FAKE_SLOW_SIZE=7340032 run --device 0,1 --db "$tmp/retime.db" \
+# and then the small ones, and GPU 0 re-times it before the next small size it takes. 40 ms
+# a trial, so that the fake GPUs' time outweighs the tuner's own on a busy 2-core machine (at
+# 20 ms, with a build beside it, GPU 0 had taken every small size before the slow one ended).
+CUTUNE_FAKE_DELAY_MS=40 CUTUNE_FAKE_SLOW_SIZE=7340032 run --device 0,1 --db "$tmp/retime.db" \
     --json >"$tmp/retime.json" 2>"$tmp/retime.err" || { bad "the 2-GPU run failed"; cat "$tmp/retime.err"; }
 python3 - "$tmp/retime.json" <<'EOF' || fail=1
 import json, sys
