@@ -70,7 +70,9 @@
  * cutune_matmul_bounds). Against T's rounding (u_T >= 2^-11) the add costs at most 2^-13
  * of |R| more. A bias added twice, or left out, moves an element by |b| (uniform in
  * [-1, 1)), far past these bounds for most elements. fp16 then takes K <= 65503, so that
- * |C| <= K + 1 stays finite. */
+ * |C| <= K + 1 stays finite. cuBLASLt's bias epilogue rounds twice at some shapes (the
+ * product to T, then the sum): its algorithms are then recorded wrong_result (up to 1.13 bf16
+ * ulps off on an H200, bench/RESULTS.md), as is anything that does not round once. */
 #ifndef CUTUNE_OP_MATMUL_H
 #define CUTUNE_OP_MATMUL_H
 
