@@ -27,6 +27,7 @@ from torch.overrides import TorchFunctionMode
 from . import ROUTE_MARGIN, ROUTE_MIN_MS, _lib
 
 _KINDS = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}
+_BIAS_KINDS = ("fp16", "bf16")  # the matmul op's bias epilogue (plugins/matmul/matmul.h)
 _tls = threading.local()
 
 
@@ -159,26 +160,47 @@ def _launch(a, b, kind, layout, M, N, K, handle=None, bias=None):
 # where custom_op's generated one redispatches every call below autograd through Python
 # (about 10 us of the op's cost on the host: bench/torch_overhead.py).
 _LIB = torch.library.Library("cutune", "DEF")
-_LIB.define("matmul(Tensor a, Tensor b, str dtype='') -> Tensor")
+_LIB.define("matmul(Tensor a, Tensor b, str dtype='', Tensor? bias=None) -> Tensor")
 
 
-def _matmul_impl(a, b, dtype=""):
-    """a @ b with cutune's best tuned kernel for this shape, element type and layout on a's
-    CUDA device, on the current stream. dtype: "" (from the tensors; float32 is "tf32" where
-    torch.backends.cuda.matmul.allow_tf32 is set), "fp32", "tf32", "fp16" or "bf16". Raises
+def _check_bias(bias, a, N, kind):
+    """A bias the kernel can add (the size's "-bias" config): fp16 or bf16, a contiguous row
+    of N of a's dtype on a's device. Raises TypeError or ValueError."""
+    if kind not in _BIAS_KINDS:
+        raise TypeError("cutune.matmul: the kernel adds a bias in float16 and bfloat16 only; "
+                        "for %s add it to the product yourself" % kind)
+    if not isinstance(bias, torch.Tensor) or bias.dim() != 1 or bias.shape[0] != N:
+        raise ValueError("cutune.matmul: bias must be a 1-D tensor of %d (one per column of "
+                         "the product); got %s" % (N, tuple(getattr(bias, "shape", ())) or
+                                                  type(bias).__name__))
+    if bias.dtype != a.dtype or bias.device != a.device or not bias.is_contiguous():
+        raise ValueError("cutune.matmul: bias must be contiguous, of a's dtype (%s) on a's "
+                         "device (%s); got %s on %s" % (a.dtype, a.device, bias.dtype,
+                                                        bias.device))
+
+
+def _matmul_impl(a, b, dtype="", bias=None):
+    """a @ b (+ bias) with cutune's best tuned kernel for this shape, element type and layout
+    (and "-bias" with a bias) on a's CUDA device, on the current stream. dtype: "" (from the
+    tensors; float32 is "tf32" where torch.backends.cuda.matmul.allow_tf32 is set), "fp32",
+    "tf32", "fp16" or "bf16". bias: a row of N added by the kernel (fp16 and bf16). Raises
     TypeError / ValueError for tensors it cannot take (on the CPU, on two devices, not
     contiguous, of another dtype) and cutune.NotFoundError where nothing is tuned; in neither
     case is anything launched."""
     kind, layout, M, N, K = _check(a, b, dtype)
-    return _launch(a, b, kind, layout, M, N, K)
+    if bias is not None:
+        _check_bias(bias, a, N, kind)
+    return _launch(a, b, kind, layout, M, N, K, None, bias)
 
 
 # every device's kernel (the CPU's refuses its tensors as the op's checks say), but meta's
 _LIB.impl("matmul", _matmul_impl, "CompositeExplicitAutograd")
 
 
-def _matmul_fake(a, b, dtype=""):
-    _check(a, b, dtype)
+def _matmul_fake(a, b, dtype="", bias=None):
+    kind, _, _, N, _ = _check(a, b, dtype)
+    if bias is not None:
+        _check_bias(bias, a, N, kind)
     return a.new_empty((a.shape[0], b.shape[1]))
 
 
@@ -194,17 +216,20 @@ def _backward(ctx, grad):
 
 
 class _OpMatmul(torch.autograd.Function):
-    """The op where autograd records it: the product below autograd, torch's gradients."""
+    """The op where autograd records it: the product below autograd, torch's gradients (the
+    bias's: the sum of the output's gradient over its rows)."""
 
     @staticmethod
-    def forward(ctx, a, b, dtype):
+    def forward(ctx, a, b, dtype, bias):
         ctx.save_for_backward(a, b)
         with torch._C._AutoDispatchBelowAutograd():
-            return _OP(a, b, dtype)
+            return _OP(a, b, dtype, bias)
 
     @staticmethod
     def backward(ctx, grad):
-        return _backward(ctx, grad)
+        ga, gb, _ = _backward(ctx, grad)
+        gbias = grad.sum(0) if ctx.needs_input_grad[3] else None
+        return ga, gb, None, gbias
 
 
 _Tensor = torch.Tensor
@@ -212,17 +237,19 @@ _modes = getattr(torch._C, "_len_torch_dispatch_stack", None)
 _transforms = getattr(getattr(torch._C, "_functorch", None), "peek_interpreter_stack", None)
 
 
-def _matmul_autograd(a, b, dtype=""):
+def _matmul_autograd(a, b, dtype="", bias=None):
     """The op's autograd kernel: recorded for autograd where an input needs a gradient; else
-    launched at once for two plain CUDA tensors outside any dispatch mode or functorch
-    transform (tracing, FakeTensor, vmap), and redispatched below autograd otherwise."""
-    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
-        return _OpMatmul.apply(a, b, dtype)
+    launched at once for plain CUDA tensors outside any dispatch mode or functorch transform
+    (tracing, FakeTensor, vmap), and redispatched below autograd otherwise."""
+    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad or
+                                    (bias is not None and bias.requires_grad)):
+        return _OpMatmul.apply(a, b, dtype, bias)
     if (type(a) is _Tensor and type(b) is _Tensor and a.is_cuda and _modes is not None
-            and not _modes() and _transforms is not None and _transforms() is None):
-        return _matmul_impl(a, b, dtype)
+            and not _modes() and _transforms is not None and _transforms() is None
+            and (bias is None or type(bias) is _Tensor)):
+        return _matmul_impl(a, b, dtype, bias)
     with torch._C._AutoDispatchBelowAutograd():
-        return _OP(a, b, dtype)
+        return _OP(a, b, dtype, bias)
 
 
 _LIB.impl("matmul", _matmul_autograd, "Autograd")
@@ -291,9 +318,6 @@ def _add_bias(out, bias):
     if bias is None:
         return out
     return out + bias if out.requires_grad else out.add_(bias)
-
-
-_BIAS_KINDS = ("fp16", "bf16")  # the matmul op's bias epilogue (plugins/matmul/matmul.h)
 
 
 def _bias_ok(bias, a, b, N, kind):

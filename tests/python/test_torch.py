@@ -60,6 +60,30 @@ def test_op_has_a_gradient():
     assert a.grad.shape == a.shape and w.grad.shape == w.shape
 
 
+def test_op_takes_a_bias():
+    """The op's bias (F.linear's b): traced whole under torch.compile, its gradient the
+    output's summed over rows; refused for float32 and for a row of the wrong length."""
+    graphs = []
+
+    def capture(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    fn = torch.compile(lambda x, w, b: torch.ops.cutune.matmul(x, w.t(), "", b), fullgraph=True,
+                       backend=capture)
+    y = fn(meta(64, 128), meta(256, 128), meta(256))
+    assert y.shape == (64, 256) and len(graphs) == 1
+    a, w = meta(16, 32).requires_grad_(), meta(8, 32).requires_grad_()
+    bias = meta(8).requires_grad_()
+    cutune.matmul_op(a, w.t(), "", bias).sum().backward()
+    assert bias.grad.shape == (8,) and a.grad.shape == a.shape and w.grad.shape == w.shape
+    with pytest.raises(ValueError, match="bias must be a 1-D tensor of 8"):
+        cutune.matmul_op(meta(16, 32), meta(8, 32).t(), "", meta(7))
+    with pytest.raises(TypeError, match="float16 and bfloat16 only"):
+        cutune.matmul_op(meta(16, 32, dtype=torch.float32), meta(32, 8, dtype=torch.float32),
+                         "", meta(8, dtype=torch.float32))
+
+
 def test_fake_checks_shapes_and_dtypes():
     with pytest.raises(ValueError, match="a.shape\\[1\\] == b.shape\\[0\\]"):
         cutune.matmul_op(meta(4, 8), meta(4, 8))

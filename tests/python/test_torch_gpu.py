@@ -169,6 +169,27 @@ def test_linear_with_bias_routes_the_bias_epilogue(tuned, tmp_path, monkeypatch)
         cutune.open(db).matmul(x, lin.weight.detach().t(), bias=lin.bias.detach()[:-1])
 
 
+def test_op_adds_the_bias_and_its_gradient_is_torchs(default_db):
+    """torch.ops.cutune.matmul(x, W.t(), "", b): the "-bias" config adds b (against float64
+    x W^T + b), and with gradients x's, W's and b's match torch's F.linear's."""
+    g = torch.Generator(device="cuda").manual_seed(3)
+    x = torch.rand((M, K), device="cuda", generator=g).to(torch.bfloat16) - 0.5
+    w = torch.rand((N, K), device="cuda", generator=g).to(torch.bfloat16) - 0.5
+    b = (torch.rand((N,), device="cuda", generator=g) * 2 - 1).to(torch.bfloat16)
+    ref = (x.double() @ w.double().t() + b.double()).float()
+    y = torch.ops.cutune.matmul(x, w.t(), "", b)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(y.float(), ref, rtol=2e-2, atol=2e-2)
+    ours = [t.clone().requires_grad_() for t in (x, w, b)]
+    theirs = [t.clone().requires_grad_() for t in (x, w, b)]
+    # a loss linear in the output: the same gradient reaches both, so the inputs' must agree
+    # to torch's own GEMMs' rounding (the op's backward is torch's GEMMs and a row sum)
+    torch.ops.cutune.matmul(ours[0], ours[1].t(), "", ours[2]).float().sum().backward()
+    F.linear(*theirs).float().sum().backward()
+    for o, t in zip(ours, theirs):
+        torch.testing.assert_close(o.grad.float(), t.grad.float(), rtol=1e-2, atol=1e-2)
+
+
 @pytest.mark.parametrize("yardstick_ms, routed", [(None, True), (1e-6, False)])
 def test_swap_routes_linear_layers_as_use_does(tuned, tmp_path, monkeypatch, yardstick_ms,
                                                routed):
