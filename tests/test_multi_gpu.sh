@@ -4,7 +4,8 @@
 # one GPU, 4 GPUs ending the same run well before 1 GPU does with the same trials and the
 # same bests, the per-GPU table of where the time went, each GPU re-timing the winners found
 # elsewhere before it takes its next size, a worker killed mid-run costing only its trial in
-# flight, and a GPU lost for good whose size the others finish.
+# flight, and a GPU lost for good whose size the others finish. Also (2b) the plan of a run
+# with --epilogue bias, which needs a device.
 # Usage: test_multi_gpu.sh PATH_TO_CUTUNE PATH_TO_FAKE_WORKER
 set -u
 exe=$1
@@ -27,6 +28,16 @@ CUTUNE_FAKE_NO_DEVICE=1 expect 3 "no CUDA driver or device" -- run --device all 
 CUTUNE_FAKE_DEVICES=1 expect 0 "this machine has one GPU, so the run is the same as --device 0" -- \
     run --device all --db "$tmp/one-gpu.db"
 grep -q "^device: cutune fake GPU   run" "$tmp/out" || { bad "'all' on one GPU: not one GPU"; cat "$tmp/out"; }
+
+# --- 2b. (the plan) --epilogue bias over the default sizes: those the op refuses with a bias
+# (fp32, matmul_cublaslt's 4096x4096x4096) are left out, as a variant that computes no bias
+# is; a size given with --size that the op refuses is an error that says why
+CUTUNE_FAKE_DEVICES=1 expect 0 "4096x11008x4096-bf16-nt-bias" -- "$exe" run matmul --variant \
+    matmul_cublaslt --epilogue bias --device 0 --budget 1 --no-progress --db "$tmp/bias.db"
+[ "$(grep -cE '^[0-9x]+-bf16-nt-bias ' "$tmp/out")" = 8 ] && ! grep -qE '^4096x4096x4096 ' "$tmp/out" ||
+    { bad "--epilogue bias: not the 8 bf16 sizes alone"; cat "$tmp/out"; }
+CUTUNE_FAKE_DEVICES=1 expect 1 "the bias epilogue is offered in fp16 and bf16" -- "$exe" run matmul \
+    --variant matmul_cublaslt --size 64x64x64-bias --device 0 --no-progress --db "$tmp/bias.db"
 
 # --- 3. the same run on 1 and on 4 GPUs, each evaluation 60 ms: 4 end in well under half
 # the time (the sizes are shared out whole), with the same search trials and bests

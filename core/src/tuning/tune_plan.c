@@ -39,9 +39,10 @@ static void free_variant(TuneVariant *tv)
     memset(tv, 0, sizeof *tv);
 }
 
-/* The size `text` of op for one variant: parsed, in the run's element type and layout when
- * it names them, checked by the plugin, canonical. 1 (nothing written): the variant does not
- * compute that element type or layout. */
+/* The size `text` of op for one variant: parsed, in the run's element type, layout and
+ * epilogue when it names them, checked by the plugin, canonical. 1 (nothing written): the
+ * variant does not compute that kind, or it is a default size that the op refuses in the
+ * run's kind (fp32 with --epilogue bias, say): left out, as for a variant that does not. */
 static int size_for(const TuneRun *r, const TuneVariant *tv, const char *text, CutuneProblem *prob,
                     char *canon, size_t len, CutuneError *err)
 {
@@ -57,9 +58,13 @@ static int size_for(const TuneRun *r, const TuneVariant *tv, const char *text, C
     if (!cutune_variant_takes(tv->p, prob))
         return 1;
     char why[256] = "";
-    if (cutune_op_problem_check(tv->p->op->op, prob, why, sizeof why) != 0)
+    if (cutune_op_problem_check(tv->p->op->op, prob, why, sizeof why) != 0) {
+        const CutuneTuneOptions *o = r->o;
+        if (!o->sizes && (o->dtype >= 0 || o->layout >= 0 || o->epilogue >= 0))
+            return 1;
         return cutune_error(err, CUTUNE_ERR_INVALID, "%s: problem size '%s' is not valid: %s",
                             tv->p->name, text, why);
+    }
     if ((size_t)prob->ndims != tv->sp->ndims)
         return cutune_error(err, CUTUNE_ERR_INVALID,
                             "%s: problem '%s' has %d dimensions but the space names %zu",
