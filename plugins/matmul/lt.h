@@ -45,7 +45,9 @@ void lt_version_text(size_t version, char *buf, size_t len);
 int lt_plan(const LtApi *api, const CutuneHost *host, int dtype, int bt, int bias, int M, int N,
             int K, size_t ws_limit, int index, int requested, LtPlan **out, char *why, size_t len);
 /* Enqueue C = A B (+ bias, N elements of the element type, for a plan made with bias) on
- * `stream` (NULL: the default stream): 0, or cuBLASLt's status. */
+ * `stream` (NULL: the default stream): 0, or cuBLASLt's status. With a bias the call sets
+ * the plan's descriptor (the vector is its attribute), so one plan takes one call at a time,
+ * as the worker and the lookup's per-stream calls make them. */
 int lt_run(const LtPlan *p, const void *A, const void *B, void *C, const void *bias, void *stream);
 /* The algorithm as cuBLASLt describes it (its id, tile, stages, split-K, reduction scheme,
  * CTA swizzling, cluster shape) and its workspace, for trial messages. */

@@ -1,9 +1,9 @@
 /* The GEMM calls of cutune/lookup.h (cutune_gemm, cutune_gemm_bias, cutune_matmul and their
  * _on forms): a lookup of the size, then its launch (launch.c). A call's prepared launch is
  * kept in the handle by (device, element type, layout, epilogue, M, N, K), so that a shape
- * called again skips the
- * size's text, the cached lookup, the config's geometry and the TMA maps' encoding: what an
- * application's per-call cost is made of beside the launch itself (bench/torch_overhead.py). */
+ * called again skips the size's text, the cached lookup, the config's geometry and the TMA
+ * maps' encoding: what an application's per-call cost is made of beside the launch itself
+ * (bench/torch_overhead.py). */
 #include "device.h"
 #include "lookup_int.h"
 #include "util.h"
