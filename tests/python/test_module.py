@@ -251,6 +251,15 @@ def test_launch_refuses_bad_arrays_before_cuda(fixture_path):
             h.matmul(a, FakeCai((33, 16)))
         with pytest.raises(TypeError, match="pass out="):
             h.matmul(a, b)  # cannot allocate like a plain CAI object
+        # a bias: fp16 and bf16 alone, a vector of N of a's type, refused before any launch
+        c = FakeCai((64, 16))
+        with pytest.raises(TypeError, match="float16 and bfloat16 only"):
+            h.matmul(a, b, out=c, bias=FakeCai((16,)))
+        a16, b16, c16 = (FakeCai(s, typestr="<f2") for s in ((64, 32), (32, 16), (64, 16)))
+        with pytest.raises(ValueError, match="bias must be a vector of 16 <f2"):
+            h.matmul(a16, b16, out=c16, bias=FakeCai((15,), typestr="<f2"))
+        with pytest.raises(ValueError, match="bias must be a vector of 16 <f2"):
+            h.matmul(a16, b16, out=c16, bias=FakeCai((16,)))
 
 
 def test_launch_refuses_ints_a_c_int_cannot_hold(fixture_path):
