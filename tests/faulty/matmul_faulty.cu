@@ -8,8 +8,10 @@
 // The faulting configs come first in the space, so that the correct ones are measured by
 // replacement workers: the run must go on after each failure.
 extern "C" __global__ void matmul_faulty(const float *__restrict__ A, const float *__restrict__ B,
-                                         float *__restrict__ C, int M, int N, int K)
+                                         float *__restrict__ C, int M, int N, int K,
+                                         const float *__restrict__ bias)
 {
+    (void)bias; // NULL: matmul's bias epilogue is for fp16 and bf16
     int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
     if (row >= M || col >= N)
         return;
