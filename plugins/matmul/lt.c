@@ -78,6 +78,8 @@ struct LtPlan {
     LtPref pref;
     LtAlgo algo;
     int index, found, bias;
+    const void *bias_set; /* the vector the descriptor holds (bias_known: one was set) */
+    int bias_known;
     size_t ws_limit, ws_size;
     void *workspace; /* ws_size bytes from host->dev_alloc; NULL when 0 */
 };
@@ -268,13 +270,17 @@ int lt_plan(const LtApi *a, const CutuneHost *host, int dtype, int bt, int bias,
     return rc;
 }
 
-int lt_run(const LtPlan *c, const void *A, const void *B, void *C, const void *bias, void *stream)
+int lt_run(LtPlan *c, const void *A, const void *B, void *C, const void *bias, void *stream)
 {
     const float one = 1.0f, zero = 0.0f;
-    if (c->bias) { /* the pointer is the descriptor's: set for each call's vector */
+    /* the pointer is the descriptor's: set where the call's vector is another than it holds */
+    if (c->bias && (!c->bias_known || c->bias_set != bias)) {
+        c->bias_known = 0;
         int st = c->api->desc_set(c->desc, DESC_BIAS_POINTER, &bias, sizeof bias);
         if (st)
             return st;
+        c->bias_set = bias;
+        c->bias_known = 1;
     }
     return c->api->matmul(c->h, c->desc, &one, B, c->lb, A, c->la, &zero, C, c->lc, C, c->lc,
                           &c->algo, c->workspace, c->ws_size, stream);

@@ -46,9 +46,10 @@ int lt_plan(const LtApi *api, const CutuneHost *host, int dtype, int bt, int bia
             int K, size_t ws_limit, int index, int requested, LtPlan **out, char *why, size_t len);
 /* Enqueue C = A B (+ bias, N elements of the element type, for a plan made with bias) on
  * `stream` (NULL: the default stream): 0, or cuBLASLt's status. With a bias the call sets
- * the plan's descriptor (the vector is its attribute), so one plan takes one call at a time,
- * as the worker and the lookup's per-stream calls make them. */
-int lt_run(const LtPlan *p, const void *A, const void *B, void *C, const void *bias, void *stream);
+ * the plan's descriptor (the vector is its attribute) where the vector is another than the
+ * last call's, so one plan takes one call at a time, as the worker and the lookup's
+ * per-stream calls make them. */
+int lt_run(LtPlan *p, const void *A, const void *B, void *C, const void *bias, void *stream);
 /* The algorithm as cuBLASLt describes it (its id, tile, stages, split-K, reduction scheme,
  * CTA swizzling, cluster shape) and its workspace, for trial messages. */
 void lt_describe(const LtPlan *p, char *buf, size_t len);
