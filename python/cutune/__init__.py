@@ -68,8 +68,9 @@ def prefer_tuned(match, best_ms, yardstick_ms, margin=ROUTE_MARGIN, min_ms=ROUTE
     slower than torch's) whose time best_ms beats the vendor yardstick recorded beside it
     (yardstick_ms: cuBLASLt or cuBLAS, as torch itself calls) by the margin:
     best_ms <= yardstick_ms / (1 + margin). A call through cutune costs more on the host than
-    torch's (some microseconds) and, with a bias, a kernel of its own where cuBLASLt fuses
-    it, so a tie goes to torch; and a GEMM whose yardstick takes under min_ms (about the host
+    torch's (some microseconds) and, with an fp32 or tf32 bias, a kernel of its own where
+    cuBLASLt fuses it (fp16 and bf16 GEMMs with a bias are tuned as their own "-bias"
+    sizes, the bias in the kernel), so a tie goes to torch; and a GEMM whose yardstick takes under min_ms (about the host
     time of a call through use()) stays torch's, since there the host, not the kernel, sets
     the pace. Without a recorded yardstick (yardstick_ms None or 0: a database from a cutune
     that recorded none) a size tuned exactly is cutune's."""
@@ -400,6 +401,13 @@ class Handle:
         its rounding, as F.linear(x, W, bias) does: only configs tuned with a bias answer
         ("cutune run matmul --size 4096x1024x1024-bf16-nt-bias")."""
         h = self._handle()
+        if out is None and stream is None and type(a).__module__ == "torch" and \
+                getattr(a, "is_cuda", False):
+            # plain torch tensors: the short launch path, where its checks hold
+            from . import _torch
+            got = _torch.handle_matmul(self, a, b, dtype, bias)
+            if got is not None:
+                return got
         A = _checked(a, None, "a", "matmul")
         B = _checked(b, A.device, "b", "matmul", transposed_ok=True)
         if len(A.shape) != 2 or len(B.shape) != 2 or A.shape[1] != B.shape[0]:

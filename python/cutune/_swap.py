@@ -9,8 +9,8 @@ its own forward, so an eager step keeps the kernels' gain. The routing rule is u
 import torch
 
 from . import ROUTE_MARGIN, ROUTE_MIN_MS
-from ._torch import (_BIAS_KINDS, _KINDS, _Router, _add_bias, _bias_ok, _launch, _route_kind,
-                     matmul_fast)
+from ._torch import (_BIAS_KINDS, _KINDS, _Router, _add_bias, _bias_fits, _linear_routed,
+                     _route_kind, matmul_fast)
 
 _MARK = "_cutune_swap"
 
@@ -44,6 +44,13 @@ class Swapped:
     def _forward_of(self, m):
         def forward(x):
             w = m.weight
+            out = _linear_routed(self.router, self.db, x, w, m.bias)
+            if out is False:
+                return torch.nn.functional.linear(x, w, m.bias)
+            if out is not None:
+                self.routed += 1
+                return out
+            # a shape met first (decided here), or a gradient to record
             kind = _KINDS.get(x.dtype)
             if (kind and x.is_cuda and x.dtype == w.dtype and x.device == w.device
                     and x.dim() >= 2 and x.is_contiguous() and w.is_contiguous()):
@@ -52,18 +59,14 @@ class Swapped:
                 N = w.shape[0]
                 M = x.numel() // K if K else 0
                 bias = m.bias
-                if M and N and bias is not None and kind in _BIAS_KINDS:
-                    # the kernel adds it ("-bias"), unless autograd records the add
-                    a = x.reshape(M, K)
-                    if (_bias_ok(bias, a, w, N, kind)
-                            and self.router.tuned(M, N, K, kind, "nt", x.device, True)):
-                        out = _launch(a, w.t(), kind, "nt", M, N, K, self.db, bias)
-                        self.routed += 1
-                        return out.reshape(x.shape[:-1] + (N,))
-                elif M and N and self.router.tuned(M, N, K, kind, "nt", x.device):
-                    out = matmul_fast(x.reshape(M, K), w.t(), kind, self.db)
+                # the kernel adds a bias in fp16 and bf16 ("-bias"); fp32's is added after it
+                fused = bias is not None and _bias_fits(bias, x, N, kind)
+                if (M and N and (fused or bias is None or kind not in _BIAS_KINDS)
+                        and self.router.tuned(M, N, K, kind, "nt", x.device, fused)):
                     self.routed += 1
-                    return _add_bias(out.reshape(x.shape[:-1] + (N,)), bias)
+                    out = matmul_fast(x.reshape(M, K), w.t(), kind, self.db,
+                                      bias if fused else None).reshape(x.shape[:-1] + (N,))
+                    return out if fused else _add_bias(out, bias)
             return torch.nn.functional.linear(x, w, m.bias)
 
         return forward

@@ -135,11 +135,13 @@ _DTYPE_CODES = _lib.DTYPES
 _LAYOUT_CODES = _lib.LAYOUTS
 
 
-def _launch(a, b, kind, layout, M, N, K, handle=None, bias=None):
+def _launch(a, b, kind, layout, M, N, K, handle=None, bias=None, shape=None):
     """a @ b (+ bias: a tensor _bias_ok took, through the size's "-bias" config) into a new
-    tensor, launched on the current stream."""
+    tensor of `shape` (M x N when None), launched on the current stream. Only the tensors'
+    pointers are read: a may be any contiguous tensor of M x K elements, and b for layout nt
+    the N x K weight itself (its transpose's pointer)."""
     c = _call(handle)
-    out = a.new_empty((M, N))
+    out = a.new_empty(shape or (M, N))
     dev = a.get_device()
     stream = c.stream(dev) if c.stream else torch.cuda.current_stream(dev).cuda_stream
     if bias is not None:
@@ -232,7 +234,10 @@ class _OpMatmul(torch.autograd.Function):
         return ga, gb, None, gbias
 
 
-_Tensor = torch.Tensor
+# plain tensors: a layer's weight and bias are Parameters, which change nothing of a
+# tensor's behaviour (no __torch_function__ of their own); any other subclass goes the
+# general way, through the dispatcher
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
 _modes = getattr(torch._C, "_len_torch_dispatch_stack", None)
 _transforms = getattr(getattr(torch._C, "_functorch", None), "peek_interpreter_stack", None)
 
@@ -244,9 +249,9 @@ def _matmul_autograd(a, b, dtype="", bias=None):
     if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad or
                                     (bias is not None and bias.requires_grad)):
         return _OpMatmul.apply(a, b, dtype, bias)
-    if (type(a) is _Tensor and type(b) is _Tensor and a.is_cuda and _modes is not None
+    if (type(a) in _PLAIN and type(b) in _PLAIN and a.is_cuda and _modes is not None
             and not _modes() and _transforms is not None and _transforms() is None
-            and (bias is None or type(bias) is _Tensor)):
+            and (bias is None or type(bias) in _PLAIN)):
         return _matmul_impl(a, b, dtype, bias)
     with torch._C._AutoDispatchBelowAutograd():
         return _OP(a, b, dtype, bias)
@@ -256,36 +261,44 @@ _LIB.impl("matmul", _matmul_autograd, "Autograd")
 
 
 class _HandleMatmul(torch.autograd.Function):
-    """a @ b from a given handle's database, with the op's gradients (_backward): where
-    autograd must see a GEMM that cutune.use(db=...) routed, eagerly."""
+    """a @ b (+ bias) from a given handle's database, with the op's gradients (_backward,
+    and the bias's: the output's summed over rows): where autograd must see a GEMM that
+    cutune.use(db=...) or cutune.swap(model, db=...) routed, eagerly."""
 
     @staticmethod
-    def forward(ctx, a, b, dtype, handle):
+    def forward(ctx, a, b, dtype, handle, bias):
         ctx.save_for_backward(a, b)
         kind, layout, M, N, K = _check(a, b, dtype)
-        return _launch(a, b, kind, layout, M, N, K, handle)
+        if bias is not None:
+            _check_bias(bias, a, N, kind)
+        return _launch(a, b, kind, layout, M, N, K, handle, bias)
 
     @staticmethod
     def backward(ctx, grad):
-        return _backward(ctx, grad) + (None,)
+        ga, gb, _ = _backward(ctx, grad)
+        return ga, gb, None, None, grad.sum(0) if ctx.needs_input_grad[4] else None
 
 
-def matmul_fast(a, b, dtype="", handle=None):
-    """torch.ops.cutune.matmul(a, b, dtype) without PyTorch's dispatcher where it is not
-    needed: in eager mode with no gradient to record the op's own function is called
+def matmul_fast(a, b, dtype="", handle=None, bias=None):
+    """torch.ops.cutune.matmul(a, b, dtype, bias) without PyTorch's dispatcher where it is
+    not needed: in eager mode with no gradient to record the op's own function is called
     directly, which saves the dispatcher's cost of an op implemented in Python on every
     call; under torch.compile the op itself (which launches from the default database);
     where autograd must see it, the op, or with a handle an autograd Function that launches
     from it.
-    handle: a cutune Handle (None: the default database's)."""
+    handle: a cutune Handle (None: the default database's). bias: a row of N that the
+    kernel adds (fp16 and bf16: the size's "-bias" config)."""
     if _is_compiling():
-        return torch.ops.cutune.matmul(a, b, dtype)
-    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+        return torch.ops.cutune.matmul(a, b, dtype, bias)
+    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad or
+                                    (bias is not None and bias.requires_grad)):
         if handle is None:
-            return torch.ops.cutune.matmul(a, b, dtype)
-        return _HandleMatmul.apply(a, b, dtype, handle)
+            return torch.ops.cutune.matmul(a, b, dtype, bias)
+        return _HandleMatmul.apply(a, b, dtype, handle, bias)
     kind, layout, M, N, K = _check(a, b, dtype)
-    return _launch(a, b, kind, layout, M, N, K, handle)
+    if bias is not None:
+        _check_bias(bias, a, N, kind)
+    return _launch(a, b, kind, layout, M, N, K, handle, bias)
 
 
 _is_compiling = torch.compiler.is_compiling
@@ -295,6 +308,32 @@ def matmul_tensors(a, b, dtype=None):
     """cutune.matmul on two CUDA tensors: as Handle.matmul, dtype None is the tensors' own
     type (float32 is "fp32", whatever allow_tf32 says), through matmul_fast."""
     return matmul_fast(a, b, dtype or _KINDS.get(a.dtype, ""))
+
+
+def handle_matmul(handle, a, b, dtype=None, bias=None):
+    """Handle.matmul(a, b, dtype=, bias=) on plain torch tensors, launched at once where
+    nothing needs autograd and _check's short path holds (a contiguous, b contiguous or a
+    contiguous tensor's transpose, one CUDA device, one dtype, and a bias _bias_ok takes);
+    None where Handle.matmul's own checks must decide (and word the error)."""
+    if type(a) not in _PLAIN or type(b) not in _PLAIN or not a.is_cuda or \
+            (bias is not None and type(bias) not in _PLAIN):
+        return None
+    kind = dtype or _KINDS.get(a.dtype)
+    if (kind is None or _KINDS.get(a.dtype) != (kind if kind != "tf32" else "fp32")
+            or a.dim() != 2 or b.dim() != 2 or b.dtype != a.dtype or not a.is_contiguous()
+            or a.get_device() != b.get_device()):
+        return None
+    M, K = a.shape
+    K2, N = b.shape
+    layout = _layout_of(b)
+    if K != K2 or not (layout and M and N and K):
+        return None
+    if bias is not None:
+        if not _bias_ok(bias, a, b, N, kind):
+            return None
+    elif torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+        return None
+    return _launch(a, b, kind, layout, M, N, K, handle, bias)
 
 
 # ---- routing F.linear and torch.matmul ---------------------------------------------------
@@ -320,14 +359,19 @@ def _add_bias(out, bias):
     return out + bias if out.requires_grad else out.add_(bias)
 
 
-def _bias_ok(bias, a, b, N, kind):
+def _bias_fits(bias, a, N, kind):
     """Whether the kernel of a @ b can add `bias` itself (the size's "-bias" config): a
-    contiguous row of N of a's dtype on a's device, for fp16 or bf16, with no gradient to
-    record (grad mode off, or none of a, b and the bias needs one: a layer's parameters
-    need one even under no_grad, where none is recorded)."""
+    contiguous row of N of a's dtype on a's device, for fp16 or bf16."""
     return (kind in _BIAS_KINDS and isinstance(bias, torch.Tensor) and bias.dim() == 1
             and bias.shape[0] == N and bias.dtype == a.dtype and bias.device == a.device
-            and bias.is_contiguous()
+            and bias.is_contiguous())
+
+
+def _bias_ok(bias, a, b, N, kind):
+    """_bias_fits, with no gradient to record (grad mode off, or none of a, b and the bias
+    needs one: a layer's parameters need one even under no_grad, where none is recorded):
+    the launch at once, with no autograd Function."""
+    return (_bias_fits(bias, a, N, kind)
             and not (torch.is_grad_enabled()
                      and (a.requires_grad or b.requires_grad or bias.requires_grad)))
 
@@ -353,6 +397,43 @@ def _gemm_of(func, args, kwargs):
         return None
     a = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
     return a, b, bias, tuple(x.shape[:-1]) + (b.shape[1],)
+
+
+def _linear_routed(router, db, x, w, bias=None):
+    """F.linear(x, w, bias) as use() and swap() route it, in its common case: plain CUDA
+    tensors of a routed type, x contiguous of any rank (..., K), w a contiguous N x K weight
+    (layout nt), nothing for autograd to record, and a shape the router has decided. Returns
+    the output of cutune's kernel (with the bias where the kernel adds it), False where the
+    router chose torch's, None where the general path must decide. It makes no view of x or
+    w (the kernel reads their pointers) and no reshape of the output: that is most of what
+    a routed call costs beyond torch's own (bench/torch_overhead.py)."""
+    if type(x) not in _PLAIN or type(w) not in _PLAIN or not x.is_cuda:
+        return None
+    kind = _KINDS.get(x.dtype)
+    if (kind is None or w.dtype != x.dtype or w.dim() != 2 or x.dim() < 2
+            or not x.is_contiguous() or not w.is_contiguous()):
+        return None
+    N, K = w.shape
+    shape = x.shape
+    if shape[-1] != K or not K or not N:
+        return None
+    M = x.numel() // K
+    if not M:
+        return None
+    if kind == "fp32":
+        kind = _route_kind(kind)
+    if bias is None:
+        if torch.is_grad_enabled() and (x.requires_grad or w.requires_grad):
+            return None
+    elif type(bias) not in _PLAIN or not _bias_ok(bias, x, w, N, kind):
+        return None
+    dev = x.get_device()
+    if w.get_device() != dev:
+        return None
+    hit = router.decided.get((M, N, K, kind, "nt", dev, bias is not None))
+    if not hit:
+        return hit  # None: not decided yet; False: torch's
+    return _launch(x, w, kind, "nt", M, N, K, db, bias, shape[:-1] + (N,))
 
 
 class _Router:
@@ -393,11 +474,21 @@ class _Mode(TorchFunctionMode):
         self.db, self.device = db, device
         self.router = _Router(db, margin, min_ms)
         self.routed = 0  # the GEMMs sent to cutune
+        # F.linear's short path (_linear_routed) where nothing is recorded
+        self.fast = route and recorder is None
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func in _LINEAR:
+            if self.fast and not kwargs and 1 < len(args) < 4:
+                out = _linear_routed(self.router, self.db, *args)
+                if out is False:
+                    return func(*args)
+                if out is not None:
+                    self.routed += 1
+                    return out
+        elif func not in _MATMUL:
+            return func(*args, **kwargs) if kwargs else func(*args)
         kwargs = kwargs or {}
-        if func not in _LINEAR and func not in _MATMUL:
-            return func(*args, **kwargs)
         g = _gemm_of(func, args, kwargs)
         if g is None:
             return func(*args, **kwargs)
@@ -415,16 +506,15 @@ class _Mode(TorchFunctionMode):
             self.recorder.add(M, N, K, kind, layout, a.device, fused)
         if not self.route or a.device.type != "cuda" or b.device != a.device or 0 in (M, N, K):
             return func(*args, **kwargs)
-        if fused and not _bias_ok(bias, a, b, N, kind):
-            return func(*args, **kwargs)  # autograd records the add: torch's fused GEMM
+        if fused and not _bias_fits(bias, a, N, kind):
+            return func(*args, **kwargs)  # a bias the kernel cannot take: torch's fused GEMM
         if not self.router.tuned(M, N, K, kind, layout, a.device, fused):
             return func(*args, **kwargs)
-        if fused:
-            out = _launch(a, b, kind, layout, M, N, K, self.db, bias)
-        elif torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
-            out = matmul_fast(a, b, kind, self.db)
+        if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad or
+                                        (fused and bias.requires_grad)):
+            out = matmul_fast(a, b, kind, self.db, bias if fused else None)  # for autograd
         else:  # what _check would ask of the tensors is known here: launch
-            out = _launch(a, b, kind, layout, M, N, K, self.db)
+            out = _launch(a, b, kind, layout, M, N, K, self.db, bias if fused else None)
         if len(shape) != 2:
             out = out.reshape(shape)
         self.routed += 1
@@ -532,7 +622,9 @@ def use(db=None, margin=ROUTE_MARGIN, min_ms=ROUTE_MIN_MS):
     use() as r:` r.routed counts the GEMMs the region sent to cutune. F.linear with a bias in
     fp16 or bf16 is a GEMM of its own, "MxNxK-bf16-nt-bias": the kernel adds the bias, as
     cuBLASLt's epilogue does for torch. It is routed where that size is tuned and beats
-    cuBLASLt's bias epilogue, and stays torch's where autograd records it."""
+    cuBLASLt's bias epilogue. Where autograd records a routed GEMM, the forward is cutune's
+    and the gradients are torch's GEMMs (the bias's, the output's gradient summed over
+    rows)."""
     return _Region(True, False, db, None, margin, min_ms)
 
 

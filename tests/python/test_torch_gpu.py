@@ -137,10 +137,10 @@ def test_linear_routes_through_cutune_only_where_tuned_and_faster(tuned, tmp_pat
 
 
 def test_linear_with_bias_routes_the_bias_epilogue(tuned, tmp_path, monkeypatch):
-    """F.linear(x, W, b) in bf16 is the "-bias" GEMM: inside use() and without a gradient to
-    record it goes to cutune's kernel, which adds the bias (one launch, with the bias, no add
-    after it), and matches the float64 x W^T + b; where autograd records it, and for a shape
-    tuned only without the bias, it stays torch's."""
+    """F.linear(x, W, b) in bf16 is the "-bias" GEMM: inside use() it goes to cutune's kernel,
+    which adds the bias (one launch, with the bias, no add after it), and matches the float64
+    x W^T + b; where autograd records it, it goes there too, and the gradients of W and b
+    are torch's F.linear's."""
     db = planted_copy(tuned, tmp_path, None)
     from cutune import _torch
     launched = []
@@ -159,8 +159,18 @@ def test_linear_with_bias_routes_the_bias_epilogue(tuned, tmp_path, monkeypatch)
         assert launched == [("bf16", "nt", M, N, K, True)] and region.routed == 1
         torch.testing.assert_close(got.float(), ref, rtol=2e-2, atol=2e-2)
         launched.clear()
-        with_grad = lin(x)  # autograd records the add: torch's fused GEMM
-        assert launched == [] and with_grad.requires_grad
+        with_grad = lin(x)  # autograd records it: through an autograd Function
+        assert launched == [("bf16", "nt", M, N, K, True)] and with_grad.requires_grad
+        assert region.routed == 2
+        with_grad.float().square().sum().backward()
+    torch.cuda.synchronize()
+    torch.testing.assert_close(with_grad.detach().float(), ref, rtol=2e-2, atol=2e-2)
+    ours = (lin.weight.grad.float(), lin.bias.grad.float())
+    lin.zero_grad()
+    F.linear(x, lin.weight, lin.bias).float().square().sum().backward()  # torch's own
+    # the same loss of two products within bf16's rounding: the gradients agree to it
+    for o, t in zip(ours, (lin.weight.grad.float(), lin.bias.grad.float())):
+        torch.testing.assert_close(o, t, rtol=3e-2, atol=3e-2 * t.abs().max().item())
     # cutune.matmul with bias= (Handle.matmul's path) launches the same config
     got2 = cutune.open(db).matmul(x, lin.weight.detach().t(), bias=lin.bias.detach())
     torch.cuda.synchronize()
@@ -222,6 +232,36 @@ def test_swap_routes_linear_layers_as_use_does(tuned, tmp_path, monkeypatch, yar
         launched.clear()
         lin(x)  # restored: torch's
         assert launched == []
+
+
+@pytest.mark.parametrize("region", ["use", "swap"])
+def test_a_decided_layer_takes_the_short_path(tuned, tmp_path, monkeypatch, region):
+    """A layer's second call at a shape use() or swap() has decided goes the short way
+    (_linear_routed): its weight and bias are Parameters, and the launch gets x and the
+    weight as they are, with the output's shape, where the first call (which decides) went
+    the general way; both outputs are right, with the bias and without a gradient."""
+    db = planted_copy(tuned, tmp_path, None)
+    from cutune import _torch
+    launched = []
+    real = _torch._launch
+    monkeypatch.setattr(_torch, "_launch", lambda *a: launched.append(a) or real(*a))
+    lin = torch.nn.Linear(K, N, device="cuda", dtype=torch.bfloat16)
+    with torch.no_grad():
+        lin.bias.uniform_(-1, 1)
+    x = torch.randn(2, M // 2, K, device="cuda", dtype=torch.bfloat16)
+    ref = (x.double() @ lin.weight.double().t() + lin.bias.double()).float()
+    with torch.no_grad():
+        ctx = cutune.use(db=db) if region == "use" else cutune.swap(lin, db=db)
+        with ctx:
+            outs = [lin(x), lin(x)]
+    torch.cuda.synchronize()
+    assert [a[2:7] for a in launched] == [("bf16", "nt", M, N, K)] * 2
+    short = launched[1]
+    assert short[0] is x and short[1] is lin.weight and short[8] is lin.bias
+    assert tuple(short[9]) == (2, M // 2, N)
+    for y in outs:
+        assert y.shape == (2, M // 2, N)
+        torch.testing.assert_close(y.float(), ref, rtol=2e-2, atol=2e-2)
 
 
 def test_fullgraph_compile_runs_the_op(default_db):
