@@ -60,6 +60,13 @@ ROUTE_MARGIN = 0.03
 # 2026-11-27), so a shorter kernel waits on the host: a 4096x1024x1024-bf16-nt GEMM tuned
 # 3% faster than cuBLASLt ran at 0.486x torch's through cutune (examples/torch_transformer.py).
 ROUTE_MIN_MS = 0.03
+# A GEMM that autograd records (training) is routed where its vendor time is this many times
+# min_ms or more: its call goes through an autograd Function in Python, which costs about
+# 0.03 ms more host time than torch's own F.linear with gradients (32-36 us at
+# 4096x1024x1024-bf16-nt-bias on an H200, against 6-7 us without gradients;
+# bench/torch_overhead.py --grad, 2026-11-29): routed at the 0.04-0.05 ms GEMMs of the
+# small transformer, its eager training step ran at 0.75-0.82x torch's.
+ROUTE_GRAD_FACTOR = 3
 
 
 def prefer_tuned(match, best_ms, yardstick_ms, margin=ROUTE_MARGIN, min_ms=ROUTE_MIN_MS):

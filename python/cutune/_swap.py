@@ -61,8 +61,10 @@ class Swapped:
                 bias = m.bias
                 # the kernel adds a bias in fp16 and bf16 ("-bias"); fp32's is added after it
                 fused = bias is not None and _bias_fits(bias, x, N, kind)
+                grad = torch.is_grad_enabled() and (x.requires_grad or w.requires_grad or
+                                                    (fused and bias.requires_grad))
                 if (M and N and (fused or bias is None or kind not in _BIAS_KINDS)
-                        and self.router.tuned(M, N, K, kind, "nt", x.device, fused)):
+                        and self.router.tuned(M, N, K, kind, "nt", x.device, fused, grad)):
                     self.routed += 1
                     out = matmul_fast(x.reshape(M, K), w.t(), kind, self.db,
                                       bias if fused else None).reshape(x.shape[:-1] + (N,))

@@ -24,7 +24,7 @@ import threading
 import torch
 from torch.overrides import TorchFunctionMode
 
-from . import ROUTE_MARGIN, ROUTE_MIN_MS, _lib
+from . import ROUTE_GRAD_FACTOR, ROUTE_MARGIN, ROUTE_MIN_MS, _lib
 
 _KINDS = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}
 _BIAS_KINDS = ("fp16", "bf16")  # the matmul op's bias epilogue (plugins/matmul/matmul.h)
@@ -430,7 +430,7 @@ def _linear_routed(router, db, x, w, bias=None):
     dev = x.get_device()
     if w.get_device() != dev:
         return None
-    hit = router.decided.get((M, N, K, kind, "nt", dev, bias is not None))
+    hit = router.decided.get((M, N, K, kind, "nt", dev, bias is not None, False))
     if not hit:
         return hit  # None: not decided yet; False: torch's
     return _launch(x, w, kind, "nt", M, N, K, db, bias, shape[:-1] + (N,))
@@ -442,13 +442,14 @@ class _Router:
 
     def __init__(self, db, margin, min_ms):
         self.db, self.margin, self.min_ms = db, margin, min_ms
-        # (M, N, K, kind, layout, device, bias) -> True: cutune's kernel is faster
+        # (M, N, K, kind, layout, device, bias, grad) -> True: cutune's kernel is faster
         self.decided = {}
 
-    def tuned(self, M, N, K, kind, layout, device, bias=False):
+    def tuned(self, M, N, K, kind, layout, device, bias=False, grad=False):
         """bias: the kernel adds the bias, the size's "-bias" config against cuBLASLt's bias
-        epilogue."""
-        key = (M, N, K, kind, layout, device.index, bias)
+        epilogue. grad: autograd records the call, whose host time is larger (an autograd
+        Function): the yardstick must take ROUTE_GRAD_FACTOR times min_ms."""
+        key = (M, N, K, kind, layout, device.index, bias, grad)
         hit = self.decided.get(key)
         if hit is None:
             if torch.compiler.is_compiling():
@@ -459,7 +460,8 @@ class _Router:
             h = _handle() if self.db is None else self.db
             # tuned for this shape (on this GPU or its model) and faster than the cuBLAS(Lt)
             # time recorded beside it by the margin (cutune.prefer_tuned); else torch's
-            hit = h.prefers_tuned("matmul", size, device.index or 0, self.margin, self.min_ms)
+            min_ms = self.min_ms * (ROUTE_GRAD_FACTOR if grad else 1)
+            hit = h.prefers_tuned("matmul", size, device.index or 0, self.margin, min_ms)
             self.decided[key] = hit
         return hit
 
@@ -508,10 +510,11 @@ class _Mode(TorchFunctionMode):
             return func(*args, **kwargs)
         if fused and not _bias_fits(bias, a, N, kind):
             return func(*args, **kwargs)  # a bias the kernel cannot take: torch's fused GEMM
-        if not self.router.tuned(M, N, K, kind, layout, a.device, fused):
+        grad = torch.is_grad_enabled() and (a.requires_grad or b.requires_grad or
+                                            (fused and bias.requires_grad))
+        if not self.router.tuned(M, N, K, kind, layout, a.device, fused, grad):
             return func(*args, **kwargs)
-        if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad or
-                                        (fused and bias.requires_grad)):
+        if grad:
             out = matmul_fast(a, b, kind, self.db, bias if fused else None)  # for autograd
         else:  # what _check would ask of the tensors is known here: launch
             out = _launch(a, b, kind, layout, M, N, K, self.db, bias if fused else None)
@@ -622,9 +625,10 @@ def use(db=None, margin=ROUTE_MARGIN, min_ms=ROUTE_MIN_MS):
     use() as r:` r.routed counts the GEMMs the region sent to cutune. F.linear with a bias in
     fp16 or bf16 is a GEMM of its own, "MxNxK-bf16-nt-bias": the kernel adds the bias, as
     cuBLASLt's epilogue does for torch. It is routed where that size is tuned and beats
-    cuBLASLt's bias epilogue. Where autograd records a routed GEMM, the forward is cutune's
-    and the gradients are torch's GEMMs (the bias's, the output's gradient summed over
-    rows)."""
+    cuBLASLt's bias epilogue. Where autograd records a GEMM (training), the forward is
+    cutune's and the gradients are torch's GEMMs (the bias's, the output's gradient summed
+    over rows), through an autograd Function, whose call costs more host time: such a GEMM
+    is routed where its yardstick takes cutune.ROUTE_GRAD_FACTOR times min_ms or more."""
     return _Region(True, False, db, None, margin, min_ms)
 
 

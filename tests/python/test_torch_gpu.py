@@ -235,6 +235,28 @@ def test_swap_routes_linear_layers_as_use_does(tuned, tmp_path, monkeypatch, yar
 
 
 @pytest.mark.parametrize("region", ["use", "swap"])
+def test_a_gemm_for_autograd_needs_a_longer_yardstick(tuned, tmp_path, monkeypatch, region):
+    """With a yardstick of 0.05 ms planted (over ROUTE_MIN_MS, under ROUTE_GRAD_FACTOR times
+    it), a layer's call without gradients is routed and one that autograd records stays
+    torch's: its call through an autograd Function costs more host time."""
+    assert cutune.ROUTE_MIN_MS <= 0.05 < cutune.ROUTE_MIN_MS * cutune.ROUTE_GRAD_FACTOR
+    db = planted_copy(tuned, tmp_path, 0.05)
+    from cutune import _torch
+    launched = []
+    real = _torch._launch
+    monkeypatch.setattr(_torch, "_launch", lambda *a: launched.append(a[2:7]) or real(*a))
+    lin = torch.nn.Linear(K, N, device="cuda", dtype=torch.bfloat16)
+    x = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+    ctx = cutune.use(db=db) if region == "use" else cutune.swap(lin, db=db)
+    with ctx:
+        with torch.no_grad():
+            lin(x)
+        y = lin(x)
+    torch.cuda.synchronize()
+    assert launched == [("bf16", "nt", M, N, K)] and y.requires_grad
+
+
+@pytest.mark.parametrize("region", ["use", "swap"])
 def test_a_decided_layer_takes_the_short_path(tuned, tmp_path, monkeypatch, region):
     """A layer's second call at a shape use() or swap() has decided goes the short way
     (_linear_routed): its weight and bias are Parameters, and the launch gets x and the
