@@ -402,11 +402,12 @@ def _gemm_of(func, args, kwargs):
 def _linear_routed(router, db, x, w, bias=None):
     """F.linear(x, w, bias) as use() and swap() route it, in its common case: plain CUDA
     tensors of a routed type, x contiguous of any rank (..., K), w a contiguous N x K weight
-    (layout nt), nothing for autograd to record, and a shape the router has decided. Returns
-    the output of cutune's kernel (with the bias where the kernel adds it), False where the
-    router chose torch's, None where the general path must decide. It makes no view of x or
-    w (the kernel reads their pointers) and no reshape of the output: that is most of what
-    a routed call costs beyond torch's own (bench/torch_overhead.py)."""
+    (layout nt), and a shape the router has decided. Returns the output of cutune's kernel
+    (with the bias where the kernel adds it), False where the router chose torch's, None
+    where the general path must decide or launch (a shape met first, a call for autograd to
+    record, anything else). It makes no view of x or w (the kernel reads their pointers) and
+    no reshape of the output: that is most of what a routed call costs beyond torch's own
+    (bench/torch_overhead.py)."""
     if type(x) not in _PLAIN or type(w) not in _PLAIN or not x.is_cuda:
         return None
     kind = _KINDS.get(x.dtype)
@@ -422,17 +423,18 @@ def _linear_routed(router, db, x, w, bias=None):
         return None
     if kind == "fp32":
         kind = _route_kind(kind)
-    if bias is None:
-        if torch.is_grad_enabled() and (x.requires_grad or w.requires_grad):
-            return None
-    elif type(bias) not in _PLAIN or not _bias_ok(bias, x, w, N, kind):
-        return None
+    if bias is not None and (type(bias) not in _PLAIN or not _bias_fits(bias, x, N, kind)):
+        return None  # the general path: fp32's bias added after the GEMM, or torch's
     dev = x.get_device()
     if w.get_device() != dev:
         return None
-    hit = router.decided.get((M, N, K, kind, "nt", dev, bias is not None, False))
+    grad = torch.is_grad_enabled() and (x.requires_grad or w.requires_grad or
+                                        (bias is not None and bias.requires_grad))
+    hit = router.decided.get((M, N, K, kind, "nt", dev, bias is not None, grad))
+    if hit is None or (hit and grad):
+        return None  # not decided yet, or routed through an autograd Function
     if not hit:
-        return hit  # None: not decided yet; False: torch's
+        return False  # torch's
     return _launch(x, w, kind, "nt", M, N, K, db, bias, shape[:-1] + (N,))
 
 
