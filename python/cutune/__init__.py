@@ -54,11 +54,13 @@ MATCHES = ("exact", "same_model", "nearest", "same_arch", "miss")
 
 # How much faster than the vendor yardstick a tuned kernel must be for use() to call it.
 ROUTE_MARGIN = 0.03
-# A GEMM whose vendor time is shorter than this (ms) stays torch's: a call through use()
-# takes about 0.03 ms of host time (F.linear inside use() at 64x64x64 bf16: 29.9 us on an
-# H200, 34.0 on an H100, against 13.2 and 13.9 for torch's own; bench/torch_overhead.py,
-# 2026-11-27), so a shorter kernel waits on the host: a 4096x1024x1024-bf16-nt GEMM tuned
-# 3% faster than cuBLASLt ran at 0.486x torch's through cutune (examples/torch_transformer.py).
+# A GEMM whose vendor time is shorter than this (ms) stays torch's: there the host sets the
+# pace, and cutune's call costs it more than torch's. A routed F.linear inside use() takes
+# 14-21 us of host time, 1-7 us more than torch's own (64x64x64 bf16, and 4096x1024x1024
+# bf16 with the bias through cuBLASLt, on an H200; bench/torch_overhead.py, 2026-11-29; it
+# took 29.9 us on an H200 and 34.0 on an H100 on 2026-11-27, when a 4096x1024x1024-bf16-nt
+# GEMM tuned 3% faster than cuBLASLt ran at 0.486x torch's through cutune), so a kernel
+# shorter than about twice that gains nothing a call and can lose.
 ROUTE_MIN_MS = 0.03
 # A GEMM that autograd records (training) is routed where its vendor time is this many times
 # min_ms or more: its call goes through an autograd Function in Python, which costs about
