@@ -413,8 +413,11 @@ class Handle:
         if out is None and stream is None and type(a).__module__ == "torch" and \
                 getattr(a, "is_cuda", False):
             # plain torch tensors: the short launch path, where its checks hold
-            from . import _torch
-            got = _torch.handle_matmul(self, a, b, dtype, bias)
+            global _torch_handle_matmul
+            if _torch_handle_matmul is None:
+                from . import _torch
+                _torch_handle_matmul = _torch.handle_matmul
+            got = _torch_handle_matmul(self, a, b, dtype, bias)
             if got is not None:
                 return got
         A = _checked(a, None, "a", "matmul")
@@ -541,6 +544,7 @@ def _default_handle():
 
 
 _torch_matmul = None  # cutune._torch.matmul_tensors, bound at the first torch call
+_torch_handle_matmul = None  # cutune._torch.handle_matmul, likewise (Handle.matmul)
 
 
 def matmul(a, b, out=None, stream=None, dtype=None, bias=None):
