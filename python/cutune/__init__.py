@@ -64,8 +64,8 @@ ROUTE_MARGIN = 0.03
 ROUTE_MIN_MS = 0.03
 # A GEMM that autograd records (training) is routed where its vendor time is this many times
 # min_ms or more: its call goes through an autograd Function in Python, which costs about
-# 0.03 ms more host time than torch's own F.linear with gradients (32-36 us at
-# 4096x1024x1024-bf16-nt-bias on an H200, against 6-7 us without gradients;
+# 0.03 ms more host time than torch's own F.linear with gradients (29-36 us at
+# 4096x1024x1024-bf16-nt-bias on an H200, against 5-7 us without gradients;
 # bench/torch_overhead.py --grad, 2026-11-29): routed at the 0.04-0.05 ms GEMMs of the
 # small transformer, its eager training step ran at 0.75-0.82x torch's.
 ROUTE_GRAD_FACTOR = 3
@@ -79,10 +79,11 @@ def prefer_tuned(match, best_ms, yardstick_ms, margin=ROUTE_MARGIN, min_ms=ROUTE
     best_ms <= yardstick_ms / (1 + margin). A call through cutune costs more on the host than
     torch's (some microseconds) and, with an fp32 or tf32 bias, a kernel of its own where
     cuBLASLt fuses it (fp16 and bf16 GEMMs with a bias are tuned as their own "-bias"
-    sizes, the bias in the kernel), so a tie goes to torch; and a GEMM whose yardstick takes under min_ms (about the host
-    time of a call through use()) stays torch's, since there the host, not the kernel, sets
-    the pace. Without a recorded yardstick (yardstick_ms None or 0: a database from a cutune
-    that recorded none) a size tuned exactly is cutune's."""
+    sizes, the bias in the kernel), so a tie goes to torch; and a GEMM whose yardstick
+    takes under min_ms (about the host time of a call through use()) stays torch's, since
+    there the host, not the kernel, sets the pace. Without a recorded yardstick
+    (yardstick_ms None or 0: a database from a cutune that recorded none) a size tuned
+    exactly is cutune's."""
     if match not in ("exact", "same_model"):
         return False
     if not yardstick_ms or yardstick_ms <= 0:
