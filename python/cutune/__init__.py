@@ -64,7 +64,7 @@ ROUTE_MARGIN = 0.03
 ROUTE_MIN_MS = 0.03
 # A GEMM that autograd records (training) is routed where its vendor time is this many times
 # min_ms or more: its call goes through an autograd Function in Python, which costs about
-# 0.03 ms more host time than torch's own F.linear with gradients (29-36 us at
+# 0.03 ms more host time than torch's own call with gradients (29-34 us at
 # 4096x1024x1024-bf16-nt-bias on an H200, against 5-7 us without gradients;
 # bench/torch_overhead.py --grad, 2026-11-29): routed at the 0.04-0.05 ms GEMMs of the
 # small transformer, its eager training step ran at 0.75-0.82x torch's.
