@@ -4,7 +4,10 @@
  * the id 100 + i (150 + i when the workspace limit is 0, a list of its own) and needing
  * (i % 2) * 4096 bytes of workspace (none at the limit 0); cublasLtMatmul records the
  * algorithm and the workspace it got, which the test reads through fake_lt_last_*.
- * cublasLtGetVersion returns FAKE_LT_VERSION (default 130100). */
+ * An algorithm's tile, cluster shape and custom option (set through
+ * cublasLtMatmulAlgoConfigSetAttribute) sit in data[1..3], 0 when unset; cublasLtMatmulAlgoCheck
+ * refuses the option 7 and asks 64 MiB of workspace for the tile 20 (128 x 128), 2048 bytes
+ * for any other tile set, none where the tile is unset. cublasLtGetVersion returns FAKE_LT_VERSION (default 130100). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,7 +30,8 @@ static int dummy;
 static uint64_t ws_limit;
 static long long last_algo = -1, last_ws = -1;
 static int matmuls;
-static int epilogue, last_epilogue = -1;      /* CUBLASLT_MATMUL_DESC_EPILOGUE, 1 = default */
+static uint64_t last_set[3];             /* the last matmul's tile, cluster, option (data[1..3]) */
+static int epilogue, last_epilogue = -1; /* CUBLASLT_MATMUL_DESC_EPILOGUE, 1 = default */
 static const void *bias, *last_bias = &dummy; /* CUBLASLT_MATMUL_DESC_BIAS_POINTER */
 
 static int make(void **p)
@@ -117,19 +121,54 @@ EXPORT int cublasLtMatmul(void *h, void *desc, const void *alpha, const void *A,
         return 7; /* CUBLAS_STATUS_INVALID_VALUE */
     last_algo = (long long)algo->data[0];
     last_ws = (long long)ws_size;
+    memcpy(last_set, &algo->data[1], sizeof last_set);
     last_epilogue = epilogue;
     last_bias = bias;
     matmuls++;
     return 0;
 }
+/* the slot in data[] of CUBLASLT_ALGO_CONFIG_TILE_ID (1, 4 bytes), _CUSTOM_OPTION (5, 4)
+ * and _CLUSTER_SHAPE_ID (8, 2 bytes); -1 for any other */
+static int slot(int attr, size_t n)
+{
+    return attr == 1 && n == 4 ? 1 : attr == 8 && n == 2 ? 2 : attr == 5 && n == 4 ? 3 : -1;
+}
+
 EXPORT int cublasLtMatmulAlgoConfigGetAttribute(const Algo *algo, int attr, void *buf, size_t n,
                                                 size_t *written)
 {
-    if (attr != 0 || n != 4) /* only CUBLASLT_ALGO_CONFIG_ID */
+    int i = slot(attr, n);
+    if ((attr != 0 || n != 4) && i < 0) /* CUBLASLT_ALGO_CONFIG_ID and the three above */
         return 7;
-    int32_t id = (int32_t)algo->data[0];
-    memcpy(buf, &id, sizeof id);
-    *written = sizeof id;
+    uint32_t u = (uint32_t)algo->data[i < 0 ? 0 : i];
+    uint16_t u16 = (uint16_t)u;
+    memcpy(buf, n == 2 ? (void *)&u16 : (void *)&u, n);
+    *written = n;
+    return 0;
+}
+EXPORT int cublasLtMatmulAlgoConfigSetAttribute(Algo *algo, int attr, const void *buf, size_t n)
+{
+    int i = slot(attr, n);
+    if (i < 0)
+        return 7;
+    uint32_t u = 0;
+    uint16_t u16 = 0;
+    if (n == 2)
+        memcpy(&u16, buf, n), u = u16;
+    else
+        memcpy(&u, buf, n);
+    algo->data[i] = u;
+    return 0;
+}
+EXPORT int cublasLtMatmulAlgoCheck(void *h, void *desc, void *a, void *b, void *c, void *d,
+                                   const Algo *algo, Heuristic *out)
+{
+    (void)h, (void)desc, (void)a, (void)b, (void)c, (void)d;
+    if (algo->data[3] == 7)
+        return 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
+    memset(out, 0, sizeof *out);
+    out->algo = *algo;
+    out->workspace = algo->data[1] == 20 ? (size_t)64 << 20 : algo->data[1] ? 2048 : 0;
     return 0;
 }
 
@@ -140,6 +179,11 @@ EXPORT long long fake_lt_last_algo(void)
 EXPORT long long fake_lt_last_workspace(void)
 {
     return last_ws;
+}
+/* the last matmul's tile (0), cluster (1) or option (2), as set; 0 when not */
+EXPORT long long fake_lt_last_set(int which)
+{
+    return which >= 0 && which < 3 ? (long long)last_set[which] : -1;
 }
 EXPORT long long fake_lt_last_epilogue(void)
 {

@@ -4,10 +4,13 @@
  * too old, missing, or no cuBLASLt at all. A config's ALGO picks that entry of the
  * heuristic's list (and WORKSPACE_MIB the list), the workspace it needs is allocated and
  * freed through the host table, an index past the list is refused as a resource, ALGO=0 at
- * 32 MiB is the yardstick's algorithm, and the variant's version names the cuBLASLt found;
+ * 32 MiB is the yardstick's algorithm, a tile, cluster or option set on the first choice
+ * reaches cuBLASLt's algorithm (in cuBLASLt's terms: C^T's tile) or is refused as a resource
+ * where cuBLASLt's check refuses it, and the variant's version names the cuBLASLt found;
  * without a usable cuBLASLt every prepare is refused as "not found" naming what was tried.
  * Each case runs in a child process: the plugin opens cuBLASLt once per process. */
 #include "check.h"
+#include "config_text.h"
 #include "fake_host.h"
 #include "registry.h"
 #include "util.h"
@@ -87,6 +90,37 @@ static int prepare(const CutuneVariant *v, const char *size, int64_t algo, int64
     return v->library_prepare(&host, (void *const *)x.ptr, &p, &cfg, handle, why, len);
 }
 
+/* A prepare of the config `text` (NAME=VALUE,...). */
+static int prepare_text(const CutuneVariant *v, const char *size, const char *text, void **handle,
+                        char *why, size_t len)
+{
+    CutuneProblem p;
+    CutuneConfigPairs pairs;
+    CHECK(cutune_problem_parse(size, &p, NULL) == 0);
+    CHECK(cutune_config_pairs_parse(text, &pairs, NULL) == 0);
+    const char *names[CUTUNE_MAX_PARAMS];
+    for (size_t i = 0; i < pairs.count; i++)
+        names[i] = pairs.names[i];
+    CutuneConfig cfg = {pairs.count, names, pairs.values};
+    Args x;
+    args_of(&x, (int)p.dim[0], (int)p.dim[1], (int)p.dim[2]);
+    why[0] = '\0';
+    return v->library_prepare(&host, (void *const *)x.ptr, &p, &cfg, handle, why, len);
+}
+
+/* the stand-in's last matmul's tile (0), cluster (1) or option (2) */
+static long long fake_set(int which)
+{
+    void *h = dlopen(getenv("CUTUNE_CUBLASLT"), RTLD_NOW | RTLD_NOLOAD);
+    long long (*f)(int) = NULL;
+    if (h)
+        *(void **)&f = dlsym(h, "fake_lt_last_set");
+    long long r = f ? f(which) : -2;
+    if (h)
+        dlclose(h);
+    return r;
+}
+
 /* 1 when the stand-in's last matmul had bias pointer p */
 static int fake_bias_is(const void *p)
 {
@@ -124,7 +158,7 @@ static void with_fake(void)
     void *h = NULL;
     char why[512];
     CHECK_EQ_INT(prepare(v, "64x32x16-bf16-nt", 3, 32, &h, why, sizeof why), 0);
-    CHECK_STR_CONTAINS(why, "cuBLASLt 13.1.0: heuristic result 3 of 5: algo 103, tile -1");
+    CHECK_STR_CONTAINS(why, "cuBLASLt 13.1.0: heuristic result 3 of 5: algo 103, tile 0, stages -1");
     CHECK_STR_CONTAINS(why, "workspace 4096 bytes");
     CHECK_EQ_INT(nallocs, 1);
     Args x;
@@ -175,6 +209,51 @@ static void with_fake(void)
     CHECK_EQ_INT(fake("fake_lt_last_algo"), 100);
     CHECK_EQ_INT(fake("fake_lt_last_epilogue"), 1);
     v->library_release(h);
+
+    /* the first choice with its tile, cluster and option set: the op's 152 x 128 tile is
+     * cuBLASLt's 128x152 (CUBLASLT_MATMUL_TILE_128x152, 407), its 2 x 1 cluster cuBLASLt's
+     * 1x2x1 (5); the workspace is what cuBLASLt's check asks */
+    const char *set = "ALGO=0,WORKSPACE_MIB=32,TILE_M=152,TILE_N=128,CLUSTER_M=2,CLUSTER_N=1,"
+                      "OPTION=3";
+    int nalloc0 = nallocs;
+    CHECK_EQ_INT(prepare_text(v, "64x32x16-bf16-nt", set, &h, why, sizeof why), 0);
+    CHECK_STR_CONTAINS(why, "heuristic result 0 of 5 with tile 152x128, cluster 2x1, option 3: "
+                            "algo 100, tile 407");
+    CHECK_STR_CONTAINS(why, "cluster 5, option 3; workspace 2048 bytes");
+    CHECK_EQ_INT(nallocs, nalloc0 + 1);
+    CHECK_EQ_INT(v->library_run(h, (void *const *)x.ptr, NULL), 0);
+    CHECK_EQ_INT(fake("fake_lt_last_algo"), 100);
+    CHECK(fake_set(0) == 407 && fake_set(1) == 5 && fake_set(2) == 3);
+    CHECK_EQ_INT(fake("fake_lt_last_workspace"), 2048);
+    v->library_release(h);
+    /* the option alone; the tile and cluster stay the heuristic's */
+    CHECK_EQ_INT(prepare_text(v, "64x32x16-bf16-nt", "ALGO=0,WORKSPACE_MIB=0,OPTION=0", &h, why,
+                              sizeof why),
+                 0);
+    CHECK_EQ_INT(v->library_run(h, (void *const *)x.ptr, NULL), 0);
+    CHECK(fake("fake_lt_last_algo") == 150 && fake_set(0) == 0 && fake_set(2) == 0);
+    v->library_release(h);
+    /* what cuBLASLt's check refuses, a workspace past the limit, a half-set tile, a tile
+     * cuBLASLt lacks: each a resource, with nothing allocated */
+    nalloc0 = nallocs;
+    CHECK_EQ_INT(prepare_text(v, "64x32x16-bf16-nt", "ALGO=0,WORKSPACE_MIB=32,OPTION=7", &h, why,
+                              sizeof why),
+                 CUTUNE_ERR_RESOURCES);
+    CHECK_STR_CONTAINS(why, "option 7: cuBLASLt does not run this configuration of its "
+                            "algorithm for 64x32x16 (cublasLtMatmulAlgoCheck: status 15)");
+    CHECK_EQ_INT(prepare_text(v, "64x32x16-bf16-nt",
+                              "ALGO=0,WORKSPACE_MIB=32,TILE_M=128,TILE_N=128", &h, why, sizeof why),
+                 CUTUNE_ERR_RESOURCES);
+    CHECK_STR_CONTAINS(why, "tile 128x128: it needs a workspace of 67108864 bytes, past the 32 "
+                            "MiB allowed");
+    CHECK_EQ_INT(prepare_text(v, "64x32x16-bf16-nt", "ALGO=0,TILE_M=152", &h, why, sizeof why),
+                 CUTUNE_ERR_RESOURCES);
+    CHECK_STR_CONTAINS(why, "a tile or cluster is set whole (both > 0) or kept (both 0)");
+    CHECK_EQ_INT(prepare_text(v, "64x32x16-bf16-nt", "ALGO=0,TILE_M=100,TILE_N=64", &h, why,
+                              sizeof why),
+                 CUTUNE_ERR_RESOURCES);
+    CHECK_STR_CONTAINS(why, "tile 100x64: the tile is not one cutune can ask cuBLASLt for");
+    CHECK(h == NULL && nallocs == nalloc0);
 
     /* the bias epilogue: planned with cuBLASLt's (CUBLASLT_EPILOGUE_BIAS, 4), and each call's
      * vector given to the descriptor before the call, in the variant and in the yardstick */

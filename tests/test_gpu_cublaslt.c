@@ -1,8 +1,10 @@
 /* The cuBLASLt variant on a GPU (exit 77 without one, or without cuBLASLt): matmul_cublaslt
- * tuned exhaustively (its 32 configs) at bf16, fp16 and tf32 sizes, in one run with the
- * op's yardstick, cuBLASLt's default heuristic. Every trial is either correct (the op's
- * check passed: only a correct config is timed) or skipped as an index past the heuristic's
- * list, never wrong or failed; the best is no slower than 1.05x the yardstick measured in
+ * tuned exhaustively over part of its space (the heuristic's 32 entries, and the first
+ * choice with each of 9 tile heights, cluster 1 x 1 and option 3 set) at bf16, fp16 and tf32
+ * sizes, in one run with the op's yardstick, cuBLASLt's default heuristic. Every trial is
+ * either correct (the op's check passed: only a correct config is timed) or skipped as an
+ * index past the heuristic's list or a configuration cuBLASLt refuses, never wrong or
+ * failed, and at least one set configuration runs; the best is no slower than 1.05x the yardstick measured in
  * the same run (its ALGO=0 at 32 MiB is the yardstick's algorithm, so about equal at worst);
  * then cutune_gemm launches the stored algorithm for each size, and a CUDA graph captured on
  * a new stream launches it again (where one is, a config whose algorithm has a workspace,
@@ -27,6 +29,11 @@
 static const char *const sizes[] = {"4096x4096x4096-bf16-nt", "16x4096x4096-bf16-nt",
                                     "4096x4096x4096-fp16", "2048x2048x2048-tf32-nt"};
 enum { NSIZES = sizeof sizes / sizeof sizes[0], SAMPLES = 256 };
+/* the heuristic's entries as given (16 x 2), and the first choice set (9) */
+static const char *const where[] =
+    {"TILE_M=0,TILE_N=0,CLUSTER_M=0,CLUSTER_N=0,OPTION=-1",
+     "ALGO=0,WORKSPACE_MIB=32,TILE_N=128,CLUSTER_M=1,CLUSTER_N=1,OPTION=3"};
+enum { NCONFIGS = 16 * 2 + 9 };
 
 /* Inputs k/256 for k in -256..255: exact in bf16, fp16, tf32 and fp32, so the host's sum in
  * double is the reference of the very values the GPU reads. */
@@ -228,13 +235,15 @@ int main(void)
     CutuneTuneOptions o = gpu_tune_options("matmul", "matmul_cublaslt", sizes, NSIZES, db, 0.3);
     o.strategy = "exhaustive";
     o.time_limit_s = 0;
+    o.where = where;
+    o.nwhere = sizeof where / sizeof *where;
     CutuneTuneSummary sum;
     gpu_tune(&o, &sum);
     CHECK_EQ_INT(sum.nrows, NSIZES);
     for (size_t i = 0; i < sum.nrows; i++) {
         const CutuneTuneRow *r = &sum.rows[i];
         size_t ok = r->count[CUTUNE_STATUS_OK], skipped = r->count[CUTUNE_STATUS_SKIPPED_RESOURCES];
-        CHECK_MSG(r->evaluated == 32 && ok >= 1 && ok + skipped == r->evaluated,
+        CHECK_MSG(r->evaluated == NCONFIGS && ok >= 1 && ok + skipped == r->evaluated,
                   "%s %s: %zu evaluated, %zu ok, %zu skipped, %zu wrong, %zu launch errors, %zu "
                   "crashed",
                   r->variant, r->size, r->evaluated, ok, skipped,
@@ -251,6 +260,18 @@ int main(void)
         printf("%-24s best %.4f ms %-26s %-14s %.4f ms  %.3fx\n", s->size, s->best_ms, s->config,
                s->yardstick, s->yardstick_ms, s->best_ms > 0 ? s->yardstick_ms / s->best_ms : 0);
     }
+
+    /* a configuration set on the first choice ran, and was right (cuBLASLt may refuse them
+     * all at a size: at one of the four, at least) */
+    char sets[64];
+    raw_text(db,
+             "SELECT COUNT(*) || ' at ' || COUNT(DISTINCT p.size) FROM trials t JOIN problems p "
+             "ON p.id = t.problem_id WHERE t.status = 'ok' AND t.message LIKE "
+             "'%with tile %x128, cluster 1x1, option 3:%'",
+             sets, sizeof sets);
+    const char *at = strstr(sets, " at ");
+    CHECK_MSG(at && atoi(at + 4) >= 1, "set configurations that ran right: %s sizes", sets);
+    printf("configurations set on the first choice that ran right: %s sizes\n", sets);
 
     CutuneLookupSettings ls;
     cutune_lookup_default_settings(&ls);

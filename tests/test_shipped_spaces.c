@@ -127,8 +127,12 @@ static const struct {
     {"histogram_shared", "2", "79536d414eb2b8047b1493eddcc09ad4", 148, 4 * 4 * 2 * 3 * 2, NULL},
     {"topk_filter", "2", "6a14e59bd97372e39e588e00dc1508b6", 37, 4 * 4 * 3, NULL},
     /* a library variant (a C plugin, no kernel): its version is "1+" and the cuBLASLt found
-     * ("1+cublaslt.13.1.0", "1+no-cublaslt"); ALGO 16 x WORKSPACE_MIB 2, no constraints */
-    {"matmul_cublaslt", "1+", "bc2962ec8ba1c0539e3ce837827617a7", 32, 16 * 2, NULL},
+     * ("1+cublaslt.13.1.0", "1+no-cublaslt"); ALGO 16 x WORKSPACE_MIB 2 x TILE_M 10 x TILE_N
+     * 6 x CLUSTER_M 3 x CLUSTER_N 3 x OPTION 9, of which valid: the 15 other heuristic
+     * entries at each workspace, and the first choice at each with 45 tiles (its own and 44
+     * of cuBLASLt's), 5 clusters (its own, 1 or 2 by 1 or 2) and 9 options */
+    {"matmul_cublaslt", "1+", "bc2962ec8ba1c0539e3ce837827617a7", 15 * 2 + 2 * 45 * 5 * 9,
+     16 * 2 * 10 * 6 * 3 * 3 * 9, NULL},
 };
 
 /* Configs compiled a variant: the first, the last and a seeded sample (a warptile kernel

@@ -29,8 +29,8 @@ int matmul_cublaslt_yardstick(const CutuneHost *host, int dtype, int bt, const v
         return host->fail(host->ctx, CUTUNE_ERR_NOMEM, "out of host memory");
     *c = (LtCall){.host = host, .A = A, .B = B, .C = C, .bias = bias};
     /* one result asked for, as PyTorch asks */
-    int rc = lt_plan(api, host, dtype, bt, bias != NULL, M, N, K, LT_WORKSPACE, 0, 1, &c->plan, why,
-                     sizeof why);
+    int rc = lt_plan(api, host, dtype, bt, bias != NULL, M, N, K, LT_WORKSPACE, 0, 1, NULL,
+                     &c->plan, why, sizeof why);
     if (rc) {
         lt_call_free(c);
         return host->fail(host->ctx, rc == CUTUNE_ERR_NOMEM ? rc : CUTUNE_ERR_CUDA, "%s", why);

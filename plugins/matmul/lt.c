@@ -1,7 +1,7 @@
-/* cuBLASLt opened at run time (lt.h). The declarations below are cuBLASLt's documented C
- * API (cublasLt.h, library_types.h, cublas_api.h), so that no CUDA header is needed. */
-#include "lt.h"
+/* cuBLASLt opened at run time (lt.h): the library, a problem's plan and its calls. The
+ * declarations of cuBLASLt's C API are in lt_int.h; a plan's configuration, in lt_config.c. */
 #include "cudafind.h"
+#include "lt_int.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -9,80 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef void *LtHandle, *LtDesc, *LtLayout, *LtPref;
-typedef struct LtAlgo {
-    uint64_t data[8];
-} LtAlgo;
-typedef struct LtHeuristic {
-    LtAlgo algo;
-    size_t workspace;
-    int state;
-    float waves;
-    int reserved[4];
-} LtHeuristic;
-
-enum {
-    R_32F = 0,
-    R_16F = 2,
-    R_16BF = 14,
-    COMPUTE_32F = 68,
-    COMPUTE_32F_FAST_TF32 = 77,
-    OP_N = 0,
-    OP_T = 1,
-    DESC_TRANSA = 3,
-    DESC_TRANSB = 4,
-    DESC_EPILOGUE = 7,
-    DESC_BIAS_POINTER = 8,
-    EPILOGUE_BIAS = 4, /* the bias (its type C's) added to each row of row-major C */
-    PREF_MAX_WORKSPACE_BYTES = 1,
-    /* cublasLtMatmulAlgoConfigAttributes_t */
-    CONFIG_ID = 0,
-    CONFIG_TILE_ID = 1,
-    CONFIG_SPLITK_NUM = 2,
-    CONFIG_REDUCTION_SCHEME = 3,
-    CONFIG_CTA_SWIZZLING = 4,
-    CONFIG_STAGES_ID = 6,
-    CONFIG_CLUSTER_SHAPE_ID = 8,
-};
-
-struct LtApi {
-    void *lib;
-    char path[512]; /* the file the loader opened */
-    int (*create)(LtHandle *);
-    int (*destroy)(LtHandle);
-    int (*desc_create)(LtDesc *, int, int);
-    int (*desc_destroy)(LtDesc);
-    int (*desc_set)(LtDesc, int, const void *, size_t);
-    int (*layout_create)(LtLayout *, int, uint64_t, uint64_t, int64_t);
-    int (*layout_destroy)(LtLayout);
-    int (*pref_create)(LtPref *);
-    int (*pref_destroy)(LtPref);
-    int (*pref_set)(LtPref, int, const void *, size_t);
-    int (*heuristic)(LtHandle, LtDesc, LtLayout, LtLayout, LtLayout, LtLayout, LtPref, int,
-                     LtHeuristic *, int *);
-    int (*matmul)(LtHandle, LtDesc, const void *, const void *, LtLayout, const void *, LtLayout,
-                  const void *, const void *, LtLayout, void *, LtLayout, const LtAlgo *, void *,
-                  size_t, void *);
-    size_t (*version)(void);
-    /* optional: only the trial messages use it */
-    int (*config_get)(const LtAlgo *, int, void *, size_t, size_t *);
-};
-
-struct LtPlan {
-    const LtApi *api;
-    const CutuneHost *host;
-    LtHandle h;
-    LtDesc desc;
-    LtLayout la, lb, lc;
-    LtPref pref;
-    LtAlgo algo;
-    int index, found, bias;
-    const void *bias_set; /* the vector the descriptor holds (bias_known: one was set) */
-    int bias_known;
-    size_t ws_limit, ws_size;
-    void *workspace; /* ws_size bytes from host->dev_alloc; NULL when 0 */
-};
 
 static LtApi api;
 static int api_ok;
@@ -153,6 +79,8 @@ static void open_api(void)
         if (!(*fns[i].fn = dlsym(api.lib, fns[i].name)) && !missing)
             missing = fns[i].name;
     *(void **)&api.config_get = dlsym(api.lib, "cublasLtMatmulAlgoConfigGetAttribute");
+    *(void **)&api.config_set = dlsym(api.lib, "cublasLtMatmulAlgoConfigSetAttribute");
+    *(void **)&api.check = dlsym(api.lib, "cublasLtMatmulAlgoCheck");
     Dl_info info;
     if (api.version && dladdr((void *)(size_t)api.version, &info) && info.dli_fname)
         snprintf(api.path, sizeof api.path, "%s", info.dli_fname);
@@ -221,7 +149,8 @@ static int describe(LtPlan *c, int dtype, int bt, int M, int N, int K, LtHeurist
 }
 
 int lt_plan(const LtApi *a, const CutuneHost *host, int dtype, int bt, int bias, int M, int N,
-            int K, size_t ws_limit, int index, int requested, LtPlan **out, char *why, size_t len)
+            int K, size_t ws_limit, int index, int requested, const LtOverride *ov, LtPlan **out,
+            char *why, size_t len)
 {
     *out = NULL;
     LtPlan *c = calloc(1, sizeof *c);
@@ -237,6 +166,7 @@ int lt_plan(const LtApi *a, const CutuneHost *host, int dtype, int bt, int bias,
     c->index = index;
     c->bias = bias != 0;
     c->ws_limit = ws_limit;
+    c->M = M, c->N = N, c->K = K;
     const char *what = "";
     const char *dt = cutune_dtype_name(dtype);
     int rc = 0, st = describe(c, dtype, bt, M, N, K, h, requested, &what);
@@ -253,7 +183,9 @@ int lt_plan(const LtApi *a, const CutuneHost *host, int dtype, int bt, int bias,
     } else {
         c->algo = h[index].algo;
         c->ws_size = h[index].workspace;
-        if (c->ws_size && host->dev_alloc(host->ctx, c->ws_size, &c->workspace) != 0) {
+        if (ov)
+            rc = lt_config_apply(c, ov, why, len);
+        if (!rc && c->ws_size && host->dev_alloc(host->ctx, c->ws_size, &c->workspace) != 0) {
             c->workspace = NULL;
             snprintf(why, len,
                      "cuBLASLt's algorithm %d needs a workspace of %zu bytes, which "
@@ -284,34 +216,6 @@ int lt_run(LtPlan *c, const void *A, const void *B, void *C, const void *bias, v
     }
     return c->api->matmul(c->h, c->desc, &one, B, c->lb, A, c->la, &zero, C, c->lc, C, c->lc,
                           &c->algo, c->workspace, c->ws_size, stream);
-}
-
-/* One attribute of the algorithm's configuration, of n bytes; -1 when unknown. */
-static long long config_get(const LtPlan *c, int attr, size_t n)
-{
-    unsigned char buf[8] = {0};
-    size_t written = 0;
-    if (!c->api->config_get || n > sizeof buf ||
-        c->api->config_get(&c->algo, attr, buf, n, &written) != 0 || written != n)
-        return -1;
-    uint16_t u16;
-    uint32_t u32;
-    memcpy(&u16, buf, sizeof u16);
-    memcpy(&u32, buf, sizeof u32);
-    return n == 2 ? u16 : u32;
-}
-
-void lt_describe(const LtPlan *c, char *buf, size_t len)
-{
-    char v[32];
-    lt_version_text(found_version, v, sizeof v);
-    snprintf(buf, len,
-             "cuBLASLt %s: heuristic result %d of %d: algo %lld, tile %lld, stages %lld, "
-             "split-K %lld, reduction %lld, swizzle %lld, cluster %lld; workspace %zu bytes",
-             v, c->index, c->found, config_get(c, CONFIG_ID, 4), config_get(c, CONFIG_TILE_ID, 4),
-             config_get(c, CONFIG_STAGES_ID, 4), config_get(c, CONFIG_SPLITK_NUM, 4),
-             config_get(c, CONFIG_REDUCTION_SCHEME, 4), config_get(c, CONFIG_CTA_SWIZZLING, 4),
-             config_get(c, CONFIG_CLUSTER_SHAPE_ID, 2), c->ws_size);
 }
 
 void lt_plan_free(LtPlan *c)

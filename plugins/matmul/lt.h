@@ -34,16 +34,26 @@ size_t lt_found_version(void);
 /* That version as "13.1.0" (cuBLASLt 10.x counted major * 1000 + minor * 100 + patch). */
 void lt_version_text(size_t version, char *buf, size_t len);
 
+/* What a config may set of the heuristic's algorithm, in the op's terms (cuBLASLt computes
+ * C^T, so its tile is tile_n x tile_m and its cluster cluster_n x cluster_m): 0 keeps the
+ * entry's own tile or cluster (both of a pair set or neither), -1 its custom option. */
+typedef struct LtOverride {
+    int tile_m, tile_n, cluster_m, cluster_n, option;
+} LtOverride;
+
 /* Row-major C = A B (bt: C = A B^T, B stored N x K) of M x N x K in dtype (CutuneDtype; fp16
  * and bf16 accumulate in float32, tf32 is float32 data on TF32 compute), plus a row of N
  * (bias: cuBLASLt's bias epilogue, the vector given to each lt_run), with algorithm
  * `index` of the (up to) `requested` that cublasLtMatmulAlgoGetHeuristic returns under a
- * workspace of at most ws_limit bytes; the workspace that algorithm needs is allocated
- * through host (dev_alloc) and freed by lt_plan_free. Returns 0 with *out set,
- * CUTUNE_ERR_RESOURCES when the heuristic offers fewer than index + 1 algorithms, or
+ * workspace of at most ws_limit bytes, its configuration set as `ov` says (NULL: as the
+ * heuristic gave it; cublasLtMatmulAlgoCheck then decides whether it runs, and what
+ * workspace it needs); the workspace that algorithm needs is allocated through host
+ * (dev_alloc) and freed by lt_plan_free. Returns 0 with *out set, CUTUNE_ERR_RESOURCES when
+ * the heuristic offers fewer than index + 1 algorithms or cuBLASLt refuses the override, or
  * CUTUNE_ERR_CUDA (a cuBLASLt call failed) or CUTUNE_ERR_NOMEM, with `why` filled. */
 int lt_plan(const LtApi *api, const CutuneHost *host, int dtype, int bt, int bias, int M, int N,
-            int K, size_t ws_limit, int index, int requested, LtPlan **out, char *why, size_t len);
+            int K, size_t ws_limit, int index, int requested, const LtOverride *ov, LtPlan **out,
+            char *why, size_t len);
 /* Enqueue C = A B (+ bias, N elements of the element type, for a plan made with bias) on
  * `stream` (NULL: the default stream): 0, or cuBLASLt's status. With a bias the call sets
  * the plan's descriptor (the vector is its attribute) where the vector is another than the
@@ -51,7 +61,7 @@ int lt_plan(const LtApi *api, const CutuneHost *host, int dtype, int bt, int bia
  * per-stream calls make them. */
 int lt_run(LtPlan *p, const void *A, const void *B, void *C, const void *bias, void *stream);
 /* The algorithm as cuBLASLt describes it (its id, tile, stages, split-K, reduction scheme,
- * CTA swizzling, cluster shape) and its workspace, for trial messages. */
+ * CTA swizzling, cluster shape, custom option) and its workspace, for trial messages. */
 void lt_describe(const LtPlan *p, char *buf, size_t len);
 void lt_plan_free(LtPlan *p);
 

@@ -10,6 +10,11 @@
  *                  PyTorch) run by default and the op's yardstick
  *   WORKSPACE_MIB  the workspace the heuristic may assume: 0 (algorithms that need none)
  *                  or 32 (PyTorch's on Hopper); an algorithm gets the workspace it needs
+ *   TILE_M, TILE_N, CLUSTER_M, CLUSTER_N, OPTION
+ *                  the first choice's algorithm with its tile, cluster shape or custom
+ *                  option set (0, or -1 for OPTION, keeps the heuristic's), checked by
+ *                  cublasLtMatmulAlgoCheck (plugins/matmul/lt_config.c): the configs that
+ *                  the heuristic does not rank, where it is often wrong on odd shapes
  *
  * A config stores the index, and every prepare asks the heuristic again and takes that
  * entry. For one cuBLASLt, device, problem and workspace the list is the same every time,
@@ -36,7 +41,9 @@
 #include <stdlib.h>
 
 #define VERSION "1" /* bump when the space or the use of the heuristic changes */
-/* (the bias epilogue is a problem of its own, with its own trials: no bump) */
+/* (the bias epilogue is a problem of its own, with its own trials: no bump; the overrides
+ * default to the heuristic's own, so a config written before them, ALGO and WORKSPACE_MIB
+ * alone, still names the same algorithm: no bump) */
 
 static int prepare(const CutuneHost *host, void *const *args, const CutuneProblem *p,
                    const CutuneConfig *cfg, void **handle, char *why, size_t len)
@@ -48,6 +55,9 @@ static int prepare(const CutuneHost *host, void *const *args, const CutuneProble
         return CUTUNE_ERR_NOT_FOUND;
     int64_t algo = cutune_config_get(cfg, "ALGO", 0);
     int64_t ws = cutune_config_get(cfg, "WORKSPACE_MIB", LT_WORKSPACE >> 20);
+    int64_t o[5] = {cutune_config_get(cfg, "TILE_M", 0), cutune_config_get(cfg, "TILE_N", 0),
+                    cutune_config_get(cfg, "CLUSTER_M", 0), cutune_config_get(cfg, "CLUSTER_N", 0),
+                    cutune_config_get(cfg, "OPTION", -1)};
     if (algo < 0 || algo >= LT_ALGOS || ws < 0 || ws > 4096) {
         snprintf(why, len,
                  "ALGO=%lld, WORKSPACE_MIB=%lld: ALGO is 0..%d and the workspace at "
@@ -55,6 +65,20 @@ static int prepare(const CutuneHost *host, void *const *args, const CutuneProble
                  (long long)algo, (long long)ws, LT_ALGOS - 1);
         return CUTUNE_ERR_RESOURCES;
     }
+    int whole = (o[0] == 0) == (o[1] == 0) && (o[2] == 0) == (o[3] == 0);
+    int in_range = 1;
+    for (int i = 0; i < 5; i++)
+        in_range &= o[i] >= (i == 4 ? -1 : 0) && o[i] <= (i == 4 ? 255 : 1024);
+    if (!whole || !in_range) {
+        snprintf(why, len,
+                 "TILE_M=%lld, TILE_N=%lld, CLUSTER_M=%lld, CLUSTER_N=%lld, OPTION=%lld: a "
+                 "tile or cluster is set whole (both > 0) or kept (both 0), and OPTION is -1 "
+                 "(kept) or 0..255",
+                 (long long)o[0], (long long)o[1], (long long)o[2], (long long)o[3],
+                 (long long)o[4]);
+        return CUTUNE_ERR_RESOURCES;
+    }
+    LtOverride ov = {(int)o[0], (int)o[1], (int)o[2], (int)o[3], (int)o[4]};
     LtCall *c = calloc(1, sizeof *c);
     if (!c) {
         snprintf(why, len, "out of host memory");
@@ -63,7 +87,7 @@ static int prepare(const CutuneHost *host, void *const *args, const CutuneProble
     *c = (LtCall){.host = host, .M = (int)p->dim[0], .N = (int)p->dim[1], .K = (int)p->dim[2]};
     int rc = lt_plan(api, host, p->dtype, p->layout == CUTUNE_LAYOUT_NT,
                      p->epilogue == CUTUNE_EPILOGUE_BIAS, c->M, c->N, c->K, (size_t)ws << 20,
-                     (int)algo, LT_ALGOS, &c->plan, why, len);
+                     (int)algo, LT_ALGOS, &ov, &c->plan, why, len);
     if (rc) {
         free(c);
         return rc;
@@ -114,7 +138,8 @@ static const CutuneVariant variant = {
     .op = "matmul",
     .name = "matmul_cublaslt",
     .version = version,
-    .summary = "cuBLASLt's own algorithms (its heuristic's top 16) as configs",
+    .summary = "cuBLASLt's own algorithms as configs: its heuristic's top 16, and the first "
+               "with its tile, cluster and option set",
     .dim_names = "M,N,K",
     .library_prepare = prepare,
     .library_run = run,
