@@ -158,7 +158,8 @@ static void with_fake(void)
     void *h = NULL;
     char why[512];
     CHECK_EQ_INT(prepare(v, "64x32x16-bf16-nt", 3, 32, &h, why, sizeof why), 0);
-    CHECK_STR_CONTAINS(why, "cuBLASLt 13.1.0: heuristic result 3 of 5: algo 103, tile 0, stages -1");
+    CHECK_STR_CONTAINS(why,
+                       "cuBLASLt 13.1.0: heuristic result 3 of 5: algo 103, tile 0, stages -1");
     CHECK_STR_CONTAINS(why, "workspace 4096 bytes");
     CHECK_EQ_INT(nallocs, 1);
     Args x;
