@@ -18,6 +18,8 @@
  *                config right only at multiples of its tiles)
  *   CUTUNE_FAKE_SLOW   a config whose text contains this takes 20x its time (a variant
  *                      whose configs all name one parameter: "COPIES=")
+ *   CUTUNE_FAKE_SKIP   ";"-separated texts: a config whose text contains one of them is
+ *                      skipped_resources (as a GPU's limits or a library's check refuse it)
  *   CUTUNE_FAKE_DELAY_MS  sleep this long in every evaluation (default 0)
  *   CUTUNE_FAKE_SLOW_SIZE an evaluation of this size (as a run names it) sleeps 5 times
  *                         CUTUNE_FAKE_DELAY_MS: a size that keeps its GPU longer
@@ -114,6 +116,24 @@ static void send_error(int code, const char *msg)
     cutune_buf_put_u32(&out, (uint32_t)code);
     cutune_buf_put_str(&out, msg);
     send_ok(CUTUNE_MSG_ERROR);
+}
+
+/* 1 when config contains one of CUTUNE_FAKE_SKIP's texts. */
+static int skipped(const char *config)
+{
+    const char *list = getenv("CUTUNE_FAKE_SKIP");
+    char text[256];
+    while (list && *list) {
+        size_t n = strcspn(list, ";");
+        if (n > 0 && n < sizeof text) {
+            memcpy(text, list, n);
+            text[n] = '\0';
+            if (strstr(config, text))
+                return 1;
+        }
+        list += n + (list[n] == ';');
+    }
+    return 0;
 }
 
 /* CUTUNE_FAKE_DEVICES, or 0 when it is unset (any ordinal is taken). */
@@ -324,6 +344,14 @@ static void on_eval(void)
     memset(&r, 0, sizeof r);
     CutuneConfig cfg = {n < 64 ? n : 64, names, values};
     if (*library && library_refuses(library, &cfg, &r)) {
+        cutune_buf_reset(&out);
+        cutune_buf_put_bytes(&out, &r, sizeof r);
+        send_ok(CUTUNE_MSG_RESULT);
+        return;
+    }
+    if (skipped(config)) {
+        r.status = CUTUNE_STATUS_SKIPPED_RESOURCES;
+        snprintf(r.message, sizeof r.message, "refused before it ran (fake)");
         cutune_buf_reset(&out);
         cutune_buf_put_bytes(&out, &r, sizeof r);
         send_ok(CUTUNE_MSG_RESULT);

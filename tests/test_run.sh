@@ -280,20 +280,25 @@ lt_db=$tmp/lt.db
 CUTUNE_CACHE_DIR=$tmp/lt-cache CUTUNE_FAKE_LOG=$tmp/lt.log "$exe" run matmul \
     --variant matmul_cublaslt --size 256x256x256-bf16-nt --db "$lt_db" --json \
     >"$tmp/lt.json" 2>"$tmp/lt.err" || { bad "the cuBLASLt variant's run failed"; cat "$tmp/lt.err"; }
-python3 - "$tmp/lt.json" <<'EOF2' || bad "the cuBLASLt variant's trials"
+python3 - "$tmp/lt.json" "$tmp/lt.n" <<'EOF2' || bad "the cuBLASLt variant's trials"
 import json, sys
 trials = [e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "trial"]
 again = [t for t in trials if t["phase"] == "re-time"]  # the best, twice, beside the yardstick
-ok = len(trials) == 34 and all(t["status"] == "ok" and t["compile_ms"] == 0 for t in trials) \
-    and trials[0]["config"] == "ALGO=0,WORKSPACE_MIB=32" and trials[0]["phase"] == "warm start" \
+first = "ALGO=0,WORKSPACE_MIB=32,TILE_M=0,TILE_N=0,CLUSTER_M=0,CLUSTER_N=0,OPTION=-1"
+# searched (4080 configs: the heuristic's entries, and the first choice's settings), each
+# config once, then the best re-timed twice
+ok = len(trials) > 34 and all(t["status"] == "ok" and t["compile_ms"] == 0 for t in trials) \
+    and trials[0]["config"] == first and trials[0]["phase"] == "warm start" \
     and len(again) == 2 and again == trials[-2:] and \
-    len({t["config"] for t in trials}) == 32
+    len({t["config"] for t in trials}) == len(trials) - 2
 print("cuBLASLt variant: %d trials, first %s" % (len(trials), trials[0]["config"] if trials else None))
+open(sys.argv[2], "w").write(str(len(trials)))
 sys.exit(0 if ok else 1)
 EOF2
 [ -z "$(ls -A "$tmp/lt-cache/kernels" 2>/dev/null)" ] || bad "a library variant's run compiled kernels"
 n=$(grep -c ' 256x256x256-bf16-nt library$' "$tmp/lt.log")
-[ "$n" = 34 ] || bad "the worker was sent the library plugin $n times for 32 configs and 2 re-times"
+[ "$n" = "$(cat "$tmp/lt.n" 2>/dev/null)" ] ||
+    bad "the worker was sent the library plugin $n times for $(cat "$tmp/lt.n" 2>/dev/null) trials"
 grep -q ' 255x255x255-bf16-nt library$' "$tmp/lt.log" || bad "the best's ragged check did not call the library"
 case "$(q "$lt_db" "SELECT version FROM variants WHERE name = 'matmul_cublaslt'")" in
     1+*) ;; *) bad "the cuBLASLt variant's version does not begin 1+" ;; esac
@@ -411,6 +416,30 @@ if (warm == 4) != bool(sys.argv[2]) or warm < 4:
     sys.exit("FAIL: CUTUNE_FAKE_SLOW=%s: histogram_shared's warm start measured %d" % (sys.argv[2], warm))
 EOF
 done
+
+# A config refused before it ran (skipped_resources) is no measurement: the search of a
+# space where a third is refused stops after as many ok measurements without a gain as one
+# where none is (matmul_cublaslt, a library variant: nothing compiles)
+for skip in "" "OPTION=0;OPTION=1;OPTION=2;OPTION=3"; do
+    CUTUNE_FAKE_SKIP=$skip "$exe" run matmul --variant matmul_cublaslt --size 256x256x256-bf16-nt \
+        --db "$tmp/skip${#skip}.db" --json --time 60 --no-progress >"$tmp/skip${#skip}.json" \
+        2>"$tmp/skip.err" || bad "the run with CUTUNE_FAKE_SKIP=$skip failed"
+done
+python3 - "$tmp/skip0.json" "$tmp/skip35.json" <<'EOF' || fail=1
+import json, sys
+def after_gain(path):  # ok and skipped trials after the last gain (1.003x, tune_job.c)
+    t = [e for e in map(json.loads, open(path)) if e["event"] == "trial" and e["phase"] != "re-time"]
+    best, last = None, -1
+    for i, e in enumerate(t):
+        if e["status"] == "ok" and (best is None or e["median_ms"] < best / 1.003):
+            best, last = e["median_ms"], i
+    rest = [e["status"] for e in t[last + 1:]]
+    return rest.count("ok"), rest.count("skipped_resources")
+plain, skipped = after_gain(sys.argv[1]), after_gain(sys.argv[2])
+if plain[1] or not skipped[1] or not plain[0] or skipped[0] != plain[0]:
+    sys.exit("FAIL: ok and skipped trials after the last gain: %s with none refused, %s with "
+             "some: the refused ones counted as measurements" % (plain, skipped))
+EOF
 
 [ $fail = 0 ] && echo "run: ok (first run $n1 trials)"
 exit $fail

@@ -14,6 +14,9 @@
 #define CONFIG_TEXT_MAX 512
 /* A new best counts as a gain when it is this much faster (0.3%): less is timing noise. */
 #define STALL_GAIN 1.003
+/* a search ends after this many patiences of refused configs in a row, as after one
+ * patience of measured ones without a gain */
+#define REFUSED_PATIENCE 4
 
 /* ---- the configs of a job and what the database knows of them ----------------------- */
 
@@ -410,6 +413,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
     const CutuneTuneOptions *o = r->o;
     TunePipeline pl = {0};
     size_t proposed = 0, since_gain = lim->since_gain, measured = 0, patience = lim->patience;
+    size_t refused = 0; /* configs skipped for resources since the last gain */
     void *st = NULL;
     int rc = 0, strategy_done = 0, stopped = 0, timed_out = 0, stalled = 0, counted = 0;
     double best_seen = j->best_ms;
@@ -484,6 +488,14 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
         if (s == CUTUNE_STATUS_OK && ms > 0 && (!(best_seen > 0) || ms < best_seen / STALL_GAIN)) {
             best_seen = ms;
             since_gain = 0;
+            refused = 0;
+        } else if (s == CUTUNE_STATUS_SKIPPED_RESOURCES) {
+            /* a config refused before it ran (the GPU's limits, a library's own check) is
+             * no measurement and says nothing of where the fast ones are: counted as one, a
+             * space where cuBLASLt refuses a third of the settings stalled a third early
+             * (matmul_cublaslt at the small transformer's shapes on H200, 2026-11-29). A
+             * search that meets only refusals still ends (REFUSED_PATIENCE). */
+            refused++;
         } else {
             since_gain++;
         }
@@ -499,7 +511,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
                           j->tv->p->name, j->ts->size, (double)measured / (now - t0), patience);
             }
         }
-        if (patience && since_gain >= patience)
+        if (patience && (since_gain >= patience || refused >= REFUSED_PATIENCE * patience))
             stalled = 1;
     }
     if (stopped)
