@@ -10,6 +10,7 @@
  * the values it gives, up to KNOWN_PER_LINE of them). */
 #include "tune_int.h"
 #include "util.h"
+#include "variant_plugin.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,7 +23,10 @@ enum {
     KNOWN_PER_LINE = 4,
     DB_ROWS_MAX = 4096,
     WARM_MAX = 32, /* warm-start configs a variant measures first */
-    PROBES = 8,    /* what a variant with no warm start measures to show its level */
+    /* a library variant's: its configs compile nothing and take a millisecond or so each,
+     * and its shipped list may name the library's own ranking whole (matmul_cublaslt: 36) */
+    WARM_MAX_LIBRARY = 64,
+    PROBES = 8, /* what a variant with no warm start measures to show its level */
 };
 
 typedef struct WarmCand {
@@ -195,7 +199,8 @@ int tune_warm_list(TuneLane *l, TuneJob *j, size_t **out, size_t *nout, CutuneEr
 {
     *out = NULL;
     *nout = 0;
-    int rc = tune_warm_start(l, j, WARM_MAX, err);
+    int rc = tune_warm_start(l, j, cutune_variant_library(j->tv->p) ? WARM_MAX_LIBRARY : WARM_MAX,
+                             err);
     if (rc)
         return rc;
     size_t n = j->cl.nconfigs, fresh = 0;
