@@ -63,17 +63,27 @@ def _layout_of(b):
     return None
 
 
-def _check(a, b, dtype):
-    """Everything about a and b that cutune needs, checked before anything is launched: the
-    element type name, the layout and (M, N, K). Raises TypeError or ValueError."""
-    # the common case in few calls (a per-call cost: bench/torch_overhead.py)
+def _short(a, b):
+    """(layout, M, N, K) of a @ b in the common case, tested in few calls (a per-call cost:
+    bench/torch_overhead.py): two 2-D tensors of one dtype on one CUDA device, a contiguous,
+    b contiguous or a contiguous tensor's transpose, no dimension 0. None where _check's
+    closer look (or Handle.matmul's own) must decide."""
     if (a.is_cuda and b.is_cuda and a.dim() == 2 and b.dim() == 2 and a.dtype == b.dtype
             and a.get_device() == b.get_device() and a.is_contiguous()):
         M, K = a.shape
         K2, N = b.shape
         layout = "nn" if b.is_contiguous() else _layout_of(b)
         if K == K2 and layout and M and N and K:
-            return _kind_of(a, dtype), layout, M, N, K
+            return layout, M, N, K
+    return None
+
+
+def _check(a, b, dtype):
+    """Everything about a and b that cutune needs, checked before anything is launched: the
+    element type name, the layout and (M, N, K). Raises TypeError or ValueError."""
+    short = _short(a, b)
+    if short:
+        return (_kind_of(a, dtype),) + short
     if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
         raise TypeError("cutune.matmul: needs two torch tensors; got %s and %s"
                         % (type(a).__name__, type(b).__name__))
@@ -312,22 +322,17 @@ def matmul_tensors(a, b, dtype=None):
 
 def handle_matmul(handle, a, b, dtype=None, bias=None):
     """Handle.matmul(a, b, dtype=, bias=) on plain torch tensors, launched at once where
-    nothing needs autograd and _check's short path holds (a contiguous, b contiguous or a
-    contiguous tensor's transpose, one CUDA device, one dtype, and a bias _bias_ok takes);
-    None where Handle.matmul's own checks must decide (and word the error)."""
-    if type(a) not in _PLAIN or type(b) not in _PLAIN or not a.is_cuda or \
+    nothing needs autograd, _short holds and a bias is one _bias_ok takes; None where
+    Handle.matmul's own checks must decide (and word the error)."""
+    if type(a) not in _PLAIN or type(b) not in _PLAIN or \
             (bias is not None and type(bias) not in _PLAIN):
         return None
+    short = _short(a, b)
     kind = dtype or _KINDS.get(a.dtype)
-    if (kind is None or _KINDS.get(a.dtype) != (kind if kind != "tf32" else "fp32")
-            or a.dim() != 2 or b.dim() != 2 or b.dtype != a.dtype or not a.is_contiguous()
-            or a.get_device() != b.get_device()):
+    if (short is None or kind is None
+            or _KINDS.get(a.dtype) != (kind if kind != "tf32" else "fp32")):
         return None
-    M, K = a.shape
-    K2, N = b.shape
-    layout = _layout_of(b)
-    if K != K2 or not (layout and M and N and K):
-        return None
+    layout, M, N, K = short
     if bias is not None:
         if not _bias_ok(bias, a, b, N, kind):
             return None
