@@ -1,5 +1,6 @@
-/* cuBLASLt opened at run time (lt.h): the library, a problem's plan and its calls. The
- * declarations of cuBLASLt's C API are in lt_int.h; a plan's configuration, in lt_config.c. */
+/* cuBLASLt opened at run time (lt.h): the library, a problem's plan, its calls and its
+ * description. The declarations of cuBLASLt's C API are in lt_int.h; what a config sets of a
+ * plan's algorithm, in lt_config.c. */
 #include "cudafind.h"
 #include "lt_int.h"
 
@@ -216,6 +217,36 @@ int lt_run(LtPlan *c, const void *A, const void *B, void *C, const void *bias, v
     }
     return c->api->matmul(c->h, c->desc, &one, B, c->lb, A, c->la, &zero, C, c->lc, C, c->lc,
                           &c->algo, c->workspace, c->ws_size, stream);
+}
+
+/* One attribute of the algorithm's configuration, of n bytes; -1 when unknown. */
+static long long config_get(const LtPlan *c, int attr, size_t n)
+{
+    unsigned char buf[8] = {0};
+    size_t written = 0;
+    if (!c->api->config_get || n > sizeof buf ||
+        c->api->config_get(&c->algo, attr, buf, n, &written) != 0 || written != n)
+        return -1;
+    uint16_t u16;
+    uint32_t u32;
+    memcpy(&u16, buf, sizeof u16);
+    memcpy(&u32, buf, sizeof u32);
+    return n == 2 ? u16 : u32;
+}
+
+void lt_describe(const LtPlan *c, char *buf, size_t len)
+{
+    char v[32];
+    lt_version_text(found_version, v, sizeof v);
+    snprintf(buf, len,
+             "cuBLASLt %s: heuristic result %d of %d%s%s: algo %lld, tile %lld, stages %lld, "
+             "split-K %lld, reduction %lld, swizzle %lld, cluster %lld, option %lld; "
+             "workspace %zu bytes",
+             v, c->index, c->found, c->set[0] ? " with " : "", c->set, config_get(c, CONFIG_ID, 4),
+             config_get(c, CONFIG_TILE_ID, 4), config_get(c, CONFIG_STAGES_ID, 4),
+             config_get(c, CONFIG_SPLITK_NUM, 4), config_get(c, CONFIG_REDUCTION_SCHEME, 4),
+             config_get(c, CONFIG_CTA_SWIZZLING, 4), config_get(c, CONFIG_CLUSTER_SHAPE_ID, 2),
+             config_get(c, CONFIG_CUSTOM_OPTION, 4), c->ws_size);
 }
 
 void lt_plan_free(LtPlan *c)

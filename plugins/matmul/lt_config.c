@@ -1,7 +1,7 @@
 /* A cuBLASLt plan's configuration (lt_int.h): a config's overrides of the heuristic's
  * algorithm (its tile, cluster shape and custom option, set with
  * cublasLtMatmulAlgoConfigSetAttribute and checked with cublasLtMatmulAlgoCheck, as
- * cuBLASLt's own autotuning sample does), and the algorithm described for trial messages.
+ * cuBLASLt's own autotuning sample does). lt.c describes the algorithm for trial messages.
  *
  * Tiles and cluster shapes are cuBLASLt's enums (cublasLtMatmulTile_t,
  * cublasLtClusterShape_t in cublasLt.h): the values below are those of the tiles the
@@ -102,34 +102,4 @@ int lt_config_apply(LtPlan *c, const LtOverride *ov, char *why, size_t len)
     c->algo = algo;
     c->ws_size = r.workspace;
     return 0;
-}
-
-/* One attribute of the algorithm's configuration, of n bytes; -1 when unknown. */
-static long long config_get(const LtPlan *c, int attr, size_t n)
-{
-    unsigned char buf[8] = {0};
-    size_t written = 0;
-    if (!c->api->config_get || n > sizeof buf ||
-        c->api->config_get(&c->algo, attr, buf, n, &written) != 0 || written != n)
-        return -1;
-    uint16_t u16;
-    uint32_t u32;
-    memcpy(&u16, buf, sizeof u16);
-    memcpy(&u32, buf, sizeof u32);
-    return n == 2 ? u16 : u32;
-}
-
-void lt_describe(const LtPlan *c, char *buf, size_t len)
-{
-    char v[32];
-    lt_version_text(lt_found_version(), v, sizeof v);
-    snprintf(buf, len,
-             "cuBLASLt %s: heuristic result %d of %d%s%s: algo %lld, tile %lld, stages %lld, "
-             "split-K %lld, reduction %lld, swizzle %lld, cluster %lld, option %lld; "
-             "workspace %zu bytes",
-             v, c->index, c->found, c->set[0] ? " with " : "", c->set, config_get(c, CONFIG_ID, 4),
-             config_get(c, CONFIG_TILE_ID, 4), config_get(c, CONFIG_STAGES_ID, 4),
-             config_get(c, CONFIG_SPLITK_NUM, 4), config_get(c, CONFIG_REDUCTION_SCHEME, 4),
-             config_get(c, CONFIG_CTA_SWIZZLING, 4), config_get(c, CONFIG_CLUSTER_SHAPE_ID, 2),
-             config_get(c, CONFIG_CUSTOM_OPTION, 4), c->ws_size);
 }
