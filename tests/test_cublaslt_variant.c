@@ -227,6 +227,16 @@ static void with_fake(void)
     CHECK(fake_set(0) == 407 && fake_set(1) == 5 && fake_set(2) == 3);
     CHECK_EQ_INT(fake("fake_lt_last_workspace"), 2048);
     v->library_release(h);
+    /* a config stored before the settings existed (ALGO and WORKSPACE_MIB alone) names the
+     * same algorithm as before: the heuristic's entry, nothing set */
+    CHECK_EQ_INT(prepare_text(v, "64x32x16-bf16-nt", "ALGO=2,WORKSPACE_MIB=32", &h, why,
+                              sizeof why),
+                 0);
+    CHECK_EQ_INT(v->library_run(h, (void *const *)x.ptr, NULL), 0);
+    CHECK(fake("fake_lt_last_algo") == 102 && fake_set(0) == 0 && fake_set(1) == 0 &&
+          fake_set(2) == 0);
+    CHECK(strstr(why, " with ") == NULL);
+    v->library_release(h);
     /* the option alone; the tile and cluster stay the heuristic's */
     CHECK_EQ_INT(prepare_text(v, "64x32x16-bf16-nt", "ALGO=0,WORKSPACE_MIB=0,OPTION=0", &h, why,
                               sizeof why),
