@@ -4,8 +4,9 @@
  * sizes, in one run with the op's yardstick, cuBLASLt's default heuristic. Every trial is
  * either correct (the op's check passed: only a correct config is timed) or skipped as an
  * index past the heuristic's list or a configuration cuBLASLt refuses, never wrong or
- * failed, and at least one set configuration runs; the best is no slower than 1.05x the yardstick measured in
- * the same run (its ALGO=0 at 32 MiB is the yardstick's algorithm, so about equal at worst);
+ * failed, and at least one set configuration runs; the best is no slower than 1.05x the
+ * yardstick measured in the same run (its ALGO=0 at 32 MiB is the yardstick's algorithm, so
+ * about equal at worst);
  * then cutune_gemm launches the stored algorithm for each size, and a CUDA graph captured on
  * a new stream launches it again (where one is, a config whose algorithm has a workspace,
  * allocated on that first use, inside the capture), and the graph's result is right at
