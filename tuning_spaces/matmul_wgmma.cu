@@ -1448,9 +1448,12 @@ __device__ __forceinline__ void store_c(elem_t *__restrict__ C, int M, int N, in
         for (int j = 0; j < W * ES / 4; j++)
             v.u[j] = w[j];
         *reinterpret_cast<Words *>(q) = v;
-    } else {
-        for (int j = 0; j < W && c + j < N; j++)
-            q[j] = elem_of(w, j);
+    } else { // unrolled, so that w stays in registers (a loop bounded by N indexed it in
+             // local memory, through which every store of the tile went)
+#pragma unroll
+        for (int j = 0; j < W; j++)
+            if (c + j < N)
+                q[j] = elem_of(w, j);
     }
 }
 
