@@ -234,6 +234,8 @@ class _OpMatmul(torch.autograd.Function):
     @staticmethod
     def forward(ctx, a, b, dtype, bias):
         ctx.save_for_backward(a, b)
+        if _direct(a, b, bias):
+            return _matmul_impl(a, b, dtype, bias)
         with torch._C._AutoDispatchBelowAutograd():
             return _OP(a, b, dtype, bias)
 
@@ -252,16 +254,21 @@ _modes = getattr(torch._C, "_len_torch_dispatch_stack", None)
 _transforms = getattr(getattr(torch._C, "_functorch", None), "peek_interpreter_stack", None)
 
 
+def _direct(a, b, bias):
+    """Whether the op's function may run without the dispatcher: plain CUDA tensors outside
+    any dispatch mode or functorch transform (tracing, FakeTensor, vmap)."""
+    return (type(a) in _PLAIN and type(b) in _PLAIN and a.is_cuda and _modes is not None
+            and not _modes() and _transforms is not None and _transforms() is None
+            and (bias is None or type(bias) in _PLAIN))
+
+
 def _matmul_autograd(a, b, dtype="", bias=None):
     """The op's autograd kernel: recorded for autograd where an input needs a gradient; else
-    launched at once for plain CUDA tensors outside any dispatch mode or functorch transform
-    (tracing, FakeTensor, vmap), and redispatched below autograd otherwise."""
+    launched at once where _direct holds, and redispatched below autograd otherwise."""
     if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad or
                                     (bias is not None and bias.requires_grad)):
         return _OpMatmul.apply(a, b, dtype, bias)
-    if (type(a) in _PLAIN and type(b) in _PLAIN and a.is_cuda and _modes is not None
-            and not _modes() and _transforms is not None and _transforms() is None
-            and (bias is None or type(bias) in _PLAIN)):
+    if _direct(a, b, bias):
         return _matmul_impl(a, b, dtype, bias)
     with torch._C._AutoDispatchBelowAutograd():
         return _OP(a, b, dtype, bias)
@@ -302,9 +309,11 @@ def matmul_fast(a, b, dtype="", handle=None, bias=None):
         return torch.ops.cutune.matmul(a, b, dtype, bias)
     if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad or
                                     (bias is not None and bias.requires_grad)):
-        if handle is None:
-            return torch.ops.cutune.matmul(a, b, dtype, bias)
-        return _HandleMatmul.apply(a, b, dtype, handle, bias)
+        if handle is not None:
+            return _HandleMatmul.apply(a, b, dtype, handle, bias)
+        if _direct(a, b, bias):  # the op's autograd kernel's work, without the dispatcher
+            return _OpMatmul.apply(a, b, dtype, bias)
+        return torch.ops.cutune.matmul(a, b, dtype, bias)
     kind, layout, M, N, K = _check(a, b, dtype)
     if bias is not None:
         _check_bias(bias, a, N, kind)
