@@ -4,7 +4,8 @@
 # (tests/planted/emu/) are each caught and said for what they are: a wrong element, a write
 # past a buffer, a barrier half a block never reaches. And the template op's check
 # (examples/softmax) is tight: a kernel that does not subtract the row's maximum, and one
-# with a 1e-3 error in one element at 32768 columns, both fail it.
+# with a 1e-3 error in one element at 32768 columns, both fail it. And `cutune check` notes a
+# config that keeps local memory (tests/planted/emu/axpy_local.cu).
 # Usage: test_check_run.sh PATH_TO_CUTUNE   (CUTUNE_TEST_OPS: the folder of softmax.so)
 set -u
 exe=$1
@@ -91,5 +92,11 @@ CUTUNE_SPACE_PATH=$tmp/tma expect 0 "ran BLOCK=64,ITEMS=2,TMA=0 at 1000 on the C
     "$exe" check tma_axpy --run --size 1000 --run-configs 0
 says tma_axpy "config BLOCK=64,ITEMS=2,TMA=1 at 1000 copies through TMA tensor maps" \
     "ran 1 (config, size) pair on the CPU emulation: 1 ok, 0 failed"
-[ $fail = 0 ] && echo "check --run: the template, matmul, planted bugs, softmax's check and TMA maps: ok"
+
+# local memory (ptxas -v) of the sample's first and last configs: a note, not a failure
+CUTUNE_SPACE_PATH=$planted expect 0 "note: config LOCAL=1 keeps " -- "$exe" check axpy_local
+says axpy_local "an array indexed at run time, or too few registers; slower, not wrong" \
+    "local memory (ptxas): 1 of 2 configs checked keep none"
+grep -qF "config LOCAL=0 keeps" "$tmp/out" && bad "axpy_local: LOCAL=0 noted for local memory"
+[ $fail = 0 ] && echo "check --run: the template, matmul, planted bugs, softmax's check, TMA maps and local memory: ok"
 exit $fail

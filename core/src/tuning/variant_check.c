@@ -161,6 +161,50 @@ static int check_launches(const CutuneVariantDef *v, const CutuneSpace *sp,
     return rc;
 }
 
+/* The local memory of a few configs of the sample (its first and last, which
+ * cutune_check_pick always holds), as ptxas reports it: a stack frame is an array the kernel
+ * indexes at run time, or a variable whose address it takes; spills are registers it ran out
+ * of. Either makes every access a trip to memory, so a variant may run slower than it could,
+ * never wrong: a note, not a failure. matmul_wgmma's epilogue kept 16 bytes on the stack for
+ * every store of the tile until 5c86003, 2.5-10% of its time on an H200 (bench/RESULTS.md,
+ * "The wgmma epilogue's local memory"). Each is one more compile, uncached (the report comes
+ * only from a compile). */
+#define LOCAL_CHECKED 2
+static void check_local_memory(const CutuneVariantDef *v, const CutuneSpace *sp,
+                               const CutuneConfigList *cl, const CutuneCheckOptions *o,
+                               CutuneCheckReport *r)
+{
+    CutuneProblem kind;
+    cutune_variant_first_kind(v, &kind);
+    size_t at[LOCAL_CHECKED] = {0, cl->nconfigs - 1};
+    size_t n = cl->nconfigs < LOCAL_CHECKED ? cl->nconfigs : LOCAL_CHECKED;
+    for (size_t k = 0; k < n; k++) {
+        CutuneDefines d;
+        cutune_defines_of(sp, cl->values + at[k] * cl->nparams, &d);
+        cutune_defines_kind(&d, &kind);
+        int stack = -1, spill = -1;
+        CutuneError e = {0};
+        if (cutune_nvrtc_local_memory(v->source, v->kernel_name, d.ptr, d.n, check_arch(v, o->arch),
+                                      &stack, &spill, &e) != 0 ||
+            stack < 0)
+            continue; /* its compile failed above, and was said; or no report */
+        r->local_checked++;
+        if (stack == 0 && spill <= 0)
+            continue;
+        r->local_memory++;
+        char text[512];
+        cutune_config_format(sp, cl->values + at[k] * cl->nparams, text, sizeof text);
+        cutune_check_say(o,
+                         "  note: config %s keeps %d bytes in local memory (%d of them spilled "
+                         "registers): an array indexed at run time, or too few registers; "
+                         "slower, not wrong (ptxas -v)\n",
+                         text, stack, spill > 0 ? spill : 0);
+    }
+    if (r->local_checked)
+        cutune_check_say(o, "  local memory (ptxas): %zu of %zu configs checked keep none\n",
+                         r->local_checked - r->local_memory, r->local_checked);
+}
+
 static int check_compiles(const CutuneVariantDef *v, const CutuneSpace *sp,
                           const CutuneConfigList *cl, const CutuneCheckOptions *o,
                           CutuneCheckReport *r, CutuneError *err)
@@ -356,6 +400,8 @@ int cutune_variant_check(const CutuneVariantDef *v, const CutuneCheckOptions *o,
     }
     check_params(v, sp, &cl, o, r);
     rc = check_compiles(v, sp, &cl, o, r, err);
+    if (rc == 0 && r->compiled > 0)
+        check_local_memory(v, sp, &cl, o, r);
     if (rc == 0 && o->run)
         rc = cutune_variant_run(v, sp, o, sizes, nsizes, r, err);
 out:

@@ -34,6 +34,8 @@ typedef struct CutuneCheckReport {
                                  run on an sm_90 device */
     int kernel_params;        /* the kernel's parameters (from its PTX), -1 unknown */
     size_t compiled, compile_failed;
+    size_t local_checked, local_memory; /* configs whose local memory ptxas reported, and
+                                           those with a stack frame or spills (a note) */
     size_t ran, ran_failed; /* (config, size) pairs run on the CPU, and those that failed */
     size_t failures;        /* everything that makes the variant unusable as written */
     int library;            /* a library variant (cutune/plugin.h): no kernel to compile */

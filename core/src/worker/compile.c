@@ -181,6 +181,42 @@ int cutune_nvrtc_kernel_params(const char *source, const char *kernel_name,
     return rc;
 }
 
+/* The number before `what` in ptxas' line "N bytes stack frame, N bytes spill stores, ...",
+ * -1 where the log has none */
+static int ptxas_bytes(const char *log, const char *what)
+{
+    const char *p = log ? strstr(log, what) : NULL;
+    if (!p)
+        return -1;
+    while (p > log && p[-1] == ' ')
+        p--;
+    const char *q = p;
+    while (q > log && q[-1] >= '0' && q[-1] <= '9')
+        q--;
+    return q < p ? atoi(q) : -1;
+}
+
+int cutune_nvrtc_local_memory(const char *source, const char *kernel_name,
+                              const char *const *defines, size_t ndefines, int arch,
+                              int *stack_bytes, int *spill_bytes, CutuneError *err)
+{
+    *stack_bytes = *spill_bytes = -1;
+    Options opt;
+    int rc = options_make(&opt, defines, ndefines, "sm", arch, err);
+    if (rc)
+        return rc;
+    opt.opts[opt.n++] = "-Xptxas=-v"; /* options_make leaves room (MAX_OPTIONS) */
+    CutuneKernelBinary b;
+    rc = cutune_nvrtc_run(source, kernel_name, opt.opts, opt.n, &b, err);
+    if (rc == 0) {
+        *stack_bytes = ptxas_bytes(b.log, " bytes stack frame");
+        *spill_bytes = ptxas_bytes(b.log, " bytes spill stores");
+    }
+    cutune_kernel_binary_free(&b);
+    options_free(&opt);
+    return rc;
+}
+
 /* The compiles in flight in this process, by kernel cache key. The sizes of a run compile the
  * same configs (a cubin does not depend on the problem's dimensions), and with several GPUs
  * their lanes warm-start and search different sizes at once: a compile already under way is

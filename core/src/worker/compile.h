@@ -58,6 +58,14 @@ int cutune_nvrtc_kernel_params(const char *source, const char *kernel_name,
                                const char *const *defines, size_t ndefines, int arch, int *nparams,
                                CutuneError *err);
 
+/* What ptxas reports of the kernel's local memory (-Xptxas=-v) where it compiles `source`
+ * for sm_<arch> with `defines`: its stack frame and its spill stores, in bytes (no cache: the
+ * report comes only from a compile). Returns 0 with both set (-1 where the log did not say),
+ * or the compile's error. */
+int cutune_nvrtc_local_memory(const char *source, const char *kernel_name,
+                              const char *const *defines, size_t ndefines, int arch,
+                              int *stack_bytes, int *spill_bytes, CutuneError *err);
+
 /* A config's defines for NVRTC: "NAME=value" for each parameter of its space. */
 typedef struct CutuneDefines {
     char text[CUTUNE_MAX_PARAMS + 3][CUTUNE_NAME_MAX + 24];
