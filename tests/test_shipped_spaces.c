@@ -471,6 +471,8 @@ static void check_variant(const CutuneVariantDef *p, const CutuneCheckOptions *o
         CHECK_MSG(r.kernel_params == p->op->op->nargs + cutune_tensor_maps_count(sp),
                   "%s: the kernel takes %d parameters", p->name, r.kernel_params);
     CHECK(r.library || (r.compiled > 0 && r.compile_failed == 0));
+    /* ptxas' report of local memory was read (the check notes what it finds, not a failure) */
+    CHECK_MSG(r.library || r.local_checked > 0, "%s: no local-memory report", p->name);
     CHECK_MSG(r.launches > 0, "%s: no config launches at its default sizes", p->name);
     cutune_config_list_free(&cl);
     cutune_space_free(sp);

@@ -194,11 +194,12 @@ static void check_local_memory(const CutuneVariantDef *v, const CutuneSpace *sp,
         r->local_memory++;
         char text[512];
         cutune_config_format(sp, cl->values + at[k] * cl->nparams, text, sizeof text);
-        cutune_check_say(o,
-                         "  note: config %s keeps %d bytes in local memory (%d of them spilled "
-                         "registers): an array indexed at run time, or too few registers; "
-                         "slower, not wrong (ptxas -v)\n",
-                         text, stack, spill > 0 ? spill : 0);
+        cutune_check_say(
+            o,
+            "  note: config %s keeps a stack frame of %d bytes, with %d bytes of spill stores: "
+            "an array indexed at run time, or too few registers; slower, not "
+            "wrong (ptxas -v)\n",
+            text, stack, spill > 0 ? spill : 0);
     }
     if (r->local_checked)
         cutune_check_say(o, "  local memory (ptxas): %zu of %zu configs checked keep none\n",

@@ -209,8 +209,12 @@ int cutune_nvrtc_local_memory(const char *source, const char *kernel_name,
     CutuneKernelBinary b;
     rc = cutune_nvrtc_run(source, kernel_name, opt.opts, opt.n, &b, err);
     if (rc == 0) {
-        *stack_bytes = ptxas_bytes(b.log, " bytes stack frame");
-        *spill_bytes = ptxas_bytes(b.log, " bytes spill stores");
+        /* the kernel's own lines (a device function not inlined has lines of its own) */
+        char head[CUTUNE_NAME_MAX + 32];
+        snprintf(head, sizeof head, "Function properties for %s", kernel_name);
+        const char *at = b.log ? strstr(b.log, head) : NULL;
+        *stack_bytes = ptxas_bytes(at, " bytes stack frame");
+        *spill_bytes = ptxas_bytes(at, " bytes spill stores");
     }
     cutune_kernel_binary_free(&b);
     options_free(&opt);
