@@ -510,31 +510,20 @@ static void check_no_stack(const CutuneRegistry *reg)
         CHECK_MSG(p && p->source, "variant %s not found", cases[i][0]);
         if (!p || !p->source)
             continue;
-        char defs[2][512], *opts[40];
+        char defs[512];
+        const char *d[32];
         size_t n = 0;
-        snprintf(defs[0], sizeof defs[0], "%s,%s", cases[i][1], cases[i][2]);
-        for (char *t = strtok(defs[0], ","); t && n < 32; t = strtok(NULL, ",")) {
-            char *o = malloc(strlen(t) + 3);
-            sprintf(o, "-D%s", t);
-            opts[n++] = o;
-        }
-        const char *fixed[] = {"--gpu-architecture=sm_90a", "-std=c++17", "-default-device",
-                               "-Xptxas=-v"};
-        for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++)
-            opts[n++] = (char *)fixed[k];
-        CutuneKernelBinary b;
+        snprintf(defs, sizeof defs, "%s,%s", cases[i][1], cases[i][2]);
+        for (char *t = strtok(defs, ","); t && n < 32; t = strtok(NULL, ","))
+            d[n++] = t;
+        int stack = -1, spill = -1;
         CutuneError err = {0};
-        int rc = cutune_nvrtc_run(p->source, p->kernel_name, (const char *const *)opts, n, &b,
-                                  &err);
-        CHECK_MSG(rc == 0, "%s %s: %s", cases[i][0], cases[i][1], err.msg);
-        snprintf(defs[1], sizeof defs[1], "%s", b.log ? b.log : "");
-        CHECK_MSG(rc != 0 || (strstr(defs[1], " 0 bytes stack frame") &&
-                              strstr(defs[1], " 0 bytes spill stores")),
-                  "%s %s %s: local memory (ptxas: %s)", cases[i][0], cases[i][1], cases[i][2],
-                  defs[1]);
-        cutune_kernel_binary_free(&b);
-        for (size_t k = 0; k + (sizeof fixed / sizeof *fixed) < n; k++)
-            free(opts[k]);
+        CHECK_MSG(cutune_nvrtc_local_memory(p->source, p->kernel_name, d, n,
+                                            90 | CUTUNE_ARCH_SPECIFIC, &stack, &spill, &err) == 0,
+                  "%s %s: %s", cases[i][0], cases[i][1], err.msg);
+        CHECK_MSG(stack == 0 && spill == 0,
+                  "%s %s %s: a stack frame of %d bytes, %d bytes of spill stores (ptxas)",
+                  cases[i][0], cases[i][1], cases[i][2], stack, spill);
     }
 }
 
