@@ -229,12 +229,13 @@ def _backward(ctx, grad):
 
 class _OpMatmul(torch.autograd.Function):
     """The op where autograd records it: the product below autograd, torch's gradients (the
-    bias's: the sum of the output's gradient over its rows)."""
+    bias's: the sum of the output's gradient over its rows). direct: _direct(a, b, bias), as
+    the caller found it (the function itself where it holds, else the op below autograd)."""
 
     @staticmethod
-    def forward(ctx, a, b, dtype, bias):
+    def forward(ctx, a, b, dtype, bias, direct):
         ctx.save_for_backward(a, b)
-        if _direct(a, b, bias):
+        if direct:
             return _matmul_impl(a, b, dtype, bias)
         with torch._C._AutoDispatchBelowAutograd():
             return _OP(a, b, dtype, bias)
@@ -243,7 +244,7 @@ class _OpMatmul(torch.autograd.Function):
     def backward(ctx, grad):
         ga, gb, _ = _backward(ctx, grad)
         gbias = grad.sum(0) if ctx.needs_input_grad[3] else None
-        return ga, gb, None, gbias
+        return ga, gb, None, gbias, None
 
 
 # plain tensors: a layer's weight and bias are Parameters, which change nothing of a
@@ -267,7 +268,7 @@ def _matmul_autograd(a, b, dtype="", bias=None):
     launched at once where _direct holds, and redispatched below autograd otherwise."""
     if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad or
                                     (bias is not None and bias.requires_grad)):
-        return _OpMatmul.apply(a, b, dtype, bias)
+        return _OpMatmul.apply(a, b, dtype, bias, _direct(a, b, bias))
     if _direct(a, b, bias):
         return _matmul_impl(a, b, dtype, bias)
     with torch._C._AutoDispatchBelowAutograd():
@@ -312,7 +313,7 @@ def matmul_fast(a, b, dtype="", handle=None, bias=None):
         if handle is not None:
             return _HandleMatmul.apply(a, b, dtype, handle, bias)
         if _direct(a, b, bias):  # the op's autograd kernel's work, without the dispatcher
-            return _OpMatmul.apply(a, b, dtype, bias)
+            return _OpMatmul.apply(a, b, dtype, bias, True)
         return torch.ops.cutune.matmul(a, b, dtype, bias)
     kind, layout, M, N, K = _check(a, b, dtype)
     if bias is not None:

@@ -494,8 +494,7 @@ int tune_job_run(TuneLane *l, TuneJob *j, const CutuneStrategyOps *ops, const Cu
              * no measurement and says nothing of where the fast ones are: counted as one,
              * matmul_cublaslt, where cuBLASLt refuses about half the settings proposed,
              * stalled after 58-75 trials (the small transformer's shapes on H200,
-             * 2026-11-29). A
-             * search that meets only refusals still ends (REFUSED_PATIENCE). */
+             * 2026-11-29). A search that meets only refusals still ends (REFUSED_PATIENCE). */
             refused++;
         } else {
             since_gain++;
