@@ -115,6 +115,7 @@ void run_json_summary(RunJson *rj, const CutuneTuneSummary *s)
     integer(&j, "compile_threads", s->compile_threads);
     integer(&j, "compiled_ahead", (int64_t)s->ahead_compiled);
     num(&j, "compile_ahead_cpu_s", s->ahead_s, 0);
+    num(&j, "start_s", s->start_s, 0);
     cutune_json_key(&j, "sizes");
     cutune_json_begin_array(&j);
     for (size_t i = 0; i < s->nsizes; i++) {

@@ -106,9 +106,10 @@ static void print_gpus(FILE *f, const CutuneTuneSummary *s)
     fprintf(f,
             "(seconds of the run's wall time: measure, in the worker; compile, waiting for the "
             "compiles of its configs; setup, making a size's inputs and reference, its ragged "
-            "check's too; busy: all but idle; NVRTC cpu: compile seconds of its configs summed "
+            "check's too; idle: the %.1f s before the GPUs began (workers started, the plan made) "
+            "among it; busy: all but idle; NVRTC cpu: compile seconds of its configs summed "
             "over the %d compile threads that the GPUs share)\n",
-            s->compile_threads);
+            s->start_s, s->compile_threads);
 }
 
 void run_report_print(FILE *f, const CutuneTuneSummary *s)

@@ -58,6 +58,31 @@ static void size_shares(void)
     CHECK(near(cutune_schedule_size_share(600, 1, 0.025, 1.6, 7), 0.5 * 600 / 7));
 }
 
+/* Several GPUs judge a size's share as one GPU would: the budget less what the others hold,
+ * split over the sizes not judged yet, those running without a share among them. */
+static void judged_shares(void)
+{
+    /* four GPUs take their first sizes of eight at once: each of those gets what one GPU
+     * gives its first size, a cost-weighted part of the whole budget (the running ones
+     * without a share counted, as one GPU counts the sizes after its first) */
+    CutuneJudgedSize s[8];
+    for (int i = 0; i < 8; i++)
+        s[i] = (CutuneJudgedSize){.cost = i < 2 ? 4 : 1, .open = 1};
+    double total = 2 * 4 + 6 * 1;
+    CHECK(near(cutune_schedule_judge(s, 8, 0, 600), 600 * 4 / total));
+    CHECK(near(cutune_schedule_judge(s, 8, 3, 600), 600 * 1 / total));
+    /* one judged (it holds 150 s), one done (it took 40 s): the rest split over the others */
+    s[0] = (CutuneJudgedSize){.cost = 4, .taken = 150};
+    s[2] = (CutuneJudgedSize){.cost = 1, .taken = 40};
+    CHECK(near(cutune_schedule_judge(s, 8, 1, 600), 410 * 4 / (4 + 5.0)));
+    /* a size tuned before costs nothing and is no open size */
+    s[7] = (CutuneJudgedSize){.cost = 0, .open = 1};
+    CHECK(near(cutune_schedule_judge(s, 8, 1, 600), 410 * 4 / (4 + 4.0)));
+    /* nothing of the budget left */
+    s[0].taken = 600;
+    CHECK(cutune_schedule_judge(s, 8, 1, 600) == -1);
+}
+
 /* A search ends after 1.2 pipeline windows without a gain, at least 50 measurements; a
  * variant behind the leader (promise under 1) after a quarter of that, at least 25. */
 static void patience(void)
@@ -317,6 +342,7 @@ int main(void)
 {
     cost_model();
     size_shares();
+    judged_shares();
     promises();
     warm_on();
     patience();

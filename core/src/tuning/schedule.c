@@ -83,6 +83,22 @@ double cutune_schedule_size_share(double time_left, int lanes, double cost_this,
     return share < time_left ? share : time_left;
 }
 
+double cutune_schedule_judge(const CutuneJudgedSize *sizes, size_t n, size_t self, double budget_s)
+{
+    double left = budget_s, cost_rest = 0;
+    size_t open = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == self || sizes[i].open) {
+            cost_rest += sizes[i].cost;
+            open += sizes[i].cost > 0;
+        } else
+            left -= sizes[i].taken;
+    }
+    if (!(left > 0))
+        return -1;
+    return cutune_schedule_size_share(left, 1, sizes[self].cost, cost_rest, open);
+}
+
 double cutune_schedule_promise(double variant_best_ms, double size_best_ms, size_t left)
 {
     if (left == 0)

@@ -38,6 +38,23 @@ double cutune_cost_eval_s(const CutuneCostModel *m, double flops, double bytes,
 double cutune_schedule_size_share(double time_left, int lanes, double cost_this, double cost_rest,
                                   size_t sizes_left);
 
+/* A size of a run on several GPUs, as cutune_schedule_judge sees it. */
+typedef struct CutuneJudgedSize {
+    double cost;  /* its cost per evaluation (cutune_cost_eval_s); 0: tuned before */
+    double taken; /* seconds of one GPU's budget it holds: a size done, the wall time it took;
+                     a size running that was judged, its judged share; else 0 */
+    int open;     /* not judged yet: waiting, or running without a judged share */
+} CutuneJudgedSize;
+
+/* Several GPUs: the share of sizes[self] (open) as one GPU would judge it, in seconds of one
+ * GPU's budget: budget_s less what the other sizes hold, split over the open sizes by cost
+ * (cutune_schedule_size_share on one lane); -1 when nothing of the budget is left. The GPUs
+ * take their first sizes at once, so sizes running without a share yet are open: left out,
+ * each first size's split left out the others', and on 4 x H200 the main job's 8192^3 bf16
+ * got 2.2 times one GPU's share and measured cuBLASLt's space whole (840 configs where one
+ * GPU searched 283: bench/RESULTS.md, multi-GPU, 2026-11-29). */
+double cutune_schedule_judge(const CutuneJudgedSize *sizes, size_t n, size_t self, double budget_s);
+
 /* How much a variant may still win at a size, from its best so far against the size's:
  * 1 when it is within 5% of the best, 0.25 within 30%, else 0 (it cannot win: it keeps
  * the best it recorded; on an H100 a warm-started matmul_warptile at 1.12x matmul_async's

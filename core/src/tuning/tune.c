@@ -364,6 +364,7 @@ out:
                                              : "done",
                           NULL);
     sum->wall_s = cutune_now() - r.started;
+    sum->start_s = r.lanes_started > 0 ? r.lanes_started - r.started : 0;
     cutune_pool_destroy(&r.pool); /* first: compiles abandoned in flight count (pipeline.h) */
     tune_lanes_report(&r);
     for (int i = 0; r.lanes && i < (r.nlanes > 0 ? r.nlanes : 1); i++)

@@ -166,6 +166,8 @@ typedef struct CutuneTuneSummary {
     size_t ahead_compiled;   /* configs compiled ahead of need, on compile threads no GPU
                                 needed then: the warm phases of the sizes next in line */
     double ahead_s;          /* their NVRTC seconds (CPU time, in no GPU's compile_s) */
+    double start_s;          /* seconds from the run's start until the GPUs began work: their
+                                workers started, the plan made (idle in each GPU's row) */
     size_t lanes_failed;     /* GPUs lost during the run (the others went on) */
     size_t variants_refused; /* variant files of the op that were refused and left out (the
                                 run went on with the others) */

@@ -554,7 +554,8 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
                                               eval_s, cost_rest, sizes_left);
     /* Several GPUs: the size's work is judged as one GPU would judge it, in the seconds one
      * GPU would have left: the budget less the wall time of the sizes done and what the
-     * others running were given. (Counted in the cost model's seconds of evaluations, the
+     * others running were given; those running without a share yet (the GPUs take their
+     * first sizes at once) share it with this one (cutune_schedule_judge). (Counted in the cost model's seconds of evaluations, the
      * budget was far larger than one GPU's: the model leaves out the waits for compiles, and
      * on 2 H200s the main job measured 5,011 configs where one GPU measured 2,260, in about
      * the same time: bench/RESULTS.md, multi-GPU, 2026-11-27.) So the total work, and with it where each search
@@ -565,17 +566,19 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
      * did in 1,148 (issue 28). Once that budget is spent (one GPU would have stopped), the
      * sizes left share the wall time left, as before. */
     double judge_s = -1;
-    if (r->nlanes > 1 && share > 0) {
-        double consumed = 0;
-        for (size_t i = 0; i < r->nsizes; i++) {
-            const TuneSize *s = &r->sizes[i];
-            if (s != ts && s->state != TUNE_SIZE_WAITING)
-                consumed += s->state == TUNE_SIZE_DONE ? s->work_s : s->judged_s;
-        }
-        double left1 = r->deadline - r->lanes_started - consumed;
-        if (left1 > 0)
-            judge_s = cutune_schedule_size_share(left1, 1, eval_s, cost_rest, sizes_left);
+    CutuneJudgedSize *js = r->nlanes > 1 && share > 0 ? calloc(r->nsizes, sizeof *js) : NULL;
+    for (size_t i = 0; js && i < r->nsizes; i++) {
+        const TuneSize *s = &r->sizes[i];
+        js[i].cost = s->out->tuned_before ? 0
+                                          : cutune_cost_eval_s(&r->cost, s->flops, s->bytes, 0.5);
+        js[i].taken = s->state == TUNE_SIZE_DONE ? s->work_s : s->judged_s;
+        js[i].open = s->state == TUNE_SIZE_WAITING ||
+                     (s->state == TUNE_SIZE_RUNNING && !(s->judged_s > 0));
     }
+    if (js)
+        judge_s = cutune_schedule_judge(js, r->nsizes, (size_t)(ts - r->sizes),
+                                        r->deadline - r->lanes_started);
+    free(js);
     ts->judged_s = judge_s > 0 ? judge_s : 0;
     pthread_mutex_unlock(&r->mu);
     double size_deadline = share > 0 && !every_config(o) ? earlier(start + share, r->deadline)
