@@ -2,15 +2,64 @@
  * (cutune_random_uniform), bit for bit: lengths of one element, of a part block, and of more
  * elements than the grid has threads; two seeds and streams, two ranges. And an op's inputs
  * (cutune_op_random_floats) come from the device where no host copy is asked for, from the
- * host where one is. Exits 77 without a GPU. */
+ * host where one is. And a source of two host kernels (host->run_kernel) is compiled and
+ * cached once for both. Exits 77 without a GPU. */
 #include "check.h"
 #include "gpu_test.h"
 #include "host.h"
 #include "random.h"
 
 #include <cuda_runtime.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const char two_kernels_cu[] =
+    "extern \"C\" __global__ void first(int *x) { x[threadIdx.x] = 3 * threadIdx.x; }\n"
+    "extern \"C\" __global__ void second(int *x) { x[threadIdx.x] += 1; }\n";
+
+/* Files in dir (-1: it cannot be read). */
+static int files_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* Both kernels of two_kernels_cu run through run_kernel with a kernel cache: they compute
+ * what they say, and the cache holds one cubin for the two. */
+static void one_compile_per_source(int arch)
+{
+    char dir[] = "/tmp/cutune-gpu-random-XXXXXX", kernels[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(kernels, sizeof kernels, "%s/kernels", dir);
+    CutuneError err = {0};
+    CutuneHostCtx c;
+    cutune_host_init(&c, arch, dir, &err);
+    CutuneHost *h = &c.host;
+    int *x = NULL, got[32];
+    CutuneLaunch l = {{1, 1, 1}, {32, 1, 1}, 0};
+    void *args[] = {&x};
+    CHECK_MSG(h->dev_alloc(h->ctx, sizeof got, (void **)&x) == 0 &&
+                  h->run_kernel(h->ctx, two_kernels_cu, "first", &l, args) == 0 &&
+                  h->run_kernel(h->ctx, two_kernels_cu, "second", &l, args) == 0 &&
+                  h->copy_to_host(h->ctx, got, x, sizeof got) == 0,
+              "two kernels of one source: %s", err.msg);
+    for (int i = 0; i < 32; i++)
+        CHECK_MSG(got[i] == 3 * i + 1, "x[%d] = %d, not %d", i, got[i], 3 * i + 1);
+    CHECK_MSG(files_in(kernels) == 1, "%d files in the kernel cache for one source of two kernels",
+              files_in(kernels));
+    cutune_host_release(&c);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+}
 
 /* n values of (seed, stream, lo, hi) both ways: how many differ (n + 1: it could not run). */
 static size_t differ(CutuneHost *h, uint64_t seed, uint64_t stream, size_t n, float lo, float hi)
@@ -62,5 +111,6 @@ int main(void)
     free(copy);
     free(back);
     cutune_host_release(&c);
+    one_compile_per_source(p.major * 10 + p.minor);
     return check_result("gpu_random");
 }

@@ -162,12 +162,20 @@ int cutune_kernel_launch(const CutuneLoadedKernel *k, const CutuneLaunch *l, voi
                              "cudaLaunchKernel", err);
 }
 
+/* A host service's kernel (extern "C", as cudaLibraryGetKernel finds it by name) from a
+ * source that may hold several: the source is compiled and cached once for all of them, as
+ * one program, and each kernel is taken from that cubin. Compiled per kernel, matmul's
+ * reference source was compiled four times (round, ref, bounds, widen: about 0.42 s each on
+ * an H200's host) on the way to a run's first bf16 trial, in every worker (2026-11-29,
+ * bench/RESULTS.md, multi-GPU). */
+#define HOST_PROGRAM "cutune_host_kernels"
 static int h_run_kernel(void *ctx, const char *source, const char *name, const CutuneLaunch *l,
                         void **args)
 {
     CutuneHostCtx *c = ctx_of(ctx);
     CutuneKernelBinary bin;
-    int rc = cutune_nvrtc_compile(source, name, NULL, 0, c->arch, c->cache_dir, &bin, c->err);
+    int rc = cutune_nvrtc_compile(source, HOST_PROGRAM, NULL, 0, c->arch, c->cache_dir, &bin,
+                                  c->err);
     if (rc) {
         cutune_kernel_binary_free(&bin);
         return rc;
