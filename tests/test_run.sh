@@ -444,25 +444,5 @@ if plain[1] or not skipped[1] or not plain[0] or skipped[0] != plain[0]:
              "some: the refused ones counted as measurements" % (plain, skipped))
 EOF
 
-# --- the warm start at a new size takes the other sizes' winners and the known list in turn:
-# its second config is the known list's first (one compile thread: measured in order), where
-# the other sizes' winners alone once filled the list
-w=$tmp/warm.db
-"$exe" run histogram --variant histogram_shared --size 1048576x4x1 --size 4194304x1x1 \
-    --size 1048576x1x2 --size 262144x1x1 --db "$w" --budget 12 --jobs 1 --time 60 \
-    --no-progress >/dev/null 2>"$tmp/warm.err" || bad "the warm start's first run failed"
-"$exe" run histogram --variant histogram_shared --size 67108864 --db "$w" --budget 3 --jobs 1 \
-    --time 60 --no-progress --json >"$tmp/warm.json" 2>>"$tmp/warm.err" ||
-    bad "the warm start's second run failed"
-python3 - "$tmp/warm.json" "$(dirname "$0")/../tuning_spaces/histogram_shared.known" <<'EOF' || fail=1
-import json, sys
-t = [e["config"] for e in map(json.loads, open(sys.argv[1]))
-     if e["event"] == "trial" and e["phase"] == "warm start"]
-known = [l.strip() for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")][0]
-if len(t) < 2 or known not in t[:2] or (t[0] == known) == (t[1] == known):
-    sys.exit("FAIL: the warm start at a new size began %s; the known list's first, %s, was to be "
-             "its second (or its first)" % (t[:3], known))
-EOF
-
 [ $fail = 0 ] && echo "run: ok (first run $n1 trials)"
 exit $fail

@@ -3,16 +3,11 @@
  * In order: the job's own best configs that the database holds (free: already measured);
  * the configs that only trials imported from another tool hold here (unchecked, fastest of
  * their foreign times first);
- * the variant's best configs at this size on other devices of the same model; then, in turn,
- * one of its best configs at the other sizes on this device or the same model (better ranks
- * first, nearest size first among equals) and one line of the space's shipped list of
- * known-good configs (`<variant>.known` beside its INI file: one config per line, `#`
- * comments; a line that leaves parameters out stands for every valid config with the values
- * it gives, up to KNOWN_PER_LINE of them). In turn, because a size's winners need not carry
- * to another: on one H200 (bench/RESULTS.md, multi-GPU, 2026-11-29) the 30-size job reached
- * its M = 2048 sizes with matmul_wgmma's list full of the winners at M = 1 and 16, which ran
- * 2.3x behind cuBLASLt at 2048x8192x8192; the variant was cut after its first four and never
- * searched there, where the known list's configs run within 5% of cuBLASLt. */
+ * the variant's best configs at this size on other devices of the same model, then at the
+ * other sizes on this device or the same model, nearest size first; then the space's
+ * shipped list of known-good configs (`<variant>.known` beside its INI file: one config per
+ * line, `#` comments; a line that leaves parameters out stands for every valid config with
+ * the values it gives, up to KNOWN_PER_LINE of them). */
 #include "tune_int.h"
 #include "util.h"
 #include "variant_plugin.h"
@@ -42,9 +37,6 @@ typedef struct WarmCand {
 
 typedef struct WarmList {
     TuneJob *j;
-    char **known; /* the known list's lines, in order */
-    size_t nknown, known_cap;
-    int oom; /* a line could not be kept */
     size_t *out;
     size_t n, max;
     uint8_t *taken;
@@ -133,23 +125,12 @@ static void take_partial(WarmList *w, const char *line)
     }
 }
 
-/* Keep a line of the known list (out of memory: w->oom, and the reading stops). */
 static int known_line(const char *config, int line, void *user)
 {
     (void)line;
     WarmList *w = user;
-    if (w->nknown == w->known_cap) {
-        size_t cap = w->known_cap ? 2 * w->known_cap : 16;
-        char **grown = realloc(w->known, cap * sizeof *grown);
-        if (!grown)
-            return w->oom = 1;
-        w->known = grown;
-        w->known_cap = cap;
-    }
-    if (!(w->known[w->nknown] = strdup(config)))
-        return w->oom = 1;
-    w->nknown++;
-    return 0;
+    take_partial(w, config);
+    return w->n >= w->max;
 }
 
 int tune_warm_start(TuneLane *l, TuneJob *j, size_t max, CutuneError *err)
@@ -193,29 +174,12 @@ int tune_warm_start(TuneLane *l, TuneJob *j, size_t max, CutuneError *err)
         if (rc)
             goto out;
         qsort(w.cands, w.ncands, sizeof *w.cands, cand_cmp);
+        for (size_t i = 0; i < w.ncands && w.n < w.max; i++)
+            take_text(&w, w.cands[i].config);
     }
-    if (r->o->warm_known && j->tv->known_path[0] &&
-        (rc = cutune_known_read(j->tv->known_path, known_line, &w, err)))
-        goto out;
-    if (w.oom) {
-        rc = cutune_error(err, CUTUNE_ERR_NOMEM, "out of memory");
-        goto out;
-    }
-    /* this size's own first (other GPUs of the model), then other sizes' and the known list
-     * in turn */
-    size_t db = 0, known = 0;
-    while (db < w.ncands && w.cands[db].same_size && w.n < w.max)
-        take_text(&w, w.cands[db++].config);
-    while ((db < w.ncands || known < w.nknown) && w.n < w.max) {
-        if (db < w.ncands)
-            take_text(&w, w.cands[db++].config);
-        if (known < w.nknown && w.n < w.max)
-            take_partial(&w, w.known[known++]);
-    }
+    if (r->o->warm_known && j->tv->known_path[0])
+        rc = cutune_known_read(j->tv->known_path, known_line, &w, err);
 out:
-    for (size_t i = 0; i < w.nknown; i++)
-        free(w.known[i]);
-    free(w.known);
     for (size_t i = 0; i < w.ncands; i++)
         free(w.cands[i].config);
     free(w.cands);
