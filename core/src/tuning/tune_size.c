@@ -552,19 +552,19 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
     double eval_s = ts->est_eval_s, compile_s = r->cost.compile_s;
     double share = cutune_schedule_size_share(r->deadline > 0 ? r->deadline - start : 0, r->nlanes,
                                               eval_s, cost_rest, sizes_left);
-    /* Several GPUs: the size's work is judged as one GPU would judge it, in the seconds one
-     * GPU would have left: the budget less the wall time of the sizes done and what the
-     * others running were given; those running without a share yet (the GPUs take their
-     * first sizes at once) share it with this one (cutune_schedule_judge). (Counted in the cost model's seconds of evaluations, the
-     * budget was far larger than one GPU's: the model leaves out the waits for compiles, and
-     * on 2 H200s the main job measured 5,011 configs where one GPU measured 2,260, in about
-     * the same time: bench/RESULTS.md, multi-GPU, 2026-11-27.) So the total work, and with it where each search
-     * stops, does not grow with the GPUs, and they end the run sooner; the wall-time share
-     * above, which grows with the GPUs, is only the size's deadline (GPUs that share the
-     * compile threads take longer over the same work). A share scaled by the GPUs measured
-     * whole spaces that one GPU searches: 4 GPUs made 1,642 measurements of the job 1 GPU
-     * did in 1,148 (issue 28). Once that budget is spent (one GPU would have stopped), the
-     * sizes left share the wall time left, as before. */
+    /* Several GPUs: the size's work is judged as one GPU would judge it, in the seconds one GPU
+     * would have left: the budget less the wall time of the sizes done and what the others running
+     * were given; those running without a share yet (the GPUs take their first sizes at once) share
+     * it with this one (cutune_schedule_judge). (Counted in the cost model's seconds of
+     * evaluations, the budget was far larger than one GPU's: the model leaves out the waits for
+     * compiles, and on 2 H200s the main job measured 5,011 configs where one GPU measured 2,260, in
+     * about the same time: bench/RESULTS.md, multi-GPU, 2026-11-27.) So the total work, and with it
+     * where each search stops, does not grow with the GPUs, and they end the run sooner; the
+     * wall-time share above, which grows with the GPUs, is only the size's deadline (GPUs that
+     * share the compile threads take longer over the same work). A share scaled by the GPUs
+     * measured whole spaces that one GPU searches: 4 GPUs made 1,642 measurements of the job 1 GPU
+     * did in 1,148 (issue 28). Once that budget is spent (one GPU would have stopped), the sizes
+     * left share the wall time left, as before. */
     double judge_s = -1;
     CutuneJudgedSize *js = r->nlanes > 1 && share > 0 ? calloc(r->nsizes, sizeof *js) : NULL;
     for (size_t i = 0; js && i < r->nsizes; i++) {
