@@ -8,6 +8,7 @@
 #include "gpu_test.h"
 #include "host.h"
 #include "random.h"
+#include "tmpdir.h"
 
 #include <cuda_runtime.h>
 #include <dirent.h>
@@ -36,12 +37,11 @@ static int files_in(const char *dir)
  * what they say, and the cache holds one cubin for the two. */
 static void one_compile_per_source(int arch)
 {
-    char dir[] = "/tmp/cutune-gpu-random-XXXXXX", kernels[64];
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(kernels, sizeof kernels, "%s/kernels", dir);
+    CHECK(make_tmpdir(tmpdir, sizeof tmpdir, "cutune-gpu-random") == 0);
+    const char *kernels = in_tmp("kernels");
     CutuneError err = {0};
     CutuneHostCtx c;
-    cutune_host_init(&c, arch, dir, &err);
+    cutune_host_init(&c, arch, tmpdir, &err);
     CutuneHost *h = &c.host;
     int *x = NULL, got[32];
     CutuneLaunch l = {{1, 1, 1}, {32, 1, 1}, 0};
@@ -56,9 +56,7 @@ static void one_compile_per_source(int arch)
     CHECK_MSG(files_in(kernels) == 1, "%d files in the kernel cache for one source of two kernels",
               files_in(kernels));
     cutune_host_release(&c);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    CHECK(system(cmd) == 0);
+    CHECK(rm_tree(tmpdir) == 0);
 }
 
 /* n values of (seed, stream, lo, hi) both ways: how many differ (n + 1: it could not run). */

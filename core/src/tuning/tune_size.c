@@ -538,15 +538,28 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
     pthread_mutex_lock(&r->mu);
     double cost_rest = 0;
     size_t sizes_left = 0;
-    for (size_t i = 0; i < r->nsizes; i++)
-        if (r->sizes[i].state == TUNE_SIZE_WAITING || &r->sizes[i] == ts) {
-            TuneSize *s = &r->sizes[i];
-            s->est_eval_s = s->out->tuned_before
-                                ? 0
-                                : cutune_cost_eval_s(&r->cost, s->flops, s->bytes, 0.5);
-            cost_rest += s->est_eval_s;
+    /* several GPUs: every size as the judge below sees it */
+    CutuneJudgedSize *js = r->nlanes > 1 ? calloc(r->nsizes, sizeof *js) : NULL;
+    for (size_t i = 0; i < r->nsizes; i++) {
+        TuneSize *s = &r->sizes[i];
+        int open = s->state == TUNE_SIZE_WAITING || s == ts;
+        if (!open && !js)
+            continue;
+        double cost = s->out->tuned_before ? 0
+                                           : cutune_cost_eval_s(&r->cost, s->flops, s->bytes, 0.5);
+        if (open) {
+            s->est_eval_s = cost;
+            cost_rest += cost;
             sizes_left += !s->out->tuned_before;
         }
+        if (js)
+            js[i] = (CutuneJudgedSize){
+                .cost = cost,
+                .taken = s->state == TUNE_SIZE_DONE ? s->work_s : s->judged_s,
+                .open = s->state == TUNE_SIZE_WAITING ||
+                        (s->state == TUNE_SIZE_RUNNING && !(s->judged_s > 0)),
+            };
+    }
     ts->state = TUNE_SIZE_RUNNING;
     /* the cost model as the size begins, for its size line */
     double eval_s = ts->est_eval_s, compile_s = r->cost.compile_s;
@@ -566,16 +579,7 @@ int tune_size_run(TuneLane *l, TuneSize *ts, CutuneError *err)
      * did in 1,148 (issue 28). Once that budget is spent (one GPU would have stopped), the sizes
      * left share the wall time left, as before. */
     double judge_s = -1;
-    CutuneJudgedSize *js = r->nlanes > 1 && share > 0 ? calloc(r->nsizes, sizeof *js) : NULL;
-    for (size_t i = 0; js && i < r->nsizes; i++) {
-        const TuneSize *s = &r->sizes[i];
-        js[i].cost = s->out->tuned_before ? 0
-                                          : cutune_cost_eval_s(&r->cost, s->flops, s->bytes, 0.5);
-        js[i].taken = s->state == TUNE_SIZE_DONE ? s->work_s : s->judged_s;
-        js[i].open = s->state == TUNE_SIZE_WAITING ||
-                     (s->state == TUNE_SIZE_RUNNING && !(s->judged_s > 0));
-    }
-    if (js)
+    if (js && share > 0)
         judge_s = cutune_schedule_judge(js, r->nsizes, (size_t)(ts - r->sizes),
                                         r->deadline - r->lanes_started);
     free(js);
